@@ -1,0 +1,76 @@
+// Builds the stdin prompt for one model call: project memory, handoff, history, and the current
+// turn, kept under a character budget. Old tool results are elided first, then the oldest messages,
+// with notes saying what was dropped, so prompt size stays bounded however long the session runs.
+import type { Message } from './messages.js';
+
+export interface PromptInputs {
+  memory?: string;
+  handoff?: string;
+  messages: Message[];
+  /** Index in `messages` where the current turn (its user input) starts. */
+  turnStart: number;
+  budgetChars: number;
+}
+
+export interface BuiltPrompt {
+  text: string;
+  elidedToolResults: number;
+  elidedMessages: number;
+}
+
+const SECTION_CAP = 20_000;
+const CLOSING = '\n\n# Your move\nContinue the task: reply with TOOL_CALL lines, or with your final answer in prose if you are done.\n';
+
+const HEADINGS: Record<Message['role'], string> = {
+  user: '## User',
+  assistant: '## Assistant (you)',
+  tool: '## Tool results (from devx)',
+  devx: '## Note from devx',
+};
+
+function capSection(name: string, text: string | undefined): string {
+  if (!text || !text.trim()) return '';
+  const body = text.length > SECTION_CAP ? `${text.slice(0, SECTION_CAP)}\n[${name} truncated: ${text.length - SECTION_CAP} more characters]` : text;
+  return `# ${name}\n${body.trim()}\n\n`;
+}
+
+function render(m: Message): string {
+  return `${HEADINGS[m.role]}\n${m.content}\n\n`;
+}
+
+export function buildPrompt(inp: PromptInputs): BuiltPrompt {
+  const head = capSection('Project memory (MEMORY.md)', inp.memory) + capSection('Handoff from the last session (HANDOFF.md)', inp.handoff);
+  const available = Math.max(1000, inp.budgetChars - head.length - CLOSING.length - 200);
+  const parts = inp.messages.map(render);
+  let size = parts.reduce((n, p) => n + p.length, 0);
+  let elidedToolResults = 0;
+  let firstKept = 0;
+
+  // 1. Elide tool results, oldest first, keeping the newest one intact.
+  const lastTool = inp.messages.map((m) => m.role).lastIndexOf('tool');
+  for (let i = 0; i < parts.length && size > available; i++) {
+    if (inp.messages[i].role !== 'tool' || i === lastTool) continue;
+    const stub = render({ ...inp.messages[i], content: `[tool results elided to save context: ${inp.messages[i].content.length} characters]` });
+    size -= parts[i].length - stub.length;
+    parts[i] = stub;
+    elidedToolResults++;
+  }
+  // 2. Drop the oldest messages before the current turn.
+  while (size > available && firstKept < Math.min(inp.turnStart, parts.length)) {
+    size -= parts[firstKept].length;
+    firstKept++;
+  }
+  let convo = parts.slice(firstKept).join('');
+  const notes: string[] = [];
+  if (firstKept > 0) notes.push(`[${firstKept} earlier messages were elided to fit the context budget]`);
+  if (elidedToolResults > 0) notes.push(`[${elidedToolResults} older tool results were elided; call the tools again if you need them]`);
+  // 3. The current turn alone is too big: keep its start (the request) and its newest end.
+  if (convo.length > available) {
+    const headKeep = Math.floor(available * 0.3);
+    const tailKeep = available - headKeep - 100;
+    convo = `${convo.slice(0, headKeep)}\n[... ${convo.length - headKeep - tailKeep} characters of this turn elided ...]\n${convo.slice(convo.length - tailKeep)}`;
+    notes.push('[parts of the current turn were elided to fit the context budget]');
+  }
+  const text = `${head}# Conversation\n${notes.length ? notes.join('\n') + '\n\n' : ''}${convo}${CLOSING}`;
+  return { text, elidedToolResults, elidedMessages: firstKept };
+}

@@ -1,0 +1,149 @@
+// The agent loop: call the model, parse TOOL_CALL lines, run the tools, feed TOOL_RESULT blocks
+// back, until the model answers in prose. It does no I/O of its own: everything it does is
+// reported as events, and the REPL, the session writer and headless output subscribe to them.
+import type { Message } from './messages.js';
+import type { BackendEvent, ModelBackend, TokenUsage } from '../backend/types.js';
+import { BackendError } from '../backend/types.js';
+import { parseToolCalls, type ParseResult } from '../protocol/parseToolCalls.js';
+import { formatToolResult } from '../protocol/formatToolResult.js';
+import { runToolCall, type ToolCallDeps, type ToolCallOutcome } from '../tools/runToolCall.js';
+
+export type TurnStatus = 'answered' | 'max_rounds' | 'cancelled' | 'error';
+
+export type AgentEvent =
+  | { type: 'turn_start'; input: string }
+  | { type: 'message'; message: Message }
+  | { type: 'model_request'; round: number; promptChars: number }
+  | { type: 'backend'; event: BackendEvent }
+  | { type: 'model_response'; round: number; chars: number; model: string; account?: string; usage?: TokenUsage; durationMs: number }
+  | { type: 'assistant_text'; text: string; final: boolean }
+  | { type: 'parse_issues'; errors: ParseResult['errors']; warnings: string[] }
+  | { type: 'tool_start'; tool: string; args: Record<string, string> }
+  | { type: 'tool_end'; outcome: ToolCallOutcome }
+  | { type: 'turn_end'; status: TurnStatus; answer?: string; error?: { kind: string; message: string }; rounds: number };
+
+export interface LoopDeps extends ToolCallDeps {
+  backend: ModelBackend;
+  systemPrompt: string;
+  /** Renders the prompt for the given messages (budget, memory and handoff included). */
+  buildPrompt(messages: Message[], turnStart: number): string;
+  maxRounds: number;
+  now(): Date;
+  /** When set, tool calls are reported but not executed (agent --dry-run). */
+  dryRun?: boolean;
+}
+
+export interface TurnResult {
+  status: TurnStatus;
+  answer?: string;
+  error?: { kind: string; message: string };
+  rounds: number;
+  /** Messages this turn added to the conversation. */
+  added: Message[];
+}
+
+function protocolFeedback(parsed: ParseResult): string[] {
+  const blocks: string[] = [];
+  for (const e of parsed.errors) {
+    blocks.push(
+      formatToolResult({
+        tool: e.tool ?? 'protocol',
+        status: 'error',
+        meta: { line: e.line },
+        content: `${e.message}. The call was not run; fix it and send it again.`,
+      }),
+    );
+  }
+  if (parsed.warnings.length) {
+    blocks.push(formatToolResult({ tool: 'protocol', status: 'error', content: parsed.warnings.map((w) => `warning: ${w}`).join('\n') }));
+  }
+  return blocks;
+}
+
+export async function runTurn(
+  deps: LoopDeps,
+  history: readonly Message[],
+  input: string,
+  opts: { signal: AbortSignal; emit: (e: AgentEvent) => void },
+): Promise<TurnResult> {
+  const { emit, signal } = opts;
+  const messages: Message[] = [...history];
+  const added: Message[] = [];
+  const push = (role: Message['role'], content: string) => {
+    const m: Message = { role, content, at: deps.now().toISOString() };
+    messages.push(m);
+    added.push(m);
+    emit({ type: 'message', message: m });
+  };
+  const finish = (r: Omit<TurnResult, 'added'>): TurnResult => {
+    emit({ type: 'turn_end', ...r });
+    return { ...r, added };
+  };
+
+  emit({ type: 'turn_start', input });
+  const turnStart = messages.length;
+  const callDeps: ToolCallDeps = { ...deps, ctx: { ...deps.ctx, signal } };
+  push('user', input);
+
+  for (let round = 1; round <= deps.maxRounds; round++) {
+    if (signal.aborted) return cancelled(round - 1);
+    const prompt = deps.buildPrompt(messages, turnStart);
+    emit({ type: 'model_request', round, promptChars: prompt.length });
+    let reply;
+    try {
+      reply = await deps.backend.complete({ prompt, systemPrompt: deps.systemPrompt, signal }, (event) => emit({ type: 'backend', event }));
+    } catch (err) {
+      if (signal.aborted || (err instanceof BackendError && err.kind === 'cancelled')) return cancelled(round - 1);
+      const kind = err instanceof BackendError ? err.kind : 'internal';
+      const message = (err as Error).message;
+      push('devx', `The model call failed (${kind}): ${message}`);
+      return finish({ status: 'error', error: { kind, message }, rounds: round });
+    }
+    emit({ type: 'model_response', round, chars: reply.text.length, model: reply.model, account: reply.account, usage: reply.usage, durationMs: reply.durationMs });
+    const parsed = parseToolCalls(reply.text);
+    push('assistant', parsed.kept);
+    if (parsed.errors.length || parsed.warnings.length) emit({ type: 'parse_issues', errors: parsed.errors, warnings: parsed.warnings });
+
+    const needsRetry = parsed.errors.length > 0 || parsed.ignoredInCodeBlocks.length > 0 || parsed.hallucinatedResult;
+    if (parsed.calls.length === 0 && !needsRetry) {
+      emit({ type: 'assistant_text', text: parsed.prose, final: true });
+      return finish({ status: 'answered', answer: parsed.prose, rounds: round });
+    }
+    if (parsed.prose) emit({ type: 'assistant_text', text: parsed.prose, final: false });
+
+    // Results go back in the order the calls appeared; parse errors interleave by line.
+    const items: { line: number; block: () => Promise<string> }[] = parsed.calls.map((call) => ({
+      line: call.line,
+      block: async () => {
+        emit({ type: 'tool_start', tool: call.tool, args: call.args });
+        if (deps.dryRun) {
+          const outcome: ToolCallOutcome = { tool: call.tool, args: call.args, status: 'ok', content: '(dry run: not executed)', durationMs: 0 };
+          emit({ type: 'tool_end', outcome });
+          return formatToolResult({ tool: call.tool, status: 'ok', content: outcome.content });
+        }
+        const outcome = await runToolCall(call, callDeps);
+        emit({ type: 'tool_end', outcome });
+        return formatToolResult({ tool: outcome.tool, status: outcome.status, meta: outcome.meta, content: outcome.content });
+      },
+    }));
+    const feedback = protocolFeedback(parsed);
+    const blocks: string[] = [];
+    for (const item of items.sort((a, b) => a.line - b.line)) {
+      if (signal.aborted) {
+        blocks.push(formatToolResult({ tool: 'devx', status: 'error', content: 'the user cancelled the turn before the remaining calls ran' }));
+        break;
+      }
+      blocks.push(await item.block());
+    }
+    push('tool', [...feedback, ...blocks].join('\n\n'));
+    if (deps.dryRun) return finish({ status: 'answered', answer: parsed.prose, rounds: round });
+  }
+  const message = `Stopped after ${deps.maxRounds} tool rounds without a final answer. Say "continue" to let the model go on, or give it more direction.`;
+  push('devx', message);
+  return finish({ status: 'max_rounds', rounds: deps.maxRounds, error: { kind: 'max_rounds', message } });
+
+  function cancelled(rounds: number): TurnResult {
+    push('devx', 'The user cancelled this turn.');
+    return finish({ status: 'cancelled', rounds });
+  }
+}

@@ -1,0 +1,95 @@
+// Turns a finished `gemini -o json` process into a response or a typed failure.
+// Exit codes measured with @google/gemini-cli 0.61: API errors exit with the HTTP status mod 256
+// (429 -> 173, 400 -> 144, 500 -> 244, 503 -> 247), 41 auth, 52 config, 55 untrusted folder.
+import { BackendError, type BackendErrorKind, type TokenUsage } from './types.js';
+import type { RunResult } from '../util/processRunner.js';
+
+interface GeminiJson {
+  session_id?: string;
+  response?: unknown;
+  stats?: { models?: Record<string, { tokens?: { input?: number; prompt?: number; candidates?: number; total?: number; cached?: number } }> };
+  error?: { type?: string; message?: string; code?: number | string };
+}
+
+/** Finds the last parseable JSON object that starts at a line start (stderr has noise before it). */
+export function lastJsonObject(text: string): GeminiJson | null {
+  const starts: number[] = [];
+  for (let i = 0; i < text.length; i++) if (text[i] === '{' && (i === 0 || text[i - 1] === '\n')) starts.push(i);
+  for (let k = starts.length - 1; k >= 0; k--) {
+    try {
+      const v = JSON.parse(text.slice(starts[k]).trim());
+      if (v && typeof v === 'object') return v as GeminiJson;
+    } catch {
+      /* try an earlier start */
+    }
+  }
+  return null;
+}
+
+function kindForHttpStatus(status: number): BackendErrorKind | null {
+  if (status === 429) return 'quota';
+  if (status === 401 || status === 403) return 'auth';
+  if (status === 400 || status === 404 || status === 413) return 'bad_request';
+  if (status >= 500 && status <= 599) return 'server';
+  return null;
+}
+
+function kindForExit(code: number): BackendErrorKind | null {
+  if (code === 41) return 'auth';
+  if (code === 52) return 'config';
+  if (code === 55) return 'untrusted';
+  for (const status of [429, 401, 403, 400, 404, 413, 500, 501, 502, 503, 504]) if (status % 256 === code) return kindForHttpStatus(status);
+  return null;
+}
+
+const HINTS: Partial<Record<BackendErrorKind, string>> = {
+  auth: 'gemini is not authenticated: run `gemini` once to log in, or set GEMINI_API_KEY (or configure accounts in .devx/settings.json)',
+  quota: 'the Gemini quota or rate limit was hit',
+  bad_request: 'the Gemini API rejected the request',
+  server: 'the Gemini API returned a server error',
+  untrusted: 'gemini refused the folder as untrusted',
+  config: 'gemini reported a configuration error',
+};
+
+export interface ParsedSuccess {
+  text: string;
+  usage?: TokenUsage;
+  sessionId?: string;
+}
+
+export function classifyGeminiResult(r: RunResult, model: string, account?: string): ParsedSuccess {
+  if (r.exitCode === 0) {
+    const json = lastJsonObject(r.stdout);
+    if (!json || typeof json.response !== 'string') {
+      if (json?.error) throw errorFromJson(json, 0, account);
+      throw new BackendError('unparseable', `gemini exited 0 but its output was not the expected JSON: ${r.stdout.slice(0, 200)}`, 0, account);
+    }
+    const tokens = json.stats?.models?.[model]?.tokens ?? Object.values(json.stats?.models ?? {})[0]?.tokens;
+    return {
+      text: json.response,
+      sessionId: json.session_id,
+      usage: tokens ? { input: tokens.prompt ?? tokens.input, output: tokens.candidates, total: tokens.total, cached: tokens.cached } : undefined,
+    };
+  }
+  const json = lastJsonObject(r.stderr) ?? lastJsonObject(r.stdout);
+  if (json?.error) throw errorFromJson(json, r.exitCode, account);
+  const kind = (r.exitCode !== null && kindForExit(r.exitCode)) || 'failed';
+  const tail = r.stderr.trim().split('\n').slice(-3).join(' ').slice(0, 400);
+  throw new BackendError(kind, `${HINTS[kind] ?? 'gemini failed'} (exit ${r.exitCode ?? r.signal}): ${tail}`, r.exitCode, account);
+}
+
+function errorFromJson(json: GeminiJson, exitCode: number | null, account?: string): BackendError {
+  const e = json.error!;
+  const status = typeof e.code === 'number' ? e.code : Number(e.code);
+  let kind = (Number.isFinite(status) && kindForHttpStatus(status)) || (exitCode !== null && kindForExit(exitCode)) || 'failed';
+  let message = e.message ?? 'unknown error';
+  // The API's own error often arrives as a JSON string inside message.
+  try {
+    const inner = JSON.parse(message) as { error?: { message?: string; code?: number } };
+    if (inner.error?.message) message = inner.error.message;
+    if (kind === 'failed' && inner.error?.code) kind = kindForHttpStatus(inner.error.code) ?? kind;
+  } catch {
+    /* plain message */
+  }
+  return new BackendError(kind, `${HINTS[kind] ?? 'gemini failed'} (exit ${exitCode}): ${message}`, exitCode, account);
+}

@@ -1,0 +1,74 @@
+// Turns agent events into human-readable progress lines (the REPL and `devx run` share it).
+import type { AgentEvent } from '../agent/loop.js';
+import { Spinner } from './spinner.js';
+
+function oneLine(s: string, max = 100): string {
+  const flat = s.replace(/\s+/g, ' ').trim();
+  return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
+}
+
+export function summarizeArgs(args: Record<string, string>): string {
+  return Object.entries(args)
+    .map(([k, v]) => (v.includes('\n') || v.length > 80 ? `${k}=<${v.split('\n').length} lines>` : `${k}=${v}`))
+    .join(' ');
+}
+
+export interface RenderOptions {
+  out: NodeJS.WriteStream;
+  /** Where the final answer goes (REPL: same stream; run: stdout). Null to suppress it. */
+  answerOut: NodeJS.WritableStream | null;
+  env?: NodeJS.ProcessEnv;
+}
+
+export function createRenderer(opts: RenderOptions): { onEvent: (e: AgentEvent) => void; stop: () => void } {
+  const spinner = new Spinner(opts.out, opts.env);
+  const write = (s: string) => {
+    spinner.stop();
+    opts.out.write(s);
+  };
+  return {
+    stop: () => spinner.stop(),
+    onEvent(e) {
+      switch (e.type) {
+        case 'model_request':
+          spinner.start(e.round === 1 ? 'thinking' : `thinking (round ${e.round})`);
+          break;
+        case 'backend':
+          if (e.event.type === 'retry') write(`  ↻ ${e.event.kind} error, retrying in ${Math.round(e.event.delayMs / 100) / 10}s: ${oneLine(e.event.message)}\n`);
+          else if (e.event.type === 'account_switch') write(`  ↻ account ${e.event.from} hit its quota; trying ${e.event.to}\n`);
+          else if (e.event.type === 'model_fallback') write(`  ↻ every account is out of quota on ${e.event.from}; falling back to ${e.event.to}\n`);
+          break;
+        case 'model_response':
+          spinner.stop();
+          break;
+        case 'assistant_text':
+          if (e.final) {
+            spinner.stop();
+            if (opts.answerOut) opts.answerOut.write(`${e.text}\n`);
+          } else if (e.text) write(`${e.text}\n`);
+          break;
+        case 'parse_issues':
+          for (const err of e.errors) write(`  ! line ${err.line}: ${err.message}\n`);
+          for (const w of e.warnings) write(`  ! ${w}\n`);
+          break;
+        case 'tool_start':
+          write(`  → ${e.tool} ${oneLine(summarizeArgs(e.args))}\n`);
+          break;
+        case 'tool_end': {
+          const o = e.outcome;
+          const first = oneLine(o.content.split('\n')[0] ?? '', 120);
+          write(`    ${o.status === 'ok' ? '✓' : '✗'} ${o.tool} (${o.durationMs} ms) ${o.status === 'ok' ? '' : first}\n`);
+          break;
+        }
+        case 'turn_end':
+          spinner.stop();
+          if (e.status === 'error') write(`✗ ${e.error?.message}\n`);
+          else if (e.status === 'max_rounds') write(`■ ${e.error?.message}\n`);
+          else if (e.status === 'cancelled') write('■ turn cancelled\n');
+          break;
+        default:
+          break;
+      }
+    },
+  };
+}

@@ -1,0 +1,131 @@
+// The interactive session. With a TTY it prompts, confirms commands and shows a spinner; with piped
+// stdin it runs the lines as a script (nobody to ask, so actions that need approval are refused
+// unless --yes was given).
+import readline from 'node:readline';
+import { createAgent, type Agent } from './createAgent.js';
+import { checkBinaries, EXIT, overridesFrom, type CliFlags } from './runCli.js';
+import { createRenderer } from './renderEvents.js';
+import { runTurn } from '../agent/loop.js';
+import { createHistoryWriter } from '../session/historyWriter.js';
+import { saveHistory } from '../session/history.js';
+import { describeArgs } from '../tools/registry.js';
+import { REPL_HELP } from './help.js';
+import type { ApprovalAnswer, ApprovalRequest } from '../tools/runToolCall.js';
+import { makeVisible } from './visible.js';
+import { packageVersion } from '../util/packageRoot.js';
+
+/** Lines from readline as an awaitable queue, so piped input is never dropped between prompts. */
+function lineQueue(rl: readline.Interface) {
+  const lines: string[] = [];
+  const waiters: ((l: string | null) => void)[] = [];
+  let closed = false;
+  rl.on('line', (l) => (waiters.length ? waiters.shift()!(l) : lines.push(l)));
+  rl.on('close', () => {
+    closed = true;
+    while (waiters.length) waiters.shift()!(null);
+  });
+  return (): Promise<string | null> => {
+    if (lines.length) return Promise.resolve(lines.shift()!);
+    if (closed) return Promise.resolve(null);
+    return new Promise((resolve) => waiters.push(resolve));
+  };
+}
+
+function printHistory(agent: Agent, out: NodeJS.WritableStream): void {
+  if (!agent.history.length) {
+    out.write('(no conversation yet)\n');
+    return;
+  }
+  for (const m of agent.history) {
+    const first = m.content.split('\n')[0].slice(0, 100);
+    const more = m.content.includes('\n') ? ` (+${m.content.split('\n').length - 1} lines)` : '';
+    out.write(`${m.at.slice(11, 19)} ${m.role.padEnd(9)} ${first}${more}\n`);
+  }
+}
+
+export async function runRepl(flags: CliFlags): Promise<number> {
+  const interactive = Boolean(process.stdin.isTTY);
+  const out = process.stdout;
+  const info = interactive ? out : process.stderr;
+  const rl = readline.createInterface({ input: process.stdin, output: out, terminal: interactive, prompt: 'devx> ' });
+  const nextLine = lineQueue(rl);
+
+  const askApproval = async (req: ApprovalRequest): Promise<ApprovalAnswer> => {
+    const what = req.tool === 'run_command' ? `run: ${makeVisible(String(req.args.cmd))}` : `${req.tool} ${makeVisible(JSON.stringify(req.args))}`;
+    out.write(`\n? devx wants to ${what}\n  (${req.decision.reason})\n  Allow? [y]es / [n]o / [a]lways this session: `);
+    const answer = (await nextLine())?.trim().toLowerCase() ?? 'n';
+    if (answer === 'a' || answer === 'always') return 'always';
+    return answer === 'y' || answer === 'yes' ? 'yes' : 'no';
+  };
+
+  const agent = createAgent({ cwd: process.cwd(), env: process.env, overrides: overridesFrom(flags), yes: flags.yes, prompt: interactive ? askApproval : undefined });
+  try {
+    for (const w of agent.warnings) info.write(`warning: ${w}\n`);
+    const missing = checkBinaries(agent, process.env);
+    if (missing) {
+      info.write(`${missing}\n`);
+      return EXIT.missingBinary;
+    }
+    info.write(`devx ${packageVersion()} · ${agent.root} · model ${agent.settings.model}${agent.history.length ? ` · ${agent.history.length} messages of history (/clear to start over)` : ''}\n`);
+    if (interactive) info.write('Type a task, or /help.\n');
+
+    const render = createRenderer({ out, answerOut: out });
+    const persist = createHistoryWriter(agent.root, agent.historyPath, agent.history);
+    let running: AbortController | null = null;
+    let armedExit = false;
+    const onInterrupt = () => {
+      if (running) {
+        running.abort();
+        return;
+      }
+      if (armedExit) {
+        rl.close();
+        return;
+      }
+      armedExit = true;
+      out.write('\n(press Ctrl-C again to exit, or type /exit)\n');
+      if (interactive) rl.prompt();
+    };
+    rl.on('SIGINT', onInterrupt);
+    process.on('SIGINT', onInterrupt);
+
+    for (;;) {
+      if (interactive) rl.prompt();
+      const line = await nextLine();
+      if (line === null) break;
+      armedExit = false;
+      const input = line.trim();
+      if (!input) continue;
+      if (input.startsWith('/')) {
+        const [cmd] = input.split(/\s+/);
+        if (cmd === '/exit' || cmd === '/quit') break;
+        else if (cmd === '/help') out.write(`${REPL_HELP}\n`);
+        else if (cmd === '/tools') {
+          for (const t of agent.tools) out.write(`  ${[t.name, ...describeArgs(t).map((a) => (a.optional ? `[${a.name}]` : a.name))].join(' | ')}\n`);
+        } else if (cmd === '/history') printHistory(agent, out);
+        else if (cmd === '/clear') {
+          agent.history.length = 0;
+          saveHistory(agent.historyPath, agent.history);
+          out.write('Conversation cleared.\n');
+        } else out.write(`unknown command ${cmd}; /help lists them\n`);
+        continue;
+      }
+      if (!interactive) out.write(`devx> ${input}\n`);
+      running = new AbortController();
+      await runTurn(agent.deps, [...agent.history], input, {
+        signal: running.signal,
+        emit: (e) => {
+          persist(e);
+          render.onEvent(e);
+        },
+      });
+      running = null;
+    }
+    process.off('SIGINT', onInterrupt);
+    render.stop();
+    return EXIT.ok;
+  } finally {
+    rl.close();
+    agent.dispose();
+  }
+}

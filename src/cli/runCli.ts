@@ -1,0 +1,98 @@
+import { parseArgs } from 'node:util';
+import fs from 'node:fs';
+import path from 'node:path';
+import { HELP } from './help.js';
+import { ConfigError } from '../config/settings.js';
+import { INSTALL_HINT } from '../backend/geminiCli.js';
+import type { Agent } from './createAgent.js';
+
+export const EXIT = { ok: 0, failed: 1, usage: 2, missingBinary: 3, cancelled: 130 } as const;
+
+export class UsageError extends Error {}
+
+const OPTIONS = {
+  model: { type: 'string', short: 'm' },
+  'fallback-model': { type: 'string' },
+  yes: { type: 'boolean', short: 'y' },
+  'max-rounds': { type: 'string' },
+  json: { type: 'boolean' },
+  help: { type: 'boolean', short: 'h' },
+  version: { type: 'boolean', short: 'v' },
+} as const;
+
+export type CliFlags = {
+  model?: string;
+  'fallback-model'?: string;
+  yes?: boolean;
+  'max-rounds'?: string;
+  json?: boolean;
+};
+
+function isExecutable(p: string): boolean {
+  try {
+    fs.accessSync(p, fs.constants.X_OK);
+    return fs.statSync(p).isFile();
+  } catch {
+    return false;
+  }
+}
+
+/** Fails fast, before the first turn, when the gemini binary (or an account wrapper) is missing. */
+export function checkBinaries(agent: Agent, env: NodeJS.ProcessEnv): string | null {
+  const bins = [agent.settings.geminiBin, ...agent.settings.accounts.flatMap((a) => (a.command ? [a.command[0]] : []))];
+  for (const bin of bins) {
+    const found = bin.includes('/')
+      ? isExecutable(path.resolve(bin))
+      : (env.PATH ?? '').split(path.delimiter).some((d) => d && isExecutable(path.join(d, bin)));
+    if (!found) return `devx: cannot find "${bin}". ${INSTALL_HINT}`;
+  }
+  return null;
+}
+
+export function overridesFrom(flags: CliFlags) {
+  const rounds = flags['max-rounds'];
+  if (rounds !== undefined && !/^\d+$/.test(rounds)) throw new UsageError(`--max-rounds takes a whole number, got "${rounds}"`);
+  return {
+    model: flags.model,
+    fallbackModel: flags['fallback-model'],
+    maxToolRounds: rounds ? Number(rounds) : undefined,
+  };
+}
+
+export async function runCli(argv: string[]): Promise<number> {
+  try {
+    const { values, positionals } = parseArgs({ args: argv, options: OPTIONS, allowPositionals: true, strict: true });
+    if (values.help) {
+      process.stdout.write(HELP);
+      return EXIT.ok;
+    }
+    if (values.version) {
+      const { packageVersion } = await import('../util/packageRoot.js');
+      process.stdout.write(`devx ${packageVersion()}\n`);
+      return EXIT.ok;
+    }
+    const [command, ...rest] = positionals;
+    if (command === 'protocol') {
+      const { runProtocolCommand } = await import('./protocolCommand.js');
+      return runProtocolCommand(rest);
+    }
+    if (command === 'run') {
+      const { runHeadless } = await import('./runHeadless.js');
+      if (rest.length === 0) throw new UsageError('devx run needs a prompt: devx run "fix the failing test"');
+      return await runHeadless(rest.join(' '), values);
+    }
+    if (command !== undefined) throw new UsageError(`unknown command "${command}". See devx --help.`);
+    const { runRepl } = await import('./repl.js');
+    return await runRepl(values);
+  } catch (err) {
+    if (err instanceof UsageError || (err as NodeJS.ErrnoException).code?.startsWith?.('ERR_PARSE_ARGS')) {
+      process.stderr.write(`devx: ${(err as Error).message}\n`);
+      return EXIT.usage;
+    }
+    if (err instanceof ConfigError) {
+      process.stderr.write(`devx: bad settings: ${err.message}\n`);
+      return EXIT.usage;
+    }
+    throw err;
+  }
+}

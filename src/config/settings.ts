@@ -1,0 +1,130 @@
+// devx settings: ~/.devx/settings.json (user), .devx/settings.json (project, shared) and
+// .devx/settings.local.json (project, personal), merged in that order. Invalid files are fatal
+// with the file, key and reason. Settings that run programs (accounts, gemini.bin) are honoured only
+// from the user file: a cloned repository must not be able to make devx execute its scripts.
+import fs from 'node:fs';
+import path from 'node:path';
+import { z } from 'zod';
+import { AccountSchema, type Account } from '../backend/accounts.js';
+
+export const SettingsSchema = z
+  .object({
+    model: z.string().min(1).optional(),
+    fallbackModel: z.string().min(1).optional(),
+    accounts: z.array(AccountSchema).optional(),
+    gemini: z
+      .object({
+        bin: z.string().min(1).optional(),
+        timeoutSec: z.number().positive().optional(),
+        maxRetries: z.number().int().min(0).max(10).optional(),
+        retryBaseMs: z.number().int().min(0).optional(),
+        retryMaxMs: z.number().int().min(0).optional(),
+      })
+      .strict()
+      .optional(),
+    maxToolRounds: z.number().int().min(1).max(500).optional(),
+    contextBudgetChars: z.number().int().min(10_000).optional(),
+    commandTimeoutSec: z.number().int().min(1).max(3600).optional(),
+    maxToolOutputChars: z.number().int().min(1000).optional(),
+  })
+  .strict();
+
+export type Settings = z.infer<typeof SettingsSchema>;
+
+export interface ResolvedSettings {
+  model: string;
+  fallbackModel?: string;
+  accounts: Account[];
+  geminiBin: string;
+  geminiTimeoutMs: number;
+  maxRetries: number;
+  retryBaseMs: number;
+  retryMaxMs: number;
+  maxToolRounds: number;
+  contextBudgetChars: number;
+  commandTimeoutMs: number;
+  maxToolOutputChars: number;
+  warnings: string[];
+  files: string[];
+}
+
+export class ConfigError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'ConfigError';
+  }
+}
+
+export const DEFAULT_MODEL = 'gemini-2.5-pro';
+
+export function readSettingsFile(file: string): Settings | null {
+  let text: string;
+  try {
+    text = fs.readFileSync(file, 'utf8');
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return null;
+    throw new ConfigError(`${file}: cannot read it (${(err as Error).message})`);
+  }
+  let raw: unknown;
+  try {
+    raw = JSON.parse(text);
+  } catch (err) {
+    throw new ConfigError(`${file}: invalid JSON (${(err as Error).message})`);
+  }
+  const parsed = SettingsSchema.safeParse(raw);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    const key = issue.code === 'unrecognized_keys' ? [...issue.path, issue.keys[0]].join('.') : issue.path.join('.') || '(top level)';
+    const reason = issue.code === 'unrecognized_keys' ? 'unknown setting' : issue.message;
+    throw new ConfigError(`${file}: invalid setting "${key}": ${reason}`);
+  }
+  return parsed.data;
+}
+
+export interface SettingsSources {
+  devxHome: string;
+  projectRoot: string;
+  env: NodeJS.ProcessEnv;
+  overrides?: Partial<Settings>;
+}
+
+export function loadSettings(src: SettingsSources): ResolvedSettings {
+  const warnings: string[] = [];
+  const files: string[] = [];
+  const userFile = path.join(src.devxHome, 'settings.json');
+  const projectFiles = [path.join(src.projectRoot, '.devx', 'settings.json'), path.join(src.projectRoot, '.devx', 'settings.local.json')];
+  const merged: Settings = {};
+  const user = readSettingsFile(userFile);
+  if (user) {
+    files.push(userFile);
+    Object.assign(merged, user, { gemini: { ...user.gemini } });
+  }
+  for (const file of projectFiles) {
+    const s = readSettingsFile(file);
+    if (!s) continue;
+    files.push(file);
+    if (s.accounts) warnings.push(`${file}: "accounts" is ignored in project settings (it can run commands); set it in ${userFile}`);
+    if (s.gemini?.bin) warnings.push(`${file}: "gemini.bin" is ignored in project settings (it runs a program); set it in ${userFile}`);
+    const { accounts: _a, gemini, ...rest } = s;
+    const { bin: _b, ...geminiRest } = gemini ?? {};
+    Object.assign(merged, rest, { gemini: { ...merged.gemini, ...geminiRest } });
+  }
+  const o = src.overrides ?? {};
+  const envNum = (name: string) => (src.env[name] ? Number(src.env[name]) : undefined);
+  return {
+    model: o.model ?? src.env.DEVX_MODEL ?? merged.model ?? DEFAULT_MODEL,
+    fallbackModel: o.fallbackModel ?? merged.fallbackModel,
+    accounts: merged.accounts ?? [],
+    geminiBin: src.env.DEVX_GEMINI_BIN ?? merged.gemini?.bin ?? 'gemini',
+    geminiTimeoutMs: (envNum('DEVX_TURN_TIMEOUT_SEC') ?? merged.gemini?.timeoutSec ?? 600) * 1000,
+    maxRetries: envNum('DEVX_MAX_RETRIES') ?? merged.gemini?.maxRetries ?? 3,
+    retryBaseMs: envNum('DEVX_RETRY_BASE_MS') ?? merged.gemini?.retryBaseMs ?? 2000,
+    retryMaxMs: merged.gemini?.retryMaxMs ?? 60_000,
+    maxToolRounds: o.maxToolRounds ?? merged.maxToolRounds ?? 25,
+    contextBudgetChars: merged.contextBudgetChars ?? 400_000,
+    commandTimeoutMs: (merged.commandTimeoutSec ?? 120) * 1000,
+    maxToolOutputChars: merged.maxToolOutputChars ?? 50_000,
+    warnings,
+    files,
+  };
+}

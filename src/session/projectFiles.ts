@@ -1,0 +1,27 @@
+import fs from 'node:fs';
+import path from 'node:path';
+
+/** Reads MEMORY.md / HANDOFF.md at the project root, if present. */
+export function readProjectNote(root: string, name: 'MEMORY.md' | 'HANDOFF.md'): string | undefined {
+  try {
+    return fs.readFileSync(path.join(root, name), 'utf8');
+  } catch {
+    return undefined;
+  }
+}
+
+const DEVX_GITIGNORE = `# Written by devx: personal state that should not be committed.
+history.json
+history.*.json
+settings.local.json
+*.log
+`;
+
+/** Creates .devx/ with a .gitignore for its personal files. */
+export function ensureDevxDir(root: string): string {
+  const dir = path.join(root, '.devx');
+  fs.mkdirSync(dir, { recursive: true });
+  const gi = path.join(dir, '.gitignore');
+  if (!fs.existsSync(gi)) fs.writeFileSync(gi, DEVX_GITIGNORE);
+  return dir;
+}

@@ -1,0 +1,70 @@
+import fs from 'node:fs/promises';
+import { z } from 'zod';
+import { defineTool, ToolError } from './types.js';
+import { boolArg, pathArg } from './argTypes.js';
+import { displayPath } from '../sandbox/resolvePath.js';
+import { writeFileAtomic } from '../util/atomicWrite.js';
+import { findClosestLines } from './closestLines.js';
+import { looksBinary } from './readFile.js';
+
+function countOccurrences(haystack: string, needle: string): number {
+  let n = 0;
+  for (let i = haystack.indexOf(needle); i !== -1; i = haystack.indexOf(needle, i + needle.length)) n++;
+  return n;
+}
+
+export const editFileTool = defineTool({
+  name: 'edit_file',
+  kind: 'write',
+  descriptionFile: 'tools/edit_file.md',
+  pathArgs: ['path'],
+  example: 'TOOL_CALL: edit_file | path=src/main.ts | old_text=```\nconst x = 1;\n``` | new_text=```\nconst x = 2;\n```',
+  schema: z.object({
+    path: pathArg('file to edit, relative to the project root'),
+    old_text: z.string().min(1, 'old_text must not be empty; to create a file use write_file').describe('exact text to replace'),
+    new_text: z.string().describe('replacement text'),
+    replace_all: boolArg('replace every occurrence instead of exactly one').optional(),
+  }),
+  async execute(ctx, args) {
+    const abs = ctx.resolve(args.path);
+    const shown = displayPath(ctx.root, abs);
+    const buf = await fs.readFile(abs).catch(() => null);
+    if (!buf) throw new ToolError(`file not found: ${shown}. To create a new file use write_file.`);
+    if (looksBinary(buf)) throw new ToolError(`${shown} looks like a binary file; it cannot be edited as text.`);
+    const text = buf.toString('utf8');
+    if (args.old_text === args.new_text) throw new ToolError('old_text and new_text are identical; nothing to change.');
+    let oldText = args.old_text;
+    let newText = args.new_text;
+    let count = countOccurrences(text, oldText);
+    // Files with CRLF endings: the protocol normalises the model's text to LF, so match in CRLF form.
+    if (count === 0 && text.includes('\r\n') && oldText.includes('\n')) {
+      const crlfOld = oldText.replace(/\r?\n/g, '\r\n');
+      const n = countOccurrences(text, crlfOld);
+      if (n > 0) {
+        oldText = crlfOld;
+        newText = newText.replace(/\r?\n/g, '\r\n');
+        count = n;
+      }
+    }
+    if (count === 0) {
+      const hint = findClosestLines(text, args.old_text);
+      throw new ToolError(
+        `old_text was not found in ${shown}.` +
+          (hint
+            ? ` The closest lines are ${hint.startLine}-${hint.endLine} (${Math.round(hint.score * 100)}% similar):\n${hint.text}\nCopy the exact text (including indentation) from the file, or read_file it again.`
+            : ' Read the file again and copy the exact text, including indentation.'),
+      );
+    }
+    if (count > 1 && !args.replace_all) {
+      throw new ToolError(
+        `found ${count} matches for old_text in ${shown}; add surrounding lines to old_text so it matches exactly once, or set replace_all=true.`,
+      );
+    }
+    const updated = args.replace_all ? text.split(oldText).join(newText) : text.replace(oldText, () => newText);
+    await writeFileAtomic(abs, updated);
+    return {
+      content: `edited ${shown}: replaced ${args.replace_all ? count : 1} occurrence${count > 1 && args.replace_all ? 's' : ''}`,
+      meta: { path: shown },
+    };
+  },
+});

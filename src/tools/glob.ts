@@ -1,0 +1,42 @@
+import fg from 'fast-glob';
+import { z } from 'zod';
+import { defineTool, ToolError } from './types.js';
+import { pathArg } from './argTypes.js';
+import { displayPath } from '../sandbox/resolvePath.js';
+
+const MAX_RESULTS = 500;
+export const DEFAULT_IGNORES = ['**/node_modules/**', '**/.git/**'];
+
+export const globTool = defineTool({
+  name: 'glob',
+  kind: 'read',
+  descriptionFile: 'tools/glob.md',
+  pathArgs: ['path'],
+  example: 'TOOL_CALL: glob | pattern=src/**/*.ts',
+  schema: z.object({
+    pattern: z.string().min(1).describe('glob pattern, e.g. **/*.ts'),
+    path: pathArg('directory to search from (default: the project root)').optional(),
+  }),
+  async execute(ctx, args) {
+    if (args.pattern.startsWith('/') || args.pattern.split('/').includes('..')) {
+      throw new ToolError('pattern must be relative and must not contain ".."; use path= to choose the directory.');
+    }
+    const base = ctx.resolve(args.path ?? '.');
+    const found = await fg(args.pattern, {
+      cwd: base,
+      dot: true,
+      onlyFiles: false,
+      markDirectories: true,
+      followSymbolicLinks: false,
+      ignore: DEFAULT_IGNORES,
+      suppressErrors: true,
+    });
+    found.sort();
+    const shown = found.slice(0, MAX_RESULTS);
+    const extra = found.length > MAX_RESULTS ? `\n[truncated: ${found.length - MAX_RESULTS} more matches; narrow the pattern]` : '';
+    return {
+      content: shown.length ? shown.join('\n') + extra : `no files match ${args.pattern}`,
+      meta: { pattern: args.pattern, path: displayPath(ctx.root, base), matches: found.length },
+    };
+  },
+});

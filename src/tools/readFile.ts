@@ -1,0 +1,63 @@
+import fs from 'node:fs/promises';
+import { z } from 'zod';
+import { defineTool, ToolError } from './types.js';
+import { intArg, pathArg } from './argTypes.js';
+import { displayPath } from '../sandbox/resolvePath.js';
+
+const MAX_FILE_BYTES = 20 * 1024 * 1024;
+const DEFAULT_LIMIT = 2000;
+const MAX_CHARS = 100_000;
+
+export function looksBinary(buf: Buffer): boolean {
+  const n = Math.min(buf.length, 8192);
+  for (let i = 0; i < n; i++) if (buf[i] === 0) return true;
+  return false;
+}
+
+export const readFileTool = defineTool({
+  name: 'read_file',
+  kind: 'read',
+  descriptionFile: 'tools/read_file.md',
+  pathArgs: ['path'],
+  example: 'TOOL_CALL: read_file | path=src/main.ts | offset=1 | limit=200',
+  schema: z.object({
+    path: pathArg('file to read, relative to the project root'),
+    offset: intArg('first line to show (1-based)', 1).optional(),
+    limit: intArg('how many lines to show', 1).optional(),
+  }),
+  async execute(ctx, args) {
+    const abs = ctx.resolve(args.path);
+    const shown = displayPath(ctx.root, abs);
+    const st = await fs.stat(abs).catch(() => null);
+    if (!st) throw new ToolError(`file not found: ${shown}. Use list_directory or glob to find the right path.`);
+    if (st.isDirectory()) throw new ToolError(`${shown} is a directory; use list_directory to see what it holds.`);
+    if (st.size > MAX_FILE_BYTES) {
+      throw new ToolError(`${shown} is ${st.size} bytes, over the ${MAX_FILE_BYTES}-byte limit; use search_code to find the part you need.`);
+    }
+    const buf = await fs.readFile(abs);
+    if (looksBinary(buf)) throw new ToolError(`${shown} looks like a binary file (it contains NUL bytes); it was not read.`);
+    const text = buf.toString('utf8');
+    const lines = text.split(/\r?\n/);
+    if (lines.length > 1 && lines[lines.length - 1] === '') lines.pop();
+    const total = lines.length;
+    const offset = args.offset ?? 1;
+    const limit = args.limit ?? DEFAULT_LIMIT;
+    if (total > 0 && offset > total) throw new ToolError(`offset ${offset} is past the end of ${shown}, which has ${total} lines.`);
+    let end = Math.min(total, offset - 1 + limit);
+    let body = lines.slice(offset - 1, end).join('\n');
+    if (body.length > MAX_CHARS) {
+      // Cut on a line boundary so the model can continue from an exact offset.
+      let chars = 0;
+      let n = offset - 1;
+      while (n < end && chars + lines[n].length + 1 <= MAX_CHARS) chars += lines[n++].length + 1;
+      end = Math.max(n, offset);
+      body = lines.slice(offset - 1, end).join('\n').slice(0, MAX_CHARS);
+    }
+    const partial = offset > 1 || end < total;
+    const marker = end < total ? `\n[truncated: showing lines ${offset}-${end} of ${total}; continue with offset=${end + 1}]` : '';
+    return {
+      content: body + marker,
+      meta: { path: shown, lines: partial ? `${offset}-${end}/${total}` : `${total}` },
+    };
+  },
+});

@@ -1,0 +1,46 @@
+// The built-in tools and the manual generated from them (so prompt and code cannot drift).
+import { z } from 'zod';
+import type { Tool } from './types.js';
+import { readFileTool } from './readFile.js';
+import { writeFileTool } from './writeFile.js';
+import { editFileTool } from './editFile.js';
+import { listDirectoryTool } from './listDirectory.js';
+import { globTool } from './glob.js';
+import { searchCodeTool } from './searchCode.js';
+import { runCommandTool } from './runCommand.js';
+import { readPrompt } from '../util/packageRoot.js';
+
+export function builtinTools(): Tool[] {
+  return [readFileTool, writeFileTool, editFileTool, listDirectoryTool, globTool, searchCodeTool, runCommandTool] as Tool[];
+}
+
+export interface ArgInfo {
+  name: string;
+  optional: boolean;
+  description: string;
+}
+
+export function describeArgs(tool: Tool): ArgInfo[] {
+  const shape = (tool.schema as unknown as z.ZodObject).shape as Record<string, z.ZodType>;
+  return Object.entries(shape).map(([name, field]) => {
+    const optional = field instanceof z.ZodOptional;
+    const inner = (optional ? (field as z.ZodOptional).unwrap() : field) as z.ZodType;
+    return { name, optional, description: inner.description ?? field.description ?? '' };
+  });
+}
+
+export function toolDescription(tool: Tool): string {
+  return readPrompt(tool.descriptionFile).trim();
+}
+
+/** One tool's manual entry: signature, argument list, description and example. */
+export function renderToolEntry(tool: Tool): string {
+  const args = describeArgs(tool);
+  const sig = [tool.name, ...args.map((a) => (a.optional ? `[${a.name}]` : a.name))].join(' | ');
+  const argLines = args.map((a) => `- \`${a.name}\`${a.optional ? ' (optional)' : ''}: ${a.description}`);
+  return [`### ${tool.name}`, `\`${sig}\``, '', toolDescription(tool), '', ...argLines, '', 'Example:', '', tool.example].join('\n');
+}
+
+export function renderToolManual(tools: Tool[]): string {
+  return tools.map(renderToolEntry).join('\n\n');
+}

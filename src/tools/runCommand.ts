@@ -1,0 +1,47 @@
+import { z } from 'zod';
+import { defineTool } from './types.js';
+import { intArg } from './argTypes.js';
+import { commandEnv } from './commandEnv.js';
+
+const MAX_STREAM_CHARS = 30_000;
+
+function clip(s: string): string {
+  if (s.length <= MAX_STREAM_CHARS) return s;
+  const head = s.slice(0, MAX_STREAM_CHARS / 2);
+  const tail = s.slice(-MAX_STREAM_CHARS / 2);
+  return `${head}\n[... ${s.length - MAX_STREAM_CHARS} characters cut ...]\n${tail}`;
+}
+
+export const runCommandTool = defineTool({
+  name: 'run_command',
+  kind: 'execute',
+  descriptionFile: 'tools/run_command.md',
+  example: 'TOOL_CALL: run_command | cmd=npm test -- --run | timeout=300',
+  schema: z.object({
+    cmd: z.string().trim().min(1, 'cmd must not be empty').describe('shell command, run with bash in the project root'),
+    timeout: intArg('seconds before the command is killed (default 120, max 1800)', 1, 1800).optional(),
+  }),
+  async execute(ctx, args) {
+    const timeoutMs = args.timeout ? args.timeout * 1000 : ctx.commandTimeoutMs;
+    const r = await ctx.runner('bash', ['-c', args.cmd], {
+      cwd: ctx.root,
+      timeoutMs,
+      signal: ctx.signal,
+      env: commandEnv(process.env),
+      extendEnv: false,
+      maxBuffer: 10 * 1024 * 1024,
+    });
+    const parts: string[] = [];
+    if (r.timedOut) parts.push(`[killed after ${Math.round(timeoutMs / 1000)}s timeout; pass timeout= for longer commands]`);
+    if (r.cancelled) parts.push('[cancelled by the user]');
+    if (r.outputCapped) parts.push('[output exceeded 10 MB; the command was stopped]');
+    parts.push(`exit_code=${r.exitCode ?? 'none'}${r.signal ? ` signal=${r.signal}` : ''}`);
+    parts.push(`stdout:\n${clip(r.stdout)}`);
+    if (r.stderr) parts.push(`stderr:\n${clip(r.stderr)}`);
+    return {
+      content: parts.join('\n'),
+      meta: { cmd: args.cmd, exit_code: r.exitCode ?? 'none' },
+      isError: r.exitCode !== 0,
+    };
+  },
+});

@@ -1,0 +1,98 @@
+// The one wrapper around every tool: lookup, argument validation (zod), the policy decision, the
+// user's approval, execution, error capture and output truncation. Everything the model can fix
+// comes back as an error result; nothing here throws on model input.
+import { z } from 'zod';
+import type { Tool, ToolContext } from './types.js';
+import { ToolError } from './types.js';
+import { PathError } from '../sandbox/resolvePath.js';
+import type { PolicyDecision } from '../policy/decide.js';
+import { truncateMiddle } from './truncate.js';
+
+/** 'headless': nobody is there to ask and no mode approves it, so the call is refused. */
+export type ApprovalAnswer = 'yes' | 'no' | 'always' | 'headless';
+
+export interface ApprovalRequest {
+  tool: string;
+  args: Record<string, unknown>;
+  decision: PolicyDecision;
+}
+
+export interface ToolCallDeps {
+  tools: Map<string, Tool>;
+  ctx: ToolContext;
+  decide(tool: Tool, args: Record<string, unknown>): PolicyDecision;
+  /** Asks the person (or applies --yes / headless rules). */
+  approve(req: ApprovalRequest): Promise<ApprovalAnswer>;
+  maxOutputChars: number;
+}
+
+export interface ToolCallOutcome {
+  tool: string;
+  args: Record<string, string>;
+  status: 'ok' | 'error';
+  content: string;
+  meta?: Record<string, string | number | boolean | undefined>;
+  decision?: PolicyDecision;
+  answer?: ApprovalAnswer;
+  durationMs: number;
+}
+
+export function formatZodError(err: z.ZodError): string {
+  return err.issues
+    .map((i) => {
+      const key = i.path.join('.') || '(arguments)';
+      if (i.code === 'invalid_type' && i.input === undefined) return `missing required argument "${key}"`;
+      if (i.code === 'unrecognized_keys') return `unknown argument(s) ${i.keys.map((k) => `"${k}"`).join(', ')}`;
+      return `argument "${key}": ${i.message}`;
+    })
+    .join('; ');
+}
+
+export async function runToolCall(call: { tool: string; args: Record<string, string> }, deps: ToolCallDeps): Promise<ToolCallOutcome> {
+  const started = Date.now();
+  const done = (o: Omit<ToolCallOutcome, 'tool' | 'args' | 'durationMs'>): ToolCallOutcome => ({
+    tool: call.tool,
+    args: call.args,
+    durationMs: Date.now() - started,
+    ...o,
+    content: truncateMiddle(o.content, deps.maxOutputChars),
+  });
+  const tool = deps.tools.get(call.tool);
+  if (!tool) {
+    return done({ status: 'error', content: `unknown tool "${call.tool}". Available tools: ${[...deps.tools.keys()].join(', ')}.` });
+  }
+  const schema = (tool.schema as unknown as z.ZodObject).strict();
+  const parsed = schema.safeParse(call.args);
+  if (!parsed.success) {
+    return done({ status: 'error', content: `invalid arguments for ${tool.name}: ${formatZodError(parsed.error)}. Usage: ${tool.example.split('\n')[0]}` });
+  }
+  const args = parsed.data as Record<string, unknown>;
+  const decision = deps.decide(tool, args);
+  let answer: ApprovalAnswer | undefined;
+  if (decision.decision === 'deny') {
+    return done({ status: 'error', decision, content: `denied by policy (${decision.rule}): ${decision.reason}. Do not retry this call; choose another approach or ask the user.` });
+  }
+  if (decision.decision === 'ask') {
+    answer = await deps.approve({ tool: tool.name, args, decision });
+    if (answer === 'no') {
+      return done({ status: 'error', decision, answer, content: `the user declined this ${tool.name} call (${decision.reason}). Do not retry it; ask the user what to do instead.` });
+    }
+    if (answer === 'headless') {
+      return done({
+        status: 'error',
+        decision,
+        answer,
+        content: `not run: ${tool.name} needs approval (${decision.reason}) and this run has nobody to ask (the user can rerun with --yes). Do not retry it; finish without it or explain what should be run.`,
+      });
+    }
+  }
+  try {
+    const out = await tool.execute(deps.ctx, args as never);
+    return done({ status: out.isError ? 'error' : 'ok', content: out.content, meta: out.meta, decision, answer });
+  } catch (err) {
+    const known = err instanceof ToolError || err instanceof PathError;
+    const e = err as NodeJS.ErrnoException;
+    const message = known ? e.message : `${tool.name} failed: ${e.code ? `${e.code}: ` : ''}${e.message}`;
+    return done({ status: 'error', content: message, decision, answer });
+  }
+}

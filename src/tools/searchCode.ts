@@ -1,0 +1,71 @@
+import { z } from 'zod';
+import { defineTool, ToolError } from './types.js';
+import { pathArg } from './argTypes.js';
+import { displayPath } from '../sandbox/resolvePath.js';
+import { searchWithJs } from './searchFallback.js';
+
+export const MAX_MATCHES = 200;
+const MAX_LINE = 300;
+
+export interface Match {
+  path: string;
+  line: number;
+  text: string;
+}
+
+export function formatMatches(matches: Match[], pattern: string): string {
+  if (matches.length === 0) return `no matches for ${pattern}`;
+  const out = matches.slice(0, MAX_MATCHES).map((m) => {
+    const t = m.text.replace(/\r?\n$/, '');
+    return `${m.path}:${m.line}: ${t.length > MAX_LINE ? t.slice(0, MAX_LINE) + '…' : t}`;
+  });
+  if (matches.length > MAX_MATCHES) out.push(`[truncated: more than ${MAX_MATCHES} matches; narrow the pattern, path or glob]`);
+  return out.join('\n');
+}
+
+export const searchCodeTool = defineTool({
+  name: 'search_code',
+  kind: 'read',
+  descriptionFile: 'tools/search_code.md',
+  pathArgs: ['path'],
+  example: 'TOOL_CALL: search_code | pattern=function\\s+main | path=src | glob=*.ts',
+  schema: z.object({
+    pattern: z.string().min(1).describe('regular expression (ripgrep syntax)'),
+    path: pathArg('directory or file to search (default: the project root)').optional(),
+    glob: z.string().optional().describe('only search files matching this glob, e.g. *.ts'),
+  }),
+  async execute(ctx, args) {
+    const abs = ctx.resolve(args.path ?? '.');
+    const rel = displayPath(ctx.root, abs);
+    const matches = ctx.rgPath
+      ? await searchWithRg(ctx, args.pattern, rel, args.glob)
+      : await searchWithJs(ctx.root, abs, args.pattern, args.glob, MAX_MATCHES + 1);
+    return {
+      content: formatMatches(matches, args.pattern),
+      meta: { pattern: args.pattern, path: rel, matches: matches.length > MAX_MATCHES ? `${MAX_MATCHES}+` : matches.length },
+    };
+  },
+});
+
+async function searchWithRg(
+  ctx: { root: string; rgPath: string | null; runner: import('../util/processRunner.js').ProcessRunner; signal: AbortSignal },
+  pattern: string,
+  rel: string,
+  glob: string | undefined,
+): Promise<Match[]> {
+  const rgArgs = ['--json', '--no-config', '--sort', 'path', '--max-count', String(MAX_MATCHES + 1)];
+  if (glob) rgArgs.push('--glob', glob);
+  rgArgs.push('-e', pattern, '--', rel);
+  const r = await ctx.runner(ctx.rgPath!, rgArgs, { cwd: ctx.root, timeoutMs: 60_000, signal: ctx.signal, extendEnv: true });
+  if (r.exitCode === 2 && !r.stdout.includes('"type":"match"')) {
+    throw new ToolError(`search failed: ${r.stderr.trim().split('\n').slice(-3).join(' ') || 'ripgrep exited with an error'}`);
+  }
+  const matches: Match[] = [];
+  for (const line of r.stdout.split('\n')) {
+    if (!line.startsWith('{"type":"match"')) continue;
+    const ev = JSON.parse(line) as { data: { path: { text?: string }; line_number: number; lines: { text?: string } } };
+    matches.push({ path: (ev.data.path.text ?? '').replace(/^\.\//, ''), line: ev.data.line_number, text: ev.data.lines.text ?? '' });
+    if (matches.length > MAX_MATCHES) break;
+  }
+  return matches;
+}

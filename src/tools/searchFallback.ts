@@ -1,0 +1,63 @@
+// Pure-JS search used when ripgrep is not installed. It follows ripgrep's defaults closely enough to
+// give the same output on ordinary trees: hidden files skipped, root .gitignore honoured, binary
+// files skipped, results sorted by path.
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import fg from 'fast-glob';
+import { ToolError } from './types.js';
+import type { Match } from './searchCode.js';
+import { looksBinary } from './readFile.js';
+
+async function gitignorePatterns(root: string): Promise<string[]> {
+  const text = await fs.readFile(path.join(root, '.gitignore'), 'utf8').catch(() => '');
+  const out: string[] = [];
+  for (const raw of text.split(/\r?\n/)) {
+    const line = raw.trim();
+    if (!line || line.startsWith('#') || line.startsWith('!')) continue;
+    const anchored = line.startsWith('/');
+    const body = line.replace(/^\//, '').replace(/\/$/, '');
+    const prefix = anchored || body.includes('/') ? '' : '**/';
+    out.push(`${prefix}${body}`, `${prefix}${body}/**`);
+  }
+  return out;
+}
+
+export async function searchWithJs(root: string, abs: string, pattern: string, glob: string | undefined, cap: number): Promise<Match[]> {
+  let re: RegExp;
+  try {
+    re = new RegExp(pattern);
+  } catch (err) {
+    throw new ToolError(`invalid regular expression: ${(err as Error).message}`);
+  }
+  const st = await fs.stat(abs).catch(() => null);
+  if (!st) throw new ToolError(`path not found: ${path.relative(root, abs) || '.'}`);
+  let files: string[];
+  if (st.isFile()) files = [abs];
+  else {
+    const ignore = ['**/.git/**', ...(await gitignorePatterns(root))];
+    const rels = await fg(glob ? [`**/${glob.replace(/^\*\*\//, '')}`] : ['**/*'], {
+      cwd: abs,
+      dot: false,
+      onlyFiles: true,
+      followSymbolicLinks: false,
+      ignore,
+      suppressErrors: true,
+    });
+    files = rels.map((r) => path.join(abs, r));
+  }
+  files = files.map((f) => path.relative(root, f)).sort().map((f) => path.join(root, f));
+  const matches: Match[] = [];
+  for (const f of files) {
+    const buf = await fs.readFile(f).catch(() => null);
+    if (!buf || looksBinary(buf)) continue;
+    const lines = buf.toString('utf8').split('\n');
+    if (lines[lines.length - 1] === '') lines.pop();
+    for (let i = 0; i < lines.length; i++) {
+      if (re.test(lines[i])) {
+        matches.push({ path: path.relative(root, f).split(path.sep).join('/'), line: i + 1, text: lines[i] + '\n' });
+        if (matches.length >= cap) return matches;
+      }
+    }
+  }
+  return matches;
+}

@@ -1,0 +1,53 @@
+// The contract every tool module implements. Tools hold only their own logic: argument validation,
+// policy, confirmation, output truncation and error capture live in runToolCall.
+import type { z } from 'zod';
+import type { ProcessRunner } from '../util/processRunner.js';
+
+/** What a tool does to the world; the policy keys its defaults on it. */
+export type ToolKind = 'read' | 'write' | 'execute' | 'meta';
+
+export interface ToolContext {
+  /** realpath of the project root. */
+  root: string;
+  signal: AbortSignal;
+  runner: ProcessRunner;
+  /** Resolves a model-given path inside the root (symlinks followed) or throws a PathError. */
+  resolve(p: string): string;
+  /** Absolute path of ripgrep, or null to use the JS fallback. */
+  rgPath: string | null;
+  /** Default run_command timeout in ms. */
+  commandTimeoutMs: number;
+}
+
+export interface ToolOutput {
+  content: string;
+  /** Short args echoed on the TOOL_RESULT header line. */
+  meta?: Record<string, string | number | boolean | undefined>;
+  /** A completed call whose outcome is a failure (e.g. a non-zero exit code). */
+  isError?: boolean;
+}
+
+export interface Tool<S extends z.ZodType = z.ZodType> {
+  name: string;
+  kind: ToolKind;
+  schema: S;
+  /** A complete example call, checked by tests to parse and validate. */
+  example: string;
+  /** File under prompts/tools/ holding the description shown to the model. */
+  descriptionFile: string;
+  /** Names of args that hold paths, for the policy. */
+  pathArgs?: string[];
+  execute(ctx: ToolContext, args: z.infer<S>): Promise<ToolOutput>;
+}
+
+/** An error written for the model to act on; thrown by tools, returned as an error result. */
+export class ToolError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'ToolError';
+  }
+}
+
+export function defineTool<S extends z.ZodType>(tool: Tool<S>): Tool<S> {
+  return tool;
+}

@@ -1,0 +1,32 @@
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import { z } from 'zod';
+import { defineTool, ToolError } from './types.js';
+import { pathArg } from './argTypes.js';
+import { displayPath } from '../sandbox/resolvePath.js';
+import { writeFileAtomic } from '../util/atomicWrite.js';
+
+export const writeFileTool = defineTool({
+  name: 'write_file',
+  kind: 'write',
+  descriptionFile: 'tools/write_file.md',
+  pathArgs: ['path'],
+  example: 'TOOL_CALL: write_file | path=src/hello.ts | content=```ts\nexport const hello = "world";\n```',
+  schema: z.object({
+    path: pathArg('file to create or overwrite, relative to the project root'),
+    content: z.string().describe('the complete new file content (use a fenced value)'),
+  }),
+  async execute(ctx, args) {
+    const abs = ctx.resolve(args.path);
+    const shown = displayPath(ctx.root, abs);
+    const st = await fs.lstat(abs).catch(() => null);
+    if (st?.isDirectory()) throw new ToolError(`${shown} is a directory; give a file path.`);
+    await fs.mkdir(path.dirname(abs), { recursive: true });
+    await writeFileAtomic(abs, args.content);
+    const lines = args.content === '' ? 0 : args.content.split('\n').length;
+    return {
+      content: `${st ? 'overwrote' : 'created'} ${shown}: ${Buffer.byteLength(args.content)} bytes, ${lines} lines`,
+      meta: { path: shown },
+    };
+  },
+});

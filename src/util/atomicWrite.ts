@@ -1,0 +1,11 @@
+// Atomic file replacement: write a temp file beside the target, fsync, rename. Readers never see
+// a half-written file, and a crash leaves either the old or the new content.
+import writeFileAtomicLib from 'write-file-atomic';
+
+export async function writeFileAtomic(file: string, data: string): Promise<void> {
+  await writeFileAtomicLib(file, data, { encoding: 'utf8', fsync: true });
+}
+
+export function writeFileAtomicSync(file: string, data: string): void {
+  writeFileAtomicLib.sync(file, data, { encoding: 'utf8', fsync: true });
+}

@@ -1,0 +1,113 @@
+// The one place devx spawns processes. Each child leads its own process group so a timeout or a
+// cancel kills the whole tree (gemini re-launches itself as a child node process).
+import { execa } from 'execa';
+
+export interface RunOptions {
+  cwd: string;
+  /** Written to stdin, which is then closed. */
+  input?: string;
+  env?: Record<string, string | undefined>;
+  /** When false, only `env` is passed (no inheritance from process.env). Default true. */
+  extendEnv?: boolean;
+  timeoutMs?: number;
+  signal?: AbortSignal;
+  /** Per-stream cap in bytes; output past it is cut and the child is stopped. */
+  maxBuffer?: number;
+}
+
+export interface RunResult {
+  exitCode: number | null;
+  signal: string | null;
+  stdout: string;
+  stderr: string;
+  timedOut: boolean;
+  cancelled: boolean;
+  outputCapped: boolean;
+  durationMs: number;
+}
+
+export class BinaryMissingError extends Error {
+  constructor(public readonly file: string) {
+    super(`${file}: command not found`);
+    this.name = 'BinaryMissingError';
+  }
+}
+
+/** Injected wherever devx runs a process, so tests can substitute a fake. */
+export type ProcessRunner = (file: string, args: string[], opts: RunOptions) => Promise<RunResult>;
+
+const liveGroups = new Set<number>();
+let exitHookInstalled = false;
+
+function killGroup(pid: number | undefined): void {
+  if (!pid) return;
+  try {
+    process.kill(-pid, 'SIGKILL');
+  } catch {
+    /* already gone */
+  }
+}
+
+function installExitHook(): void {
+  if (exitHookInstalled) return;
+  exitHookInstalled = true;
+  process.on('exit', () => {
+    for (const pid of liveGroups) killGroup(pid);
+  });
+}
+
+export const runProcess: ProcessRunner = async (file, args, opts) => {
+  installExitHook();
+  const started = Date.now();
+  const child = execa(file, args, {
+    cwd: opts.cwd,
+    input: opts.input ?? '',
+    env: opts.env,
+    extendEnv: opts.extendEnv ?? true,
+    reject: false,
+    detached: true,
+    cleanup: true,
+    stripFinalNewline: false,
+    maxBuffer: opts.maxBuffer ?? 64 * 1024 * 1024,
+    encoding: 'utf8',
+  });
+  const pid = child.pid;
+  if (pid) liveGroups.add(pid);
+  let timedOut = false;
+  let cancelled = false;
+  const timer = opts.timeoutMs
+    ? setTimeout(() => {
+        timedOut = true;
+        killGroup(pid);
+      }, opts.timeoutMs)
+    : undefined;
+  const onAbort = () => {
+    cancelled = true;
+    killGroup(pid);
+  };
+  if (opts.signal?.aborted) onAbort();
+  opts.signal?.addEventListener('abort', onAbort, { once: true });
+  try {
+    const r = await child;
+    const cause = (r as { cause?: NodeJS.ErrnoException }).cause;
+    if (cause?.code === 'ENOENT' || (r.failed && /ENOENT/.test(String(r.message)) && r.exitCode === undefined)) {
+      throw new BinaryMissingError(file);
+    }
+    // Reap anything the child left behind in its group (grandchildren holding pipes).
+    if (timedOut || cancelled || r.isMaxBuffer) killGroup(pid);
+    return {
+      exitCode: r.exitCode ?? null,
+      signal: r.signal ?? null,
+      stdout: String(r.stdout ?? ''),
+      stderr: String(r.stderr ?? ''),
+      timedOut,
+      cancelled,
+      outputCapped: Boolean(r.isMaxBuffer),
+      durationMs: Date.now() - started,
+    };
+  } finally {
+    if (timer) clearTimeout(timer);
+    opts.signal?.removeEventListener('abort', onAbort);
+    if (pid) liveGroups.delete(pid);
+  }
+};

@@ -1,0 +1,121 @@
+// End to end: the built devx drives the real `gemini` binary against the scripted fake API.
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { FakeGeminiApi, type RecordedRequest } from '../helpers/fakeGeminiApi.js';
+import { fakeEnv, makeHome, makeProject, runDevx } from '../helpers/env.js';
+
+let fake: FakeGeminiApi;
+let home: string;
+
+beforeEach(async () => {
+  fake = await new FakeGeminiApi().start();
+  home = makeHome();
+});
+afterEach(async () => {
+  await fake.close();
+});
+
+function workspaceOf(req: RecordedRequest): string {
+  const m = /Workspace Directories:\*\*\s*\n\s*-\s*(\S+)/.exec(req.promptText);
+  if (!m) throw new Error(`no workspace in request: ${req.promptText.slice(0, 500)}`);
+  return m[1];
+}
+
+describe('devx run against the real gemini binary', () => {
+  it('reads, edits, runs a command and answers in a multi-turn session', async () => {
+    const project = makeProject({ 'src/main.ts': 'export function main() {\n  consle.log("hello");\n}\n' });
+    fake.push(
+      { text: 'Let me look at the file first.\nTOOL_CALL: read_file | path=src/main.ts' },
+      (req) => {
+        expect(req.promptText).toContain('TOOL_RESULT: read_file | status=ok');
+        expect(req.promptText).toContain('consle.log("hello");');
+        return { text: 'TOOL_CALL: edit_file | path=src/main.ts | old_text=```\n  consle.log("hello");\n``` | new_text=```\n  console.log("hello");\n```' };
+      },
+      (req) => {
+        expect(req.promptText).toContain('TOOL_RESULT: edit_file | status=ok');
+        return { text: 'TOOL_CALL: run_command | cmd=git diff --stat' };
+      },
+      (req) => {
+        expect(req.promptText).toMatch(/TOOL_RESULT: run_command \| status=ok \| cmd=git diff --stat \| exit_code=0/);
+        expect(req.promptText).toContain('1 file changed');
+        return { text: 'I fixed the typo: `consle` is now `console` in src/main.ts.' };
+      },
+    );
+    const r = await runDevx(['run', '--yes', '--json', 'read src/main.ts and fix the typo in it'], { cwd: project, env: fakeEnv(fake, home) });
+    expect(r.code, r.stderr).toBe(0);
+    expect(fs.readFileSync(path.join(project, 'src/main.ts'), 'utf8')).toBe('export function main() {\n  console.log("hello");\n}\n');
+
+    const transcript = JSON.parse(r.stdout);
+    expect(transcript.status).toBe('answered');
+    expect(transcript.answer).toContain('I fixed the typo');
+    expect(transcript.toolCalls.map((c: any) => [c.tool, c.status])).toEqual([
+      ['read_file', 'ok'],
+      ['edit_file', 'ok'],
+      ['run_command', 'ok'],
+    ]);
+    expect(transcript.rounds).toBe(4);
+    expect(transcript.usage.input).toBeGreaterThan(0);
+
+    const calls = fake.modelCalls;
+    expect(calls).toHaveLength(4);
+    for (const c of calls) {
+      expect(c.systemText).toContain('You are devx');
+      expect(c.systemText).toContain('TOOL_CALL: edit_file');
+      expect(c.functionDeclarations).toBe(0);
+      expect(c.apiKey).toBe('test-key');
+      // gemini ran in devx's scratch directory, not in the project.
+      const ws = workspaceOf(c);
+      expect(ws.startsWith(project)).toBe(false);
+      expect(ws.startsWith(path.join(home, '.devx', 'run'))).toBe(true);
+    }
+    expect(fs.existsSync(path.join(project, '.gemini'))).toBe(false);
+
+    // The conversation was persisted for the next session.
+    const history = JSON.parse(fs.readFileSync(path.join(project, '.devx', 'history.json'), 'utf8'));
+    expect(history.messages.map((m: any) => m.role)).toEqual(['user', 'assistant', 'tool', 'assistant', 'tool', 'assistant', 'tool', 'assistant']);
+    // devx's per-process scratch directory is removed on exit.
+    expect(fs.readdirSync(path.join(home, '.devx', 'run'))).toEqual([]);
+  });
+
+  it('refuses commands in a headless run without --yes, and says how to allow them', async () => {
+    const project = makeProject({ 'a.txt': 'x\n' });
+    fake.push({ text: 'TOOL_CALL: run_command | cmd=touch created-by-model' }, (req) => {
+      expect(req.promptText).toMatch(/TOOL_RESULT: run_command \| status=error/);
+      expect(req.promptText).toContain('--yes');
+      return { text: 'I could not run the command.' };
+    });
+    const r = await runDevx(['run', 'make a file'], { cwd: project, env: fakeEnv(fake, home) });
+    expect(r.code, r.stderr).toBe(0);
+    expect(fs.existsSync(path.join(project, 'created-by-model'))).toBe(false);
+    expect(r.stdout).toContain('I could not run the command.');
+  });
+
+  it('carries the conversation into the next session and sends MEMORY.md and HANDOFF.md', async () => {
+    const project = makeProject({ 'MEMORY.md': '# Memory\n- the build uses pnpm\n', 'HANDOFF.md': 'GEMINI_TURN: READY\nNext: add tests\n' });
+    fake.push({ text: 'The secret word is kumquat.' }, (req) => {
+      expect(req.promptText).toContain('What was the secret word?');
+      expect(req.promptText).toContain('The secret word is kumquat.');
+      return { text: 'It was kumquat.' };
+    });
+    const env = fakeEnv(fake, home);
+    const first = await runDevx(['run', 'Remember: the secret word is kumquat.'], { cwd: project, env });
+    expect(first.code, first.stderr).toBe(0);
+    expect(fake.modelCalls[0].promptText).toContain('the build uses pnpm');
+    expect(fake.modelCalls[0].promptText).toContain('Next: add tests');
+    const second = await runDevx(['run', 'What was the secret word?'], { cwd: project, env });
+    expect(second.code, second.stderr).toBe(0);
+    expect(second.stdout.trim()).toBe('It was kumquat.');
+  });
+
+  it('runs piped stdin as a REPL script with slash commands', async () => {
+    const project = makeProject({});
+    fake.push({ text: 'Hello! How can I help?' });
+    const r = await runDevx([], { cwd: project, env: fakeEnv(fake, home), input: '/tools\nhi there\n/history\n/exit\n' });
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toContain('read_file | path | [offset] | [limit]');
+    expect(r.stdout).toContain('Hello! How can I help?');
+    expect(r.stdout).toMatch(/user\s+hi there/);
+    expect(fake.modelCalls).toHaveLength(1);
+  });
+});

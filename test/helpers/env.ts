@@ -1,0 +1,113 @@
+// Temp projects, temp homes and a runner for the built devx binary. Tests never see the machine's
+// own ~/.gemini or ~/.devx: HOME is always a fresh temp directory.
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { execFileSync, spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import type { FakeGeminiApi } from './fakeGeminiApi.js';
+
+function findRepoRoot(): string {
+  let dir = path.dirname(fileURLToPath(import.meta.url));
+  while (!fs.existsSync(path.join(dir, 'package.json')) || JSON.parse(fs.readFileSync(path.join(dir, 'package.json'), 'utf8')).name !== 'devx') {
+    dir = path.dirname(dir);
+  }
+  return dir;
+}
+
+export const REPO_ROOT = findRepoRoot();
+export const GEMINI_BIN = path.join(REPO_ROOT, 'node_modules', '.bin', 'gemini');
+export const DEVX_BIN = path.join(REPO_ROOT, 'dist', 'src', 'cli', 'main.js');
+
+export function tempDir(prefix = 'devx-test-'): string {
+  return fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), prefix)));
+}
+
+/** A temp HOME whose gemini settings select API-key auth and turn off telemetry and update checks. */
+export function makeHome(): string {
+  const home = tempDir('devx-home-');
+  fs.mkdirSync(path.join(home, '.gemini'), { recursive: true });
+  fs.writeFileSync(
+    path.join(home, '.gemini', 'settings.json'),
+    JSON.stringify({
+      security: { auth: { selectedType: 'gemini-api-key' } },
+      privacy: { usageStatisticsEnabled: false },
+      telemetry: { enabled: false },
+      general: { enableAutoUpdate: false, enableAutoUpdateNotification: false },
+    }),
+  );
+  return home;
+}
+
+/** Environment for a devx (or gemini) process that reaches only the fake API. */
+export function fakeEnv(fake: FakeGeminiApi, home: string, extra: Record<string, string> = {}): NodeJS.ProcessEnv {
+  return {
+    PATH: process.env.PATH,
+    HOME: home,
+    GOOGLE_GEMINI_BASE_URL: fake.url,
+    GEMINI_API_KEY: 'test-key',
+    DEVX_GEMINI_BIN: GEMINI_BIN,
+    DEVX_RETRY_BASE_MS: '50',
+    NO_COLOR: '1',
+    ...extra,
+  };
+}
+
+export function makeProject(files: Record<string, string>, opts: { git?: boolean } = {}): string {
+  const dir = tempDir('devx-proj-');
+  for (const [rel, content] of Object.entries(files)) {
+    fs.mkdirSync(path.dirname(path.join(dir, rel)), { recursive: true });
+    fs.writeFileSync(path.join(dir, rel), content);
+  }
+  if (opts.git !== false) {
+    execFileSync('git', ['init', '-q'], { cwd: dir });
+    execFileSync('git', ['-c', 'user.email=t@t', '-c', 'user.name=t', 'add', '-A'], { cwd: dir });
+    execFileSync('git', ['-c', 'user.email=t@t', '-c', 'user.name=t', 'commit', '-qm', 'init', '--allow-empty'], { cwd: dir });
+  }
+  return dir;
+}
+
+export interface DevxRun {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  stdout: string;
+  stderr: string;
+  pid: number;
+}
+
+export function runDevx(args: string[], opts: { cwd: string; env: NodeJS.ProcessEnv; input?: string; timeoutMs?: number }): Promise<DevxRun> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [DEVX_BIN, ...args], { cwd: opts.cwd, env: opts.env, stdio: ['pipe', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d) => (stdout += d));
+    child.stderr.on('data', (d) => (stderr += d));
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`devx ${args.join(' ')} timed out\nstdout:${stdout}\nstderr:${stderr}`));
+    }, opts.timeoutMs ?? 90_000);
+    child.on('error', reject);
+    child.on('close', (code, signal) => {
+      clearTimeout(timer);
+      resolve({ code, signal, stdout, stderr, pid: child.pid! });
+    });
+    child.stdin.end(opts.input ?? '');
+  });
+}
+
+/** PIDs of live processes whose command line mentions `needle` (reads /proc). */
+export function processesMatching(needle: string): number[] {
+  const out: number[] = [];
+  for (const entry of fs.readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const cmd = fs.readFileSync(`/proc/${entry}/cmdline`, 'utf8').replace(/\0/g, ' ');
+      const stat = fs.readFileSync(`/proc/${entry}/stat`, 'utf8');
+      if (/\) Z /.test(stat)) continue; // zombies are already dead
+      if (cmd.includes(needle)) out.push(Number(entry));
+    } catch {
+      /* process went away */
+    }
+  }
+  return out;
+}

@@ -1,0 +1,158 @@
+// A scripted fake of the Gemini HTTP API on 127.0.0.1, for driving the real `gemini` binary.
+// Serves streamGenerateContent (SSE), generateContent and countTokens, and records every request.
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+export interface FakeReply {
+  /** Model text (sent in a few SSE chunks). */
+  text?: string;
+  /** HTTP error status; the body is a Google API error. */
+  status?: number;
+  /** Extra `details` for the error body (e.g. a QuotaFailure). */
+  details?: unknown[];
+  /** Wait before answering. */
+  delayMs?: number;
+  /** Never answer (the socket stays open until the server closes). */
+  hang?: boolean;
+}
+
+export type Script = FakeReply | ((req: RecordedRequest) => FakeReply);
+
+export interface RecordedRequest {
+  method: string;
+  path: string;
+  model: string;
+  kind: 'stream' | 'generate' | 'countTokens' | 'other';
+  apiKey: string | undefined;
+  body: any;
+  /** All user-part text of the request, joined. */
+  promptText: string;
+  systemText: string;
+  functionDeclarations: number;
+  at: number;
+}
+
+/** A 429 that gemini treats as terminal (daily quota), so it exits 173 at once instead of retrying. */
+export const DAILY_QUOTA_429: FakeReply = {
+  status: 429,
+  details: [
+    {
+      '@type': 'type.googleapis.com/google.rpc.QuotaFailure',
+      violations: [{ quotaMetric: 'generativelanguage.googleapis.com/generate_requests', quotaId: 'GenerateRequestsPerDayPerProjectPerModel' }],
+    },
+  ],
+};
+
+export class FakeGeminiApi {
+  readonly requests: RecordedRequest[] = [];
+  private queue: Script[] = [];
+  /** Used when the queue is empty. */
+  fallback: Script = { status: 500 };
+  private server: http.Server;
+  private sockets = new Set<import('node:net').Socket>();
+  port = 0;
+
+  constructor(script: Script[] = []) {
+    this.queue = [...script];
+    this.server = http.createServer((req, res) => this.handle(req, res));
+    this.server.on('connection', (s) => {
+      this.sockets.add(s);
+      s.on('close', () => this.sockets.delete(s));
+    });
+  }
+
+  get url(): string {
+    return `http://127.0.0.1:${this.port}`;
+  }
+
+  /** Model calls made so far (stream + generate). */
+  get modelCalls(): RecordedRequest[] {
+    return this.requests.filter((r) => r.kind === 'stream' || r.kind === 'generate');
+  }
+
+  push(...scripts: Script[]): void {
+    this.queue.push(...scripts);
+  }
+
+  async start(): Promise<this> {
+    await new Promise<void>((resolve) => this.server.listen(0, '127.0.0.1', resolve));
+    this.port = (this.server.address() as AddressInfo).port;
+    return this;
+  }
+
+  async close(): Promise<void> {
+    for (const s of this.sockets) s.destroy();
+    await new Promise<void>((resolve) => this.server.close(() => resolve()));
+  }
+
+  private handle(req: http.IncomingMessage, res: http.ServerResponse): void {
+    const chunks: Buffer[] = [];
+    req.on('data', (c) => chunks.push(c));
+    req.on('end', () => {
+      const raw = Buffer.concat(chunks).toString('utf8');
+      let body: any = null;
+      try {
+        body = raw ? JSON.parse(raw) : null;
+      } catch {
+        body = raw;
+      }
+      const url = new URL(req.url ?? '/', 'http://x');
+      const m = /models\/([^:]+):(\w+)/.exec(url.pathname);
+      const method = m?.[2] ?? '';
+      const kind = method === 'streamGenerateContent' ? 'stream' : method === 'generateContent' ? 'generate' : method === 'countTokens' ? 'countTokens' : 'other';
+      const texts = (body?.contents ?? []).flatMap((c: any) => (c.parts ?? []).map((p: any) => p.text ?? '')).join('\n');
+      const rec: RecordedRequest = {
+        method: req.method ?? '',
+        path: url.pathname,
+        model: m?.[1] ?? '',
+        kind,
+        apiKey: (req.headers['x-goog-api-key'] as string | undefined) ?? url.searchParams.get('key') ?? undefined,
+        body,
+        promptText: texts,
+        systemText: (body?.systemInstruction?.parts ?? []).map((p: any) => p.text ?? '').join('\n'),
+        functionDeclarations: (body?.tools ?? []).reduce((n: number, t: any) => n + (t.functionDeclarations?.length ?? 0), 0),
+        at: Date.now(),
+      };
+      this.requests.push(rec);
+      if (kind === 'countTokens') {
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.end(JSON.stringify({ totalTokens: Math.ceil(raw.length / 4) }));
+        return;
+      }
+      const next = this.queue.length ? this.queue.shift()! : this.fallback;
+      const reply = typeof next === 'function' ? next(rec) : next;
+      const send = () => this.reply(res, kind, reply, rec);
+      if (reply.hang) return;
+      if (reply.delayMs) setTimeout(send, reply.delayMs);
+      else send();
+    });
+  }
+
+  private reply(res: http.ServerResponse, kind: RecordedRequest['kind'], reply: FakeReply, rec: RecordedRequest): void {
+    if (res.destroyed) return;
+    if (reply.status && reply.status >= 400) {
+      res.writeHead(reply.status, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ error: { code: reply.status, message: `fake API error ${reply.status}`, status: reply.status === 429 ? 'RESOURCE_EXHAUSTED' : 'ERROR', details: reply.details ?? [] } }));
+      return;
+    }
+    const text = reply.text ?? '';
+    const usage = { promptTokenCount: Math.ceil(rec.promptText.length / 4), candidatesTokenCount: Math.ceil(text.length / 4) + 1, totalTokenCount: 0 };
+    usage.totalTokenCount = usage.promptTokenCount + usage.candidatesTokenCount;
+    const chunk = (t: string, last: boolean) => ({
+      candidates: [{ content: { role: 'model', parts: [{ text: t }] }, ...(last ? { finishReason: 'STOP' } : {}), index: 0 }],
+      ...(last ? { usageMetadata: usage } : {}),
+      modelVersion: rec.model,
+    });
+    if (kind === 'stream') {
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      // Split into chunks on line boundaries to exercise gemini's stream assembly.
+      const third = Math.ceil(text.length / 3);
+      const parts = text.length > 30 ? [text.slice(0, third), text.slice(third, 2 * third), text.slice(2 * third)] : [text];
+      parts.forEach((p, i) => res.write(`data: ${JSON.stringify(chunk(p, i === parts.length - 1))}\r\n\r\n`));
+      res.end();
+      return;
+    }
+    res.writeHead(200, { 'content-type': 'application/json' });
+    res.end(JSON.stringify(chunk(text, true)));
+  }
+}
