@@ -1,4 +1,3 @@
-import fg from 'fast-glob';
 import { z } from 'zod';
 import { defineTool, ToolError } from './types.js';
 import { pathArg } from './argTypes.js';
@@ -22,7 +21,7 @@ export const globTool = defineTool({
       throw new ToolError('pattern must be relative and must not contain ".."; use path= to choose the directory.');
     }
     const base = ctx.resolve(args.path ?? '.');
-    const found = await fg(args.pattern, {
+    const found = await (await import('fast-glob')).default(args.pattern, {
       cwd: base,
       dot: true,
       onlyFiles: false,

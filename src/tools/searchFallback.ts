@@ -3,7 +3,6 @@
 // files skipped, results sorted by path.
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import fg from 'fast-glob';
 import { ToolError } from './types.js';
 import type { Match } from './searchCode.js';
 import { looksBinary } from './readFile.js';
@@ -35,7 +34,7 @@ export async function searchWithJs(root: string, abs: string, pattern: string, g
   if (st.isFile()) files = [abs];
   else {
     const ignore = ['**/.git/**', ...(await gitignorePatterns(root))];
-    const rels = await fg(glob ? [`**/${glob.replace(/^\*\*\//, '')}`] : ['**/*'], {
+    const rels = await (await import('fast-glob')).default(glob ? [`**/${glob.replace(/^\*\*\//, '')}`] : ['**/*'], {
       cwd: abs,
       dot: false,
       onlyFiles: true,

@@ -1,0 +1,180 @@
+// npm run bench: each figure is a ratio against a baseline measured in the same run.
+import fs from 'node:fs';
+import path from 'node:path';
+import { spawnSync, spawn } from 'node:child_process';
+import { performance } from 'node:perf_hooks';
+import { FakeGeminiApi } from '../test/helpers/fakeGeminiApi.js';
+import { DEVX_BIN, GEMINI_BIN, fakeEnv, makeHome, makeProject, tempDir } from '../test/helpers/env.js';
+import { parseToolCalls } from '../src/protocol/parseToolCalls.js';
+import { runTurn, type LoopDeps } from '../src/agent/loop.js';
+import { ScriptedBackend } from '../src/backend/scripted.js';
+import { builtinTools } from '../src/tools/registry.js';
+import { resolveInside } from '../src/sandbox/resolvePath.js';
+import { decideToolCall } from '../src/policy/decide.js';
+import { runProcess } from '../src/util/processRunner.js';
+import { buildPrompt } from '../src/agent/buildPrompt.js';
+import type { Message } from '../src/agent/messages.js';
+import { GeminiCliBackend } from '../src/backend/geminiCli.js';
+import { renderSystemPrompt } from '../src/agent/systemPrompt.js';
+
+const median = (xs: number[]) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
+};
+const fmt = (ms: number) => `${ms.toFixed(1)} ms`;
+const only = process.argv.slice(2);
+const want = (name: string) => only.length === 0 || only.includes(name);
+
+function timeProcess(cmd: string, args: string[], opts: { cwd: string; env: NodeJS.ProcessEnv; input?: string }): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const t0 = performance.now();
+    const child = spawn(cmd, args, { cwd: opts.cwd, env: opts.env, stdio: ['pipe', 'ignore', 'pipe'] });
+    let err = '';
+    child.stderr.on('data', (d) => (err += d));
+    child.on('close', (code) => (code === 0 ? resolve(performance.now() - t0) : reject(new Error(`${cmd} exited ${code}: ${err.slice(-500)}`))));
+    child.stdin.end(opts.input ?? '');
+  });
+}
+
+async function benchTurnOverhead(): Promise<void> {
+  const runs = Number(process.env.BENCH_TURN_RUNS ?? 9);
+  const fake = await new FakeGeminiApi().start();
+  fake.fallback = { text: 'pong' };
+  const home = makeHome();
+  const project = makeProject({ 'README.md': '# bench\n' });
+  const env = fakeEnv(fake, home);
+  const bareDir = tempDir('devx-bare-');
+  const bareEnv = { ...env, GEMINI_CLI_TRUST_WORKSPACE: 'true' };
+  const bare: number[] = [];
+  const devx: number[] = [];
+  // Warm both paths once (disk cache), then alternate so drift hits both equally.
+  await timeProcess(GEMINI_BIN, ['-m', 'gemini-2.5-pro', '-p', 'ping'], { cwd: bareDir, env: bareEnv });
+  await timeProcess(process.execPath, [DEVX_BIN, 'run', 'ping'], { cwd: project, env });
+  for (let i = 0; i < runs; i++) {
+    bare.push(await timeProcess(GEMINI_BIN, ['-m', 'gemini-2.5-pro', '-p', 'ping'], { cwd: bareDir, env: bareEnv }));
+    devx.push(await timeProcess(process.execPath, [DEVX_BIN, 'run', 'ping'], { cwd: project, env }));
+  }
+  // Per turn inside a running session (the REPL pays process start-up once, not per turn):
+  // runTurn with the real GeminiCliBackend, prompt building and parsing included.
+  const tools = builtinTools();
+  const workDir = tempDir('devx-bench-work-');
+  const backend = new GeminiCliBackend({
+    bin: GEMINI_BIN, model: 'gemini-2.5-pro', accounts: [], workDir, timeoutMs: 60_000, maxRetries: 0, baseDelayMs: 100, maxDelayMs: 100,
+    runner: runProcess, env: { HOME: home, GOOGLE_GEMINI_BASE_URL: fake.url, GEMINI_API_KEY: 'test-key', NO_COLOR: '1' },
+  });
+  const deps: LoopDeps = {
+    backend,
+    systemPrompt: renderSystemPrompt(project, tools),
+    tools: new Map(tools.map((t) => [t.name, t])),
+    ctx: { root: project, signal: new AbortController().signal, runner: runProcess, resolve: (p) => resolveInside(project, p), rgPath: null, commandTimeoutMs: 5000 },
+    decide: (tool, args) => decideToolCall(tool, args, { root: project }),
+    approve: async () => 'yes',
+    maxOutputChars: 50_000,
+    buildPrompt: (messages, turnStart) => buildPrompt({ messages, turnStart, budgetChars: 400_000 }).text,
+    maxRounds: 5,
+    now: () => new Date(),
+  };
+  const bareInProc: number[] = [];
+  const turns: number[] = [];
+  for (let i = 0; i < runs; i++) {
+    bareInProc.push(await timeProcess(GEMINI_BIN, ['-m', 'gemini-2.5-pro', '-p', 'ping'], { cwd: bareDir, env: bareEnv }));
+    const t0 = performance.now();
+    const r = await runTurn(deps, [], 'ping', { signal: new AbortController().signal, emit: () => {} });
+    turns.push(performance.now() - t0);
+    if (r.answer !== 'pong') throw new Error(`unexpected turn result ${JSON.stringify(r)}`);
+  }
+  await fake.close();
+  const bi = median(bareInProc);
+  const t = median(turns);
+  console.log(`turn overhead (per turn in a session): devx turn ${fmt(t)} vs bare gemini -p ${fmt(bi)} (median of ${runs}) -> ratio ${(t / bi).toFixed(3)} (${t >= bi ? '+' : ''}${(((t - bi) / bi) * 100).toFixed(1)}%; target < +5%)`);
+  const b = median(bare);
+  const d = median(devx);
+  console.log(`one-shot process: devx run ${fmt(d)} vs bare gemini -p ${fmt(b)} (median of ${runs}) -> ratio ${(d / b).toFixed(3)} (+${(((d - b) / b) * 100).toFixed(1)}%, includes devx's own start-up)`);
+}
+
+function benchParser(): void {
+  const calls: string[] = [];
+  const body = Array.from({ length: 100 }, (_, i) => `    const value${i} = compute(${i}) | 0; // ${'x'.repeat(10)}`).join('\n');
+  for (let i = 0; i < 1000; i++) {
+    calls.push(`Now file ${i}.\nTOOL_CALL: write_file | path=src/file${i}.ts | content=\`\`\`ts\n${body}\n\`\`\``);
+  }
+  const reply = calls.join('\n\n');
+  const mb = Buffer.byteLength(reply) / 1024 / 1024;
+  const parseTimes: number[] = [];
+  const baseTimes: number[] = [];
+  let n = 0;
+  for (let i = 0; i < 7; i++) {
+    let t0 = performance.now();
+    n = parseToolCalls(reply).calls.length;
+    parseTimes.push(performance.now() - t0);
+    t0 = performance.now();
+    // Baseline: the least any line-based parser must do, split into lines and test each for the marker.
+    let hits = 0;
+    for (const line of reply.split('\n')) if (/^[ \t]*TOOL_CALL:/.test(line)) hits++;
+    baseTimes.push(performance.now() - t0 + hits * 0);
+  }
+  const p = median(parseTimes);
+  const b = median(baseTimes);
+  console.log(`parser: ${mb.toFixed(2)} MB reply, ${n} calls parsed in ${fmt(p)} (target < 100 ms); split+scan baseline ${fmt(b)} -> ratio ${(p / b).toFixed(2)}`);
+}
+
+function benchColdStart(): void {
+  const runs = 21;
+  const node: number[] = [];
+  const devx: number[] = [];
+  for (let i = 0; i < runs; i++) {
+    let t0 = performance.now();
+    spawnSync(process.execPath, ['-e', '0']);
+    node.push(performance.now() - t0);
+    t0 = performance.now();
+    const r = spawnSync(process.execPath, [DEVX_BIN, '--version'], { encoding: 'utf8' });
+    devx.push(performance.now() - t0);
+    if (!r.stdout.startsWith('devx ')) throw new Error(`devx --version printed ${r.stdout}`);
+  }
+  const n = median(node);
+  const d = median(devx);
+  console.log(`cold start: devx --version ${fmt(d)} (target < 150 ms) vs node -e 0 ${fmt(n)} -> ratio ${(d / n).toFixed(2)}`);
+}
+
+async function benchPromptSize(): Promise<void> {
+  const root = tempDir('devx-bench-prompt-');
+  fs.writeFileSync(path.join(root, 'big.txt'), Array.from({ length: 3000 }, (_, i) => `line ${i} ${'y'.repeat(20)}`).join('\n'));
+  const budget = 200_000;
+  const sizes: number[] = [];
+  const replies: string[] = [];
+  for (let t = 0; t < 60; t++) replies.push('TOOL_CALL: read_file | path=big.txt', `Turn ${t} done.`);
+  const backend = new ScriptedBackend(replies);
+  const tools = builtinTools();
+  const deps: LoopDeps = {
+    backend,
+    systemPrompt: 'S',
+    tools: new Map(tools.map((t) => [t.name, t])),
+    ctx: { root, signal: new AbortController().signal, runner: runProcess, resolve: (p) => resolveInside(root, p), rgPath: null, commandTimeoutMs: 5000 },
+    decide: (tool, args) => decideToolCall(tool, args, { root }),
+    approve: async () => 'yes',
+    maxOutputChars: 100_000,
+    buildPrompt: (messages, turnStart) => {
+      const text = buildPrompt({ messages, turnStart, budgetChars: budget }).text;
+      sizes.push(text.length);
+      return text;
+    },
+    maxRounds: 5,
+    now: () => new Date(),
+  };
+  const history: Message[] = [];
+  for (let t = 0; t < 60; t++) {
+    const r = await runTurn(deps, history, `turn ${t}: read big.txt`, { signal: new AbortController().signal, emit: () => {} });
+    history.push(...r.added);
+  }
+  const unbounded = history.reduce((n, m) => n + m.content.length, 0);
+  const max = Math.max(...sizes);
+  console.log(
+    `prompt size: 60 scripted turns (${sizes.length} model calls), largest prompt ${max} chars, budget ${budget} -> ${max <= budget ? 'under budget at every call' : 'OVER BUDGET'}; unbounded history would be ${unbounded} chars (ratio ${(max / unbounded).toFixed(3)})`,
+  );
+  if (max > budget) process.exitCode = 1;
+}
+
+if (want('cold')) benchColdStart();
+if (want('parser')) benchParser();
+if (want('prompt')) await benchPromptSize();
+if (want('turn')) await benchTurnOverhead();

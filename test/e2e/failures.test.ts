@@ -1,0 +1,134 @@
+// Failure paths end to end, with the real gemini binary and the fake API.
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { DAILY_QUOTA_429, FakeGeminiApi } from '../helpers/fakeGeminiApi.js';
+import { fakeEnv, makeHome, makeProject, runDevx } from '../helpers/env.js';
+
+let fake: FakeGeminiApi;
+let home: string;
+
+beforeEach(async () => {
+  fake = await new FakeGeminiApi().start();
+  home = makeHome();
+});
+afterEach(async () => {
+  await fake.close();
+});
+
+function writeUserSettings(settings: unknown): void {
+  fs.mkdirSync(path.join(home, '.devx'), { recursive: true });
+  fs.writeFileSync(path.join(home, '.devx', 'settings.json'), JSON.stringify(settings));
+}
+
+/** Live processes whose working directory is under `dir` (gemini runs in devx's scratch dir). */
+function processesUnder(dir: string): number[] {
+  const pids: number[] = [];
+  for (const e of fs.readdirSync('/proc')) {
+    if (!/^\d+$/.test(e)) continue;
+    try {
+      if (/\) Z /.test(fs.readFileSync(`/proc/${e}/stat`, 'utf8'))) continue;
+      if (fs.readlinkSync(`/proc/${e}/cwd`).startsWith(dir)) pids.push(Number(e));
+    } catch {
+      /* gone */
+    }
+  }
+  return pids;
+}
+
+const TWO_ACCOUNTS = { accounts: [{ name: 'first', env: { GEMINI_API_KEY: 'key-first' } }, { name: 'second', env: { GEMINI_API_KEY: 'key-second' } }] };
+
+describe('model failures', () => {
+  it('on a 429 moves the turn to the next account', async () => {
+    writeUserSettings(TWO_ACCOUNTS);
+    fake.push(DAILY_QUOTA_429, { text: 'answered by the second account' });
+    const r = await runDevx(['run', 'hello'], { cwd: makeProject({}), env: fakeEnv(fake, home) });
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout.trim()).toBe('answered by the second account');
+    expect(fake.modelCalls.map((c) => c.apiKey)).toEqual(['key-first', 'key-second']);
+    expect(r.stderr).toMatch(/account first hit its quota; trying second/);
+  });
+
+  it('backs off and retries once every account is out of quota, then rotates by turn', async () => {
+    writeUserSettings(TWO_ACCOUNTS);
+    fake.push(DAILY_QUOTA_429, DAILY_QUOTA_429, { text: 'finally' });
+    const r = await runDevx(['run', 'hello'], { cwd: makeProject({}), env: fakeEnv(fake, home) });
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout.trim()).toBe('finally');
+    expect(fake.modelCalls.map((c) => c.apiKey)).toEqual(['key-first', 'key-second', 'key-first']);
+    expect(r.stderr).toMatch(/quota error, retrying in/);
+  });
+
+  it('uses the fallback model after every account and retry is exhausted', async () => {
+    writeUserSettings({ ...TWO_ACCOUNTS, fallbackModel: 'gemini-2.5-flash', gemini: { maxRetries: 0 } });
+    fake.push(DAILY_QUOTA_429, DAILY_QUOTA_429, { text: 'from the fallback' });
+    const r = await runDevx(['run', '--model', 'gemini-2.5-pro', 'hello'], { cwd: makeProject({}), env: fakeEnv(fake, home) });
+    expect(r.code, r.stderr).toBe(0);
+    expect(fake.modelCalls.map((c) => c.model)).toEqual(['gemini-2.5-pro', 'gemini-2.5-pro', 'gemini-2.5-flash']);
+    expect(r.stderr).toMatch(/falling back to gemini-2.5-flash/);
+  });
+
+  it('a 400 is a clear error with no retry', async () => {
+    fake.push({ status: 400 });
+    const r = await runDevx(['run', 'hello'], { cwd: makeProject({}), env: fakeEnv(fake, home) });
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/bad_request|rejected the request/);
+    expect(r.stderr).toContain('fake API error 400');
+    expect(fake.modelCalls).toHaveLength(1);
+  });
+
+  for (const [name, reply] of [
+    ['a hung API', { hang: true }],
+    ['a 500-looping API', { status: 500 }],
+  ] as const) {
+    it(`${name} is bounded by the turn timeout and leaves no process behind`, async () => {
+      fake.fallback = reply;
+      const started = Date.now();
+      const r = await runDevx(['run', 'hello'], { cwd: makeProject({}), env: fakeEnv(fake, home, { DEVX_TURN_TIMEOUT_SEC: '6' }) });
+      const elapsed = Date.now() - started;
+      expect(r.code).toBe(1);
+      expect(r.stderr).toMatch(/timeout|did not (answer|finish)/);
+      expect(elapsed).toBeLessThan(30_000);
+      expect(fake.modelCalls.length).toBeGreaterThan(0);
+      await new Promise((res) => setTimeout(res, 300));
+      expect(processesUnder(path.join(home, '.devx'))).toEqual([]);
+    });
+  }
+
+  it('a missing gemini binary gets a clear message and exit code 3', async () => {
+    const r = await runDevx(['run', 'hello'], { cwd: makeProject({}), env: fakeEnv(fake, home, { DEVX_GEMINI_BIN: '/nonexistent/gemini' }) });
+    expect(r.code).toBe(3);
+    expect(r.stderr).toContain('npm install -g @google/gemini-cli');
+    expect(fake.requests).toHaveLength(0);
+  });
+
+  it('a reply cut off mid-write never writes truncated content', async () => {
+    const project = makeProject({});
+    fake.push({ text: 'TOOL_CALL: list_directory | path=.\nTOOL_CALL: write_file | path=out.py | content=```python\ndef f():\n    return 1\n\ndef g(' }, (req) => {
+      expect(req.promptText).toContain('TOOL_RESULT: list_directory | status=ok');
+      expect(req.promptText).toMatch(/TOOL_RESULT: write_file \| status=error[^\n]*\n`+\nunterminated/);
+      return { text: 'The write was cut off; I will stop here.' };
+    });
+    const r = await runDevx(['run', '--yes', 'write out.py'], { cwd: project, env: fakeEnv(fake, home) });
+    expect(r.code, r.stderr).toBe(0);
+    expect(fs.existsSync(path.join(project, 'out.py'))).toBe(false);
+    expect(r.stderr).toMatch(/unterminated/);
+  });
+
+  it('bad settings are a startup error naming the file and key', async () => {
+    const project = makeProject({ '.devx/settings.json': JSON.stringify({ maxToolRounds: 'lots' }) });
+    const r = await runDevx(['run', 'hello'], { cwd: project, env: fakeEnv(fake, home) });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain(path.join(project, '.devx', 'settings.json'));
+    expect(r.stderr).toContain('maxToolRounds');
+    expect(fake.requests).toHaveLength(0);
+  });
+
+  it('stops a runaway turn after the configured number of tool rounds', async () => {
+    fake.fallback = { text: 'TOOL_CALL: list_directory | path=.' };
+    const r = await runDevx(['run', '--max-rounds', '2', 'loop forever'], { cwd: makeProject({}), env: fakeEnv(fake, home) });
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/Stopped after 2 tool rounds/);
+    expect(fake.modelCalls).toHaveLength(2);
+  });
+});

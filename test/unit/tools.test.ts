@@ -1,0 +1,247 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { builtinTools, renderToolManual } from '../../src/tools/registry.js';
+import { runToolCall, type ToolCallDeps, type ApprovalAnswer } from '../../src/tools/runToolCall.js';
+import { resolveInside } from '../../src/sandbox/resolvePath.js';
+import { decideToolCall } from '../../src/policy/decide.js';
+import { runProcess } from '../../src/util/processRunner.js';
+import { parseToolCalls } from '../../src/protocol/parseToolCalls.js';
+import { searchWithJs } from '../../src/tools/searchFallback.js';
+import { formatMatches } from '../../src/tools/searchCode.js';
+import { tempDir } from '../helpers/env.js';
+
+let root: string;
+let approvals: ApprovalAnswer;
+let asked: string[];
+
+function deps(overrides: Partial<ToolCallDeps['ctx']> = {}): ToolCallDeps {
+  const tools = builtinTools();
+  return {
+    tools: new Map(tools.map((t) => [t.name, t])),
+    ctx: { root, signal: new AbortController().signal, runner: runProcess, resolve: (p) => resolveInside(root, p), rgPath: '/usr/bin/rg', commandTimeoutMs: 10_000, ...overrides },
+    decide: (tool, args) => decideToolCall(tool, args, { root }),
+    approve: async (req) => {
+      asked.push(String(req.args.cmd ?? req.tool));
+      return approvals;
+    },
+    maxOutputChars: 50_000,
+  };
+}
+
+const call = (tool: string, args: Record<string, string>, d = deps()) => runToolCall({ tool, args }, d);
+
+beforeEach(() => {
+  root = tempDir('devx-tools-');
+  fs.mkdirSync(path.join(root, 'src'));
+  fs.writeFileSync(path.join(root, 'src', 'main.ts'), 'const a = 1;\nconst b = 2;\nfunction greet(name) {\n  return "Helo " + name;\n}\n');
+  approvals = 'yes';
+  asked = [];
+});
+
+describe('the tool wrapper', () => {
+  it('turns an unknown tool into an error listing the known ones', async () => {
+    const r = await call('delete_everything', {});
+    expect(r.status).toBe('error');
+    expect(r.content).toMatch(/unknown tool "delete_everything". Available tools: read_file, write_file/);
+  });
+
+  it('turns bad arguments into zod-backed messages', async () => {
+    expect((await call('read_file', {})).content).toMatch(/missing required argument "path"/);
+    expect((await call('read_file', { path: 'a', offset: 'ten' })).content).toMatch(/argument "offset": expected a whole number/);
+    expect((await call('read_file', { path: 'a', colour: 'red' })).content).toMatch(/unknown argument\(s\) "colour"/);
+    expect((await call('edit_file', { path: 'a', old_text: 'x', new_text: 'y', replace_all: 'yes' })).content).toMatch(/expected true or false/);
+  });
+
+  it('denies paths outside the root before the tool runs', async () => {
+    const r = await call('write_file', { path: '../escape.txt', content: 'x' });
+    expect(r.status).toBe('error');
+    expect(r.decision?.rule).toBe('path:outside-root');
+    expect(fs.existsSync(path.join(root, '..', 'escape.txt'))).toBe(false);
+  });
+
+  it('truncates huge output with a marker', async () => {
+    fs.writeFileSync(path.join(root, 'big.txt'), 'x'.repeat(200_000));
+    const d = deps();
+    d.maxOutputChars = 5000;
+    const r = await runToolCall({ tool: 'read_file', args: { path: 'big.txt' } }, d);
+    expect(r.content.length).toBeLessThan(5200);
+    expect(r.content).toMatch(/characters truncated/);
+  });
+
+  it('every manual example parses and validates against its schema', () => {
+    for (const tool of builtinTools()) {
+      const parsed = parseToolCalls(tool.example);
+      expect(parsed.errors, tool.name).toEqual([]);
+      expect(parsed.calls).toHaveLength(1);
+      expect(parsed.calls[0].tool).toBe(tool.name);
+      expect((tool.schema as any).strict().safeParse(parsed.calls[0].args).success, tool.name).toBe(true);
+    }
+    const manual = renderToolManual(builtinTools());
+    expect(manual).toContain('`edit_file | path | old_text | new_text | [replace_all]`');
+  });
+});
+
+describe('read_file', () => {
+  it('reads with offset and limit, marking truncation', async () => {
+    const lines = Array.from({ length: 50 }, (_, i) => `line ${i + 1}`).join('\n');
+    fs.writeFileSync(path.join(root, 'l.txt'), lines);
+    const r = await call('read_file', { path: 'l.txt', offset: '10', limit: '5' });
+    expect(r.status).toBe('ok');
+    expect(r.content.split('\n').slice(0, 5)).toEqual(['line 10', 'line 11', 'line 12', 'line 13', 'line 14']);
+    expect(r.content).toContain('[truncated: showing lines 10-14 of 50; continue with offset=15]');
+  });
+
+  it('refuses binary files, directories and missing files with useful messages', async () => {
+    fs.writeFileSync(path.join(root, 'img.png'), Buffer.from([0x89, 0x50, 0x00, 0x01]));
+    expect((await call('read_file', { path: 'img.png' })).content).toMatch(/binary/);
+    expect((await call('read_file', { path: 'src' })).content).toMatch(/is a directory; use list_directory/);
+    expect((await call('read_file', { path: 'nope.ts' })).content).toMatch(/file not found: nope.ts/);
+    expect((await call('read_file', { path: 'src/main.ts', offset: '99' })).content).toMatch(/past the end/);
+  });
+});
+
+describe('write_file', () => {
+  it('creates parent directories and writes atomically', async () => {
+    const r = await call('write_file', { path: 'deep/er/file.txt', content: 'hello\n' });
+    expect(r.status).toBe('ok');
+    expect(r.content).toMatch(/created deep\/er\/file.txt/);
+    expect(fs.readFileSync(path.join(root, 'deep/er/file.txt'), 'utf8')).toBe('hello\n');
+    expect(fs.readdirSync(path.join(root, 'deep/er'))).toEqual(['file.txt']);
+  });
+});
+
+describe('edit_file', () => {
+  it('replaces an exact unique match', async () => {
+    const r = await call('edit_file', { path: 'src/main.ts', old_text: 'return "Helo "', new_text: 'return "Hello "' });
+    expect(r.status).toBe('ok');
+    expect(fs.readFileSync(path.join(root, 'src/main.ts'), 'utf8')).toContain('return "Hello " + name;');
+  });
+
+  it('refuses ambiguous matches unless replace_all=true', async () => {
+    const r = await call('edit_file', { path: 'src/main.ts', old_text: 'const', new_text: 'let' });
+    expect(r.status).toBe('error');
+    expect(r.content).toMatch(/found 2 matches for old_text in src\/main.ts; add surrounding lines/);
+    const all = await call('edit_file', { path: 'src/main.ts', old_text: 'const', new_text: 'let', replace_all: 'true' });
+    expect(all.status).toBe('ok');
+    expect(fs.readFileSync(path.join(root, 'src/main.ts'), 'utf8')).toMatch(/^let a = 1;\nlet b = 2;/);
+  });
+
+  it('shows the closest lines when nothing matches', async () => {
+    const r = await call('edit_file', { path: 'src/main.ts', old_text: 'function greet(nam) {\n  return "Helo" + name;', new_text: 'x' });
+    expect(r.status).toBe('error');
+    expect(r.content).toMatch(/old_text was not found in src\/main.ts. The closest lines are 3-4/);
+    expect(r.content).toContain('  return "Helo " + name;');
+  });
+
+  it('matches LF old_text in a CRLF file and keeps CRLF endings', async () => {
+    fs.writeFileSync(path.join(root, 'w.txt'), 'a\r\nb\r\nc\r\n');
+    const r = await call('edit_file', { path: 'w.txt', old_text: 'a\nb', new_text: 'A\nB' });
+    expect(r.status).toBe('ok');
+    expect(fs.readFileSync(path.join(root, 'w.txt'), 'utf8')).toBe('A\r\nB\r\nc\r\n');
+  });
+
+  it('treats $ patterns in new_text literally', async () => {
+    await call('edit_file', { path: 'src/main.ts', old_text: 'const a = 1;', new_text: "const a = '$&$1';" });
+    expect(fs.readFileSync(path.join(root, 'src/main.ts'), 'utf8')).toContain("const a = '$&$1';");
+  });
+});
+
+describe('list_directory and glob', () => {
+  it('lists directories first with types and sizes', async () => {
+    fs.writeFileSync(path.join(root, 'z.txt'), '12345');
+    const r = await call('list_directory', { path: '.' });
+    expect(r.content.split('\n')).toEqual(['src/ dir', 'z.txt file 5 bytes']);
+  });
+
+  it('globs inside the root and rejects escaping patterns', async () => {
+    fs.mkdirSync(path.join(root, 'node_modules/x'), { recursive: true });
+    fs.writeFileSync(path.join(root, 'node_modules/x/i.ts'), '');
+    expect((await call('glob', { pattern: '**/*.ts' })).content).toBe('src/main.ts');
+    expect((await call('glob', { pattern: '../**' })).status).toBe('error');
+    expect((await call('glob', { pattern: '*.ts', path: 'src' })).content).toBe('main.ts');
+  });
+});
+
+describe('search_code', () => {
+  beforeEach(() => {
+    fs.writeFileSync(path.join(root, '.gitignore'), 'dist/\n*.log\n');
+    fs.mkdirSync(path.join(root, 'dist'));
+    fs.writeFileSync(path.join(root, 'dist/out.js'), 'const TODO = 1;\n');
+    fs.writeFileSync(path.join(root, 'debug.log'), 'TODO in a log\n');
+    fs.writeFileSync(path.join(root, '.hidden'), 'TODO hidden\n');
+    fs.writeFileSync(path.join(root, 'src/b.ts'), '// TODO: first\nx\n// TODO second\n');
+    fs.writeFileSync(path.join(root, 'src/bin.dat'), Buffer.from('TODO\u0000binary'));
+    fs.mkdirSync(path.join(root, '.git'));
+  });
+
+  it('finds matches with ripgrep as path:line: text', async () => {
+    const r = await call('search_code', { pattern: 'TODO' });
+    expect(r.status).toBe('ok');
+    expect(r.content).toBe('src/b.ts:1: // TODO: first\nsrc/b.ts:3: // TODO second');
+  });
+
+  it('the JS fallback gives the same output as ripgrep', async () => {
+    for (const args of [{ pattern: 'TODO' }, { pattern: 'TODO:?\\s+\\w+', path: 'src' }, { pattern: 'const', glob: '*.ts' }, { pattern: 'nothing-matches' }]) {
+      const rg = await call('search_code', args);
+      const js = await call('search_code', args, deps({ rgPath: null }));
+      expect(js.content, JSON.stringify(args)).toBe(rg.content);
+    }
+  });
+
+  it('reports invalid regular expressions and confines the path', async () => {
+    expect((await call('search_code', { pattern: '(' })).status).toBe('error');
+    expect((await call('search_code', { pattern: '(' }, deps({ rgPath: null }))).content).toMatch(/invalid regular expression/);
+    expect((await call('search_code', { pattern: 'x', path: '..' })).decision?.decision).toBe('deny');
+  });
+
+  it('formats and caps matches', async () => {
+    const many = Array.from({ length: 250 }, (_, i) => ({ path: 'a', line: i + 1, text: 'x\n' }));
+    expect(formatMatches(many, 'x')).toMatch(/\[truncated: more than 200 matches/);
+    expect((await searchWithJs(root, root, 'TODO', undefined, 1000)).map((m) => m.path)).toEqual(['src/b.ts', 'src/b.ts']);
+  });
+});
+
+describe('run_command', () => {
+  it('asks first, then runs in the project root with exit code and output', async () => {
+    const r = await call('run_command', { cmd: 'pwd && echo err >&2 && exit 3' });
+    expect(asked).toEqual(['pwd && echo err >&2 && exit 3']);
+    expect(r.status).toBe('error');
+    expect(r.content).toContain('exit_code=3');
+    expect(r.content).toContain(`stdout:\n${root}\n`);
+    expect(r.content).toContain('stderr:\nerr');
+  });
+
+  it('does not run a declined command', async () => {
+    approvals = 'no';
+    const r = await call('run_command', { cmd: 'touch made' });
+    expect(r.content).toMatch(/the user declined/);
+    expect(fs.existsSync(path.join(root, 'made'))).toBe(false);
+  });
+
+  it('kills the whole process tree on timeout', async () => {
+    const marker = `devx-timeout-${Date.now()}`;
+    const r = await call('run_command', { cmd: `bash -c 'sleep 30; echo ${marker}' & sleep 30`, timeout: '1' });
+    expect(r.content).toMatch(/killed after 1s timeout/);
+    await new Promise((res) => setTimeout(res, 200));
+    const alive = fs.readdirSync('/proc').filter((p) => /^\d+$/.test(p)).filter((p) => {
+      try {
+        return fs.readFileSync(`/proc/${p}/cmdline`, 'utf8').includes(marker);
+      } catch {
+        return false;
+      }
+    });
+    expect(alive).toEqual([]);
+  });
+
+  it('hides credentials from the command environment', async () => {
+    process.env.DEVX_TEST_API_KEY = 'sekrit';
+    try {
+      const r = await call('run_command', { cmd: 'env' });
+      expect(r.content).not.toContain('sekrit');
+      expect(r.content).toContain('DEVX=1');
+    } finally {
+      delete process.env.DEVX_TEST_API_KEY;
+    }
+  });
+});
