@@ -10,7 +10,7 @@ import { runTurn, type LoopDeps } from '../src/agent/loop.js';
 import { ScriptedBackend } from '../src/backend/scripted.js';
 import { builtinTools } from '../src/tools/registry.js';
 import { resolveInside } from '../src/sandbox/resolvePath.js';
-import { decideToolCall } from '../src/policy/decide.js';
+import { makePolicy } from '../test/helpers/policy.js';
 import { runProcess } from '../src/util/processRunner.js';
 import { buildPrompt } from '../src/agent/buildPrompt.js';
 import type { Message } from '../src/agent/messages.js';
@@ -57,6 +57,7 @@ async function benchTurnOverhead(): Promise<void> {
   // Per turn inside a running session (the REPL pays process start-up once, not per turn):
   // runTurn with the real GeminiCliBackend, prompt building and parsing included.
   const tools = builtinTools();
+  const turnPolicy = await makePolicy(project);
   const workDir = tempDir('devx-bench-work-');
   const backend = new GeminiCliBackend({
     bin: GEMINI_BIN, model: 'gemini-2.5-pro', accounts: [], workDir, timeoutMs: 60_000, maxRetries: 0, baseDelayMs: 100, maxDelayMs: 100,
@@ -67,7 +68,7 @@ async function benchTurnOverhead(): Promise<void> {
     systemPrompt: renderSystemPrompt(project, tools),
     tools: new Map(tools.map((t) => [t.name, t])),
     ctx: { root: project, signal: new AbortController().signal, runner: runProcess, resolve: (p) => resolveInside(project, p), rgPath: null, commandTimeoutMs: 5000 },
-    decide: (tool, args) => decideToolCall(tool, args, { root: project }),
+    decide: (tool, args) => turnPolicy.decideToolCall(tool, args),
     approve: async () => 'yes',
     maxOutputChars: 50_000,
     buildPrompt: (messages, turnStart) => buildPrompt({ messages, turnStart, budgetChars: 400_000 }).text,
@@ -140,6 +141,7 @@ async function benchPromptSize(): Promise<void> {
   const root = tempDir('devx-bench-prompt-');
   fs.writeFileSync(path.join(root, 'big.txt'), Array.from({ length: 3000 }, (_, i) => `line ${i} ${'y'.repeat(20)}`).join('\n'));
   const budget = 200_000;
+  const benchPolicy = await makePolicy(root);
   const sizes: number[] = [];
   const replies: string[] = [];
   for (let t = 0; t < 60; t++) replies.push('TOOL_CALL: read_file | path=big.txt', `Turn ${t} done.`);
@@ -150,7 +152,7 @@ async function benchPromptSize(): Promise<void> {
     systemPrompt: 'S',
     tools: new Map(tools.map((t) => [t.name, t])),
     ctx: { root, signal: new AbortController().signal, runner: runProcess, resolve: (p) => resolveInside(root, p), rgPath: null, commandTimeoutMs: 5000 },
-    decide: (tool, args) => decideToolCall(tool, args, { root }),
+    decide: (tool, args) => benchPolicy.decideToolCall(tool, args),
     approve: async () => 'yes',
     maxOutputChars: 100_000,
     buildPrompt: (messages, turnStart) => {

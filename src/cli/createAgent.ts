@@ -10,7 +10,11 @@ import type { ModelBackend } from '../backend/types.js';
 import { builtinTools } from '../tools/registry.js';
 import type { Tool } from '../tools/types.js';
 import { resolveInside } from '../sandbox/resolvePath.js';
-import { decideToolCall } from '../policy/decide.js';
+import { PolicyEngine, type ApprovalMode } from '../policy/decide.js';
+import { loadBashParser } from '../policy/bashParser.js';
+import { detectBwrap, type SandboxSpec } from '../sandbox/bwrap.js';
+import { isTrusted } from '../config/trust.js';
+import { auditFile } from '../audit/auditLog.js';
 import type { ApprovalAnswer, ApprovalRequest } from '../tools/runToolCall.js';
 import { runProcess, type ProcessRunner } from '../util/processRunner.js';
 import { buildPrompt } from '../agent/buildPrompt.js';
@@ -24,8 +28,9 @@ export interface AgentOptions {
   cwd: string;
   env: NodeJS.ProcessEnv;
   overrides?: Partial<Settings>;
-  /** Approve every `ask` without prompting (--yes). */
+  /** Approve every `ask` without prompting (--yes; the same as --approval-mode yolo). */
   yes?: boolean;
+  approvalMode?: ApprovalMode;
   /** Asks the person; absent in headless runs. */
   prompt?: (req: ApprovalRequest) => Promise<ApprovalAnswer>;
   backend?: ModelBackend;
@@ -39,6 +44,10 @@ export interface Agent {
   tools: Tool[];
   history: Message[];
   historyPath: string;
+  auditPath: string;
+  session: string;
+  policy: PolicyEngine;
+  mode: ApprovalMode;
   warnings: string[];
   dispose(): void;
 }
@@ -61,10 +70,26 @@ function approvalKey(req: ApprovalRequest): string {
   return req.tool === 'run_command' ? `run_command:${String(req.args.cmd)}` : req.tool;
 }
 
-export function createAgent(opts: AgentOptions): Agent {
+export async function createAgent(opts: AgentOptions): Promise<Agent> {
   const root = findProjectRoot(opts.cwd);
   const home = devxHome(opts.env);
-  const settings = loadSettings({ devxHome: home, projectRoot: root, env: opts.env, overrides: opts.overrides });
+  const userHome = opts.env.HOME ?? path.dirname(home);
+  const settings = loadSettings({ devxHome: home, projectRoot: root, env: opts.env, overrides: opts.overrides, trusted: isTrusted(home, root) });
+  const mode: ApprovalMode = opts.yes ? 'yolo' : (opts.approvalMode ?? settings.approvalMode);
+  const headless = !opts.prompt;
+  const bwrap = detectBwrap(opts.env);
+  const sandbox: SandboxSpec | null = bwrap ? { bin: bwrap, root, home: userHome } : null;
+  const policy = new PolicyEngine({
+    root,
+    home: userHome,
+    devxHome: home,
+    headless,
+    sandboxed: Boolean(sandbox),
+    parser: await loadBashParser(),
+    permissions: { rules: settings.permissionRules, root, home: userHome },
+    mode,
+    rateLimits: settings.rateLimits,
+  });
   const runner = opts.runner ?? runProcess;
   const workDir = path.join(home, 'run', `${process.pid}-${crypto.randomBytes(4).toString('hex')}`);
   fs.mkdirSync(workDir, { recursive: true, mode: 0o700 });
@@ -82,11 +107,13 @@ export function createAgent(opts: AgentOptions): Agent {
       maxDelayMs: settings.retryMaxMs,
       runner,
     });
-  const tools = builtinTools();
   const rgPath = opts.env.DEVX_RG === 'none' ? null : findOnPath('rg', opts.env);
   const always = new Set<string>();
+  const tools = builtinTools();
+  const kinds = new Map(tools.map((t) => [t.name, t.kind]));
   const approve = async (req: ApprovalRequest): Promise<ApprovalAnswer> => {
-    if (opts.yes) return 'yes';
+    if (mode === 'yolo') return 'yes';
+    if (mode === 'auto-edit' && kinds.get(req.tool) === 'write') return 'yes';
     if (always.has(approvalKey(req))) return 'yes';
     if (!opts.prompt) return 'headless';
     const answer = await opts.prompt(req);
@@ -95,6 +122,7 @@ export function createAgent(opts: AgentOptions): Agent {
   };
   const loaded = loadHistory(historyFile(root));
   const warnings = [...settings.warnings, ...(loaded.warning ? [loaded.warning] : [])];
+  if (!sandbox) warnings.push('bubblewrap (bwrap) is not available, so test runners ask before running; install the "bubblewrap" package to sandbox them');
   const deps: LoopDeps = {
     backend,
     systemPrompt: renderSystemPrompt(root, tools),
@@ -107,8 +135,9 @@ export function createAgent(opts: AgentOptions): Agent {
       rgPath,
       commandTimeoutMs: settings.commandTimeoutMs,
     },
-    decide: (tool, args) => decideToolCall(tool, args, { root }),
+    decide: (tool, args) => policy.decideToolCall(tool, args),
     approve,
+    sandbox,
     maxOutputChars: settings.maxToolOutputChars,
     buildPrompt: (messages, turnStart) =>
       buildPrompt({
@@ -128,6 +157,10 @@ export function createAgent(opts: AgentOptions): Agent {
     tools,
     history: loaded.messages,
     historyPath: historyFile(root),
+    auditPath: auditFile(root),
+    session: crypto.randomUUID(),
+    policy,
+    mode,
     warnings,
     dispose: () => fs.rmSync(workDir, { recursive: true, force: true }),
   };

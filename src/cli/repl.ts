@@ -3,7 +3,8 @@
 // unless --yes was given).
 import readline from 'node:readline';
 import { createAgent, type Agent } from './createAgent.js';
-import { checkBinaries, EXIT, overridesFrom, type CliFlags } from './runCli.js';
+import { approvalModeFrom, checkBinaries, EXIT, overridesFrom, type CliFlags } from './runCli.js';
+import { createAuditSubscriber } from '../audit/auditLog.js';
 import { createRenderer } from './renderEvents.js';
 import { runTurn } from '../agent/loop.js';
 import { createHistoryWriter } from '../session/historyWriter.js';
@@ -58,7 +59,7 @@ export async function runRepl(flags: CliFlags): Promise<number> {
     return answer === 'y' || answer === 'yes' ? 'yes' : 'no';
   };
 
-  const agent = createAgent({ cwd: process.cwd(), env: process.env, overrides: overridesFrom(flags), yes: flags.yes, prompt: interactive ? askApproval : undefined });
+  const agent = await createAgent({ cwd: process.cwd(), env: process.env, overrides: overridesFrom(flags), yes: flags.yes, approvalMode: approvalModeFrom(flags), prompt: interactive ? askApproval : undefined });
   try {
     for (const w of agent.warnings) info.write(`warning: ${w}\n`);
     const missing = checkBinaries(agent, process.env);
@@ -71,6 +72,7 @@ export async function runRepl(flags: CliFlags): Promise<number> {
 
     const render = createRenderer({ out, answerOut: out });
     const persist = createHistoryWriter(agent.root, agent.historyPath, agent.history);
+    const audit = createAuditSubscriber(agent.auditPath, agent.session);
     let running: AbortController | null = null;
     let armedExit = false;
     const onInterrupt = () => {
@@ -116,6 +118,7 @@ export async function runRepl(flags: CliFlags): Promise<number> {
         signal: running.signal,
         emit: (e) => {
           persist(e);
+          audit(e);
           render.onEvent(e);
         },
       });

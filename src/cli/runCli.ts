@@ -5,6 +5,7 @@ import { HELP } from './help.js';
 import { ConfigError } from '../config/settings.js';
 import { INSTALL_HINT } from '../backend/geminiCli.js';
 import type { Agent } from './createAgent.js';
+import { APPROVAL_MODES, type ApprovalMode } from '../policy/decide.js';
 
 export const EXIT = { ok: 0, failed: 1, usage: 2, missingBinary: 3, cancelled: 130 } as const;
 
@@ -16,6 +17,7 @@ const OPTIONS = {
   yes: { type: 'boolean', short: 'y' },
   'max-rounds': { type: 'string' },
   json: { type: 'boolean' },
+  'approval-mode': { type: 'string' },
   help: { type: 'boolean', short: 'h' },
   version: { type: 'boolean', short: 'v' },
 } as const;
@@ -26,7 +28,16 @@ export type CliFlags = {
   yes?: boolean;
   'max-rounds'?: string;
   json?: boolean;
+  'approval-mode'?: string;
 };
+
+export function approvalModeFrom(flags: CliFlags): ApprovalMode | undefined {
+  const m = flags['approval-mode'];
+  if (m === undefined) return undefined;
+  const norm = m.replace('_', '-') as ApprovalMode;
+  if (!APPROVAL_MODES.includes(norm)) throw new UsageError(`--approval-mode takes one of ${APPROVAL_MODES.join(', ')}; got "${m}"`);
+  return norm;
+}
 
 function isExecutable(p: string): boolean {
   try {

@@ -1,12 +1,13 @@
 // `devx run "<prompt>"`: one task, headless, then exit with a status code.
 import { createAgent } from './createAgent.js';
-import { checkBinaries, EXIT, overridesFrom, type CliFlags } from './runCli.js';
+import { approvalModeFrom, checkBinaries, EXIT, overridesFrom, type CliFlags } from './runCli.js';
+import { createAuditSubscriber } from '../audit/auditLog.js';
 import { createRenderer } from './renderEvents.js';
 import { runTurn, type AgentEvent } from '../agent/loop.js';
 import { createHistoryWriter } from '../session/historyWriter.js';
 
 export async function runHeadless(prompt: string, flags: CliFlags): Promise<number> {
-  const agent = createAgent({ cwd: process.cwd(), env: process.env, overrides: overridesFrom(flags), yes: flags.yes });
+  const agent = await createAgent({ cwd: process.cwd(), env: process.env, overrides: overridesFrom(flags), yes: flags.yes, approvalMode: approvalModeFrom(flags) });
   try {
     for (const w of agent.warnings) process.stderr.write(`devx: warning: ${w}\n`);
     const missing = checkBinaries(agent, process.env);
@@ -17,6 +18,7 @@ export async function runHeadless(prompt: string, flags: CliFlags): Promise<numb
     const events: AgentEvent[] = [];
     const render = createRenderer({ out: process.stderr, answerOut: flags.json ? null : process.stdout });
     const persist = createHistoryWriter(agent.root, agent.historyPath, agent.history);
+    const audit = createAuditSubscriber(agent.auditPath, agent.session);
     const controller = new AbortController();
     const onSigint = () => controller.abort();
     process.on('SIGINT', onSigint);
@@ -27,6 +29,7 @@ export async function runHeadless(prompt: string, flags: CliFlags): Promise<numb
       emit: (e) => {
         events.push(e);
         persist(e);
+        audit(e);
         render.onEvent(e);
       },
     });

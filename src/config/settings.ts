@@ -6,6 +6,14 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
 import { AccountSchema, type Account } from '../backend/accounts.js';
+import { parseRule, validateRule, type PermissionRule, type RuleSource } from '../policy/permissions.js';
+
+const RuleList = z.array(
+  z.string().superRefine((v, ctx) => {
+    const err = validateRule(v);
+    if (err) ctx.addIssue({ code: 'custom', message: `invalid rule ${JSON.stringify(v)}: ${err}` });
+  }),
+);
 
 export const SettingsSchema = z
   .object({
@@ -26,6 +34,9 @@ export const SettingsSchema = z
     contextBudgetChars: z.number().int().min(10_000).optional(),
     commandTimeoutSec: z.number().int().min(1).max(3600).optional(),
     maxToolOutputChars: z.number().int().min(1000).optional(),
+    permissions: z.object({ allow: RuleList.optional(), ask: RuleList.optional(), deny: RuleList.optional() }).strict().optional(),
+    approvalMode: z.enum(['default', 'auto-edit', 'yolo', 'plan']).optional(),
+    rateLimits: z.object({ toolCallsPerMinute: z.number().int().min(1).optional(), commandsPerMinute: z.number().int().min(1).optional() }).strict().optional(),
   })
   .strict();
 
@@ -44,6 +55,11 @@ export interface ResolvedSettings {
   contextBudgetChars: number;
   commandTimeoutMs: number;
   maxToolOutputChars: number;
+  permissionRules: PermissionRule[];
+  approvalMode: 'default' | 'auto-edit' | 'yolo' | 'plan';
+  rateLimits: { toolCallsPerMinute: number; commandsPerMinute: number };
+  /** Project `allow` rules that were not applied because the project is not trusted. */
+  untrustedAllows: string[];
   warnings: string[];
   files: string[];
 }
@@ -86,6 +102,8 @@ export interface SettingsSources {
   projectRoot: string;
   env: NodeJS.ProcessEnv;
   overrides?: Partial<Settings>;
+  /** Whether the user trusted this project (its allow rules may widen the defaults). */
+  trusted?: boolean;
 }
 
 export function loadSettings(src: SettingsSources): ResolvedSettings {
@@ -94,17 +112,34 @@ export function loadSettings(src: SettingsSources): ResolvedSettings {
   const userFile = path.join(src.devxHome, 'settings.json');
   const projectFiles = [path.join(src.projectRoot, '.devx', 'settings.json'), path.join(src.projectRoot, '.devx', 'settings.local.json')];
   const merged: Settings = {};
+  const rules: PermissionRule[] = [];
+  const untrustedAllows: string[] = [];
+  const addRules = (s: Settings, source: RuleSource) => {
+    for (const kind of ['allow', 'ask', 'deny'] as const) {
+      for (const raw of s.permissions?.[kind] ?? []) {
+        // A project may tighten the policy freely; widening it needs the user's trust.
+        if (kind === 'allow' && source !== 'user' && !src.trusted) untrustedAllows.push(raw);
+        else rules.push(parseRule(raw, kind, source));
+      }
+    }
+  };
   const user = readSettingsFile(userFile);
   if (user) {
+    addRules(user, 'user');
     files.push(userFile);
     Object.assign(merged, user, { gemini: { ...user.gemini } });
   }
   for (const file of projectFiles) {
     const s = readSettingsFile(file);
     if (!s) continue;
+    addRules(s, file.endsWith('.local.json') ? 'local' : 'project');
     files.push(file);
     if (s.accounts) warnings.push(`${file}: "accounts" is ignored in project settings (it can run commands); set it in ${userFile}`);
     if (s.gemini?.bin) warnings.push(`${file}: "gemini.bin" is ignored in project settings (it runs a program); set it in ${userFile}`);
+    if (s.approvalMode && (s.approvalMode === 'yolo' || s.approvalMode === 'auto-edit') && !src.trusted) {
+      warnings.push(`${file}: "approvalMode": "${s.approvalMode}" loosens approvals and is ignored until you trust the project with \`devx trust\``);
+      delete s.approvalMode;
+    }
     const { accounts: _a, gemini, ...rest } = s;
     const { bin: _b, ...geminiRest } = gemini ?? {};
     Object.assign(merged, rest, { gemini: { ...merged.gemini, ...geminiRest } });
@@ -124,7 +159,13 @@ export function loadSettings(src: SettingsSources): ResolvedSettings {
     contextBudgetChars: merged.contextBudgetChars ?? 400_000,
     commandTimeoutMs: (merged.commandTimeoutSec ?? 120) * 1000,
     maxToolOutputChars: merged.maxToolOutputChars ?? 50_000,
-    warnings,
+    permissionRules: rules,
+    approvalMode: o.approvalMode ?? merged.approvalMode ?? 'default',
+    rateLimits: { toolCallsPerMinute: merged.rateLimits?.toolCallsPerMinute ?? 120, commandsPerMinute: merged.rateLimits?.commandsPerMinute ?? 30 },
+    untrustedAllows,
+    warnings: untrustedAllows.length
+      ? [...warnings, `this project's settings allow ${untrustedAllows.join(', ')}; they are ignored until you trust the project with \`devx trust\``]
+      : warnings,
     files,
   };
 }

@@ -1,42 +1,106 @@
 // The single decision point called before every tool call: allow | ask | deny, with the reason and
-// the rule that matched. Tools never check policy themselves.
+// the rule that matched. It combines the path policy, the command policy, the permission rules
+// from settings, the approval mode and rate limits. Tools never check policy themselves.
+import type { Parser } from 'web-tree-sitter';
 import type { Tool } from '../tools/types.js';
-import { PathError, resolveInside } from '../sandbox/resolvePath.js';
+import { decidePath, type PathIntent, type PathPolicyContext } from './pathPolicy.js';
+import { decideCommand } from './decideCommand.js';
+import { matchToolRules, type PermissionRules } from './permissions.js';
+import { RateLimiter } from './rateLimiter.js';
+import { ALLOW, ASK, DENY, strictest, type PolicyDecision } from './types.js';
 
-export type Decision = 'allow' | 'ask' | 'deny';
+export { strictest } from './types.js';
+export type { Decision, PolicyDecision } from './types.js';
 
-export interface PolicyDecision {
-  decision: Decision;
-  reason: string;
-  /** Identifier of the rule that decided, for the audit log and `devx policy check`. */
-  rule: string;
-}
+export type ApprovalMode = 'default' | 'auto-edit' | 'yolo' | 'plan';
+export const APPROVAL_MODES: ApprovalMode[] = ['default', 'auto-edit', 'yolo', 'plan'];
 
-export interface PolicyContext {
+export interface PolicyOptions {
   root: string;
+  home: string;
+  devxHome: string;
+  /** No person to ask: unknown commands are denied (asks are refused later, by approval). */
+  headless: boolean;
+  /** A working bubblewrap: allowed commands run inside it. */
+  sandboxed: boolean;
+  /** Loaded tree-sitter bash parser; without it every command is denied. */
+  parser: Parser | null;
+  permissions?: PermissionRules;
+  mode: ApprovalMode;
+  rateLimits?: { toolCallsPerMinute: number; commandsPerMinute: number };
+  now?: () => number;
 }
 
-const RANK: Record<Decision, number> = { allow: 0, ask: 1, deny: 2 };
+const STRUCTURAL_PATH = /^path:/;
 
-/** Deny beats ask beats allow. */
-export function strictest(a: PolicyDecision, b: PolicyDecision): PolicyDecision {
-  return RANK[b.decision] > RANK[a.decision] ? b : a;
-}
+export class PolicyEngine {
+  private readonly calls: RateLimiter;
+  private readonly commands: RateLimiter;
 
-export function decideToolCall(tool: Tool, args: Record<string, unknown>, ctx: PolicyContext): PolicyDecision {
-  let result: PolicyDecision = { decision: 'allow', reason: `${tool.kind} tool`, rule: `default:${tool.kind}` };
-  for (const key of tool.pathArgs ?? []) {
-    const p = args[key];
-    if (typeof p !== 'string') continue;
-    try {
-      resolveInside(ctx.root, p);
-    } catch (err) {
-      if (err instanceof PathError) return { decision: 'deny', reason: err.message, rule: 'path:outside-root' };
-      throw err;
+  constructor(readonly opts: PolicyOptions) {
+    this.calls = new RateLimiter(opts.rateLimits?.toolCallsPerMinute ?? 120, opts.now);
+    this.commands = new RateLimiter(opts.rateLimits?.commandsPerMinute ?? 30, opts.now);
+  }
+
+  private pathCtx(): PathPolicyContext {
+    return { root: this.opts.root, home: this.opts.home, devxHome: this.opts.devxHome, outside: 'deny' };
+  }
+
+  /** The decision a shell command gets (ask stays ask; approval decides later). */
+  decideCommand(cmd: string): PolicyDecision {
+    if (!this.opts.parser) return DENY('the bash parser is not loaded, so no command can be checked', 'command:no-parser');
+    return decideCommand(cmd, {
+      parser: this.opts.parser,
+      paths: { ...this.pathCtx(), outside: 'ask-read' },
+      headless: this.opts.headless,
+      sandboxed: this.opts.sandboxed,
+      permissions: this.opts.permissions,
+      readOnly: this.opts.mode === 'plan',
+    });
+  }
+
+  /** The decision a file tool gets for one path. */
+  decidePath(p: string, intent: PathIntent): PolicyDecision & { real?: string } {
+    return decidePath(p, intent, this.pathCtx());
+  }
+
+  /** Every tool call passes here first. Stateful only for rate limits. */
+  decideToolCall(tool: Tool, args: Record<string, unknown>, opts: { countRate?: boolean } = {}): PolicyDecision {
+    if (opts.countRate !== false) {
+      if (!this.calls.take()) return DENY('too many tool calls in the last minute; stop and summarise for the user', 'rate-limit:tool-calls');
+      if (tool.kind === 'execute' && !this.commands.take()) return DENY('too many commands in the last minute; stop and summarise for the user', 'rate-limit:commands');
     }
+    let d: PolicyDecision;
+    const reals: string[] = [];
+    if (tool.name === 'run_command') {
+      d = this.decideCommand(String(args.cmd ?? ''));
+    } else {
+      const intent: PathIntent = tool.kind === 'write' ? 'write' : tool.name === 'list_directory' || tool.name === 'glob' ? 'list' : 'read';
+      d = tool.kind === 'write' ? ASK(`${tool.name} changes files`, `tool:write`) : ALLOW(`${tool.name} only reads`, `tool:${tool.kind}`);
+      if (tool.kind === 'execute') d = ASK(`${tool.name} runs a program`, 'tool:execute');
+      for (const key of tool.pathArgs ?? []) {
+        const p = args[key] ?? (key === 'path' && tool.kind === 'read' ? '.' : undefined);
+        if (typeof p !== 'string') continue;
+        const pd = this.decidePath(p, intent);
+        if (pd.real) reals.push(pd.real);
+        d = strictest(d, pd);
+      }
+    }
+    if (this.opts.permissions) {
+      const m = matchToolRules(tool.name, reals, this.opts.permissions);
+      if (m?.kind === 'deny') return DENY(`denied by your settings rule ${m.rule}`, `settings:${m.source}:deny:${m.rule}`);
+      if (m?.kind === 'ask') d = strictest(d, ASK(`your settings rule ${m.rule} asks first`, `settings:${m.source}:ask:${m.rule}`));
+      if (m?.kind === 'allow' && d.decision === 'ask' && !STRUCTURAL_PATH.test(d.rule) && tool.name !== 'run_command') {
+        d = ALLOW(`allowed by your settings rule ${m.rule}`, `settings:${m.source}:allow:${m.rule}`);
+      }
+    }
+    if (this.opts.mode === 'plan') {
+      // decideCommand already refuses non-read-only commands in plan mode.
+      const readOnly = tool.kind === 'read' || tool.name === 'run_command';
+      if (!readOnly || d.decision !== 'allow') {
+        return DENY(`plan mode is read-only${d.decision === 'deny' ? `: ${d.reason}` : `; ${tool.name} ${d.decision === 'ask' ? `would need approval (${d.reason})` : 'changes things'}`}`, d.decision === 'deny' ? d.rule : 'mode:plan');
+      }
+    }
+    return d;
   }
-  if (tool.kind === 'execute') {
-    result = strictest(result, { decision: 'ask', reason: 'every command needs the user\'s approval', rule: 'default:execute' });
-  }
-  return result;
 }

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { defineTool } from './types.js';
 import { intArg } from './argTypes.js';
 import { commandEnv } from './commandEnv.js';
+import { sandboxArgs } from '../sandbox/bwrap.js';
 
 const MAX_STREAM_CHARS = 30_000;
 
@@ -23,7 +24,8 @@ export const runCommandTool = defineTool({
   }),
   async execute(ctx, args) {
     const timeoutMs = args.timeout ? args.timeout * 1000 : ctx.commandTimeoutMs;
-    const r = await ctx.runner('bash', ['-c', args.cmd], {
+    const [file, argv] = ctx.sandbox ? [ctx.sandbox.bin, [...sandboxArgs(ctx.sandbox, ctx.root), 'bash', '-c', args.cmd]] : ['bash', ['-c', args.cmd]];
+    const r = await ctx.runner(file, argv, {
       cwd: ctx.root,
       timeoutMs,
       signal: ctx.signal,
@@ -40,7 +42,7 @@ export const runCommandTool = defineTool({
     if (r.stderr) parts.push(`stderr:\n${clip(r.stderr)}`);
     return {
       content: parts.join('\n'),
-      meta: { cmd: args.cmd, exit_code: r.exitCode ?? 'none' },
+      meta: { cmd: args.cmd, exit_code: r.exitCode ?? 'none', sandbox: ctx.sandbox ? 'bwrap' : undefined },
       isError: r.exitCode !== 0,
     };
   },

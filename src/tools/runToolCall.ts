@@ -24,6 +24,8 @@ export interface ToolCallDeps {
   /** Asks the person (or applies --yes / headless rules). */
   approve(req: ApprovalRequest): Promise<ApprovalAnswer>;
   maxOutputChars: number;
+  /** The sandbox for calls allowed by policy alone (approved calls run as the person approved them). */
+  sandbox?: import('../sandbox/bwrap.js').SandboxSpec | null;
 }
 
 export interface ToolCallOutcome {
@@ -49,7 +51,7 @@ export function formatZodError(err: z.ZodError): string {
 }
 
 export async function runToolCall(call: { tool: string; args: Record<string, string> }, deps: ToolCallDeps): Promise<ToolCallOutcome> {
-  const started = Date.now();
+  let started = Date.now();
   const done = (o: Omit<ToolCallOutcome, 'tool' | 'args' | 'durationMs'>): ToolCallOutcome => ({
     tool: call.tool,
     args: call.args,
@@ -86,8 +88,10 @@ export async function runToolCall(call: { tool: string; args: Record<string, str
       });
     }
   }
+  started = Date.now(); // duration measures the tool, not the time spent waiting for approval
   try {
-    const out = await tool.execute(deps.ctx, args as never);
+    const ctx = { ...deps.ctx, sandbox: decision.decision === 'allow' ? (deps.sandbox ?? null) : null };
+    const out = await tool.execute(ctx, args as never);
     return done({ status: out.isError ? 'error' : 'ok', content: out.content, meta: out.meta, decision, answer });
   } catch (err) {
     const known = err instanceof ToolError || err instanceof PathError;

@@ -2,6 +2,7 @@
 // policy, confirmation, output truncation and error capture live in runToolCall.
 import type { z } from 'zod';
 import type { ProcessRunner } from '../util/processRunner.js';
+import type { SandboxSpec } from '../sandbox/bwrap.js';
 
 /** What a tool does to the world; the policy keys its defaults on it. */
 export type ToolKind = 'read' | 'write' | 'execute' | 'meta';
@@ -17,6 +18,8 @@ export interface ToolContext {
   rgPath: string | null;
   /** Default run_command timeout in ms. */
   commandTimeoutMs: number;
+  /** Set for calls the policy allowed on its own: commands then run inside this sandbox. */
+  sandbox?: SandboxSpec | null;
 }
 
 export interface ToolOutput {

@@ -6,13 +6,15 @@ import { ScriptedBackend, type ScriptedReply } from '../../src/backend/scripted.
 import { BackendError } from '../../src/backend/types.js';
 import { builtinTools } from '../../src/tools/registry.js';
 import { resolveInside } from '../../src/sandbox/resolvePath.js';
-import { decideToolCall } from '../../src/policy/decide.js';
+import { makePolicy } from '../helpers/policy.js';
+import type { PolicyEngine } from '../../src/policy/decide.js';
 import { runProcess } from '../../src/util/processRunner.js';
 import { buildPrompt } from '../../src/agent/buildPrompt.js';
 import type { Message } from '../../src/agent/messages.js';
 import { tempDir } from '../helpers/env.js';
 
 let root: string;
+let policy: PolicyEngine;
 
 function makeDeps(replies: ScriptedReply[], extra: Partial<LoopDeps> = {}): { deps: LoopDeps; backend: ScriptedBackend } {
   const backend = new ScriptedBackend(replies);
@@ -25,7 +27,7 @@ function makeDeps(replies: ScriptedReply[], extra: Partial<LoopDeps> = {}): { de
       systemPrompt: 'SYSTEM',
       tools: new Map(tools.map((t) => [t.name, t])),
       ctx: { root, signal: new AbortController().signal, runner: runProcess, resolve: (p) => resolveInside(root, p), rgPath: null, commandTimeoutMs: 5000 },
-      decide: (tool, args) => decideToolCall(tool, args, { root }),
+      decide: (tool, args) => policy.decideToolCall(tool, args),
       approve: async () => 'yes',
       maxOutputChars: 50_000,
       buildPrompt: (messages, turnStart) => buildPrompt({ messages, turnStart, budgetChars: 100_000 }).text,
@@ -42,8 +44,9 @@ async function turn(deps: LoopDeps, input: string, history: Message[] = [], sign
   return { result, events };
 }
 
-beforeEach(() => {
+beforeEach(async () => {
   root = tempDir('devx-loop-');
+  policy = await makePolicy(root);
   fs.writeFileSync(path.join(root, 'a.txt'), 'alpha\n');
 });
 

@@ -4,7 +4,8 @@ import { beforeEach, describe, expect, it } from 'vitest';
 import { builtinTools, renderToolManual } from '../../src/tools/registry.js';
 import { runToolCall, type ToolCallDeps, type ApprovalAnswer } from '../../src/tools/runToolCall.js';
 import { resolveInside } from '../../src/sandbox/resolvePath.js';
-import { decideToolCall } from '../../src/policy/decide.js';
+import { makePolicy } from '../helpers/policy.js';
+import type { PolicyEngine } from '../../src/policy/decide.js';
 import { runProcess } from '../../src/util/processRunner.js';
 import { parseToolCalls } from '../../src/protocol/parseToolCalls.js';
 import { searchWithJs } from '../../src/tools/searchFallback.js';
@@ -14,13 +15,14 @@ import { tempDir } from '../helpers/env.js';
 let root: string;
 let approvals: ApprovalAnswer;
 let asked: string[];
+let policy: PolicyEngine;
 
 function deps(overrides: Partial<ToolCallDeps['ctx']> = {}): ToolCallDeps {
   const tools = builtinTools();
   return {
     tools: new Map(tools.map((t) => [t.name, t])),
     ctx: { root, signal: new AbortController().signal, runner: runProcess, resolve: (p) => resolveInside(root, p), rgPath: '/usr/bin/rg', commandTimeoutMs: 10_000, ...overrides },
-    decide: (tool, args) => decideToolCall(tool, args, { root }),
+    decide: (tool, args) => policy.decideToolCall(tool, args),
     approve: async (req) => {
       asked.push(String(req.args.cmd ?? req.tool));
       return approvals;
@@ -31,8 +33,9 @@ function deps(overrides: Partial<ToolCallDeps['ctx']> = {}): ToolCallDeps {
 
 const call = (tool: string, args: Record<string, string>, d = deps()) => runToolCall({ tool, args }, d);
 
-beforeEach(() => {
+beforeEach(async () => {
   root = tempDir('devx-tools-');
+  policy = await makePolicy(root);
   fs.mkdirSync(path.join(root, 'src'));
   fs.writeFileSync(path.join(root, 'src', 'main.ts'), 'const a = 1;\nconst b = 2;\nfunction greet(name) {\n  return "Helo " + name;\n}\n');
   approvals = 'yes';
@@ -220,13 +223,13 @@ describe('run_command', () => {
   });
 
   it('kills the whole process tree on timeout', async () => {
-    const marker = `devx-timeout-${Date.now()}`;
-    const r = await call('run_command', { cmd: `bash -c 'sleep 30; echo ${marker}' & sleep 30`, timeout: '1' });
+    const marker = `3${String(Date.now()).slice(-5)}.5`;
+    const r = await call('run_command', { cmd: `(sleep ${marker}; echo late) & sleep ${marker}`, timeout: '1' });
     expect(r.content).toMatch(/killed after 1s timeout/);
     await new Promise((res) => setTimeout(res, 200));
     const alive = fs.readdirSync('/proc').filter((p) => /^\d+$/.test(p)).filter((p) => {
       try {
-        return fs.readFileSync(`/proc/${p}/cmdline`, 'utf8').includes(marker);
+        return fs.readFileSync(`/proc/${p}/cmdline`, 'utf8').includes(`sleep\u0000${marker}`);
       } catch {
         return false;
       }
@@ -237,7 +240,9 @@ describe('run_command', () => {
   it('hides credentials from the command environment', async () => {
     process.env.DEVX_TEST_API_KEY = 'sekrit';
     try {
-      const r = await call('run_command', { cmd: 'env' });
+      const d = deps();
+      d.decide = () => ({ decision: 'allow', reason: 'test', rule: 'test' });
+      const r = await runToolCall({ tool: 'run_command', args: { cmd: 'env' } }, d);
       expect(r.content).not.toContain('sekrit');
       expect(r.content).toContain('DEVX=1');
     } finally {

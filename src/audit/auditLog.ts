@@ -1,0 +1,44 @@
+// The audit log: every tool call as one JSON line in .devx/audit.jsonl, written with pino through a
+// destination that chains hashes under a lock. It subscribes to loop events like any other sink.
+import crypto from 'node:crypto';
+import path from 'node:path';
+import pino from 'pino';
+import type { AgentEvent } from '../agent/loop.js';
+import { appendChained } from './chainedAppend.js';
+
+export function auditFile(root: string): string {
+  return path.join(root, '.devx', 'audit.jsonl');
+}
+
+/** Long argument values (file contents) are recorded by size and hash, not in full. */
+export function summarizeArgValue(v: string): string {
+  if (v.length <= 2000) return v;
+  return `<${Buffer.byteLength(v)} bytes sha256:${crypto.createHash('sha256').update(v).digest('hex').slice(0, 16)}>`;
+}
+
+export function createAuditLogger(file: string, session: string): pino.Logger {
+  const destination = { write: (line: string) => appendChained(file, line.trimEnd()) };
+  return pino({ base: { session }, timestamp: pino.stdTimeFunctions.isoTime, messageKey: 'event', formatters: { level: (label) => ({ level: label }) } }, destination);
+}
+
+export function createAuditSubscriber(file: string, session: string): (e: AgentEvent) => void {
+  const log = createAuditLogger(file, session);
+  return (e) => {
+    if (e.type !== 'tool_end') return;
+    const o = e.outcome;
+    log.info(
+      {
+        tool: o.tool,
+        args: Object.fromEntries(Object.entries(o.args).map(([k, v]) => [k, summarizeArgValue(v)])),
+        decision: o.decision?.decision ?? null,
+        rule: o.decision?.rule ?? null,
+        reason: o.decision?.reason ?? null,
+        answer: o.answer ?? null,
+        status: o.status,
+        durationMs: o.durationMs,
+        bytes: Buffer.byteLength(o.content),
+      },
+      'tool_call',
+    );
+  };
+}

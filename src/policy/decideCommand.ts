@@ -1,0 +1,228 @@
+// The command policy: parse with tree-sitter-bash, walk every node, check every simple command
+// (including those inside substitutions, pipelines and subshells) and every redirection, and let
+// deny beat ask beat allow. Anything that cannot be understood statically is never allowed.
+import path from 'node:path';
+import { createRequire } from 'node:module';
+import type { Parser } from 'web-tree-sitter';
+import type { Node } from './bashParser.js';
+import { evalWord, type Word } from './shellWords.js';
+import { decidePath, type PathIntent, type PathPolicyContext } from './pathPolicy.js';
+import { decideSimpleCommand, type RuleContext, type SimpleCommand } from './commandRules.js';
+import { ALLOW, ASK, DENY, strictest, type PolicyDecision } from './types.js';
+import type { PermissionRules } from './permissions.js';
+import { matchCommandRules } from './permissions.js';
+
+export interface CommandPolicyContext {
+  parser: Parser;
+  paths: PathPolicyContext;
+  headless: boolean;
+  sandboxed: boolean;
+  permissions?: PermissionRules;
+  /** Plan mode: only read-only commands may run. */
+  readOnly?: boolean;
+}
+
+const DANGEROUS_ENV = /^(LD_|DYLD_|GIT_|NODE_|NPM_CONFIG_|PYTHON|PERL|RUBY|BASH_|JAVA_TOOL_OPTIONS$|_JAVA_OPTIONS$|JDK_JAVA_OPTIONS$|CLASSPATH$|PATH$|IFS$|ENV$|PAGER$|MANPAGER$|GIT_PAGER$|EDITOR$|VISUAL$|PROMPT_COMMAND$|SHELLOPTS$|BASHOPTS$|HOME$|TMPDIR$|XDG_CONFIG_HOME$|LESSOPEN$|LESSCLOSE$|GCONV_PATH$|SSH_|GNUPGHOME$|HISTFILE$|PS4$|CC$|CXX$|MAKEFLAGS$|RUSTC_WRAPPER$|RUSTFLAGS$|CARGO_)/i;
+/** Decisions that a settings `allow` rule can never lift. */
+const STRUCTURAL = /^(path:|command:(parse-error|control-chars|non-literal-name|unsupported-syntax|env-dangerous|too-long))/;
+const PLAIN_NAME = /^[A-Za-z0-9_.\/+-][A-Za-z0-9_.\/+@:%=-]*$/;
+const MAX_COMMAND = 20_000;
+const MAX_GLOB_MATCHES = 500;
+
+let fgSync: ((p: string, o: object) => string[]) | null = null;
+function expandGlob(pattern: string, cwd: string): string[] {
+  if (!fgSync) fgSync = (createRequire(import.meta.url)('fast-glob') as { sync: (p: string, o: object) => string[] }).sync;
+  return fgSync(pattern, { cwd, dot: false, onlyFiles: false, followSymbolicLinks: false, absolute: true, suppressErrors: true });
+}
+
+interface WalkState {
+  cwd: string;
+}
+
+export function decideCommand(command: string, ctx: CommandPolicyContext): PolicyDecision {
+  if (!command.trim()) return DENY('empty command', 'command:empty');
+  if (command.length > MAX_COMMAND) return DENY(`command is longer than ${MAX_COMMAND} characters`, 'command:too-long');
+  // eslint-disable-next-line no-control-regex
+  const ctl = /[\u0000-\u0008\u000b-\u001f\u007f]/.exec(command);
+  if (ctl) return DENY(`command contains a control character (\\x${ctl[0].charCodeAt(0).toString(16).padStart(2, '0')}); refusing it`, 'command:control-chars');
+  const tree = ctx.parser.parse(command);
+  if (!tree) return DENY('the command could not be parsed', 'command:parse-error');
+  try {
+    if (tree.rootNode.hasError) return DENY('the command is not valid bash (parse error); simplify it', 'command:parse-error');
+    const state: WalkState = { cwd: ctx.paths.cwd ?? ctx.paths.root };
+    return walk(tree.rootNode, state, ctx);
+  } finally {
+    tree.delete();
+  }
+}
+
+function walkAll(nodes: (Node | null)[], state: WalkState, ctx: CommandPolicyContext): PolicyDecision {
+  let d = ALLOW('every part of the command is allowed', 'command:all-allowed');
+  for (const n of nodes) if (n) d = strictest(d, walk(n, state, ctx));
+  return d;
+}
+
+function walk(node: Node, state: WalkState, ctx: CommandPolicyContext): PolicyDecision {
+  switch (node.type) {
+    case 'program':
+    case 'list':
+    case 'compound_statement':
+      return walkAll(node.namedChildren, state, ctx);
+    case 'pipeline':
+      // Each pipeline element runs in its own subshell: a cd there does not persist.
+      return node.namedChildren.reduce((d, c) => (c ? strictest(d, walk(c, { ...state }, ctx)) : d), ALLOW('pipeline', 'command:all-allowed'));
+    case 'subshell':
+      return walkAll(node.namedChildren, { ...state }, ctx);
+    case 'negated_command':
+      return walkAll(node.namedChildren, state, ctx);
+    case 'comment':
+      return ALLOW('comment', 'command:comment');
+    case 'redirected_statement': {
+      let d = ALLOW('redirected statement', 'command:all-allowed');
+      for (const c of node.namedChildren) {
+        if (!c) continue;
+        d = strictest(d, isRedirect(c) ? decideRedirect(c, state, ctx) : walk(c, state, ctx));
+      }
+      return d;
+    }
+    case 'command':
+      return decideCommandNode(node, state, ctx);
+    case 'variable_assignment':
+    case 'variable_assignments': {
+      const subs = node.namedChildren.flatMap((c) => (c ? evalWord(c).substitutions : []));
+      return strictest(ASK('sets a shell variable', 'command:shell-state'), walkAll(subs, { ...state }, ctx));
+    }
+    case 'command_substitution':
+    case 'process_substitution':
+      return walkAll(node.namedChildren, { ...state }, ctx);
+    default:
+      return DENY(`unsupported shell syntax (${node.type}); use simple commands joined by &&, || , ; or |`, 'command:unsupported-syntax');
+  }
+}
+
+const REDIRECTS = new Set(['file_redirect', 'heredoc_redirect', 'herestring_redirect']);
+const isRedirect = (n: Node) => REDIRECTS.has(n.type);
+
+function decideRedirect(node: Node, state: WalkState, ctx: CommandPolicyContext): PolicyDecision {
+  if (node.type === 'heredoc_redirect' || node.type === 'herestring_redirect') {
+    // Unquoted heredocs and here-strings expand $(...) in their bodies: check those commands too.
+    const subs: Node[] = [];
+    const collect = (n: Node) => {
+      if (n.type === 'command_substitution' || n.type === 'process_substitution') subs.push(n);
+      else n.namedChildren.forEach((c) => c && collect(c));
+    };
+    collect(node);
+    const expands = /\$[({A-Za-z_]|`/.test(node.text) && !/<<-?\s*['"]/.test(node.text);
+    const base = expands ? ASK('the heredoc expands variables', 'command:heredoc-expansion') : ALLOW('heredoc', 'command:heredoc');
+    return strictest(base, walkAll(subs, { ...state }, ctx));
+  }
+  const op = node.children.find((c) => c && !c.isNamed)?.text ?? '>';
+  const target = node.namedChildren.find((c) => c && c.type !== 'file_descriptor');
+  if (!target) return DENY('redirection without a target', 'command:parse-error');
+  const w = evalWord(target);
+  if ((op === '>&' || op === '<&' || op === '>&-' || op === '<&-') && /^(\d+|-)$/.test(w.text)) return ALLOW('file descriptor duplication', 'command:fd-dup');
+  const intent: PathIntent = op === '<' ? 'read' : 'write';
+  const d = checkWord(w, intent, state, ctx);
+  if (d.decision === 'deny' || intent === 'read') return d;
+  if (d.rule === 'path:dev-null') return d;
+  return strictest(ASK(`the redirection ${op} writes ${w.text}`, 'command:redirect-write'), d);
+}
+
+/** Path-checks a word: literal paths directly, globs by their matches, unknown values ask. */
+function checkWord(w: Word, intent: PathIntent, state: WalkState, ctx: CommandPolicyContext): PolicyDecision {
+  const pctx: PathPolicyContext = { ...ctx.paths, cwd: state.cwd, outside: 'ask-read' };
+  if (w.unknownKinds.length) return DENY(`unsupported shell syntax (${w.unknownKinds.join(', ')})`, 'command:unsupported-syntax');
+  if (!w.literal) return ASK(`the argument ${w.text} expands at run time and cannot be checked in advance`, 'command:expansion');
+  if (!w.glob) return decidePath(w.text, intent, pctx);
+  const dir = w.text.slice(0, w.text.search(/[*?[]/)).replace(/[^/]*$/, '') || '.';
+  let d = decidePath(dir, 'list', pctx);
+  const matches = expandGlob(w.text, state.cwd);
+  if (matches.length > MAX_GLOB_MATCHES) return strictest(d, ASK(`${w.text} matches more than ${MAX_GLOB_MATCHES} files`, 'command:glob-large'));
+  for (const m of matches) d = strictest(d, decidePath(m, intent, pctx));
+  return d;
+}
+
+function decideCommandNode(node: Node, state: WalkState, ctx: CommandPolicyContext): PolicyDecision {
+  const assignments: SimpleCommand['assignments'] = [];
+  const args: Word[] = [];
+  let name: Word | null = null;
+  let d = ALLOW('command', 'command:all-allowed');
+  for (const c of node.namedChildren) {
+    if (!c) continue;
+    if (c.type === 'variable_assignment') {
+      const varName = c.childForFieldName('name')?.text ?? c.namedChildren[0]?.text ?? '';
+      const valueNode = c.childForFieldName('value');
+      const value = valueNode ? evalWord(valueNode) : evalWord(c);
+      assignments.push({ name: varName, value });
+      d = strictest(d, walkAll(value.substitutions, { ...state }, ctx));
+    } else if (c.type === 'command_name') {
+      const inner = c.namedChildren[0];
+      name = inner ? evalWord(inner) : null;
+      if (!inner || !name || inner.type !== 'word' || !name.plain || !name.literal || !PLAIN_NAME.test(name.text)) {
+        // eslint-disable-next-line no-control-regex
+        const nonAscii = /[^\x20-\x7e]/.test(c.text);
+        return DENY(`the command name ${JSON.stringify(c.text)} is not a plain word${nonAscii ? ' (it has non-ASCII characters)' : ''}; write commands literally`, 'command:non-literal-name');
+      }
+    } else if (isRedirect(c)) {
+      d = strictest(d, decideRedirect(c, state, ctx));
+    } else {
+      const w = evalWord(c);
+      args.push(w);
+      if (w.unknownKinds.length) return DENY(`unsupported shell syntax (${w.unknownKinds.join(', ')})`, 'command:unsupported-syntax');
+      d = strictest(d, walkAll(w.substitutions, { ...state }, ctx));
+    }
+  }
+  if (!name) return DENY('a command without a name', 'command:parse-error');
+  for (const a of assignments) {
+    if (DANGEROUS_ENV.test(a.name)) return DENY(`setting ${a.name} for a command can make it run other code`, 'command:env-dangerous');
+  }
+  if (name.text === 'cd') return strictest(d, decideCd(args, state, ctx));
+  return strictest(d, decideSimple({ name: name.text, args, assignments }, state, ctx));
+}
+
+function decideCd(args: Word[], state: WalkState, ctx: CommandPolicyContext): PolicyDecision {
+  const target = args.filter((a) => a.text !== '--' && !/^-[LPe@]+$/.test(a.text));
+  if (target.length !== 1 || target[0].text === '-') return DENY('cd must name one directory inside the project', 'command:cd-outside');
+  if (!target[0].literal || target[0].glob) return DENY('cd to a computed directory cannot be checked', 'command:cd-outside');
+  const d = decidePath(target[0].text, 'list', { ...ctx.paths, cwd: state.cwd, outside: 'deny' });
+  if (d.decision === 'deny') return { ...d, reason: `cd: ${d.reason}` };
+  state.cwd = d.real ?? path.resolve(state.cwd, target[0].text);
+  return ALLOW('cd inside the project', 'command:cd');
+}
+
+function decideSimple(cmd: SimpleCommand, state: WalkState, ctx: CommandPolicyContext): PolicyDecision {
+  const structural: PolicyDecision[] = [];
+  const rctx: RuleContext = {
+    headless: ctx.headless,
+    sandboxed: ctx.sandboxed,
+    checkPath: (w, intent) => {
+      const r = checkWord(w, intent, state, ctx);
+      if (STRUCTURAL.test(r.rule) && r.decision !== 'allow') structural.push(r);
+      return r;
+    },
+    decideNested: (inner) => {
+      for (const a of inner.assignments) {
+        if (DANGEROUS_ENV.test(a.name)) return DENY(`setting ${a.name} for a command can make it run other code`, 'command:env-dangerous');
+      }
+      if (!PLAIN_NAME.test(inner.name)) return DENY(`the command name ${inner.name} is not a plain word`, 'command:non-literal-name');
+      return decideSimple(inner, state, ctx);
+    },
+  };
+  let d = decideSimpleCommand(cmd, rctx);
+  if (cmd.assignments.length) d = strictest(d, ASK(`sets ${cmd.assignments.map((a) => a.name).join(', ')} for the command`, 'command:env-prefix'));
+  if (cmd.args.some((a) => !a.literal)) d = strictest(d, ASK('arguments use $-expansions or substitutions that cannot be checked in advance', 'command:expansion'));
+  if (ctx.permissions) {
+    const words = [cmd.name, ...cmd.args.map((a) => a.text)];
+    const m = matchCommandRules(words, ctx.permissions);
+    if (m?.kind === 'deny') return DENY(`denied by your settings rule ${m.rule}`, `settings:${m.source}:deny:${m.rule}`);
+    if (m?.kind === 'ask') d = strictest(d, ASK(`your settings rule ${m.rule} asks first`, `settings:${m.source}:ask:${m.rule}`));
+    if (m?.kind === 'allow' && !STRUCTURAL.test(d.rule) && d.decision !== 'allow' && cmd.args.every((a) => a.literal)) {
+      d = ALLOW(`allowed by your settings rule ${m.rule}`, `settings:${m.source}:allow:${m.rule}`);
+      for (const s of structural) d = strictest(d, s);
+    }
+  }
+  if (ctx.readOnly && d.decision === 'allow' && !/^command:(read-only|cd|paths|all-allowed)/.test(d.rule)) {
+    return DENY(`plan mode runs only read-only commands (${cmd.name} is not one)`, 'mode:plan');
+  }
+  return d;
+}

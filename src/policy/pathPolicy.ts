@@ -1,0 +1,111 @@
+// Path policy: where a path may be read, listed or written. Containment is checked on real paths
+// (symlinks resolved, segment comparison), and sensitive files are matched, case-insensitively, on
+// both the path as given and the real path, so a link cannot launder a secret's name.
+import fs from 'node:fs';
+import path from 'node:path';
+import { isInside, PathError, realpathDeepest } from '../sandbox/resolvePath.js';
+import type { PolicyDecision } from './types.js';
+
+export type PathIntent = 'read' | 'list' | 'write';
+
+export interface PathPolicyContext {
+  /** realpath of the project root. */
+  root: string;
+  /** Directory relative paths are resolved from (the root unless a `cd` moved it). */
+  cwd?: string;
+  home: string;
+  /** devx's own home (~/.devx), never readable or writable by the model. */
+  devxHome: string;
+  /** Outside-root access: file tools deny it, shell commands may ask for reads. */
+  outside: 'deny' | 'ask-read';
+}
+
+interface SensitiveRule {
+  id: string;
+  test(segments: string[]): boolean;
+  /** Writes only (reading is fine). */
+  writeOnly?: boolean;
+  reason: string;
+}
+
+const lower = (s: string) => s.toLowerCase();
+const base = (segs: string[]) => segs[segs.length - 1] ?? '';
+const hasSeq = (segs: string[], seq: string[]) => segs.some((_, i) => seq.every((s, k) => segs[i + k] === s));
+
+const SENSITIVE: SensitiveRule[] = [
+  {
+    id: 'sensitive:dotenv',
+    test: (s) => s.some((x) => /^\.env(\..*)?$/.test(x) && !/^\.env\.(example|sample|template|dist)$/.test(x)),
+    reason: '.env files hold secrets',
+  },
+  { id: 'sensitive:ssh', test: (s) => s.includes('.ssh') || /^id_(rsa|ed25519|ecdsa|dsa)/.test(base(s)), reason: 'SSH keys and config' },
+  { id: 'sensitive:key-file', test: (s) => /\.(pem|key|p12|pfx)$/.test(base(s)), reason: 'private keys and certificates' },
+  { id: 'sensitive:credentials', test: (s) => ['.npmrc', '.netrc', '.git-credentials', 'credentials.json', '.pgpass', '.pypirc'].includes(base(s)) || /^oauth_creds.*\.json$/.test(base(s)), reason: 'credential files' },
+  { id: 'sensitive:cloud', test: (s) => s.includes('.aws') || s.includes('.kube') || s.includes('.gnupg') || hasSeq(s, ['.docker', 'config.json']) || hasSeq(s, ['.config', 'gcloud']), reason: 'cloud and cluster credentials' },
+  { id: 'sensitive:git-config', test: (s) => hasSeq(s, ['.git', 'config']) && base(s) === 'config' && s[s.length - 2] === '.git', reason: '.git/config can run programs (hooks, pagers, credential helpers)' },
+  { id: 'sensitive:git-hooks', test: (s) => hasSeq(s, ['.git', 'hooks']), writeOnly: true, reason: 'git hooks run code on the next git command' },
+  { id: 'sensitive:devx-settings', test: (s) => hasSeq(s, ['.devx']) && /^(settings(\.local)?\.json|audit\.jsonl|trusted-projects\.json)$/.test(base(s)), reason: "devx's own settings and audit log: the model must never edit its policy" },
+  { id: 'sensitive:devx-state', test: (s) => s.includes('.devx'), writeOnly: true, reason: "devx's own state directory" },
+  { id: 'sensitive:system', test: (s) => ['shadow', 'gshadow', 'sudoers'].includes(base(s)) && s[1] === 'etc', reason: 'system credential files' },
+  { id: 'sensitive:proc', test: (s) => s[1] === 'proc' && ['environ', 'mem', 'root', 'cwd', 'maps'].some((x) => s.includes(x)), reason: 'process memory and environment' },
+];
+
+function segmentsOf(p: string): string[] {
+  return ['', ...lower(p).split(/[\\/]+/).filter(Boolean)];
+}
+
+function matchSensitive(candidates: string[], intent: PathIntent): SensitiveRule | null {
+  for (const c of candidates) {
+    const segs = segmentsOf(c);
+    for (const rule of SENSITIVE) {
+      if (rule.writeOnly && intent !== 'write') continue;
+      if (rule.test(segs)) return rule;
+    }
+  }
+  return null;
+}
+
+export interface PathDecision extends PolicyDecision {
+  /** The resolved real path (when it could be resolved). */
+  real?: string;
+}
+
+/** Decides a single path. Never throws on model input. */
+export function decidePath(p: string, intent: PathIntent, ctx: PathPolicyContext): PathDecision {
+  // eslint-disable-next-line no-control-regex
+  if (/[\u0000-\u001f\u007f]/.test(p)) return { decision: 'deny', reason: 'path contains control characters', rule: 'path:control-chars' };
+  const cwd = ctx.cwd ?? ctx.root;
+  const expanded = p === '~' ? ctx.home : p.startsWith('~/') ? path.join(ctx.home, p.slice(2)) : p;
+  const given = path.resolve(cwd, expanded === '' ? '.' : expanded);
+  let real: string;
+  try {
+    real = realpathDeepest(given);
+  } catch (err) {
+    if (err instanceof PathError) return { decision: 'deny', reason: err.message, rule: 'path:symlink-loop' };
+    return { decision: 'deny', reason: `cannot resolve ${p}: ${(err as Error).message}`, rule: 'path:unresolvable' };
+  }
+  if (real === '/dev/null' || (intent !== 'read' && /^\/dev\/(stdout|stderr)$/.test(real))) {
+    return { decision: 'allow', reason: 'the null device', rule: 'path:dev-null', real };
+  }
+  // The given name counts too: a link called .env pointing at notes.txt is still refused.
+  const sensitive = matchSensitive([given, real, p], intent);
+  if (sensitive) return { decision: 'deny', reason: `${p} is protected (${sensitive.reason})`, rule: `path:${sensitive.id}`, real };
+  if (isInside(ctx.devxHome, real) || isInside(path.join(ctx.home, '.gemini'), real)) {
+    return { decision: 'deny', reason: `${p} is inside devx's or gemini's own configuration`, rule: 'path:agent-config', real };
+  }
+  if (!isInside(ctx.root, real)) {
+    const shown = real === given ? given : `${given} -> ${real}`;
+    if (ctx.outside === 'ask-read' && intent !== 'write') {
+      return { decision: 'ask', reason: `reads outside the project root (${shown})`, rule: 'path:outside-root-read', real };
+    }
+    return { decision: 'deny', reason: `path is outside the project root (${shown}); only files under ${ctx.root} can be used`, rule: 'path:outside-root', real };
+  }
+  // A hardlink can make a file outside the root appear inside it: let a person decide.
+  try {
+    const st = fs.lstatSync(real);
+    if (st.isFile() && st.nlink > 1) return { decision: 'ask', reason: `${p} has ${st.nlink} hard links; it may be a file from outside the project`, rule: 'path:hardlink', real };
+  } catch {
+    /* does not exist yet */
+  }
+  return { decision: 'allow', reason: 'inside the project', rule: 'path:inside-root', real };
+}

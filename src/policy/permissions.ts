@@ -1,0 +1,106 @@
+// Permission rules from settings, in Claude Code's syntax: `Bash(npm run test:*)`, `Bash(git status)`,
+// `Read(./secrets/**)`, `Edit(src/**)`, `Write(...)`, and bare tool names (`spawn_gemini`, `Bash`).
+// Lists from every scope are merged; deny beats ask beats allow.
+import path from 'node:path';
+import picomatch from 'picomatch';
+
+export type RuleKind = 'allow' | 'ask' | 'deny';
+export type RuleSource = 'user' | 'project' | 'local';
+
+export interface PermissionRule {
+  raw: string;
+  kind: RuleKind;
+  source: RuleSource;
+  /** 'Bash' | 'Read' | 'Edit' | 'Write' | a devx tool name. */
+  tool: string;
+  pattern?: string;
+}
+
+export interface PermissionRules {
+  rules: PermissionRule[];
+  root: string;
+  home: string;
+}
+
+const RULE = /^([A-Za-z_][A-Za-z0-9_]*)(?:\((.*)\))?$/s;
+const CLAUDE_TOOLS: Record<string, string[]> = {
+  Bash: ['run_command'],
+  Read: ['read_file', 'list_directory', 'glob', 'search_code'],
+  Grep: ['search_code'],
+  Glob: ['glob'],
+  LS: ['list_directory'],
+  Edit: ['edit_file', 'write_file'],
+  Write: ['write_file', 'edit_file'],
+  MultiEdit: ['edit_file'],
+};
+
+/** Returns an error message for an invalid rule string, or null. */
+export function validateRule(raw: string): string | null {
+  const m = RULE.exec(raw.trim());
+  if (!m) return 'expected ToolName or ToolName(pattern), e.g. Bash(npm run test:*) or Read(./secrets/**)';
+  const [, tool, pattern] = m;
+  if (pattern !== undefined && pattern.trim() === '') return `${tool}() needs a pattern inside the parentheses`;
+  if (pattern !== undefined && !['Bash', 'Read', 'Edit', 'Write', 'Grep', 'Glob', 'LS', 'MultiEdit'].includes(tool)) return `${tool} does not take a pattern`;
+  return null;
+}
+
+export function parseRule(raw: string, kind: RuleKind, source: RuleSource): PermissionRule {
+  const m = RULE.exec(raw.trim())!;
+  return { raw, kind, source, tool: m[1], pattern: m[2]?.trim() };
+}
+
+const ORDER: RuleKind[] = ['deny', 'ask', 'allow'];
+
+function commandMatches(pattern: string, words: string[]): boolean {
+  const cmd = words.join(' ');
+  if (pattern.endsWith(':*')) {
+    const prefix = pattern.slice(0, -2).trim();
+    return cmd === prefix || cmd.startsWith(`${prefix} `);
+  }
+  if (pattern.includes('*')) {
+    const re = new RegExp(`^${pattern.split('*').map((p) => p.replace(/[.+?^${}()|[\]\\]/g, '\\$&')).join('.*')}$`);
+    return re.test(cmd);
+  }
+  return cmd === pattern.trim();
+}
+
+export interface RuleMatch {
+  kind: RuleKind;
+  rule: string;
+  source: RuleSource;
+}
+
+/** Bash(...) rules against one simple command's words (never the whole command line). */
+export function matchCommandRules(words: string[], rules: PermissionRules): RuleMatch | null {
+  for (const kind of ORDER) {
+    const hit = rules.rules.find((r) => r.kind === kind && r.tool === 'Bash' && r.pattern !== undefined && commandMatches(r.pattern, words));
+    if (hit) return { kind, rule: hit.raw, source: hit.source };
+  }
+  return null;
+}
+
+function pathMatches(pattern: string, realPath: string, rules: PermissionRules): boolean {
+  let abs: string;
+  if (pattern.startsWith('~/')) abs = path.join(rules.home, pattern.slice(2));
+  else if (pattern.startsWith('//')) abs = pattern.slice(1);
+  else if (path.isAbsolute(pattern)) abs = pattern;
+  else abs = path.join(rules.root, pattern.replace(/^\.\//, ''));
+  const isMatch = picomatch(abs, { dot: true, nocase: true });
+  // `dir/**` also covers `dir` itself; a plain directory name covers everything below it.
+  return isMatch(realPath) || picomatch(`${abs.replace(/\/$/, '')}/**`, { dot: true, nocase: true })(realPath);
+}
+
+/** Rules for a tool call: bare tool names, and Read/Edit/Write patterns against the real paths. */
+export function matchToolRules(toolName: string, realPaths: string[], rules: PermissionRules): RuleMatch | null {
+  for (const kind of ORDER) {
+    const hit = rules.rules.find((r) => {
+      if (r.kind !== kind || r.tool === 'Bash' && r.pattern !== undefined) return false;
+      const covers = r.tool === toolName || (CLAUDE_TOOLS[r.tool]?.includes(toolName) ?? false);
+      if (!covers) return false;
+      if (r.pattern === undefined) return true;
+      return realPaths.length > 0 && realPaths.some((p) => pathMatches(r.pattern!, p, rules));
+    });
+    if (hit) return { kind, rule: hit.raw, source: hit.source };
+  }
+  return null;
+}

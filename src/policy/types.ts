@@ -1,0 +1,22 @@
+export type Decision = 'allow' | 'ask' | 'deny';
+
+export interface PolicyDecision {
+  decision: Decision;
+  reason: string;
+  /** Identifier of the rule that decided, for the audit log and `devx policy check`. */
+  rule: string;
+}
+
+const RANK: Record<Decision, number> = { allow: 0, ask: 1, deny: 2 };
+
+const GENERIC = /:(all-allowed|paths)$/;
+
+/** Deny beats ask beats allow; on a tie the first specific decision (and its reason) stays. */
+export function strictest(a: PolicyDecision, b: PolicyDecision): PolicyDecision {
+  if (RANK[b.decision] !== RANK[a.decision]) return RANK[b.decision] > RANK[a.decision] ? b : a;
+  return GENERIC.test(a.rule) && !GENERIC.test(b.rule) ? b : a;
+}
+
+export const ALLOW = (reason: string, rule: string): PolicyDecision => ({ decision: 'allow', reason, rule });
+export const ASK = (reason: string, rule: string): PolicyDecision => ({ decision: 'ask', reason, rule });
+export const DENY = (reason: string, rule: string): PolicyDecision => ({ decision: 'deny', reason, rule });
