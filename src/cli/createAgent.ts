@@ -3,17 +3,14 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import crypto from 'node:crypto';
-import { loadSettings, type ResolvedSettings, type Settings } from '../config/settings.js';
-import { devxHome, findProjectRoot } from '../config/paths.js';
+import type { ResolvedSettings, Settings } from '../config/settings.js';
+import { createPolicy } from '../policy/createPolicy.js';
 import { GeminiCliBackend } from '../backend/geminiCli.js';
 import type { ModelBackend } from '../backend/types.js';
 import { builtinTools } from '../tools/registry.js';
 import type { Tool } from '../tools/types.js';
 import { resolveInside } from '../sandbox/resolvePath.js';
-import { PolicyEngine, type ApprovalMode } from '../policy/decide.js';
-import { loadBashParser } from '../policy/bashParser.js';
-import { detectBwrap, type SandboxSpec } from '../sandbox/bwrap.js';
-import { isTrusted } from '../config/trust.js';
+import type { PolicyEngine, ApprovalMode } from '../policy/decide.js';
 import { auditFile } from '../audit/auditLog.js';
 import type { ApprovalAnswer, ApprovalRequest } from '../tools/runToolCall.js';
 import { runProcess, type ProcessRunner } from '../util/processRunner.js';
@@ -71,24 +68,13 @@ function approvalKey(req: ApprovalRequest): string {
 }
 
 export async function createAgent(opts: AgentOptions): Promise<Agent> {
-  const root = findProjectRoot(opts.cwd);
-  const home = devxHome(opts.env);
-  const userHome = opts.env.HOME ?? path.dirname(home);
-  const settings = loadSettings({ devxHome: home, projectRoot: root, env: opts.env, overrides: opts.overrides, trusted: isTrusted(home, root) });
-  const mode: ApprovalMode = opts.yes ? 'yolo' : (opts.approvalMode ?? settings.approvalMode);
-  const headless = !opts.prompt;
-  const bwrap = detectBwrap(opts.env);
-  const sandbox: SandboxSpec | null = bwrap ? { bin: bwrap, root, home: userHome } : null;
-  const policy = new PolicyEngine({
-    root,
-    home: userHome,
-    devxHome: home,
-    headless,
-    sandboxed: Boolean(sandbox),
-    parser: await loadBashParser(),
-    permissions: { rules: settings.permissionRules, root, home: userHome },
-    mode,
-    rateLimits: settings.rateLimits,
+  const { root, home, settings, mode, sandbox, policy } = await createPolicy({
+    cwd: opts.cwd,
+    env: opts.env,
+    overrides: opts.overrides,
+    yes: opts.yes,
+    approvalMode: opts.approvalMode,
+    headless: !opts.prompt,
   });
   const runner = opts.runner ?? runProcess;
   const workDir = path.join(home, 'run', `${process.pid}-${crypto.randomBytes(4).toString('hex')}`);

@@ -4,12 +4,18 @@ Usage:
   devx [options]                 start the interactive REPL in this project
   devx run "<prompt>" [options]  run one task headless, then exit
   devx protocol parse            parse a model reply from stdin and print the calls as JSON
+  devx policy check [--json] (--read|--write|--list PATH | --command "CMD")
+                                 show the decision (allow/ask/deny), its reason and rule
+  devx audit tail [-n N] [--json] | grep PATTERN | verify
+                                 read or verify the hash-chained audit log
+  devx trust [--revoke]          let this project's settings widen the policy
   devx --version | --help
 
 Options:
   -m, --model <name>             Gemini model (default: settings "model", else ${'gemini-2.5-pro'})
       --fallback-model <name>    model to use once every account is out of quota
-  -y, --yes                      approve every action that would ask (commands)
+  -y, --yes                      approve every action that would ask (= --approval-mode yolo)
+      --approval-mode <mode>     default | auto-edit | yolo | plan (yolo never overrides a deny)
       --max-rounds <n>           tool rounds per turn before stopping (default 25)
       --json                     (run) print a machine-readable transcript on stdout
 

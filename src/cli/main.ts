@@ -13,5 +13,11 @@ if (argv[0] === '--version' || argv[0] === '-v') {
   process.stdout.write(`devx ${version()}\n`);
 } else {
   const { runCli } = await import('./runCli.js');
-  process.exitCode = await runCli(argv);
+  try {
+    process.exitCode = await runCli(argv);
+  } catch (err) {
+    // Anything reaching here is a devx bug, not bad input: say so plainly.
+    process.stderr.write(`devx: internal error: ${(err as Error).message}\n${process.env.DEVX_DEBUG ? `${(err as Error).stack}\n` : 'Set DEVX_DEBUG=1 for the stack trace.\n'}`);
+    process.exitCode = 1;
+  }
 }

@@ -72,7 +72,9 @@ export function overridesFrom(flags: CliFlags) {
 
 export async function runCli(argv: string[]): Promise<number> {
   try {
-    const { values, positionals } = parseArgs({ args: argv, options: OPTIONS, allowPositionals: true, strict: true });
+    const first = argv.find((a) => !a.startsWith('-'));
+    const ownFlags = first === 'policy' || first === 'audit' || first === 'trust';
+    const { values, positionals } = parseArgs({ args: ownFlags ? [first!] : argv, options: OPTIONS, allowPositionals: true, strict: true });
     if (values.help) {
       process.stdout.write(HELP);
       return EXIT.ok;
@@ -83,9 +85,14 @@ export async function runCli(argv: string[]): Promise<number> {
       return EXIT.ok;
     }
     const [command, ...rest] = positionals;
+    // Sub-commands with their own flags parse their own argv.
+    const sub = argv.slice(argv.indexOf(command ?? '') + 1);
+    if (command === 'policy') return await (await import('./policyCommand.js')).runPolicyCommand(sub);
+    if (command === 'audit') return await (await import('./auditCommand.js')).runAuditCommand(sub);
+    if (command === 'trust') return await (await import('./trustCommand.js')).runTrustCommand(sub);
     if (command === 'protocol') {
       const { runProtocolCommand } = await import('./protocolCommand.js');
-      return runProtocolCommand(rest);
+      return await runProtocolCommand(rest);
     }
     if (command === 'run') {
       const { runHeadless } = await import('./runHeadless.js');

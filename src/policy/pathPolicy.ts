@@ -35,7 +35,7 @@ const hasSeq = (segs: string[], seq: string[]) => segs.some((_, i) => seq.every(
 const SENSITIVE: SensitiveRule[] = [
   {
     id: 'sensitive:dotenv',
-    test: (s) => s.some((x) => /^\.env(\..*)?$/.test(x) && !/^\.env\.(example|sample|template|dist)$/.test(x)),
+    test: (s) => s.some((x) => /^\.env/.test(x) && !/^\.env\.(example|sample|template|dist)$/.test(x)),
     reason: '.env files hold secrets',
   },
   { id: 'sensitive:ssh', test: (s) => s.includes('.ssh') || /^id_(rsa|ed25519|ecdsa|dsa)/.test(base(s)), reason: 'SSH keys and config' },

@@ -1,0 +1,60 @@
+// `devx audit tail [-n N] [--json] | grep PATTERN | verify` over .devx/audit.jsonl.
+import fs from 'node:fs';
+import { parseArgs } from 'node:util';
+import { findProjectRoot } from '../config/paths.js';
+import { auditFile } from '../audit/auditLog.js';
+import { verifyChain } from '../audit/chainedAppend.js';
+import { UsageError } from './runCli.js';
+
+function readLines(file: string): string[] {
+  try {
+    return fs.readFileSync(file, 'utf8').split('\n').filter(Boolean);
+  } catch {
+    return [];
+  }
+}
+
+function human(line: string): string {
+  try {
+    const e = JSON.parse(line) as Record<string, any>;
+    const args = Object.entries(e.args ?? {}).map(([k, v]) => `${k}=${String(v).replace(/\s+/g, ' ').slice(0, 60)}`).join(' ');
+    return `${e.time} ${String(e.tool).padEnd(14)} ${String(e.decision ?? '-').padEnd(5)} ${String(e.status).padEnd(5)} ${e.rule ?? ''}${e.answer ? ` answer=${e.answer}` : ''} ${args}`;
+  } catch {
+    return line;
+  }
+}
+
+export async function runAuditCommand(argv: string[]): Promise<number> {
+  const { values, positionals } = parseArgs({ args: argv, options: { n: { type: 'string', short: 'n' }, json: { type: 'boolean' } }, allowPositionals: true, strict: true });
+  const [sub, ...rest] = positionals;
+  const file = auditFile(findProjectRoot(process.cwd()));
+  const print = (lines: string[]) => process.stdout.write(lines.map((l) => (values.json ? l : human(l))).join('\n') + (lines.length ? '\n' : ''));
+  if (sub === 'tail') {
+    const n = values.n ? Number(values.n) : 20;
+    if (!Number.isInteger(n) || n < 1) throw new UsageError('-n takes a positive whole number');
+    print(readLines(file).slice(-n));
+    return 0;
+  }
+  if (sub === 'grep') {
+    if (rest.length !== 1) throw new UsageError('usage: devx audit grep PATTERN');
+    let re: RegExp;
+    try {
+      re = new RegExp(rest[0], 'i');
+    } catch (err) {
+      throw new UsageError(`invalid pattern: ${(err as Error).message}`);
+    }
+    const hits = readLines(file).filter((l) => re.test(l));
+    print(hits);
+    return hits.length ? 0 : 1;
+  }
+  if (sub === 'verify') {
+    const r = verifyChain(file);
+    if (r.ok) {
+      process.stdout.write(`audit log OK: ${r.entries} entries, hash chain intact (${file})\n`);
+      return 0;
+    }
+    process.stdout.write(`audit log BROKEN at line ${r.badLine}: ${r.problem} (${r.entries} entries verified before it; ${file})\n`);
+    return 1;
+  }
+  throw new UsageError('usage: devx audit tail [-n N] [--json] | devx audit grep PATTERN | devx audit verify');
+}

@@ -1,0 +1,63 @@
+// `devx policy check --json (--read|--write|--list) PATH` and `devx policy check --json --command "CMD"`:
+// the decision a real run would make, with the same effective settings, in headless-with-a-person
+// semantics (ask stays ask). Exit 0 whatever the decision; 2 on bad usage.
+// `--batch` reads one JSON query per stdin line ({"kind":"command","input":"ls"}) and answers each.
+import { parseArgs } from 'node:util';
+import { createInterface } from 'node:readline';
+import { createPolicy } from '../policy/createPolicy.js';
+import { builtinTools } from '../tools/registry.js';
+import { UsageError, approvalModeFrom } from './runCli.js';
+import type { PolicyEngine } from '../policy/decide.js';
+import type { Tool } from '../tools/types.js';
+
+type Kind = 'read' | 'write' | 'list' | 'command';
+const KINDS: Kind[] = ['read', 'write', 'list', 'command'];
+const TOOL_FOR: Record<Kind, string> = { read: 'read_file', write: 'write_file', list: 'list_directory', command: 'run_command' };
+
+function decide(policy: PolicyEngine, tools: Tool[], kind: Kind, value: string) {
+  const tool = tools.find((t) => t.name === TOOL_FOR[kind])!;
+  const args = kind === 'command' ? { cmd: value } : kind === 'write' ? { path: value, content: '' } : { path: value };
+  const d = policy.decideToolCall(tool, args, { countRate: false });
+  return { decision: d.decision, reason: d.reason, rule: d.rule };
+}
+
+export async function runPolicyCommand(argv: string[]): Promise<number> {
+  const { values, positionals } = parseArgs({
+    args: argv,
+    options: {
+      json: { type: 'boolean' },
+      read: { type: 'string' },
+      write: { type: 'string' },
+      list: { type: 'string' },
+      command: { type: 'string' },
+      batch: { type: 'boolean' },
+      'approval-mode': { type: 'string' },
+    },
+    allowPositionals: true,
+    strict: true,
+  });
+  if (positionals[0] !== 'check' || positionals.length > 1) throw new UsageError('usage: devx policy check [--json] (--read|--write|--list PATH | --command "CMD" | --batch)');
+  const given = KINDS.filter((k) => values[k] !== undefined);
+  if (given.length + (values.batch ? 1 : 0) !== 1) throw new UsageError('devx policy check takes exactly one of --read, --write, --list, --command or --batch');
+  // A person is there: ask stays ask instead of becoming a headless denial.
+  const { policy } = await createPolicy({ cwd: process.cwd(), env: process.env, approvalMode: approvalModeFrom(values), headless: false });
+  const tools = builtinTools();
+  if (values.batch) {
+    for await (const line of createInterface({ input: process.stdin, crlfDelay: Infinity })) {
+      if (!line.trim()) continue;
+      let q: { kind?: string; input?: unknown };
+      try {
+        q = JSON.parse(line);
+      } catch {
+        throw new UsageError(`--batch: not a JSON line: ${line.slice(0, 80)}`);
+      }
+      if (!KINDS.includes(q.kind as Kind) || typeof q.input !== 'string') throw new UsageError('--batch lines look like {"kind":"command|read|write|list","input":"..."}');
+      process.stdout.write(`${JSON.stringify(decide(policy, tools, q.kind as Kind, q.input))}\n`);
+    }
+    return 0;
+  }
+  const kind = given[0];
+  const out = decide(policy, tools, kind, values[kind]!);
+  process.stdout.write(values.json ? `${JSON.stringify(out)}\n` : `${out.decision}: ${out.reason} [${out.rule}]\n`);
+  return 0;
+}

@@ -1,0 +1,150 @@
+// Runs every case of the policy table through the real CLI: `devx policy check --json`.
+import fs from 'node:fs';
+import path from 'node:path';
+import { execFileSync, spawn } from 'node:child_process';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { ALLOWED, CWD_CASES, DENIED_OR_ASKED, type Case } from './cases.js';
+import { DEVX_BIN, tempDir } from '../helpers/env.js';
+
+let base: string;
+let root: string;
+let home: string;
+
+function write(rel: string, content = 'x\n'): void {
+  const p = path.join(root, rel);
+  fs.mkdirSync(path.dirname(p), { recursive: true });
+  fs.writeFileSync(p, content);
+}
+
+/** A project with secrets, symlinks in and out, chains, loops, a hardlink and a prefix-sharing sibling. */
+function buildFixture(): void {
+  base = tempDir('devx-policy-');
+  root = path.join(base, 'project');
+  home = path.join(base, 'home');
+  fs.mkdirSync(root);
+  fs.mkdirSync(path.join(home, '.ssh'), { recursive: true });
+  fs.writeFileSync(path.join(home, '.ssh', 'id_rsa'), 'KEY');
+  execFileSync('git', ['init', '-q'], { cwd: root });
+  for (const f of ['README.md', 'package.json', 'tsconfig.json', 'src/main.ts', 'src/util.ts', 'src/environment.ts', 'docs/env.md', 'config/keys.ts', '.gitignore', 'scripts/x.sh', 'script.sh', 'env.sh', 'scripts/build.js', 'script.py', '.devx/history.json']) write(f);
+  for (const f of ['.env', '.env.local', '.env.production', 'config/.env', 'secrets/server.pem', 'secrets/tls.KEY', 'id_rsa', '.ssh/config', '.npmrc', '.netrc', '.git-credentials', 'credentials.json', '.aws/credentials', '.kube/config', '.docker/config.json', 'oauth_creds.json']) write(f, 'SECRET=1\n');
+  write('.env.example', 'SECRET=\n');
+  write('.env.sample', 'SECRET=\n');
+  fs.writeFileSync(path.join(base, 'outside.txt'), 'outside\n');
+  fs.writeFileSync(path.join(base, 'outside-hard.txt'), 'hard\n');
+  fs.mkdirSync(path.join(base, 'project-evil'));
+  fs.writeFileSync(path.join(base, 'project-evil', 'secret.txt'), 'evil\n');
+  const link = (target: string, name: string) => fs.symlinkSync(target, path.join(root, name));
+  link('main.ts', 'src/link-inside.ts');
+  link('src', 'src-link');
+  link('.env', 'link-env');
+  link(path.join(root, '.env'), 'notes-env');
+  link('README.md', '.env-link');
+  link(path.join(base, 'outside.txt'), 'link-file');
+  link('/etc', 'link-out');
+  link('chain-b', 'chain-a');
+  link(path.join(base, 'outside.txt'), 'chain-b');
+  link('loop-b', 'loop-a');
+  link('loop-a', 'loop-b');
+  link(path.join(base, 'not-there', 'x'), 'dangling');
+  fs.linkSync(path.join(base, 'outside-hard.txt'), path.join(root, 'hardlink.txt'));
+  fs.symlinkSync(root, path.join(base, 'root-link'));
+}
+
+interface Result {
+  decision: string;
+  reason: string;
+  rule: string;
+}
+
+/** One case as its own `devx policy check --json --command|--read|... VALUE` process. */
+function check(c: Case): Promise<Result> {
+  const cwd = cwdOf(c);
+  const flag = c.kind === 'command' ? '--command' : `--${c.kind}`;
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [DEVX_BIN, 'policy', 'check', '--json', flag, c.input], {
+      cwd,
+      env: { PATH: process.env.PATH, HOME: home },
+    });
+    let out = '';
+    let err = '';
+    child.stdout.on('data', (d) => (out += d));
+    child.stderr.on('data', (d) => (err += d));
+    child.on('close', (code) => {
+      if (code !== 0) return reject(new Error(`exit ${code} for ${JSON.stringify(c.input)}: ${err}`));
+      try {
+        resolve(JSON.parse(out) as Result);
+      } catch {
+        reject(new Error(`unparseable output for ${JSON.stringify(c.input)}: ${out} ${err}`));
+      }
+    });
+  });
+}
+
+function cwdOf(c: Case): string {
+  return c.cwd === 'root-link' ? path.join(base, 'root-link') : c.cwd === 'src' ? path.join(root, 'src') : root;
+}
+
+/** The whole table through `devx policy check --json --batch`, one process per working directory. */
+async function runAll(cases: Case[]): Promise<Result[]> {
+  const results: Result[] = new Array(cases.length);
+  const groups = new Map<string, number[]>();
+  cases.forEach((c, i) => groups.set(cwdOf(c), [...(groups.get(cwdOf(c)) ?? []), i]));
+  for (const [cwd, idx] of groups) {
+    const input = idx.map((i) => JSON.stringify({ kind: cases[i].kind, input: cases[i].input })).join('\n') + '\n';
+    const out = execFileSync(process.execPath, [DEVX_BIN, 'policy', 'check', '--json', '--batch'], { cwd, env: { PATH: process.env.PATH, HOME: home }, input, encoding: 'utf8' });
+    const lines = out.trim().split('\n');
+    expect(lines).toHaveLength(idx.length);
+    idx.forEach((i, k) => (results[i] = JSON.parse(lines[k])));
+  }
+  return results;
+}
+
+const ALL = [...ALLOWED, ...DENIED_OR_ASKED, ...CWD_CASES];
+
+describe('policy table through `devx policy check`', () => {
+  let results: Result[];
+  beforeAll(async () => {
+    buildFixture();
+    results = await runAll(ALL);
+  }, 240_000);
+
+  it('has at least 250 cases, a third of them ordinary work that stays allowed', () => {
+    const allowed = ALL.filter((c) => c.expect === 'allow').length;
+    expect(ALL.length).toBeGreaterThanOrEqual(250);
+    expect(allowed * 3).toBeGreaterThanOrEqual(ALL.length);
+  });
+
+  it('decides every case as expected', () => {
+    const wrong = ALL.map((c, i) => ({ c, r: results[i] }))
+      .filter(({ c, r }) => r.decision !== c.expect)
+      .map(({ c, r }) => `${c.kind} ${JSON.stringify(c.input)}${c.cwd ? ` (cwd ${c.cwd})` : ''}: expected ${c.expect}, got ${r.decision} [${r.rule}] ${r.reason}`);
+    expect(wrong).toEqual([]);
+  });
+
+  it('every decision carries a reason and a rule', () => {
+    for (const r of results) {
+      expect(r.reason.length).toBeGreaterThan(0);
+      expect(r.rule).toMatch(/^[a-z-]+:/);
+    }
+  });
+
+  it('single invocations give the same answers as the batch (a sample of every kind)', async () => {
+    const sample = ALL.map((c, i) => ({ c, i })).filter(({ c, i }) => i % 7 === 0 && !c.input.includes('\u0000'));
+    expect(sample.length).toBeGreaterThan(35);
+    for (let k = 0; k < sample.length; k += 4) {
+      const batch = sample.slice(k, k + 4);
+      const got = await Promise.all(batch.map(({ c }) => check(c)));
+      batch.forEach(({ i }, j) => expect(got[j], JSON.stringify(ALL[i].input)).toEqual(results[i]));
+    }
+  }, 120_000);
+
+  it('exits 2 on bad usage', () => {
+    let code = 0;
+    try {
+      execFileSync(process.execPath, [DEVX_BIN, 'policy', 'check', '--json'], { cwd: root, env: { PATH: process.env.PATH, HOME: home }, stdio: 'pipe' });
+    } catch (err) {
+      code = (err as { status: number }).status;
+    }
+    expect(code).toBe(2);
+  });
+});
