@@ -14,6 +14,7 @@ beforeEach(async () => {
 });
 afterEach(async () => {
   await fake.close();
+  expect(fake.scriptErrors.map((e) => e.message)).toEqual([]);
 });
 
 function workspaceOf(req: RecordedRequest): string {

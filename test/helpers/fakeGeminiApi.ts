@@ -45,6 +45,8 @@ export const DAILY_QUOTA_429: FakeReply = {
 
 export class FakeGeminiApi {
   readonly requests: RecordedRequest[] = [];
+  /** Errors thrown by scripted reply functions (assertions about requests); tests check it is empty. */
+  readonly scriptErrors: Error[] = [];
   private queue: Script[] = [];
   /** Used when the queue is empty. */
   fallback: Script = { status: 500 };
@@ -120,7 +122,14 @@ export class FakeGeminiApi {
         return;
       }
       const next = this.queue.length ? this.queue.shift()! : this.fallback;
-      const reply = typeof next === 'function' ? next(rec) : next;
+      let reply: FakeReply;
+      try {
+        reply = typeof next === 'function' ? next(rec) : next;
+      } catch (err) {
+        // Keep the run going (an unanswered request would hang gemini) and report the failure.
+        this.scriptErrors.push(err as Error);
+        reply = { text: `fake API script error: ${(err as Error).message}` };
+      }
       const send = () => this.reply(res, kind, reply, rec);
       if (reply.hang) return;
       if (reply.delayMs) setTimeout(send, reply.delayMs);
