@@ -5,6 +5,8 @@ import path from 'node:path';
 import crypto from 'node:crypto';
 import type { ResolvedSettings, Settings } from '../config/settings.js';
 import { createPolicy } from '../policy/createPolicy.js';
+import { openStore } from '../knowledge/openStore.js';
+import type { KnowledgeStore } from '../knowledge/types.js';
 import { GeminiCliBackend } from '../backend/geminiCli.js';
 import type { ModelBackend } from '../backend/types.js';
 import { builtinTools } from '../tools/registry.js';
@@ -32,6 +34,8 @@ export interface AgentOptions {
   prompt?: (req: ApprovalRequest) => Promise<ApprovalAnswer>;
   backend?: ModelBackend;
   runner?: ProcessRunner;
+  /** The live session (todo and remember tools use it). */
+  session?: import('../session/session.js').Session;
 }
 
 export interface Agent {
@@ -77,6 +81,7 @@ export async function createAgent(opts: AgentOptions): Promise<Agent> {
     headless: !opts.prompt,
   });
   const runner = opts.runner ?? runProcess;
+  let store: KnowledgeStore | undefined;
   const workDir = path.join(home, 'run', `${process.pid}-${crypto.randomBytes(4).toString('hex')}`);
   fs.mkdirSync(workDir, { recursive: true, mode: 0o700 });
   const backend =
@@ -120,6 +125,8 @@ export async function createAgent(opts: AgentOptions): Promise<Agent> {
       resolve: (p) => resolveInside(root, p),
       rgPath,
       commandTimeoutMs: settings.commandTimeoutMs,
+      session: opts.session,
+      knowledge: () => (store ??= openStore({ env: opts.env, devxHome: home, collection: settings.knowledge.collection, embeddings: settings.knowledge.embeddings, cwd: root })),
     },
     decide: (tool, args) => policy.decideToolCall(tool, args),
     approve,

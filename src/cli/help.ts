@@ -9,6 +9,11 @@ Usage:
   devx audit tail [-n N] [--json] | grep PATTERN | verify
                                  read or verify the hash-chained audit log
   devx trust [--revoke]          let this project's settings widen the policy
+  devx sessions [--json]         list this project's sessions
+  devx --resume [id]             continue a session (default: the one that crashed, else the last)
+  devx handoff --to claude       write HANDOFF.md (CLAUDE_TURN: READY) from the conversation and stop
+  devx handoff --wait            wait for GEMINI_TURN: READY in HANDOFF.md, work on it, hand back
+  devx memory add|search|list|delete|import   the knowledge store (see devx memory --help)
   devx --version | --help
 
 Options:
@@ -20,7 +25,7 @@ Options:
       --json                     (run) print a machine-readable transcript on stdout
 
 Exit codes: 0 done, 1 the task failed or stopped, 2 bad usage or settings,
-            3 the gemini binary is missing, 130 cancelled.
+            3 the gemini binary is missing, 4 another session is active here, 130 cancelled.
 
 Settings: ~/.devx/settings.json, .devx/settings.json, .devx/settings.local.json.
 Environment: DEVX_MODEL, DEVX_GEMINI_BIN, DEVX_HOME, DEVX_TURN_TIMEOUT_SEC, NO_COLOR.
@@ -31,5 +36,7 @@ export const REPL_HELP = `Commands:
   /tools     the tools the model can call
   /history   the conversation so far
   /clear     forget the conversation and start over
+  /todos     the task checkpoint (objective and todo list)
+  /resume [id]  restore an earlier session's checkpoint and conversation
   /exit      leave (Ctrl-D works too)
 Ctrl-C cancels a running turn; Ctrl-C twice at the prompt exits.`;

@@ -2,7 +2,9 @@
 // stdin it runs the lines as a script (nobody to ask, so actions that need approval are refused
 // unless --yes was given).
 import readline from 'node:readline';
-import { createAgent, type Agent } from './createAgent.js';
+import type { Agent } from './createAgent.js';
+import { applyResume, endSession, EXIT_BUSY, SessionBusyError, startSession, type Started } from './startSession.js';
+import { renderCheckpoint } from '../tools/todo.js';
 import { approvalModeFrom, checkBinaries, EXIT, overridesFrom, type CliFlags } from './runCli.js';
 import { createAuditSubscriber } from '../audit/auditLog.js';
 import { createRenderer } from './renderEvents.js';
@@ -44,7 +46,7 @@ function printHistory(agent: Agent, out: NodeJS.WritableStream): void {
   }
 }
 
-export async function runRepl(flags: CliFlags): Promise<number> {
+export async function runRepl(flags: CliFlags & { resume?: string }): Promise<number> {
   const interactive = Boolean(process.stdin.isTTY);
   const out = process.stdout;
   const info = interactive ? out : process.stderr;
@@ -59,7 +61,16 @@ export async function runRepl(flags: CliFlags): Promise<number> {
     return answer === 'y' || answer === 'yes' ? 'yes' : 'no';
   };
 
-  const agent = await createAgent({ cwd: process.cwd(), env: process.env, overrides: overridesFrom(flags), yes: flags.yes, approvalMode: approvalModeFrom(flags), prompt: interactive ? askApproval : undefined });
+  let started: Started;
+  try {
+    started = await startSession({ cwd: process.cwd(), env: process.env, overrides: overridesFrom(flags), yes: flags.yes, approvalMode: approvalModeFrom(flags), prompt: interactive ? askApproval : undefined });
+  } catch (err) {
+    rl.close();
+    if (!(err instanceof SessionBusyError)) throw err;
+    info.write(`devx: ${err.message}\n`);
+    return EXIT_BUSY;
+  }
+  const { agent, session } = started;
   try {
     for (const w of agent.warnings) info.write(`warning: ${w}\n`);
     const missing = checkBinaries(agent, process.env);
@@ -68,6 +79,8 @@ export async function runRepl(flags: CliFlags): Promise<number> {
       return EXIT.missingBinary;
     }
     info.write(`devx ${packageVersion()} · ${agent.root} · model ${agent.settings.model}${agent.history.length ? ` · ${agent.history.length} messages of history (/clear to start over)` : ''}\n`);
+    if (started.orientation) info.write(`${started.orientation}\n`);
+    if (flags.resume) info.write(`${applyResume(started, flags.resume) ?? 'no earlier session to resume'}\n`);
     if (interactive) info.write('Type a task, or /help.\n');
 
     const render = createRenderer({ out, answerOut: out });
@@ -119,6 +132,7 @@ export async function runRepl(flags: CliFlags): Promise<number> {
         emit: (e) => {
           persist(e);
           audit(e);
+          session.onEvent(e);
           render.onEvent(e);
         },
       });
@@ -126,9 +140,13 @@ export async function runRepl(flags: CliFlags): Promise<number> {
     }
     process.off('SIGINT', onInterrupt);
     render.stop();
+    if (agent.settings.handoff === 'model' && session.record.turns > 0) info.write('Writing HANDOFF.md…\n');
+    const note = await endSession(started);
+    if (note) info.write(`${note}\n`);
     return EXIT.ok;
   } finally {
     rl.close();
+    session.abandon();
     agent.dispose();
   }
 }

@@ -18,6 +18,7 @@ const OPTIONS = {
   'max-rounds': { type: 'string' },
   json: { type: 'boolean' },
   'approval-mode': { type: 'string' },
+  resume: { type: 'string' },
   help: { type: 'boolean', short: 'h' },
   version: { type: 'boolean', short: 'v' },
 } as const;
@@ -60,6 +61,25 @@ export function checkBinaries(agent: Agent, env: NodeJS.ProcessEnv): string | nu
   return null;
 }
 
+const SESSION_ID = /^(\d{8}-\d{6}-[0-9a-f]{4}|[0-9a-f]{4}|latest)$/;
+
+/** `--resume` takes an optional session id: `devx --resume`, `devx --resume <id>`, `devx run --resume "task"`. */
+export function normalizeResume(argv: string[]): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    if (argv[i] !== '--resume') {
+      out.push(argv[i]);
+      continue;
+    }
+    const next = argv[i + 1];
+    if (next !== undefined && SESSION_ID.test(next)) {
+      out.push(`--resume=${next}`);
+      i++;
+    } else out.push('--resume=latest');
+  }
+  return out;
+}
+
 export function overridesFrom(flags: CliFlags) {
   const rounds = flags['max-rounds'];
   if (rounds !== undefined && !/^\d+$/.test(rounds)) throw new UsageError(`--max-rounds takes a whole number, got "${rounds}"`);
@@ -72,8 +92,9 @@ export function overridesFrom(flags: CliFlags) {
 
 export async function runCli(argv: string[]): Promise<number> {
   try {
+    argv = normalizeResume(argv);
     const first = argv.find((a) => !a.startsWith('-'));
-    const ownFlags = first === 'policy' || first === 'audit' || first === 'trust';
+    const ownFlags = ['policy', 'audit', 'trust', 'sessions', 'handoff', 'memory'].includes(first ?? '');
     const { values, positionals } = parseArgs({ args: ownFlags ? [first!] : argv, options: OPTIONS, allowPositionals: true, strict: true });
     if (values.help) {
       process.stdout.write(HELP);
@@ -90,6 +111,9 @@ export async function runCli(argv: string[]): Promise<number> {
     if (command === 'policy') return await (await import('./policyCommand.js')).runPolicyCommand(sub);
     if (command === 'audit') return await (await import('./auditCommand.js')).runAuditCommand(sub);
     if (command === 'trust') return await (await import('./trustCommand.js')).runTrustCommand(sub);
+    if (command === 'sessions') return await (await import('./sessionsCommand.js')).runSessionsCommand(sub);
+    if (command === 'handoff') return await (await import('./handoffCommand.js')).runHandoffCommand(sub);
+    if (command === 'memory') return await (await import('./memoryCommand.js')).runMemoryCommand(sub);
     if (command === 'protocol') {
       const { runProtocolCommand } = await import('./protocolCommand.js');
       return await runProtocolCommand(rest);

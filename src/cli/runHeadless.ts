@@ -1,14 +1,24 @@
 // `devx run "<prompt>"`: one task, headless, then exit with a status code.
-import { createAgent } from './createAgent.js';
+import { applyResume, endSession, EXIT_BUSY, SessionBusyError, startSession, type Started } from './startSession.js';
 import { approvalModeFrom, checkBinaries, EXIT, overridesFrom, type CliFlags } from './runCli.js';
 import { createAuditSubscriber } from '../audit/auditLog.js';
 import { createRenderer } from './renderEvents.js';
 import { runTurn, type AgentEvent } from '../agent/loop.js';
 import { createHistoryWriter } from '../session/historyWriter.js';
 
-export async function runHeadless(prompt: string, flags: CliFlags): Promise<number> {
-  const agent = await createAgent({ cwd: process.cwd(), env: process.env, overrides: overridesFrom(flags), yes: flags.yes, approvalMode: approvalModeFrom(flags) });
+export async function runHeadless(prompt: string, flags: CliFlags & { resume?: string }): Promise<number> {
+  let started: Started;
   try {
+    started = await startSession({ cwd: process.cwd(), env: process.env, overrides: overridesFrom(flags), yes: flags.yes, approvalMode: approvalModeFrom(flags) });
+  } catch (err) {
+    if (!(err instanceof SessionBusyError)) throw err;
+    process.stderr.write(`devx: ${err.message}\n`);
+    return EXIT_BUSY;
+  }
+  const { agent, session } = started;
+  try {
+    if (started.orientation) process.stderr.write(`${started.orientation}\n`);
+    if (flags.resume) process.stderr.write(`${applyResume(started, flags.resume) ?? 'devx: no earlier session to resume'}\n`);
     for (const w of agent.warnings) process.stderr.write(`devx: warning: ${w}\n`);
     const missing = checkBinaries(agent, process.env);
     if (missing) {
@@ -19,6 +29,7 @@ export async function runHeadless(prompt: string, flags: CliFlags): Promise<numb
     const render = createRenderer({ out: process.stderr, answerOut: flags.json ? null : process.stdout });
     const persist = createHistoryWriter(agent.root, agent.historyPath, agent.history);
     const audit = createAuditSubscriber(agent.auditPath, agent.session);
+    // Ctrl-C or SIGTERM before the turn ends still ends the session cleanly (lock, record, handoff).
     const controller = new AbortController();
     const onSigint = () => controller.abort();
     process.on('SIGINT', onSigint);
@@ -30,6 +41,7 @@ export async function runHeadless(prompt: string, flags: CliFlags): Promise<numb
         events.push(e);
         persist(e);
         audit(e);
+        session.onEvent(e);
         render.onEvent(e);
       },
     });
@@ -57,11 +69,14 @@ export async function runHeadless(prompt: string, flags: CliFlags): Promise<numb
         ) + '\n',
       );
     }
+    const note = await endSession(started);
+    if (note) process.stderr.write(`devx: ${note}\n`);
     if (result.status === 'answered') return EXIT.ok;
     if (result.status === 'cancelled') return EXIT.cancelled;
     if (result.error?.kind === 'binary_missing') return EXIT.missingBinary;
     return EXIT.failed;
   } finally {
+    session.abandon();
     agent.dispose();
   }
 }

@@ -36,6 +36,14 @@ export const SettingsSchema = z
     maxToolOutputChars: z.number().int().min(1000).optional(),
     permissions: z.object({ allow: RuleList.optional(), ask: RuleList.optional(), deny: RuleList.optional() }).strict().optional(),
     approvalMode: z.enum(['default', 'auto-edit', 'yolo', 'plan']).optional(),
+    handoff: z.enum(['model', 'plain', 'off']).optional(),
+    knowledge: z
+      .object({
+        collection: z.string().regex(/^[A-Za-z0-9_-]+$/).optional(),
+        embeddings: z.union([z.enum(['none', 'gemini']), z.object({ command: z.array(z.string().min(1)).min(1), dims: z.number().int().min(1).max(8192) }).strict()]).optional(),
+      })
+      .strict()
+      .optional(),
     rateLimits: z.object({ toolCallsPerMinute: z.number().int().min(1).optional(), commandsPerMinute: z.number().int().min(1).optional() }).strict().optional(),
   })
   .strict();
@@ -57,6 +65,9 @@ export interface ResolvedSettings {
   maxToolOutputChars: number;
   permissionRules: PermissionRule[];
   approvalMode: 'default' | 'auto-edit' | 'yolo' | 'plan';
+  /** How HANDOFF.md is written when a session ends. */
+  handoff: 'model' | 'plain' | 'off';
+  knowledge: { collection?: string; embeddings?: 'none' | 'gemini' | { command: string[]; dims: number } };
   rateLimits: { toolCallsPerMinute: number; commandsPerMinute: number };
   /** Project `allow` rules that were not applied because the project is not trusted. */
   untrustedAllows: string[];
@@ -135,6 +146,10 @@ export function loadSettings(src: SettingsSources): ResolvedSettings {
     addRules(s, file.endsWith('.local.json') ? 'local' : 'project');
     files.push(file);
     if (s.accounts) warnings.push(`${file}: "accounts" is ignored in project settings (it can run commands); set it in ${userFile}`);
+    if (s.knowledge?.embeddings && typeof s.knowledge.embeddings === 'object') {
+      warnings.push(`${file}: "knowledge.embeddings.command" is ignored in project settings (it runs a program); set it in ${userFile}`);
+      s.knowledge = { ...s.knowledge, embeddings: undefined };
+    }
     if (s.gemini?.bin) warnings.push(`${file}: "gemini.bin" is ignored in project settings (it runs a program); set it in ${userFile}`);
     if (s.approvalMode && (s.approvalMode === 'yolo' || s.approvalMode === 'auto-edit') && !src.trusted) {
       warnings.push(`${file}: "approvalMode": "${s.approvalMode}" loosens approvals and is ignored until you trust the project with \`devx trust\``);
@@ -142,7 +157,8 @@ export function loadSettings(src: SettingsSources): ResolvedSettings {
     }
     const { accounts: _a, gemini, ...rest } = s;
     const { bin: _b, ...geminiRest } = gemini ?? {};
-    Object.assign(merged, rest, { gemini: { ...merged.gemini, ...geminiRest } });
+    const knowledge = { ...merged.knowledge, ...Object.fromEntries(Object.entries(rest.knowledge ?? {}).filter(([, v]) => v !== undefined)) };
+    Object.assign(merged, rest, { gemini: { ...merged.gemini, ...geminiRest }, knowledge });
   }
   const o = src.overrides ?? {};
   const envNum = (name: string) => (src.env[name] ? Number(src.env[name]) : undefined);
@@ -161,6 +177,8 @@ export function loadSettings(src: SettingsSources): ResolvedSettings {
     maxToolOutputChars: merged.maxToolOutputChars ?? 50_000,
     permissionRules: rules,
     approvalMode: o.approvalMode ?? merged.approvalMode ?? 'default',
+    knowledge: { ...merged.knowledge },
+    handoff: (['model', 'plain', 'off'].includes(src.env.DEVX_HANDOFF ?? '') ? (src.env.DEVX_HANDOFF as 'model') : undefined) ?? merged.handoff ?? 'model',
     rateLimits: { toolCallsPerMinute: merged.rateLimits?.toolCallsPerMinute ?? 120, commandsPerMinute: merged.rateLimits?.commandsPerMinute ?? 30 },
     untrustedAllows,
     warnings: untrustedAllows.length

@@ -96,7 +96,7 @@ export class PolicyEngine {
     }
     if (this.opts.mode === 'plan') {
       // decideCommand already refuses non-read-only commands in plan mode.
-      const readOnly = tool.kind === 'read' || tool.name === 'run_command';
+      const readOnly = tool.kind === 'read' || tool.kind === 'meta' || tool.name === 'run_command';
       if (!readOnly || d.decision !== 'allow') {
         return DENY(`plan mode is read-only${d.decision === 'deny' ? `: ${d.reason}` : `; ${tool.name} ${d.decision === 'ask' ? `would need approval (${d.reason})` : 'changes things'}`}`, d.decision === 'deny' ? d.rule : 'mode:plan');
       }

@@ -8,10 +8,13 @@ import { listDirectoryTool } from './listDirectory.js';
 import { globTool } from './glob.js';
 import { searchCodeTool } from './searchCode.js';
 import { runCommandTool } from './runCommand.js';
+import { todoTool } from './todo.js';
+import { rememberTool } from './remember.js';
+import { queryKnowledgeTool, storeKnowledgeTool } from './knowledgeTools.js';
 import { readPrompt } from '../util/packageRoot.js';
 
 export function builtinTools(): Tool[] {
-  return [readFileTool, writeFileTool, editFileTool, listDirectoryTool, globTool, searchCodeTool, runCommandTool] as Tool[];
+  return [readFileTool, writeFileTool, editFileTool, listDirectoryTool, globTool, searchCodeTool, runCommandTool, todoTool, rememberTool, storeKnowledgeTool, queryKnowledgeTool] as Tool[];
 }
 
 export interface ArgInfo {

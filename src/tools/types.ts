@@ -20,6 +20,16 @@ export interface ToolContext {
   commandTimeoutMs: number;
   /** Set for calls the policy allowed on its own: commands then run inside this sandbox. */
   sandbox?: SandboxSpec | null;
+  /** The live session, for tools that keep session state (todo, remember). */
+  session?: SessionHooks;
+  /** Opens the knowledge store on first use. */
+  knowledge?: () => import('../knowledge/types.js').KnowledgeStore;
+}
+
+export interface SessionHooks {
+  getCheckpoint(): { objective?: string; todos: { text: string; done: boolean }[] };
+  setCheckpoint(c: { objective?: string; todos: { text: string; done: boolean }[] }): { objective?: string; todos: { text: string; done: boolean }[] };
+  remember(fact: string): { added: true; line: string } | { added: false; reason: string };
 }
 
 export interface ToolOutput {

@@ -37,6 +37,16 @@ export class BinaryMissingError extends Error {
 export type ProcessRunner = (file: string, args: string[], opts: RunOptions) => Promise<RunResult>;
 
 const liveGroups = new Set<number>();
+
+/** Told about every child process group (the session lock records them for crash recovery). */
+export interface ChildObserver {
+  started(pgid: number): void;
+  ended(pgid: number): void;
+}
+let observer: ChildObserver | null = null;
+export function setChildObserver(o: ChildObserver | null): void {
+  observer = o;
+}
 let exitHookInstalled = false;
 
 function killGroup(pid: number | undefined): void {
@@ -72,7 +82,10 @@ export const runProcess: ProcessRunner = async (file, args, opts) => {
     encoding: 'utf8',
   });
   const pid = child.pid;
-  if (pid) liveGroups.add(pid);
+  if (pid) {
+    liveGroups.add(pid);
+    observer?.started(pid);
+  }
   let timedOut = false;
   let cancelled = false;
   const timer = opts.timeoutMs
@@ -108,6 +121,9 @@ export const runProcess: ProcessRunner = async (file, args, opts) => {
   } finally {
     if (timer) clearTimeout(timer);
     opts.signal?.removeEventListener('abort', onAbort);
-    if (pid) liveGroups.delete(pid);
+    if (pid) {
+      liveGroups.delete(pid);
+      observer?.ended(pid);
+    }
   }
 };

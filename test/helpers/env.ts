@@ -48,6 +48,7 @@ export function fakeEnv(fake: FakeGeminiApi, home: string, extra: Record<string,
     GEMINI_API_KEY: 'test-key',
     DEVX_GEMINI_BIN: GEMINI_BIN,
     DEVX_RETRY_BASE_MS: '50',
+    DEVX_HANDOFF: 'off',
     NO_COLOR: '1',
     ...extra,
   };

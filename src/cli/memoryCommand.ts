@@ -1,0 +1,129 @@
+// `devx memory add|search|list|delete|import`, each with --json: the knowledge store from the shell
+// (and for Claude Code, which can query and store through it).
+import fs from 'node:fs';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import { devxHome, findProjectRoot } from '../config/paths.js';
+import { loadSettings } from '../config/settings.js';
+import { isTrusted } from '../config/trust.js';
+import { openStore } from '../knowledge/openStore.js';
+import { chunkMarkdown } from '../knowledge/chunkMarkdown.js';
+import { KnowledgeError, type KnowledgeDoc, type KnowledgeFilter } from '../knowledge/types.js';
+import { UsageError } from './runCli.js';
+
+const USAGE = `usage:
+  devx memory add "<content>" [--type T] [--tags a,b] [--project P] [--agent A] [--json]
+  devx memory search "<query>" [--limit N] [--type T] [--tags a,b] [--project P] [--agent A] [--json]
+  devx memory list [--limit N] [--type T] [--tags a,b] [--project P] [--agent A] [--json]
+  devx memory delete <id>... [--json]
+  devx memory import <dir> [--type T] [--tags a,b] [--project P] [--agent A] [--json]`;
+
+function listMarkdown(dir: string): string[] {
+  const out: string[] = [];
+  const walk = (d: string) => {
+    for (const e of fs.readdirSync(d, { withFileTypes: true })) {
+      if (e.name.startsWith('.') || e.name === 'node_modules') continue;
+      const p = path.join(d, e.name);
+      if (e.isDirectory()) walk(p);
+      else if (e.isFile() && /\.(md|markdown|mdx)$/i.test(e.name)) out.push(p);
+    }
+  };
+  walk(dir);
+  return out.sort();
+}
+
+export async function runMemoryCommand(argv: string[]): Promise<number> {
+  const { values, positionals } = parseArgs({
+    args: argv,
+    options: {
+      json: { type: 'boolean' },
+      type: { type: 'string' },
+      tags: { type: 'string' },
+      project: { type: 'string' },
+      agent: { type: 'string' },
+      limit: { type: 'string' },
+      collection: { type: 'string' },
+      help: { type: 'boolean', short: 'h' },
+    },
+    allowPositionals: true,
+    strict: true,
+  });
+  const [sub, ...rest] = positionals;
+  if (values.help || !sub) {
+    process.stdout.write(`${USAGE}\n`);
+    return values.help ? 0 : 2;
+  }
+  const root = findProjectRoot(process.cwd());
+  const home = devxHome(process.env);
+  const settings = loadSettings({ devxHome: home, projectRoot: root, env: process.env, trusted: isTrusted(home, root) });
+  const store = openStore({ env: process.env, devxHome: home, collection: values.collection ?? settings.knowledge.collection, embeddings: settings.knowledge.embeddings, cwd: root });
+  const tags = (values.tags ?? '').split(',').map((t) => t.trim()).filter(Boolean);
+  const filter: KnowledgeFilter = { agent: values.agent, project: values.project, type: values.type, tags };
+  const limit = values.limit ? Number(values.limit) : 10;
+  if (!Number.isInteger(limit) || limit < 1) throw new UsageError('--limit takes a positive whole number');
+  const meta = (extra: { source?: string } = {}) => ({
+    agent: values.agent ?? 'gemini',
+    timestamp: new Date().toISOString(),
+    project: values.project ?? path.basename(root),
+    type: values.type ?? 'note',
+    tags,
+    ...extra,
+  });
+  const out = (json: unknown, text: string) => process.stdout.write(values.json ? `${JSON.stringify(json, null, 2)}\n` : `${text}\n`);
+  const showDoc = (d: KnowledgeDoc & { score?: number }) =>
+    `[${d.id}]${d.score !== undefined ? ` score=${d.score.toFixed(3)}` : ''} ${d.metadata.agent}/${d.metadata.type} ${d.metadata.project} ${d.metadata.tags.join(',')} ${d.metadata.timestamp}\n  ${d.content.replace(/\s+/g, ' ').slice(0, 200)}`;
+  try {
+    switch (sub) {
+      case 'add': {
+        if (rest.length !== 1) throw new UsageError(USAGE);
+        const [id] = await store.add([{ content: rest[0], metadata: meta() }]);
+        out({ id, backend: store.backend }, `stored ${id} (${store.backend}: ${store.location})`);
+        return 0;
+      }
+      case 'search': {
+        if (rest.length !== 1) throw new UsageError(USAGE);
+        const hits = await store.search(rest[0], { filter, limit });
+        out(hits, hits.length ? hits.map(showDoc).join('\n') : 'no matches');
+        return 0;
+      }
+      case 'list': {
+        const docs = await store.list({ filter, limit });
+        out(docs, docs.length ? docs.map(showDoc).join('\n') : `the store is empty (${store.location})`);
+        return 0;
+      }
+      case 'delete': {
+        if (!rest.length) throw new UsageError(USAGE);
+        const n = await store.delete(rest);
+        out({ deleted: n }, `deleted ${n} of ${rest.length}`);
+        return n === rest.length ? 0 : 1;
+      }
+      case 'import': {
+        if (rest.length !== 1) throw new UsageError(USAGE);
+        const dir = path.resolve(rest[0]);
+        if (!fs.existsSync(dir) || !fs.statSync(dir).isDirectory()) throw new UsageError(`${rest[0]} is not a directory`);
+        const files = listMarkdown(dir);
+        const docs = files.flatMap((f) => chunkMarkdown(fs.readFileSync(f, 'utf8')).map((c) => ({ content: c.content, metadata: meta({ source: `${path.relative(dir, f)}${c.heading ? `#${c.heading}` : ''}` }) })));
+        const started = Date.now();
+        const tty = process.stderr.isTTY;
+        let last = 0;
+        const ids = await store.add(docs, (done) => {
+          if (Date.now() - last < 200 && done < docs.length) return;
+          last = Date.now();
+          process.stderr.write(`${tty ? '\r' : ''}importing: ${done}/${docs.length} chunks${tty ? '' : '\n'}`);
+        });
+        if (tty) process.stderr.write('\n');
+        const secs = (Date.now() - started) / 1000;
+        out({ files: files.length, chunks: ids.length, seconds: secs }, `imported ${files.length} files as ${ids.length} chunks in ${secs.toFixed(1)}s (${store.backend}: ${store.location})`);
+        return 0;
+      }
+      default:
+        throw new UsageError(USAGE);
+    }
+  } catch (err) {
+    if (err instanceof KnowledgeError) {
+      process.stderr.write(`devx: knowledge store: ${err.message}\n`);
+      return 1;
+    }
+    throw err;
+  }
+}

@@ -1,0 +1,79 @@
+// HANDOFF.md, the file devx and Claude Code pass back and forth (format v1):
+//
+//   CLAUDE_TURN: READY            <- whose turn it is: CLAUDE_TURN or GEMINI_TURN
+//   <!-- devx handoff v1 · session <id> · <time> -->
+//   # Handoff
+//   ## Summary / ## Done / ## Next / ## Blockers / ## Artifacts / ## Open questions
+//
+// The marker must be the first non-blank line. Sections are Markdown; lists are "- " bullets.
+import fs from 'node:fs';
+import path from 'node:path';
+import { writeFileAtomicSync } from '../util/atomicWrite.js';
+
+export type Turn = 'CLAUDE_TURN' | 'GEMINI_TURN';
+export const SECTIONS = ['Summary', 'Done', 'Next', 'Blockers', 'Artifacts', 'Open questions'] as const;
+
+export interface ParsedHandoff {
+  turn: Turn | null;
+  sections: Record<string, string>;
+}
+
+export function handoffPath(root: string): string {
+  return path.join(root, 'HANDOFF.md');
+}
+
+export function parseHandoff(text: string): ParsedHandoff {
+  const first = text.split('\n').find((l) => l.trim() !== '')?.trim() ?? '';
+  const m = /^(CLAUDE_TURN|GEMINI_TURN):\s*READY$/.exec(first);
+  const sections: Record<string, string> = {};
+  let current: string | null = null;
+  for (const line of text.split('\n')) {
+    const h = /^##\s+(.+?)\s*$/.exec(line);
+    if (h) {
+      current = h[1];
+      sections[current] = '';
+    } else if (current) sections[current] += `${line}\n`;
+  }
+  for (const k of Object.keys(sections)) sections[k] = sections[k].trim();
+  return { turn: m ? (m[1] as Turn) : null, sections };
+}
+
+export function bullets(section: string | undefined): string[] {
+  return (section ?? '').split('\n').filter((l) => /^\s*[-*] /.test(l)).map((l) => l.replace(/^\s*[-*] (\[[ x]\] )?/, '').trim());
+}
+
+export function readHandoff(root: string): ParsedHandoff | null {
+  try {
+    return parseHandoff(fs.readFileSync(handoffPath(root), 'utf8'));
+  } catch {
+    return null;
+  }
+}
+
+export interface HandoffContent {
+  turn: Turn;
+  session: string;
+  now: Date;
+  /** Sections drafted by the model or built from the session record. */
+  sections: Partial<Record<(typeof SECTIONS)[number], string>>;
+}
+
+export function renderHandoff(h: HandoffContent): string {
+  const parts = [`${h.turn}: READY`, `<!-- devx handoff v1 · session ${h.session} · ${h.now.toISOString()} -->`, '', '# Handoff', ''];
+  for (const s of SECTIONS) parts.push(`## ${s}`, (h.sections[s] ?? '').trim() || '- None.', '');
+  return parts.join('\n');
+}
+
+export function writeHandoff(root: string, h: HandoffContent): string {
+  const text = renderHandoff(h);
+  writeFileAtomicSync(handoffPath(root), text);
+  return text;
+}
+
+/** Pulls the drafted sections out of the model's reply (it is asked for exactly these headings). */
+export function sectionsFromDraft(reply: string): Partial<Record<(typeof SECTIONS)[number], string>> | null {
+  const parsed = parseHandoff(reply);
+  const out: Partial<Record<(typeof SECTIONS)[number], string>> = {};
+  for (const s of SECTIONS) if (parsed.sections[s]) out[s] = parsed.sections[s];
+  return out.Summary ? out : null;
+}

@@ -1,0 +1,243 @@
+// The session lifecycle: a PID lock, a record and transcript persisted after every message, the
+// task checkpoint kept by the `todo` tool, crash detection and resume, and the handoff at the end.
+// It subscribes to loop events like every other sink.
+import crypto from 'node:crypto';
+import type { AgentEvent } from '../agent/loop.js';
+import type { Message } from '../agent/messages.js';
+import type { ModelBackend } from '../backend/types.js';
+import type { SessionHooks } from '../tools/types.js';
+import { acquireLock, reapChildren, SessionLock, type LockInfo } from './sessionLock.js';
+import { listRecords, loadRecord, loadTranscript, newSessionId, saveRecord, saveTranscript, type Checkpoint, type SessionRecord } from './sessionRecord.js';
+import { remember } from './memoryFile.js';
+import { bullets, readHandoff, sectionsFromDraft, writeHandoff, type Turn } from './handoff.js';
+import { readPrompt } from '../util/packageRoot.js';
+import { setChildObserver } from '../util/processRunner.js';
+import { renderCheckpoint } from '../tools/todo.js';
+
+export class SessionBusyError extends Error {
+  constructor(public readonly holder: LockInfo) {
+    super(`another devx session (pid ${holder.pid}, session ${holder.session}, started ${holder.startedAt}) is active in this project; finish it first, or run from another checkout`);
+    this.name = 'SessionBusyError';
+  }
+}
+
+export interface StartOptions {
+  root: string;
+  now?: () => Date;
+}
+
+export class Session implements SessionHooks {
+  readonly record: SessionRecord;
+  /** The session that ended abruptly before this one started, if any. */
+  readonly crashed: SessionRecord | null;
+  /** Orphaned processes of the crashed session that were killed at start. */
+  readonly reaped: number;
+  private readonly lock: SessionLock;
+  private readonly transcript: Message[] = [];
+  private readonly now: () => Date;
+  private ended = false;
+
+  private constructor(private readonly root: string, record: SessionRecord, crashed: SessionRecord | null, reaped: number, now: () => Date) {
+    this.record = record;
+    this.crashed = crashed;
+    this.reaped = reaped;
+    this.now = now;
+    this.lock = new SessionLock(root, { session: record.id, startedAt: record.startedAt });
+  }
+
+  static start(opts: StartOptions): Session {
+    const now = opts.now ?? (() => new Date());
+    const started = now();
+    const id = newSessionId(started, crypto.randomBytes(2).toString('hex'));
+    const got = acquireLock(opts.root, id, started);
+    if (got.status === 'busy') throw new SessionBusyError(got.holder);
+    let crashed: SessionRecord | null = null;
+    let reaped = 0;
+    if (got.stale) {
+      reaped = reapChildren(got.stale);
+      crashed = loadRecord(opts.root, got.stale.session);
+      if (crashed && crashed.status === 'live') {
+        crashed = { ...crashed, status: 'crashed', endedAt: crashed.endedAt ?? got.stale.startedAt };
+        saveRecord(opts.root, crashed);
+      }
+    }
+    const record: SessionRecord = {
+      id,
+      pid: process.pid,
+      startedAt: started.toISOString(),
+      status: 'live',
+      turns: 0,
+      checkpoint: { todos: [], updatedAt: started.toISOString() },
+      filesTouched: [],
+      storeIds: [],
+    };
+    const s = new Session(opts.root, record, crashed, reaped, now);
+    saveRecord(opts.root, record);
+    setChildObserver({ started: (pgid) => s.lock.childStarted(pgid), ended: (pgid) => s.lock.childEnded(pgid) });
+    return s;
+  }
+
+  /** Restores a past session's checkpoint; returns its transcript and a note for the model. */
+  resume(from: SessionRecord): { transcript: Message[]; note: string } {
+    this.record.checkpoint = { ...from.checkpoint, updatedAt: this.now().toISOString() };
+    this.record.resumedFrom = from.id;
+    this.save();
+    const how = from.status === 'crashed' ? 'ended abruptly' : 'ended';
+    const note = [
+      `Resumed session ${from.id}, which ${how}${from.lastInput ? ` while working on: "${from.lastInput.slice(0, 200)}"` : ''}.`,
+      `Checkpoint restored:\n${renderCheckpoint(from.checkpoint)}`,
+      'Continue from the checkpoint; re-read files before editing them, as the last changes may be incomplete.',
+    ].join('\n');
+    return { transcript: loadTranscript(this.root, from.id), note };
+  }
+
+  getCheckpoint(): Checkpoint {
+    return this.record.checkpoint;
+  }
+
+  setCheckpoint(c: { objective?: string; todos: { text: string; done: boolean }[] }): Checkpoint {
+    this.record.checkpoint = { objective: c.objective, todos: c.todos, updatedAt: this.now().toISOString() };
+    this.save();
+    return this.record.checkpoint;
+  }
+
+  remember(fact: string) {
+    return remember(this.root, fact, this.now());
+  }
+
+  private save(): void {
+    saveRecord(this.root, this.record);
+  }
+
+  readonly onEvent = (e: AgentEvent): void => {
+    if (e.type === 'message') {
+      this.transcript.push(e.message);
+      saveTranscript(this.root, this.record.id, this.transcript);
+      if (e.message.role === 'user') {
+        this.record.lastInput = e.message.content;
+        this.save();
+      }
+    } else if (e.type === 'tool_end' && e.outcome.status === 'ok') {
+      const p = e.outcome.meta?.path;
+      if ((e.outcome.tool === 'write_file' || e.outcome.tool === 'edit_file') && typeof p === 'string' && !this.record.filesTouched.includes(p)) {
+        this.record.filesTouched.push(p);
+      }
+      const id = e.outcome.meta?.id;
+      if (e.outcome.tool === 'store_qdrant' && typeof id === 'string') this.record.storeIds.push(id);
+    } else if (e.type === 'turn_end') {
+      this.record.turns++;
+      if (e.answer) this.record.lastAnswer = e.answer;
+      this.save();
+    }
+  };
+
+  /**
+   * Ends the session: writes HANDOFF.md (drafted by the model when it can be, else a plain summary
+   * from the record, so a handoff is never lost), marks the record ended and releases the lock.
+   */
+  async end(opts: { handoff: 'model' | 'plain' | 'off'; turn?: Turn; backend?: ModelBackend; systemPrompt?: string; history?: Message[] }): Promise<{ handoff: 'model' | 'plain' | 'none'; error?: string }> {
+    if (this.ended) return { handoff: 'none' };
+    this.ended = true;
+    let result: { handoff: 'model' | 'plain' | 'none'; error?: string } = { handoff: 'none' };
+    try {
+      if (opts.handoff !== 'off' && (this.record.turns > 0 || opts.turn)) {
+        let sections = null;
+        if (opts.handoff === 'model' && opts.backend && (this.record.turns > 0 || (opts.history?.length ?? 0) > 0)) {
+          try {
+            const facts = this.facts();
+            const convo = (opts.history ?? []).slice(-40).map((m) => `[${m.role}] ${m.content.slice(0, 2000)}`).join('\n\n');
+            const reply = await opts.backend.complete({
+              prompt: `# Conversation (latest part)\n${convo}\n\n# Task\n${readPrompt('handoff.md').replace('{{FACTS}}', facts)}`,
+              systemPrompt: opts.systemPrompt ?? 'You write concise engineering handoff notes.',
+            });
+            sections = sectionsFromDraft(reply.text);
+            if (!sections) result.error = 'the model reply had no "## Summary" section';
+          } catch (err) {
+            result.error = (err as Error).message;
+          }
+        }
+        const used = sections ? 'model' : 'plain';
+        writeHandoff(this.root, {
+          turn: opts.turn ?? 'CLAUDE_TURN',
+          session: this.record.id,
+          now: this.now(),
+          sections: { ...(sections ?? this.plainSections()), Artifacts: this.artifacts() },
+        });
+        result = { ...result, handoff: used };
+      }
+    } finally {
+      this.record.status = 'ended';
+      this.record.endedAt = this.now().toISOString();
+      this.save();
+      setChildObserver(null);
+      this.lock.release();
+    }
+    return result;
+  }
+
+  /** Releases the lock without a handoff (used when startup fails after the lock was taken). */
+  abandon(): void {
+    if (this.ended) return;
+    this.ended = true;
+    this.record.status = 'ended';
+    this.record.endedAt = this.now().toISOString();
+    this.save();
+    setChildObserver(null);
+    this.lock.release();
+  }
+
+  private facts(): string {
+    const r = this.record;
+    return [
+      `- session: ${r.id}, ${r.turns} turns, started ${r.startedAt}`,
+      `- last request: ${r.lastInput ?? '(none)'}`,
+      `- files changed: ${r.filesTouched.join(', ') || 'none'}`,
+      `- checkpoint:\n${renderCheckpoint(r.checkpoint).replace(/^/gm, '  ')}`,
+    ].join('\n');
+  }
+
+  private plainSections() {
+    const r = this.record;
+    const open = r.checkpoint.todos.filter((t) => !t.done).map((t) => `- ${t.text}`);
+    const done = r.checkpoint.todos.filter((t) => t.done).map((t) => `- ${t.text}`);
+    return {
+      Summary: `Session ${r.id} ran ${r.turns} turn${r.turns === 1 ? '' : 's'}. Last request: "${(r.lastInput ?? '').slice(0, 300)}".${r.lastAnswer ? ` Last answer: "${r.lastAnswer.slice(0, 300)}"` : ''} (Written by devx from the session record: the model could not draft this handoff.)`,
+      Done: done.join('\n') || (r.filesTouched.length ? r.filesTouched.map((f) => `- Changed ${f}`).join('\n') : '- None recorded.'),
+      Next: open.join('\n') || '- Review the last answer and decide the next step.',
+      Blockers: '- None recorded.',
+      'Open questions': '- None recorded.',
+    };
+  }
+
+  private artifacts(): string {
+    const r = this.record;
+    const lines = r.filesTouched.map((f) => `- file: ${f}`);
+    for (const id of r.storeIds) lines.push(`- knowledge: ${id} (agent: gemini)`);
+    lines.push(`- session record: .devx/sessions/${r.id}.json`);
+    return lines.join('\n');
+  }
+}
+
+/** The short orientation shown at start: the last session, its open todos, the handoff's next items. */
+export function orientation(root: string, current: Session): string {
+  const lines: string[] = [];
+  const past = listRecords(root).filter((r) => r.id !== current.record.id);
+  const last = current.crashed ?? past[past.length - 1];
+  if (current.crashed) {
+    lines.push(`! The last session (${current.crashed.id}) ended abruptly${current.crashed.lastInput ? ` while working on "${current.crashed.lastInput.slice(0, 80)}"` : ''}. Resume it with /resume or devx --resume.${current.reaped ? ` (${current.reaped} orphaned process group(s) were stopped.)` : ''}`);
+  } else if (last) {
+    lines.push(`Last session ${last.id}: ${last.turns} turn(s)${last.lastInput ? `, last request "${last.lastInput.slice(0, 80)}"` : ''}.`);
+  }
+  const open = last?.checkpoint.todos.filter((t) => !t.done) ?? [];
+  if (open.length) lines.push(`Open todos${last?.checkpoint.objective ? ` (${last.checkpoint.objective})` : ''}:`, ...open.slice(0, 8).map((t) => `  - [ ] ${t.text}`));
+  const next = bullets(readHandoff(root)?.sections.Next).filter((b) => b !== 'None.');
+  if (next.length) lines.push('Handoff says next:', ...next.slice(0, 5).map((b) => `  - ${b}`));
+  return lines.join('\n');
+}
+
+/** The session to resume: the given id, else the newest crashed one, else the newest. */
+export function pickResume(root: string, id: string | undefined, exclude: string): SessionRecord | null {
+  const all = listRecords(root).filter((r) => r.id !== exclude);
+  if (id) return all.find((r) => r.id === id || r.id.endsWith(id)) ?? null;
+  return [...all].reverse().find((r) => r.status === 'crashed') ?? all[all.length - 1] ?? null;
+}

@@ -1,0 +1,120 @@
+// One live session per project: .devx/session.lock holds the owner's PID, its session id and the
+// process groups it has running (so a crashed session's orphaned gemini processes can be reaped).
+// Created with an exclusive link, so two starting processes cannot both win.
+import fs from 'node:fs';
+import path from 'node:path';
+import crypto from 'node:crypto';
+
+export interface LockInfo {
+  pid: number;
+  session: string;
+  startedAt: string;
+  /** Process groups of children still running (gemini, commands). */
+  children: number[];
+}
+
+export type AcquireResult =
+  | { status: 'acquired'; stale?: LockInfo }
+  | { status: 'busy'; holder: LockInfo };
+
+export function lockPath(root: string): string {
+  return path.join(root, '.devx', 'session.lock');
+}
+
+export function isAlive(pid: number): boolean {
+  if (!Number.isInteger(pid) || pid <= 0) return false;
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+function readLock(file: string): LockInfo | null {
+  try {
+    const v = JSON.parse(fs.readFileSync(file, 'utf8')) as LockInfo;
+    return typeof v.pid === 'number' ? { ...v, children: v.children ?? [] } : null;
+  } catch {
+    return null;
+  }
+}
+
+function tryLink(file: string, info: LockInfo): boolean {
+  const tmp = `${file}.${process.pid}.${crypto.randomBytes(4).toString('hex')}`;
+  fs.writeFileSync(tmp, JSON.stringify(info));
+  try {
+    fs.linkSync(tmp, file);
+    return true;
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'EEXIST') return false;
+    throw err;
+  } finally {
+    fs.rmSync(tmp, { force: true });
+  }
+}
+
+/** Kills the process groups a dead session left running. */
+export function reapChildren(info: LockInfo): number {
+  let n = 0;
+  for (const pgid of info.children) {
+    try {
+      process.kill(-pgid, 'SIGKILL');
+      n++;
+    } catch {
+      /* already gone */
+    }
+  }
+  return n;
+}
+
+export function acquireLock(root: string, session: string, now = new Date()): AcquireResult {
+  const file = lockPath(root);
+  fs.mkdirSync(path.dirname(file), { recursive: true });
+  const info: LockInfo = { pid: process.pid, session, startedAt: now.toISOString(), children: [] };
+  for (let attempt = 0; attempt < 5; attempt++) {
+    if (tryLink(file, info)) return { status: 'acquired' };
+    const holder = readLock(file);
+    if (holder && isAlive(holder.pid) && holder.pid !== process.pid) return { status: 'busy', holder };
+    // Stale (dead PID) or unreadable: take it over by renaming it away first, so only one taker wins.
+    const aside = `${file}.stale.${process.pid}`;
+    try {
+      fs.renameSync(file, aside);
+    } catch {
+      continue; // someone else took it over; look again
+    }
+    fs.rmSync(aside, { force: true });
+    if (tryLink(file, info)) return { status: 'acquired', stale: holder ?? undefined };
+  }
+  const holder = readLock(file);
+  return holder ? { status: 'busy', holder } : { status: 'acquired' };
+}
+
+export class SessionLock {
+  private children = new Set<number>();
+
+  constructor(private readonly root: string, private readonly info: { session: string; startedAt: string }) {}
+
+  private write(): void {
+    const file = lockPath(this.root);
+    const tmp = `${file}.w${process.pid}`;
+    fs.writeFileSync(tmp, JSON.stringify({ pid: process.pid, ...this.info, children: [...this.children] } satisfies LockInfo));
+    fs.renameSync(tmp, file);
+  }
+
+  childStarted(pgid: number): void {
+    this.children.add(pgid);
+    this.write();
+  }
+
+  childEnded(pgid: number): void {
+    this.children.delete(pgid);
+    this.write();
+  }
+
+  release(): void {
+    const file = lockPath(this.root);
+    const held = readLock(file);
+    if (held?.pid === process.pid) fs.rmSync(file, { force: true });
+  }
+}

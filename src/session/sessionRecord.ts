@@ -1,0 +1,79 @@
+// Session records under .devx/sessions/: one JSON file per session (status, checkpoint, what it
+// touched) and its transcript, both replaced atomically after every change.
+import fs from 'node:fs';
+import path from 'node:path';
+import { z } from 'zod';
+import { writeFileAtomicSync } from '../util/atomicWrite.js';
+import type { Message } from '../agent/messages.js';
+
+const TodoSchema = z.object({ text: z.string(), done: z.boolean() });
+export const CheckpointSchema = z.object({ objective: z.string().optional(), todos: z.array(TodoSchema), updatedAt: z.string() });
+const RecordSchema = z.object({
+  id: z.string(),
+  pid: z.number(),
+  startedAt: z.string(),
+  endedAt: z.string().optional(),
+  status: z.enum(['live', 'ended', 'crashed']),
+  turns: z.number(),
+  lastInput: z.string().optional(),
+  lastAnswer: z.string().optional(),
+  checkpoint: CheckpointSchema,
+  filesTouched: z.array(z.string()),
+  storeIds: z.array(z.string()),
+  resumedFrom: z.string().optional(),
+});
+
+export type Todo = z.infer<typeof TodoSchema>;
+export type Checkpoint = z.infer<typeof CheckpointSchema>;
+export type SessionRecord = z.infer<typeof RecordSchema>;
+
+export function sessionsDir(root: string): string {
+  return path.join(root, '.devx', 'sessions');
+}
+
+export function saveRecord(root: string, rec: SessionRecord): void {
+  fs.mkdirSync(sessionsDir(root), { recursive: true });
+  writeFileAtomicSync(path.join(sessionsDir(root), `${rec.id}.json`), JSON.stringify(rec, null, 1) + '\n');
+}
+
+export function saveTranscript(root: string, id: string, messages: Message[]): void {
+  fs.mkdirSync(sessionsDir(root), { recursive: true });
+  writeFileAtomicSync(path.join(sessionsDir(root), `${id}.transcript.json`), JSON.stringify({ version: 1, messages }) + '\n');
+}
+
+export function loadTranscript(root: string, id: string): Message[] {
+  try {
+    return (JSON.parse(fs.readFileSync(path.join(sessionsDir(root), `${id}.transcript.json`), 'utf8')) as { messages: Message[] }).messages;
+  } catch {
+    return [];
+  }
+}
+
+export function loadRecord(root: string, id: string): SessionRecord | null {
+  try {
+    return RecordSchema.parse(JSON.parse(fs.readFileSync(path.join(sessionsDir(root), `${id}.json`), 'utf8')));
+  } catch {
+    return null;
+  }
+}
+
+/** All readable session records, oldest first. Unreadable files are skipped, not deleted. */
+export function listRecords(root: string): SessionRecord[] {
+  let names: string[];
+  try {
+    names = fs.readdirSync(sessionsDir(root));
+  } catch {
+    return [];
+  }
+  return names
+    .filter((n) => /^[\w-]+\.json$/.test(n) && !n.endsWith('.transcript.json'))
+    .map((n) => loadRecord(root, n.replace(/\.json$/, '')))
+    .filter((r): r is SessionRecord => r !== null)
+    .sort((a, b) => a.startedAt.localeCompare(b.startedAt));
+}
+
+/** Session ids are short, sortable and unique enough for one project: 20261121-221403-ab12. */
+export function newSessionId(now: Date, rand: string): string {
+  const iso = now.toISOString();
+  return `${iso.slice(0, 10).replace(/-/g, '')}-${iso.slice(11, 19).replace(/:/g, '')}-${rand}`;
+}
