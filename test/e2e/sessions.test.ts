@@ -1,0 +1,203 @@
+// Session lifecycle end to end with the real gemini binary: crash and resume, two processes in one
+// project, handoffs when the model fails, and the GEMINI_TURN round trip with Claude Code.
+import fs from 'node:fs';
+import path from 'node:path';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { FakeGeminiApi } from '../helpers/fakeGeminiApi.js';
+import { DEVX_BIN, fakeEnv, makeHome, makeProject, runDevx } from '../helpers/env.js';
+
+let fake: FakeGeminiApi;
+let home: string;
+const children: ChildProcess[] = [];
+
+beforeEach(async () => {
+  fake = await new FakeGeminiApi().start();
+  home = makeHome();
+});
+afterEach(async () => {
+  for (const c of children.splice(0)) c.kill('SIGKILL');
+  await fake.close();
+  expect(fake.scriptErrors.map((e) => e.message)).toEqual([]);
+});
+
+function startDevx(args: string[], cwd: string, env: NodeJS.ProcessEnv): { child: ChildProcess; output: () => string } {
+  const child = spawn(process.execPath, [DEVX_BIN, ...args], { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  children.push(child);
+  let out = '';
+  child.stdout!.on('data', (d) => (out += d));
+  child.stderr!.on('data', (d) => (out += d));
+  return { child, output: () => out };
+}
+
+async function until(cond: () => boolean, ms = 30_000): Promise<void> {
+  const end = Date.now() + ms;
+  while (!cond()) {
+    if (Date.now() > end) throw new Error('condition not met in time');
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+function processesUnder(dir: string): number[] {
+  return fs
+    .readdirSync('/proc')
+    .filter((e) => /^\d+$/.test(e))
+    .filter((e) => {
+      try {
+        return !/\) Z /.test(fs.readFileSync(`/proc/${e}/stat`, 'utf8')) && fs.readlinkSync(`/proc/${e}/cwd`).startsWith(dir);
+      } catch {
+        return false;
+      }
+    })
+    .map(Number);
+}
+
+describe('crash recovery', () => {
+  it('a session killed with kill -9 mid-turn is detected, its orphans reaped, and resumed from its checkpoint', async () => {
+    const project = makeProject({ 'src/a.ts': 'export const a = 1;\n' });
+    const env = fakeEnv(fake, home);
+    fake.push({ text: 'TOOL_CALL: todo | objective=Rename a to alpha | items=```\n- [x] Find the uses of a\n- [ ] Rename the export\n- [ ] Update the callers\n```' }, { hang: true });
+    const first = startDevx(['run', '--yes', 'rename a to alpha everywhere'], project, env);
+    await until(() => fake.modelCalls.length >= 2);
+    await until(() => processesUnder(path.join(home, '.devx')).length > 0);
+    first.child.kill('SIGKILL');
+    await new Promise((r) => first.child.on('close', r));
+    const orphans = processesUnder(path.join(home, '.devx'));
+    expect(orphans.length).toBeGreaterThan(0); // gemini outlived devx: kill -9 runs no cleanup
+    const lock = JSON.parse(fs.readFileSync(path.join(project, '.devx', 'session.lock'), 'utf8'));
+    expect(lock.pid).toBe(first.child.pid);
+
+    fake.push((req) => {
+      expect(req.promptText).toContain('rename a to alpha everywhere');
+      expect(req.promptText).toMatch(/Resumed session \S+, which ended abruptly while working on: "rename a to alpha everywhere"/);
+      expect(req.promptText).toContain('- [ ] Rename the export');
+      expect(req.promptText).toContain('- [x] Find the uses of a');
+      return { text: 'Picking up: the export still needs renaming.' };
+    });
+    const resumed = await runDevx(['run', '--resume', 'continue where you stopped'], { cwd: project, env });
+    expect(resumed.code, resumed.stderr).toBe(0);
+    expect(resumed.stderr).toMatch(/The last session \(\S+\) ended abruptly while working on "rename a to alpha everywhere"/);
+    expect(resumed.stderr).toMatch(/Open todos \(Rename a to alpha\):\n\s+- \[ \] Rename the export/);
+    expect(resumed.stdout).toContain('Picking up');
+    expect(processesUnder(path.join(home, '.devx'))).toEqual([]);
+    expect(fs.existsSync(path.join(project, '.devx', 'session.lock'))).toBe(false);
+
+    const list = await runDevx(['sessions', '--json'], { cwd: project, env });
+    const sessions = JSON.parse(list.stdout);
+    expect(sessions.map((s: { status: string }) => s.status)).toEqual(['crashed', 'ended']);
+    expect(sessions[1].checkpoint.todos).toHaveLength(3);
+    expect(sessions[1].resumedFrom).toBe(sessions[0].id);
+    // The history file survived the kill intact.
+    expect(() => JSON.parse(fs.readFileSync(path.join(project, '.devx', 'history.json'), 'utf8'))).not.toThrow();
+  }, 90_000);
+
+  it('a second devx in the same project is told a session is live and changes nothing', async () => {
+    const project = makeProject({});
+    const env = fakeEnv(fake, home);
+    fake.push({ hang: true });
+    const first = startDevx(['run', 'long task'], project, env);
+    await until(() => fake.modelCalls.length >= 1);
+    const historyBefore = fs.readFileSync(path.join(project, '.devx', 'history.json'), 'utf8');
+    const second = await runDevx(['run', 'another task'], { cwd: project, env });
+    expect(second.code).toBe(4);
+    expect(second.stderr).toMatch(new RegExp(`another devx session \\(pid ${first.child.pid}`));
+    expect(fs.readFileSync(path.join(project, '.devx', 'history.json'), 'utf8')).toBe(historyBefore);
+    expect(fake.modelCalls).toHaveLength(1);
+    // SIGTERM ends the first one cleanly: the lock is released and its record is ended.
+    first.child.kill('SIGTERM');
+    const code = await new Promise((r) => first.child.on('close', r));
+    expect(code).toBe(130);
+    expect(fs.existsSync(path.join(project, '.devx', 'session.lock'))).toBe(false);
+    const list = JSON.parse((await runDevx(['sessions', '--json'], { cwd: project, env })).stdout);
+    expect(list.map((s: { status: string }) => s.status)).toEqual(['ended']);
+  }, 60_000);
+});
+
+describe('handoffs', () => {
+  it('the model drafts HANDOFF.md at the end of a run', async () => {
+    const project = makeProject({});
+    fake.push({ text: 'Done: I looked at it.' }, (req) => {
+      expect(req.promptText).toContain('The session is ending. Write the handoff');
+      expect(req.promptText).toContain('last request: look at the project');
+      return { text: '## Summary\nLooked at the project.\n\n## Done\n- Read the tree\n\n## Next\n- Write tests\n\n## Blockers\n- None.\n\n## Open questions\n- Which framework?' };
+    });
+    const r = await runDevx(['run', 'look at the project'], { cwd: project, env: fakeEnv(fake, home, { DEVX_HANDOFF: 'model' }) });
+    expect(r.code, r.stderr).toBe(0);
+    const h = fs.readFileSync(path.join(project, 'HANDOFF.md'), 'utf8');
+    expect(h.split('\n')[0]).toBe('CLAUDE_TURN: READY');
+    expect(h).toMatch(/## Summary\nLooked at the project\./);
+    expect(h).toMatch(/## Next\n- Write tests/);
+    expect(h).toMatch(/## Artifacts\n- session record: \.devx\/sessions\//);
+  });
+
+  it('a handoff is still written from the session record when the model call fails', async () => {
+    const project = makeProject({});
+    fake.push({ text: 'TOOL_CALL: write_file | path=notes.md | content=hello' }, { text: 'Wrote notes.md.' }, { status: 400 });
+    const r = await runDevx(['run', '--yes', 'write some notes'], { cwd: project, env: fakeEnv(fake, home, { DEVX_HANDOFF: 'model' }) });
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toMatch(/HANDOFF.md written from the session record \(the model could not draft it: .*400/);
+    const h = fs.readFileSync(path.join(project, 'HANDOFF.md'), 'utf8');
+    expect(h.split('\n')[0]).toBe('CLAUDE_TURN: READY');
+    expect(h).toContain('Last request: "write some notes"');
+    expect(h).toContain('- file: notes.md');
+  });
+
+  it('round trip: devx waits for GEMINI_TURN, works on the handoff, and hands back to Claude', async () => {
+    const project = makeProject({
+      'HANDOFF.md': 'CLAUDE_TURN: READY\n\n# Handoff\n\n## Summary\nClaude is reviewing.\n',
+    });
+    const env = fakeEnv(fake, home, { DEVX_HANDOFF: 'model' });
+    fake.push(
+      (req) => {
+        expect(req.promptText).toContain('It is your turn (GEMINI_TURN) in HANDOFF.md');
+        expect(req.promptText).toContain('- Research how sessions expire');
+        return { text: 'TOOL_CALL: store_qdrant | type=research | tags=auth | content=Sessions expire after 30 minutes.' };
+      },
+      { text: 'Researched: sessions expire after 30 minutes; stored in the knowledge store.' },
+      { text: '## Summary\nResearched session expiry.\n\n## Done\n- Stored the finding\n\n## Next\n- Claude decides the timeout\n\n## Blockers\n- None.\n\n## Open questions\n- None.' },
+    );
+    const waiter = startDevx(['handoff', '--wait', '--timeout', '60', '--interval', '200'], project, env);
+    await new Promise((r) => setTimeout(r, 1500));
+    expect(fake.modelCalls).toHaveLength(0); // still waiting: it is Claude's turn
+    // Claude Code's side only edits HANDOFF.md.
+    fs.writeFileSync(path.join(project, 'HANDOFF.md'), 'GEMINI_TURN: READY\n\n# Handoff\n\n## Summary\nPlease research.\n\n## Next\n- Research how sessions expire\n');
+    const code = await new Promise((r) => waiter.child.on('close', r));
+    expect(code, waiter.output()).toBe(0);
+    const h = fs.readFileSync(path.join(project, 'HANDOFF.md'), 'utf8');
+    expect(h.split('\n')[0]).toBe('CLAUDE_TURN: READY');
+    expect(h).toContain('Researched session expiry.');
+    expect(h).toMatch(/- knowledge: k_[0-9a-f]+ \(agent: gemini\)/);
+    // Claude's side can query what devx stored.
+    const q = await runDevx(['memory', 'search', 'session expiry', '--agent', 'gemini', '--json'], { cwd: project, env });
+    expect(JSON.parse(q.stdout)[0]).toMatchObject({ content: 'Sessions expire after 30 minutes.', metadata: { agent: 'gemini', type: 'research', tags: ['auth'] } });
+  }, 90_000);
+
+  it('devx handoff --to claude writes the handoff and stops', async () => {
+    const project = makeProject({});
+    const env = fakeEnv(fake, home);
+    fake.push({ text: 'An answer.' });
+    await runDevx(['run', 'first task'], { cwd: project, env });
+    fake.push({ text: '## Summary\nHanding over.\n\n## Next\n- Review' });
+    const r = await runDevx(['handoff', '--to', 'claude'], { cwd: project, env: { ...env, DEVX_HANDOFF: 'model' } });
+    expect(r.code, r.stderr).toBe(0);
+    const h = fs.readFileSync(path.join(project, 'HANDOFF.md'), 'utf8');
+    expect(h.split('\n')[0]).toBe('CLAUDE_TURN: READY');
+    expect(h).toContain('Handing over.');
+  });
+});
+
+describe('memory and todos in a session', () => {
+  it('remember appends a dated, deduplicated line to MEMORY.md; todo keeps the checkpoint', async () => {
+    const project = makeProject({ 'MEMORY.md': '# Memory\n\n- 2026-01-01: The build uses pnpm\n' });
+    fake.push({
+      text: 'TOOL_CALL: remember | fact=The build uses   PNPM.\nTOOL_CALL: remember | fact=Integration tests need Postgres on 5433\nTOOL_CALL: todo | objective=Set up CI | items=```\n- [ ] Add the workflow\n```',
+    }, { text: 'Noted.' });
+    const r = await runDevx(['run', 'note things'], { cwd: project, env: fakeEnv(fake, home) });
+    expect(r.code, r.stderr).toBe(0);
+    const mem = fs.readFileSync(path.join(project, 'MEMORY.md'), 'utf8');
+    expect(mem.match(/pnpm/gi)).toHaveLength(1);
+    expect(mem).toMatch(/^- \d{4}-\d{2}-\d{2}: Integration tests need Postgres on 5433$/m);
+    const sessions = JSON.parse((await runDevx(['sessions', '--json'], { cwd: project, env: fakeEnv(fake, home) })).stdout);
+    expect(sessions[0].checkpoint).toMatchObject({ objective: 'Set up CI', todos: [{ text: 'Add the workflow', done: false }] });
+  });
+});
