@@ -24,6 +24,8 @@ const median = (xs: number[]) => {
 const fmt = (ms: number) => `${ms.toFixed(1)} ms`;
 const only = process.argv.slice(2);
 const want = (name: string) => only.length === 0 || only.includes(name);
+// One-shot `devx run` processes in the turn benchmark must not draft a handoff (an extra model call).
+process.env.DEVX_HANDOFF = 'off';
 
 function timeProcess(cmd: string, args: string[], opts: { cwd: string; env: NodeJS.ProcessEnv; input?: string }): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -176,6 +178,11 @@ async function benchPromptSize(): Promise<void> {
   if (max > budget) process.exitCode = 1;
 }
 
+if (want('knowledge')) {
+  const { benchRecall, benchLatency } = await import('./knowledge.js');
+  await benchRecall();
+  await benchLatency((process.env.BENCH_KB_SIZES ?? '10000,100000').split(',').map(Number));
+}
 if (want('cold')) benchColdStart();
 if (want('parser')) benchParser();
 if (want('prompt')) await benchPromptSize();

@@ -9,6 +9,7 @@ import { encode, decode } from '@msgpack/msgpack';
 import lockfile from 'proper-lockfile';
 import { KnowledgeError, MAX_CONTENT_CHARS, type KnowledgeDoc, type KnowledgeFilter, type KnowledgeHit, type KnowledgeMeta, type KnowledgeStore } from './types.js';
 import type { Embedder } from './embeddings.js';
+import { STOP_WORDS } from './stopWords.js';
 
 interface StoredDoc {
   id: string;
@@ -78,7 +79,7 @@ export class EmbeddedStore implements KnowledgeStore {
   private newDb(dims: number): AnyOrama {
     const schema: Record<string, string> = { content: 'string', agent: 'enum', project: 'enum', type: 'enum', tags: 'enum[]', ts: 'number' };
     if (dims > 0) schema.embedding = `vector[${dims}]`;
-    return create({ schema: schema as never, components: { tokenizer: { stemming: true, language: 'english' } } }) as AnyOrama;
+    return create({ schema: schema as never, components: { tokenizer: { stemming: true, language: 'english', stopWords: STOP_WORDS } } }) as AnyOrama;
   }
 
   /** Loads the snapshot when it changed since we last read it. */

@@ -2,7 +2,9 @@
 // 32-bit FNV-1a hashes; document weights saturate term frequency (BM25's k1/b); Qdrant supplies the
 // IDF through its sparse-vector `idf` modifier.
 
-const STOP = new Set('a an and are as at be but by for from has have in into is it its of on or that the this to was were will with not no we you they i he she them our your their'.split(' '));
+import { STOP_WORDS } from './stopWords.js';
+
+const STOP = new Set(STOP_WORDS);
 
 export function tokenize(text: string): string[] {
   return (text.toLowerCase().match(/[\p{L}\p{N}_]+/gu) ?? []).filter((t) => t.length > 1 && !STOP.has(t)).map(stem);

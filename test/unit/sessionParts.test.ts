@@ -1,0 +1,91 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { spawnSync } from 'node:child_process';
+import { describe, expect, it } from 'vitest';
+import { bullets, parseHandoff, renderHandoff, sectionsFromDraft } from '../../src/session/handoff.js';
+import { chunkMarkdown } from '../../src/knowledge/chunkMarkdown.js';
+import { documentVector, queryVector, tokenize } from '../../src/knowledge/sparse.js';
+import { remember } from '../../src/session/memoryFile.js';
+import { parseChecklist } from '../../src/tools/todo.js';
+import { acquireLock } from '../../src/session/sessionLock.js';
+import { tempDir } from '../helpers/env.js';
+
+describe('HANDOFF.md format', () => {
+  it('renders and parses the turn marker and sections', () => {
+    const text = renderHandoff({ turn: 'GEMINI_TURN', session: 's1', now: new Date('2026-01-01T00:00:00Z'), sections: { Summary: 'Did x.', Next: '- a\n- b' } });
+    expect(text.split('\n')[0]).toBe('GEMINI_TURN: READY');
+    const p = parseHandoff(text);
+    expect(p.turn).toBe('GEMINI_TURN');
+    expect(bullets(p.sections.Next)).toEqual(['a', 'b']);
+    expect(p.sections.Blockers).toBe('- None.');
+    expect(parseHandoff('\n\n  CLAUDE_TURN: READY\n').turn).toBe('CLAUDE_TURN');
+    expect(parseHandoff('Some text\nGEMINI_TURN: READY').turn).toBeNull();
+  });
+
+  it('takes the drafted sections only when a Summary is present', () => {
+    expect(sectionsFromDraft('## Summary\nx\n## Next\n- y')).toEqual({ Summary: 'x', Next: '- y' });
+    expect(sectionsFromDraft('I cannot write that')).toBeNull();
+  });
+});
+
+describe('chunkMarkdown', () => {
+  it('splits by headings with their trail, keeps code fences intact, and caps chunk size', () => {
+    const md = '# A\n\nintro\n\n## B\n\n```\n# not a heading\n```\n\n### C\n\n' + 'para. '.repeat(400);
+    const chunks = chunkMarkdown(md, 500);
+    expect(chunks[0]).toEqual({ heading: 'A', content: 'A\n\nintro' });
+    expect(chunks[1].heading).toBe('A > B');
+    expect(chunks[1].content).toContain('# not a heading');
+    expect(chunks.slice(2).every((c) => c.heading === 'A > B > C')).toBe(true);
+    expect(chunks.every((c) => c.content.length <= 500 + 20)).toBe(true);
+  });
+});
+
+describe('sparse vectors', () => {
+  it('tokenizes, drops stop words, stems, and saturates term frequency', () => {
+    expect(tokenize('The sessions are Configuring quickly')).toEqual(['session', 'configur', 'quickly']);
+    const d = documentVector('cache cache cache miss');
+    expect(d.indices).toHaveLength(2);
+    const [cache, miss] = d.values;
+    expect(cache).toBeGreaterThan(miss);
+    expect(cache).toBeLessThan(3 * miss);
+    expect(queryVector('cache cache').values).toEqual([1]);
+  });
+});
+
+describe('MEMORY.md', () => {
+  it('appends dated lines and ignores duplicates (case and spacing)', () => {
+    const root = tempDir();
+    const now = new Date('2026-03-04T10:00:00Z');
+    expect(remember(root, 'Builds use pnpm', now)).toMatchObject({ added: true, line: '- 2026-03-04: Builds use pnpm' });
+    expect(remember(root, '  builds USE   pnpm. ', now)).toEqual({ added: false, reason: 'already in MEMORY.md' });
+    expect(remember(root, '', now).added).toBe(false);
+    expect(fs.readFileSync(path.join(root, 'MEMORY.md'), 'utf8')).toMatch(/^# Memory\n[\s\S]*- 2026-03-04: Builds use pnpm\n$/);
+  });
+});
+
+describe('todo checklist', () => {
+  it('parses checked, unchecked and plain bullets', () => {
+    expect(parseChecklist('- [x] a\n- [ ] b\n* c\n1. d\nnot a bullet')).toEqual([
+      { text: 'a', done: true },
+      { text: 'b', done: false },
+      { text: 'c', done: false },
+      { text: 'd', done: false },
+    ]);
+  });
+});
+
+describe('session lock', () => {
+  it('refuses a second live holder and takes over a dead one', () => {
+    const root = tempDir();
+    expect(acquireLock(root, 's1').status).toBe('acquired');
+    // Pretend another live process holds it: our parent is alive.
+    fs.writeFileSync(path.join(root, '.devx', 'session.lock'), JSON.stringify({ pid: process.ppid, session: 'other', startedAt: 'x', children: [] }));
+    const busy = acquireLock(root, 's2');
+    expect(busy).toMatchObject({ status: 'busy', holder: { session: 'other' } });
+    // A dead PID is stale.
+    const dead = spawnSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))'], { encoding: 'utf8' }).stdout;
+    fs.writeFileSync(path.join(root, '.devx', 'session.lock'), JSON.stringify({ pid: Number(dead), session: 'crashed', startedAt: 'x', children: [] }));
+    expect(acquireLock(root, 's3')).toMatchObject({ status: 'acquired', stale: { session: 'crashed' } });
+    expect(JSON.parse(fs.readFileSync(path.join(root, '.devx', 'session.lock'), 'utf8')).session).toBe('s3');
+  });
+});
