@@ -22,7 +22,7 @@ export interface RecordedRequest {
   method: string;
   path: string;
   model: string;
-  kind: 'stream' | 'generate' | 'countTokens' | 'other';
+  kind: 'stream' | 'generate' | 'countTokens' | 'embed' | 'other';
   apiKey: string | undefined;
   body: any;
   /** All user-part text of the request, joined. */
@@ -101,7 +101,7 @@ export class FakeGeminiApi {
       const url = new URL(req.url ?? '/', 'http://x');
       const m = /models\/([^:]+):(\w+)/.exec(url.pathname);
       const method = m?.[2] ?? '';
-      const kind = method === 'streamGenerateContent' ? 'stream' : method === 'generateContent' ? 'generate' : method === 'countTokens' ? 'countTokens' : 'other';
+      const kind = method === 'streamGenerateContent' ? 'stream' : method === 'generateContent' ? 'generate' : method === 'countTokens' ? 'countTokens' : method === 'batchEmbedContents' ? 'embed' : 'other';
       const texts = (body?.contents ?? []).flatMap((c: any) => (c.parts ?? []).map((p: any) => p.text ?? '')).join('\n');
       const rec: RecordedRequest = {
         method: req.method ?? '',
@@ -116,6 +116,19 @@ export class FakeGeminiApi {
         at: Date.now(),
       };
       this.requests.push(rec);
+      if (kind === 'embed') {
+        // Deterministic bag-of-words vectors: texts sharing words get similar vectors.
+        const embeddings = (body?.requests ?? []).map((r: any) => {
+          const dims = r.outputDimensionality ?? 8;
+          const v = new Array(dims).fill(0);
+          for (const w of String(r.content?.parts?.[0]?.text ?? '').toLowerCase().match(/[a-z]+/g) ?? []) v[[...w].reduce((h, c) => (h * 31 + c.charCodeAt(0)) % dims, 7)] += 1;
+          const n = Math.hypot(...v) || 1;
+          return { values: v.map((x: number) => x / n) };
+        });
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.end(JSON.stringify({ embeddings }));
+        return;
+      }
       if (kind === 'countTokens') {
         res.writeHead(200, { 'content-type': 'application/json' });
         res.end(JSON.stringify({ totalTokens: Math.ceil(raw.length / 4) }));
