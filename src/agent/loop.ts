@@ -7,6 +7,8 @@ import { BackendError } from '../backend/types.js';
 import { parseToolCalls, type ParseResult } from '../protocol/parseToolCalls.js';
 import { formatToolResult } from '../protocol/formatToolResult.js';
 import { runToolCall, type ToolCallDeps, type ToolCallOutcome } from '../tools/runToolCall.js';
+import type { SubtaskProgress } from '../tools/types.js';
+import pLimit from 'p-limit';
 
 export type TurnStatus = 'answered' | 'max_rounds' | 'cancelled' | 'error';
 
@@ -20,6 +22,7 @@ export type AgentEvent =
   | { type: 'parse_issues'; errors: ParseResult['errors']; warnings: string[] }
   | { type: 'tool_start'; tool: string; args: Record<string, string> }
   | { type: 'tool_end'; outcome: ToolCallOutcome }
+  | { type: 'subtask'; progress: SubtaskProgress }
   | { type: 'turn_end'; status: TurnStatus; answer?: string; error?: { kind: string; message: string }; rounds: number };
 
 export interface LoopDeps extends ToolCallDeps {
@@ -31,6 +34,10 @@ export interface LoopDeps extends ToolCallDeps {
   now(): Date;
   /** When set, tool calls are reported but not executed (agent --dry-run). */
   dryRun?: boolean;
+  /** Model for this agent or run (else the backend's configured model). */
+  model?: string;
+  /** How many concurrent-safe calls (spawn_gemini) of one reply run at once. Default 4. */
+  concurrency?: number;
 }
 
 export interface TurnResult {
@@ -82,7 +89,8 @@ export async function runTurn(
 
   emit({ type: 'turn_start', input });
   const turnStart = messages.length;
-  const callDeps: ToolCallDeps = { ...deps, ctx: { ...deps.ctx, signal } };
+  const callDeps: ToolCallDeps = { ...deps, ctx: { ...deps.ctx, signal, progress: (p) => emit({ type: 'subtask', progress: p }) } };
+  const limit = pLimit(deps.concurrency ?? 4);
   push('user', input);
 
   for (let round = 1; round <= deps.maxRounds; round++) {
@@ -91,7 +99,7 @@ export async function runTurn(
     emit({ type: 'model_request', round, promptChars: prompt.length });
     let reply;
     try {
-      reply = await deps.backend.complete({ prompt, systemPrompt: deps.systemPrompt, signal }, (event) => emit({ type: 'backend', event }));
+      reply = await deps.backend.complete({ prompt, systemPrompt: deps.systemPrompt, signal, model: deps.model }, (event) => emit({ type: 'backend', event }));
     } catch (err) {
       if (signal.aborted || (err instanceof BackendError && err.kind === 'cancelled')) return cancelled(round - 1);
       const kind = err instanceof BackendError ? err.kind : 'internal';
@@ -112,8 +120,9 @@ export async function runTurn(
     if (parsed.prose) emit({ type: 'assistant_text', text: parsed.prose, final: false });
 
     // Results go back in the order the calls appeared; parse errors interleave by line.
-    const items: { line: number; block: () => Promise<string> }[] = parsed.calls.map((call) => ({
+    const items: { line: number; concurrent: boolean; block: () => Promise<string> }[] = parsed.calls.map((call) => ({
       line: call.line,
+      concurrent: Boolean(deps.tools.get(call.tool)?.concurrent),
       block: async () => {
         emit({ type: 'tool_start', tool: call.tool, args: call.args });
         if (deps.dryRun) {
@@ -128,12 +137,18 @@ export async function runTurn(
     }));
     const feedback = protocolFeedback(parsed);
     const blocks: string[] = [];
-    for (const item of items.sort((a, b) => a.line - b.line)) {
+    const ordered = items.sort((a, b) => a.line - b.line);
+    for (let k = 0; k < ordered.length; ) {
       if (signal.aborted) {
         blocks.push(formatToolResult({ tool: 'devx', status: 'error', content: 'the user cancelled the turn before the remaining calls ran' }));
         break;
       }
-      blocks.push(await item.block());
+      // A run of consecutive concurrent-safe calls executes in parallel; results keep their order.
+      let end = k + 1;
+      if (ordered[k].concurrent) while (end < ordered.length && ordered[end].concurrent) end++;
+      const batch = ordered.slice(k, end);
+      blocks.push(...(batch.length === 1 ? [await batch[0].block()] : await Promise.all(batch.map((it) => limit(it.block)))));
+      k = end;
     }
     push('tool', [...feedback, ...blocks].join('\n\n'));
     if (deps.dryRun) return finish({ status: 'answered', answer: parsed.prose, rounds: round });

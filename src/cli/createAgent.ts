@@ -18,7 +18,9 @@ import type { ApprovalAnswer, ApprovalRequest } from '../tools/runToolCall.js';
 import { runProcess, type ProcessRunner } from '../util/processRunner.js';
 import { buildPrompt } from '../agent/buildPrompt.js';
 import { renderSystemPrompt } from '../agent/systemPrompt.js';
-import type { LoopDeps } from '../agent/loop.js';
+import { runTurn, type AgentEvent, type LoopDeps } from '../agent/loop.js';
+import { loadAgents } from '../agents/loadAgents.js';
+import { applyAgent } from '../agents/applyAgent.js';
 import type { Message } from '../agent/messages.js';
 import { historyFile, loadHistory } from '../session/history.js';
 import { readProjectNote } from '../session/projectFiles.js';
@@ -50,6 +52,10 @@ export interface Agent {
   policy: PolicyEngine;
   mode: ApprovalMode;
   warnings: string[];
+  /** Listeners for events of spawn_gemini sub-sessions (the audit log subscribes). */
+  subListeners: ((e: AgentEvent) => void)[];
+  userHome: string;
+  devxHome: string;
   dispose(): void;
 }
 
@@ -72,7 +78,7 @@ function approvalKey(req: ApprovalRequest): string {
 }
 
 export async function createAgent(opts: AgentOptions): Promise<Agent> {
-  const { root, home, settings, mode, sandbox, policy } = await createPolicy({
+  const { root, home, userHome, settings, mode, sandbox, policy } = await createPolicy({
     cwd: opts.cwd,
     env: opts.env,
     overrides: opts.overrides,
@@ -112,6 +118,28 @@ export async function createAgent(opts: AgentOptions): Promise<Agent> {
     return answer;
   };
   const loaded = loadHistory(historyFile(root));
+  const subListeners: ((e: AgentEvent) => void)[] = [];
+  // spawn_gemini: a headless sub-session with the same backend (accounts keep rotating), policy and
+  // tools, minus spawn_gemini itself (depth limit 1). Nobody is asked inside it: asks are refused
+  // unless the approval mode approves them.
+  const spawn = async (query: string, agentName: string | undefined, signal: AbortSignal) => {
+    const subTools = tools.filter((t) => t.name !== 'spawn_gemini');
+    let sub: LoopDeps = {
+      ...deps,
+      tools: new Map(subTools.map((t) => [t.name, t])),
+      systemPrompt: renderSystemPrompt(root, subTools),
+      ctx: { ...deps.ctx, spawn: undefined, session: undefined },
+      approve: async (req) => (mode === 'yolo' || (mode === 'auto-edit' && kinds.get(req.tool) === 'write') ? 'yes' : 'headless'),
+      buildPrompt: (messages, turnStart) => buildPrompt({ messages, turnStart, budgetChars: settings.contextBudgetChars }).text,
+    };
+    if (agentName) {
+      const found = loadAgents(root, userHome, home).agents.get(agentName);
+      if (!found) return { answer: `no agent named "${agentName}"; see devx agent list`, status: 'error' };
+      sub = applyAgent(sub, subTools, root, found);
+    }
+    const r = await runTurn(sub, [], query, { signal, emit: (e) => subListeners.forEach((l) => l(e)) });
+    return { answer: r.answer ?? r.error?.message ?? '(no answer)', status: r.status };
+  };
   const warnings = [...settings.warnings, ...(loaded.warning ? [loaded.warning] : [])];
   if (!sandbox) warnings.push('bubblewrap (bwrap) is not available, so test runners ask before running; install the "bubblewrap" package to sandbox them');
   const deps: LoopDeps = {
@@ -126,6 +154,7 @@ export async function createAgent(opts: AgentOptions): Promise<Agent> {
       rgPath,
       commandTimeoutMs: settings.commandTimeoutMs,
       session: opts.session,
+      spawn,
       knowledge: () => (store ??= openStore({ env: opts.env, devxHome: home, collection: settings.knowledge.collection, embeddings: settings.knowledge.embeddings, cwd: root })),
     },
     decide: (tool, args) => policy.decideToolCall(tool, args),
@@ -141,6 +170,7 @@ export async function createAgent(opts: AgentOptions): Promise<Agent> {
         budgetChars: settings.contextBudgetChars,
       }).text,
     maxRounds: settings.maxToolRounds,
+    concurrency: settings.spawnConcurrency,
     now: () => new Date(),
   };
   return {
@@ -155,6 +185,9 @@ export async function createAgent(opts: AgentOptions): Promise<Agent> {
     policy,
     mode,
     warnings,
+    subListeners,
+    userHome,
+    devxHome: home,
     dispose: () => fs.rmSync(workDir, { recursive: true, force: true }),
   };
 }

@@ -94,7 +94,7 @@ export async function runCli(argv: string[]): Promise<number> {
   try {
     argv = normalizeResume(argv);
     const first = argv.find((a) => !a.startsWith('-'));
-    const ownFlags = ['policy', 'audit', 'trust', 'sessions', 'handoff', 'memory'].includes(first ?? '');
+    const ownFlags = ['policy', 'audit', 'trust', 'sessions', 'handoff', 'memory', 'agent'].includes(first ?? '');
     const { values, positionals } = parseArgs({ args: ownFlags ? [first!] : argv, options: OPTIONS, allowPositionals: true, strict: true });
     if (values.help) {
       process.stdout.write(HELP);
@@ -113,6 +113,7 @@ export async function runCli(argv: string[]): Promise<number> {
     if (command === 'trust') return await (await import('./trustCommand.js')).runTrustCommand(sub);
     if (command === 'sessions') return await (await import('./sessionsCommand.js')).runSessionsCommand(sub);
     if (command === 'handoff') return await (await import('./handoffCommand.js')).runHandoffCommand(sub);
+    if (command === 'agent') return await (await import('./agentCommand.js')).runAgentCommand(sub);
     if (command === 'memory') return await (await import('./memoryCommand.js')).runMemoryCommand(sub);
     if (command === 'protocol') {
       const { runProtocolCommand } = await import('./protocolCommand.js');

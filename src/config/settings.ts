@@ -37,6 +37,7 @@ export const SettingsSchema = z
     permissions: z.object({ allow: RuleList.optional(), ask: RuleList.optional(), deny: RuleList.optional() }).strict().optional(),
     approvalMode: z.enum(['default', 'auto-edit', 'yolo', 'plan']).optional(),
     handoff: z.enum(['model', 'plain', 'off']).optional(),
+    spawnConcurrency: z.number().int().min(1).max(16).optional(),
     knowledge: z
       .object({
         collection: z.string().regex(/^[A-Za-z0-9_-]+$/).optional(),
@@ -67,6 +68,7 @@ export interface ResolvedSettings {
   approvalMode: 'default' | 'auto-edit' | 'yolo' | 'plan';
   /** How HANDOFF.md is written when a session ends. */
   handoff: 'model' | 'plain' | 'off';
+  spawnConcurrency: number;
   knowledge: { collection?: string; embeddings?: 'none' | 'gemini' | { command: string[]; dims: number } };
   rateLimits: { toolCallsPerMinute: number; commandsPerMinute: number };
   /** Project `allow` rules that were not applied because the project is not trusted. */
@@ -178,6 +180,7 @@ export function loadSettings(src: SettingsSources): ResolvedSettings {
     permissionRules: rules,
     approvalMode: o.approvalMode ?? merged.approvalMode ?? 'default',
     knowledge: { ...merged.knowledge },
+    spawnConcurrency: merged.spawnConcurrency ?? 4,
     handoff: (['model', 'plain', 'off'].includes(src.env.DEVX_HANDOFF ?? '') ? (src.env.DEVX_HANDOFF as 'model') : undefined) ?? merged.handoff ?? 'model',
     rateLimits: { toolCallsPerMinute: merged.rateLimits?.toolCallsPerMinute ?? 120, commandsPerMinute: merged.rateLimits?.commandsPerMinute ?? 30 },
     untrustedAllows,

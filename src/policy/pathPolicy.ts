@@ -45,7 +45,13 @@ const SENSITIVE: SensitiveRule[] = [
   { id: 'sensitive:git-config', test: (s) => hasSeq(s, ['.git', 'config']) && base(s) === 'config' && s[s.length - 2] === '.git', reason: '.git/config can run programs (hooks, pagers, credential helpers)' },
   { id: 'sensitive:git-hooks', test: (s) => hasSeq(s, ['.git', 'hooks']), writeOnly: true, reason: 'git hooks run code on the next git command' },
   { id: 'sensitive:devx-settings', test: (s) => hasSeq(s, ['.devx']) && /^(settings(\.local)?\.json|audit\.jsonl|trusted-projects\.json)$/.test(base(s)), reason: "devx's own settings and audit log: the model must never edit its policy" },
-  { id: 'sensitive:devx-state', test: (s) => s.includes('.devx'), writeOnly: true, reason: "devx's own state directory" },
+  {
+    id: 'sensitive:devx-state',
+    // Task agents may write their plan files and their workspace; nothing else under .devx/.
+    test: (s) => s.includes('.devx') && !hasSeq(s, ['.devx', 'agents', 'plans']) && !hasSeq(s, ['.devx', 'agents', 'workspace']),
+    writeOnly: true,
+    reason: "devx's own state directory",
+  },
   { id: 'sensitive:system', test: (s) => ['shadow', 'gshadow', 'sudoers'].includes(base(s)) && s[1] === 'etc', reason: 'system credential files' },
   { id: 'sensitive:proc', test: (s) => s[1] === 'proc' && ['environ', 'mem', 'root', 'cwd', 'maps'].some((x) => s.includes(x)), reason: 'process memory and environment' },
 ];

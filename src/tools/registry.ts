@@ -11,10 +11,11 @@ import { runCommandTool } from './runCommand.js';
 import { todoTool } from './todo.js';
 import { rememberTool } from './remember.js';
 import { queryKnowledgeTool, storeKnowledgeTool } from './knowledgeTools.js';
+import { spawnGeminiTool } from './spawnGemini.js';
 import { readPrompt } from '../util/packageRoot.js';
 
 export function builtinTools(): Tool[] {
-  return [readFileTool, writeFileTool, editFileTool, listDirectoryTool, globTool, searchCodeTool, runCommandTool, todoTool, rememberTool, storeKnowledgeTool, queryKnowledgeTool] as Tool[];
+  return [readFileTool, writeFileTool, editFileTool, listDirectoryTool, globTool, searchCodeTool, runCommandTool, todoTool, rememberTool, storeKnowledgeTool, queryKnowledgeTool, spawnGeminiTool] as Tool[];
 }
 
 export interface ArgInfo {

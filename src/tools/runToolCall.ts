@@ -24,6 +24,8 @@ export interface ToolCallDeps {
   /** Asks the person (or applies --yes / headless rules). */
   approve(req: ApprovalRequest): Promise<ApprovalAnswer>;
   maxOutputChars: number;
+  /** When set (an agent's allowlist), only these tools may be called. */
+  allowedTools?: { agent: string; names: Set<string> };
   /** The sandbox for calls allowed by policy alone (approved calls run as the person approved them). */
   sandbox?: import('../sandbox/bwrap.js').SandboxSpec | null;
 }
@@ -62,6 +64,9 @@ export async function runToolCall(call: { tool: string; args: Record<string, str
   const tool = deps.tools.get(call.tool);
   if (!tool) {
     return done({ status: 'error', content: `unknown tool "${call.tool}". Available tools: ${[...deps.tools.keys()].join(', ')}.` });
+  }
+  if (deps.allowedTools && !deps.allowedTools.names.has(tool.name)) {
+    return done({ status: 'error', content: `${tool.name} is not available to the ${deps.allowedTools.agent} agent. It may use: ${[...deps.allowedTools.names].join(', ') || '(no tools)'}.` });
   }
   const schema = (tool.schema as unknown as z.ZodObject).strict();
   const parsed = schema.safeParse(call.args);

@@ -22,8 +22,20 @@ export interface ToolContext {
   sandbox?: SandboxSpec | null;
   /** The live session, for tools that keep session state (todo, remember). */
   session?: SessionHooks;
+  /** Runs a headless sub-session (spawn_gemini); absent inside sub-sessions (depth limit 1). */
+  spawn?: (query: string, agent: string | undefined, signal: AbortSignal) => Promise<{ answer: string; status: string }>;
+  /** Live progress of long-running work inside a tool (one line per sub-task in the REPL). */
+  progress?: (e: SubtaskProgress) => void;
   /** Opens the knowledge store on first use. */
   knowledge?: () => import('../knowledge/types.js').KnowledgeStore;
+}
+
+export interface SubtaskProgress {
+  id: number;
+  label: string;
+  phase: 'start' | 'end';
+  status?: string;
+  elapsedMs?: number;
 }
 
 export interface SessionHooks {
@@ -50,6 +62,8 @@ export interface Tool<S extends z.ZodType = z.ZodType> {
   descriptionFile: string;
   /** Names of args that hold paths, for the policy. */
   pathArgs?: string[];
+  /** Several calls of this tool in one reply may run at the same time (spawn_gemini). */
+  concurrent?: boolean;
   execute(ctx: ToolContext, args: z.infer<S>): Promise<ToolOutput>;
 }
 

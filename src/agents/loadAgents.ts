@@ -1,0 +1,176 @@
+// Agent definitions: Markdown with YAML front-matter (name, description, tools, model, provider,
+// memory; the body is the system prompt). Read from four places, project over user:
+//   ~/.devx/agents/*.md, ~/.claude/agents/*.md         (user)
+//   .gemini/extensions/<name>.json, .claude/agents/*.md, .devx/agents/*.md   (project)
+// Files are re-read on every load, so edits apply without a restart. A broken file is reported with
+// its path and reason; the others still load.
+import fs from 'node:fs';
+import path from 'node:path';
+import YAML from 'yaml';
+import { resolveImports } from './resolveImports.js';
+
+export type AgentScope = 'project' | 'user';
+export type AgentFormat = 'devx' | 'claude' | 'gemini-extension';
+
+export interface AgentDef {
+  name: string;
+  description: string;
+  /** devx tool names; undefined means the agent inherits every permitted tool. */
+  tools?: string[];
+  model?: string;
+  provider?: string;
+  /** The system prompt: the body with @imports resolved and the memory file appended. */
+  prompt: string;
+  scope: AgentScope;
+  format: AgentFormat;
+  file: string;
+}
+
+export interface AgentIssue {
+  file: string;
+  message: string;
+}
+
+export interface LoadedAgents {
+  agents: Map<string, AgentDef>;
+  /** Definitions hidden by a higher-precedence one with the same name. */
+  overridden: AgentDef[];
+  errors: AgentIssue[];
+  warnings: AgentIssue[];
+}
+
+const KNOWN_KEYS = new Set(['name', 'description', 'tools', 'model', 'provider', 'memory']);
+/** Claude Code keys devx accepts silently (they have no devx meaning). */
+const CLAUDE_IGNORED = new Set(['color']);
+export const CLAUDE_TOOL_MAP: Record<string, string | null> = {
+  Read: 'read_file',
+  Write: 'write_file',
+  Edit: 'edit_file',
+  MultiEdit: 'edit_file',
+  Grep: 'search_code',
+  Glob: 'glob',
+  LS: 'list_directory',
+  Bash: 'run_command',
+  TodoWrite: 'todo',
+  Task: 'spawn_gemini',
+  WebFetch: null,
+  WebSearch: null,
+  NotebookEdit: null,
+  NotebookRead: null,
+};
+const NAME = /^[a-z0-9][a-z0-9_-]*$/i;
+
+export function splitFrontMatter(text: string): { data: Record<string, unknown>; body: string } | null {
+  const m = /^\uFEFF?---\r?\n([\s\S]*?)\r?\n---[ \t]*(?:\r?\n|$)([\s\S]*)$/.exec(text);
+  if (!m) return null;
+  const data = YAML.parse(m[1]) as unknown;
+  if (data === null || typeof data !== 'object' || Array.isArray(data)) throw new Error('front-matter must be a YAML mapping');
+  return { data: data as Record<string, unknown>, body: m[2] };
+}
+
+function asToolList(v: unknown): string[] | undefined {
+  if (v === undefined || v === null) return undefined;
+  if (typeof v === 'string') return v.split(',').map((s) => s.trim()).filter(Boolean);
+  if (Array.isArray(v) && v.every((x) => typeof x === 'string')) return v as string[];
+  throw new Error('"tools" must be a list of tool names or a comma-separated string');
+}
+
+interface Source {
+  dir: string;
+  scope: AgentScope;
+  format: AgentFormat;
+}
+
+export function agentSources(root: string, home: string, devxHome: string): Source[] {
+  // Lowest precedence first: later sources override earlier ones.
+  return [
+    { dir: path.join(home, '.claude', 'agents'), scope: 'user', format: 'claude' },
+    { dir: path.join(devxHome, 'agents'), scope: 'user', format: 'devx' },
+    { dir: path.join(root, '.gemini', 'extensions'), scope: 'project', format: 'gemini-extension' },
+    { dir: path.join(root, '.claude', 'agents'), scope: 'project', format: 'claude' },
+    { dir: path.join(root, '.devx', 'agents'), scope: 'project', format: 'devx' },
+  ];
+}
+
+function parseMarkdownAgent(file: string, src: Source, home: string, warnings: AgentIssue[]): AgentDef {
+  const text = fs.readFileSync(file, 'utf8');
+  const fm = splitFrontMatter(text);
+  if (!fm) throw new Error('missing YAML front-matter (a file starting with --- ... ---)');
+  const d = fm.data;
+  for (const k of Object.keys(d)) {
+    if (!KNOWN_KEYS.has(k) && !(src.format === 'claude' && CLAUDE_IGNORED.has(k))) warnings.push({ file, message: `unknown key "${k}" is ignored` });
+  }
+  if (typeof d.name !== 'string' || !d.name.trim()) throw new Error('"name" is required');
+  if (!NAME.test(d.name)) throw new Error(`"name" must be letters, digits, - or _ (got "${d.name}")`);
+  if (typeof d.description !== 'string' || !d.description.trim()) throw new Error('"description" is required');
+  let tools = asToolList(d.tools);
+  let model = typeof d.model === 'string' ? d.model : undefined;
+  if (src.format === 'claude') {
+    if (tools) {
+      const mapped: string[] = [];
+      for (const t of tools) {
+        const m = t in CLAUDE_TOOL_MAP ? CLAUDE_TOOL_MAP[t] : undefined;
+        if (m === undefined) warnings.push({ file, message: `unknown Claude Code tool "${t}" is ignored` });
+        else if (m === null) warnings.push({ file, message: `devx has no equivalent of Claude Code's ${t}; the agent runs without it` });
+        else if (!mapped.includes(m)) mapped.push(m);
+      }
+      tools = mapped;
+    }
+    // Claude model aliases (sonnet, opus, haiku, inherit) are not Gemini models.
+    if (model && /^(sonnet|opus|haiku|inherit)$/i.test(model)) {
+      if (!/^inherit$/i.test(model)) warnings.push({ file, message: `Claude model "${model}" has no Gemini meaning; the agent uses the session's model` });
+      model = undefined;
+    }
+  }
+  let prompt = resolveImports(fm.body, file, home).trim();
+  if (typeof d.memory === 'string' && d.memory.trim()) {
+    const mem = d.memory.startsWith('~/') ? path.join(home, d.memory.slice(2)) : path.resolve(path.dirname(file), d.memory);
+    if (!fs.existsSync(mem)) throw new Error(`memory file not found: ${mem}`);
+    prompt += `\n\n# Memory (${path.basename(mem)})\n${resolveImports(fs.readFileSync(mem, 'utf8'), mem, home).trim()}`;
+  }
+  return { name: d.name, description: d.description.trim(), tools, model, provider: typeof d.provider === 'string' ? d.provider : undefined, prompt, scope: src.scope, format: src.format, file };
+}
+
+/** Seed 000's extension personas: {"name", "prompt", "contextFileName"} in .gemini/extensions/<name>.json. */
+function parseExtension(file: string, src: Source, home: string, warnings: AgentIssue[]): AgentDef {
+  const j = JSON.parse(fs.readFileSync(file, 'utf8')) as Record<string, unknown>;
+  for (const k of Object.keys(j)) if (!['name', 'prompt', 'contextFileName', 'description', 'version'].includes(k)) warnings.push({ file, message: `unknown key "${k}" is ignored` });
+  if (typeof j.name !== 'string' || !NAME.test(j.name)) throw new Error('"name" is required (letters, digits, - or _)');
+  let prompt = typeof j.prompt === 'string' ? j.prompt : '';
+  if (typeof j.contextFileName === 'string') {
+    const ctxFile = path.resolve(path.dirname(file), j.contextFileName);
+    const alt = path.resolve(path.dirname(file), j.name, j.contextFileName);
+    const found = [ctxFile, alt].find((p) => fs.existsSync(p));
+    if (!found) throw new Error(`contextFileName not found: ${j.contextFileName}`);
+    prompt = `${prompt}\n\n${resolveImports(fs.readFileSync(found, 'utf8'), found, home)}`.trim();
+  }
+  if (!prompt) throw new Error('"prompt" or "contextFileName" is required');
+  const description = typeof j.description === 'string' ? j.description : prompt.split('\n')[0].slice(0, 120);
+  return { name: j.name, description, prompt, scope: src.scope, format: src.format, file };
+}
+
+export function loadAgents(root: string, home: string, devxHome: string): LoadedAgents {
+  const out: LoadedAgents = { agents: new Map(), overridden: [], errors: [], warnings: [] };
+  for (const src of agentSources(root, home, devxHome)) {
+    let names: string[];
+    try {
+      names = fs.readdirSync(src.dir).sort();
+    } catch {
+      continue;
+    }
+    const ext = src.format === 'gemini-extension' ? '.json' : '.md';
+    for (const n of names) {
+      if (!n.endsWith(ext)) continue;
+      const file = path.join(src.dir, n);
+      try {
+        const def = src.format === 'gemini-extension' ? parseExtension(file, src, home, out.warnings) : parseMarkdownAgent(file, src, home, out.warnings);
+        const prev = out.agents.get(def.name);
+        if (prev) out.overridden.push(prev);
+        out.agents.set(def.name, def);
+      } catch (err) {
+        out.errors.push({ file, message: (err as Error).message });
+      }
+    }
+  }
+  return out;
+}

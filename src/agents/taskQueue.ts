@@ -1,0 +1,220 @@
+// The file-based task queue (.devx/agents/{tasks,plans,logs,workspace}). devx makes every state
+// change itself: claims happen under a queue lock, a claimed task records its owner and a lease,
+// and a task whose runner died (dead PID or expired lease) goes back to pending, or fails after
+// too many attempts. Task files are replaced atomically.
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import crypto from 'node:crypto';
+import lockfile from 'proper-lockfile';
+import { z } from 'zod';
+import { writeFileAtomicSync } from '../util/atomicWrite.js';
+import { isAlive } from '../session/sessionLock.js';
+
+export const TaskSchema = z.object({
+  taskId: z.string(),
+  status: z.enum(['pending', 'running', 'complete', 'failed', 'cancelled']),
+  agent: z.string(),
+  prompt: z.string(),
+  planFile: z.string(),
+  logFile: z.string(),
+  createdAt: z.string(),
+  startedAt: z.string().optional(),
+  completedAt: z.string().optional(),
+  owner: z.object({ pid: z.number(), host: z.string(), runner: z.string() }).optional(),
+  leaseExpiresAt: z.string().optional(),
+  attempts: z.number().default(0),
+  summary: z.string().optional(),
+  error: z.string().optional(),
+  usage: z.object({ input: z.number(), output: z.number() }).optional(),
+  cancelRequested: z.boolean().optional(),
+  /** Chained steps: the task that must complete first, whose answer is passed on. */
+  after: z.string().optional(),
+});
+export type Task = z.infer<typeof TaskSchema>;
+
+export const MAX_ATTEMPTS = 3;
+
+export class TaskQueue {
+  readonly base: string;
+  readonly tasksDir: string;
+  readonly plansDir: string;
+  readonly logsDir: string;
+  readonly workspace: string;
+
+  constructor(readonly root: string, private readonly now: () => Date = () => new Date()) {
+    this.base = path.join(root, '.devx', 'agents');
+    this.tasksDir = path.join(this.base, 'tasks');
+    this.plansDir = path.join(this.base, 'plans');
+    this.logsDir = path.join(this.base, 'logs');
+    this.workspace = path.join(this.base, 'workspace');
+  }
+
+  private ensure(): void {
+    for (const d of [this.tasksDir, this.plansDir, this.logsDir, this.workspace]) fs.mkdirSync(d, { recursive: true });
+  }
+
+  private file(id: string): string {
+    return path.join(this.tasksDir, `${id}.json`);
+  }
+
+  read(id: string): Task | null {
+    try {
+      return TaskSchema.parse(JSON.parse(fs.readFileSync(this.file(id), 'utf8')));
+    } catch {
+      return null;
+    }
+  }
+
+  private write(t: Task): void {
+    writeFileAtomicSync(this.file(t.taskId), JSON.stringify(t, null, 2) + '\n');
+  }
+
+  list(): Task[] {
+    let names: string[] = [];
+    try {
+      names = fs.readdirSync(this.tasksDir);
+    } catch {
+      return [];
+    }
+    return names
+      .filter((n) => n.endsWith('.json'))
+      .map((n) => this.read(n.slice(0, -5)))
+      .filter((t): t is Task => t !== null)
+      .sort((a, b) => a.createdAt.localeCompare(b.createdAt) || a.taskId.localeCompare(b.taskId));
+  }
+
+  private async withLock<T>(fn: () => T): Promise<T> {
+    this.ensure();
+    const release = await lockfile.lock(this.tasksDir, { lockfilePath: path.join(this.base, 'queue.lock'), realpath: false, stale: 15_000, retries: { retries: 400, minTimeout: 10, maxTimeout: 100 } });
+    try {
+      return fn();
+    } finally {
+      await release();
+    }
+  }
+
+  async start(agent: string, prompt: string, after?: string): Promise<Task> {
+    this.ensure();
+    const now = this.now();
+    const taskId = `task_${now.getTime()}${crypto.randomBytes(2).toString('hex')}`;
+    const rel = (p: string) => path.relative(this.root, p).split(path.sep).join('/');
+    const task: Task = {
+      taskId,
+      status: 'pending',
+      agent,
+      prompt,
+      planFile: rel(path.join(this.plansDir, `${taskId}_plan.md`)),
+      logFile: rel(path.join(this.logsDir, `${taskId}.log`)),
+      createdAt: now.toISOString(),
+      attempts: 0,
+      ...(after ? { after } : {}),
+    };
+    fs.writeFileSync(path.join(this.root, task.planFile), `# Plan for ${agent} - ${prompt}\n`);
+    this.write(task);
+    return task;
+  }
+
+  /** Puts tasks whose runner died back to pending (or failed after MAX_ATTEMPTS). Call under the lock. */
+  private recoverLocked(): Task[] {
+    const recovered: Task[] = [];
+    const host = os.hostname();
+    for (const t of this.list()) {
+      if (t.status !== 'running') continue;
+      const expired = t.leaseExpiresAt !== undefined && Date.parse(t.leaseExpiresAt) < this.now().getTime();
+      const dead = t.owner !== undefined && t.owner.host === host && !isAlive(t.owner.pid);
+      if (!expired && !dead) continue;
+      const reason = dead ? `its runner (pid ${t.owner!.pid}) died` : `its runner's lease expired at ${t.leaseExpiresAt}`;
+      const next: Task = t.attempts >= MAX_ATTEMPTS
+        ? { ...t, status: 'failed', error: `${reason}; gave up after ${t.attempts} attempts`, completedAt: this.now().toISOString(), owner: undefined, leaseExpiresAt: undefined }
+        : { ...t, status: 'pending', error: `${reason}; queued again`, owner: undefined, leaseExpiresAt: undefined };
+      this.write(next);
+      recovered.push(next);
+    }
+    return recovered;
+  }
+
+  async recover(): Promise<Task[]> {
+    return this.withLock(() => this.recoverLocked());
+  }
+
+  /** Claims the oldest pending task atomically: two runners never take the same task. */
+  async claim(runner: string, leaseMs: number): Promise<Task | null> {
+    return this.withLock(() => {
+      this.recoverLocked();
+      const all = this.list();
+      const done = new Set(all.filter((t) => t.status === 'complete').map((t) => t.taskId));
+      const next = all.find((t) => t.status === 'pending' && (!t.after || done.has(t.after)));
+      if (!next) return null;
+      const claimed: Task = {
+        ...next,
+        status: 'running',
+        startedAt: this.now().toISOString(),
+        owner: { pid: process.pid, host: os.hostname(), runner },
+        leaseExpiresAt: new Date(this.now().getTime() + leaseMs).toISOString(),
+        attempts: next.attempts + 1,
+      };
+      this.write(claimed);
+      return claimed;
+    });
+  }
+
+  /** Extends the lease; returns the task as stored (so the runner sees a cancel request). */
+  async heartbeat(id: string, runner: string, leaseMs: number): Promise<Task | null> {
+    return this.withLock(() => {
+      const t = this.read(id);
+      if (!t || t.status !== 'running' || t.owner?.runner !== runner) return t;
+      const next = { ...t, leaseExpiresAt: new Date(this.now().getTime() + leaseMs).toISOString() };
+      this.write(next);
+      return next;
+    });
+  }
+
+  async finish(id: string, runner: string, result: Pick<Task, 'status' | 'summary' | 'error' | 'usage'>): Promise<Task | null> {
+    return this.withLock(() => {
+      const t = this.read(id);
+      if (!t || t.owner?.runner !== runner) return null; // lost the task (recovered by another runner)
+      const next: Task = { ...t, ...result, completedAt: this.now().toISOString(), owner: undefined, leaseExpiresAt: undefined };
+      this.write(next);
+      return next;
+    });
+  }
+
+  async cancel(id: string): Promise<Task> {
+    return this.withLock(() => {
+      const t = this.read(id);
+      if (!t) throw new Error(`no task ${id}`);
+      if (t.status === 'pending') {
+        const next: Task = { ...t, status: 'cancelled', completedAt: this.now().toISOString() };
+        this.write(next);
+        return next;
+      }
+      if (t.status === 'running') {
+        const next = { ...t, cancelRequested: true };
+        this.write(next);
+        return next;
+      }
+      throw new Error(`task ${id} is already ${t.status}`);
+    });
+  }
+
+  async retry(id: string): Promise<Task> {
+    return this.withLock(() => {
+      const t = this.read(id);
+      if (!t) throw new Error(`no task ${id}`);
+      if (t.status !== 'failed' && t.status !== 'cancelled') throw new Error(`task ${id} is ${t.status}; only failed or cancelled tasks can be retried`);
+      const next: Task = { ...t, status: 'pending', attempts: 0, error: undefined, completedAt: undefined, cancelRequested: undefined, summary: undefined };
+      this.write(next);
+      return next;
+    });
+  }
+}
+
+/** The seed's status table. */
+export function renderStatusTable(tasks: Task[]): string {
+  const rows = tasks.map((t) => [t.taskId, t.agent, t.status, t.createdAt, t.prompt.replace(/\s+/g, ' ').slice(0, 50)]);
+  const head = ['Task ID', 'Agent', 'Status', 'Created At', 'Prompt'];
+  const w = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
+  const line = (cells: string[]) => `| ${cells.map((c, i) => c.padEnd(w[i])).join(' | ')} |`;
+  return [line(head), `| ${w.map((n) => '-'.repeat(n)).join(' | ')} |`, ...rows.map(line)].join('\n');
+}

@@ -1,0 +1,32 @@
+import { z } from 'zod';
+import { defineTool, ToolError } from './types.js';
+
+let spawnCounter = 0;
+
+export const spawnGeminiTool = defineTool({
+  name: 'spawn_gemini',
+  kind: 'meta',
+  concurrent: true,
+  descriptionFile: 'tools/spawn_gemini.md',
+  example: 'TOOL_CALL: spawn_gemini | query=Summarise how src/auth handles session expiry, with file and line references',
+  schema: z.object({
+    query: z.string().trim().min(1).describe('the complete, self-contained task for the sub-instance'),
+    agent: z.string().optional().describe('run it as this agent persona'),
+  }),
+  async execute(ctx, args) {
+    if (!ctx.spawn) throw new ToolError('spawn_gemini is not available here: sub-sessions cannot spawn further sub-sessions (depth limit 1)');
+    const id = ++spawnCounter;
+    const started = Date.now();
+    const label = `${args.agent ? `[${args.agent}] ` : ''}${args.query.replace(/\s+/g, ' ').slice(0, 70)}`;
+    ctx.progress?.({ id, label, phase: 'start' });
+    let r: { answer: string; status: string };
+    try {
+      r = await ctx.spawn(args.query, args.agent, ctx.signal);
+    } catch (err) {
+      ctx.progress?.({ id, label, phase: 'end', status: 'error', elapsedMs: Date.now() - started });
+      throw err;
+    }
+    ctx.progress?.({ id, label, phase: 'end', status: r.status, elapsedMs: Date.now() - started });
+    return { content: r.answer, isError: r.status !== 'answered', meta: { status: r.status, agent: args.agent } };
+  },
+});
