@@ -9,6 +9,7 @@ import { loadAgents } from './loadAgents.js';
 import { applyAgent } from './applyAgent.js';
 import type { Task, TaskQueue } from './taskQueue.js';
 import { summarizeArgs } from '../cli/renderEvents.js';
+import { setChildObserver } from '../util/processRunner.js';
 
 export interface RunOptions {
   all: boolean;
@@ -96,6 +97,9 @@ export async function runOneTask(agent: Agent, queue: TaskQueue, task: Task, run
 
 export async function runTasks(agent: Agent, queue: TaskQueue, opts: RunOptions): Promise<Task[]> {
   const ran: Task[] = [];
+  const children = new Set<number>();
+  const sync = () => queue.trackChildren(process.pid, [...children]);
+  setChildObserver({ started: (g) => (children.add(g), sync()), ended: (g) => (children.delete(g), sync()) });
   const worker = async () => {
     const runner = `${process.pid}-${crypto.randomBytes(3).toString('hex')}`;
     for (;;) {
@@ -108,6 +112,12 @@ export async function runTasks(agent: Agent, queue: TaskQueue, opts: RunOptions)
       if (!opts.all) return;
     }
   };
-  await Promise.all(Array.from({ length: Math.max(1, opts.parallel) }, worker));
+  try {
+    await Promise.all(Array.from({ length: Math.max(1, opts.parallel) }, worker));
+  } finally {
+    setChildObserver(null);
+    children.clear();
+    sync();
+  }
   return ran;
 }

@@ -125,6 +125,7 @@ export class TaskQueue {
       const dead = t.owner !== undefined && t.owner.host === host && !isAlive(t.owner.pid);
       if (!expired && !dead) continue;
       const reason = dead ? `its runner (pid ${t.owner!.pid}) died` : `its runner's lease expired at ${t.leaseExpiresAt}`;
+      if (dead) this.reapRunner(t.owner!.pid);
       const next: Task = t.attempts >= MAX_ATTEMPTS
         ? { ...t, status: 'failed', error: `${reason}; gave up after ${t.attempts} attempts`, completedAt: this.now().toISOString(), owner: undefined, leaseExpiresAt: undefined }
         : { ...t, status: 'pending', error: `${reason}; queued again`, owner: undefined, leaseExpiresAt: undefined };
@@ -132,6 +133,33 @@ export class TaskQueue {
       recovered.push(next);
     }
     return recovered;
+  }
+
+  private runnerFile(pid: number): string {
+    return path.join(this.base, 'runners', `${pid}.json`);
+  }
+
+  /** Records the process groups a runner has running, so they can be stopped if the runner dies. */
+  trackChildren(pid: number, children: number[]): void {
+    fs.mkdirSync(path.join(this.base, 'runners'), { recursive: true });
+    if (children.length) writeFileAtomicSync(this.runnerFile(pid), JSON.stringify({ pid, children }));
+    else fs.rmSync(this.runnerFile(pid), { force: true });
+  }
+
+  private reapRunner(pid: number): void {
+    try {
+      const { children } = JSON.parse(fs.readFileSync(this.runnerFile(pid), 'utf8')) as { children: number[] };
+      for (const pgid of children) {
+        try {
+          process.kill(-pgid, 'SIGKILL');
+        } catch {
+          /* gone */
+        }
+      }
+    } catch {
+      /* no record */
+    }
+    fs.rmSync(this.runnerFile(pid), { force: true });
   }
 
   async recover(): Promise<Task[]> {

@@ -68,6 +68,7 @@ export function parseChain(words: string[]): { agent: string; prompt: string }[]
 async function oneShot(agent: Agent, steps: { agent: string; prompt: string }[], flags: { model?: string; provider?: string; 'dry-run'?: boolean; json?: boolean }): Promise<number> {
   const loaded = loadAgents(agent.root, agent.userHome, agent.devxHome);
   const audit = createAuditSubscriber(agent.auditPath, agent.session);
+  agent.subListeners.push(audit);
   let previous: { agent: string; answer: string } | null = null;
   const results: { agent: string; status: string; answer?: string }[] = [];
   for (const step of steps) {
@@ -224,6 +225,7 @@ export async function runAgentCommand(argv: string[]): Promise<number> {
         const parallel = values.parallel ? Number(values.parallel) : 1;
         if (!Number.isInteger(parallel) || parallel < 1 || parallel > 32) throw new UsageError('--parallel takes a whole number from 1 to 32');
         const audit = createAuditSubscriber(agent.auditPath, agent.session);
+        agent.subListeners.push(audit);
         const ran = await runTasks(agent, queue, {
           all: Boolean(values.all),
           parallel,

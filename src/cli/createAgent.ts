@@ -54,6 +54,8 @@ export interface Agent {
   warnings: string[];
   /** Listeners for events of spawn_gemini sub-sessions (the audit log subscribes). */
   subListeners: ((e: AgentEvent) => void)[];
+  /** The persona in use (/agent use), if any. */
+  activeAgent?: string;
   userHome: string;
   devxHome: string;
   dispose(): void;
@@ -126,7 +128,7 @@ export async function createAgent(opts: AgentOptions): Promise<Agent> {
     const subTools = tools.filter((t) => t.name !== 'spawn_gemini');
     let sub: LoopDeps = {
       ...deps,
-      tools: new Map(subTools.map((t) => [t.name, t])),
+      // spawn_gemini stays callable (it explains the depth limit) but is not offered in the manual.
       systemPrompt: renderSystemPrompt(root, subTools),
       ctx: { ...deps.ctx, spawn: undefined, session: undefined },
       approve: async (req) => (mode === 'yolo' || (mode === 'auto-edit' && kinds.get(req.tool) === 'write') ? 'yes' : 'headless'),

@@ -68,6 +68,7 @@ export async function runHandoffCommand(argv: string[]): Promise<number> {
       const prompt = `It is your turn (GEMINI_TURN) in HANDOFF.md. Work on what it asks${next.length ? `:\n${next.map((n) => `- ${n}`).join('\n')}` : '.'}\nAnswer its open questions where you can. When you are done, reply with a short summary.`;
       const persist = createHistoryWriter(s.agent.root, s.agent.historyPath, s.agent.history);
       const audit = createAuditSubscriber(s.agent.auditPath, s.agent.session);
+    s.agent.subListeners.push(audit);
       const render = createRenderer({ out: process.stderr, answerOut: process.stdout });
       const result = await runTurn(s.agent.deps, [...s.agent.history], prompt, {
         signal: new AbortController().signal,

@@ -25,6 +25,7 @@ export function createRenderer(opts: RenderOptions): { onEvent: (e: AgentEvent) 
   const write = (s: string) => {
     spinner.stop();
     opts.out.write(s);
+    spinner.resume();
   };
   return {
     stop: () => spinner.stop(),
@@ -58,6 +59,14 @@ export function createRenderer(opts: RenderOptions): { onEvent: (e: AgentEvent) 
           const o = e.outcome;
           const first = oneLine(o.content.split('\n')[0] ?? '', 120);
           write(`    ${o.status === 'ok' ? '✓' : '✗'} ${o.tool} (${o.durationMs} ms) ${o.status === 'ok' ? '' : first}\n`);
+          break;
+        }
+        case 'subtask': {
+          const p = e.progress;
+          spinner.subtask(p.id, p.phase === 'start' ? p.label : null);
+          if (p.phase === 'start') {
+            if (!spinner.enabled) write(`  ⇉ [${p.id}] ${p.label} …\n`);
+          } else write(`  ${p.status === 'answered' ? '✓' : '✗'} [${p.id}] ${p.label} (${((p.elapsedMs ?? 0) / 1000).toFixed(1)}s${p.status === 'answered' ? '' : `, ${p.status}`})\n`);
           break;
         }
         case 'turn_end':

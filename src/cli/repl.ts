@@ -15,6 +15,7 @@ import { describeArgs } from '../tools/registry.js';
 import { REPL_HELP } from './help.js';
 import type { ApprovalAnswer, ApprovalRequest } from '../tools/runToolCall.js';
 import { makeVisible } from './visible.js';
+import { handleAgentSlash, maybeDelegate, switchAgent } from './agentSlash.js';
 import { packageVersion } from '../util/packageRoot.js';
 
 /** Lines from readline as an awaitable queue, so piped input is never dropped between prompts. */
@@ -46,7 +47,7 @@ function printHistory(agent: Agent, out: NodeJS.WritableStream): void {
   }
 }
 
-export async function runRepl(flags: CliFlags & { resume?: string }): Promise<number> {
+export async function runRepl(flags: CliFlags & { resume?: string; agent?: string }): Promise<number> {
   const interactive = Boolean(process.stdin.isTTY);
   const out = process.stdout;
   const info = interactive ? out : process.stderr;
@@ -81,11 +82,13 @@ export async function runRepl(flags: CliFlags & { resume?: string }): Promise<nu
     info.write(`devx ${packageVersion()} · ${agent.root} · model ${agent.settings.model}${agent.history.length ? ` · ${agent.history.length} messages of history (/clear to start over)` : ''}\n`);
     if (started.orientation) info.write(`${started.orientation}\n`);
     if (flags.resume) info.write(`${applyResume(started, flags.resume) ?? 'no earlier session to resume'}\n`);
+    if (flags.agent) out.write(`${switchAgent(started, flags.agent)}\n`);
     if (interactive) info.write('Type a task, or /help.\n');
 
     const render = createRenderer({ out, answerOut: out });
     const persist = createHistoryWriter(agent.root, agent.historyPath, agent.history);
     const audit = createAuditSubscriber(agent.auditPath, agent.session);
+    agent.subListeners.push(audit);
     let running: AbortController | null = null;
     let armedExit = false;
     const onInterrupt = () => {
@@ -114,6 +117,10 @@ export async function runRepl(flags: CliFlags & { resume?: string }): Promise<nu
       if (input.startsWith('/')) {
         const [cmd] = input.split(/\s+/);
         if (cmd === '/exit' || cmd === '/quit') break;
+        if (cmd === '/agent' || cmd.startsWith('/agent:')) {
+          await handleAgentSlash(input, started, out);
+          continue;
+        }
         else if (cmd === '/help') out.write(`${REPL_HELP}\n`);
         else if (cmd === '/tools') {
           for (const t of agent.tools) out.write(`  ${[t.name, ...describeArgs(t).map((a) => (a.optional ? `[${a.name}]` : a.name))].join(' | ')}\n`);
@@ -126,6 +133,7 @@ export async function runRepl(flags: CliFlags & { resume?: string }): Promise<nu
         continue;
       }
       if (!interactive) out.write(`devx> ${input}\n`);
+      await maybeDelegate(input, started, out, interactive ? nextLine : null);
       running = new AbortController();
       await runTurn(agent.deps, [...agent.history], input, {
         signal: running.signal,

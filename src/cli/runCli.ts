@@ -19,6 +19,7 @@ const OPTIONS = {
   json: { type: 'boolean' },
   'approval-mode': { type: 'string' },
   resume: { type: 'string' },
+  agent: { type: 'string' },
   help: { type: 'boolean', short: 'h' },
   version: { type: 'boolean', short: 'v' },
 } as const;

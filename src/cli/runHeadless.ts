@@ -29,6 +29,7 @@ export async function runHeadless(prompt: string, flags: CliFlags & { resume?: s
     const render = createRenderer({ out: process.stderr, answerOut: flags.json ? null : process.stdout });
     const persist = createHistoryWriter(agent.root, agent.historyPath, agent.history);
     const audit = createAuditSubscriber(agent.auditPath, agent.session);
+    agent.subListeners.push(audit);
     // Ctrl-C or SIGTERM before the turn ends still ends the session cleanly (lock, record, handoff).
     const controller = new AbortController();
     const onSigint = () => controller.abort();

@@ -1,4 +1,5 @@
-// A one-line spinner with elapsed seconds. Disabled when the stream is not a TTY or NO_COLOR is set.
+// A live status block: a spinner with elapsed seconds, plus one line per running sub-task with its
+// own elapsed time. Disabled when the stream is not a TTY or NO_COLOR is set.
 const FRAMES = ['⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '⠧', '⠇', '⠏'];
 
 export class Spinner {
@@ -6,6 +7,8 @@ export class Spinner {
   private started = 0;
   private label = '';
   private frame = 0;
+  private drawn = 0;
+  private readonly tasks = new Map<number, { label: string; started: number }>();
   readonly enabled: boolean;
 
   constructor(private readonly out: NodeJS.WriteStream, env: NodeJS.ProcessEnv = process.env) {
@@ -21,15 +24,42 @@ export class Spinner {
     this.draw();
   }
 
+  /** Adds or removes a sub-task line (spawn_gemini). */
+  subtask(id: number, label: string | null): void {
+    if (label === null) this.tasks.delete(id);
+    else this.tasks.set(id, { label, started: Date.now() });
+    if (!this.enabled) return;
+    if (!this.timer && this.tasks.size) this.start(this.label || 'working');
+  }
+
+  /** Redraws after other output if sub-tasks are still running. */
+  resume(): void {
+    if (this.enabled && !this.timer && this.tasks.size) {
+      const started = this.started;
+      this.start(this.label || 'working');
+      this.started = started || Date.now();
+    }
+  }
+
+  private clear(): void {
+    if (this.drawn > 1) this.out.write(`\x1b[${this.drawn - 1}A`);
+    this.out.write('\r\x1b[J');
+    this.drawn = 0;
+  }
+
   private draw(): void {
-    const secs = Math.floor((Date.now() - this.started) / 1000);
-    this.out.write(`\r\x1b[2K${FRAMES[this.frame++ % FRAMES.length]} ${this.label} ${secs}s`);
+    const secs = (t: number) => `${Math.floor((Date.now() - t) / 1000)}s`;
+    const lines = [`${FRAMES[this.frame++ % FRAMES.length]} ${this.label} ${secs(this.started)}`];
+    for (const [id, t] of this.tasks) lines.push(`   ⇉ [${id}] ${t.label} ${secs(t.started)}`);
+    this.clear();
+    this.out.write(lines.join('\n'));
+    this.drawn = lines.length;
   }
 
   stop(): void {
     if (!this.timer) return;
     clearInterval(this.timer);
     this.timer = undefined;
-    this.out.write('\r\x1b[2K');
+    this.clear();
   }
 }

@@ -38,6 +38,7 @@ export const SettingsSchema = z
     approvalMode: z.enum(['default', 'auto-edit', 'yolo', 'plan']).optional(),
     handoff: z.enum(['model', 'plain', 'off']).optional(),
     spawnConcurrency: z.number().int().min(1).max(16).optional(),
+    autoDelegate: z.enum(['off', 'suggest', 'apply']).optional(),
     knowledge: z
       .object({
         collection: z.string().regex(/^[A-Za-z0-9_-]+$/).optional(),
@@ -69,6 +70,8 @@ export interface ResolvedSettings {
   /** How HANDOFF.md is written when a session ends. */
   handoff: 'model' | 'plain' | 'off';
   spawnConcurrency: number;
+  /** Autodelegation: suggest an agent for free-form prompts, or (opt-in) offer to apply it. */
+  autoDelegate: 'off' | 'suggest' | 'apply';
   knowledge: { collection?: string; embeddings?: 'none' | 'gemini' | { command: string[]; dims: number } };
   rateLimits: { toolCallsPerMinute: number; commandsPerMinute: number };
   /** Project `allow` rules that were not applied because the project is not trusted. */
@@ -181,6 +184,7 @@ export function loadSettings(src: SettingsSources): ResolvedSettings {
     approvalMode: o.approvalMode ?? merged.approvalMode ?? 'default',
     knowledge: { ...merged.knowledge },
     spawnConcurrency: merged.spawnConcurrency ?? 4,
+    autoDelegate: merged.autoDelegate ?? 'suggest',
     handoff: (['model', 'plain', 'off'].includes(src.env.DEVX_HANDOFF ?? '') ? (src.env.DEVX_HANDOFF as 'model') : undefined) ?? merged.handoff ?? 'model',
     rateLimits: { toolCallsPerMinute: merged.rateLimits?.toolCallsPerMinute ?? 120, commandsPerMinute: merged.rateLimits?.commandsPerMinute ?? 30 },
     untrustedAllows,

@@ -1,0 +1,206 @@
+// Sub-agents end to end with the real gemini binary: the task queue under two parallel runners,
+// recovery from a killed runner, spawn_gemini fan-out, and chained one-shot runs.
+import fs from 'node:fs';
+import path from 'node:path';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { FakeGeminiApi, type RecordedRequest } from '../helpers/fakeGeminiApi.js';
+import { DEVX_BIN, fakeEnv, makeHome, makeProject, runDevx } from '../helpers/env.js';
+
+let fake: FakeGeminiApi;
+let home: string;
+const children: ChildProcess[] = [];
+
+beforeEach(async () => {
+  fake = await new FakeGeminiApi().start();
+  home = makeHome();
+});
+afterEach(async () => {
+  for (const c of children.splice(0)) c.kill('SIGKILL');
+  killUnder(path.join(home, '.devx'));
+  await fake.close();
+  expect(fake.scriptErrors.map((e) => e.message)).toEqual([]);
+});
+
+function processesUnder(dir: string): number[] {
+  return fs
+    .readdirSync('/proc')
+    .filter((e) => /^\d+$/.test(e))
+    .filter((e) => {
+      try {
+        return !/\) Z /.test(fs.readFileSync(`/proc/${e}/stat`, 'utf8')) && fs.readlinkSync(`/proc/${e}/cwd`).startsWith(dir);
+      } catch {
+        return false;
+      }
+    })
+    .map(Number);
+}
+
+function killUnder(dir: string): void {
+  for (const e of fs.readdirSync('/proc').filter((x) => /^\d+$/.test(x))) {
+    try {
+      if (fs.readlinkSync(`/proc/${e}/cwd`).startsWith(dir)) process.kill(Number(e), 'SIGKILL');
+    } catch {
+      /* gone */
+    }
+  }
+}
+
+const WORKER = '---\nname: worker\ndescription: does queued jobs\ntools: [read_file, list_directory]\n---\nYou do one small job and report it.\n';
+const jobOf = (req: RecordedRequest) => /Task: (job \d+)\./.exec(req.promptText)?.[1];
+
+function startDevx(args: string[], cwd: string, env: NodeJS.ProcessEnv): ChildProcess {
+  const child = spawn(process.execPath, [DEVX_BIN, ...args], { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  children.push(child);
+  child.stdout!.resume();
+  child.stderr!.resume();
+  return child;
+}
+
+async function until(cond: () => boolean, ms = 30_000): Promise<void> {
+  const end = Date.now() + ms;
+  while (!cond()) {
+    if (Date.now() > end) throw new Error('condition not met in time');
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+describe('task queue', () => {
+  it('two runner processes, each --parallel 4, drain 40 tasks and every task runs exactly once', async () => {
+    const project = makeProject({ '.devx/agents/worker.md': WORKER });
+    const env = fakeEnv(fake, home);
+    for (let i = 0; i < 40; i++) {
+      const r = await runDevx(['agent', 'start', 'worker', `job ${i}`], { cwd: project, env });
+      expect(r.stdout).toMatch(/^Task task_\w+ created for agent 'worker' and is now pending\.\n$/);
+    }
+    fake.fallback = (req) => ({ text: `Finished ${jobOf(req)}.` });
+    const a = startDevx(['agent', 'run', '--all', '--parallel', '4'], project, env);
+    const b = startDevx(['agent', 'run', '--all', '--parallel', '4'], project, env);
+    const codes = await Promise.all([a, b].map((c) => new Promise((r) => c.on('close', r))));
+    expect(codes).toEqual([0, 0]);
+
+    const status = JSON.parse((await runDevx(['agent', 'status', '--json'], { cwd: project, env })).stdout) as any[];
+    expect(status).toHaveLength(40);
+    expect(status.every((t) => t.status === 'complete' && t.attempts === 1)).toBe(true);
+    for (const t of status) {
+      expect(t.summary).toBe(`Finished ${t.prompt}.`);
+      expect(t.usage.input).toBeGreaterThan(0);
+      expect(t.completedAt).toBeDefined();
+      const log = fs.readFileSync(path.join(project, t.logFile), 'utf8');
+      expect(log.match(/starts attempt/g)).toHaveLength(1);
+      expect(fs.readFileSync(path.join(project, t.planFile), 'utf8')).toBe(`# Plan for worker - ${t.prompt}\n`);
+    }
+    const perJob = new Map<string, number>();
+    for (const r of fake.modelCalls) perJob.set(jobOf(r)!, (perJob.get(jobOf(r)!) ?? 0) + 1);
+    expect(perJob.size).toBe(40);
+    expect([...perJob.values()].every((n) => n === 1)).toBe(true);
+  }, 240_000);
+
+  it('a runner killed with kill -9 mid-task: the task goes back to pending and another runner completes it', async () => {
+    const project = makeProject({ '.devx/agents/worker.md': WORKER });
+    const env = fakeEnv(fake, home);
+    await runDevx(['agent', 'start', 'worker', 'job 1'], { cwd: project, env });
+    fake.push({ hang: true });
+    const a = startDevx(['agent', 'run'], project, env);
+    await until(() => fake.modelCalls.length >= 1);
+    const running = JSON.parse((await runDevx(['agent', 'status', '--json'], { cwd: project, env })).stdout)[0];
+    expect(running).toMatchObject({ status: 'running', owner: { pid: a.pid } });
+    a.kill('SIGKILL');
+    await new Promise((r) => a.on('close', r));
+
+    const orphansBefore = processesUnder(path.join(home, '.devx'));
+    expect(orphansBefore.length).toBeGreaterThan(0); // kill -9 left the runner's gemini running
+    const after = JSON.parse((await runDevx(['agent', 'status', '--json'], { cwd: project, env })).stdout)[0];
+    expect(processesUnder(path.join(home, '.devx'))).toEqual([]); // recovery stopped them
+    expect(after.status).toBe('pending');
+    expect(after.error).toBe(`its runner (pid ${a.pid}) died; queued again`);
+
+    fake.push({ text: 'Finished job 1 on the second try.' });
+    const b = await runDevx(['agent', 'run'], { cwd: project, env });
+    expect(b.code, b.stderr).toBe(0);
+    expect(b.stdout).toMatch(/Orchestrator finished task task_\w+: complete\./);
+    const done = JSON.parse((await runDevx(['agent', 'status', '--json'], { cwd: project, env })).stdout)[0];
+    expect(done).toMatchObject({ status: 'complete', attempts: 2, summary: 'Finished job 1 on the second try.' });
+  }, 90_000);
+
+  it('cancel and retry', async () => {
+    const project = makeProject({ '.devx/agents/worker.md': WORKER });
+    const env = fakeEnv(fake, home);
+    const id = /Task (task_\w+)/.exec((await runDevx(['agent', 'start', 'worker', 'job 9'], { cwd: project, env })).stdout)![1];
+    expect((await runDevx(['agent', 'cancel', id], { cwd: project, env })).stdout).toBe(`Task ${id} is now cancelled.\n`);
+    expect((await runDevx(['agent', 'run'], { cwd: project, env })).stdout).toBe('No pending agent tasks found.\n');
+    expect((await runDevx(['agent', 'retry', id], { cwd: project, env })).stdout).toBe(`Task ${id} is now pending.\n`);
+    const table = (await runDevx(['agent', 'status'], { cwd: project, env })).stdout;
+    expect(table.split('\n')[0]).toMatch(/^\| Task ID\s+\| Agent\s+\| Status\s+\| Created At\s+\| Prompt\s+\|$/);
+    expect(table).toMatch(new RegExp(`\\| ${id} \\| worker \\| pending \\|`));
+  });
+});
+
+describe('spawn_gemini', () => {
+  it('runs several sub-sessions in parallel with rotated accounts; one failure does not sink the others; depth is limited', async () => {
+    fs.mkdirSync(path.join(home, '.devx'), { recursive: true });
+    fs.writeFileSync(path.join(home, '.devx', 'settings.json'), JSON.stringify({ accounts: [{ name: 'one', env: { GEMINI_API_KEY: 'key-1' } }, { name: 'two', env: { GEMINI_API_KEY: 'key-2' } }] }));
+    const project = makeProject({});
+    fake.push({ text: 'Fanning out.\nTOOL_CALL: spawn_gemini | query=Research topic A\nTOOL_CALL: spawn_gemini | query=Research topic B\nTOOL_CALL: spawn_gemini | query=Research topic C' });
+    const sub = (req: RecordedRequest) => {
+      const topic = /Research topic (\w)/.exec(req.promptText)?.[1];
+      if (topic === 'B') return { status: 400 };
+      if (topic === 'C') return { text: 'TOOL_CALL: spawn_gemini | query=go deeper', delayMs: 1500 };
+      return { text: `Findings on ${topic}.`, delayMs: 1500 };
+    };
+    fake.push(sub, sub, sub);
+    fake.push((req) => {
+      // The depth-limited sub-session (topic C) got an error result and now answers.
+      expect(req.promptText).toContain('sub-sessions cannot spawn further sub-sessions');
+      return { text: 'Could not go deeper; topic C is shallow.' };
+    });
+    fake.push((req) => {
+      expect(req.promptText).toMatch(/TOOL_RESULT: spawn_gemini \| status=ok \| status=answered\n`+\nFindings on A\./);
+      expect(req.promptText).toMatch(/TOOL_RESULT: spawn_gemini \| status=error \| status=error\n`+\n.*400/);
+      expect(req.promptText).toContain('Could not go deeper; topic C is shallow.');
+      return { text: 'Summary of A and C; B failed.' };
+    });
+    const r = await runDevx(['run', 'research three topics'], { cwd: project, env: fakeEnv(fake, home) });
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout.trim()).toBe('Summary of A and C; B failed.');
+    const subs = fake.modelCalls.filter((c) => /Research topic/.test(c.promptText) && !c.systemText.includes('spawn_gemini |') && !c.promptText.includes('TOOL_RESULT'));
+    expect(subs).toHaveLength(3);
+    // Parallel: every sub-session started before the slow ones answered.
+    const starts = subs.map((c) => c.at);
+    expect(Math.max(...starts) - Math.min(...starts)).toBeLessThan(1400);
+    expect(new Set(fake.modelCalls.map((c) => c.apiKey))).toEqual(new Set(['key-1', 'key-2']));
+    expect(r.stderr).toMatch(/\[\d+\] Research topic A/);
+    // The audit log records the sub-sessions' tool calls too.
+    const audit = fs.readFileSync(path.join(project, '.devx', 'audit.jsonl'), 'utf8');
+    expect(audit.match(/"tool":"spawn_gemini"/g)?.length).toBe(4);
+  }, 90_000);
+});
+
+describe('one-shot agent runs', () => {
+  it('chains steps, passing each final answer to the next; --dry-run shows calls without running them', async () => {
+    const project = makeProject({
+      '.devx/agents/code-analyzer.md': '---\nname: code-analyzer\ndescription: finds hotspots\n---\nAnalyse.',
+      '.devx/agents/optimizer.md': '---\nname: optimizer\ndescription: applies fixes\n---\nOptimise.',
+    });
+    const env = fakeEnv(fake, home);
+    fake.push(
+      (req) => {
+        expect(req.systemText).toContain('# Your role: the code-analyzer agent');
+        return { text: 'Hotspot: the loop in parse().' };
+      },
+      (req) => {
+        expect(req.systemText).toContain('# Your role: the optimizer agent');
+        expect(req.promptText).toContain('Input from the previous step (code-analyzer):\nHotspot: the loop in parse().');
+        return { text: 'Applied: hoisted the regex.' };
+      },
+    );
+    const r = await runDevx(['agent', 'run', 'code-analyzer', 'find perf hotspots', 'then', 'optimizer', 'apply fixes'], { cwd: project, env });
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toBe('Hotspot: the loop in parse().\nApplied: hoisted the regex.\n');
+
+    fake.push({ text: 'TOOL_CALL: write_file | path=x.txt | content=hello' });
+    const dry = await runDevx(['agent', 'run', 'optimizer', 'write x', '--dry-run', '--yes'], { cwd: project, env });
+    expect(dry.stderr).toContain('→ write_file path=x.txt content=hello');
+    expect(fs.existsSync(path.join(project, 'x.txt'))).toBe(false);
+  }, 60_000);
+});

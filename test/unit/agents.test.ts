@@ -1,0 +1,138 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { loadAgents } from '../../src/agents/loadAgents.js';
+import { applyAgent } from '../../src/agents/applyAgent.js';
+import { suggestAgent } from '../../src/agents/suggestAgent.js';
+import { parseChain } from '../../src/cli/agentCommand.js';
+import { runTurn } from '../../src/agent/loop.js';
+import { ScriptedBackend } from '../../src/backend/scripted.js';
+import { createAgent } from '../../src/cli/createAgent.js';
+import { makeProject, tempDir } from '../helpers/env.js';
+
+let root: string;
+let home: string;
+let devx: string;
+
+function put(file: string, text: string): void {
+  fs.mkdirSync(path.dirname(file), { recursive: true });
+  fs.writeFileSync(file, text);
+}
+
+beforeEach(() => {
+  root = makeProject({});
+  home = tempDir('devx-agents-home-');
+  devx = path.join(home, '.devx');
+});
+
+describe('loading agent definitions', () => {
+  it('loads all four formats, with project over user precedence', () => {
+    put(path.join(devx, 'agents', 'researcher.md'), '---\nname: researcher\ndescription: user researcher\n---\nUser body');
+    put(path.join(devx, 'agents', 'planner.md'), '---\nname: planner\ndescription: plans work\nmodel: gemini-2.5-flash\n---\nPlan carefully.');
+    put(path.join(root, '.devx', 'agents', 'researcher.md'), '---\nname: researcher\ndescription: project researcher\ntools: [read_file, search_code]\n---\nProject body');
+    put(path.join(root, '.claude', 'agents', 'reviewer.md'), '---\nname: reviewer\ndescription: Claude reviewer\ntools: Read, Grep, Glob, Bash, WebFetch\nmodel: sonnet\ncolor: blue\n---\nReview things.');
+    put(path.join(root, '.gemini', 'extensions', 'coder-agent.json'), JSON.stringify({ name: 'coder-agent', prompt: 'You write code.', contextFileName: 'CODER.md' }));
+    put(path.join(root, '.gemini', 'extensions', 'CODER.md'), 'Prefer small functions.');
+    const l = loadAgents(root, home, devx);
+    expect([...l.agents.keys()].sort()).toEqual(['coder-agent', 'planner', 'researcher', 'reviewer']);
+    expect(l.agents.get('researcher')).toMatchObject({ scope: 'project', format: 'devx', description: 'project researcher', tools: ['read_file', 'search_code'], prompt: 'Project body' });
+    expect(l.overridden.map((o) => `${o.name}:${o.scope}`)).toEqual(['researcher:user']);
+    expect(l.agents.get('planner')).toMatchObject({ scope: 'user', model: 'gemini-2.5-flash' });
+    const reviewer = l.agents.get('reviewer')!;
+    expect(reviewer.tools).toEqual(['read_file', 'search_code', 'glob', 'run_command']);
+    expect(reviewer.model).toBeUndefined();
+    expect(l.warnings.map((w) => w.message)).toEqual(expect.arrayContaining([expect.stringMatching(/no equivalent of Claude Code's WebFetch/), expect.stringMatching(/Claude model "sonnet"/)]));
+    expect(l.agents.get('coder-agent')!.prompt).toBe('You write code.\n\nPrefer small functions.');
+    expect(l.errors).toEqual([]);
+  });
+
+  it('reports broken files with path and reason and still loads the others; unknown keys warn', () => {
+    put(path.join(root, '.devx', 'agents', 'good.md'), '---\nname: good\ndescription: fine\nflavour: mint\n---\nok');
+    put(path.join(root, '.devx', 'agents', 'nofm.md'), 'just text');
+    put(path.join(root, '.devx', 'agents', 'noname.md'), '---\ndescription: x\n---\n');
+    put(path.join(root, '.devx', 'agents', 'badyaml.md'), '---\nname: [unclosed\n---\n');
+    put(path.join(root, '.devx', 'agents', 'nodesc.md'), '---\nname: nodesc\n---\n');
+    const l = loadAgents(root, home, devx);
+    expect([...l.agents.keys()]).toEqual(['good']);
+    const byFile = Object.fromEntries(l.errors.map((e) => [path.basename(e.file), e.message]));
+    expect(byFile['nofm.md']).toMatch(/missing YAML front-matter/);
+    expect(byFile['noname.md']).toMatch(/"name" is required/);
+    expect(byFile['nodesc.md']).toMatch(/"description" is required/);
+    expect(byFile['badyaml.md']).toBeDefined();
+    expect(l.warnings).toEqual([{ file: path.join(root, '.devx', 'agents', 'good.md'), message: 'unknown key "flavour" is ignored' }]);
+  });
+
+  it('resolves @imports relative to the file and ~, appends the memory file, and names an import cycle', () => {
+    put(path.join(root, '.devx', 'agents', 'shared', 'style.md'), 'Use British spelling.\n@../more/deep.md');
+    put(path.join(root, '.devx', 'agents', 'more', 'deep.md'), 'Deep rule.');
+    put(path.join(home, 'global.md'), 'Global rule.');
+    put(path.join(root, '.devx', 'agents', 'mem.md'), 'Remembered fact.');
+    put(path.join(root, '.devx', 'agents', 'writer.md'), '---\nname: writer\ndescription: writes\nmemory: mem.md\n---\nIntro\n@./shared/style.md\n@~/global.md\nMail @alice about it.');
+    put(path.join(root, '.devx', 'agents', 'a.md'), 'A\n@./b.md');
+    put(path.join(root, '.devx', 'agents', 'b.md'), 'B\n@./a.md');
+    put(path.join(root, '.devx', 'agents', 'loopy.md'), '---\nname: loopy\ndescription: cycles\n---\n@./a.md');
+    const l = loadAgents(root, home, devx);
+    expect(l.agents.get('writer')!.prompt).toBe('Intro\nUse British spelling.\nDeep rule.\nGlobal rule.\nMail @alice about it.\n\n# Memory (mem.md)\nRemembered fact.');
+    const err = l.errors.find((e) => e.file.endsWith('loopy.md'))!;
+    expect(err.message).toBe('import cycle: loopy.md -> a.md -> b.md -> a.md');
+  });
+
+  it('picks up edits without a restart', () => {
+    const f = path.join(root, '.devx', 'agents', 'x.md');
+    put(f, '---\nname: x\ndescription: first\n---\n');
+    expect(loadAgents(root, home, devx).agents.get('x')!.description).toBe('first');
+    put(f, '---\nname: x\ndescription: second\n---\n');
+    expect(loadAgents(root, home, devx).agents.get('x')!.description).toBe('second');
+  });
+});
+
+describe('agent personas', () => {
+  it('an agent sees only its allowlist; a call outside it gets an error listing what it may use', async () => {
+    put(path.join(root, '.devx', 'agents', 'reader.md'), '---\nname: reader\ndescription: reads\ntools: [read_file, glob]\nmodel: gemini-2.5-flash\n---\nYou only read.');
+    fs.writeFileSync(path.join(root, 'a.txt'), 'alpha');
+    const backend = new ScriptedBackend(['TOOL_CALL: write_file | path=b.txt | content=x\nTOOL_CALL: read_file | path=a.txt', 'done']);
+    const agent = await createAgent({ cwd: root, env: { PATH: process.env.PATH, HOME: home }, yes: true, backend });
+    const def = loadAgents(root, home, devx).agents.get('reader')!;
+    const deps = applyAgent(agent.deps, agent.tools, root, def);
+    expect(deps.systemPrompt).toContain('### read_file');
+    expect(deps.systemPrompt).not.toContain('### write_file');
+    expect(deps.systemPrompt).toContain('You only read.');
+    expect(deps.model).toBe('gemini-2.5-flash');
+    await runTurn(deps, [], 'go', { signal: new AbortController().signal, emit: () => {} });
+    const fed = backend.requests[1].prompt;
+    expect(fed).toMatch(/TOOL_RESULT: write_file \| status=error\n`+\nwrite_file is not available to the reader agent. It may use: read_file, glob\./);
+    expect(fed).toContain('alpha');
+    expect(backend.requests[0].model).toBe('gemini-2.5-flash');
+    expect(fs.existsSync(path.join(root, 'b.txt'))).toBe(false);
+    agent.dispose();
+  });
+
+  it('an allowlist cannot widen what the permission rules deny', async () => {
+    put(path.join(devx, 'settings.json'), JSON.stringify({ permissions: { deny: ['spawn_gemini'] } }));
+    put(path.join(root, '.devx', 'agents', 'spawner.md'), '---\nname: spawner\ndescription: s\ntools: [spawn_gemini, read_file]\n---\n');
+    const backend = new ScriptedBackend(['TOOL_CALL: spawn_gemini | query=hi', 'done']);
+    const agent = await createAgent({ cwd: root, env: { PATH: process.env.PATH, HOME: home }, backend });
+    const deps = applyAgent(agent.deps, agent.tools, root, loadAgents(root, home, devx).agents.get('spawner')!);
+    await runTurn(deps, [], 'go', { signal: new AbortController().signal, emit: () => {} });
+    expect(backend.requests[1].prompt).toMatch(/TOOL_RESULT: spawn_gemini \| status=error\n`+\ndenied by policy \(settings:user:deny:spawn_gemini\)/);
+    agent.dispose();
+  });
+
+  it('suggests the agent whose description fits, and nothing when none does', () => {
+    const agents = [
+      { name: 'code-reviewer', description: 'Reviews a change for bugs and missing tests' },
+      { name: 'docs-writer', description: 'Writes and updates documentation and READMEs' },
+    ].map((a) => ({ ...a, prompt: '', scope: 'project' as const, format: 'devx' as const, file: '' }));
+    expect(suggestAgent('please review this change for bugs', agents)?.agent.name).toBe('code-reviewer');
+    expect(suggestAgent('update the README documentation', agents)?.agent.name).toBe('docs-writer');
+    expect(suggestAgent('what time is it', agents)).toBeNull();
+  });
+
+  it('parses chains of steps', () => {
+    expect(parseChain(['code-analyzer', 'find perf hotspots', 'then', 'optimizer', 'apply fixes'])).toEqual([
+      { agent: 'code-analyzer', prompt: 'find perf hotspots' },
+      { agent: 'optimizer', prompt: 'apply fixes' },
+    ]);
+    expect(() => parseChain(['a', 'x', 'b', 'y'])).toThrow(/expected "then"/);
+  });
+});
