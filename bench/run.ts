@@ -187,3 +187,37 @@ if (want('cold')) benchColdStart();
 if (want('parser')) benchParser();
 if (want('prompt')) await benchPromptSize();
 if (want('turn')) await benchTurnOverhead();
+
+if (want('spawn')) {
+  // 16 spawn_gemini calls at concurrency 4 versus 4 sequential single calls, against a fake API with
+  // a fixed delay, through the real gemini binary. The main turn is scripted; sub-sessions are real.
+  const delay = Number(process.env.BENCH_SPAWN_DELAY_MS ?? 20_000);
+  const fake = await new FakeGeminiApi().start();
+  fake.fallback = { text: 'sub-answer', delayMs: delay };
+  const home = makeHome();
+  const project = makeProject({});
+  const { createAgent } = await import('../src/cli/createAgent.js');
+  const agent = await createAgent({ cwd: project, env: { ...fakeEnv(fake, home), HOME: home }, yes: true });
+  const signal = new AbortController().signal;
+  const t0 = performance.now();
+  for (let i = 0; i < 4; i++) {
+    const one = await agent.deps.ctx.spawn!(`sequential ${i}`, undefined, signal);
+    if (one.answer !== 'sub-answer') throw new Error(`sequential spawn failed: ${one.answer}`);
+  }
+  const seq = performance.now() - t0;
+  const calls = Array.from({ length: 16 }, (_, i) => `TOOL_CALL: spawn_gemini | query=parallel ${i}`).join('\n');
+  const t1 = performance.now();
+  let ok = 0;
+  const r = await runTurn({ ...agent.deps, backend: new ScriptedBackend([calls, 'done']), concurrency: 4 }, [], 'fan out', {
+    signal,
+    emit: (e) => {
+      if (e.type === 'tool_end' && e.outcome.status === 'ok' && e.outcome.content === 'sub-answer') ok++;
+    },
+  });
+  if (ok !== 16) throw new Error(`only ${ok} of 16 spawn_gemini calls answered`);
+  const par = performance.now() - t1;
+  agent.dispose();
+  await fake.close();
+  if (r.status !== 'answered') throw new Error(`spawn bench turn ended ${r.status}`);
+  console.log(`spawn_gemini: 16 calls at concurrency 4 took ${(par / 1000).toFixed(1)} s vs 4 sequential single calls ${(seq / 1000).toFixed(1)} s (fake API delay ${delay / 1000} s) -> ratio ${(par / seq).toFixed(3)} (target <= 1.1)`);
+}

@@ -105,6 +105,8 @@ export async function createAgent(opts: AgentOptions): Promise<Agent> {
       baseDelayMs: settings.retryBaseMs,
       maxDelayMs: settings.retryMaxMs,
       runner,
+      // The environment devx was given (tests and embedders pass their own; the CLI passes process.env).
+      env: Object.fromEntries(Object.entries(opts.env).filter((e): e is [string, string] => e[1] !== undefined)),
     });
   const rgPath = opts.env.DEVX_RG === 'none' ? null : findOnPath('rg', opts.env);
   const always = new Set<string>();

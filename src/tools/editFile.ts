@@ -1,8 +1,8 @@
-import fs from 'node:fs/promises';
 import { z } from 'zod';
 import { defineTool, ToolError } from './types.js';
 import { boolArg, pathArg } from './argTypes.js';
-import { displayPath } from '../sandbox/resolvePath.js';
+import { displayPath, PathError } from '../sandbox/resolvePath.js';
+import { readFileNoFollow } from '../sandbox/openNoFollow.js';
 import { writeFileAtomic } from '../util/atomicWrite.js';
 import { findClosestLines } from './closestLines.js';
 import { looksBinary } from './readFile.js';
@@ -28,7 +28,7 @@ export const editFileTool = defineTool({
   async execute(ctx, args) {
     const abs = ctx.resolve(args.path);
     const shown = displayPath(ctx.root, abs);
-    const buf = await fs.readFile(abs).catch(() => null);
+    const buf = await readFileNoFollow(abs).catch((err) => (err instanceof PathError ? Promise.reject(err) : null));
     if (!buf) throw new ToolError(`file not found: ${shown}. To create a new file use write_file.`);
     if (looksBinary(buf)) throw new ToolError(`${shown} looks like a binary file; it cannot be edited as text.`);
     const text = buf.toString('utf8');

@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { defineTool, ToolError } from './types.js';
 import { intArg, pathArg } from './argTypes.js';
 import { displayPath } from '../sandbox/resolvePath.js';
+import { readFileNoFollow } from '../sandbox/openNoFollow.js';
 
 const MAX_FILE_BYTES = 20 * 1024 * 1024;
 const DEFAULT_LIMIT = 2000;
@@ -34,7 +35,7 @@ export const readFileTool = defineTool({
     if (st.size > MAX_FILE_BYTES) {
       throw new ToolError(`${shown} is ${st.size} bytes, over the ${MAX_FILE_BYTES}-byte limit; use search_code to find the part you need.`);
     }
-    const buf = await fs.readFile(abs);
+    const buf = await readFileNoFollow(abs);
     if (looksBinary(buf)) throw new ToolError(`${shown} looks like a binary file (it contains NUL bytes); it was not read.`);
     const text = buf.toString('utf8');
     const lines = text.split(/\r?\n/);

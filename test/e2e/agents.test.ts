@@ -2,10 +2,13 @@
 // recovery from a killed runner, spawn_gemini fan-out, and chained one-shot runs.
 import fs from 'node:fs';
 import path from 'node:path';
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { FakeGeminiApi, type RecordedRequest } from '../helpers/fakeGeminiApi.js';
-import { DEVX_BIN, fakeEnv, makeHome, makeProject, runDevx } from '../helpers/env.js';
+import { fakeEnv, makeHome, makeProject, runDevx } from '../helpers/env.js';
+import { killUnder, processesUnder, startDevx as startBg, until } from '../helpers/processes.js';
+
+const startDevx = (args: string[], cwd: string, env: NodeJS.ProcessEnv) => startBg(args, cwd, env, children).child;
 
 let fake: FakeGeminiApi;
 let home: string;
@@ -22,48 +25,8 @@ afterEach(async () => {
   expect(fake.scriptErrors.map((e) => e.message)).toEqual([]);
 });
 
-function processesUnder(dir: string): number[] {
-  return fs
-    .readdirSync('/proc')
-    .filter((e) => /^\d+$/.test(e))
-    .filter((e) => {
-      try {
-        return !/\) Z /.test(fs.readFileSync(`/proc/${e}/stat`, 'utf8')) && fs.readlinkSync(`/proc/${e}/cwd`).startsWith(dir);
-      } catch {
-        return false;
-      }
-    })
-    .map(Number);
-}
-
-function killUnder(dir: string): void {
-  for (const e of fs.readdirSync('/proc').filter((x) => /^\d+$/.test(x))) {
-    try {
-      if (fs.readlinkSync(`/proc/${e}/cwd`).startsWith(dir)) process.kill(Number(e), 'SIGKILL');
-    } catch {
-      /* gone */
-    }
-  }
-}
-
 const WORKER = '---\nname: worker\ndescription: does queued jobs\ntools: [read_file, list_directory]\n---\nYou do one small job and report it.\n';
 const jobOf = (req: RecordedRequest) => /Task: (job \d+)\./.exec(req.promptText)?.[1];
-
-function startDevx(args: string[], cwd: string, env: NodeJS.ProcessEnv): ChildProcess {
-  const child = spawn(process.execPath, [DEVX_BIN, ...args], { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
-  children.push(child);
-  child.stdout!.resume();
-  child.stderr!.resume();
-  return child;
-}
-
-async function until(cond: () => boolean, ms = 30_000): Promise<void> {
-  const end = Date.now() + ms;
-  while (!cond()) {
-    if (Date.now() > end) throw new Error('condition not met in time');
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
 
 describe('task queue', () => {
   it('two runner processes, each --parallel 4, drain 40 tasks and every task runs exactly once', async () => {

@@ -4,6 +4,7 @@ import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { DAILY_QUOTA_429, FakeGeminiApi } from '../helpers/fakeGeminiApi.js';
 import { fakeEnv, makeHome, makeProject, runDevx } from '../helpers/env.js';
+import { processesUnder } from '../helpers/processes.js';
 
 let fake: FakeGeminiApi;
 let home: string;
@@ -20,21 +21,6 @@ afterEach(async () => {
 function writeUserSettings(settings: unknown): void {
   fs.mkdirSync(path.join(home, '.devx'), { recursive: true });
   fs.writeFileSync(path.join(home, '.devx', 'settings.json'), JSON.stringify(settings));
-}
-
-/** Live processes whose working directory is under `dir` (gemini runs in devx's scratch dir). */
-function processesUnder(dir: string): number[] {
-  const pids: number[] = [];
-  for (const e of fs.readdirSync('/proc')) {
-    if (!/^\d+$/.test(e)) continue;
-    try {
-      if (/\) Z /.test(fs.readFileSync(`/proc/${e}/stat`, 'utf8'))) continue;
-      if (fs.readlinkSync(`/proc/${e}/cwd`).startsWith(dir)) pids.push(Number(e));
-    } catch {
-      /* gone */
-    }
-  }
-  return pids;
 }
 
 const TWO_ACCOUNTS = { accounts: [{ name: 'first', env: { GEMINI_API_KEY: 'key-first' } }, { name: 'second', env: { GEMINI_API_KEY: 'key-second' } }] };
@@ -131,5 +117,24 @@ describe('model failures', () => {
     expect(r.code).toBe(1);
     expect(r.stderr).toMatch(/Stopped after 2 tool rounds/);
     expect(fake.modelCalls).toHaveLength(2);
+  });
+});
+
+describe('large prompts', () => {
+  it('a 1 MB prompt goes to gemini on stdin, not argv', async () => {
+    const { GeminiCliBackend } = await import('../../src/backend/geminiCli.js');
+    const { runProcess } = await import('../../src/util/processRunner.js');
+    const { GEMINI_BIN, tempDir } = await import('../helpers/env.js');
+    fake.push({ text: 'got it' });
+    const backend = new GeminiCliBackend({
+      bin: GEMINI_BIN, model: 'gemini-2.5-pro', accounts: [], workDir: tempDir(), timeoutMs: 60_000, maxRetries: 0, baseDelayMs: 10, maxDelayMs: 10,
+      runner: runProcess, env: fakeEnv(fake, home) as Record<string, string>,
+    });
+    const prompt = `BEGIN ${'lorem ipsum '.repeat(90_000)} END-MARKER`;
+    expect(prompt.length).toBeGreaterThan(1_000_000);
+    const r = await backend.complete({ prompt, systemPrompt: 'S' });
+    expect(r.text).toBe('got it');
+    expect(fake.modelCalls[0].promptText).toContain('END-MARKER');
+    expect(fake.modelCalls[0].promptText.length).toBeGreaterThan(1_000_000);
   });
 });

@@ -2,10 +2,13 @@
 // project, handoffs when the model fails, and the GEMINI_TURN round trip with Claude Code.
 import fs from 'node:fs';
 import path from 'node:path';
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { FakeGeminiApi } from '../helpers/fakeGeminiApi.js';
-import { DEVX_BIN, fakeEnv, makeHome, makeProject, runDevx } from '../helpers/env.js';
+import { fakeEnv, makeHome, makeProject, runDevx } from '../helpers/env.js';
+import { processesUnder, startDevx as startBg, until } from '../helpers/processes.js';
+
+const startDevx = (args: string[], cwd: string, env: NodeJS.ProcessEnv) => startBg(args, cwd, env, children);
 
 let fake: FakeGeminiApi;
 let home: string;
@@ -20,37 +23,6 @@ afterEach(async () => {
   await fake.close();
   expect(fake.scriptErrors.map((e) => e.message)).toEqual([]);
 });
-
-function startDevx(args: string[], cwd: string, env: NodeJS.ProcessEnv): { child: ChildProcess; output: () => string } {
-  const child = spawn(process.execPath, [DEVX_BIN, ...args], { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
-  children.push(child);
-  let out = '';
-  child.stdout!.on('data', (d) => (out += d));
-  child.stderr!.on('data', (d) => (out += d));
-  return { child, output: () => out };
-}
-
-async function until(cond: () => boolean, ms = 30_000): Promise<void> {
-  const end = Date.now() + ms;
-  while (!cond()) {
-    if (Date.now() > end) throw new Error('condition not met in time');
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
-
-function processesUnder(dir: string): number[] {
-  return fs
-    .readdirSync('/proc')
-    .filter((e) => /^\d+$/.test(e))
-    .filter((e) => {
-      try {
-        return !/\) Z /.test(fs.readFileSync(`/proc/${e}/stat`, 'utf8')) && fs.readlinkSync(`/proc/${e}/cwd`).startsWith(dir);
-      } catch {
-        return false;
-      }
-    })
-    .map(Number);
-}
 
 describe('crash recovery', () => {
   it('a session killed with kill -9 mid-turn is detected, its orphans reaped, and resumed from its checkpoint', async () => {

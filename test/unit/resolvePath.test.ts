@@ -84,3 +84,14 @@ describe('path confinement', () => {
     denied('/proc/self/root/etc/passwd');
   });
 });
+
+describe('O_NOFOLLOW reads', () => {
+  it('refuses a path that became a symlink after the check', async () => {
+    const { readFileNoFollow } = await import('../../src/sandbox/openNoFollow.js');
+    const real = path.join(root, 'src', 'a.ts');
+    expect((await readFileNoFollow(real)).toString()).toBe('a');
+    const swapped = path.join(root, 'swapped.ts');
+    fs.symlinkSync(path.join(base, 'outside.txt'), swapped);
+    await expect(readFileNoFollow(swapped)).rejects.toThrow(/became a symlink after it was checked/);
+  });
+});
