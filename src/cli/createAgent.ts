@@ -10,6 +10,7 @@ import type { KnowledgeStore } from '../knowledge/types.js';
 import { GeminiCliBackend } from '../backend/geminiCli.js';
 import type { ModelBackend } from '../backend/types.js';
 import { builtinTools } from '../tools/registry.js';
+import { loadCustomTools } from '../tools/customTools.js';
 import type { Tool } from '../tools/types.js';
 import { resolveInside } from '../sandbox/resolvePath.js';
 import type { PolicyEngine, ApprovalMode } from '../policy/decide.js';
@@ -110,7 +111,9 @@ export async function createAgent(opts: AgentOptions): Promise<Agent> {
     });
   const rgPath = opts.env.DEVX_RG === 'none' ? null : findOnPath('rg', opts.env);
   const always = new Set<string>();
-  const tools = builtinTools();
+  const builtins = builtinTools();
+  const custom = loadCustomTools([path.join(home, 'tools'), path.join(root, '.devx', 'tools')], new Set(builtins.map((t) => t.name)));
+  const tools = [...builtins, ...custom.tools];
   const kinds = new Map(tools.map((t) => [t.name, t.kind]));
   const approve = async (req: ApprovalRequest): Promise<ApprovalAnswer> => {
     if (mode === 'yolo') return 'yes';
@@ -145,6 +148,7 @@ export async function createAgent(opts: AgentOptions): Promise<Agent> {
     return { answer: r.answer ?? r.error?.message ?? '(no answer)', status: r.status };
   };
   const warnings = [...settings.warnings, ...(loaded.warning ? [loaded.warning] : [])];
+  for (const e of custom.errors) warnings.push(`custom tool ${e.file} was not loaded: ${e.message}`);
   if (!sandbox) warnings.push('bubblewrap (bwrap) is not available, so test runners ask before running; install the "bubblewrap" package to sandbox them');
   const deps: LoopDeps = {
     backend,

@@ -74,6 +74,10 @@ export class PolicyEngine {
     const reals: string[] = [];
     if (tool.name === 'run_command') {
       d = this.decideCommand(String(args.cmd ?? ''));
+    } else if (tool.commandFor) {
+      // Custom tools are judged like the command line they run; confirm: true can only add an ask.
+      d = this.decideCommand(tool.commandFor(args));
+      if (tool.confirm) d = strictest(d, ASK(`${tool.name} asks for confirmation before it runs`, `tool:custom:${tool.name}`));
     } else {
       const intent: PathIntent = tool.kind === 'write' ? 'write' : tool.name === 'list_directory' || tool.name === 'glob' ? 'list' : 'read';
       d = tool.kind === 'write' ? ASK(`${tool.name} changes files`, `tool:write`) : ALLOW(`${tool.name} only reads`, `tool:${tool.kind}`);

@@ -34,7 +34,7 @@ export function describeArgs(tool: Tool): ArgInfo[] {
 }
 
 export function toolDescription(tool: Tool): string {
-  return readPrompt(tool.descriptionFile).trim();
+  return tool.description ?? readPrompt(tool.descriptionFile).trim();
 }
 
 /** One tool's manual entry: signature, argument list, description and example. */

@@ -60,6 +60,12 @@ export interface Tool<S extends z.ZodType = z.ZodType> {
   example: string;
   /** File under prompts/tools/ holding the description shown to the model. */
   descriptionFile: string;
+  /** Inline description (custom tools), used instead of descriptionFile. */
+  description?: string;
+  /** For tools that run a program: the command line the policy judges, as run_command's would be. */
+  commandFor?: (args: Record<string, unknown>) => string;
+  /** Ask before running even when the policy allows it. */
+  confirm?: boolean;
   /** Names of args that hold paths, for the policy. */
   pathArgs?: string[];
   /** Several calls of this tool in one reply may run at the same time (spawn_gemini). */
