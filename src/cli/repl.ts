@@ -125,6 +125,8 @@ export async function runRepl(flags: CliFlags & { resume?: string; agent?: strin
         else if (cmd === '/tools') {
           for (const t of agent.tools) out.write(`  ${[t.name, ...describeArgs(t).map((a) => (a.optional ? `[${a.name}]` : a.name))].join(' | ')}\n`);
         } else if (cmd === '/history') printHistory(agent, out);
+        else if (cmd === '/todos') out.write(`${renderCheckpoint(session.getCheckpoint())}\n`);
+        else if (cmd === '/resume') out.write(`${applyResume(started, input.split(/\s+/)[1]) ?? 'no earlier session to resume'}\n`);
         else if (cmd === '/clear') {
           agent.history.length = 0;
           saveHistory(agent.historyPath, agent.history);

@@ -120,3 +120,29 @@ describe('devx run against the real gemini binary', () => {
     expect(fake.modelCalls).toHaveLength(1);
   });
 });
+
+describe('REPL slash commands for sessions and agents', () => {
+  it('/agent list, /agent use, /todos, /agent:start and /agent:status work from a piped REPL', async () => {
+    const project = makeProject({ '.devx/agents/reviewer.md': '---\nname: reviewer\ndescription: Reviews code changes for bugs\ntools: [read_file, todo]\n---\nReview.' });
+    fake.push((req) => {
+      expect(req.systemText).toContain('# Your role: the reviewer agent');
+      return { text: 'TOOL_CALL: todo | objective=Review | items=```\n- [ ] read the diff\n```' };
+    }, { text: 'Reviewed.' });
+    const input = ['/agent list', '/agent use reviewer', 'please review the change', '/todos', '/agent:start reviewer "check the tests"', '/agent:status', '/exit', ''].join('\n');
+    const r = await runDevx([], { cwd: project, env: fakeEnv(fake, home), input });
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toMatch(/reviewer\s+project devx\s+Reviews code changes for bugs/);
+    expect(r.stdout).toContain('Now working as reviewer (tools: read_file, todo).');
+    expect(r.stdout).toContain('Reviewed.');
+    expect(r.stdout).toContain('objective: Review\n- [ ] read the diff');
+    expect(r.stdout).toMatch(/Task task_\w+ created for agent 'reviewer' and is now pending\./);
+    expect(r.stdout).toMatch(/\| task_\w+ \| reviewer \| pending \| .* \| check the tests \|/);
+  });
+
+  it('suggests a fitting agent for a free-form request', async () => {
+    const project = makeProject({ '.devx/agents/docs-writer.md': '---\nname: docs-writer\ndescription: Writes and updates documentation and READMEs\n---\nWrite docs.' });
+    fake.push({ text: 'ok' });
+    const r = await runDevx([], { cwd: project, env: fakeEnv(fake, home), input: 'update the README documentation\n/exit\n' });
+    expect(r.stdout).toContain('(tip: the docs-writer agent fits this; /agent use docs-writer)');
+  });
+});
