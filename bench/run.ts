@@ -6,11 +6,11 @@ import { performance } from 'node:perf_hooks';
 import { FakeGeminiApi } from '../test/helpers/fakeGeminiApi.js';
 import { DEVX_BIN, GEMINI_BIN, fakeEnv, makeHome, makeProject, tempDir } from '../test/helpers/env.js';
 import { parseToolCalls } from '../src/protocol/parseToolCalls.js';
-import { runTurn, type LoopDeps } from '../src/agent/loop.js';
+import { runTurn } from '../src/agent/loop.js';
 import { ScriptedBackend } from '../src/backend/scripted.js';
 import { builtinTools } from '../src/tools/registry.js';
-import { resolveInside } from '../src/sandbox/resolvePath.js';
 import { makePolicy } from '../test/helpers/policy.js';
+import { makeLoopDeps } from '../test/helpers/loopDeps.js';
 import { runProcess } from '../src/util/processRunner.js';
 import { buildPrompt } from '../src/agent/buildPrompt.js';
 import type { Message } from '../src/agent/messages.js';
@@ -65,18 +65,7 @@ async function benchTurnOverhead(): Promise<void> {
     bin: GEMINI_BIN, model: 'gemini-2.5-pro', accounts: [], workDir, timeoutMs: 60_000, maxRetries: 0, baseDelayMs: 100, maxDelayMs: 100,
     runner: runProcess, env: { HOME: home, GOOGLE_GEMINI_BASE_URL: fake.url, GEMINI_API_KEY: 'test-key', NO_COLOR: '1' },
   });
-  const deps: LoopDeps = {
-    backend,
-    systemPrompt: renderSystemPrompt(project, tools),
-    tools: new Map(tools.map((t) => [t.name, t])),
-    ctx: { root: project, signal: new AbortController().signal, runner: runProcess, resolve: (p) => resolveInside(project, p), rgPath: null, commandTimeoutMs: 5000 },
-    decide: (tool, args) => turnPolicy.decideToolCall(tool, args),
-    approve: async () => 'yes',
-    maxOutputChars: 50_000,
-    buildPrompt: (messages, turnStart) => buildPrompt({ messages, turnStart, budgetChars: 400_000 }).text,
-    maxRounds: 5,
-    now: () => new Date(),
-  };
+  const deps = makeLoopDeps(project, backend, turnPolicy, { systemPrompt: renderSystemPrompt(project, tools), budgetChars: 400_000 });
   const bareInProc: number[] = [];
   const turns: number[] = [];
   for (let i = 0; i < runs; i++) {
@@ -148,23 +137,15 @@ async function benchPromptSize(): Promise<void> {
   const replies: string[] = [];
   for (let t = 0; t < 60; t++) replies.push('TOOL_CALL: read_file | path=big.txt', `Turn ${t} done.`);
   const backend = new ScriptedBackend(replies);
-  const tools = builtinTools();
-  const deps: LoopDeps = {
-    backend,
+  const deps = makeLoopDeps(root, backend, benchPolicy, {
     systemPrompt: 'S',
-    tools: new Map(tools.map((t) => [t.name, t])),
-    ctx: { root, signal: new AbortController().signal, runner: runProcess, resolve: (p) => resolveInside(root, p), rgPath: null, commandTimeoutMs: 5000 },
-    decide: (tool, args) => benchPolicy.decideToolCall(tool, args),
-    approve: async () => 'yes',
     maxOutputChars: 100_000,
     buildPrompt: (messages, turnStart) => {
       const text = buildPrompt({ messages, turnStart, budgetChars: budget }).text;
       sizes.push(text.length);
       return text;
     },
-    maxRounds: 5,
-    now: () => new Date(),
-  };
+  });
   const history: Message[] = [];
   for (let t = 0; t < 60; t++) {
     const r = await runTurn(deps, history, `turn ${t}: read big.txt`, { signal: new AbortController().signal, emit: () => {} });

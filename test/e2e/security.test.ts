@@ -5,19 +5,16 @@ import path from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { FakeGeminiApi } from '../helpers/fakeGeminiApi.js';
+import { useFakeApi } from '../helpers/useFakeApi.js';
 import { DEVX_BIN, fakeEnv, makeHome, makeProject, runDevx } from '../helpers/env.js';
 import { detectBwrap } from '../../src/sandbox/bwrap.js';
 
 let fake: FakeGeminiApi;
 let home: string;
 
-beforeEach(async () => {
-  fake = await new FakeGeminiApi().start();
-  home = makeHome();
-});
-afterEach(async () => {
-  await fake.close();
-  expect(fake.scriptErrors.map((e) => e.message)).toEqual([]);
+useFakeApi((f, h) => {
+  fake = f;
+  home = h;
 });
 
 const INJECTED = [

@@ -3,18 +3,15 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { FakeGeminiApi, type RecordedRequest } from '../helpers/fakeGeminiApi.js';
+import { useFakeApi } from '../helpers/useFakeApi.js';
 import { fakeEnv, makeHome, makeProject, runDevx } from '../helpers/env.js';
 
 let fake: FakeGeminiApi;
 let home: string;
 
-beforeEach(async () => {
-  fake = await new FakeGeminiApi().start();
-  home = makeHome();
-});
-afterEach(async () => {
-  await fake.close();
-  expect(fake.scriptErrors.map((e) => e.message)).toEqual([]);
+useFakeApi((f, h) => {
+  fake = f;
+  home = h;
 });
 
 function workspaceOf(req: RecordedRequest): string {

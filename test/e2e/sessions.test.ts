@@ -5,6 +5,7 @@ import path from 'node:path';
 import type { ChildProcess } from 'node:child_process';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { FakeGeminiApi } from '../helpers/fakeGeminiApi.js';
+import { useFakeApi } from '../helpers/useFakeApi.js';
 import { fakeEnv, makeHome, makeProject, runDevx } from '../helpers/env.js';
 import { processesUnder, startDevx as startBg, until } from '../helpers/processes.js';
 
@@ -14,14 +15,12 @@ let fake: FakeGeminiApi;
 let home: string;
 const children: ChildProcess[] = [];
 
-beforeEach(async () => {
-  fake = await new FakeGeminiApi().start();
-  home = makeHome();
+useFakeApi((f, h) => {
+  fake = f;
+  home = h;
 });
 afterEach(async () => {
   for (const c of children.splice(0)) c.kill('SIGKILL');
-  await fake.close();
-  expect(fake.scriptErrors.map((e) => e.message)).toEqual([]);
 });
 
 describe('crash recovery', () => {

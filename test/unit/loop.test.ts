@@ -12,30 +12,15 @@ import { runProcess } from '../../src/util/processRunner.js';
 import { buildPrompt } from '../../src/agent/buildPrompt.js';
 import type { Message } from '../../src/agent/messages.js';
 import { tempDir } from '../helpers/env.js';
+import { makeLoopDeps } from '../helpers/loopDeps.js';
 
 let root: string;
 let policy: PolicyEngine;
 
 function makeDeps(replies: ScriptedReply[], extra: Partial<LoopDeps> = {}): { deps: LoopDeps; backend: ScriptedBackend } {
   const backend = new ScriptedBackend(replies);
-  const tools = builtinTools();
   let clock = Date.parse('2026-01-01T00:00:00Z');
-  return {
-    backend,
-    deps: {
-      backend,
-      systemPrompt: 'SYSTEM',
-      tools: new Map(tools.map((t) => [t.name, t])),
-      ctx: { root, signal: new AbortController().signal, runner: runProcess, resolve: (p) => resolveInside(root, p), rgPath: null, commandTimeoutMs: 5000 },
-      decide: (tool, args) => policy.decideToolCall(tool, args),
-      approve: async () => 'yes',
-      maxOutputChars: 50_000,
-      buildPrompt: (messages, turnStart) => buildPrompt({ messages, turnStart, budgetChars: 100_000 }).text,
-      maxRounds: 5,
-      now: () => new Date((clock += 1000)),
-      ...extra,
-    },
-  };
+  return { backend, deps: makeLoopDeps(root, backend, policy, { now: () => new Date((clock += 1000)), ...extra }) };
 }
 
 async function turn(deps: LoopDeps, input: string, history: Message[] = [], signal = new AbortController().signal) {

@@ -1,0 +1,26 @@
+// LoopDeps for in-process tests and benchmarks: built-in tools, a real policy, an injected backend.
+import type { LoopDeps } from '../../src/agent/loop.js';
+import type { ModelBackend } from '../../src/backend/types.js';
+import type { PolicyEngine } from '../../src/policy/decide.js';
+import { builtinTools } from '../../src/tools/registry.js';
+import { resolveInside } from '../../src/sandbox/resolvePath.js';
+import { runProcess } from '../../src/util/processRunner.js';
+import { buildPrompt } from '../../src/agent/buildPrompt.js';
+
+export function makeLoopDeps(root: string, backend: ModelBackend, policy: PolicyEngine, over: Partial<LoopDeps> & { budgetChars?: number } = {}): LoopDeps {
+  const tools = builtinTools();
+  const { budgetChars = 100_000, ...rest } = over;
+  return {
+    backend,
+    systemPrompt: 'SYSTEM',
+    tools: new Map(tools.map((t) => [t.name, t])),
+    ctx: { root, signal: new AbortController().signal, runner: runProcess, resolve: (p) => resolveInside(root, p), rgPath: null, commandTimeoutMs: 5000 },
+    decide: (tool, args) => policy.decideToolCall(tool, args),
+    approve: async () => 'yes',
+    maxOutputChars: 50_000,
+    buildPrompt: (messages, turnStart) => buildPrompt({ messages, turnStart, budgetChars }).text,
+    maxRounds: 5,
+    now: () => new Date(),
+    ...rest,
+  };
+}
