@@ -107,8 +107,8 @@ describe('spawn_gemini', () => {
     const sub = (req: RecordedRequest) => {
       const topic = /Research topic (\w)/.exec(req.promptText)?.[1];
       if (topic === 'B') return { status: 400 };
-      if (topic === 'C') return { text: 'TOOL_CALL: spawn_gemini | query=go deeper', delayMs: 1500 };
-      return { text: `Findings on ${topic}.`, delayMs: 1500 };
+      if (topic === 'C') return { text: 'TOOL_CALL: spawn_gemini | query=go deeper', delayMs: 4000 };
+      return { text: `Findings on ${topic}.`, delayMs: 4000 };
     };
     fake.push(sub, sub, sub);
     fake.push((req) => {
@@ -129,7 +129,7 @@ describe('spawn_gemini', () => {
     expect(subs).toHaveLength(3);
     // Parallel: every sub-session started before the slow ones answered.
     const starts = subs.map((c) => c.at);
-    expect(Math.max(...starts) - Math.min(...starts)).toBeLessThan(1400);
+    expect(Math.max(...starts) - Math.min(...starts)).toBeLessThan(3500);
     expect(new Set(fake.modelCalls.map((c) => c.apiKey))).toEqual(new Set(['key-1', 'key-2']));
     expect(r.stderr).toMatch(/\[\d+\] Research topic A/);
     // The audit log records the sub-sessions' tool calls too.
