@@ -10,10 +10,20 @@ export function readProjectNote(root: string, name: 'MEMORY.md' | 'HANDOFF.md'):
   }
 }
 
+// Shared and committed: settings.json, agents/*.md, tools/*.yaml. Everything else is personal state.
 const DEVX_GITIGNORE = `# Written by devx: personal state that should not be committed.
 history.json
 history.*.json
 settings.local.json
+session.lock*
+sessions/
+audit.jsonl
+agents/tasks/
+agents/plans/
+agents/logs/
+agents/workspace/
+agents/runners/
+agents/queue.lock
 *.log
 `;
 
