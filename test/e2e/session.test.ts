@@ -143,3 +143,31 @@ describe('REPL slash commands for sessions and agents', () => {
     expect(r.stdout).toContain('(tip: the docs-writer agent fits this; /agent use docs-writer)');
   });
 });
+
+describe('interrupts', () => {
+  it('Ctrl-C cancels the running turn and kills gemini; the REPL goes on; two at the prompt exit', async () => {
+    const { spawn } = await import('node:child_process');
+    const { processesUnder, until } = await import('../helpers/processes.js');
+    const { DEVX_BIN } = await import('../helpers/env.js');
+    const project = makeProject({});
+    fake.push({ hang: true }, { text: 'second answer' });
+    const child = spawn(process.execPath, [DEVX_BIN], { cwd: project, env: fakeEnv(fake, home), stdio: ['pipe', 'pipe', 'pipe'] });
+    let out = '';
+    child.stdout.on('data', (d) => (out += d));
+    child.stderr.on('data', (d) => (out += d));
+    child.stdin.write('first question\n');
+    await until(() => fake.modelCalls.length === 1 && processesUnder(path.join(home, '.devx')).length > 0);
+    child.kill('SIGINT');
+    await until(() => out.includes('turn cancelled'));
+    await until(() => processesUnder(path.join(home, '.devx')).length === 0, 5000);
+    child.stdin.write('second question\n');
+    await until(() => out.includes('second answer'));
+    child.kill('SIGINT');
+    await until(() => out.includes('press Ctrl-C again to exit'));
+    child.kill('SIGINT');
+    const code = await new Promise((r) => child.on('close', r));
+    expect(code).toBe(0);
+    const history = JSON.parse(fs.readFileSync(path.join(project, '.devx', 'history.json'), 'utf8'));
+    expect(history.messages.map((m: any) => m.content)).toEqual(['first question', 'The user cancelled this turn.', 'second question', 'second answer']);
+  }, 60_000);
+});
