@@ -39,7 +39,24 @@ export function loadHistory(file: string, now: () => Date = () => new Date()): L
   }
 }
 
-export function saveHistory(file: string, messages: Message[]): void {
+/** The stored conversation keeps at most this many characters (prompts use far less; sessions keep full transcripts). */
+export const HISTORY_MAX_CHARS = 2_000_000;
+
+/** The newest messages whose content fits in `maxChars` (always at least the last one). */
+export function trimHistory(messages: Message[], maxChars = HISTORY_MAX_CHARS): Message[] {
+  let total = 0;
+  let start = messages.length;
+  while (start > 0 && (start === messages.length || total + messages[start - 1].content.length <= maxChars)) {
+    total += messages[start - 1].content.length;
+    start--;
+  }
+  return start === 0 ? messages : messages.slice(start);
+}
+
+export function saveHistory(file: string, messages: Message[], maxChars = HISTORY_MAX_CHARS): void {
   fs.mkdirSync(path.dirname(file), { recursive: true });
+  // Trim in place so the live session and the file agree; older turns stay in .devx/sessions/*.transcript.json.
+  const kept = trimHistory(messages, maxChars);
+  if (kept !== messages) messages.splice(0, messages.length - kept.length);
   writeFileAtomicSync(file, JSON.stringify({ version: 1, messages }, null, 1) + '\n');
 }

@@ -80,3 +80,17 @@ describe('settings', () => {
     expect(findProjectRoot(path.join(root, 'a', 'b'))).toBe(root);
   });
 });
+
+describe('history size', () => {
+  it('keeps only the newest messages within the cap, trimming the live array too', async () => {
+    const { saveHistory, trimHistory } = await import('../../src/session/history.js');
+    const msg = (i: number, n: number) => ({ role: 'user' as const, content: `${i}:${'x'.repeat(n)}`, at: '2026-01-01T00:00:00Z' });
+    const messages = Array.from({ length: 10 }, (_, i) => msg(i, 98));
+    expect(trimHistory(messages, 350).map((m) => m.content[0])).toEqual(['7', '8', '9']);
+    expect(trimHistory([msg(0, 5000)], 100)).toHaveLength(1);
+    const file = path.join(tempDir(), 'history.json');
+    saveHistory(file, messages, 350);
+    expect(messages.map((m) => m.content[0])).toEqual(['7', '8', '9']);
+    expect(JSON.parse(fs.readFileSync(file, 'utf8')).messages).toHaveLength(3);
+  });
+});
