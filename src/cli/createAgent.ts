@@ -10,6 +10,7 @@ import type { KnowledgeStore } from '../knowledge/types.js';
 import { GeminiCliBackend } from '../backend/geminiCli.js';
 import type { ModelBackend } from '../backend/types.js';
 import { builtinTools } from '../tools/registry.js';
+import { findExecutable } from '../util/findExecutable.js';
 import { loadCustomTools } from '../tools/customTools.js';
 import type { Tool } from '../tools/types.js';
 import { resolveInside } from '../sandbox/resolvePath.js';
@@ -62,20 +63,6 @@ export interface Agent {
   dispose(): void;
 }
 
-function findOnPath(name: string, env: NodeJS.ProcessEnv): string | null {
-  for (const dir of (env.PATH ?? '').split(path.delimiter)) {
-    if (!dir) continue;
-    const p = path.join(dir, name);
-    try {
-      fs.accessSync(p, fs.constants.X_OK);
-      return p;
-    } catch {
-      /* keep looking */
-    }
-  }
-  return null;
-}
-
 function approvalKey(req: ApprovalRequest): string {
   return req.tool === 'run_command' ? `run_command:${String(req.args.cmd)}` : req.tool;
 }
@@ -109,15 +96,16 @@ export async function createAgent(opts: AgentOptions): Promise<Agent> {
       // The environment devx was given (tests and embedders pass their own; the CLI passes process.env).
       env: Object.fromEntries(Object.entries(opts.env).filter((e): e is [string, string] => e[1] !== undefined)),
     });
-  const rgPath = opts.env.DEVX_RG === 'none' ? null : findOnPath('rg', opts.env);
+  const rgPath = opts.env.DEVX_RG === 'none' ? null : findExecutable('rg', opts.env);
   const always = new Set<string>();
   const builtins = builtinTools();
   const custom = loadCustomTools([path.join(home, 'tools'), path.join(root, '.devx', 'tools')], new Set(builtins.map((t) => t.name)));
   const tools = [...builtins, ...custom.tools];
   const kinds = new Map(tools.map((t) => [t.name, t.kind]));
+  // yolo approves every ask; auto-edit approves file edits. A deny never reaches approval.
+  const approvedByMode = (req: ApprovalRequest) => mode === 'yolo' || (mode === 'auto-edit' && kinds.get(req.tool) === 'write');
   const approve = async (req: ApprovalRequest): Promise<ApprovalAnswer> => {
-    if (mode === 'yolo') return 'yes';
-    if (mode === 'auto-edit' && kinds.get(req.tool) === 'write') return 'yes';
+    if (approvedByMode(req)) return 'yes';
     if (always.has(approvalKey(req))) return 'yes';
     if (!opts.prompt) return 'headless';
     const answer = await opts.prompt(req);
@@ -129,14 +117,15 @@ export async function createAgent(opts: AgentOptions): Promise<Agent> {
   // spawn_gemini: a headless sub-session with the same backend (accounts keep rotating), policy and
   // tools, minus spawn_gemini itself (depth limit 1). Nobody is asked inside it: asks are refused
   // unless the approval mode approves them.
+  const subTools = tools.filter((t) => t.name !== 'spawn_gemini');
+  let subSystemPrompt: string | undefined;
   const spawn = async (query: string, agentName: string | undefined, signal: AbortSignal) => {
-    const subTools = tools.filter((t) => t.name !== 'spawn_gemini');
     let sub: LoopDeps = {
       ...deps,
       // spawn_gemini stays callable (it explains the depth limit) but is not offered in the manual.
-      systemPrompt: renderSystemPrompt(root, subTools),
+      systemPrompt: (subSystemPrompt ??= renderSystemPrompt(root, subTools)),
       ctx: { ...deps.ctx, spawn: undefined, session: undefined },
-      approve: async (req) => (mode === 'yolo' || (mode === 'auto-edit' && kinds.get(req.tool) === 'write') ? 'yes' : 'headless'),
+      approve: async (req) => (approvedByMode(req) ? 'yes' : 'headless'),
       buildPrompt: (messages, turnStart) => buildPrompt({ messages, turnStart, budgetChars: settings.contextBudgetChars }).text,
     };
     if (agentName) {

@@ -5,10 +5,8 @@ import { parseArgs } from 'node:util';
 import { findProjectRoot } from '../config/paths.js';
 import { handoffPath, parseHandoff, bullets } from '../session/handoff.js';
 import { UsageError, approvalModeFrom, checkBinaries, EXIT, overridesFrom } from './runCli.js';
-import { endSession, EXIT_BUSY, SessionBusyError, startSession } from './startSession.js';
+import { endSession, EXIT_BUSY, SessionBusyError, sessionSink, startSession } from './startSession.js';
 import { runTurn } from '../agent/loop.js';
-import { createHistoryWriter } from '../session/historyWriter.js';
-import { createAuditSubscriber } from '../audit/auditLog.js';
 import { createRenderer } from './renderEvents.js';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -66,16 +64,12 @@ export async function runHandoffCommand(argv: string[]): Promise<number> {
       const h = parseHandoff(fs.readFileSync(handoffPath(root), 'utf8'));
       const next = bullets(h.sections.Next);
       const prompt = `It is your turn (GEMINI_TURN) in HANDOFF.md. Work on what it asks${next.length ? `:\n${next.map((n) => `- ${n}`).join('\n')}` : '.'}\nAnswer its open questions where you can. When you are done, reply with a short summary.`;
-      const persist = createHistoryWriter(s.agent.root, s.agent.historyPath, s.agent.history);
-      const audit = createAuditSubscriber(s.agent.auditPath, s.agent.session);
-    s.agent.subListeners.push(audit);
+      const sink = sessionSink(s);
       const render = createRenderer({ out: process.stderr, answerOut: process.stdout });
       const result = await runTurn(s.agent.deps, [...s.agent.history], prompt, {
         signal: new AbortController().signal,
         emit: (e) => {
-          persist(e);
-          audit(e);
-          s.session.onEvent(e);
+          sink(e);
           render.onEvent(e);
         },
       });

@@ -3,9 +3,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { devxHome, findProjectRoot } from '../config/paths.js';
-import { loadSettings } from '../config/settings.js';
-import { isTrusted } from '../config/trust.js';
+import { loadEffectiveSettings } from '../config/effectiveSettings.js';
 import { openStore } from '../knowledge/openStore.js';
 import { chunkMarkdown } from '../knowledge/chunkMarkdown.js';
 import { KnowledgeError, type KnowledgeDoc, type KnowledgeFilter } from '../knowledge/types.js';
@@ -53,9 +51,7 @@ export async function runMemoryCommand(argv: string[]): Promise<number> {
     process.stdout.write(`${USAGE}\n`);
     return values.help ? 0 : 2;
   }
-  const root = findProjectRoot(process.cwd());
-  const home = devxHome(process.env);
-  const settings = loadSettings({ devxHome: home, projectRoot: root, env: process.env, trusted: isTrusted(home, root) });
+  const { root, home, settings } = loadEffectiveSettings({ cwd: process.cwd(), env: process.env });
   const store = openStore({ env: process.env, devxHome: home, collection: values.collection ?? settings.knowledge.collection, embeddings: settings.knowledge.embeddings, cwd: root });
   const tags = (values.tags ?? '').split(',').map((t) => t.trim()).filter(Boolean);
   const filter: KnowledgeFilter = { agent: values.agent, project: values.project, type: values.type, tags };

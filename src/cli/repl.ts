@@ -3,13 +3,11 @@
 // unless --yes was given).
 import readline from 'node:readline';
 import type { Agent } from './createAgent.js';
-import { applyResume, endSession, EXIT_BUSY, SessionBusyError, startSession, type Started } from './startSession.js';
+import { applyResume, endSession, EXIT_BUSY, SessionBusyError, sessionSink, startSession, type Started } from './startSession.js';
 import { renderCheckpoint } from '../tools/todo.js';
 import { approvalModeFrom, checkBinaries, EXIT, overridesFrom, type CliFlags } from './runCli.js';
-import { createAuditSubscriber } from '../audit/auditLog.js';
 import { createRenderer } from './renderEvents.js';
 import { runTurn } from '../agent/loop.js';
-import { createHistoryWriter } from '../session/historyWriter.js';
 import { saveHistory } from '../session/history.js';
 import { describeArgs } from '../tools/registry.js';
 import { REPL_HELP } from './help.js';
@@ -86,9 +84,7 @@ export async function runRepl(flags: CliFlags & { resume?: string; agent?: strin
     if (interactive) info.write('Type a task, or /help.\n');
 
     const render = createRenderer({ out, answerOut: out });
-    const persist = createHistoryWriter(agent.root, agent.historyPath, agent.history);
-    const audit = createAuditSubscriber(agent.auditPath, agent.session);
-    agent.subListeners.push(audit);
+    const sink = sessionSink(started);
     let running: AbortController | null = null;
     let armedExit = false;
     const onInterrupt = () => {
@@ -140,9 +136,7 @@ export async function runRepl(flags: CliFlags & { resume?: string; agent?: strin
       await runTurn(agent.deps, [...agent.history], input, {
         signal: running.signal,
         emit: (e) => {
-          persist(e);
-          audit(e);
-          session.onEvent(e);
+          sink(e);
           render.onEvent(e);
         },
       });

@@ -1,10 +1,9 @@
 import { parseArgs } from 'node:util';
-import fs from 'node:fs';
-import path from 'node:path';
 import { HELP } from './help.js';
 import { ConfigError } from '../config/settings.js';
 import { INSTALL_HINT } from '../backend/geminiCli.js';
 import type { Agent } from './createAgent.js';
+import { findExecutable } from '../util/findExecutable.js';
 import { APPROVAL_MODES, type ApprovalMode } from '../policy/decide.js';
 
 export const EXIT = { ok: 0, failed: 1, usage: 2, missingBinary: 3, cancelled: 130 } as const;
@@ -41,23 +40,11 @@ export function approvalModeFrom(flags: CliFlags): ApprovalMode | undefined {
   return norm;
 }
 
-function isExecutable(p: string): boolean {
-  try {
-    fs.accessSync(p, fs.constants.X_OK);
-    return fs.statSync(p).isFile();
-  } catch {
-    return false;
-  }
-}
-
 /** Fails fast, before the first turn, when the gemini binary (or an account wrapper) is missing. */
 export function checkBinaries(agent: Agent, env: NodeJS.ProcessEnv): string | null {
   const bins = [agent.settings.geminiBin, ...agent.settings.accounts.flatMap((a) => (a.command ? [a.command[0]] : []))];
   for (const bin of bins) {
-    const found = bin.includes('/')
-      ? isExecutable(path.resolve(bin))
-      : (env.PATH ?? '').split(path.delimiter).some((d) => d && isExecutable(path.join(d, bin)));
-    if (!found) return `devx: cannot find "${bin}". ${INSTALL_HINT}`;
+    if (!findExecutable(bin, env)) return `devx: cannot find "${bin}". ${INSTALL_HINT}`;
   }
   return null;
 }

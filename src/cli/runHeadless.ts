@@ -1,10 +1,8 @@
 // `devx run "<prompt>"`: one task, headless, then exit with a status code.
-import { applyResume, endSession, EXIT_BUSY, SessionBusyError, startSession, type Started } from './startSession.js';
+import { applyResume, endSession, EXIT_BUSY, SessionBusyError, sessionSink, startSession, type Started } from './startSession.js';
 import { approvalModeFrom, checkBinaries, EXIT, overridesFrom, type CliFlags } from './runCli.js';
-import { createAuditSubscriber } from '../audit/auditLog.js';
 import { createRenderer } from './renderEvents.js';
 import { runTurn, type AgentEvent } from '../agent/loop.js';
-import { createHistoryWriter } from '../session/historyWriter.js';
 
 export async function runHeadless(prompt: string, flags: CliFlags & { resume?: string }): Promise<number> {
   let started: Started;
@@ -27,9 +25,7 @@ export async function runHeadless(prompt: string, flags: CliFlags & { resume?: s
     }
     const events: AgentEvent[] = [];
     const render = createRenderer({ out: process.stderr, answerOut: flags.json ? null : process.stdout });
-    const persist = createHistoryWriter(agent.root, agent.historyPath, agent.history);
-    const audit = createAuditSubscriber(agent.auditPath, agent.session);
-    agent.subListeners.push(audit);
+    const sink = sessionSink(started);
     // Ctrl-C or SIGTERM before the turn ends still ends the session cleanly (lock, record, handoff).
     const controller = new AbortController();
     const onSigint = () => controller.abort();
@@ -40,9 +36,7 @@ export async function runHeadless(prompt: string, flags: CliFlags & { resume?: s
       signal: controller.signal,
       emit: (e) => {
         events.push(e);
-        persist(e);
-        audit(e);
-        session.onEvent(e);
+        sink(e);
         render.onEvent(e);
       },
     });

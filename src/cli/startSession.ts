@@ -6,6 +6,9 @@ import { ensureDevxDir } from '../session/projectFiles.js';
 import { saveHistory } from '../session/history.js';
 import type { Message } from '../agent/messages.js';
 import type { Turn } from '../session/handoff.js';
+import type { AgentEvent } from '../agent/loop.js';
+import { createHistoryWriter } from '../session/historyWriter.js';
+import { createAuditSubscriber } from '../audit/auditLog.js';
 
 export const EXIT_BUSY = 4;
 
@@ -42,6 +45,21 @@ export function applyResume(s: Started, id: string | undefined): string | null {
   history.push(msg);
   saveHistory(s.agent.historyPath, history);
   return `Resumed session ${from.id} (${from.status}); checkpoint and conversation restored.`;
+}
+
+/**
+ * The subscribers every session-owning command attaches: the history writer, the audit log (for the
+ * session and its spawn_gemini sub-sessions) and the session record. Returns one listener for them all.
+ */
+export function sessionSink(s: Started): (e: AgentEvent) => void {
+  const persist = createHistoryWriter(s.agent.root, s.agent.historyPath, s.agent.history);
+  const audit = createAuditSubscriber(s.agent.auditPath, s.agent.session);
+  s.agent.subListeners.push(audit);
+  return (e) => {
+    persist(e);
+    audit(e);
+    s.session.onEvent(e);
+  };
 }
 
 export async function endSession(s: Started, turn?: Turn): Promise<string> {

@@ -257,4 +257,3 @@ export function decideSimpleCommand(c: SimpleCommand, ctx: RuleContext): PolicyD
     : ASK(`${name} is not a known command`, 'command:unknown');
 }
 
-export const KNOWN_LISTS = { NETWORK, PRIVILEGE, DESTRUCTIVE, SHELLS, READ_ONLY, WRITERS };

@@ -1,9 +1,7 @@
 // Builds the effective policy for a project exactly as a run would: settings from every scope,
 // project trust, the sandbox probe and the bash parser. Shared by the agent and `devx policy check`.
-import path from 'node:path';
-import { loadSettings, type ResolvedSettings, type Settings } from '../config/settings.js';
-import { devxHome, findProjectRoot } from '../config/paths.js';
-import { isTrusted } from '../config/trust.js';
+import type { ResolvedSettings, Settings } from '../config/settings.js';
+import { loadEffectiveSettings } from '../config/effectiveSettings.js';
 import { PolicyEngine, type ApprovalMode } from './decide.js';
 import { loadBashParser } from './bashParser.js';
 import { detectBwrap, type SandboxSpec } from '../sandbox/bwrap.js';
@@ -26,10 +24,7 @@ export async function createPolicy(opts: {
   approvalMode?: ApprovalMode;
   headless: boolean;
 }): Promise<PolicySetup> {
-  const root = findProjectRoot(opts.cwd);
-  const home = devxHome(opts.env);
-  const userHome = opts.env.HOME ?? path.dirname(home);
-  const settings = loadSettings({ devxHome: home, projectRoot: root, env: opts.env, overrides: opts.overrides, trusted: isTrusted(home, root) });
+  const { root, home, userHome, settings } = loadEffectiveSettings(opts);
   const mode: ApprovalMode = opts.yes ? 'yolo' : (opts.approvalMode ?? settings.approvalMode);
   const bwrap = detectBwrap(opts.env);
   const sandbox: SandboxSpec | null = bwrap ? { bin: bwrap, root, home: userHome } : null;

@@ -9,7 +9,6 @@ import { matchToolRules, type PermissionRules } from './permissions.js';
 import { RateLimiter } from './rateLimiter.js';
 import { ALLOW, ASK, DENY, strictest, type PolicyDecision } from './types.js';
 
-export { strictest } from './types.js';
 export type { Decision, PolicyDecision } from './types.js';
 
 export type ApprovalMode = 'default' | 'auto-edit' | 'yolo' | 'plan';
@@ -72,10 +71,9 @@ export class PolicyEngine {
     }
     let d: PolicyDecision;
     const reals: string[] = [];
-    if (tool.name === 'run_command') {
-      d = this.decideCommand(String(args.cmd ?? ''));
-    } else if (tool.commandFor) {
-      // Custom tools are judged like the command line they run; confirm: true can only add an ask.
+    if (tool.commandFor) {
+      // Tools that run a program (run_command, custom tools) are judged by the command line they run;
+      // confirm: true can only add an ask.
       d = this.decideCommand(tool.commandFor(args));
       if (tool.confirm) d = strictest(d, ASK(`${tool.name} asks for confirmation before it runs`, `tool:custom:${tool.name}`));
     } else {

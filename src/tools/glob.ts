@@ -4,7 +4,7 @@ import { pathArg } from './argTypes.js';
 import { displayPath } from '../sandbox/resolvePath.js';
 
 const MAX_RESULTS = 500;
-export const DEFAULT_IGNORES = ['**/node_modules/**', '**/.git/**'];
+const DEFAULT_IGNORES = ['**/node_modules/**', '**/.git/**'];
 
 export const globTool = defineTool({
   name: 'glob',

@@ -18,6 +18,7 @@ export const runCommandTool = defineTool({
   kind: 'execute',
   descriptionFile: 'tools/run_command.md',
   example: 'TOOL_CALL: run_command | cmd=npm test -- --run | timeout=300',
+  commandFor: (args) => String(args.cmd ?? ''),
   schema: z.object({
     cmd: z.string().trim().min(1, 'cmd must not be empty').describe('shell command, run with bash in the project root'),
     timeout: intArg('seconds before the command is killed (default 120, max 1800)', 1, 1800).optional(),
