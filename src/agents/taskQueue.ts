@@ -10,6 +10,7 @@ import lockfile from 'proper-lockfile';
 import { z } from 'zod';
 import { writeFileAtomicSync } from '../util/atomicWrite.js';
 import { isAlive } from '../session/sessionLock.js';
+import { reapGroups } from '../util/reapGroups.js';
 
 export const TaskSchema = z.object({
   taskId: z.string(),
@@ -149,13 +150,7 @@ export class TaskQueue {
   private reapRunner(pid: number): void {
     try {
       const { children } = JSON.parse(fs.readFileSync(this.runnerFile(pid), 'utf8')) as { children: number[] };
-      for (const pgid of children) {
-        try {
-          process.kill(-pgid, 'SIGKILL');
-        } catch {
-          /* gone */
-        }
-      }
+      reapGroups(children, pid);
     } catch {
       /* no record */
     }

@@ -4,6 +4,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import crypto from 'node:crypto';
+import { reapGroups } from '../util/reapGroups.js';
 
 export interface LockInfo {
   pid: number;
@@ -54,18 +55,9 @@ function tryLink(file: string, info: LockInfo): boolean {
   }
 }
 
-/** Kills the process groups a dead session left running. */
+/** Kills the process groups a dead session left running (only those it really started). */
 export function reapChildren(info: LockInfo): number {
-  let n = 0;
-  for (const pgid of info.children) {
-    try {
-      process.kill(-pgid, 'SIGKILL');
-      n++;
-    } catch {
-      /* already gone */
-    }
-  }
-  return n;
+  return reapGroups(info.children, info.pid);
 }
 
 export function acquireLock(root: string, session: string, now = new Date()): AcquireResult {

@@ -1,6 +1,7 @@
 // The one place devx spawns processes. Each child leads its own process group so a timeout or a
 // cancel kills the whole tree (gemini re-launches itself as a child node process).
 import { execa } from 'execa';
+import { OWNER_ENV } from './reapGroups.js';
 
 export interface RunOptions {
   cwd: string;
@@ -72,7 +73,8 @@ export const runProcess: ProcessRunner = async (file, args, opts) => {
   const child = execa(file, args, {
     cwd: opts.cwd,
     input: opts.input ?? '',
-    env: opts.env,
+    // The marker lets crash recovery tell our orphans from a process group whose id was recycled.
+    env: { ...opts.env, [OWNER_ENV]: String(process.pid) },
     extendEnv: opts.extendEnv ?? true,
     reject: false,
     detached: true,
