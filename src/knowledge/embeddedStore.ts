@@ -10,6 +10,7 @@ import lockfile from 'proper-lockfile';
 import { KnowledgeError, MAX_CONTENT_CHARS, type KnowledgeDoc, type KnowledgeFilter, type KnowledgeHit, type KnowledgeMeta, type KnowledgeStore } from './types.js';
 import type { Embedder } from './embeddings.js';
 import { STOP_WORDS } from './stopWords.js';
+import './oramaPatch.js';
 
 interface StoredDoc {
   id: string;
