@@ -11,6 +11,7 @@ import { KnowledgeError, MAX_CONTENT_CHARS, type KnowledgeDoc, type KnowledgeFil
 import type { Embedder } from './embeddings.js';
 import { STOP_WORDS } from './stopWords.js';
 import './oramaPatch.js';
+import { packFrequencies, unpackFrequencies, type PackedFrequencies } from './packFrequencies.js';
 
 interface StoredDoc {
   id: string;
@@ -49,6 +50,32 @@ function whereOf(f: KnowledgeFilter | undefined): Record<string, unknown> | unde
     w.ts = { between: [lo, hi] };
   }
   return Object.keys(w).length ? w : undefined;
+}
+
+interface OramaDump {
+  index: { frequencies: Record<string, Record<string, Record<string, number> | undefined>> };
+}
+/** Snapshot v2: Orama's own dump, with its per-document term frequencies packed as columns. */
+interface SnapshotV2 {
+  devx: 2;
+  orama: OramaDump;
+  frequencies: Record<string, PackedFrequencies>;
+}
+
+function writeSnapshot(dump: unknown): Uint8Array {
+  const d = dump as OramaDump;
+  const frequencies = Object.fromEntries(Object.entries(d.index.frequencies).map(([prop, f]) => [prop, packFrequencies(f ?? {})]));
+  const snap: SnapshotV2 = { devx: 2, orama: { ...d, index: { ...d.index, frequencies: {} } }, frequencies };
+  return encode(snap);
+}
+
+/** Reads a v2 snapshot, or a v1 one (Orama's dump as is), into what Orama's `load` takes. */
+function readSnapshot(bytes: Uint8Array): unknown {
+  const raw = decode(bytes) as Partial<SnapshotV2> | null;
+  if (!raw || typeof raw !== 'object' || raw.devx === undefined) return raw;
+  if (raw.devx !== 2 || !raw.orama?.index || !raw.frequencies) throw new Error(`snapshot format ${String(raw.devx)} is not one this devx reads`);
+  const frequencies = Object.fromEntries(Object.entries(raw.frequencies).map(([prop, f]) => [prop, unpackFrequencies(f)]));
+  return { ...raw.orama, index: { ...raw.orama.index, frequencies } };
 }
 
 const toDoc = (d: StoredDoc): KnowledgeDoc => ({ id: d.id, content: d.content, metadata: d.meta });
@@ -101,7 +128,7 @@ export class EmbeddedStore implements KnowledgeStore {
     const db = this.newDb(dims);
     if (stamp !== 'none') {
       try {
-        load(db, decode(fs.readFileSync(this.location)) as never);
+        load(db, readSnapshot(fs.readFileSync(this.location)) as never);
       } catch (err) {
         throw new KnowledgeError(`the knowledge store at ${this.location} is unreadable (${(err as Error).message}); move it aside to start a new one`);
       }
@@ -118,7 +145,7 @@ export class EmbeddedStore implements KnowledgeStore {
       const db = await this.ensureLoaded();
       const out = await fn(db);
       const tmp = `${this.location}.${process.pid}.tmp`;
-      fs.writeFileSync(tmp, encode(save(db)));
+      fs.writeFileSync(tmp, writeSnapshot(save(db)));
       fs.renameSync(tmp, this.location);
       fs.writeFileSync(this.metaFile, JSON.stringify({ version: 1, dims: this.dims }));
       this.stamp = this.fileStamp();
