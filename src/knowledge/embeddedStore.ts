@@ -1,17 +1,22 @@
 // The embedded knowledge store: Orama (pure JS full-text BM25 + vector + filters, no native build),
-// persisted as a msgpack snapshot under ~/.devx/knowledge/. Writers in several processes take a lock,
-// reload the snapshot if another process changed it, apply their change, and replace it atomically.
+// persisted under ~/.devx/knowledge/ as a msgpack snapshot plus a journal of the changes since.
+// Writers in several processes take a lock, catch up with what others wrote, apply their change and
+// append it to the journal; once the journal outgrows JOURNAL_MAX_BYTES the writer folds it into a
+// new snapshot (written to a temp file, then renamed). Readers replay only complete journal lines.
 import fs from 'node:fs';
 import path from 'node:path';
 import crypto from 'node:crypto';
 import { create, insertMultiple, load, remove, save, search, count as oramaCount, getByID, type AnyOrama } from '@orama/orama';
-import { encode, decode } from '@msgpack/msgpack';
 import lockfile from 'proper-lockfile';
 import { KnowledgeError, MAX_CONTENT_CHARS, type KnowledgeDoc, type KnowledgeFilter, type KnowledgeHit, type KnowledgeMeta, type KnowledgeStore } from './types.js';
 import type { Embedder } from './embeddings.js';
 import { STOP_WORDS } from './stopWords.js';
 import './oramaPatch.js';
-import { packFrequencies, unpackFrequencies, type PackedFrequencies } from './packFrequencies.js';
+import { decodeSnapshot, encodeSnapshot } from './snapshot.js';
+import { appendJournal, journalSize, readJournal, resetJournal, type JournalOp } from './journal.js';
+
+/** Past this size the journal is folded into a new snapshot (replaying ~2 MB of chunks takes about a second). */
+export const JOURNAL_MAX_BYTES = 2 * 1024 * 1024;
 
 interface StoredDoc {
   id: string;
@@ -52,30 +57,20 @@ function whereOf(f: KnowledgeFilter | undefined): Record<string, unknown> | unde
   return Object.keys(w).length ? w : undefined;
 }
 
-interface OramaDump {
-  index: { frequencies: Record<string, Record<string, Record<string, number> | undefined>> };
-}
-/** Snapshot v2: Orama's own dump, with its per-document term frequencies packed as columns. */
-interface SnapshotV2 {
-  devx: 2;
-  orama: OramaDump;
-  frequencies: Record<string, PackedFrequencies>;
-}
-
-function writeSnapshot(dump: unknown): Uint8Array {
-  const d = dump as OramaDump;
-  const frequencies = Object.fromEntries(Object.entries(d.index.frequencies).map(([prop, f]) => [prop, packFrequencies(f ?? {})]));
-  const snap: SnapshotV2 = { devx: 2, orama: { ...d, index: { ...d.index, frequencies: {} } }, frequencies };
-  return encode(snap);
-}
-
-/** Reads a v2 snapshot, or a v1 one (Orama's dump as is), into what Orama's `load` takes. */
-function readSnapshot(bytes: Uint8Array): unknown {
-  const raw = decode(bytes) as Partial<SnapshotV2> | null;
-  if (!raw || typeof raw !== 'object' || raw.devx === undefined) return raw;
-  if (raw.devx !== 2 || !raw.orama?.index || !raw.frequencies) throw new Error(`snapshot format ${String(raw.devx)} is not one this devx reads`);
-  const frequencies = Object.fromEntries(Object.entries(raw.frequencies).map(([prop, f]) => [prop, unpackFrequencies(f)]));
-  return { ...raw.orama, index: { ...raw.orama.index, frequencies } };
+/** Applies one change; the same code serves a write and a journal replay. Returns how many documents it touched. */
+async function applyOp(db: AnyOrama, op: JournalOp<StoredDoc>, onProgress?: (done: number) => void): Promise<number> {
+  if (op.op === 'del') {
+    let n = 0;
+    for (const id of op.ids) if (await getByID(db, id)) n += (await remove(db, id)) ? 1 : 0;
+    return n;
+  }
+  for (let i = 0; i < op.docs.length; i += 1000) {
+    const chunk = op.docs.slice(i, i + 1000);
+    for (const r of chunk) if (await getByID(db, r.id)) await remove(db, r.id);
+    await insertMultiple(db, chunk as never, 1000);
+    onProgress?.(Math.min(op.docs.length, i + 1000));
+  }
+  return op.docs.length;
 }
 
 const toDoc = (d: StoredDoc): KnowledgeDoc => ({ id: d.id, content: d.content, metadata: d.meta });
@@ -85,6 +80,9 @@ export class EmbeddedStore implements KnowledgeStore {
   readonly location: string;
   private db: AnyOrama | null = null;
   private stamp = '';
+  private gen: string | null = null;
+  /** Bytes of the journal already applied to `db`; 0 while no journal for this snapshot exists. */
+  private journalAt = 0;
   private dims = 0;
 
   constructor(private readonly dir: string, private readonly collection: string, private readonly embedder: Embedder | null = null) {
@@ -93,6 +91,10 @@ export class EmbeddedStore implements KnowledgeStore {
 
   private get metaFile(): string {
     return path.join(this.dir, `${this.collection}.meta.json`);
+  }
+
+  private get journalFile(): string {
+    return path.join(this.dir, `${this.collection}.journal`);
   }
 
   private fileStamp(): string {
@@ -110,10 +112,7 @@ export class EmbeddedStore implements KnowledgeStore {
     return create({ schema: schema as never, components: { tokenizer: { stemming: true, language: 'english', stopWords: STOP_WORDS } } }) as AnyOrama;
   }
 
-  /** Loads the snapshot when it changed since we last read it. */
-  private async ensureLoaded(): Promise<AnyOrama> {
-    const stamp = this.fileStamp();
-    if (this.db && stamp === this.stamp) return this.db;
+  private loadSnapshot(stamp: string): AnyOrama {
     let dims = this.embedder?.dims ?? 0;
     try {
       const meta = JSON.parse(fs.readFileSync(this.metaFile, 'utf8')) as { dims: number };
@@ -126,33 +125,80 @@ export class EmbeddedStore implements KnowledgeStore {
     }
     this.dims = dims;
     const db = this.newDb(dims);
+    let gen: string | null = null;
     if (stamp !== 'none') {
       try {
-        load(db, readSnapshot(fs.readFileSync(this.location)) as never);
+        const snap = decodeSnapshot(fs.readFileSync(this.location));
+        load(db, snap.dump as never);
+        gen = snap.gen;
       } catch (err) {
         throw new KnowledgeError(`the knowledge store at ${this.location} is unreadable (${(err as Error).message}); move it aside to start a new one`);
       }
     }
     this.db = db;
     this.stamp = stamp;
+    this.gen = gen;
+    this.journalAt = 0;
     return db;
   }
 
-  private async mutate<T>(fn: (db: AnyOrama) => Promise<T>): Promise<T> {
+  /** Loads the snapshot when it changed since we last read it, then applies journal lines not yet applied. */
+  private async ensureLoaded(): Promise<AnyOrama> {
+    const stamp = this.fileStamp();
+    let db = this.db && stamp === this.stamp ? this.db : this.loadSnapshot(stamp);
+    if (!this.gen) return db;
+    let r = readJournal<StoredDoc>(this.journalFile, this.journalAt, this.gen);
+    if (r.replaced) {
+      db = this.loadSnapshot(this.fileStamp());
+      if (!this.gen) return db;
+      r = readJournal<StoredDoc>(this.journalFile, 0, this.gen);
+    }
+    for (const op of r.ops) await applyOp(db, op);
+    if (r.matches) this.journalAt = r.end;
+    return db;
+  }
+
+  /** Folds everything into a new snapshot and starts an empty journal for it. Call under the lock. */
+  private writeSnapshot(db: AnyOrama): void {
+    const gen = crypto.randomBytes(8).toString('hex');
+    const tmp = `${this.location}.${process.pid}.tmp`;
+    fs.writeFileSync(tmp, encodeSnapshot(save(db), gen));
+    fs.renameSync(tmp, this.location);
+    // A crash here leaves the old journal, which names the old generation and is ignored from now on.
+    this.journalAt = resetJournal(this.journalFile, gen);
+    this.gen = gen;
+    this.stamp = this.fileStamp();
+  }
+
+  private async withLock<T>(fn: () => Promise<T>): Promise<T> {
     fs.mkdirSync(this.dir, { recursive: true });
     const release = await lockfile.lock(this.dir, { lockfilePath: `${this.location}.lock`, realpath: false, stale: 30_000, retries: { retries: 200, minTimeout: 20, maxTimeout: 200 } });
     try {
-      const db = await this.ensureLoaded();
-      const out = await fn(db);
-      const tmp = `${this.location}.${process.pid}.tmp`;
-      fs.writeFileSync(tmp, writeSnapshot(save(db)));
-      fs.renameSync(tmp, this.location);
-      fs.writeFileSync(this.metaFile, JSON.stringify({ version: 1, dims: this.dims }));
-      this.stamp = this.fileStamp();
-      return out;
+      return await fn();
     } finally {
       await release();
     }
+  }
+
+  private async mutate(op: JournalOp<StoredDoc>, onProgress?: (done: number) => void): Promise<number> {
+    return this.withLock(async () => {
+      const db = await this.ensureLoaded();
+      const n = await applyOp(db, op, onProgress);
+      const line = Buffer.byteLength(JSON.stringify(op)) + 1;
+      if (!this.gen || journalSize(this.journalFile) + line > JOURNAL_MAX_BYTES) this.writeSnapshot(db);
+      else {
+        // No journal for this snapshot yet (or one left by an interrupted compaction): start one.
+        if (this.journalAt === 0) this.journalAt = resetJournal(this.journalFile, this.gen);
+        this.journalAt = appendJournal(this.journalFile, op);
+      }
+      fs.writeFileSync(this.metaFile, JSON.stringify({ version: 2, dims: this.dims }));
+      return n;
+    });
+  }
+
+  /** Folds the journal into a new snapshot now (the bench's baseline for a write; `devx memory` never needs it). */
+  async compact(): Promise<void> {
+    await this.withLock(async () => this.writeSnapshot(await this.ensureLoaded()));
   }
 
   async add(docs: { id?: string; content: string; metadata: KnowledgeMeta }[], onProgress?: (done: number) => void): Promise<string[]> {
@@ -170,18 +216,11 @@ export class EmbeddedStore implements KnowledgeStore {
       meta: d.metadata,
       ...(this.embedder ? { embedding: vectors[i] } : {}),
     }));
-    // One snapshot for the whole call, however many documents it adds.
-    return this.mutate(async (db) => {
-      const seen = new Set<string>();
-      const unique = rows.filter((r) => (seen.has(r.id) ? false : (seen.add(r.id), true)));
-      for (let i = 0; i < unique.length; i += 1000) {
-        const chunk = unique.slice(i, i + 1000);
-        for (const r of chunk) if (await getByID(db, r.id)) await remove(db, r.id);
-        await insertMultiple(db, chunk as never, 1000);
-        onProgress?.(Math.min(unique.length, i + 1000));
-      }
-      return rows.map((r) => r.id);
-    });
+    // One write for the whole call, however many documents it adds.
+    const seen = new Set<string>();
+    const unique = rows.filter((r) => (seen.has(r.id) ? false : (seen.add(r.id), true)));
+    await this.mutate({ op: 'add', docs: unique }, onProgress);
+    return rows.map((r) => r.id);
   }
 
   async search(query: string, opts: { filter?: KnowledgeFilter; limit: number }): Promise<KnowledgeHit[]> {
@@ -208,11 +247,7 @@ export class EmbeddedStore implements KnowledgeStore {
   }
 
   async delete(ids: string[]): Promise<number> {
-    return this.mutate(async (db) => {
-      let n = 0;
-      for (const id of ids) if (await getByID(db, id)) n += (await remove(db, id)) ? 1 : 0;
-      return n;
-    });
+    return this.mutate({ op: 'del', ids });
   }
 
   async count(): Promise<number> {
