@@ -46,7 +46,10 @@ async function benchTurnOverhead(): Promise<void> {
   const project = makeProject({ 'README.md': '# bench\n' });
   const env = fakeEnv(fake, home);
   const bareDir = tempDir('devx-bare-');
-  const bareEnv = { ...env, GEMINI_CLI_TRUST_WORKSPACE: 'true' };
+  // The bare baseline skips gemini's self-relaunch too, so the ratio is devx's own overhead; the
+  // saving from skipping it is printed on its own line below.
+  const relaunchEnv = { ...env, GEMINI_CLI_TRUST_WORKSPACE: 'true' };
+  const bareEnv = { ...relaunchEnv, GEMINI_CLI_NO_RELAUNCH: 'true' };
   const bare: number[] = [];
   const devx: number[] = [];
   // Warm both paths once (disk cache), then alternate so drift hits both equally.
@@ -75,13 +78,18 @@ async function benchTurnOverhead(): Promise<void> {
     turns.push(performance.now() - t0);
     if (r.answer !== 'pong') throw new Error(`unexpected turn result ${JSON.stringify(r)}`);
   }
+  const relaunched: number[] = [];
+  for (let i = 0; i < runs; i++) relaunched.push(await timeProcess(GEMINI_BIN, ['-m', 'gemini-2.5-pro', '-p', 'ping'], { cwd: bareDir, env: relaunchEnv }));
   await fake.close();
+  console.log(`gemini call: ${fmt(median(bareInProc))} with GEMINI_CLI_NO_RELAUNCH (as devx runs it) vs ${fmt(median(relaunched))} with gemini's default self-relaunch (median of ${runs}) -> ratio ${(median(bareInProc) / median(relaunched)).toFixed(3)}`);
   const bi = median(bareInProc);
   const t = median(turns);
-  console.log(`turn overhead (per turn in a session): devx turn ${fmt(t)} vs bare gemini -p ${fmt(bi)} (median of ${runs}) -> ratio ${(t / bi).toFixed(3)} (${t >= bi ? '+' : ''}${(((t - bi) / bi) * 100).toFixed(1)}%; target < +5%)`);
+  const br = median(relaunched);
+  console.log(`turn overhead (per turn in a session): devx turn ${fmt(t)} vs bare gemini -p as run by default ${fmt(br)} (median of ${runs}) -> ratio ${(t / br).toFixed(3)} (${t >= br ? '+' : ''}${(((t - br) / br) * 100).toFixed(1)}%; target < +5%)`);
+  console.log(`turn overhead, devx's own (bare gemini -p also without the relaunch): devx turn ${fmt(t)} vs ${fmt(bi)} -> ratio ${(t / bi).toFixed(3)} (${t >= bi ? '+' : ''}${(((t - bi) / bi) * 100).toFixed(1)}%, ${fmt(t - bi)} per turn)`);
   const b = median(bare);
   const d = median(devx);
-  console.log(`one-shot process: devx run ${fmt(d)} vs bare gemini -p ${fmt(b)} (median of ${runs}) -> ratio ${(d / b).toFixed(3)} (+${(((d - b) / b) * 100).toFixed(1)}%, includes devx's own start-up)`);
+  console.log(`one-shot process: devx run ${fmt(d)} vs bare gemini -p (also without the relaunch) ${fmt(b)} (median of ${runs}) -> ratio ${(d / b).toFixed(3)} (+${(((d - b) / b) * 100).toFixed(1)}%, includes devx's own start-up)`);
 }
 
 function benchParser(): void {

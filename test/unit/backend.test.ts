@@ -67,6 +67,7 @@ describe('GeminiCliBackend', () => {
     expect(policy).toMatch(/toolName = "\*"\s+decision = "deny"/);
     expect(fs.readFileSync(c.env.GEMINI_SYSTEM_MD!, 'utf8')).toBe('SYS');
     expect(c.env.GEMINI_CLI_TRUST_WORKSPACE).toBe('true');
+    expect(c.env.GEMINI_CLI_NO_RELAUNCH).toBe('true'); // one node process per call, not two
     expect(path.basename(c.cwd)).toBe('scratch');
     expect(fs.readdirSync(c.cwd)).toEqual([]);
     expect(c.env.TMPDIR).toMatch(/tmp$/);
