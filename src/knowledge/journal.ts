@@ -15,8 +15,6 @@ export interface JournalRead<D> {
   ops: JournalOp<D>[];
   /** Byte offset after the last complete line read. */
   end: number;
-  /** Lines that were not valid JSON operations (skipped). */
-  skipped: number;
 }
 
 const header = (gen: string) => `${JSON.stringify({ devx: 'journal', gen })}\n`;
@@ -38,7 +36,7 @@ function readAt(fd: number, pos: number, len: number): Buffer {
  * replayed, however it got there.
  */
 export function readJournal<D>(file: string, from: number, gen: string): JournalRead<D> {
-  const none = (replaced: boolean): JournalRead<D> => ({ matches: false, replaced, ops: [], end: 0, skipped: 0 });
+  const none = (replaced: boolean): JournalRead<D> => ({ matches: false, replaced, ops: [], end: 0 });
   let fd: number;
   try {
     fd = fs.openSync(file, 'r');
@@ -59,19 +57,17 @@ export function readJournal<D>(file: string, from: number, gen: string): Journal
     if (size < start) return none(true);
     const body = readAt(fd, start, size - start);
     const last = body.lastIndexOf(0x0a);
-    if (last < 0) return { matches: true, replaced: false, ops: [], end: start, skipped: 0 };
+    if (last < 0) return { matches: true, replaced: false, ops: [], end: start };
     const ops: JournalOp<D>[] = [];
-    let skipped = 0;
     for (const line of body.subarray(0, last).toString('utf8').split('\n')) {
       try {
         const v = JSON.parse(line) as unknown;
         if (isOp(v)) ops.push(v as JournalOp<D>);
-        else skipped++;
       } catch {
-        skipped++;
+        /* a damaged line: skip it, keep the rest */
       }
     }
-    return { matches: true, replaced: false, ops, end: start + last + 1, skipped };
+    return { matches: true, replaced: false, ops, end: start + last + 1 };
   } finally {
     fs.closeSync(fd);
   }
