@@ -6,16 +6,16 @@ import { performance } from 'node:perf_hooks';
 import { FakeGeminiApi } from '../test/helpers/fakeGeminiApi.js';
 import { DEVX_BIN, GEMINI_BIN, fakeEnv, makeHome, makeProject, tempDir } from '../test/helpers/env.js';
 import { parseToolCalls } from '../src/protocol/parseToolCalls.js';
-import { runTurn } from '../src/agent/loop.js';
-import { ScriptedBackend } from '../src/backend/scripted.js';
+import { runTurn } from '../src/core/loop.js';
+import { ScriptedBackend } from '../src/providers/scripted.js';
 import { builtinTools } from '../src/tools/registry.js';
 import { makePolicy } from '../test/helpers/policy.js';
 import { makeLoopDeps } from '../test/helpers/loopDeps.js';
 import { runProcess } from '../src/util/processRunner.js';
-import { buildPrompt } from '../src/agent/buildPrompt.js';
-import type { Message } from '../src/agent/messages.js';
-import { GeminiCliBackend } from '../src/backend/geminiCli.js';
-import { renderSystemPrompt } from '../src/agent/systemPrompt.js';
+import { buildPrompt } from '../src/core/buildPrompt.js';
+import type { Message } from '../src/core/messages.js';
+import { GeminiCliBackend } from '../src/providers/gemini/geminiCli.js';
+import { renderSystemPrompt } from '../src/core/systemPrompt.js';
 
 const median = (xs: number[]) => {
   const s = [...xs].sort((a, b) => a - b);
@@ -185,8 +185,9 @@ if (want('spawn')) {
   fake.fallback = { text: 'sub-answer', delayMs: delay };
   const home = makeHome();
   const project = makeProject({});
-  const { createAgent } = await import('../src/cli/createAgent.js');
-  const agent = await createAgent({ cwd: project, env: { ...fakeEnv(fake, home), HOME: home }, yes: true });
+  const { AgentRun } = await import('../src/runtime/agentRun.js');
+  const run = await AgentRun.create({ cwd: project, env: { ...fakeEnv(fake, home), HOME: home }, yes: true });
+  const agent = { deps: run.loopDeps, dispose: () => run.dispose() };
   const signal = new AbortController().signal;
   const t0 = performance.now();
   for (let i = 0; i < 4; i++) {

@@ -3,7 +3,7 @@
 import crypto from 'node:crypto';
 import path from 'node:path';
 import pino from 'pino';
-import type { AgentEvent } from '../agent/loop.js';
+import type { AgentEvent } from '../core/loop.js';
 import { appendChained } from './chainedAppend.js';
 
 export function auditFile(root: string): string {

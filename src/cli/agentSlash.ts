@@ -1,33 +1,24 @@
 // /agent commands inside the REPL, persona switching, and autodelegation suggestions.
-import { loadAgents } from '../agents/loadAgents.js';
-import { applyAgent, AgentConfigError } from '../agents/applyAgent.js';
-import { suggestAgent } from '../agents/suggestAgent.js';
-import { runAgentCommand } from './agentCommand.js';
-import type { Started } from './startSession.js';
-import { UsageError } from './runCli.js';
-import { renderSystemPrompt } from '../agent/systemPrompt.js';
-
-const baseDeps = new WeakMap<object, Started['agent']['deps']>();
+import { suggestAgent } from '../personas/suggestAgent.js';
+import { PersonaError } from '../runtime/agentRun.js';
+import type { Started } from '../runtime/startSession.js';
+import { UsageError } from './shared.js';
+import { agentCommand } from './commands/agent.js';
+import { parseFlags, renderCommandHelp } from './command.js';
 
 /** Switches the session's persona (prompt, tools, model); "default" goes back to plain devx. */
 export function switchAgent(s: Started, name: string): string {
-  if (!baseDeps.has(s)) baseDeps.set(s, s.agent.deps);
-  const base = baseDeps.get(s)!;
   if (name === 'default' || name === 'none') {
-    s.agent.deps = { ...base, systemPrompt: renderSystemPrompt(s.agent.root, s.agent.tools) };
-    s.agent.activeAgent = undefined;
+    s.run.usePersona(null);
     return 'Back to the default devx persona.';
   }
-  const def = loadAgents(s.agent.root, s.agent.userHome, s.agent.devxHome).agents.get(name);
-  if (!def) return `no agent named "${name}"; /agent list shows them`;
   try {
-    s.agent.deps = applyAgent(base, s.agent.tools, s.agent.root, def);
+    const def = s.run.usePersona(name)!;
+    return `Now working as ${def.name}${def.tools ? ` (tools: ${def.tools.join(', ')})` : ''}${def.model ? `, model ${def.model}` : ''}.`;
   } catch (err) {
-    if (err instanceof AgentConfigError) return err.message;
+    if (err instanceof PersonaError) return err.message;
     throw err;
   }
-  s.agent.activeAgent = def.name;
-  return `Now working as ${def.name}${def.tools ? ` (tools: ${def.tools.join(', ')})` : ''}${def.model ? `, model ${def.model}` : ''}.`;
 }
 
 export async function handleAgentSlash(input: string, s: Started, out: NodeJS.WritableStream): Promise<void> {
@@ -40,19 +31,23 @@ export async function handleAgentSlash(input: string, s: Started, out: NodeJS.Wr
     return;
   }
   if (!rest.length) rest = ['list'];
+  if (rest.includes('--help') || rest.includes('-h')) {
+    out.write(renderCommandHelp(agentCommand, rest[0]));
+    return;
+  }
   try {
-    await runAgentCommand(rest);
+    await agentCommand.run(parseFlags(agentCommand.flags, rest));
   } catch (err) {
-    if (err instanceof UsageError) out.write(`${err.message}\n`);
+    if (err instanceof UsageError || (err as NodeJS.ErrnoException).code?.startsWith?.('ERR_PARSE_ARGS')) out.write(`${(err as Error).message}\n`);
     else throw err;
   }
 }
 
 /** Suggests (or, when opted in, offers to apply) the agent whose description fits the prompt. */
 export async function maybeDelegate(input: string, s: Started, out: NodeJS.WritableStream, ask: (() => Promise<string | null>) | null): Promise<void> {
-  const mode = s.agent.settings.autoDelegate;
-  if (mode === 'off' || s.agent.activeAgent) return;
-  const best = suggestAgent(input, [...loadAgents(s.agent.root, s.agent.userHome, s.agent.devxHome).agents.values()]);
+  const mode = s.run.agent.settings.autoDelegate;
+  if (mode === 'off' || s.run.persona) return;
+  const best = suggestAgent(input, [...s.run.loadAgents().agents.values()]);
   if (!best) return;
   if (mode === 'apply' && ask) {
     out.write(`The ${best.agent.name} agent fits this (${best.agent.description}). Use it? [Y/n] `);

@@ -1,5 +1,5 @@
 // Turns agent events into human-readable progress lines (the REPL and `devx run` share it).
-import type { AgentEvent } from '../agent/loop.js';
+import type { AgentEvent } from '../core/loop.js';
 import { Spinner } from './spinner.js';
 
 function oneLine(s: string, max = 100): string {

@@ -5,7 +5,9 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
-import { AccountSchema, type Account } from '../backend/accounts.js';
+import { AccountSchema, type Account } from '../providers/accounts.js';
+import type { ProviderSettings } from '../providers/types.js';
+import { DEFAULT_PROVIDER, getProvider, providerIds } from '../providers/registry.js';
 import { parseRule, validateRule, type PermissionRule, type RuleSource } from '../policy/permissions.js';
 
 const RuleList = z.array(
@@ -15,21 +17,27 @@ const RuleList = z.array(
   }),
 );
 
+const ProviderSection = z
+  .object({
+    bin: z.string().min(1).optional(),
+    timeoutSec: z.number().positive().optional(),
+    maxRetries: z.number().int().min(0).max(10).optional(),
+    retryBaseMs: z.number().int().min(0).optional(),
+    retryMaxMs: z.number().int().min(0).optional(),
+    accounts: z.array(AccountSchema).optional(),
+  })
+  .strict();
+type ProviderSectionT = z.infer<typeof ProviderSection>;
+
 export const SettingsSchema = z
   .object({
     model: z.string().min(1).optional(),
     fallbackModel: z.string().min(1).optional(),
     accounts: z.array(AccountSchema).optional(),
-    gemini: z
-      .object({
-        bin: z.string().min(1).optional(),
-        timeoutSec: z.number().positive().optional(),
-        maxRetries: z.number().int().min(0).max(10).optional(),
-        retryBaseMs: z.number().int().min(0).optional(),
-        retryMaxMs: z.number().int().min(0).optional(),
-      })
-      .strict()
-      .optional(),
+    provider: z.string().min(1).optional(),
+    providers: z.record(z.string(), ProviderSection).optional(),
+    /** Deprecated spelling of providers.gemini; still loads, with a warning. */
+    gemini: ProviderSection.optional(),
     maxToolRounds: z.number().int().min(1).max(500).optional(),
     contextBudgetChars: z.number().int().min(10_000).optional(),
     commandTimeoutSec: z.number().int().min(1).max(3600).optional(),
@@ -53,14 +61,12 @@ export const SettingsSchema = z
 export type Settings = z.infer<typeof SettingsSchema>;
 
 export interface ResolvedSettings {
+  /** The provider a session starts with (flag > project > user > "gemini"). */
+  provider: string;
   model: string;
   fallbackModel?: string;
-  accounts: Account[];
-  geminiBin: string;
-  geminiTimeoutMs: number;
-  maxRetries: number;
-  retryBaseMs: number;
-  retryMaxMs: number;
+  /** Every registered provider's resolved settings; `model` is the session model or that provider's default. */
+  providers: Record<string, ProviderSettings>;
   maxToolRounds: number;
   contextBudgetChars: number;
   commandTimeoutMs: number;
@@ -87,7 +93,6 @@ export class ConfigError extends Error {
   }
 }
 
-export const DEFAULT_MODEL = 'gemini-2.5-pro';
 
 export function readSettingsFile(file: string): Settings | null {
   let text: string;
@@ -110,7 +115,19 @@ export function readSettingsFile(file: string): Settings | null {
     const reason = issue.code === 'unrecognized_keys' ? 'unknown setting' : issue.message;
     throw new ConfigError(`${file}: invalid setting "${key}": ${reason}`);
   }
-  return parsed.data;
+  const data = parsed.data;
+  for (const id of [data.provider, ...Object.keys(data.providers ?? {})]) {
+    if (id !== undefined && !providerIds().includes(id)) throw new ConfigError(`${file}: unknown provider "${id}"; devx has: ${providerIds().join(', ')}`);
+  }
+  return data;
+}
+
+/** The old `gemini` key folds into providers.gemini (the new key wins), with a deprecation line. */
+function foldLegacy(file: string, s: Settings, warnings: string[]): Settings {
+  if (!s.gemini) return s;
+  warnings.push(`${file}: "gemini" is deprecated; move it to "providers": { "gemini": { ... } }`);
+  const { gemini, ...rest } = s;
+  return { ...rest, providers: { ...rest.providers, gemini: { ...gemini, ...rest.providers?.gemini } } };
 }
 
 export interface SettingsSources {
@@ -139,15 +156,19 @@ export function loadSettings(src: SettingsSources): ResolvedSettings {
       }
     }
   };
-  const user = readSettingsFile(userFile);
+  const sections: Record<string, ProviderSectionT> = {};
+  const userRaw = readSettingsFile(userFile);
+  const user = userRaw && foldLegacy(userFile, userRaw, warnings);
   if (user) {
     addRules(user, 'user');
     files.push(userFile);
-    Object.assign(merged, user, { gemini: { ...user.gemini } });
+    Object.assign(merged, user);
+    for (const [id, sec] of Object.entries(user.providers ?? {})) sections[id] = { ...sec };
   }
   for (const file of projectFiles) {
-    const s = readSettingsFile(file);
-    if (!s) continue;
+    const raw = readSettingsFile(file);
+    if (!raw) continue;
+    const s = foldLegacy(file, raw, warnings);
     addRules(s, file.endsWith('.local.json') ? 'local' : 'project');
     files.push(file);
     if (s.accounts) warnings.push(`${file}: "accounts" is ignored in project settings (it can run commands); set it in ${userFile}`);
@@ -155,27 +176,49 @@ export function loadSettings(src: SettingsSources): ResolvedSettings {
       warnings.push(`${file}: "knowledge.embeddings.command" is ignored in project settings (it runs a program); set it in ${userFile}`);
       s.knowledge = { ...s.knowledge, embeddings: undefined };
     }
-    if (s.gemini?.bin) warnings.push(`${file}: "gemini.bin" is ignored in project settings (it runs a program); set it in ${userFile}`);
+    for (const [id, sec] of Object.entries(s.providers ?? {})) {
+      if (sec.bin) warnings.push(`${file}: "providers.${id}.bin" is ignored in project settings (it runs a program); set it in ${userFile}`);
+      if (sec.accounts) warnings.push(`${file}: "providers.${id}.accounts" is ignored in project settings (it can run commands); set it in ${userFile}`);
+      const { bin: _b, accounts: _acc, ...safe } = sec;
+      sections[id] = { ...sections[id], ...safe };
+    }
     if (s.approvalMode && (s.approvalMode === 'yolo' || s.approvalMode === 'auto-edit') && !src.trusted) {
       warnings.push(`${file}: "approvalMode": "${s.approvalMode}" loosens approvals and is ignored until you trust the project with \`devx trust\``);
       delete s.approvalMode;
     }
-    const { accounts: _a, gemini, ...rest } = s;
-    const { bin: _b, ...geminiRest } = gemini ?? {};
+    const { accounts: _a, providers: _p, ...rest } = s;
     const knowledge = { ...merged.knowledge, ...Object.fromEntries(Object.entries(rest.knowledge ?? {}).filter(([, v]) => v !== undefined)) };
-    Object.assign(merged, rest, { gemini: { ...merged.gemini, ...geminiRest }, knowledge });
+    Object.assign(merged, rest, { knowledge });
   }
   const o = src.overrides ?? {};
   const envNum = (name: string) => (src.env[name] ? Number(src.env[name]) : undefined);
+  const provider = o.provider ?? merged.provider ?? DEFAULT_PROVIDER;
+  if (!providerIds().includes(provider)) throw new ConfigError(`unknown provider "${provider}"; devx has: ${providerIds().join(', ')}`);
+  const chosenModel = o.model ?? src.env.DEVX_MODEL ?? merged.model;
+  const fallbackModel = o.fallbackModel ?? merged.fallbackModel;
+  const providers: Record<string, ProviderSettings> = {};
+  for (const id of providerIds()) {
+    const sec = sections[id] ?? {};
+    const p = getProvider(id);
+    const own = id === provider;
+    providers[id] = {
+      bin: src.env[`DEVX_${id.toUpperCase()}_BIN`] ?? sec.bin ?? p.defaultBin,
+      // The session's model and fallback belong to its provider; another provider (an agent's) uses its own default.
+      model: (own ? chosenModel : undefined) ?? p.defaultModel,
+      fallbackModel: own ? fallbackModel : undefined,
+      // Top-level "accounts" is the older spelling of providers.gemini.accounts.
+      accounts: sec.accounts ?? (id === 'gemini' ? merged.accounts : undefined) ?? [],
+      timeoutMs: (envNum('DEVX_TURN_TIMEOUT_SEC') ?? sec.timeoutSec ?? 600) * 1000,
+      maxRetries: envNum('DEVX_MAX_RETRIES') ?? sec.maxRetries ?? 3,
+      retryBaseMs: envNum('DEVX_RETRY_BASE_MS') ?? sec.retryBaseMs ?? 2000,
+      retryMaxMs: sec.retryMaxMs ?? 60_000,
+    };
+  }
   return {
-    model: o.model ?? src.env.DEVX_MODEL ?? merged.model ?? DEFAULT_MODEL,
-    fallbackModel: o.fallbackModel ?? merged.fallbackModel,
-    accounts: merged.accounts ?? [],
-    geminiBin: src.env.DEVX_GEMINI_BIN ?? merged.gemini?.bin ?? 'gemini',
-    geminiTimeoutMs: (envNum('DEVX_TURN_TIMEOUT_SEC') ?? merged.gemini?.timeoutSec ?? 600) * 1000,
-    maxRetries: envNum('DEVX_MAX_RETRIES') ?? merged.gemini?.maxRetries ?? 3,
-    retryBaseMs: envNum('DEVX_RETRY_BASE_MS') ?? merged.gemini?.retryBaseMs ?? 2000,
-    retryMaxMs: merged.gemini?.retryMaxMs ?? 60_000,
+    provider,
+    model: providers[provider].model,
+    fallbackModel,
+    providers,
     maxToolRounds: o.maxToolRounds ?? merged.maxToolRounds ?? 25,
     contextBudgetChars: merged.contextBudgetChars ?? 400_000,
     commandTimeoutMs: (merged.commandTimeoutSec ?? 120) * 1000,

@@ -2,12 +2,12 @@
 // back, until the model answers in prose. It does no I/O of its own: everything it does is
 // reported as events, and the REPL, the session writer and headless output subscribe to them.
 import type { Message } from './messages.js';
-import type { BackendEvent, ModelBackend, TokenUsage } from '../backend/types.js';
-import { BackendError } from '../backend/types.js';
+import type { BackendEvent, ModelBackend, TokenUsage } from '../providers/types.js';
+import { BackendError } from '../providers/types.js';
 import { parseToolCalls, type ParseResult } from '../protocol/parseToolCalls.js';
 import { formatToolResult } from '../protocol/formatToolResult.js';
 import { runToolCall, type ToolCallDeps, type ToolCallOutcome } from '../tools/runToolCall.js';
-import type { SubtaskProgress } from '../tools/types.js';
+import { describeCall, type SubtaskProgress } from '../tools/types.js';
 import pLimit from 'p-limit';
 
 export type TurnStatus = 'answered' | 'max_rounds' | 'cancelled' | 'error';
@@ -126,7 +126,11 @@ export async function runTurn(
       block: async () => {
         emit({ type: 'tool_start', tool: call.tool, args: call.args });
         if (deps.dryRun) {
-          const outcome: ToolCallOutcome = { tool: call.tool, args: call.args, status: 'ok', content: '(dry run: not executed)', durationMs: 0 };
+          // Not run: say what the policy would have decided, so a dry run shows what would need approval.
+          const tool = deps.tools.get(call.tool);
+          const decision = tool ? deps.decide(tool, call.args) : undefined;
+          const would = decision ? `the policy would ${decision.decision} it (${decision.reason})` : `there is no tool named ${call.tool}`;
+          const outcome: ToolCallOutcome = { tool: call.tool, args: call.args, status: 'ok', content: `(dry run: not run; ${would})`, durationMs: 0, summary: describeCall(tool, call.tool, call.args), decision };
           emit({ type: 'tool_end', outcome });
           return formatToolResult({ tool: call.tool, status: 'ok', content: outcome.content });
         }

@@ -8,6 +8,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import YAML from 'yaml';
 import { resolveImports } from './resolveImports.js';
+import { knownToolNames, resolveToolName } from '../tools/registry.js';
 
 export type AgentScope = 'project' | 'user';
 export type AgentFormat = 'devx' | 'claude' | 'gemini-extension';
@@ -42,22 +43,6 @@ export interface LoadedAgents {
 const KNOWN_KEYS = new Set(['name', 'description', 'tools', 'model', 'provider', 'memory']);
 /** Claude Code keys devx accepts silently (they have no devx meaning). */
 const CLAUDE_IGNORED = new Set(['color']);
-export const CLAUDE_TOOL_MAP: Record<string, string | null> = {
-  Read: 'read_file',
-  Write: 'write_file',
-  Edit: 'edit_file',
-  MultiEdit: 'edit_file',
-  Grep: 'search_code',
-  Glob: 'glob',
-  LS: 'list_directory',
-  Bash: 'run_command',
-  TodoWrite: 'todo',
-  Task: 'spawn_gemini',
-  WebFetch: null,
-  WebSearch: null,
-  NotebookEdit: null,
-  NotebookRead: null,
-};
 const NAME = /^[a-z0-9][a-z0-9_-]*$/i;
 
 export function splitFrontMatter(text: string): { data: Record<string, unknown>; body: string } | null {
@@ -105,17 +90,9 @@ function parseMarkdownAgent(file: string, src: Source, home: string, warnings: A
   if (typeof d.description !== 'string' || !d.description.trim()) throw new Error('"description" is required');
   let tools = asToolList(d.tools);
   let model = typeof d.model === 'string' ? d.model : undefined;
+  // Claude Code's tool names are valid in every format; each name is resolved through the tools' own aliases.
+  if (tools) tools = resolveTools(tools, file, warnings);
   if (src.format === 'claude') {
-    if (tools) {
-      const mapped: string[] = [];
-      for (const t of tools) {
-        const m = t in CLAUDE_TOOL_MAP ? CLAUDE_TOOL_MAP[t] : undefined;
-        if (m === undefined) warnings.push({ file, message: `unknown Claude Code tool "${t}" is ignored` });
-        else if (m === null) warnings.push({ file, message: `devx has no equivalent of Claude Code's ${t}; the agent runs without it` });
-        else if (!mapped.includes(m)) mapped.push(m);
-      }
-      tools = mapped;
-    }
     // Claude model aliases (sonnet, opus, haiku, inherit) are not Gemini models.
     if (model && /^(sonnet|opus|haiku|inherit)$/i.test(model)) {
       if (!/^inherit$/i.test(model)) warnings.push({ file, message: `Claude model "${model}" has no Gemini meaning; the agent uses the session's model` });
@@ -131,6 +108,20 @@ function parseMarkdownAgent(file: string, src: Source, home: string, warnings: A
   return { name: d.name, description: d.description.trim(), tools, model, provider: typeof d.provider === 'string' ? d.provider : undefined, prompt, scope: src.scope, format: src.format, file };
 }
 
+function resolveTools(names: string[], file: string, warnings: AgentIssue[]): string[] {
+  const out: string[] = [];
+  for (const t of names) {
+    const m = resolveToolName(t);
+    if (m === null) warnings.push({ file, message: `devx has no equivalent of Claude Code's ${t}; the agent runs without it` });
+    else if (m === undefined) {
+      // Kept as written: it may name a custom tool (.devx/tools); the allowlist only narrows.
+      warnings.push({ file, message: `unknown tool "${t}"; valid names are ${knownToolNames().join(', ')} (or a custom tool's name)` });
+      if (!out.includes(t)) out.push(t);
+    } else if (!out.includes(m)) out.push(m);
+  }
+  return out;
+}
+
 /** Seed 000's extension personas: {"name", "prompt", "contextFileName"} in .gemini/extensions/<name>.json. */
 function parseExtension(file: string, src: Source, home: string, warnings: AgentIssue[]): AgentDef {
   const j = JSON.parse(fs.readFileSync(file, 'utf8')) as Record<string, unknown>;
@@ -141,8 +132,8 @@ function parseExtension(file: string, src: Source, home: string, warnings: Agent
     const ctxFile = path.resolve(path.dirname(file), j.contextFileName);
     const alt = path.resolve(path.dirname(file), j.name, j.contextFileName);
     const found = [ctxFile, alt].find((p) => fs.existsSync(p));
-    if (!found) throw new Error(`contextFileName not found: ${j.contextFileName}`);
-    prompt = `${prompt}\n\n${resolveImports(fs.readFileSync(found, 'utf8'), found, home)}`.trim();
+    if (!found) warnings.push({ file, message: `contextFileName not found: ${ctxFile}; the agent runs with its prompt only` });
+    else prompt = `${prompt}\n\n${resolveImports(fs.readFileSync(found, 'utf8'), found, home)}`.trim();
   }
   if (!prompt) throw new Error('"prompt" or "contextFileName" is required');
   const description = typeof j.description === 'string' ? j.description : prompt.split('\n')[0].slice(0, 120);
@@ -173,4 +164,23 @@ export function loadAgents(root: string, home: string, devxHome: string): Loaded
     }
   }
   return out;
+}
+
+export class PersonaError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'PersonaError';
+  }
+}
+
+/**
+ * The agent of that name, or a PersonaError naming the broken file and why (never a silent fall-back
+ * to another scope's agent of the same name), or listing the known agents.
+ */
+export function findAgent(loaded: LoadedAgents, name: string): AgentDef {
+  const broken = loaded.errors.filter((e) => path.basename(e.file).replace(/\.(md|json)$/, '') === name);
+  if (broken.length) throw new PersonaError(broken.map((e) => `agent "${name}" cannot be loaded: ${e.file}: ${e.message}`).join('\n'));
+  const def = loaded.agents.get(name);
+  if (def) return def;
+  throw new PersonaError(`no agent named "${name}". Known: ${[...loaded.agents.keys()].join(', ') || '(none)'}; see devx agent list`);
 }

@@ -2,12 +2,11 @@
 // the rule that matched. It combines the path policy, the command policy, the permission rules
 // from settings, the approval mode and rate limits. Tools never check policy themselves.
 import type { Parser } from 'web-tree-sitter';
-import type { Tool } from '../tools/types.js';
 import { decidePath, type PathIntent, type PathPolicyContext } from './pathPolicy.js';
 import { decideCommand } from './decideCommand.js';
 import { matchToolRules, type PermissionRules } from './permissions.js';
 import { RateLimiter } from './rateLimiter.js';
-import { ALLOW, ASK, DENY, strictest, type PolicyDecision } from './types.js';
+import { ALLOW, ASK, DENY, strictest, type PolicyDecision, type PolicyTool } from './types.js';
 
 export type { Decision, PolicyDecision } from './types.js';
 
@@ -64,35 +63,33 @@ export class PolicyEngine {
   }
 
   /** Every tool call passes here first. Stateful only for rate limits. */
-  decideToolCall(tool: Tool, args: Record<string, unknown>, opts: { countRate?: boolean } = {}): PolicyDecision {
+  decideToolCall(tool: PolicyTool, args: Record<string, unknown>, opts: { countRate?: boolean } = {}): PolicyDecision {
     if (opts.countRate !== false) {
       if (!this.calls.take()) return DENY('too many tool calls in the last minute; stop and summarise for the user', 'rate-limit:tool-calls');
       if (tool.kind === 'execute' && !this.commands.take()) return DENY('too many commands in the last minute; stop and summarise for the user', 'rate-limit:commands');
     }
     let d: PolicyDecision;
-    const reals: string[] = [];
+    const reals: { path: string; intent: PathIntent }[] = [];
     if (tool.commandFor) {
       // Tools that run a program (run_command, custom tools) are judged by the command line they run;
       // confirm: true can only add an ask.
       d = this.decideCommand(tool.commandFor(args));
       if (tool.confirm) d = strictest(d, ASK(`${tool.name} asks for confirmation before it runs`, `tool:custom:${tool.name}`));
     } else {
-      const intent: PathIntent = tool.kind === 'write' ? 'write' : tool.name === 'list_directory' || tool.name === 'glob' ? 'list' : 'read';
       d = tool.kind === 'write' ? ASK(`${tool.name} changes files`, `tool:write`) : ALLOW(`${tool.name} only reads`, `tool:${tool.kind}`);
       if (tool.kind === 'execute') d = ASK(`${tool.name} runs a program`, 'tool:execute');
-      for (const key of tool.pathArgs ?? []) {
-        const p = args[key] ?? (key === 'path' && tool.kind === 'read' ? '.' : undefined);
-        if (typeof p !== 'string') continue;
-        const pd = this.decidePath(p, intent);
-        if (pd.real) reals.push(pd.real);
+      // A file tool is judged by the paths it says it touches, each with its intent.
+      for (const loc of tool.locations?.(args) ?? []) {
+        const pd = this.decidePath(loc.path, loc.intent);
+        if (pd.real) reals.push({ path: pd.real, intent: loc.intent });
         d = strictest(d, pd);
       }
     }
     if (this.opts.permissions) {
-      const m = matchToolRules(tool.name, reals, this.opts.permissions);
+      const m = matchToolRules(tool, reals, this.opts.permissions);
       if (m?.kind === 'deny') return DENY(`denied by your settings rule ${m.rule}`, `settings:${m.source}:deny:${m.rule}`);
       if (m?.kind === 'ask') d = strictest(d, ASK(`your settings rule ${m.rule} asks first`, `settings:${m.source}:ask:${m.rule}`));
-      if (m?.kind === 'allow' && d.decision === 'ask' && !STRUCTURAL_PATH.test(d.rule) && tool.name !== 'run_command') {
+      if (m?.kind === 'allow' && d.decision === 'ask' && !STRUCTURAL_PATH.test(d.rule) && !tool.commandFor) {
         d = ALLOW(`allowed by your settings rule ${m.rule}`, `settings:${m.source}:allow:${m.rule}`);
       }
     }

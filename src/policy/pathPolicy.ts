@@ -6,7 +6,8 @@ import path from 'node:path';
 import { isInside, PathError, realpathDeepest } from '../sandbox/resolvePath.js';
 import type { PolicyDecision } from './types.js';
 
-export type PathIntent = 'read' | 'list' | 'write';
+import type { PathIntent } from './types.js';
+export type { PathIntent };
 
 export interface PathPolicyContext {
   /** realpath of the project root. */

@@ -3,6 +3,7 @@
 // Lists from every scope are merged; deny beats ask beats allow.
 import path from 'node:path';
 import picomatch from 'picomatch';
+import type { PathIntent, PolicyTool } from './types.js';
 
 export type RuleKind = 'allow' | 'ask' | 'deny';
 export type RuleSource = 'user' | 'project' | 'local';
@@ -23,15 +24,18 @@ export interface PermissionRules {
 }
 
 const RULE = /^([A-Za-z_][A-Za-z0-9_]*)(?:\((.*)\))?$/s;
-const CLAUDE_TOOLS: Record<string, string[]> = {
-  Bash: ['run_command'],
-  Read: ['read_file', 'list_directory', 'glob', 'search_code'],
-  Grep: ['search_code'],
-  Glob: ['glob'],
-  LS: ['list_directory'],
-  Edit: ['edit_file', 'write_file'],
-  Write: ['write_file', 'edit_file'],
-  MultiEdit: ['edit_file'],
+/** Bare rules that cover every tool reading (Read) or writing (Edit, Write) a path, as in Claude Code. */
+const BROAD = new Set(['Read', 'Edit', 'Write', 'MultiEdit']);
+
+/** Path rules follow Claude Code: Read(...) covers every read of a path, Edit(...)/Write(...) every write. */
+const PATH_RULE_INTENTS: Record<string, PathIntent[]> = {
+  Read: ['read', 'list'],
+  Grep: ['read', 'list'],
+  Glob: ['read', 'list'],
+  LS: ['read', 'list'],
+  Edit: ['write'],
+  Write: ['write'],
+  MultiEdit: ['write'],
 };
 
 /** Returns an error message for an invalid rule string, or null. */
@@ -90,15 +94,20 @@ function pathMatches(pattern: string, realPath: string, rules: PermissionRules):
   return isMatch(realPath) || picomatch(`${abs.replace(/\/$/, '')}/**`, { dot: true, nocase: true })(realPath);
 }
 
-/** Rules for a tool call: bare tool names, and Read/Edit/Write patterns against the real paths. */
-export function matchToolRules(toolName: string, realPaths: string[], rules: PermissionRules): RuleMatch | null {
+/**
+ * Rules for a tool call: a bare name matches the tool's own name or a Claude Code alias it declares;
+ * Read/Edit/Write patterns match the real paths it touches with the rule's intent, whatever the tool.
+ */
+export function matchToolRules(tool: Pick<PolicyTool, 'name' | 'aliases'>, touched: { path: string; intent: PathIntent }[], rules: PermissionRules): RuleMatch | null {
   for (const kind of ORDER) {
     const hit = rules.rules.find((r) => {
-      if (r.kind !== kind || r.tool === 'Bash' && r.pattern !== undefined) return false;
-      const covers = r.tool === toolName || (CLAUDE_TOOLS[r.tool]?.includes(toolName) ?? false);
-      if (!covers) return false;
-      if (r.pattern === undefined) return true;
-      return realPaths.length > 0 && realPaths.some((p) => pathMatches(r.pattern!, p, rules));
+      if (r.kind !== kind || (r.tool === 'Bash' && r.pattern !== undefined)) return false;
+      const intents = PATH_RULE_INTENTS[r.tool];
+      if (r.pattern === undefined) {
+        const byIntent = BROAD.has(r.tool) && touched.some((t) => intents!.includes(t.intent));
+        return r.tool === tool.name || (tool.aliases?.includes(r.tool) ?? false) || byIntent;
+      }
+      return intents !== undefined && touched.some((t) => intents.includes(t.intent) && pathMatches(r.pattern!, t.path, rules));
     });
     if (hit) return { kind, rule: hit.raw, source: hit.source };
   }

@@ -20,3 +20,21 @@ export function strictest(a: PolicyDecision, b: PolicyDecision): PolicyDecision 
 export const ALLOW = (reason: string, rule: string): PolicyDecision => ({ decision: 'allow', reason, rule });
 export const ASK = (reason: string, rule: string): PolicyDecision => ({ decision: 'ask', reason, rule });
 export const DENY = (reason: string, rule: string): PolicyDecision => ({ decision: 'deny', reason, rule });
+
+export type PathIntent = 'read' | 'write' | 'list';
+
+/** One path a tool call touches, with what it does there. */
+export interface Location {
+  path: string;
+  intent: PathIntent;
+}
+
+/** What the policy needs to know of a tool (tools/types.ts's Tool satisfies it). */
+export interface PolicyTool {
+  name: string;
+  kind: 'read' | 'write' | 'execute' | 'meta';
+  commandFor?: (args: Record<string, unknown>) => string;
+  confirm?: boolean;
+  locations?: (args: Record<string, unknown>) => Location[];
+  aliases?: string[];
+}

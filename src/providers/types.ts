@@ -65,3 +65,34 @@ export class BackendError extends Error {
     this.name = 'BackendError';
   }
 }
+
+/** A provider's resolved settings (`providers.<id>` in settings, with defaults and env applied). */
+export interface ProviderSettings {
+  bin: string;
+  model: string;
+  fallbackModel?: string;
+  accounts: import('./accounts.js').Account[];
+  timeoutMs: number;
+  maxRetries: number;
+  retryBaseMs: number;
+  retryMaxMs: number;
+}
+
+/** What a provider's backend is given by the runtime: its own scratch dir, the process runner, the env. */
+export interface ProviderContext {
+  workDir: string;
+  runner: import('../util/processRunner.js').ProcessRunner;
+  env: Record<string, string>;
+}
+
+/** One model provider: a folder under providers/ and one line in providers/registry.ts. */
+export interface Provider {
+  id: string;
+  defaultModel: string;
+  defaultBin: string;
+  /** Shown when a binary it needs is missing. */
+  installHint: string;
+  /** The programs a call runs (checked before the first turn). */
+  binaries(s: ProviderSettings): string[];
+  create(s: ProviderSettings, ctx: ProviderContext): ModelBackend;
+}

@@ -1,14 +1,16 @@
-// Wires one agent from settings: project root, backend, tools, policy, approvals, prompt builder.
-// Shared by the REPL and `devx run`, so both behave the same.
+// Wires one agent from settings: project root, provider backends, tools, policy, approvals, prompt
+// builder. Every run (REPL, `devx run`, agent runs, queued tasks, workflows) is built here, through
+// AgentRun or runHeadless, so all of them behave the same.
 import fs from 'node:fs';
 import path from 'node:path';
 import crypto from 'node:crypto';
 import type { ResolvedSettings, Settings } from '../config/settings.js';
-import { createPolicy } from '../policy/createPolicy.js';
+import { createPolicy } from './createPolicy.js';
 import { openStore } from '../knowledge/openStore.js';
 import type { KnowledgeStore } from '../knowledge/types.js';
-import { GeminiCliBackend } from '../backend/geminiCli.js';
-import type { ModelBackend } from '../backend/types.js';
+import type { ModelBackend } from '../providers/types.js';
+import { getProvider } from '../providers/registry.js';
+import { missingProviderBinary } from './checkBinaries.js';
 import { builtinTools } from '../tools/registry.js';
 import { findExecutable } from '../util/findExecutable.js';
 import { loadCustomTools } from '../tools/customTools.js';
@@ -17,15 +19,14 @@ import { resolveInside } from '../sandbox/resolvePath.js';
 import type { PolicyEngine, ApprovalMode } from '../policy/decide.js';
 import { auditFile } from '../audit/auditLog.js';
 import type { ApprovalAnswer, ApprovalRequest } from '../tools/runToolCall.js';
-import { runProcess, type ProcessRunner } from '../util/processRunner.js';
-import { buildPrompt } from '../agent/buildPrompt.js';
-import { renderSystemPrompt } from '../agent/systemPrompt.js';
-import { runTurn, type AgentEvent, type LoopDeps } from '../agent/loop.js';
-import { loadAgents } from '../agents/loadAgents.js';
-import { applyAgent } from '../agents/applyAgent.js';
-import type { Message } from '../agent/messages.js';
+import { observeChildren, runProcess, type ChildObserver, type ProcessRunner } from '../util/processRunner.js';
+import { buildPrompt } from '../core/buildPrompt.js';
+import { renderSystemPrompt } from '../core/systemPrompt.js';
+import type { LoopDeps } from '../core/loop.js';
 import { historyFile, loadHistory } from '../session/history.js';
 import { readProjectNote } from '../session/projectFiles.js';
+import type { Message } from '../core/messages.js';
+import type { SessionHooks } from '../tools/types.js';
 
 export interface AgentOptions {
   cwd: string;
@@ -36,10 +37,17 @@ export interface AgentOptions {
   approvalMode?: ApprovalMode;
   /** Asks the person; absent in headless runs. */
   prompt?: (req: ApprovalRequest) => Promise<ApprovalAnswer>;
+  /** Replaces the provider's backend (tests, benchmarks). */
   backend?: ModelBackend;
   runner?: ProcessRunner;
+  /** Told about every child process group this agent starts (session lock, task queue). */
+  childObserver?: ChildObserver;
   /** The live session (todo and remember tools use it). */
-  session?: import('../session/session.js').Session;
+  session?: SessionHooks & { record: { id: string } };
+  /** Load the project's conversation (.devx/history.json); one-shot agent runs start empty. */
+  projectHistory?: boolean;
+  /** Runs a sub-session for spawn_gemini; set by AgentRun, which owns the runtime. */
+  spawn?: LoopDeps['ctx']['spawn'];
 }
 
 export interface Agent {
@@ -50,22 +58,22 @@ export interface Agent {
   history: Message[];
   historyPath: string;
   auditPath: string;
+  /** The id the audit log records: the session's id when there is one. */
   session: string;
   policy: PolicyEngine;
   mode: ApprovalMode;
   warnings: string[];
-  /** Listeners for events of spawn_gemini sub-sessions (the audit log subscribes). */
-  subListeners: ((e: AgentEvent) => void)[];
-  /** The persona in use (/agent use), if any. */
-  activeAgent?: string;
   userHome: string;
   devxHome: string;
+  /** The backend of a provider (created once per provider and agent). */
+  backendFor(provider: string): ModelBackend;
+  /** Programs the chosen providers need, with the install hint of the first that is missing. */
+  missingBinary(providers?: string[]): string | null;
+  /** Approvals as a headless sub-run sees them: the mode approves, nobody is asked. */
+  approveHeadless(req: ApprovalRequest): Promise<ApprovalAnswer>;
   dispose(): void;
 }
 
-function approvalKey(req: ApprovalRequest): string {
-  return req.tool === 'run_command' ? `run_command:${String(req.args.cmd)}` : req.tool;
-}
 
 export async function createAgent(opts: AgentOptions): Promise<Agent> {
   const { root, home, userHome, settings, mode, sandbox, policy } = await createPolicy({
@@ -76,32 +84,37 @@ export async function createAgent(opts: AgentOptions): Promise<Agent> {
     approvalMode: opts.approvalMode,
     headless: !opts.prompt,
   });
-  const runner = opts.runner ?? runProcess;
+  const base = opts.runner ?? runProcess;
+  const runner = opts.childObserver ? observeChildren(base, opts.childObserver) : base;
   let store: KnowledgeStore | undefined;
   const workDir = path.join(home, 'run', `${process.pid}-${crypto.randomBytes(4).toString('hex')}`);
   fs.mkdirSync(workDir, { recursive: true, mode: 0o700 });
-  const backend =
-    opts.backend ??
-    new GeminiCliBackend({
-      bin: settings.geminiBin,
-      model: settings.model,
-      fallbackModel: settings.fallbackModel,
-      accounts: settings.accounts,
-      workDir,
-      timeoutMs: settings.geminiTimeoutMs,
-      maxRetries: settings.maxRetries,
-      baseDelayMs: settings.retryBaseMs,
-      maxDelayMs: settings.retryMaxMs,
-      runner,
-      // The environment devx was given (tests and embedders pass their own; the CLI passes process.env).
-      env: Object.fromEntries(Object.entries(opts.env).filter((e): e is [string, string] => e[1] !== undefined)),
-    });
+  // The environment devx was given (tests and embedders pass their own; the CLI passes process.env).
+  const env = Object.fromEntries(Object.entries(opts.env).filter((e): e is [string, string] => e[1] !== undefined));
+  const backends = new Map<string, ModelBackend>();
+  const backendFor = (id: string): ModelBackend => {
+    if (opts.backend) return opts.backend;
+    let b = backends.get(id);
+    if (!b) {
+      const dir = path.join(workDir, id);
+      fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
+      b = getProvider(id).create(settings.providers[id], { workDir: dir, runner, env });
+      backends.set(id, b);
+    }
+    return b;
+  };
   const rgPath = opts.env.DEVX_RG === 'none' ? null : findExecutable('rg', opts.env);
   const always = new Set<string>();
   const builtins = builtinTools();
   const custom = loadCustomTools([path.join(home, 'tools'), path.join(root, '.devx', 'tools')], new Set(builtins.map((t) => t.name)));
   const tools = [...builtins, ...custom.tools];
   const kinds = new Map(tools.map((t) => [t.name, t.kind]));
+  const byName = new Map(tools.map((t) => [t.name, t]));
+  // "Always" covers the exact command line for tools that run one, and the whole tool otherwise.
+  const approvalKey = (req: ApprovalRequest) => {
+    const cmd = byName.get(req.tool)?.commandFor;
+    return cmd ? `${req.tool}:${cmd(req.args)}` : req.tool;
+  };
   // yolo approves every ask; auto-edit approves file edits. A deny never reaches approval.
   const approvedByMode = (req: ApprovalRequest) => mode === 'yolo' || (mode === 'auto-edit' && kinds.get(req.tool) === 'write');
   const approve = async (req: ApprovalRequest): Promise<ApprovalAnswer> => {
@@ -112,35 +125,12 @@ export async function createAgent(opts: AgentOptions): Promise<Agent> {
     if (answer === 'always') always.add(approvalKey(req));
     return answer;
   };
-  const loaded = loadHistory(historyFile(root));
-  const subListeners: ((e: AgentEvent) => void)[] = [];
-  // spawn_gemini: a headless sub-session with the same backend (accounts keep rotating), policy and
-  // tools, minus spawn_gemini itself (depth limit 1). Nobody is asked inside it: asks are refused
-  // unless the approval mode approves them.
-  const subTools = tools.filter((t) => t.name !== 'spawn_gemini');
-  let subSystemPrompt: string | undefined;
-  const spawn = async (query: string, agentName: string | undefined, signal: AbortSignal) => {
-    let sub: LoopDeps = {
-      ...deps,
-      // spawn_gemini stays callable (it explains the depth limit) but is not offered in the manual.
-      systemPrompt: (subSystemPrompt ??= renderSystemPrompt(root, subTools)),
-      ctx: { ...deps.ctx, spawn: undefined, session: undefined },
-      approve: async (req) => (approvedByMode(req) ? 'yes' : 'headless'),
-      buildPrompt: (messages, turnStart) => buildPrompt({ messages, turnStart, budgetChars: settings.contextBudgetChars }).text,
-    };
-    if (agentName) {
-      const found = loadAgents(root, userHome, home).agents.get(agentName);
-      if (!found) return { answer: `no agent named "${agentName}"; see devx agent list`, status: 'error' };
-      sub = applyAgent(sub, subTools, root, found);
-    }
-    const r = await runTurn(sub, [], query, { signal, emit: (e) => subListeners.forEach((l) => l(e)) });
-    return { answer: r.answer ?? r.error?.message ?? '(no answer)', status: r.status };
-  };
+  const loaded = opts.projectHistory ? loadHistory(historyFile(root)) : { messages: [] as Message[], warning: undefined };
   const warnings = [...settings.warnings, ...(loaded.warning ? [loaded.warning] : [])];
   for (const e of custom.errors) warnings.push(`custom tool ${e.file} was not loaded: ${e.message}`);
   if (!sandbox) warnings.push('bubblewrap (bwrap) is not available, so test runners ask before running; install the "bubblewrap" package to sandbox them');
   const deps: LoopDeps = {
-    backend,
+    backend: backendFor(settings.provider),
     systemPrompt: renderSystemPrompt(root, tools),
     tools: new Map(tools.map((t) => [t.name, t])),
     ctx: {
@@ -151,7 +141,7 @@ export async function createAgent(opts: AgentOptions): Promise<Agent> {
       rgPath,
       commandTimeoutMs: settings.commandTimeoutMs,
       session: opts.session,
-      spawn,
+      spawn: opts.spawn,
       knowledge: () => (store ??= openStore({ env: opts.env, devxHome: home, collection: settings.knowledge.collection, embeddings: settings.knowledge.embeddings, cwd: root })),
     },
     decide: (tool, args) => policy.decideToolCall(tool, args),
@@ -178,13 +168,16 @@ export async function createAgent(opts: AgentOptions): Promise<Agent> {
     history: loaded.messages,
     historyPath: historyFile(root),
     auditPath: auditFile(root),
-    session: crypto.randomUUID(),
+    session: opts.session?.record.id ?? crypto.randomUUID(),
     policy,
     mode,
     warnings,
-    subListeners,
     userHome,
     devxHome: home,
+    backendFor,
+    missingBinary: (providers = [settings.provider]) => (opts.backend ? null : missingProviderBinary(settings, opts.env, providers)),
+    approveHeadless: async (req) => (approvedByMode(req) ? 'yes' : 'headless'),
     dispose: () => fs.rmSync(workDir, { recursive: true, force: true }),
   };
 }
+

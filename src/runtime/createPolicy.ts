@@ -2,8 +2,8 @@
 // project trust, the sandbox probe and the bash parser. Shared by the agent and `devx policy check`.
 import type { ResolvedSettings, Settings } from '../config/settings.js';
 import { loadEffectiveSettings } from '../config/effectiveSettings.js';
-import { PolicyEngine, type ApprovalMode } from './decide.js';
-import { loadBashParser } from './bashParser.js';
+import { PolicyEngine, type ApprovalMode } from '../policy/decide.js';
+import { loadBashParser } from '../policy/bashParser.js';
 import { detectBwrap, type SandboxSpec } from '../sandbox/bwrap.js';
 
 export interface PolicySetup {

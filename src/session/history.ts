@@ -3,7 +3,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
-import type { Message } from '../agent/messages.js';
+import type { Message } from '../core/messages.js';
 import { writeFileAtomicSync } from '../util/atomicWrite.js';
 
 const HistorySchema = z.object({

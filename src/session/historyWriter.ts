@@ -1,7 +1,7 @@
 // Subscribes to loop events and persists the conversation after every message, atomically, so a
 // killed process loses at most the message in flight.
-import type { AgentEvent } from '../agent/loop.js';
-import type { Message } from '../agent/messages.js';
+import type { AgentEvent } from '../core/loop.js';
+import type { Message } from '../core/messages.js';
 import { saveHistory } from './history.js';
 import { ensureDevxDir } from './projectFiles.js';
 

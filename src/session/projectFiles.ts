@@ -18,6 +18,8 @@ settings.local.json
 session.lock*
 sessions/
 audit.jsonl
+runs/
+tool-output/
 agents/tasks/
 agents/plans/
 agents/logs/

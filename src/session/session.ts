@@ -2,16 +2,16 @@
 // task checkpoint kept by the `todo` tool, crash detection and resume, and the handoff at the end.
 // It subscribes to loop events like every other sink.
 import crypto from 'node:crypto';
-import type { AgentEvent } from '../agent/loop.js';
-import type { Message } from '../agent/messages.js';
-import type { ModelBackend } from '../backend/types.js';
+import type { AgentEvent } from '../core/loop.js';
+import type { Message } from '../core/messages.js';
+import type { ModelBackend } from '../providers/types.js';
 import type { SessionHooks } from '../tools/types.js';
 import { acquireLock, reapChildren, SessionLock, type LockInfo } from './sessionLock.js';
 import { listRecords, loadRecord, loadTranscript, newSessionId, saveRecord, saveTranscript, type Checkpoint, type SessionRecord } from './sessionRecord.js';
 import { remember } from './memoryFile.js';
 import { bullets, readHandoff, sectionsFromDraft, writeHandoff, type Turn } from './handoff.js';
 import { readPrompt } from '../util/packageRoot.js';
-import { setChildObserver } from '../util/processRunner.js';
+import type { ChildObserver } from '../util/processRunner.js';
 import { renderCheckpoint } from '../tools/todo.js';
 
 export class SessionBusyError extends Error {
@@ -36,6 +36,11 @@ export class Session implements SessionHooks {
   private readonly transcript: Message[] = [];
   private readonly now: () => Date;
   private ended = false;
+  /** Pass to the runs of this session: their child process groups go into the lock for crash recovery. */
+  readonly childObserver: ChildObserver = {
+    started: (pgid) => this.lock.childStarted(pgid),
+    ended: (pgid) => this.lock.childEnded(pgid),
+  };
 
   private constructor(private readonly root: string, record: SessionRecord, crashed: SessionRecord | null, reaped: number, now: () => Date) {
     this.record = record;
@@ -73,7 +78,6 @@ export class Session implements SessionHooks {
     };
     const s = new Session(opts.root, record, crashed, reaped, now);
     saveRecord(opts.root, record);
-    setChildObserver({ started: (pgid) => s.lock.childStarted(pgid), ended: (pgid) => s.lock.childEnded(pgid) });
     return s;
   }
 
@@ -118,12 +122,13 @@ export class Session implements SessionHooks {
         this.save();
       }
     } else if (e.type === 'tool_end' && e.outcome.status === 'ok') {
-      const p = e.outcome.meta?.path;
-      if ((e.outcome.tool === 'write_file' || e.outcome.tool === 'edit_file') && typeof p === 'string' && !this.record.filesTouched.includes(p)) {
-        this.record.filesTouched.push(p);
+      // What a call changed comes from the tool's own description of it, not from its name.
+      const shown = e.outcome.meta?.path;
+      for (const loc of e.outcome.locations ?? []) {
+        const p = loc.intent === 'write' ? (typeof shown === 'string' ? shown : loc.path) : null;
+        if (p && !this.record.filesTouched.includes(p)) this.record.filesTouched.push(p);
       }
-      const id = e.outcome.meta?.id;
-      if (e.outcome.tool === 'store_qdrant' && typeof id === 'string') this.record.storeIds.push(id);
+      for (const a of e.outcome.artifacts ?? []) if (a.startsWith('knowledge:')) this.record.storeIds.push(a.slice('knowledge:'.length));
     } else if (e.type === 'turn_end') {
       this.record.turns++;
       if (e.answer) this.record.lastAnswer = e.answer;
@@ -135,7 +140,7 @@ export class Session implements SessionHooks {
    * Ends the session: writes HANDOFF.md (drafted by the model when it can be, else a plain summary
    * from the record, so a handoff is never lost), marks the record ended and releases the lock.
    */
-  async end(opts: { handoff: 'model' | 'plain' | 'off'; turn?: Turn; backend?: ModelBackend; systemPrompt?: string; history?: Message[] }): Promise<{ handoff: 'model' | 'plain' | 'none'; error?: string }> {
+  async end(opts: { handoff: 'model' | 'plain' | 'off'; turn?: Turn; backend?: ModelBackend; systemPrompt?: string; history?: Message[]; signal?: AbortSignal }): Promise<{ handoff: 'model' | 'plain' | 'none'; error?: string }> {
     if (this.ended) return { handoff: 'none' };
     this.ended = true;
     let result: { handoff: 'model' | 'plain' | 'none'; error?: string } = { handoff: 'none' };
@@ -149,6 +154,7 @@ export class Session implements SessionHooks {
             const reply = await opts.backend.complete({
               prompt: `# Conversation (latest part)\n${convo}\n\n# Task\n${readPrompt('handoff.md').replace('{{FACTS}}', facts)}`,
               systemPrompt: opts.systemPrompt ?? 'You write concise engineering handoff notes.',
+              signal: opts.signal,
             });
             sections = sectionsFromDraft(reply.text);
             if (!sections) result.error = 'the model reply had no "## Summary" section';
@@ -169,7 +175,6 @@ export class Session implements SessionHooks {
       this.record.status = 'ended';
       this.record.endedAt = this.now().toISOString();
       this.save();
-      setChildObserver(null);
       this.lock.release();
     }
     return result;
@@ -182,7 +187,6 @@ export class Session implements SessionHooks {
     this.record.status = 'ended';
     this.record.endedAt = this.now().toISOString();
     this.save();
-    setChildObserver(null);
     this.lock.release();
   }
 

@@ -4,7 +4,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
 import { writeFileAtomicSync } from '../util/atomicWrite.js';
-import type { Message } from '../agent/messages.js';
+import type { Message } from '../core/messages.js';
 
 const TodoSchema = z.object({ text: z.string(), done: z.boolean() });
 export const CheckpointSchema = z.object({ objective: z.string().optional(), todos: z.array(TodoSchema), updatedAt: z.string() });

@@ -14,7 +14,7 @@ import { reapGroups } from '../util/reapGroups.js';
 
 export const TaskSchema = z.object({
   taskId: z.string(),
-  status: z.enum(['pending', 'running', 'complete', 'failed', 'cancelled']),
+  status: z.enum(['pending', 'running', 'complete', 'failed', 'blocked', 'cancelled']),
   agent: z.string(),
   prompt: z.string(),
   planFile: z.string(),
@@ -225,7 +225,7 @@ export class TaskQueue {
     return this.withLock(() => {
       const t = this.read(id);
       if (!t) throw new Error(`no task ${id}`);
-      if (t.status !== 'failed' && t.status !== 'cancelled') throw new Error(`task ${id} is ${t.status}; only failed or cancelled tasks can be retried`);
+      if (t.status !== 'failed' && t.status !== 'blocked' && t.status !== 'cancelled') throw new Error(`task ${id} is ${t.status}; only failed, blocked or cancelled tasks can be retried`);
       const next: Task = { ...t, status: 'pending', attempts: 0, error: undefined, completedAt: undefined, cancelRequested: undefined, summary: undefined };
       this.write(next);
       return next;
@@ -235,8 +235,10 @@ export class TaskQueue {
 
 /** The seed's status table. */
 export function renderStatusTable(tasks: Task[]): string {
-  const rows = tasks.map((t) => [t.taskId, t.agent, t.status, t.createdAt, t.prompt.replace(/\s+/g, ' ').slice(0, 50)]);
-  const head = ['Task ID', 'Agent', 'Status', 'Created At', 'Prompt'];
+  // Why a task failed or is blocked shows beside it.
+  const why = (t: Task) => (t.status === 'failed' || t.status === 'blocked' ? (t.error ?? '').replace(/\s+/g, ' ').slice(0, 60) : '');
+  const rows = tasks.map((t) => [t.taskId, t.agent, t.status, t.createdAt, t.prompt.replace(/\s+/g, ' ').slice(0, 50), why(t)]);
+  const head = ['Task ID', 'Agent', 'Status', 'Created At', 'Prompt', 'Why'];
   const w = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
   const line = (cells: string[]) => `| ${cells.map((c, i) => c.padEnd(w[i])).join(' | ')} |`;
   return [line(head), `| ${w.map((n) => '-'.repeat(n)).join(' | ')} |`, ...rows.map(line)].join('\n');

@@ -17,7 +17,9 @@ export const editFileTool = defineTool({
   name: 'edit_file',
   kind: 'write',
   descriptionFile: 'tools/edit_file.md',
-  pathArgs: ['path'],
+  locations: (a) => [{ path: String(a.path), intent: 'write' }],
+  describe: (a) => `edit ${a.path}`,
+  aliases: ['Edit', 'MultiEdit', 'NotebookEdit'],
   example: 'TOOL_CALL: edit_file | path=src/main.ts | old_text=```\nconst x = 1;\n``` | new_text=```\nconst x = 2;\n```',
   schema: z.object({
     path: pathArg('file to edit, relative to the project root'),

@@ -3,14 +3,16 @@ import { defineTool, ToolError } from './types.js';
 import { pathArg } from './argTypes.js';
 import { displayPath } from '../sandbox/resolvePath.js';
 
-const MAX_RESULTS = 500;
 const DEFAULT_IGNORES = ['**/node_modules/**', '**/.git/**'];
 
 export const globTool = defineTool({
   name: 'glob',
   kind: 'read',
   descriptionFile: 'tools/glob.md',
-  pathArgs: ['path'],
+  locations: (a) => [{ path: String(a.path ?? '.'), intent: 'list' }],
+  describe: (a) => `glob ${a.pattern}${a.path ? ` in ${a.path}` : ''}`,
+  aliases: ['Glob'],
+  limits: { maxLines: 500 },
   example: 'TOOL_CALL: glob | pattern=src/**/*.ts',
   schema: z.object({
     pattern: z.string().min(1).describe('glob pattern, e.g. **/*.ts'),
@@ -31,10 +33,8 @@ export const globTool = defineTool({
       suppressErrors: true,
     });
     found.sort();
-    const shown = found.slice(0, MAX_RESULTS);
-    const extra = found.length > MAX_RESULTS ? `\n[truncated: ${found.length - MAX_RESULTS} more matches; narrow the pattern]` : '';
     return {
-      content: shown.length ? shown.join('\n') + extra : `no files match ${args.pattern}`,
+      content: found.length ? found.join('\n') : `no files match ${args.pattern}`,
       meta: { pattern: args.pattern, path: displayPath(ctx.root, base), matches: found.length },
     };
   },

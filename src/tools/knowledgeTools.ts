@@ -26,6 +26,7 @@ async function guard<T>(fn: () => Promise<T>): Promise<T> {
 export const storeKnowledgeTool = defineTool({
   name: 'store_qdrant',
   kind: 'meta',
+  describe: (a) => `store a note in the knowledge store (${String(a.content ?? '').length} chars)`,
   descriptionFile: 'tools/store_qdrant.md',
   example: 'TOOL_CALL: store_qdrant | type=research | tags=auth,sessions | content=```\nSessions expire after 30 minutes of inactivity; see src/auth/session.ts.\n```',
   schema: z.object({
@@ -43,7 +44,7 @@ export const storeKnowledgeTool = defineTool({
           metadata: { agent: 'gemini', timestamp: new Date().toISOString(), project: args.project ?? path.basename(ctx.root), type: args.type ?? 'note', tags: parseTags(args.tags) },
         },
       ]);
-      return { content: `stored as ${id} in the ${store.backend} store`, meta: { id } };
+      return { content: `stored as ${id} in the ${store.backend} store`, meta: { id }, artifacts: [`knowledge:${id}`] };
     });
   },
 });
@@ -51,6 +52,8 @@ export const storeKnowledgeTool = defineTool({
 export const queryKnowledgeTool = defineTool({
   name: 'query_qdrant',
   kind: 'read',
+  describe: (a) => `search the knowledge store for "${a.query}"`,
+  limits: { maxChars: 30_000 },
   descriptionFile: 'tools/query_qdrant.md',
   example: 'TOOL_CALL: query_qdrant | query=how do sessions expire | agent=claude | limit=5',
   schema: z.object({
@@ -70,7 +73,7 @@ export const queryKnowledgeTool = defineTool({
       });
       if (!hits.length) return { content: 'no matching entries', meta: { hits: 0 } };
       const body = hits
-        .map((h, i) => `${i + 1}. [${h.id}] score=${h.score.toFixed(3)} agent=${h.metadata.agent} type=${h.metadata.type} project=${h.metadata.project} tags=${h.metadata.tags.join(',') || '-'} at=${h.metadata.timestamp}\n${h.content.slice(0, 2000)}`)
+        .map((h, i) => `${i + 1}. [${h.id}] score=${h.score.toFixed(3)} agent=${h.metadata.agent} type=${h.metadata.type} project=${h.metadata.project} tags=${h.metadata.tags.join(',') || '-'} at=${h.metadata.timestamp}\n${h.content}`)
         .join('\n\n');
       return { content: body, meta: { hits: hits.length } };
     });

@@ -5,13 +5,15 @@ import { defineTool, ToolError } from './types.js';
 import { pathArg } from './argTypes.js';
 import { displayPath } from '../sandbox/resolvePath.js';
 
-const MAX_ENTRIES = 1000;
 
 export const listDirectoryTool = defineTool({
   name: 'list_directory',
   kind: 'read',
   descriptionFile: 'tools/list_directory.md',
-  pathArgs: ['path'],
+  locations: (a) => [{ path: String(a.path ?? '.'), intent: 'list' }],
+  describe: (a) => `list ${a.path ?? '.'}`,
+  aliases: ['LS'],
+  limits: { maxLines: 1000 },
   example: 'TOOL_CALL: list_directory | path=src',
   schema: z.object({ path: pathArg('directory to list, relative to the project root ("." for the root)') }),
   async execute(ctx, args) {
@@ -24,7 +26,7 @@ export const listDirectoryTool = defineTool({
     });
     entries.sort((a, b) => Number(b.isDirectory()) - Number(a.isDirectory()) || a.name.localeCompare(b.name));
     const lines: string[] = [];
-    for (const e of entries.slice(0, MAX_ENTRIES)) {
+    for (const e of entries) {
       if (e.isDirectory()) lines.push(`${e.name}/ dir`);
       else if (e.isSymbolicLink()) {
         const target = await fs.readlink(path.join(abs, e.name)).catch(() => '?');
@@ -34,7 +36,6 @@ export const listDirectoryTool = defineTool({
         lines.push(`${e.name} file ${st ? st.size : '?'} bytes`);
       }
     }
-    if (entries.length > MAX_ENTRIES) lines.push(`[truncated: ${entries.length - MAX_ENTRIES} more entries]`);
     return { content: lines.length ? lines.join('\n') : '(empty directory)', meta: { path: shown, entries: entries.length } };
   },
 });

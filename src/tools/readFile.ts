@@ -19,7 +19,9 @@ export const readFileTool = defineTool({
   name: 'read_file',
   kind: 'read',
   descriptionFile: 'tools/read_file.md',
-  pathArgs: ['path'],
+  locations: (a) => [{ path: String(a.path), intent: 'read' }],
+  describe: (a) => `read ${a.path}${a.offset || a.limit ? ` (lines ${a.offset ?? 1}-${a.limit ? Number(a.offset ?? 1) + Number(a.limit) - 1 : 'end'})` : ''}`,
+  aliases: ['Read', 'NotebookRead'],
   example: 'TOOL_CALL: read_file | path=src/main.ts | offset=1 | limit=200',
   schema: z.object({
     path: pathArg('file to read, relative to the project root'),

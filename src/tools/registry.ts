@@ -18,6 +18,24 @@ export function builtinTools(): Tool[] {
   return [readFileTool, writeFileTool, editFileTool, listDirectoryTool, globTool, searchCodeTool, runCommandTool, todoTool, rememberTool, storeKnowledgeTool, queryKnowledgeTool, spawnGeminiTool] as Tool[];
 }
 
+/** Claude Code tools devx has no equivalent of (an agent that lists them runs without them). */
+const NO_EQUIVALENT = ['WebFetch', 'WebSearch', 'KillShell', 'BashOutput', 'ExitPlanMode', 'SlashCommand'];
+
+/**
+ * A tool name as agent files and rules write it, in devx's terms: a devx name or a Claude Code alias
+ * declared by the tool itself. Returns null for a Claude tool devx lacks, undefined for an unknown name.
+ */
+export function resolveToolName(name: string, tools: Tool[] = builtinTools()): string | null | undefined {
+  const t = tools.find((x) => x.name === name || x.aliases?.includes(name));
+  if (t) return t.name;
+  return NO_EQUIVALENT.includes(name) ? null : undefined;
+}
+
+/** The names an agent file may use, for error messages. */
+export function knownToolNames(tools: Tool[] = builtinTools()): string[] {
+  return tools.flatMap((t) => [t.name, ...(t.aliases ?? [])]);
+}
+
 export interface ArgInfo {
   name: string;
   optional: boolean;

@@ -4,14 +4,6 @@ import { intArg } from './argTypes.js';
 import { commandEnv } from './commandEnv.js';
 import { sandboxArgs } from '../sandbox/bwrap.js';
 
-const MAX_STREAM_CHARS = 30_000;
-
-function clip(s: string): string {
-  if (s.length <= MAX_STREAM_CHARS) return s;
-  const head = s.slice(0, MAX_STREAM_CHARS / 2);
-  const tail = s.slice(-MAX_STREAM_CHARS / 2);
-  return `${head}\n[... ${s.length - MAX_STREAM_CHARS} characters cut ...]\n${tail}`;
-}
 
 export const runCommandTool = defineTool({
   name: 'run_command',
@@ -19,6 +11,9 @@ export const runCommandTool = defineTool({
   descriptionFile: 'tools/run_command.md',
   example: 'TOOL_CALL: run_command | cmd=npm test -- --run | timeout=300',
   commandFor: (args) => String(args.cmd ?? ''),
+  describe: (a) => `run: ${a.cmd}`,
+  aliases: ['Bash'],
+  limits: { maxChars: 60_000, keep: 'head-tail' },
   schema: z.object({
     cmd: z.string().trim().min(1, 'cmd must not be empty').describe('shell command, run with bash in the project root'),
     timeout: intArg('seconds before the command is killed (default 120, max 1800)', 1, 1800).optional(),
@@ -39,8 +34,8 @@ export const runCommandTool = defineTool({
     if (r.cancelled) parts.push('[cancelled by the user]');
     if (r.outputCapped) parts.push('[output exceeded 10 MB; the command was stopped]');
     parts.push(`exit_code=${r.exitCode ?? 'none'}${r.signal ? ` signal=${r.signal}` : ''}`);
-    parts.push(`stdout:\n${clip(r.stdout)}`);
-    if (r.stderr) parts.push(`stderr:\n${clip(r.stderr)}`);
+    parts.push(`stdout:\n${r.stdout}`);
+    if (r.stderr) parts.push(`stderr:\n${r.stderr}`);
     return {
       content: parts.join('\n'),
       meta: { cmd: args.cmd, exit_code: r.exitCode ?? 'none', sandbox: ctx.sandbox ? 'bwrap' : undefined },

@@ -2,11 +2,11 @@
 // user's approval, execution, error capture and output truncation. Everything the model can fix
 // comes back as an error result; nothing here throws on model input.
 import { z } from 'zod';
-import type { Tool, ToolContext } from './types.js';
-import { ToolError } from './types.js';
+import type { Location, Tool, ToolContext } from './types.js';
+import { ToolError, describeCall } from './types.js';
 import { PathError } from '../sandbox/resolvePath.js';
-import type { PolicyDecision } from '../policy/decide.js';
-import { truncateMiddle } from './truncate.js';
+import type { PolicyDecision } from '../policy/types.js';
+import { limitOutput, spillOutput } from './limitOutput.js';
 
 /** 'headless': nobody is there to ask and no mode approves it, so the call is refused. */
 export type ApprovalAnswer = 'yes' | 'no' | 'always' | 'headless';
@@ -15,6 +15,10 @@ export interface ApprovalRequest {
   tool: string;
   args: Record<string, unknown>;
   decision: PolicyDecision;
+  /** The call in one line (the tool's describe()). */
+  summary: string;
+  /** What the call touches (paths and intents). */
+  locations: Location[];
 }
 
 export interface ToolCallDeps {
@@ -30,6 +34,9 @@ export interface ToolCallDeps {
   sandbox?: import('../sandbox/bwrap.js').SandboxSpec | null;
 }
 
+/** Output limits every tool gets unless it declares its own. */
+export const DEFAULT_LIMITS = { maxLines: 5000 };
+
 export interface ToolCallOutcome {
   tool: string;
   args: Record<string, string>;
@@ -39,6 +46,12 @@ export interface ToolCallOutcome {
   decision?: PolicyDecision;
   answer?: ApprovalAnswer;
   durationMs: number;
+  /** The call in one line (the tool's describe()). */
+  summary: string;
+  /** Paths the call touched (from the tool's locations()), for the session record. */
+  locations?: Location[];
+  /** Records the tool created (a knowledge store id, ...). */
+  artifacts?: string[];
 }
 
 export function formatZodError(err: z.ZodError): string {
@@ -54,14 +67,17 @@ export function formatZodError(err: z.ZodError): string {
 
 export async function runToolCall(call: { tool: string; args: Record<string, string> }, deps: ToolCallDeps): Promise<ToolCallOutcome> {
   let started = Date.now();
-  const done = (o: Omit<ToolCallOutcome, 'tool' | 'args' | 'durationMs'>): ToolCallOutcome => ({
+  const tool = deps.tools.get(call.tool);
+  const summary = describeCall(tool, call.tool, call.args);
+  const limits = { ...DEFAULT_LIMITS, maxChars: deps.maxOutputChars, ...tool?.limits };
+  const done = (o: Omit<ToolCallOutcome, 'tool' | 'args' | 'durationMs' | 'summary'>): ToolCallOutcome => ({
     tool: call.tool,
     args: call.args,
+    summary,
     durationMs: Date.now() - started,
     ...o,
-    content: truncateMiddle(o.content, deps.maxOutputChars),
+    content: limitOutput(o.content, limits, (full) => spillOutput(deps.ctx.root, call.tool, full)),
   });
-  const tool = deps.tools.get(call.tool);
   if (!tool) {
     return done({ status: 'error', content: `unknown tool "${call.tool}". Available tools: ${[...deps.tools.keys()].join(', ')}.` });
   }
@@ -74,13 +90,14 @@ export async function runToolCall(call: { tool: string; args: Record<string, str
     return done({ status: 'error', content: `invalid arguments for ${tool.name}: ${formatZodError(parsed.error)}. Usage: ${tool.example.split('\n')[0]}` });
   }
   const args = parsed.data as Record<string, unknown>;
+  const locations = tool.locations?.(args) ?? [];
   const decision = deps.decide(tool, args);
   let answer: ApprovalAnswer | undefined;
   if (decision.decision === 'deny') {
     return done({ status: 'error', decision, content: `denied by policy (${decision.rule}): ${decision.reason}. Do not retry this call; choose another approach or ask the user.` });
   }
   if (decision.decision === 'ask') {
-    answer = await deps.approve({ tool: tool.name, args, decision });
+    answer = await deps.approve({ tool: tool.name, args, decision, summary: describeCall(tool, tool.name, args), locations });
     if (answer === 'no') {
       return done({ status: 'error', decision, answer, content: `the user declined this ${tool.name} call (${decision.reason}). Do not retry it; ask the user what to do instead.` });
     }
@@ -97,7 +114,7 @@ export async function runToolCall(call: { tool: string; args: Record<string, str
   try {
     const ctx = { ...deps.ctx, sandbox: decision.decision === 'allow' ? (deps.sandbox ?? null) : null };
     const out = await tool.execute(ctx, args as never);
-    return done({ status: out.isError ? 'error' : 'ok', content: out.content, meta: out.meta, decision, answer });
+    return done({ status: out.isError ? 'error' : 'ok', content: out.content, meta: out.meta, decision, answer, locations, artifacts: out.artifacts });
   } catch (err) {
     const known = err instanceof ToolError || err instanceof PathError;
     const e = err as NodeJS.ErrnoException;

@@ -4,7 +4,9 @@ import { pathArg } from './argTypes.js';
 import { displayPath } from '../sandbox/resolvePath.js';
 import { searchWithJs } from './searchFallback.js';
 
+/** Matches the model sees (the limit module saves the rest); COLLECT bounds the search itself. */
 export const MAX_MATCHES = 200;
+export const COLLECT = 2000;
 const MAX_LINE = 300;
 
 export interface Match {
@@ -15,11 +17,11 @@ export interface Match {
 
 export function formatMatches(matches: Match[], pattern: string): string {
   if (matches.length === 0) return `no matches for ${pattern}`;
-  const out = matches.slice(0, MAX_MATCHES).map((m) => {
+  const out = matches.slice(0, COLLECT).map((m) => {
     const t = m.text.replace(/\r?\n$/, '');
     return `${m.path}:${m.line}: ${t.length > MAX_LINE ? t.slice(0, MAX_LINE) + '…' : t}`;
   });
-  if (matches.length > MAX_MATCHES) out.push(`[truncated: more than ${MAX_MATCHES} matches; narrow the pattern, path or glob]`);
+  if (matches.length > COLLECT) out.push(`[the search stopped after ${COLLECT} matches; narrow the pattern, path or glob]`);
   return out.join('\n');
 }
 
@@ -27,7 +29,10 @@ export const searchCodeTool = defineTool({
   name: 'search_code',
   kind: 'read',
   descriptionFile: 'tools/search_code.md',
-  pathArgs: ['path'],
+  locations: (a) => [{ path: String(a.path ?? '.'), intent: 'read' }],
+  describe: (a) => `search ${a.pattern} in ${a.path ?? '.'}${a.glob ? ` (${a.glob})` : ''}`,
+  aliases: ['Grep'],
+  limits: { maxLines: MAX_MATCHES },
   example: 'TOOL_CALL: search_code | pattern=function\\s+main | path=src | glob=*.ts',
   schema: z.object({
     pattern: z.string().min(1).describe('regular expression (ripgrep syntax)'),
@@ -39,10 +44,10 @@ export const searchCodeTool = defineTool({
     const rel = displayPath(ctx.root, abs);
     const matches = ctx.rgPath
       ? await searchWithRg(ctx, args.pattern, rel, args.glob)
-      : await searchWithJs(ctx.root, abs, args.pattern, args.glob, MAX_MATCHES + 1);
+      : await searchWithJs(ctx.root, abs, args.pattern, args.glob, COLLECT + 1);
     return {
       content: formatMatches(matches, args.pattern),
-      meta: { pattern: args.pattern, path: rel, matches: matches.length > MAX_MATCHES ? `${MAX_MATCHES}+` : matches.length },
+      meta: { pattern: args.pattern, path: rel, matches: matches.length > COLLECT ? `${COLLECT}+` : matches.length },
     };
   },
 });
@@ -53,7 +58,7 @@ async function searchWithRg(
   rel: string,
   glob: string | undefined,
 ): Promise<Match[]> {
-  const rgArgs = ['--json', '--no-config', '--sort', 'path', '--max-count', String(MAX_MATCHES + 1)];
+  const rgArgs = ['--json', '--no-config', '--sort', 'path', '--max-count', String(COLLECT + 1)];
   if (glob) rgArgs.push('--glob', glob);
   rgArgs.push('-e', pattern, '--', rel);
   const r = await ctx.runner(ctx.rgPath!, rgArgs, { cwd: ctx.root, timeoutMs: 60_000, signal: ctx.signal, extendEnv: true });
@@ -65,7 +70,7 @@ async function searchWithRg(
     if (!line.startsWith('{"type":"match"')) continue;
     const ev = JSON.parse(line) as { data: { path: { text?: string }; line_number: number; lines: { text?: string } } };
     matches.push({ path: (ev.data.path.text ?? '').replace(/^\.\//, ''), line: ev.data.line_number, text: ev.data.lines.text ?? '' });
-    if (matches.length > MAX_MATCHES) break;
+    if (matches.length > COLLECT) break;
   }
   return matches;
 }

@@ -6,6 +6,9 @@ let spawnCounter = 0;
 export const spawnGeminiTool = defineTool({
   name: 'spawn_gemini',
   kind: 'meta',
+  aliases: ['Task'],
+  spawnsAgents: true,
+  describe: (a) => `spawn ${a.agent ? `${a.agent} ` : ''}sub-agent: ${String(a.query ?? '').replace(/\s+/g, ' ').slice(0, 70)}`,
   concurrent: true,
   descriptionFile: 'tools/spawn_gemini.md',
   example: 'TOOL_CALL: spawn_gemini | query=Summarise how src/auth handles session expiry, with file and line references',

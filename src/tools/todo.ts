@@ -17,6 +17,7 @@ export function parseChecklist(text: string): { text: string; done: boolean }[] 
 export const todoTool = defineTool({
   name: 'todo',
   kind: 'meta',
+  aliases: ['TodoWrite'],
   descriptionFile: 'tools/todo.md',
   example: 'TOOL_CALL: todo | objective=Fix the login bug | items=```\n- [x] Reproduce the failure\n- [ ] Fix the session check\n- [ ] Add a regression test\n```',
   schema: z.object({

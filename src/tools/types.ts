@@ -3,6 +3,10 @@
 import type { z } from 'zod';
 import type { ProcessRunner } from '../util/processRunner.js';
 import type { SandboxSpec } from '../sandbox/bwrap.js';
+import type { OutputLimits } from './limitOutput.js';
+import type { Location } from '../policy/types.js';
+
+export type { Location };
 
 /** What a tool does to the world; the policy keys its defaults on it. */
 export type ToolKind = 'read' | 'write' | 'execute' | 'meta';
@@ -50,6 +54,8 @@ export interface ToolOutput {
   meta?: Record<string, string | number | boolean | undefined>;
   /** A completed call whose outcome is a failure (e.g. a non-zero exit code). */
   isError?: boolean;
+  /** Records the call created (e.g. `knowledge:<id>`), kept in the session record. */
+  artifacts?: string[];
 }
 
 export interface Tool<S extends z.ZodType = z.ZodType> {
@@ -66,10 +72,18 @@ export interface Tool<S extends z.ZodType = z.ZodType> {
   commandFor?: (args: Record<string, unknown>) => string;
   /** Ask before running even when the policy allows it. */
   confirm?: boolean;
-  /** Names of args that hold paths, for the policy. */
-  pathArgs?: string[];
+  /** What the call touches: each path with its intent. The policy judges these, and nothing else, for file tools. */
+  locations?: (args: Record<string, unknown>) => Location[];
+  /** The call in one line, for the REPL, confirmations, logs and "always allow" keys. */
+  describe?: (args: Record<string, unknown>) => string;
+  /** Claude Code's names for this tool (agent files and permission rules use them). */
+  aliases?: string[];
+  /** How much of its output the model sees; the rest is saved under .devx/tool-output/. */
+  limits?: OutputLimits;
   /** Several calls of this tool in one reply may run at the same time (spawn_gemini). */
   concurrent?: boolean;
+  /** Runs another agent; not offered inside sub-sessions (depth limit 1). */
+  spawnsAgents?: boolean;
   execute(ctx: ToolContext, args: z.infer<S>): Promise<ToolOutput>;
 }
 
@@ -83,4 +97,25 @@ export class ToolError extends Error {
 
 export function defineTool<S extends z.ZodType>(tool: Tool<S>): Tool<S> {
   return tool;
+}
+
+/** `key=value` pairs in one line, long or multi-line values shown by size. */
+export function summarizeArgs(args: Record<string, unknown>): string {
+  return Object.entries(args)
+    .filter(([, v]) => v !== undefined)
+    .map(([k, raw]) => {
+      const v = String(raw);
+      return v.includes('\n') || v.length > 80 ? `${k}=<${v.split('\n').length} lines>` : `${k}=${v}`;
+    })
+    .join(' ');
+}
+
+/** The tool's own one-line description of a call, or its name and arguments. */
+export function describeCall(tool: Pick<Tool, 'name' | 'describe'> | undefined, name: string, args: Record<string, unknown>): string {
+  try {
+    if (tool?.describe) return tool.describe(args);
+  } catch {
+    /* fall through: arguments the tool did not expect */
+  }
+  return `${name} ${summarizeArgs(args)}`.trim();
 }

@@ -10,7 +10,9 @@ export const writeFileTool = defineTool({
   name: 'write_file',
   kind: 'write',
   descriptionFile: 'tools/write_file.md',
-  pathArgs: ['path'],
+  locations: (a) => [{ path: String(a.path), intent: 'write' }],
+  describe: (a) => `write ${a.path} (${String(a.content ?? '').split('\n').length} lines)`,
+  aliases: ['Write'],
   example: 'TOOL_CALL: write_file | path=src/hello.ts | content=```ts\nexport const hello = "world";\n```',
   schema: z.object({
     path: pathArg('file to create or overwrite, relative to the project root'),

@@ -14,6 +14,8 @@ export interface RunOptions {
   signal?: AbortSignal;
   /** Per-stream cap in bytes; output past it is cut and the child is stopped. */
   maxBuffer?: number;
+  /** Told when the child's process group starts and ends (crash recovery records them). */
+  observer?: ChildObserver;
 }
 
 export interface RunResult {
@@ -39,14 +41,21 @@ export type ProcessRunner = (file: string, args: string[], opts: RunOptions) => 
 
 const liveGroups = new Set<number>();
 
-/** Told about every child process group (the session lock records them for crash recovery). */
+/** Told about child process groups (the session lock and the task queue record them for crash recovery). */
 export interface ChildObserver {
   started(pgid: number): void;
   ended(pgid: number): void;
 }
-let observer: ChildObserver | null = null;
-export function setChildObserver(o: ChildObserver | null): void {
-  observer = o;
+
+/** A runner that also tells `observer` about every child it starts; observers of wrapped runners chain. */
+export function observeChildren(runner: ProcessRunner, observer: ChildObserver): ProcessRunner {
+  return (file, args, opts) => {
+    const inner = opts.observer;
+    const both: ChildObserver = inner
+      ? { started: (g) => (inner.started(g), observer.started(g)), ended: (g) => (inner.ended(g), observer.ended(g)) }
+      : observer;
+    return runner(file, args, { ...opts, observer: both });
+  };
 }
 let exitHookInstalled = false;
 
@@ -86,7 +95,7 @@ export const runProcess: ProcessRunner = async (file, args, opts) => {
   const pid = child.pid;
   if (pid) {
     liveGroups.add(pid);
-    observer?.started(pid);
+    opts.observer?.started(pid);
   }
   let timedOut = false;
   let cancelled = false;
@@ -125,7 +134,7 @@ export const runProcess: ProcessRunner = async (file, args, opts) => {
     opts.signal?.removeEventListener('abort', onAbort);
     if (pid) {
       liveGroups.delete(pid);
-      observer?.ended(pid);
+      opts.observer?.ended(pid);
     }
   }
 };

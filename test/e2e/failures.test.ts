@@ -120,7 +120,7 @@ describe('model failures', () => {
 
 describe('large prompts', () => {
   it('a 1 MB prompt goes to gemini on stdin, not argv', async () => {
-    const { GeminiCliBackend } = await import('../../src/backend/geminiCli.js');
+    const { GeminiCliBackend } = await import('../../src/providers/gemini/geminiCli.js');
     const { runProcess } = await import('../../src/util/processRunner.js');
     const { GEMINI_BIN, tempDir } = await import('../helpers/env.js');
     fake.push({ text: 'got it' });

@@ -1,11 +1,11 @@
 // LoopDeps for in-process tests and benchmarks: built-in tools, a real policy, an injected backend.
-import type { LoopDeps } from '../../src/agent/loop.js';
-import type { ModelBackend } from '../../src/backend/types.js';
+import type { LoopDeps } from '../../src/core/loop.js';
+import type { ModelBackend } from '../../src/providers/types.js';
 import type { PolicyEngine } from '../../src/policy/decide.js';
 import { builtinTools } from '../../src/tools/registry.js';
 import { resolveInside } from '../../src/sandbox/resolvePath.js';
 import { runProcess } from '../../src/util/processRunner.js';
-import { buildPrompt } from '../../src/agent/buildPrompt.js';
+import { buildPrompt } from '../../src/core/buildPrompt.js';
 
 export function makeLoopDeps(root: string, backend: ModelBackend, policy: PolicyEngine, over: Partial<LoopDeps> & { budgetChars?: number } = {}): LoopDeps {
   const tools = builtinTools();

@@ -1,13 +1,13 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { loadAgents } from '../../src/agents/loadAgents.js';
-import { applyAgent } from '../../src/agents/applyAgent.js';
-import { suggestAgent } from '../../src/agents/suggestAgent.js';
-import { parseChain } from '../../src/cli/agentCommand.js';
-import { runTurn } from '../../src/agent/loop.js';
-import { ScriptedBackend } from '../../src/backend/scripted.js';
-import { createAgent } from '../../src/cli/createAgent.js';
+import { loadAgents } from '../../src/personas/loadAgents.js';
+import { applyAgent } from '../../src/personas/applyAgent.js';
+import { suggestAgent } from '../../src/personas/suggestAgent.js';
+import { parseChain } from '../../src/cli/commands/agent.js';
+import { runTurn } from '../../src/core/loop.js';
+import { ScriptedBackend } from '../../src/providers/scripted.js';
+import { createAgent } from '../../src/runtime/createAgent.js';
 import { makeProject, tempDir } from '../helpers/env.js';
 
 let root: string;

@@ -2,10 +2,10 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { GeminiCliBackend, type GeminiCliOptions } from '../../src/backend/geminiCli.js';
-import { BackendError, type BackendEvent } from '../../src/backend/types.js';
-import { classifyGeminiResult, lastJsonObject } from '../../src/backend/classifyGeminiExit.js';
-import { backoffDelay } from '../../src/backend/backoff.js';
+import { GeminiCliBackend, type GeminiCliOptions } from '../../src/providers/gemini/geminiCli.js';
+import { BackendError, type BackendEvent } from '../../src/providers/types.js';
+import { classifyGeminiResult, lastJsonObject } from '../../src/providers/gemini/classifyGeminiExit.js';
+import { backoffDelay } from '../../src/providers/backoff.js';
 import { BinaryMissingError, type ProcessRunner, type RunResult } from '../../src/util/processRunner.js';
 import { tempDir } from '../helpers/env.js';
 

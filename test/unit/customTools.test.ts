@@ -1,9 +1,9 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { createAgent } from '../../src/cli/createAgent.js';
-import { ScriptedBackend } from '../../src/backend/scripted.js';
-import { runTurn } from '../../src/agent/loop.js';
+import { createAgent } from '../../src/runtime/createAgent.js';
+import { ScriptedBackend } from '../../src/providers/scripted.js';
+import { runTurn } from '../../src/core/loop.js';
 import { fillCommand } from '../../src/tools/customTools.js';
 import { REPO_ROOT, makeProject, tempDir } from '../helpers/env.js';
 

@@ -55,11 +55,20 @@ describe('settings', () => {
   });
 
   it('ignores program-running settings from project files, with a warning', () => {
-    const s = loadSettings(setup({}, { accounts: [{ name: 'x', command: ['./evil.sh'] }], gemini: { bin: './evil', timeoutSec: 5 } }));
-    expect(s.accounts).toEqual([]);
-    expect(s.geminiBin).toBe('gemini');
-    expect(s.geminiTimeoutMs).toBe(5000);
-    expect(s.warnings.join('\n')).toMatch(/"accounts" is ignored[\s\S]*"gemini.bin" is ignored/);
+    const s = loadSettings(setup({}, { accounts: [{ name: 'x', command: ['./evil.sh'] }], providers: { gemini: { bin: './evil', timeoutSec: 5, accounts: [{ name: 'y', command: ['./evil2.sh'] }] } } }));
+    expect(s.providers.gemini.accounts).toEqual([]);
+    expect(s.providers.gemini.bin).toBe('gemini');
+    expect(s.providers.gemini.timeoutMs).toBe(5000);
+    expect(s.warnings.join('\n')).toMatch(/"accounts" is ignored[\s\S]*"providers.gemini.bin" is ignored[\s\S]*"providers.gemini.accounts" is ignored/);
+  });
+
+  it('still loads the old "gemini" key, as providers.gemini, with a deprecation line', () => {
+    const s = loadSettings(setup({ gemini: { bin: '/opt/gemini', timeoutSec: 7, maxRetries: 1 }, accounts: [{ name: 'a', env: { K: '1' } }] }));
+    expect(s.providers.gemini).toMatchObject({ bin: '/opt/gemini', timeoutMs: 7000, maxRetries: 1, accounts: [{ name: 'a', env: { K: '1' } }] });
+    expect(s.warnings.join('\n')).toMatch(/"gemini" is deprecated; move it to "providers"/);
+    // The new key wins over the old one.
+    expect(loadSettings(setup({ gemini: { timeoutSec: 7 }, providers: { gemini: { timeoutSec: 9 } } })).providers.gemini.timeoutMs).toBe(9000);
+    expect(() => loadSettings(setup({ provider: 'nope' }))).toThrow(/unknown provider "nope"; devx has: gemini/);
   });
 
   it('reports invalid files with the file, key and reason', () => {

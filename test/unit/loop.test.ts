@@ -1,16 +1,16 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { runTurn, type AgentEvent, type LoopDeps } from '../../src/agent/loop.js';
-import { ScriptedBackend, type ScriptedReply } from '../../src/backend/scripted.js';
-import { BackendError } from '../../src/backend/types.js';
+import { runTurn, type AgentEvent, type LoopDeps } from '../../src/core/loop.js';
+import { ScriptedBackend, type ScriptedReply } from '../../src/providers/scripted.js';
+import { BackendError } from '../../src/providers/types.js';
 import { builtinTools } from '../../src/tools/registry.js';
 import { resolveInside } from '../../src/sandbox/resolvePath.js';
 import { makePolicy } from '../helpers/policy.js';
 import type { PolicyEngine } from '../../src/policy/decide.js';
 import { runProcess } from '../../src/util/processRunner.js';
-import { buildPrompt } from '../../src/agent/buildPrompt.js';
-import type { Message } from '../../src/agent/messages.js';
+import { buildPrompt } from '../../src/core/buildPrompt.js';
+import type { Message } from '../../src/core/messages.js';
 import { tempDir } from '../helpers/env.js';
 import { makeLoopDeps } from '../helpers/loopDeps.js';
 

@@ -3,8 +3,8 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { makePolicy } from '../helpers/policy.js';
 import { builtinTools } from '../../src/tools/registry.js';
-import { createAgent } from '../../src/cli/createAgent.js';
-import { ScriptedBackend } from '../../src/backend/scripted.js';
+import { createAgent } from '../../src/runtime/createAgent.js';
+import { ScriptedBackend } from '../../src/providers/scripted.js';
 import { makeProject, tempDir } from '../helpers/env.js';
 
 const tool = (name: string) => builtinTools().find((t) => t.name === name)!;

@@ -69,7 +69,23 @@ describe('the tool wrapper', () => {
     d.maxOutputChars = 5000;
     const r = await runToolCall({ tool: 'read_file', args: { path: 'big.txt' } }, d);
     expect(r.content.length).toBeLessThan(5200);
-    expect(r.content).toMatch(/characters truncated/);
+    // The rest is kept in a file the model is told about, and can read from where the cut is.
+    const m = /\[truncated: showing 1 of 2 lines \(\d{6} characters in all\)\. The whole output is saved in (\.devx\/tool-output\/read_file-[^;]+\.txt); read the rest with read_file \| path=\1 \| offset=2\]/.exec(r.content);
+    expect(m, r.content.slice(-300)).not.toBeNull();
+    expect(fs.readFileSync(path.join(root, m![1]), 'utf8')).toContain('x'.repeat(100_000));
+  });
+
+  it('cuts command output at both ends and keeps all of it in a file', async () => {
+    const lines = Array.from({ length: 30_000 }, (_, i) => `line ${i}`).join('\n');
+    const { limitOutput } = await import('../../src/tools/limitOutput.js');
+    let saved = '';
+    const out = limitOutput(lines, { maxChars: 2000, keep: 'head-tail' }, (full) => ((saved = full), '.devx/tool-output/x.txt'));
+    expect(out.length).toBeLessThan(2100);
+    expect(out.startsWith('line 0\n')).toBe(true);
+    expect(out.endsWith('line 29999')).toBe(true);
+    expect(out).toMatch(/\[truncated: \d+ of 30000 lines .* omitted here\. The whole output is saved in \.devx\/tool-output\/x\.txt/);
+    expect(saved).toBe(lines);
+    expect(limitOutput('short', { maxChars: 2000 }, () => { throw new Error('not called'); })).toBe('short');
   });
 
   it('every manual example parses and validates against its schema', () => {
@@ -198,9 +214,13 @@ describe('search_code', () => {
     expect((await call('search_code', { pattern: 'x', path: '..' })).decision?.decision).toBe('deny');
   });
 
-  it('formats and caps matches', async () => {
+  it('formats matches; the tool wrapper shows the first 200 and saves the rest', async () => {
     const many = Array.from({ length: 250 }, (_, i) => ({ path: 'a', line: i + 1, text: 'x\n' }));
-    expect(formatMatches(many, 'x')).toMatch(/\[truncated: more than 200 matches/);
+    expect(formatMatches(many, 'x').split('\n')).toHaveLength(250);
+    fs.writeFileSync(path.join(root, 'many.txt'), Array.from({ length: 250 }, () => 'needle').join('\n'));
+    const r = await call('search_code', { pattern: 'needle', path: 'many.txt' }, deps({ rgPath: null }));
+    expect(r.content.split('\n').filter((l) => l.includes('needle'))).toHaveLength(200);
+    expect(r.content).toMatch(/\[truncated: showing 200 of 250 lines .*read the rest with read_file \| path=\.devx\/tool-output\/search_code-.*offset=201\]/);
     expect((await searchWithJs(root, root, 'TODO', undefined, 1000)).map((m) => m.path)).toEqual(['src/b.ts', 'src/b.ts']);
   });
 });

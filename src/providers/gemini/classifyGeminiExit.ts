@@ -1,8 +1,8 @@
 // Turns a finished `gemini -o json` process into a response or a typed failure.
 // Exit codes measured with @google/gemini-cli 0.61: API errors exit with the HTTP status mod 256
 // (429 -> 173, 400 -> 144, 500 -> 244, 503 -> 247), 41 auth, 52 config, 55 untrusted folder.
-import { BackendError, type BackendErrorKind, type TokenUsage } from './types.js';
-import type { RunResult } from '../util/processRunner.js';
+import { BackendError, type BackendErrorKind, type TokenUsage } from '../types.js';
+import type { RunResult } from '../../util/processRunner.js';
 
 interface GeminiJson {
   session_id?: string;

@@ -1,11 +1,15 @@
 // `devx sessions [--json]`: this project's sessions, oldest first.
-import { parseArgs } from 'node:util';
-import { findProjectRoot } from '../config/paths.js';
-import { listRecords } from '../session/sessionRecord.js';
-import { isAlive } from '../session/sessionLock.js';
+import { defineCommand } from '../command.js';
+import { findProjectRoot } from '../../config/paths.js';
+import { listRecords } from '../../session/sessionRecord.js';
+import { isAlive } from '../../session/sessionLock.js';
 
-export async function runSessionsCommand(argv: string[]): Promise<number> {
-  const { values } = parseArgs({ args: argv, options: { json: { type: 'boolean' } }, strict: true });
+export const sessionsCommand = defineCommand({
+  name: 'sessions',
+  summary: "this project's sessions, oldest first (resume one with devx --resume <id>)",
+  usage: ['sessions [--json]'],
+  flags: { json: { type: 'boolean', desc: 'print the session records as JSON' } },
+  async run({ values }) {
   const root = findProjectRoot(process.cwd());
   // A record still marked live whose process is gone crashed (it is only re-marked at the next start).
   const records = listRecords(root).map((r) => (r.status === 'live' && !isAlive(r.pid) ? { ...r, status: 'crashed' as const } : r));
@@ -23,4 +27,5 @@ export async function runSessionsCommand(argv: string[]): Promise<number> {
   }
   process.stdout.write('Continue one with: devx --resume <id>\n');
   return 0;
-}
+  },
+});

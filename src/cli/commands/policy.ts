@@ -2,13 +2,13 @@
 // the decision a real run would make, with the same effective settings, in headless-with-a-person
 // semantics (ask stays ask). Exit 0 whatever the decision; 2 on bad usage.
 // `--batch` reads one JSON query per stdin line ({"kind":"command","input":"ls"}) and answers each.
-import { parseArgs } from 'node:util';
+import { defineCommand } from '../command.js';
 import { createInterface } from 'node:readline';
-import { createPolicy } from '../policy/createPolicy.js';
-import { builtinTools } from '../tools/registry.js';
-import { UsageError, approvalModeFrom } from './runCli.js';
-import type { PolicyEngine } from '../policy/decide.js';
-import type { Tool } from '../tools/types.js';
+import { createPolicy } from '../../runtime/createPolicy.js';
+import { builtinTools } from '../../tools/registry.js';
+import { UsageError, approvalModeFrom, AGENT_FLAGS } from '../shared.js';
+import type { PolicyEngine } from '../../policy/decide.js';
+import type { Tool } from '../../tools/types.js';
 
 type Kind = 'read' | 'write' | 'list' | 'command';
 const KINDS: Kind[] = ['read', 'write', 'list', 'command'];
@@ -21,21 +21,21 @@ function decide(policy: PolicyEngine, tools: Tool[], kind: Kind, value: string) 
   return { decision: d.decision, reason: d.reason, rule: d.rule };
 }
 
-export async function runPolicyCommand(argv: string[]): Promise<number> {
-  const { values, positionals } = parseArgs({
-    args: argv,
-    options: {
-      json: { type: 'boolean' },
-      read: { type: 'string' },
-      write: { type: 'string' },
-      list: { type: 'string' },
-      command: { type: 'string' },
-      batch: { type: 'boolean' },
-      'approval-mode': { type: 'string' },
-    },
-    allowPositionals: true,
-    strict: true,
-  });
+export const policyCommand = defineCommand({
+  name: 'policy',
+  summary: 'show the decision (allow/ask/deny) a real run would make, its reason and rule',
+  usage: ['policy check [--json] (--read|--write|--list PATH | --command "CMD")', 'policy check --batch < queries.jsonl'],
+  flags: {
+    json: { type: 'boolean', desc: 'print {"decision","reason","rule"}' },
+    read: { type: 'string', value: 'PATH', desc: 'reading this path' },
+    write: { type: 'string', value: 'PATH', desc: 'writing this path' },
+    list: { type: 'string', value: 'PATH', desc: 'listing this directory' },
+    command: { type: 'string', value: 'CMD', desc: 'running this shell command' },
+    batch: { type: 'boolean', desc: 'one JSON query per stdin line: {"kind":"command|read|write|list","input":"..."}' },
+    'approval-mode': AGENT_FLAGS['approval-mode'],
+  },
+  subcommands: [{ name: 'check', usage: 'policy check [--json] (--read|--write|--list PATH | --command "CMD" | --batch)', summary: 'one decision, or one per stdin line' }],
+  async run({ values, positionals }) {
   if (positionals[0] !== 'check' || positionals.length > 1) throw new UsageError('usage: devx policy check [--json] (--read|--write|--list PATH | --command "CMD" | --batch)');
   const given = KINDS.filter((k) => values[k] !== undefined);
   if (given.length + (values.batch ? 1 : 0) !== 1) throw new UsageError('devx policy check takes exactly one of --read, --write, --list, --command or --batch');
@@ -60,4 +60,5 @@ export async function runPolicyCommand(argv: string[]): Promise<number> {
   const out = decide(policy, tools, kind, values[kind]!);
   process.stdout.write(values.json ? `${JSON.stringify(out)}\n` : `${out.decision}: ${out.reason} [${out.rule}]\n`);
   return 0;
-}
+  },
+});

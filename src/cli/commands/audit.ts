@@ -1,10 +1,10 @@
 // `devx audit tail [-n N] [--json] | grep PATTERN | verify` over .devx/audit.jsonl.
 import fs from 'node:fs';
-import { parseArgs } from 'node:util';
-import { findProjectRoot } from '../config/paths.js';
-import { auditFile } from '../audit/auditLog.js';
-import { verifyChain } from '../audit/chainedAppend.js';
-import { UsageError } from './runCli.js';
+import { defineCommand } from '../command.js';
+import { findProjectRoot } from '../../config/paths.js';
+import { auditFile } from '../../audit/auditLog.js';
+import { verifyChain } from '../../audit/chainedAppend.js';
+import { UsageError } from '../shared.js';
 
 function readLines(file: string): string[] {
   try {
@@ -24,8 +24,17 @@ function human(line: string): string {
   }
 }
 
-export async function runAuditCommand(argv: string[]): Promise<number> {
-  const { values, positionals } = parseArgs({ args: argv, options: { n: { type: 'string', short: 'n' }, json: { type: 'boolean' } }, allowPositionals: true, strict: true });
+export const auditCommand = defineCommand({
+  name: 'audit',
+  summary: 'read or verify the hash-chained audit log (.devx/audit.jsonl)',
+  usage: ['audit tail [-n N] [--json]', 'audit grep PATTERN [--json]', 'audit verify'],
+  flags: { n: { type: 'string', short: 'n', value: 'N', desc: 'how many entries tail shows (default 20)' }, json: { type: 'boolean', desc: 'print the raw JSON lines' } },
+  subcommands: [
+    { name: 'tail', usage: 'audit tail [-n N] [--json]', summary: 'the last entries' },
+    { name: 'grep', usage: 'audit grep PATTERN [--json]', summary: 'entries matching a regular expression (exit 1 when none)' },
+    { name: 'verify', usage: 'audit verify', summary: 'check the hash chain; exit 1 with the first broken line' },
+  ],
+  async run({ values, positionals }) {
   const [sub, ...rest] = positionals;
   const file = auditFile(findProjectRoot(process.cwd()));
   const print = (lines: string[]) => process.stdout.write(lines.map((l) => (values.json ? l : human(l))).join('\n') + (lines.length ? '\n' : ''));
@@ -57,4 +66,5 @@ export async function runAuditCommand(argv: string[]): Promise<number> {
     return 1;
   }
   throw new UsageError('usage: devx audit tail [-n N] [--json] | devx audit grep PATTERN | devx audit verify');
-}
+  },
+});

@@ -1,6 +1,7 @@
 // `devx protocol parse`: a reply on stdin, the parse as JSON on stdout (a stable interface).
-import { parseToolCalls } from '../protocol/parseToolCalls.js';
-import { UsageError } from './runCli.js';
+import { parseToolCalls } from '../../protocol/parseToolCalls.js';
+import { UsageError } from '../shared.js';
+import { defineCommand } from '../command.js';
 
 async function readStdin(): Promise<string> {
   const chunks: Buffer[] = [];
@@ -8,7 +9,13 @@ async function readStdin(): Promise<string> {
   return Buffer.concat(chunks).toString('utf8');
 }
 
-export async function runProtocolCommand(args: string[]): Promise<number> {
+export const protocolCommand = defineCommand({
+  name: 'protocol',
+  summary: 'parse a model reply from stdin and print its tool calls and errors as JSON',
+  usage: ['protocol parse < reply.txt'],
+  flags: {},
+  subcommands: [{ name: 'parse', usage: 'protocol parse < reply.txt', summary: 'the calls, errors and warnings of a reply, as one JSON line' }],
+  async run({ positionals: args }) {
   if (args[0] !== 'parse' || args.length > 1) throw new UsageError('usage: devx protocol parse < reply.txt');
   const r = parseToolCalls(await readStdin());
   const out = {
@@ -18,4 +25,5 @@ export async function runProtocolCommand(args: string[]): Promise<number> {
   };
   process.stdout.write(JSON.stringify(out) + '\n');
   return 0;
-}
+  },
+});

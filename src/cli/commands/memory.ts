@@ -2,19 +2,21 @@
 // (and for Claude Code, which can query and store through it).
 import fs from 'node:fs';
 import path from 'node:path';
-import { parseArgs } from 'node:util';
-import { loadEffectiveSettings } from '../config/effectiveSettings.js';
-import { openStore } from '../knowledge/openStore.js';
-import { chunkMarkdown } from '../knowledge/chunkMarkdown.js';
-import { KnowledgeError, type KnowledgeDoc, type KnowledgeFilter } from '../knowledge/types.js';
-import { UsageError } from './runCli.js';
+import { defineCommand } from '../command.js';
+import { loadEffectiveSettings } from '../../config/effectiveSettings.js';
+import { openStore } from '../../knowledge/openStore.js';
+import { chunkMarkdown } from '../../knowledge/chunkMarkdown.js';
+import { KnowledgeError, type KnowledgeDoc, type KnowledgeFilter } from '../../knowledge/types.js';
+import { UsageError } from '../shared.js';
 
-const USAGE = `usage:
-  devx memory add "<content>" [--type T] [--tags a,b] [--project P] [--agent A] [--json]
-  devx memory search "<query>" [--limit N] [--type T] [--tags a,b] [--project P] [--agent A] [--json]
-  devx memory list [--limit N] [--type T] [--tags a,b] [--project P] [--agent A] [--json]
-  devx memory delete <id>... [--json]
-  devx memory import <dir> [--type T] [--tags a,b] [--project P] [--agent A] [--json]`;
+const SUBCOMMANDS = [
+  { name: 'add', usage: 'memory add "<content>" [--type T] [--tags a,b] [--project P] [--agent A] [--json]', summary: 'store a note' },
+  { name: 'search', usage: 'memory search "<query>" [--limit N] [--type T] [--tags a,b] [--project P] [--agent A] [--json]', summary: 'find notes by meaning and words' },
+  { name: 'list', usage: 'memory list [--limit N] [--type T] [--tags a,b] [--project P] [--agent A] [--json]', summary: 'the newest notes' },
+  { name: 'delete', usage: 'memory delete <id>... [--json]', summary: 'remove notes by id' },
+  { name: 'import', usage: 'memory import <dir> [--type T] [--tags a,b] [--project P] [--agent A] [--json]', summary: 'store every Markdown file under a folder, chunked by heading' },
+];
+const USAGE = `usage:\n${SUBCOMMANDS.map((s) => `  devx ${s.usage}`).join('\n')}`;
 
 function listMarkdown(dir: string): string[] {
   const out: string[] = [];
@@ -30,26 +32,25 @@ function listMarkdown(dir: string): string[] {
   return out.sort();
 }
 
-export async function runMemoryCommand(argv: string[]): Promise<number> {
-  const { values, positionals } = parseArgs({
-    args: argv,
-    options: {
-      json: { type: 'boolean' },
-      type: { type: 'string' },
-      tags: { type: 'string' },
-      project: { type: 'string' },
-      agent: { type: 'string' },
-      limit: { type: 'string' },
-      collection: { type: 'string' },
-      help: { type: 'boolean', short: 'h' },
-    },
-    allowPositionals: true,
-    strict: true,
-  });
+export const memoryCommand = defineCommand({
+  name: 'memory',
+  summary: 'the knowledge store: add, search, list, delete, import',
+  usage: SUBCOMMANDS.map((s) => s.usage),
+  flags: {
+    json: { type: 'boolean', desc: 'machine-readable output' },
+    type: { type: 'string', value: 'T', desc: 'entry type (note, research, decision, ...)' },
+    tags: { type: 'string', value: 'a,b', desc: 'comma-separated tags' },
+    project: { type: 'string', value: 'P', desc: 'project name (default: this project)' },
+    agent: { type: 'string', value: 'A', desc: 'who wrote it (default: user)' },
+    limit: { type: 'string', value: 'N', desc: 'how many results (default 10)' },
+    collection: { type: 'string', value: 'name', desc: 'the collection (default: settings, else devx)' },
+  },
+  subcommands: SUBCOMMANDS,
+  async run({ values, positionals }) {
   const [sub, ...rest] = positionals;
-  if (values.help || !sub) {
+  if (!sub) {
     process.stdout.write(`${USAGE}\n`);
-    return values.help ? 0 : 2;
+    return 2;
   }
   const { root, home, settings } = loadEffectiveSettings({ cwd: process.cwd(), env: process.env });
   const store = openStore({ env: process.env, devxHome: home, collection: values.collection ?? settings.knowledge.collection, embeddings: settings.knowledge.embeddings, cwd: root });
@@ -58,7 +59,7 @@ export async function runMemoryCommand(argv: string[]): Promise<number> {
   const limit = values.limit ? Number(values.limit) : 10;
   if (!Number.isInteger(limit) || limit < 1) throw new UsageError('--limit takes a positive whole number');
   const meta = (extra: { source?: string } = {}) => ({
-    agent: values.agent ?? 'gemini',
+    agent: values.agent ?? 'user',
     timestamp: new Date().toISOString(),
     project: values.project ?? path.basename(root),
     type: values.type ?? 'note',
@@ -122,4 +123,5 @@ export async function runMemoryCommand(argv: string[]): Promise<number> {
     }
     throw err;
   }
-}
+  },
+});

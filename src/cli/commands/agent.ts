@@ -2,33 +2,34 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { spawnSync } from 'node:child_process';
-import { parseArgs } from 'node:util';
 import readlineSync from 'readline-sync';
-import { createAgent, type Agent } from './createAgent.js';
-import { UsageError, approvalModeFrom, checkBinaries, EXIT } from './runCli.js';
-import { loadAgents, type AgentDef } from '../agents/loadAgents.js';
-import { applyAgent, AgentConfigError } from '../agents/applyAgent.js';
-import { TaskQueue, renderStatusTable } from '../agents/taskQueue.js';
-import { runTasks } from '../agents/runTasks.js';
-import { suggestAgent } from '../agents/suggestAgent.js';
-import { runTurn } from '../agent/loop.js';
-import { createRenderer } from './renderEvents.js';
-import { createAuditSubscriber } from '../audit/auditLog.js';
-import { devxHome, findProjectRoot } from '../config/paths.js';
-import { packageRoot } from '../util/packageRoot.js';
+import { UsageError, approvalModeFrom, EXIT, AGENT_FLAGS } from '../shared.js';
+import { defineCommand } from '../command.js';
+import { findAgent, loadAgents, PersonaError, type AgentDef } from '../../personas/loadAgents.js';
+import { TaskQueue, renderStatusTable } from '../../tasks/taskQueue.js';
+import { runTasks } from '../../tasks/runTasks.js';
+import { suggestAgent } from '../../personas/suggestAgent.js';
+import { runHeadless } from '../../runtime/runHeadless.js';
+import { checkBinaries } from '../../runtime/checkBinaries.js';
+import { createRenderer } from '../renderEvents.js';
+import { devxHome, findProjectRoot } from '../../config/paths.js';
+import { packageRoot } from '../../util/packageRoot.js';
 
-export const AGENT_USAGE = `usage:
-  devx agent list                         agents from both scopes (project overrides user)
-  devx agent show <name>                  the resolved definition
-  devx agent run <name> "<prompt>" [then <name> "<prompt>"]...  one-shot run, answers chained
-        [--model M] [--provider gemini] [--dry-run] [--yes]
-  devx agent start <name> "<prompt>"      queue a task
-  devx agent run [--all] [--parallel N]   run the oldest pending task (or drain the queue)
-  devx agent status [--json]              the task table
-  devx agent cancel <id> | retry <id>
-  devx agent create [--name N] [--description D] [--template T] [--scope project|user]
-  devx agent edit <name> | rm <name> [--scope project|user]
-  devx agent suggest "<prompt>"           which agent fits a task`;
+const SUBCOMMANDS = [
+  { name: 'list', usage: 'agent list [--json]', summary: 'agents from both scopes (project overrides user), with broken files reported' },
+  { name: 'show', usage: 'agent show <name> [--json]', summary: 'the resolved definition' },
+  { name: 'use', usage: 'agent use <name>', summary: 'how to switch persona (in the REPL: /agent use <name>)' },
+  { name: 'run', usage: 'agent run <name> "<prompt>" [then <name> "<prompt>"]... [--model M] [--provider P] [--dry-run] [--yes]  |  agent run [--all] [--parallel N]', summary: 'a one-shot run (answers chained), or the oldest pending task (or the whole queue)' },
+  { name: 'start', usage: 'agent start <name> "<prompt>"', summary: 'queue a task' },
+  { name: 'status', usage: 'agent status [--json]', summary: 'the task table' },
+  { name: 'cancel', usage: 'agent cancel <id>', summary: 'cancel a pending or running task' },
+  { name: 'retry', usage: 'agent retry <id>', summary: 'queue a failed, blocked or cancelled task again' },
+  { name: 'create', usage: 'agent create [--name N] [--description D] [--template T] [--scope project|user]', summary: 'a new agent file from a template' },
+  { name: 'edit', usage: 'agent edit <name>', summary: "open the agent's file in $EDITOR" },
+  { name: 'rm', usage: 'agent rm <name> [--scope project|user]', summary: "remove the agent's file" },
+  { name: 'suggest', usage: 'agent suggest "<prompt>"', summary: 'which agent fits a task' },
+];
+export const AGENT_USAGE = `usage:\n${SUBCOMMANDS.map((c) => `  devx ${c.usage}`).join('\n')}`;
 
 const TEMPLATES = ['code-reviewer', 'test-runner', 'docs-writer', 'release-bot'];
 
@@ -65,34 +66,34 @@ export function parseChain(words: string[]): { agent: string; prompt: string }[]
   return steps;
 }
 
-async function oneShot(agent: Agent, steps: { agent: string; prompt: string }[], flags: { model?: string; provider?: string; 'dry-run'?: boolean; json?: boolean }): Promise<number> {
-  const loaded = loadAgents(agent.root, agent.userHome, agent.devxHome);
-  const audit = createAuditSubscriber(agent.auditPath, agent.session);
-  agent.subListeners.push(audit);
+type RunFlags = { model?: string; provider?: string; 'dry-run'?: boolean; json?: boolean; yes?: boolean; 'approval-mode'?: string };
+
+async function oneShot(root: string, steps: { agent: string; prompt: string }[], flags: RunFlags): Promise<number> {
+  const loaded = loadAgents(root, process.env.HOME ?? '', devxHome(process.env));
+  // Every agent named is checked before anything runs.
+  const defs = steps.map((step) => findAgent(loaded, step.agent));
   let previous: { agent: string; answer: string } | null = null;
-  const results: { agent: string; status: string; answer?: string }[] = [];
-  for (const step of steps) {
-    const def = loaded.agents.get(step.agent);
-    if (!def) throw new UsageError(`no agent named "${step.agent}". Known: ${[...loaded.agents.keys()].join(', ') || '(none)'}`);
-    let deps;
-    try {
-      deps = applyAgent(agent.deps, agent.tools, agent.root, def, { model: flags.model, provider: flags.provider });
-    } catch (err) {
-      if (err instanceof AgentConfigError) throw new UsageError(err.message);
-      throw err;
-    }
-    if (flags['dry-run']) deps = { ...deps, dryRun: true };
+  const results: { agent: string; status: string; answer?: string; error?: string }[] = [];
+  for (const [i, step] of steps.entries()) {
+    const def = defs[i];
     const input = previous ? `${step.prompt}\n\nInput from the previous step (${previous.agent}):\n${previous.answer}` : step.prompt;
     if (steps.length > 1) process.stderr.write(`── ${def.name}\n`);
     const render = createRenderer({ out: process.stderr, answerOut: flags.json ? null : process.stdout });
-    const r = await runTurn(deps, [], input, {
-      signal: new AbortController().signal,
-      emit: (e) => {
-        audit(e);
-        render.onEvent(e);
-      },
+    const r = await runHeadless({
+      prompt: input,
+      cwd: process.cwd(),
+      persona: def,
+      model: flags.model,
+      provider: flags.provider,
+      approval: flags.yes ? 'yolo' : approvalModeFrom(flags),
+      dryRun: flags['dry-run'],
+      onEvent: render.onEvent,
     });
-    results.push({ agent: def.name, status: r.status, answer: r.answer });
+    results.push({ agent: def.name, status: r.status, answer: r.answer, error: r.error?.message });
+    if (r.error?.kind === 'binary_missing') {
+      process.stderr.write(`${r.error.message}\n`);
+      return EXIT.missingBinary;
+    }
     if (r.status !== 'answered') break;
     previous = { agent: def.name, answer: r.answer ?? '' };
   }
@@ -100,27 +101,37 @@ async function oneShot(agent: Agent, steps: { agent: string; prompt: string }[],
   return results.every((r) => r.status === 'answered') && results.length === steps.length ? EXIT.ok : EXIT.failed;
 }
 
-export async function runAgentCommand(argv: string[]): Promise<number> {
-  const { values, positionals } = parseArgs({
-    args: argv,
-    options: {
-      json: { type: 'boolean' },
-      all: { type: 'boolean' },
-      parallel: { type: 'string' },
-      model: { type: 'string', short: 'm' },
-      provider: { type: 'string' },
-      'dry-run': { type: 'boolean' },
-      yes: { type: 'boolean', short: 'y' },
-      'approval-mode': { type: 'string' },
-      scope: { type: 'string' },
-      name: { type: 'string' },
-      description: { type: 'string' },
-      template: { type: 'string' },
-      lease: { type: 'string' },
-    },
-    allowPositionals: true,
-    strict: true,
-  });
+export const agentCommand = defineCommand({
+  name: 'agent',
+  summary: 'agent personas and the task queue: list, show, run, start, status, create, ...',
+  usage: SUBCOMMANDS.map((c) => c.usage),
+  flags: {
+    json: { type: 'boolean', desc: 'machine-readable output (list, show, status, run)' },
+    all: { type: 'boolean', desc: 'run: drain the whole queue' },
+    parallel: { type: 'string', value: 'N', desc: 'run: how many tasks at once (1-32)' },
+    model: AGENT_FLAGS.model,
+    provider: AGENT_FLAGS.provider,
+    'dry-run': { type: 'boolean', desc: 'run: show each call and what the policy would decide, run nothing' },
+    yes: AGENT_FLAGS.yes,
+    'approval-mode': AGENT_FLAGS['approval-mode'],
+    scope: { type: 'string', value: 'project|user', desc: 'create, rm: which scope' },
+    name: { type: 'string', value: 'N', desc: 'create: the agent name' },
+    description: { type: 'string', value: 'D', desc: 'create: its description' },
+    template: { type: 'string', value: 'T', desc: `create: one of ${TEMPLATES.join(', ')}` },
+    lease: { type: 'string', value: 'SECONDS', desc: 'run: task lease before another runner may take it over (default 120)' },
+  },
+  subcommands: SUBCOMMANDS,
+  async run({ values, positionals }) {
+    try {
+      return await agentMain(values, positionals);
+    } catch (err) {
+      if (err instanceof PersonaError) throw new UsageError(err.message);
+      throw err;
+    }
+  },
+});
+
+async function agentMain(values: RunFlags & { all?: boolean; parallel?: string; scope?: string; name?: string; description?: string; template?: string; lease?: string }, positionals: string[]): Promise<number> {
   const [sub, ...rest] = positionals;
   const root = findProjectRoot(process.cwd());
   const w = where(root);
@@ -137,8 +148,8 @@ export async function runAgentCommand(argv: string[]): Promise<number> {
       return l.errors.length ? EXIT.failed : EXIT.ok;
     }
     case 'show': {
-      const a = loadAgents(root, w.home, w.devx).agents.get(rest[0] ?? '');
-      if (!a) throw new UsageError(`no agent named "${rest[0] ?? ''}"`);
+      if (!rest[0]) throw new UsageError('usage: devx agent show <name>');
+      const a = findAgent(loadAgents(root, w.home, w.devx), rest[0]);
       process.stdout.write(`${values.json ? JSON.stringify(a, null, 2) : describeAgent(a)}\n`);
       return EXIT.ok;
     }
@@ -152,8 +163,7 @@ export async function runAgentCommand(argv: string[]): Promise<number> {
     }
     case 'start': {
       if (rest.length !== 2) throw new UsageError('usage: devx agent start <agent> "<prompt>"');
-      const agents = loadAgents(root, w.home, w.devx).agents;
-      if (!agents.has(rest[0])) throw new UsageError(`no agent named "${rest[0]}". Known: ${[...agents.keys()].join(', ') || '(none)'}`);
+      findAgent(loadAgents(root, w.home, w.devx), rest[0]);
       const t = await queue.start(rest[0], rest[1]);
       process.stdout.write(values.json ? `${JSON.stringify(t)}\n` : `Task ${t.taskId} created for agent '${rest[0]}' and is now pending.\n`);
       return EXIT.ok;
@@ -214,32 +224,25 @@ export async function runAgentCommand(argv: string[]): Promise<number> {
       return r.status === 0 ? EXIT.ok : EXIT.failed;
     }
     case 'run': {
-      const agent = await createAgent({ cwd: process.cwd(), env: process.env, yes: values.yes, approvalMode: approvalModeFrom(values) });
-      try {
-        const missing = checkBinaries(agent, process.env);
-        if (missing) {
-          process.stderr.write(`${missing}\n`);
-          return EXIT.missingBinary;
-        }
-        if (rest.length) return await oneShot(agent, parseChain(rest), values);
-        const parallel = values.parallel ? Number(values.parallel) : 1;
-        if (!Number.isInteger(parallel) || parallel < 1 || parallel > 32) throw new UsageError('--parallel takes a whole number from 1 to 32');
-        const audit = createAuditSubscriber(agent.auditPath, agent.session);
-        agent.subListeners.push(audit);
-        const ran = await runTasks(agent, queue, {
-          all: Boolean(values.all),
-          parallel,
-          leaseMs: values.lease ? Number(values.lease) * 1000 : 120_000,
-          model: values.model,
-          onEvent: audit,
-          onTaskStart: (t) => process.stderr.write(`running ${t.taskId} (${t.agent}, attempt ${t.attempts})\n`),
-          onTaskEnd: (t) => process.stdout.write(`Orchestrator finished task ${t.taskId}: ${t.status}.\n`),
-        });
-        if (!ran.length) process.stdout.write('No pending agent tasks found.\n');
-        return ran.every((t) => t.status === 'complete') ? EXIT.ok : EXIT.failed;
-      } finally {
-        agent.dispose();
+      if (rest.length) return await oneShot(root, parseChain(rest), values);
+      const parallel = values.parallel ? Number(values.parallel) : 1;
+      if (!Number.isInteger(parallel) || parallel < 1 || parallel > 32) throw new UsageError('--parallel takes a whole number from 1 to 32');
+      const missing = checkBinaries({ cwd: process.cwd(), env: process.env, provider: values.provider });
+      if (missing) {
+        process.stderr.write(`${missing}\n`);
+        return EXIT.missingBinary;
       }
+      const ran = await runTasks(queue, {
+        all: Boolean(values.all),
+        parallel,
+        leaseMs: values.lease ? Number(values.lease) * 1000 : 120_000,
+        model: values.model,
+        run: { cwd: process.cwd(), env: process.env, provider: values.provider, approval: values.yes ? 'yolo' : approvalModeFrom(values) },
+        onTaskStart: (t) => process.stderr.write(`running ${t.taskId} (${t.agent}, attempt ${t.attempts})\n`),
+        onTaskEnd: (t) => process.stdout.write(`Orchestrator finished task ${t.taskId}: ${t.status}${t.error && t.status !== 'complete' ? ` (${t.error})` : ''}.\n`),
+      });
+      if (!ran.length) process.stdout.write('No pending agent tasks found.\n');
+      return ran.every((t) => t.status === 'complete') ? EXIT.ok : EXIT.failed;
     }
     default:
       throw new UsageError(AGENT_USAGE);

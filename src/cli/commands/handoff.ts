@@ -1,30 +1,29 @@
 // `devx handoff --to claude`: write HANDOFF.md (CLAUDE_TURN: READY) from the conversation and stop.
 // `devx handoff --wait`: wait for GEMINI_TURN: READY, run a session seeded with the handoff, hand back.
 import fs from 'node:fs';
-import { parseArgs } from 'node:util';
-import { findProjectRoot } from '../config/paths.js';
-import { handoffPath, parseHandoff, bullets } from '../session/handoff.js';
-import { UsageError, approvalModeFrom, checkBinaries, EXIT, overridesFrom } from './runCli.js';
-import { endSession, EXIT_BUSY, SessionBusyError, sessionSink, startSession } from './startSession.js';
-import { runTurn } from '../agent/loop.js';
-import { createRenderer } from './renderEvents.js';
+import { findProjectRoot } from '../../config/paths.js';
+import { handoffPath, parseHandoff, bullets } from '../../session/handoff.js';
+import { AGENT_FLAGS, UsageError, EXIT, withSession } from '../shared.js';
+import { endSession } from '../../runtime/startSession.js';
+import { createRenderer } from '../renderEvents.js';
+import { defineCommand } from '../command.js';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-export async function runHandoffCommand(argv: string[]): Promise<number> {
-  const { values } = parseArgs({
-    args: argv,
-    options: {
-      to: { type: 'string' },
-      wait: { type: 'boolean' },
-      timeout: { type: 'string' },
-      interval: { type: 'string' },
-      yes: { type: 'boolean', short: 'y' },
-      'approval-mode': { type: 'string' },
-      model: { type: 'string', short: 'm' },
-    },
-    strict: true,
-  });
+export const handoffCommand = defineCommand({
+  name: 'handoff',
+  summary: 'hand the work to Claude Code through HANDOFF.md, or wait for it to hand back',
+  usage: ['handoff --to claude', 'handoff --wait [--timeout SECONDS] [--interval MS]'],
+  flags: {
+    to: { type: 'string', value: 'claude', desc: 'write HANDOFF.md (CLAUDE_TURN: READY) from the conversation and stop' },
+    wait: { type: 'boolean', desc: 'wait for GEMINI_TURN: READY in HANDOFF.md, work on it, then hand back' },
+    timeout: { type: 'string', value: 'SECONDS', desc: 'with --wait: give up after this long' },
+    interval: { type: 'string', value: 'MS', desc: 'with --wait: how often to look (default 1000)' },
+    yes: AGENT_FLAGS.yes,
+    'approval-mode': AGENT_FLAGS['approval-mode'],
+    model: AGENT_FLAGS.model,
+  },
+  async run({ values }) {
   if (Boolean(values.to) === Boolean(values.wait)) throw new UsageError('usage: devx handoff --to claude | devx handoff --wait [--timeout SECONDS]');
   if (values.to && values.to !== 'claude') throw new UsageError('devx handoff --to takes "claude"');
   const root = findProjectRoot(process.cwd());
@@ -45,41 +44,25 @@ export async function runHandoffCommand(argv: string[]): Promise<number> {
     }
   }
 
-  let s;
-  try {
-    s = await startSession({ cwd: process.cwd(), env: process.env, overrides: overridesFrom({ model: values.model }), yes: values.yes, approvalMode: approvalModeFrom(values) });
-  } catch (err) {
-    if (!(err instanceof SessionBusyError)) throw err;
-    process.stderr.write(`devx: ${err.message}\n`);
-    return EXIT_BUSY;
-  }
-  try {
-    const missing = checkBinaries(s.agent, process.env);
-    if (missing) {
-      process.stderr.write(`${missing}\n`);
-      return EXIT.missingBinary;
-    }
+  return withSession(values, { info: process.stderr }, async (s) => {
     let status: number = EXIT.ok;
+    let failed = false;
     if (values.wait) {
       const h = parseHandoff(fs.readFileSync(handoffPath(root), 'utf8'));
       const next = bullets(h.sections.Next);
       const prompt = `It is your turn (GEMINI_TURN) in HANDOFF.md. Work on what it asks${next.length ? `:\n${next.map((n) => `- ${n}`).join('\n')}` : '.'}\nAnswer its open questions where you can. When you are done, reply with a short summary.`;
-      const sink = sessionSink(s);
       const render = createRenderer({ out: process.stderr, answerOut: process.stdout });
-      const result = await runTurn(s.agent.deps, [...s.agent.history], prompt, {
-        signal: new AbortController().signal,
-        emit: (e) => {
-          sink(e);
-          render.onEvent(e);
-        },
-      });
-      if (result.status !== 'answered') status = EXIT.failed;
+      s.run.subscribe(render.onEvent);
+      const result = await s.run.prompt(prompt);
+      if (result.status !== 'answered') {
+        status = EXIT.failed;
+        failed = true;
+      }
     }
-    const note = await endSession(s, 'CLAUDE_TURN');
+    const setting = s.run.agent.settings.handoff;
+    const note = await endSession(s, { draft: setting === 'off' ? 'plain' : failed ? 'plain' : setting, turn: 'CLAUDE_TURN' });
     process.stderr.write(`devx: ${note || 'HANDOFF.md written.'} It is Claude's turn (CLAUDE_TURN: READY).\n`);
     return status;
-  } finally {
-    s.session.abandon();
-    s.agent.dispose();
-  }
-}
+  });
+  },
+});

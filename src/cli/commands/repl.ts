@@ -1,0 +1,148 @@
+// The interactive session. With a TTY it prompts, confirms commands and shows a spinner; with piped
+// stdin it runs the lines as a script (nobody to ask, so actions that need approval are refused
+// unless --yes was given).
+import readline from 'node:readline';
+import type { AgentRun } from '../../runtime/agentRun.js';
+import { applyResume, endSession, handoffFor } from '../../runtime/startSession.js';
+import { renderCheckpoint } from '../../tools/todo.js';
+import { AGENT_FLAGS, EXIT, withSession } from '../shared.js';
+import { defineCommand } from '../command.js';
+import { createRenderer } from '../renderEvents.js';
+import { describeArgs } from '../../tools/registry.js';
+import { REPL_HELP } from '../help.js';
+import type { ApprovalAnswer, ApprovalRequest } from '../../tools/runToolCall.js';
+import { makeVisible } from '../visible.js';
+import { handleAgentSlash, maybeDelegate, switchAgent } from '../agentSlash.js';
+import { packageVersion } from '../../util/packageRoot.js';
+
+/** Lines from readline as an awaitable queue, so piped input is never dropped between prompts. */
+function lineQueue(rl: readline.Interface) {
+  const lines: string[] = [];
+  const waiters: ((l: string | null) => void)[] = [];
+  let closed = false;
+  rl.on('line', (l) => (waiters.length ? waiters.shift()!(l) : lines.push(l)));
+  rl.on('close', () => {
+    closed = true;
+    while (waiters.length) waiters.shift()!(null);
+  });
+  return (): Promise<string | null> => {
+    if (lines.length) return Promise.resolve(lines.shift()!);
+    if (closed) return Promise.resolve(null);
+    return new Promise((resolve) => waiters.push(resolve));
+  };
+}
+
+function printHistory(run: AgentRun, out: NodeJS.WritableStream): void {
+  if (!run.history.length) {
+    out.write('(no conversation yet)\n');
+    return;
+  }
+  for (const m of run.history) {
+    const first = m.content.split('\n')[0].slice(0, 100);
+    const more = m.content.includes('\n') ? ` (+${m.content.split('\n').length - 1} lines)` : '';
+    out.write(`${m.at.slice(11, 19)} ${m.role.padEnd(9)} ${first}${more}\n`);
+  }
+}
+
+export const replCommand = defineCommand({
+  name: 'repl',
+  summary: 'the interactive session (the default when no command is given)',
+  usage: ['[options]', 'repl [options]'],
+  flags: {
+    ...AGENT_FLAGS,
+    resume: { type: 'string', value: 'id', desc: 'continue a session (default: the one that crashed, else the last)' },
+    agent: { type: 'string', value: 'name', desc: 'start as this agent persona' },
+  },
+  run: ({ values }) => runRepl(values),
+});
+
+async function runRepl(flags: { resume?: string; agent?: string } & Parameters<typeof withSession>[0]): Promise<number> {
+  const interactive = Boolean(process.stdin.isTTY);
+  const out = process.stdout;
+  const info = interactive ? out : process.stderr;
+  const rl = readline.createInterface({ input: process.stdin, output: out, terminal: interactive, prompt: 'devx> ' });
+  const nextLine = lineQueue(rl);
+
+  const askApproval = async (req: ApprovalRequest): Promise<ApprovalAnswer> => {
+    out.write(`\n? devx wants to ${makeVisible(req.summary)}\n  (${req.decision.reason})\n  Allow? [y]es / [n]o / [a]lways this session: `);
+    const answer = (await nextLine())?.trim().toLowerCase() ?? 'n';
+    if (answer === 'a' || answer === 'always') return 'always';
+    return answer === 'y' || answer === 'yes' ? 'yes' : 'no';
+  };
+
+  try {
+    return await withSession(flags, { info, prompt: interactive ? askApproval : undefined }, async (started) => {
+      const { run, session } = started;
+      info.write(`devx ${packageVersion()} · ${run.agent.root} · ${run.agent.settings.provider} · model ${run.agent.settings.model}${run.history.length ? ` · ${run.history.length} messages of history (/clear to start over)` : ''}\n`);
+      if (started.orientation) info.write(`${started.orientation}\n`);
+      if (flags.resume) info.write(`${applyResume(started, flags.resume) ?? 'no earlier session to resume'}\n`);
+      if (flags.agent) out.write(`${switchAgent(started, flags.agent)}\n`);
+      if (interactive) info.write('Type a task, or /help.\n');
+
+      const render = createRenderer({ out, answerOut: out });
+      run.subscribe(render.onEvent);
+      let running: AbortController | null = null;
+      let armedExit = false;
+      let lastFailed = false;
+      const onInterrupt = () => {
+        if (running) {
+          running.abort();
+          return;
+        }
+        if (armedExit) {
+          rl.close();
+          return;
+        }
+        armedExit = true;
+        out.write('\n(press Ctrl-C again to exit, or type /exit)\n');
+        if (interactive) rl.prompt();
+      };
+      rl.on('SIGINT', onInterrupt);
+      process.on('SIGINT', onInterrupt);
+      try {
+        for (;;) {
+          if (interactive) rl.prompt();
+          const line = await nextLine();
+          if (line === null) break;
+          armedExit = false;
+          const input = line.trim();
+          if (!input) continue;
+          if (input.startsWith('/')) {
+            const [cmd] = input.split(/\s+/);
+            if (cmd === '/exit' || cmd === '/quit') break;
+            if (cmd === '/agent' || cmd.startsWith('/agent:')) {
+              await handleAgentSlash(input, started, out);
+              continue;
+            } else if (cmd === '/help') out.write(`${REPL_HELP}\n`);
+            else if (cmd === '/tools') {
+              for (const t of run.agent.tools) out.write(`  ${[t.name, ...describeArgs(t).map((a) => (a.optional ? `[${a.name}]` : a.name))].join(' | ')}\n`);
+            } else if (cmd === '/history') printHistory(run, out);
+            else if (cmd === '/todos') out.write(`${renderCheckpoint(session.getCheckpoint())}\n`);
+            else if (cmd === '/resume') out.write(`${applyResume(started, input.split(/\s+/)[1]) ?? 'no earlier session to resume'}\n`);
+            else if (cmd === '/clear') {
+              run.reset();
+              out.write('Conversation cleared.\n');
+            } else out.write(`unknown command ${cmd}; /help lists them\n`);
+            continue;
+          }
+          if (!interactive) out.write(`devx> ${input}\n`);
+          await maybeDelegate(input, started, out, interactive ? nextLine : null);
+          running = new AbortController();
+          const r = await run.prompt(input, { signal: running.signal });
+          lastFailed = r.status === 'error';
+          running = null;
+        }
+      } finally {
+        process.off('SIGINT', onInterrupt);
+        render.stop();
+      }
+      const draft = handoffFor(started, { interactive: true, failed: lastFailed });
+      if (draft === 'model') info.write('Writing HANDOFF.md…\n');
+      const note = await endSession(started, { draft });
+      if (note) info.write(`${note}\n`);
+      return EXIT.ok;
+    });
+  } finally {
+    rl.close();
+  }
+}

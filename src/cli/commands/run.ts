@@ -1,0 +1,66 @@
+// `devx run "<prompt>"`: one task, headless, then exit with a status code.
+import { AGENT_FLAGS, EXIT, UsageError, withSession } from '../shared.js';
+import { defineCommand } from '../command.js';
+import { createRenderer } from '../renderEvents.js';
+import { applyResume, endSession, handoffFor } from '../../runtime/startSession.js';
+import type { AgentEvent } from '../../core/loop.js';
+
+export const runCommand = defineCommand({
+  name: 'run',
+  summary: 'run one task headless, then exit (0 answered, 1 failed, 130 cancelled)',
+  usage: ['run "<prompt>" [options]'],
+  flags: {
+    ...AGENT_FLAGS,
+    json: { type: 'boolean', desc: 'print a machine-readable transcript on stdout' },
+    resume: { type: 'string', value: 'id', desc: 'continue an earlier session (default: the one that crashed, else the last)' },
+    handoff: { type: 'boolean', desc: 'write HANDOFF.md at the end (one-shot runs write none unless asked)' },
+  },
+  async run({ values: flags, positionals }) {
+    if (positionals.length === 0) throw new UsageError('devx run needs a prompt: devx run "fix the failing test"');
+    const prompt = positionals.join(' ');
+    return withSession(flags, { info: process.stderr }, async (started) => {
+      const { run } = started;
+      if (started.orientation) process.stderr.write(`${started.orientation}\n`);
+      if (flags.resume) process.stderr.write(`${applyResume(started, flags.resume) ?? 'devx: no earlier session to resume'}\n`);
+      const events: AgentEvent[] = [];
+      const render = createRenderer({ out: process.stderr, answerOut: flags.json ? null : process.stdout });
+      run.subscribe((e) => {
+        events.push(e);
+        render.onEvent(e);
+      });
+      // Ctrl-C or SIGTERM before the turn ends still ends the session cleanly (lock, record).
+      const controller = new AbortController();
+      const onSignal = () => controller.abort();
+      process.on('SIGINT', onSignal);
+      process.on('SIGTERM', onSignal);
+      let result;
+      try {
+        result = await run.prompt(prompt, { signal: controller.signal });
+      } finally {
+        process.off('SIGINT', onSignal);
+        process.off('SIGTERM', onSignal);
+      }
+      if (flags.json) {
+        const usage = events.flatMap((e) => (e.type === 'model_response' && e.usage ? [e.usage] : []));
+        const transcript = {
+          status: result.status,
+          answer: result.answer ?? null,
+          error: result.error ?? null,
+          rounds: result.rounds,
+          root: run.agent.root,
+          messages: result.added,
+          toolCalls: events.flatMap((e) => (e.type === 'tool_end' ? [{ tool: e.outcome.tool, args: e.outcome.args, status: e.outcome.status, decision: e.outcome.decision?.decision, durationMs: e.outcome.durationMs }] : [])),
+          usage: { input: usage.reduce((n, u) => n + (u.input ?? 0), 0), output: usage.reduce((n, u) => n + (u.output ?? 0), 0) },
+        };
+        process.stdout.write(`${JSON.stringify(transcript, null, 2)}\n`);
+      }
+      const draft = handoffFor(started, { asked: flags.handoff, cancelled: result.status === 'cancelled', failed: result.status !== 'answered' });
+      const note = await endSession(started, { draft });
+      if (note) process.stderr.write(`devx: ${note}\n`);
+      if (result.status === 'answered') return EXIT.ok;
+      if (result.status === 'cancelled') return EXIT.cancelled;
+      if (result.error?.kind === 'binary_missing') return EXIT.missingBinary;
+      return EXIT.failed;
+    });
+  },
+});

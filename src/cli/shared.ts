@@ -1,0 +1,98 @@
+// What every command shares: exit codes, usage errors, the session flags and the session block.
+import type { Writable } from 'node:stream';
+import { APPROVAL_MODES, type ApprovalMode } from '../policy/decide.js';
+import { SessionBusyError, startSession, type Started } from '../runtime/startSession.js';
+import type { ApprovalAnswer, ApprovalRequest } from '../tools/runToolCall.js';
+import type { FlagSpec } from './command.js';
+
+export const EXIT = { ok: 0, failed: 1, usage: 2, missingBinary: 3, busy: 4, cancelled: 130 } as const;
+
+export class UsageError extends Error {}
+
+/** Flags of every command that starts an agent. */
+export const AGENT_FLAGS = {
+  model: { type: 'string', short: 'm', value: 'name', desc: 'model (default: settings "model", else the provider\'s default)' },
+  provider: { type: 'string', value: 'id', desc: 'model provider (default: settings "provider", else gemini)' },
+  'fallback-model': { type: 'string', value: 'name', desc: 'model to use once every account is out of quota' },
+  yes: { type: 'boolean', short: 'y', desc: 'approve every action that would ask (= --approval-mode yolo; a deny stays a deny)' },
+  'approval-mode': { type: 'string', value: 'mode', desc: `${APPROVAL_MODES.join(' | ')}` },
+  'max-rounds': { type: 'string', value: 'n', desc: 'tool rounds per turn before stopping (default 25)' },
+} as const satisfies Record<string, FlagSpec>;
+
+export interface AgentFlagValues {
+  model?: string;
+  provider?: string;
+  'fallback-model'?: string;
+  yes?: boolean;
+  'approval-mode'?: string;
+  'max-rounds'?: string;
+}
+
+export function approvalModeFrom(flags: { 'approval-mode'?: string }): ApprovalMode | undefined {
+  const m = flags['approval-mode'];
+  if (m === undefined) return undefined;
+  const norm = m.replace('_', '-') as ApprovalMode;
+  if (!APPROVAL_MODES.includes(norm)) throw new UsageError(`--approval-mode takes one of ${APPROVAL_MODES.join(', ')}; got "${m}"`);
+  return norm;
+}
+
+export function overridesFrom(flags: AgentFlagValues) {
+  const rounds = flags['max-rounds'];
+  if (rounds !== undefined && !/^\d+$/.test(rounds)) throw new UsageError(`--max-rounds takes a whole number, got "${rounds}"`);
+  return {
+    model: flags.model,
+    provider: flags.provider,
+    fallbackModel: flags['fallback-model'],
+    maxToolRounds: rounds ? Number(rounds) : undefined,
+  };
+}
+
+/**
+ * Starts a session for a command, runs `fn`, and always releases it: a busy project is exit 4, a
+ * missing provider binary exit 3, and settings warnings are printed first.
+ */
+export async function withSession(
+  flags: AgentFlagValues,
+  io: { info: Writable; prompt?: (req: ApprovalRequest) => Promise<ApprovalAnswer> },
+  fn: (s: Started) => Promise<number>,
+): Promise<number> {
+  let s: Started;
+  try {
+    s = await startSession({ cwd: process.cwd(), env: process.env, overrides: overridesFrom(flags), yes: flags.yes, approvalMode: approvalModeFrom(flags), prompt: io.prompt });
+  } catch (err) {
+    if (!(err instanceof SessionBusyError)) throw err;
+    io.info.write(`devx: ${err.message}\n`);
+    return EXIT.busy;
+  }
+  try {
+    for (const w of s.run.agent.warnings) io.info.write(`devx: warning: ${w}\n`);
+    const missing = s.run.agent.missingBinary();
+    if (missing) {
+      io.info.write(`${missing}\n`);
+      return EXIT.missingBinary;
+    }
+    return await fn(s);
+  } finally {
+    s.session.abandon();
+    s.run.dispose();
+  }
+}
+
+const SESSION_ID = /^(\d{8}-\d{6}-[0-9a-f]{4}|[0-9a-f]{4}|latest)$/;
+
+/** `--resume` takes an optional session id: `devx --resume`, `devx --resume <id>`, `devx run --resume "task"`. */
+export function normalizeResume(argv: string[]): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    if (argv[i] !== '--resume') {
+      out.push(argv[i]);
+      continue;
+    }
+    const next = argv[i + 1];
+    if (next !== undefined && SESSION_ID.test(next)) {
+      out.push(`--resume=${next}`);
+      i++;
+    } else out.push('--resume=latest');
+  }
+  return out;
+}

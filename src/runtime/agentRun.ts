@@ -1,0 +1,176 @@
+// A stateful agent: the one way anything runs the loop (with runHeadless, built on it). It owns the
+// wiring (createAgent), the conversation, the persona, the audit log and spawn_gemini sub-sessions,
+// and reports everything as events to its subscribers; it does no terminal I/O.
+import { runTurn, type AgentEvent, type LoopDeps, type TurnResult } from '../core/loop.js';
+import type { Message } from '../core/messages.js';
+import { buildPrompt } from '../core/buildPrompt.js';
+import { renderSystemPrompt } from '../core/systemPrompt.js';
+import { applyAgent, AgentConfigError } from '../personas/applyAgent.js';
+import { findAgent, loadAgents, PersonaError, type AgentDef } from '../personas/loadAgents.js';
+import { saveHistory } from '../session/history.js';
+import { ensureDevxDir } from '../session/projectFiles.js';
+import { createAuditSubscriber } from '../audit/auditLog.js';
+import { createAgent, type Agent, type AgentOptions } from './createAgent.js';
+
+export type Listener = (e: AgentEvent) => void;
+
+export interface AgentRunOptions extends Omit<AgentOptions, 'spawn' | 'projectHistory'> {
+  /** 'project': the conversation continues .devx/history.json and is saved after every message. */
+  history?: 'project' | 'none';
+  /** The persona to start with: an agent name or a loaded definition. */
+  persona?: string | AgentDef;
+  /** The model and provider for this run (they win over the persona's). */
+  model?: string;
+  provider?: string;
+  /** Report tool calls without running them, with the decision the policy would make. */
+  dryRun?: boolean;
+}
+
+export { PersonaError };
+
+export class AgentRun {
+  readonly agent: Agent;
+  private readonly listeners = new Set<Listener>();
+  private readonly subListeners = new Set<Listener>();
+  private readonly base: LoopDeps;
+  private deps: LoopDeps;
+  private personaName?: string;
+  private personaDef?: AgentDef;
+  private readonly keepHistory: boolean;
+  private readonly over: { model?: string; provider?: string };
+
+  private constructor(agent: Agent, opts: AgentRunOptions) {
+    this.agent = agent;
+    this.keepHistory = opts.history === 'project';
+    this.over = { model: opts.model, provider: opts.provider };
+    this.base = { ...agent.deps, dryRun: opts.dryRun, model: opts.model ?? agent.deps.model };
+    this.deps = this.base;
+    const audit = createAuditSubscriber(agent.auditPath, agent.session);
+    this.listeners.add(audit);
+    this.subListeners.add(audit);
+    if (this.keepHistory) {
+      // Saved after every message, atomically, so a killed process loses at most the one in flight.
+      this.listeners.add((e) => {
+        if (e.type !== 'message') return;
+        agent.history.push(e.message);
+        ensureDevxDir(agent.root);
+        saveHistory(agent.historyPath, agent.history);
+      });
+    }
+  }
+
+  static async create(opts: AgentRunOptions): Promise<AgentRun> {
+    let self: AgentRun | undefined;
+    const agent = await createAgent({
+      ...opts,
+      overrides: { ...opts.overrides, ...(opts.provider ? { provider: opts.provider } : {}), ...(opts.model ? { model: opts.model } : {}) },
+      projectHistory: opts.history === 'project',
+      spawn: (query, name, signal) => self!.spawn(query, name, signal),
+    });
+    self = new AgentRun(agent, opts);
+    if (opts.persona !== undefined) self.usePersona(opts.persona);
+    return self;
+  }
+
+  get history(): Message[] {
+    return this.agent.history;
+  }
+
+  /** The active persona, if any. */
+  get persona(): AgentDef | undefined {
+    return this.personaDef;
+  }
+
+  /** The loop's dependencies as the next turn will use them (persona applied). */
+  get loopDeps(): LoopDeps {
+    return this.deps;
+  }
+
+  subscribe(listener: Listener): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  /** Events of spawn_gemini sub-sessions (the REPL shows their progress through `subtask` events instead). */
+  subscribeSubRuns(listener: Listener): () => void {
+    this.subListeners.add(listener);
+    return () => this.subListeners.delete(listener);
+  }
+
+  private emit = (e: AgentEvent): void => {
+    for (const l of this.listeners) l(e);
+  };
+
+  /** Runs one turn. The conversation continues only for 'project' runs; other runs start fresh each time. */
+  async prompt(input: string, opts: { signal?: AbortSignal } = {}): Promise<TurnResult> {
+    // An edited agent file (or its memory file) takes effect on the next turn.
+    if (this.personaName) this.usePersona(this.personaName);
+    const history = this.keepHistory ? [...this.agent.history] : [];
+    return runTurn(this.deps, history, input, { signal: opts.signal ?? new AbortController().signal, emit: this.emit });
+  }
+
+  /** Switches persona by name or definition; null goes back to plain devx. Throws PersonaError. */
+  usePersona(persona: string | AgentDef | null): AgentDef | undefined {
+    if (persona === null) {
+      this.personaName = undefined;
+      this.personaDef = undefined;
+      this.deps = this.base;
+      return undefined;
+    }
+    const def = typeof persona === 'string' ? findAgent(this.loadAgents(), persona) : persona;
+    try {
+      this.deps = applyAgent(this.base, this.agent.tools, this.agent.root, def, { ...this.over, backendFor: this.agent.backendFor });
+    } catch (err) {
+      if (err instanceof AgentConfigError) throw new PersonaError(err.message);
+      throw err;
+    }
+    this.personaName = typeof persona === 'string' ? persona : undefined;
+    this.personaDef = def;
+    return def;
+  }
+
+  loadAgents() {
+    return loadAgents(this.agent.root, this.agent.userHome, this.agent.devxHome);
+  }
+
+  /** Forgets the conversation. */
+  reset(): void {
+    this.agent.history.length = 0;
+    if (this.keepHistory) saveHistory(this.agent.historyPath, this.agent.history);
+  }
+
+  dispose(): void {
+    this.listeners.clear();
+    this.subListeners.clear();
+    this.agent.dispose();
+  }
+
+  private subSystemPrompt?: string;
+
+  /**
+   * spawn_gemini: a headless sub-session with the same backend (accounts keep rotating), policy and
+   * tools, minus those that spawn agents (depth limit 1). Nobody is asked inside it: asks are refused
+   * unless the approval mode approves them.
+   */
+  private async spawn(query: string, agentName: string | undefined, signal: AbortSignal): Promise<{ answer: string; status: string }> {
+    const subTools = this.agent.tools.filter((t) => !t.spawnsAgents);
+    let sub: LoopDeps = {
+      ...this.base,
+      // spawn_gemini stays callable (it explains the depth limit) but is not offered in the manual.
+      systemPrompt: (this.subSystemPrompt ??= renderSystemPrompt(this.agent.root, subTools)),
+      ctx: { ...this.base.ctx, spawn: undefined, session: undefined },
+      approve: this.agent.approveHeadless,
+      buildPrompt: (messages, turnStart) => buildPrompt({ messages, turnStart, budgetChars: this.agent.settings.contextBudgetChars }).text,
+    };
+    if (agentName) {
+      try {
+        sub = applyAgent(sub, subTools, this.agent.root, findAgent(this.loadAgents(), agentName), { backendFor: this.agent.backendFor });
+      } catch (err) {
+        if (err instanceof PersonaError || err instanceof AgentConfigError) return { answer: err.message, status: 'error' };
+        throw err;
+      }
+    }
+    const r = await runTurn(sub, [], query, { signal, emit: (e) => this.subListeners.forEach((l) => l(e)) });
+    return { answer: r.answer ?? r.error?.message ?? '(no answer)', status: r.status };
+  }
+}
