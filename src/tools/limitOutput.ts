@@ -58,10 +58,12 @@ export function limitOutput(content: string, limits: OutputLimits, spill: (full:
     const note = `[truncated: ${omitted} of ${lines.length} lines (${content.length} characters in all) omitted here. ${saved ? `${where}${head.length + 1}` : where}]`;
     return [...head, note, ...tail].join('\n');
   }
-  let n = cutHead(lines, maxLines, Math.max(0, maxChars - 200));
-  // A single line longer than the budget still shows its start.
-  const body = n === 0 ? lines[0].slice(0, Math.max(0, maxChars - 200)) : lines.slice(0, n).join('\n');
-  if (n === 0) n = 1;
+  const n = cutHead(lines, maxLines, Math.max(0, maxChars - 200));
+  if (n === 0) {
+    // The first line alone is over the budget: show its start; search the saved file for the rest.
+    const note = `[truncated: the first line alone is ${lines[0].length} characters (${content.length} in all). ${saved ? `The whole output is saved in ${saved}; find what you need in it with search_code | path=${saved}` : where}]`;
+    return `${lines[0].slice(0, Math.max(0, maxChars - 300))}\n${note}`;
+  }
   const note = `[truncated: showing ${n} of ${lines.length} lines (${content.length} characters in all). ${saved ? `${where}${n + 1}` : where}]`;
-  return `${body}\n${note}`;
+  return `${lines.slice(0, n).join('\n')}\n${note}`;
 }
