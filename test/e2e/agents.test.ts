@@ -93,7 +93,7 @@ describe('task queue', () => {
     expect((await runDevx(['agent', 'run'], { cwd: project, env })).stdout).toBe('No pending agent tasks found.\n');
     expect((await runDevx(['agent', 'retry', id], { cwd: project, env })).stdout).toBe(`Task ${id} is now pending.\n`);
     const table = (await runDevx(['agent', 'status'], { cwd: project, env })).stdout;
-    expect(table.split('\n')[0]).toMatch(/^\| Task ID\s+\| Agent\s+\| Status\s+\| Created At\s+\| Prompt\s+\|$/);
+    expect(table.split('\n')[0]).toMatch(/^\| Task ID\s+\| Agent\s+\| Status\s+\| Created At\s+\| Prompt\s+\| Why\s+\|$/);
     expect(table).toMatch(new RegExp(`\\| ${id} \\| worker \\| pending \\|`));
   });
 });

@@ -85,6 +85,21 @@ describe('crash recovery', () => {
 });
 
 describe('handoffs', () => {
+  it('a one-shot run makes one model call and writes no HANDOFF.md unless asked; the audit names the session', async () => {
+    const project = makeProject({});
+    fake.push({ text: 'TOOL_CALL: read_file | path=a.txt' }, { text: 'It says hello.' });
+    fs.writeFileSync(path.join(project, 'a.txt'), 'hello\n');
+    const r = await runDevx(['run', 'what does a.txt say'], { cwd: project, env: fakeEnv(fake, home, { DEVX_HANDOFF: 'model' }) });
+    expect(r.code, r.stderr).toBe(0);
+    expect(fake.modelCalls).toHaveLength(2);
+    expect(fs.existsSync(path.join(project, 'HANDOFF.md'))).toBe(false);
+    expect(r.stderr).not.toMatch(/HANDOFF/);
+    // The audit log records the session id `devx sessions` shows.
+    const sessions = JSON.parse((await runDevx(['sessions', '--json'], { cwd: project, env: fakeEnv(fake, home) })).stdout) as { id: string }[];
+    const audit = fs.readFileSync(path.join(project, '.devx', 'audit.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+    expect(audit.map((a) => a.session)).toEqual([sessions[0].id]);
+  });
+
   it('the model drafts HANDOFF.md at the end of a run', async () => {
     const project = makeProject({});
     fake.push({ text: 'Done: I looked at it.' }, (req) => {
@@ -92,7 +107,7 @@ describe('handoffs', () => {
       expect(req.promptText).toContain('last request: look at the project');
       return { text: '## Summary\nLooked at the project.\n\n## Done\n- Read the tree\n\n## Next\n- Write tests\n\n## Blockers\n- None.\n\n## Open questions\n- Which framework?' };
     });
-    const r = await runDevx(['run', 'look at the project'], { cwd: project, env: fakeEnv(fake, home, { DEVX_HANDOFF: 'model' }) });
+    const r = await runDevx(['run', '--handoff', 'look at the project'], { cwd: project, env: fakeEnv(fake, home, { DEVX_HANDOFF: 'model' }) });
     expect(r.code, r.stderr).toBe(0);
     const h = fs.readFileSync(path.join(project, 'HANDOFF.md'), 'utf8');
     expect(h.split('\n')[0]).toBe('CLAUDE_TURN: READY');
@@ -104,7 +119,7 @@ describe('handoffs', () => {
   it('a handoff is still written from the session record when the model call fails', async () => {
     const project = makeProject({});
     fake.push({ text: 'TOOL_CALL: write_file | path=notes.md | content=hello' }, { text: 'Wrote notes.md.' }, { status: 400 });
-    const r = await runDevx(['run', '--yes', 'write some notes'], { cwd: project, env: fakeEnv(fake, home, { DEVX_HANDOFF: 'model' }) });
+    const r = await runDevx(['run', '--yes', '--handoff', 'write some notes'], { cwd: project, env: fakeEnv(fake, home, { DEVX_HANDOFF: 'model' }) });
     expect(r.code, r.stderr).toBe(0);
     expect(r.stderr).toMatch(/HANDOFF.md written from the session record \(the model could not draft it: .*400/);
     const h = fs.readFileSync(path.join(project, 'HANDOFF.md'), 'utf8');
