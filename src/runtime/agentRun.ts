@@ -8,7 +8,7 @@ import { renderSystemPrompt } from '../core/systemPrompt.js';
 import { applyAgent, AgentConfigError } from '../personas/applyAgent.js';
 import { findAgent, loadAgents, PersonaError, type AgentDef } from '../personas/loadAgents.js';
 import { saveHistory } from '../session/history.js';
-import { ensureDevxDir } from '../session/projectFiles.js';
+import { createHistoryWriter } from '../session/historyWriter.js';
 import { createAuditSubscriber } from '../audit/auditLog.js';
 import { createAgent, type Agent, type AgentOptions } from './createAgent.js';
 
@@ -48,15 +48,8 @@ export class AgentRun {
     const audit = createAuditSubscriber(agent.auditPath, agent.session);
     this.listeners.add(audit);
     this.subListeners.add(audit);
-    if (this.keepHistory) {
-      // Saved after every message, atomically, so a killed process loses at most the one in flight.
-      this.listeners.add((e) => {
-        if (e.type !== 'message') return;
-        agent.history.push(e.message);
-        ensureDevxDir(agent.root);
-        saveHistory(agent.historyPath, agent.history);
-      });
-    }
+    // Saved after every message, atomically, so a killed process loses at most the one in flight.
+    if (this.keepHistory) this.listeners.add(createHistoryWriter(agent.root, agent.historyPath, agent.history));
   }
 
   static async create(opts: AgentRunOptions): Promise<AgentRun> {

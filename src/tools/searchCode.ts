@@ -2,18 +2,14 @@ import { z } from 'zod';
 import { defineTool, ToolError } from './types.js';
 import { pathArg } from './argTypes.js';
 import { displayPath } from '../sandbox/resolvePath.js';
-import { searchWithJs } from './searchFallback.js';
+import { searchWithJs, type Match } from './searchFallback.js';
 
 /** Matches the model sees (the limit module saves the rest); COLLECT bounds the search itself. */
 export const MAX_MATCHES = 200;
 export const COLLECT = 2000;
 const MAX_LINE = 300;
 
-export interface Match {
-  path: string;
-  line: number;
-  text: string;
-}
+export type { Match };
 
 export function formatMatches(matches: Match[], pattern: string): string {
   if (matches.length === 0) return `no matches for ${pattern}`;

@@ -4,8 +4,14 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { ToolError } from './types.js';
-import type { Match } from './searchCode.js';
 import { looksBinary } from './readFile.js';
+
+/** One search hit, as ripgrep and the fallback both report it. */
+export interface Match {
+  path: string;
+  line: number;
+  text: string;
+}
 
 async function gitignorePatterns(root: string): Promise<string[]> {
   const text = await fs.readFile(path.join(root, '.gitignore'), 'utf8').catch(() => '');

@@ -12,10 +12,11 @@ import type { Tool } from '../../tools/types.js';
 
 type Kind = 'read' | 'write' | 'list' | 'command';
 const KINDS: Kind[] = ['read', 'write', 'list', 'command'];
-const TOOL_FOR: Record<Kind, string> = { read: 'read_file', write: 'write_file', list: 'list_directory', command: 'run_command' };
+/** Each query kind is asked of the tool that declares the Claude Code name for it. */
+const ALIAS_FOR: Record<Kind, string> = { read: 'Read', write: 'Write', list: 'LS', command: 'Bash' };
 
 function decide(policy: PolicyEngine, tools: Tool[], kind: Kind, value: string) {
-  const tool = tools.find((t) => t.name === TOOL_FOR[kind])!;
+  const tool = tools.find((t) => t.aliases?.includes(ALIAS_FOR[kind]))!;
   const args = kind === 'command' ? { cmd: value } : kind === 'write' ? { path: value, content: '' } : { path: value };
   const d = policy.decideToolCall(tool, args, { countRate: false });
   return { decision: d.decision, reason: d.reason, rule: d.rule };
