@@ -12,7 +12,8 @@ export interface FlagSpec {
 
 export type Flags = Record<string, FlagSpec>;
 
-export type FlagValues<F extends Flags> = { [K in keyof F]?: F[K]['type'] extends 'string' ? string : boolean };
+/** Parsed flags: strings for flags that take a value, booleans for the others. */
+export type FlagValues = Record<string, string | boolean | undefined>;
 
 export interface SubcommandSpec {
   name: string;
@@ -20,29 +21,63 @@ export interface SubcommandSpec {
   summary: string;
 }
 
-export interface ParsedArgs<F extends Flags> {
-  values: FlagValues<F>;
+export interface ParsedArgs {
+  values: FlagValues;
   positionals: string[];
 }
 
-export interface Command<F extends Flags = Flags> {
+export interface Command {
   name: string;
   summary: string;
   /** Usage lines, without the leading "devx ". */
   usage: string[];
-  flags: F;
+  flags: Flags;
   subcommands?: SubcommandSpec[];
-  run(args: ParsedArgs<F>): Promise<number>;
+  run(args: ParsedArgs): Promise<number>;
 }
 
-export function defineCommand<const F extends Flags>(c: Command<F>): Command<F> {
+export function defineCommand(c: Command): Command {
   return c;
 }
 
-export function parseFlags<F extends Flags>(flags: F, argv: string[]): ParsedArgs<F> {
+const FLAG_LINE = /^\s*(?:-(\w), )?--([\w-]+)(?: <([^>]+)>)?\s{2,}(\S.*)$/;
+
+/**
+ * Flags written as they read in --help, one per line: `-m, --model <name>  what it does`. A flag
+ * with a <value> takes a string; one without is a switch.
+ */
+export function flagTable(text: string): Flags {
+  const out: Flags = {};
+  for (const line of text.split('\n')) {
+    if (!line.trim()) continue;
+    const m = FLAG_LINE.exec(line);
+    if (!m) throw new Error(`bad flag line: ${line}`);
+    out[m[2]] = { type: m[3] ? 'string' : 'boolean', ...(m[1] ? { short: m[1] } : {}), ...(m[3] ? { value: m[3] } : {}), desc: m[4].trim() };
+  }
+  return out;
+}
+
+/** Subcommands one per line: `name | usage (without "devx ") | what it does`. */
+export function subcommandTable(text: string): SubcommandSpec[] {
+  return text
+    .split('\n')
+    .filter((l) => l.trim())
+    .map((l) => {
+      const parts = l.split(' | ').map((p) => p.trim());
+      if (parts.length !== 3) throw new Error(`bad subcommand line: ${l}`);
+      return { name: parts[0], usage: parts[1], summary: parts[2] };
+    });
+}
+
+/** Some flags of a shared table. */
+export function pickFlags(flags: Flags, ...names: string[]): Flags {
+  return Object.fromEntries(names.map((n) => [n, flags[n]]));
+}
+
+export function parseFlags(flags: Flags, argv: string[]): ParsedArgs {
   const options = Object.fromEntries(Object.entries(flags).map(([k, f]) => [k, f.short ? { type: f.type, short: f.short } : { type: f.type }]));
   const { values, positionals } = parseArgs({ args: argv, options, allowPositionals: true, strict: true });
-  return { values: values as FlagValues<F>, positionals };
+  return { values: values as FlagValues, positionals };
 }
 
 const HELP_FLAG: FlagSpec = { type: 'boolean', short: 'h', desc: 'this help' };

@@ -3,21 +3,21 @@ import type { Writable } from 'node:stream';
 import { APPROVAL_MODES, type ApprovalMode } from '../policy/decide.js';
 import { SessionBusyError, startSession, type Started } from '../runtime/startSession.js';
 import type { ApprovalAnswer, ApprovalRequest } from '../tools/runToolCall.js';
-import type { FlagSpec } from './command.js';
+import { flagTable } from './command.js';
 
 export const EXIT = { ok: 0, failed: 1, usage: 2, missingBinary: 3, busy: 4, cancelled: 130 } as const;
 
 export class UsageError extends Error {}
 
 /** Flags of every command that starts an agent. */
-export const AGENT_FLAGS = {
-  model: { type: 'string', short: 'm', value: 'name', desc: 'model (default: settings "model", else the provider\'s default)' },
-  provider: { type: 'string', value: 'id', desc: 'model provider (default: settings "provider", else gemini)' },
-  'fallback-model': { type: 'string', value: 'name', desc: 'model to use once every account is out of quota' },
-  yes: { type: 'boolean', short: 'y', desc: 'approve every action that would ask (= --approval-mode yolo; a deny stays a deny)' },
-  'approval-mode': { type: 'string', value: 'mode', desc: `${APPROVAL_MODES.join(' | ')}` },
-  'max-rounds': { type: 'string', value: 'n', desc: 'tool rounds per turn before stopping (default 25)' },
-} as const satisfies Record<string, FlagSpec>;
+export const AGENT_FLAGS = flagTable(`
+  -m, --model <name>           model (default: settings "model", else the provider's default)
+      --provider <id>          model provider (default: settings "provider", else gemini)
+      --fallback-model <name>  model to use once every account is out of quota
+  -y, --yes                    approve every action that would ask (= --approval-mode yolo; a deny stays a deny)
+      --approval-mode <mode>   ${APPROVAL_MODES.join(' | ')}
+      --max-rounds <n>         tool rounds per turn before stopping (default 25)
+`);
 
 export interface AgentFlagValues {
   model?: string;

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { spawnSync } from 'node:child_process';
 import readlineSync from 'readline-sync';
 import { UsageError, approvalModeFrom, EXIT, AGENT_FLAGS } from '../shared.js';
-import { defineCommand } from '../command.js';
+import { defineCommand, flagTable, pickFlags, subcommandTable } from '../command.js';
 import { findAgent, loadAgents, PersonaError, type AgentDef } from '../../personas/loadAgents.js';
 import { TaskQueue, renderStatusTable } from '../../tasks/taskQueue.js';
 import { runTasks } from '../../tasks/runTasks.js';
@@ -15,20 +15,20 @@ import { createRenderer } from '../renderEvents.js';
 import { devxHome, findProjectRoot } from '../../config/paths.js';
 import { packageRoot } from '../../util/packageRoot.js';
 
-const SUBCOMMANDS = [
-  { name: 'list', usage: 'agent list [--json]', summary: 'agents from both scopes (project overrides user), with broken files reported' },
-  { name: 'show', usage: 'agent show <name> [--json]', summary: 'the resolved definition' },
-  { name: 'use', usage: 'agent use <name>', summary: 'how to switch persona (in the REPL: /agent use <name>)' },
-  { name: 'run', usage: 'agent run <name> "<prompt>" [then <name> "<prompt>"]... [--model M] [--provider P] [--dry-run] [--yes]  |  agent run [--all] [--parallel N]', summary: 'a one-shot run (answers chained), or the oldest pending task (or the whole queue)' },
-  { name: 'start', usage: 'agent start <name> "<prompt>"', summary: 'queue a task' },
-  { name: 'status', usage: 'agent status [--json]', summary: 'the task table' },
-  { name: 'cancel', usage: 'agent cancel <id>', summary: 'cancel a pending or running task' },
-  { name: 'retry', usage: 'agent retry <id>', summary: 'queue a failed, blocked or cancelled task again' },
-  { name: 'create', usage: 'agent create [--name N] [--description D] [--template T] [--scope project|user]', summary: 'a new agent file from a template' },
-  { name: 'edit', usage: 'agent edit <name>', summary: "open the agent's file in $EDITOR" },
-  { name: 'rm', usage: 'agent rm <name> [--scope project|user]', summary: "remove the agent's file" },
-  { name: 'suggest', usage: 'agent suggest "<prompt>"', summary: 'which agent fits a task' },
-];
+const SUBCOMMANDS = subcommandTable(`
+list | agent list [--json] | agents from both scopes (project overrides user), with broken files reported
+show | agent show <name> [--json] | the resolved definition
+use | agent use <name> | how to switch persona (in the REPL: /agent use <name>)
+run | agent run <name> "<prompt>" [then <name> "<prompt>"]... [--dry-run] [--yes], or agent run [--all] [--parallel N] | a one-shot run (answers chained), or the oldest pending task (or the whole queue)
+start | agent start <name> "<prompt>" | queue a task
+status | agent status [--json] | the task table, with why a task failed or is blocked
+cancel | agent cancel <id> | cancel a pending or running task
+retry | agent retry <id> | queue a failed, blocked or cancelled task again
+create | agent create [--name N] [--description D] [--template T] [--scope project|user] | a new agent file from a template
+edit | agent edit <name> | open the agent's file in $EDITOR
+rm | agent rm <name> [--scope project|user] | remove the agent's file
+suggest | agent suggest "<prompt>" | which agent fits a task
+`);
 export const AGENT_USAGE = `usage:\n${SUBCOMMANDS.map((c) => `  devx ${c.usage}`).join('\n')}`;
 
 const TEMPLATES = ['code-reviewer', 'test-runner', 'docs-writer', 'release-bot'];
@@ -106,24 +106,23 @@ export const agentCommand = defineCommand({
   summary: 'agent personas and the task queue: list, show, run, start, status, create, ...',
   usage: SUBCOMMANDS.map((c) => c.usage),
   flags: {
-    json: { type: 'boolean', desc: 'machine-readable output (list, show, status, run)' },
-    all: { type: 'boolean', desc: 'run: drain the whole queue' },
-    parallel: { type: 'string', value: 'N', desc: 'run: how many tasks at once (1-32)' },
-    model: AGENT_FLAGS.model,
-    provider: AGENT_FLAGS.provider,
-    'dry-run': { type: 'boolean', desc: 'run: show each call and what the policy would decide, run nothing' },
-    yes: AGENT_FLAGS.yes,
-    'approval-mode': AGENT_FLAGS['approval-mode'],
-    scope: { type: 'string', value: 'project|user', desc: 'create, rm: which scope' },
-    name: { type: 'string', value: 'N', desc: 'create: the agent name' },
-    description: { type: 'string', value: 'D', desc: 'create: its description' },
-    template: { type: 'string', value: 'T', desc: `create: one of ${TEMPLATES.join(', ')}` },
-    lease: { type: 'string', value: 'SECONDS', desc: 'run: task lease before another runner may take it over (default 120)' },
+    ...pickFlags(AGENT_FLAGS, 'model', 'provider', 'yes', 'approval-mode'),
+    ...flagTable(`
+      --json                  machine-readable output (list, show, status, run)
+      --all                   run: drain the whole queue
+      --parallel <N>          run: how many tasks at once (1-32)
+      --dry-run               run: show each call and what the policy would decide, run nothing
+      --scope <project|user>  create, rm: which scope
+      --name <N>              create: the agent name
+      --description <D>       create: its description
+      --template <T>          create: one of ${TEMPLATES.join(', ')}
+      --lease <SECONDS>       run: task lease before another runner may take it over (default 120)
+`),
   },
   subcommands: SUBCOMMANDS,
   async run({ values, positionals }) {
     try {
-      return await agentMain(values, positionals);
+      return await agentMain(values as Parameters<typeof agentMain>[0], positionals);
     } catch (err) {
       if (err instanceof PersonaError) throw new UsageError(err.message);
       throw err;

@@ -1,6 +1,6 @@
 // `devx audit tail [-n N] [--json] | grep PATTERN | verify` over .devx/audit.jsonl.
 import fs from 'node:fs';
-import { defineCommand } from '../command.js';
+import { defineCommand, flagTable, subcommandTable } from '../command.js';
 import { findProjectRoot } from '../../config/paths.js';
 import { auditFile } from '../../audit/auditLog.js';
 import { verifyChain } from '../../audit/chainedAppend.js';
@@ -28,12 +28,15 @@ export const auditCommand = defineCommand({
   name: 'audit',
   summary: 'read or verify the hash-chained audit log (.devx/audit.jsonl)',
   usage: ['audit tail [-n N] [--json]', 'audit grep PATTERN [--json]', 'audit verify'],
-  flags: { n: { type: 'string', short: 'n', value: 'N', desc: 'how many entries tail shows (default 20)' }, json: { type: 'boolean', desc: 'print the raw JSON lines' } },
-  subcommands: [
-    { name: 'tail', usage: 'audit tail [-n N] [--json]', summary: 'the last entries' },
-    { name: 'grep', usage: 'audit grep PATTERN [--json]', summary: 'entries matching a regular expression (exit 1 when none)' },
-    { name: 'verify', usage: 'audit verify', summary: 'check the hash chain; exit 1 with the first broken line' },
-  ],
+  flags: flagTable(`
+  -n, --n <N>   how many entries tail shows (default 20)
+      --json    print the raw JSON lines
+`),
+  subcommands: subcommandTable(`
+tail | audit tail [-n N] [--json] | the last entries
+grep | audit grep PATTERN [--json] | entries matching a regular expression (exit 1 when none)
+verify | audit verify | check the hash chain; exit 1 with the first broken line
+`),
   async run({ values, positionals }) {
   const [sub, ...rest] = positionals;
   const file = auditFile(findProjectRoot(process.cwd()));

@@ -6,7 +6,7 @@ import { handoffPath, parseHandoff, bullets } from '../../session/handoff.js';
 import { AGENT_FLAGS, UsageError, EXIT, withSession } from '../shared.js';
 import { endSession } from '../../runtime/startSession.js';
 import { createRenderer } from '../renderEvents.js';
-import { defineCommand } from '../command.js';
+import { defineCommand, flagTable, pickFlags } from '../command.js';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -15,15 +15,16 @@ export const handoffCommand = defineCommand({
   summary: 'hand the work to Claude Code through HANDOFF.md, or wait for it to hand back',
   usage: ['handoff --to claude', 'handoff --wait [--timeout SECONDS] [--interval MS]'],
   flags: {
-    to: { type: 'string', value: 'claude', desc: 'write HANDOFF.md (CLAUDE_TURN: READY) from the conversation and stop' },
-    wait: { type: 'boolean', desc: 'wait for GEMINI_TURN: READY in HANDOFF.md, work on it, then hand back' },
-    timeout: { type: 'string', value: 'SECONDS', desc: 'with --wait: give up after this long' },
-    interval: { type: 'string', value: 'MS', desc: 'with --wait: how often to look (default 1000)' },
-    yes: AGENT_FLAGS.yes,
-    'approval-mode': AGENT_FLAGS['approval-mode'],
-    model: AGENT_FLAGS.model,
+    ...flagTable(`
+      --to <claude>        write HANDOFF.md (CLAUDE_TURN: READY) from the conversation and stop
+      --wait               wait for GEMINI_TURN: READY in HANDOFF.md, work on it, then hand back
+      --timeout <SECONDS>  with --wait: give up after this long
+      --interval <MS>      with --wait: how often to look (default 1000)
+`),
+    ...pickFlags(AGENT_FLAGS, 'yes', 'approval-mode', 'model'),
   },
-  async run({ values }) {
+  async run({ values: raw }) {
+  const values = raw as { to?: string; wait?: boolean; timeout?: string; interval?: string; yes?: boolean; 'approval-mode'?: string; model?: string };
   if (Boolean(values.to) === Boolean(values.wait)) throw new UsageError('usage: devx handoff --to claude | devx handoff --wait [--timeout SECONDS]');
   if (values.to && values.to !== 'claude') throw new UsageError('devx handoff --to takes "claude"');
   const root = findProjectRoot(process.cwd());

@@ -2,20 +2,20 @@
 // (and for Claude Code, which can query and store through it).
 import fs from 'node:fs';
 import path from 'node:path';
-import { defineCommand } from '../command.js';
+import { defineCommand, flagTable, subcommandTable } from '../command.js';
 import { loadEffectiveSettings } from '../../config/effectiveSettings.js';
 import { openStore } from '../../knowledge/openStore.js';
 import { chunkMarkdown } from '../../knowledge/chunkMarkdown.js';
 import { KnowledgeError, type KnowledgeDoc, type KnowledgeFilter } from '../../knowledge/types.js';
 import { UsageError } from '../shared.js';
 
-const SUBCOMMANDS = [
-  { name: 'add', usage: 'memory add "<content>" [--type T] [--tags a,b] [--project P] [--agent A] [--json]', summary: 'store a note' },
-  { name: 'search', usage: 'memory search "<query>" [--limit N] [--type T] [--tags a,b] [--project P] [--agent A] [--json]', summary: 'find notes by meaning and words' },
-  { name: 'list', usage: 'memory list [--limit N] [--type T] [--tags a,b] [--project P] [--agent A] [--json]', summary: 'the newest notes' },
-  { name: 'delete', usage: 'memory delete <id>... [--json]', summary: 'remove notes by id' },
-  { name: 'import', usage: 'memory import <dir> [--type T] [--tags a,b] [--project P] [--agent A] [--json]', summary: 'store every Markdown file under a folder, chunked by heading' },
-];
+const SUBCOMMANDS = subcommandTable(`
+add | memory add "<content>" [--type T] [--tags a,b] [--project P] [--agent A] [--json] | store a note
+search | memory search "<query>" [--limit N] [--type T] [--tags a,b] [--project P] [--agent A] [--json] | find notes by meaning and words
+list | memory list [--limit N] [--type T] [--tags a,b] [--project P] [--agent A] [--json] | the newest notes
+delete | memory delete <id>... [--json] | remove notes by id
+import | memory import <dir> [--type T] [--tags a,b] [--project P] [--agent A] [--json] | store every Markdown file under a folder, chunked by heading
+`);
 const USAGE = `usage:\n${SUBCOMMANDS.map((s) => `  devx ${s.usage}`).join('\n')}`;
 
 function listMarkdown(dir: string): string[] {
@@ -36,17 +36,18 @@ export const memoryCommand = defineCommand({
   name: 'memory',
   summary: 'the knowledge store: add, search, list, delete, import',
   usage: SUBCOMMANDS.map((s) => s.usage),
-  flags: {
-    json: { type: 'boolean', desc: 'machine-readable output' },
-    type: { type: 'string', value: 'T', desc: 'entry type (note, research, decision, ...)' },
-    tags: { type: 'string', value: 'a,b', desc: 'comma-separated tags' },
-    project: { type: 'string', value: 'P', desc: 'project name (default: this project)' },
-    agent: { type: 'string', value: 'A', desc: 'who wrote it (default: user)' },
-    limit: { type: 'string', value: 'N', desc: 'how many results (default 10)' },
-    collection: { type: 'string', value: 'name', desc: 'the collection (default: settings, else devx)' },
-  },
+  flags: flagTable(`
+      --json               machine-readable output
+      --type <T>           entry type (note, research, decision, ...)
+      --tags <a,b>         comma-separated tags
+      --project <P>        project name (default: this project)
+      --agent <A>          who wrote it (default: user)
+      --limit <N>          how many results (default 10)
+      --collection <name>  the collection (default: settings, else devx)
+`),
   subcommands: SUBCOMMANDS,
-  async run({ values, positionals }) {
+  async run({ values: raw, positionals }) {
+  const values = raw as { json?: boolean; type?: string; tags?: string; project?: string; agent?: string; limit?: string; collection?: string };
   const [sub, ...rest] = positionals;
   if (!sub) {
     process.stdout.write(`${USAGE}\n`);

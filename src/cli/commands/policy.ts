@@ -2,7 +2,7 @@
 // the decision a real run would make, with the same effective settings, in headless-with-a-person
 // semantics (ask stays ask). Exit 0 whatever the decision; 2 on bad usage.
 // `--batch` reads one JSON query per stdin line ({"kind":"command","input":"ls"}) and answers each.
-import { defineCommand } from '../command.js';
+import { defineCommand, flagTable, pickFlags, subcommandTable } from '../command.js';
 import { createInterface } from 'node:readline';
 import { createPolicy } from '../../runtime/createPolicy.js';
 import { builtinTools } from '../../tools/registry.js';
@@ -27,16 +27,19 @@ export const policyCommand = defineCommand({
   summary: 'show the decision (allow/ask/deny) a real run would make, its reason and rule',
   usage: ['policy check [--json] (--read|--write|--list PATH | --command "CMD")', 'policy check --batch < queries.jsonl'],
   flags: {
-    json: { type: 'boolean', desc: 'print {"decision","reason","rule"}' },
-    read: { type: 'string', value: 'PATH', desc: 'reading this path' },
-    write: { type: 'string', value: 'PATH', desc: 'writing this path' },
-    list: { type: 'string', value: 'PATH', desc: 'listing this directory' },
-    command: { type: 'string', value: 'CMD', desc: 'running this shell command' },
-    batch: { type: 'boolean', desc: 'one JSON query per stdin line: {"kind":"command|read|write|list","input":"..."}' },
-    'approval-mode': AGENT_FLAGS['approval-mode'],
+    ...flagTable(`
+      --json            print {"decision","reason","rule"}
+      --read <PATH>     reading this path
+      --write <PATH>    writing this path
+      --list <PATH>     listing this directory
+      --command <CMD>   running this shell command
+      --batch           one JSON query per stdin line: {"kind":"command|read|write|list","input":"..."}
+`),
+    ...pickFlags(AGENT_FLAGS, 'approval-mode'),
   },
-  subcommands: [{ name: 'check', usage: 'policy check [--json] (--read|--write|--list PATH | --command "CMD" | --batch)', summary: 'one decision, or one per stdin line' }],
-  async run({ values, positionals }) {
+  subcommands: subcommandTable('check | policy check [--json] (--read|--write|--list PATH or --command "CMD" or --batch) | one decision, or one per stdin line'),
+  async run({ values: raw, positionals }) {
+  const values = raw as { json?: boolean; read?: string; write?: string; list?: string; command?: string; batch?: boolean; 'approval-mode'?: string };
   if (positionals[0] !== 'check' || positionals.length > 1) throw new UsageError('usage: devx policy check [--json] (--read|--write|--list PATH | --command "CMD" | --batch)');
   const given = KINDS.filter((k) => values[k] !== undefined);
   if (given.length + (values.batch ? 1 : 0) !== 1) throw new UsageError('devx policy check takes exactly one of --read, --write, --list, --command or --batch');

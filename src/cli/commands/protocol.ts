@@ -1,7 +1,7 @@
 // `devx protocol parse`: a reply on stdin, the parse as JSON on stdout (a stable interface).
 import { parseToolCalls } from '../../protocol/parseToolCalls.js';
 import { UsageError } from '../shared.js';
-import { defineCommand } from '../command.js';
+import { defineCommand, subcommandTable } from '../command.js';
 
 async function readStdin(): Promise<string> {
   const chunks: Buffer[] = [];
@@ -14,7 +14,7 @@ export const protocolCommand = defineCommand({
   summary: 'parse a model reply from stdin and print its tool calls and errors as JSON',
   usage: ['protocol parse < reply.txt'],
   flags: {},
-  subcommands: [{ name: 'parse', usage: 'protocol parse < reply.txt', summary: 'the calls, errors and warnings of a reply, as one JSON line' }],
+  subcommands: subcommandTable('parse | protocol parse < reply.txt | the calls, errors and warnings of a reply, as one JSON line'),
   async run({ positionals: args }) {
   if (args[0] !== 'parse' || args.length > 1) throw new UsageError('usage: devx protocol parse < reply.txt');
   const r = parseToolCalls(await readStdin());

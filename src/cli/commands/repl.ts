@@ -6,7 +6,7 @@ import type { AgentRun } from '../../runtime/agentRun.js';
 import { applyResume, endSession, handoffFor } from '../../runtime/startSession.js';
 import { renderCheckpoint } from '../../tools/todo.js';
 import { AGENT_FLAGS, EXIT, withSession } from '../shared.js';
-import { defineCommand } from '../command.js';
+import { defineCommand, flagTable } from '../command.js';
 import { createRenderer } from '../renderEvents.js';
 import { describeArgs } from '../../tools/registry.js';
 import { REPL_HELP } from '../help.js';
@@ -50,10 +50,12 @@ export const replCommand = defineCommand({
   usage: ['[options]', 'repl [options]'],
   flags: {
     ...AGENT_FLAGS,
-    resume: { type: 'string', value: 'id', desc: 'continue a session (default: the one that crashed, else the last)' },
-    agent: { type: 'string', value: 'name', desc: 'start as this agent persona' },
+    ...flagTable(`
+      --resume <id>   continue a session (default: the one that crashed, else the last)
+      --agent <name>  start as this agent persona
+`),
   },
-  run: ({ values }) => runRepl(values),
+  run: ({ values }) => runRepl(values as Parameters<typeof runRepl>[0]),
 });
 
 async function runRepl(flags: { resume?: string; agent?: string } & Parameters<typeof withSession>[0]): Promise<number> {

@@ -1,6 +1,6 @@
 // `devx run "<prompt>"`: one task, headless, then exit with a status code.
-import { AGENT_FLAGS, EXIT, UsageError, withSession } from '../shared.js';
-import { defineCommand } from '../command.js';
+import { AGENT_FLAGS, EXIT, UsageError, withSession, type AgentFlagValues } from '../shared.js';
+import { defineCommand, flagTable } from '../command.js';
 import { createRenderer } from '../renderEvents.js';
 import { applyResume, endSession, handoffFor } from '../../runtime/startSession.js';
 import type { AgentEvent } from '../../core/loop.js';
@@ -11,11 +11,14 @@ export const runCommand = defineCommand({
   usage: ['run "<prompt>" [options]'],
   flags: {
     ...AGENT_FLAGS,
-    json: { type: 'boolean', desc: 'print a machine-readable transcript on stdout' },
-    resume: { type: 'string', value: 'id', desc: 'continue an earlier session (default: the one that crashed, else the last)' },
-    handoff: { type: 'boolean', desc: 'write HANDOFF.md at the end (one-shot runs write none unless asked)' },
+    ...flagTable(`
+      --json         print a machine-readable transcript on stdout
+      --resume <id>  continue an earlier session (default: the one that crashed, else the last)
+      --handoff      write HANDOFF.md at the end (one-shot runs write none unless asked)
+`),
   },
-  async run({ values: flags, positionals }) {
+  async run({ values, positionals }) {
+    const flags = values as AgentFlagValues & { json?: boolean; resume?: string; handoff?: boolean };
     if (positionals.length === 0) throw new UsageError('devx run needs a prompt: devx run "fix the failing test"');
     const prompt = positionals.join(' ');
     return withSession(flags, { info: process.stderr }, async (started) => {

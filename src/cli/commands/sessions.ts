@@ -1,5 +1,5 @@
 // `devx sessions [--json]`: this project's sessions, oldest first.
-import { defineCommand } from '../command.js';
+import { defineCommand, flagTable } from '../command.js';
 import { findProjectRoot } from '../../config/paths.js';
 import { listRecords } from '../../session/sessionRecord.js';
 import { isAlive } from '../../session/sessionLock.js';
@@ -8,7 +8,7 @@ export const sessionsCommand = defineCommand({
   name: 'sessions',
   summary: "this project's sessions, oldest first (resume one with devx --resume <id>)",
   usage: ['sessions [--json]'],
-  flags: { json: { type: 'boolean', desc: 'print the session records as JSON' } },
+  flags: flagTable('    --json  print the session records as JSON'),
   async run({ values }) {
   const root = findProjectRoot(process.cwd());
   // A record still marked live whose process is gone crashed (it is only re-marked at the next start).

@@ -1,5 +1,5 @@
 // `devx trust [--revoke]`: lets this project's settings widen the default policy.
-import { defineCommand } from '../command.js';
+import { defineCommand, flagTable } from '../command.js';
 import { findProjectRoot, devxHome } from '../../config/paths.js';
 import { isTrusted, setTrusted } from '../../config/trust.js';
 
@@ -7,7 +7,7 @@ export const trustCommand = defineCommand({
   name: 'trust',
   summary: "let this project's settings widen the policy (allow rules, approval mode)",
   usage: ['trust [--revoke]'],
-  flags: { revoke: { type: 'boolean', desc: 'take the trust back: project settings can then only tighten' } },
+  flags: flagTable('    --revoke  take the trust back: project settings can then only tighten'),
   async run({ values }) {
   const root = findProjectRoot(process.cwd());
   const home = devxHome(process.env);

@@ -1,0 +1,37 @@
+// Every command and subcommand answers --help from the command table, and `devx --help` lists them all.
+import { describe, expect, it } from 'vitest';
+import { COMMANDS } from '../../src/cli/commands/index.js';
+import { makeHome, makeProject, runDevx } from '../helpers/env.js';
+
+describe('help', () => {
+  const home = makeHome();
+  const project = makeProject({});
+  const env = { HOME: home, PATH: process.env.PATH };
+
+  it('devx --help lists every command of the table', async () => {
+    const r = await runDevx(['--help'], { cwd: project, env });
+    expect(r.code).toBe(0);
+    for (const c of COMMANDS) expect(r.stdout).toMatch(new RegExp(`^  ${c.name} +${c.summary.slice(0, 20).replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`, 'm'));
+    expect(COMMANDS.map((c) => c.name)).toEqual(expect.arrayContaining(['run', 'agent', 'handoff', 'memory', 'sessions', 'policy', 'audit', 'trust', 'protocol']));
+  });
+
+  it('every command and subcommand has --help (exit 0, its usage, its options)', async () => {
+    const asks: string[][] = COMMANDS.flatMap((c) => [[c.name, '--help'], ...(c.subcommands ?? []).map((s) => [c.name, s.name, '--help'])]);
+    expect(asks.length).toBeGreaterThan(25);
+    for (const args of asks) {
+      const r = await runDevx(args, { cwd: project, env });
+      expect(r.code, `${args.join(' ')}: ${r.stderr}`).toBe(0);
+      expect(r.stdout.split('\n')[0]).toMatch(new RegExp(`^devx ${args.slice(0, -1).join(' ')}: \\S`));
+      expect(r.stdout).toMatch(/\nUsage:\n {2}devx /);
+      expect(r.stdout).toMatch(/-h, --help +this help/);
+    }
+  });
+
+  it('an unknown command or flag is a usage error naming it (exit 2)', async () => {
+    const a = await runDevx(['frobnicate'], { cwd: project, env });
+    expect([a.code, a.stderr]).toEqual([2, 'devx: unknown command "frobnicate". See devx --help.\n']);
+    const b = await runDevx(['agent', 'list', '--frob'], { cwd: project, env });
+    expect(b.code).toBe(2);
+    expect(b.stderr).toMatch(/--frob/);
+  });
+});
