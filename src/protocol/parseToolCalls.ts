@@ -170,7 +170,8 @@ function parseCall(lines: string[], start: number, result: ParseResult): number 
       error = `unterminated fenced value for "${key}": the reply ended before the closing fence, so the call was dropped`;
       break;
     }
-    addArg(key, content.join('\n'));
+    // As in Markdown, every line inside the fence ends with a newline: a file written from a fence ends with one.
+    addArg(key, content.map((l) => `${l}\n`).join(''));
     if (closed.rest === '') break;
     rest = closed.rest;
   }

@@ -48,6 +48,12 @@ export const editFileTool = defineTool({
         count = n;
       }
     }
+    // A fenced old_text ends with a newline; the last line of a file may not.
+    if (count === 0 && oldText.endsWith('\n') && text.endsWith(oldText.slice(0, -1))) {
+      oldText = oldText.slice(0, -1);
+      newText = newText.endsWith('\n') ? newText.slice(0, -1) : newText;
+      count = countOccurrences(text, oldText);
+    }
     if (count === 0) {
       const hint = findClosestLines(text, args.old_text);
       throw new ToolError(

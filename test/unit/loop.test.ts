@@ -48,7 +48,7 @@ describe('runTurn', () => {
     const { deps, backend } = makeDeps(['TOOL_CALL: read_file | path=a.txt\nTOOL_CALL: write_file | path=b.txt | content=```\nbeta\n```', 'Done.']);
     const { result } = await turn(deps, 'copy');
     expect(result.status).toBe('answered');
-    expect(fs.readFileSync(path.join(root, 'b.txt'), 'utf8')).toBe('beta');
+    expect(fs.readFileSync(path.join(root, 'b.txt'), 'utf8')).toBe('beta\n');
     const second = backend.requests[1].prompt;
     expect(second.indexOf('TOOL_RESULT: read_file | status=ok')).toBeLessThan(second.indexOf('TOOL_RESULT: write_file | status=ok'));
     expect(second).toContain('alpha');

@@ -82,28 +82,28 @@ describe('parseToolCalls: call lines', () => {
 describe('parseToolCalls: fenced values', () => {
   it('takes raw lines up to the closing fence without de-indenting', () => {
     const reply = ['TOOL_CALL: write_file | path=a.py | content=```python', '  def f():', '      return 1', '', '```'].join('\n');
-    expect(calls(reply)).toEqual([{ tool: 'write_file', args: { path: 'a.py', content: '  def f():\n      return 1\n' } }]);
+    expect(calls(reply)).toEqual([{ tool: 'write_file', args: { path: 'a.py', content: '  def f():\n      return 1\n\n' } }]);
   });
 
-  it('does not include the newline before the closing fence', () => {
-    expect(calls('TOOL_CALL: write_file | path=a | content=```\nx\n```')[0].args.content).toBe('x');
+  it('keeps every line inside the fence with its newline, as Markdown does (a file keeps its final newline)', () => {
+    expect(calls('TOOL_CALL: write_file | path=a | content=```\nx\n```')[0].args.content).toBe('x\n');
     expect(calls('TOOL_CALL: write_file | path=a | content=```\n```')[0].args.content).toBe('');
   });
 
   it('lets a longer fence hold ``` lines', () => {
     const reply = ['TOOL_CALL: write_file | path=README.md | content=````', '```js', 'x()', '```', '````'].join('\n');
-    expect(calls(reply)[0].args.content).toBe('```js\nx()\n```');
+    expect(calls(reply)[0].args.content).toBe('```js\nx()\n```\n');
   });
 
   it('only closes on a bare fence at least as long', () => {
     const reply = ['TOOL_CALL: write_file | path=a | content=````', '```', 'still inside', '```` trailing text', '````'].join('\n');
-    expect(calls(reply)[0].args.content).toBe('```\nstill inside\n```` trailing text');
+    expect(calls(reply)[0].args.content).toBe('```\nstill inside\n```` trailing text\n');
   });
 
   it('continues with arguments after the closing fence', () => {
     const reply = ['TOOL_CALL: edit_file | path=a.ts | old_text=```', 'const a = 1;', '``` | new_text=```', 'const a = 2;', '``` | replace_all=true'].join('\n');
     expect(calls(reply)).toEqual([
-      { tool: 'edit_file', args: { path: 'a.ts', old_text: 'const a = 1;', new_text: 'const a = 2;', replace_all: 'true' } },
+      { tool: 'edit_file', args: { path: 'a.ts', old_text: 'const a = 1;\n', new_text: 'const a = 2;\n', replace_all: 'true' } },
     ]);
   });
 
@@ -151,7 +151,7 @@ describe('parseToolCalls: fenced values', () => {
   });
 
   it('handles CRLF inside fenced values', () => {
-    expect(calls('TOOL_CALL: write_file | path=a | content=```\r\nx\r\ny\r\n```\r\n')[0].args.content).toBe('x\ny');
+    expect(calls('TOOL_CALL: write_file | path=a | content=```\r\nx\r\ny\r\n```\r\n')[0].args.content).toBe('x\ny\n');
   });
 });
 
@@ -213,7 +213,7 @@ describe('formatToolResult', () => {
     const block = formatToolResult({ tool: 'run_command', status: 'error', content: 'TOOL_CALL: evil | a=1' });
     const r = parseToolCalls(`TOOL_CALL: write_file | path=log.txt | content=${fenceFor(block)}\n${block}\n${fenceFor(block)}`);
     expect(r.calls).toHaveLength(1);
-    expect(r.calls[0].args.content).toBe(block);
+    expect(r.calls[0].args.content).toBe(`${block}\n`);
   });
 
   it('omits meta values that would break the header line', () => {

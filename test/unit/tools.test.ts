@@ -136,6 +136,13 @@ describe('write_file', () => {
 });
 
 describe('edit_file', () => {
+  it('a fenced old_text (which ends with a newline) still matches the last line of a file without one', async () => {
+    fs.writeFileSync(path.join(root, 'tail.txt'), 'first\nlast');
+    const r = await call('edit_file', { path: 'tail.txt', old_text: 'last\n', new_text: 'LAST\n' });
+    expect(r.status, r.content).toBe('ok');
+    expect(fs.readFileSync(path.join(root, 'tail.txt'), 'utf8')).toBe('first\nLAST');
+  });
+
   it('replaces an exact unique match', async () => {
     const r = await call('edit_file', { path: 'src/main.ts', old_text: 'return "Helo "', new_text: 'return "Hello "' });
     expect(r.status).toBe('ok');
