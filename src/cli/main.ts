@@ -4,6 +4,14 @@ import { readFileSync } from 'node:fs';
 
 const argv = process.argv.slice(2);
 
+// Output into a closed pipe (`devx sessions | head -1`) ends quietly, as other CLIs do.
+for (const stream of [process.stdout, process.stderr]) {
+  stream.on('error', (err: NodeJS.ErrnoException) => {
+    if (err.code === 'EPIPE') process.exit(process.exitCode ?? 0);
+    throw err;
+  });
+}
+
 function version(): string {
   const pkg = JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as { version: string };
   return pkg.version;

@@ -11,3 +11,16 @@ export function makeVisible(s: string): string {
   }
   return out;
 }
+
+/** Colour for a terminal that wants it (not with NO_COLOR, not into a pipe). */
+export function useColor(out: NodeJS.WritableStream, env: NodeJS.ProcessEnv): boolean {
+  return Boolean((out as NodeJS.WriteStream).isTTY) && env.NO_COLOR === undefined;
+}
+
+/** A unified diff with removed lines red and added lines green. */
+export function colorDiff(diff: string): string {
+  return diff
+    .split('\n')
+    .map((l) => (l.startsWith('+') && !l.startsWith('+++') ? `\x1b[32m${l}\x1b[0m` : l.startsWith('-') && !l.startsWith('---') ? `\x1b[31m${l}\x1b[0m` : l.startsWith('@@') ? `\x1b[36m${l}\x1b[0m` : l))
+    .join('\n');
+}

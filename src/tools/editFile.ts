@@ -6,11 +6,64 @@ import { readFileNoFollow } from '../sandbox/openNoFollow.js';
 import { writeFileAtomic } from '../util/atomicWrite.js';
 import { findClosestLines } from './closestLines.js';
 import { looksBinary } from './readFile.js';
+import { unifiedDiff } from './diffPreview.js';
+
+interface EditArgs {
+  path: string;
+  old_text: string;
+  new_text: string;
+  replace_all?: boolean;
+}
 
 function countOccurrences(haystack: string, needle: string): number {
   let n = 0;
   for (let i = haystack.indexOf(needle); i !== -1; i = haystack.indexOf(needle, i + needle.length)) n++;
   return n;
+}
+
+/** The edit as it would land: the file's text and its replacement, or a ToolError the model can act on. */
+async function planEdit(abs: string, root: string, args: EditArgs) {
+  const shown = displayPath(root, abs);
+  const buf = await readFileNoFollow(abs).catch((err) => (err instanceof PathError ? Promise.reject(err) : null));
+  if (!buf) throw new ToolError(`file not found: ${shown}. To create a new file use write_file.`);
+  if (looksBinary(buf)) throw new ToolError(`${shown} looks like a binary file; it cannot be edited as text.`);
+  const text = buf.toString('utf8');
+  if (args.old_text === args.new_text) throw new ToolError('old_text and new_text are identical; nothing to change.');
+  let oldText = args.old_text;
+  let newText = args.new_text;
+  let count = countOccurrences(text, oldText);
+  // Files with CRLF endings: the protocol normalises the model's text to LF, so match in CRLF form.
+  if (count === 0 && text.includes('\r\n') && oldText.includes('\n')) {
+    const crlfOld = oldText.replace(/\r?\n/g, '\r\n');
+    const n = countOccurrences(text, crlfOld);
+    if (n > 0) {
+      oldText = crlfOld;
+      newText = newText.replace(/\r?\n/g, '\r\n');
+      count = n;
+    }
+  }
+  // A fenced old_text ends with a newline; the last line of a file may not.
+  if (count === 0 && oldText.endsWith('\n') && text.endsWith(oldText.slice(0, -1))) {
+    oldText = oldText.slice(0, -1);
+    newText = newText.endsWith('\n') ? newText.slice(0, -1) : newText;
+    count = countOccurrences(text, oldText);
+  }
+  if (count === 0) {
+    const hint = findClosestLines(text, args.old_text);
+    throw new ToolError(
+      `old_text was not found in ${shown}.` +
+        (hint
+          ? ` The closest lines are ${hint.startLine}-${hint.endLine} (${Math.round(hint.score * 100)}% similar):\n${hint.text}\nCopy the exact text (including indentation) from the file, or read_file it again.`
+          : ' Read the file again and copy the exact text, including indentation.'),
+    );
+  }
+  if (count > 1 && !args.replace_all) {
+    throw new ToolError(
+      `found ${count} matches for old_text in ${shown}; add surrounding lines to old_text so it matches exactly once, or set replace_all=true.`,
+    );
+  }
+  const updated = args.replace_all ? text.split(oldText).join(newText) : text.replace(oldText, () => newText);
+  return { abs, shown, text, updated, count };
 }
 
 export const editFileTool = defineTool({
@@ -27,48 +80,12 @@ export const editFileTool = defineTool({
     new_text: z.string().describe('replacement text'),
     replace_all: boolArg('replace every occurrence instead of exactly one').optional(),
   }),
+  async preview(ctx, args) {
+    const { shown, text, updated } = await planEdit(ctx.resolve(args.path), ctx.root, args);
+    return unifiedDiff(shown, text, updated);
+  },
   async execute(ctx, args) {
-    const abs = ctx.resolve(args.path);
-    const shown = displayPath(ctx.root, abs);
-    const buf = await readFileNoFollow(abs).catch((err) => (err instanceof PathError ? Promise.reject(err) : null));
-    if (!buf) throw new ToolError(`file not found: ${shown}. To create a new file use write_file.`);
-    if (looksBinary(buf)) throw new ToolError(`${shown} looks like a binary file; it cannot be edited as text.`);
-    const text = buf.toString('utf8');
-    if (args.old_text === args.new_text) throw new ToolError('old_text and new_text are identical; nothing to change.');
-    let oldText = args.old_text;
-    let newText = args.new_text;
-    let count = countOccurrences(text, oldText);
-    // Files with CRLF endings: the protocol normalises the model's text to LF, so match in CRLF form.
-    if (count === 0 && text.includes('\r\n') && oldText.includes('\n')) {
-      const crlfOld = oldText.replace(/\r?\n/g, '\r\n');
-      const n = countOccurrences(text, crlfOld);
-      if (n > 0) {
-        oldText = crlfOld;
-        newText = newText.replace(/\r?\n/g, '\r\n');
-        count = n;
-      }
-    }
-    // A fenced old_text ends with a newline; the last line of a file may not.
-    if (count === 0 && oldText.endsWith('\n') && text.endsWith(oldText.slice(0, -1))) {
-      oldText = oldText.slice(0, -1);
-      newText = newText.endsWith('\n') ? newText.slice(0, -1) : newText;
-      count = countOccurrences(text, oldText);
-    }
-    if (count === 0) {
-      const hint = findClosestLines(text, args.old_text);
-      throw new ToolError(
-        `old_text was not found in ${shown}.` +
-          (hint
-            ? ` The closest lines are ${hint.startLine}-${hint.endLine} (${Math.round(hint.score * 100)}% similar):\n${hint.text}\nCopy the exact text (including indentation) from the file, or read_file it again.`
-            : ' Read the file again and copy the exact text, including indentation.'),
-      );
-    }
-    if (count > 1 && !args.replace_all) {
-      throw new ToolError(
-        `found ${count} matches for old_text in ${shown}; add surrounding lines to old_text so it matches exactly once, or set replace_all=true.`,
-      );
-    }
-    const updated = args.replace_all ? text.split(oldText).join(newText) : text.replace(oldText, () => newText);
+    const { abs, shown, updated, count } = await planEdit(ctx.resolve(args.path), ctx.root, args);
     await writeFileAtomic(abs, updated);
     return {
       content: `edited ${shown}: replaced ${args.replace_all ? count : 1} occurrence${count > 1 && args.replace_all ? 's' : ''}`,

@@ -18,6 +18,7 @@ export const runCommandTool = defineTool({
     cmd: z.string().trim().min(1, 'cmd must not be empty').describe('shell command, run with bash in the project root'),
     timeout: intArg('seconds before the command is killed (default 120, max 1800)', 1, 1800).optional(),
   }),
+  preview: async (ctx) => `in ${ctx.root}`,
   async execute(ctx, args) {
     const timeoutMs = args.timeout ? args.timeout * 1000 : ctx.commandTimeoutMs;
     const [file, argv] = ctx.sandbox ? [ctx.sandbox.bin, [...sandboxArgs(ctx.sandbox, ctx.root), 'bash', '-c', args.cmd]] : ['bash', ['-c', args.cmd]];

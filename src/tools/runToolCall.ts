@@ -19,6 +19,8 @@ export interface ApprovalRequest {
   summary: string;
   /** What the call touches (paths and intents). */
   locations: Location[];
+  /** What the call would do (a unified diff for file edits), when the tool can say. */
+  preview?: string;
 }
 
 export interface ToolCallDeps {
@@ -97,7 +99,8 @@ export async function runToolCall(call: { tool: string; args: Record<string, str
     return done({ status: 'error', decision, content: `denied by policy (${decision.rule}): ${decision.reason}. Do not retry this call; choose another approach or ask the user.` });
   }
   if (decision.decision === 'ask') {
-    answer = await deps.approve({ tool: tool.name, args, decision, summary: describeCall(tool, tool.name, args), locations });
+    const preview = await tool.preview?.(deps.ctx, args as never).catch(() => undefined);
+    answer = await deps.approve({ tool: tool.name, args, decision, summary: describeCall(tool, tool.name, args), locations, preview });
     if (answer === 'no') {
       return done({ status: 'error', decision, answer, content: `the user declined this ${tool.name} call (${decision.reason}). Do not retry it; ask the user what to do instead.` });
     }

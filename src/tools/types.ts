@@ -76,6 +76,8 @@ export interface Tool<S extends z.ZodType = z.ZodType> {
   locations?: (args: Record<string, unknown>) => Location[];
   /** The call in one line, for the REPL, confirmations, logs and "always allow" keys. */
   describe?: (args: Record<string, unknown>) => string;
+  /** What the call would do, shown when the person is asked (a diff for edits, the directory for commands). */
+  preview?: (ctx: ToolContext, args: z.infer<S>) => Promise<string | undefined>;
   /** Claude Code's names for this tool (agent files and permission rules use them). */
   aliases?: string[];
   /** How much of its output the model sees; the rest is saved under .devx/tool-output/. */

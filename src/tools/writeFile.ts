@@ -5,19 +5,35 @@ import { defineTool, ToolError } from './types.js';
 import { pathArg } from './argTypes.js';
 import { displayPath } from '../sandbox/resolvePath.js';
 import { writeFileAtomic } from '../util/atomicWrite.js';
+import { readIfExists, unifiedDiff } from './diffPreview.js';
+
+/** Lines as an editor counts them: a final newline ends the last line, it does not start another. */
+function lineCount(t: string): number {
+  return t === '' ? 0 : t.split('\n').length - (t.endsWith('\n') ? 1 : 0);
+}
 
 export const writeFileTool = defineTool({
   name: 'write_file',
   kind: 'write',
   descriptionFile: 'tools/write_file.md',
   locations: (a) => [{ path: String(a.path), intent: 'write' }],
-  describe: (a) => `write ${a.path} (${String(a.content ?? '').split('\n').length} lines)`,
+  describe: (a) => `write ${a.path} (${lineCount(String(a.content ?? ''))} lines)`,
   aliases: ['Write'],
   example: 'TOOL_CALL: write_file | path=src/hello.ts | content=```ts\nexport const hello = "world";\n```',
   schema: z.object({
     path: pathArg('file to create or overwrite, relative to the project root'),
     content: z.string().describe('the complete new file content (use a fenced value)'),
   }),
+  async preview(ctx, args) {
+    const abs = ctx.resolve(args.path);
+    const shown = displayPath(ctx.root, abs);
+    const before = await readIfExists(abs);
+    const head =
+      before === null
+        ? `create ${shown} (${lineCount(args.content)} lines, ${Buffer.byteLength(args.content)} bytes)`
+        : `overwrite ${shown}: replaces ${Buffer.byteLength(before)} bytes (${lineCount(before)} lines) with ${Buffer.byteLength(args.content)} bytes (${lineCount(args.content)} lines)`;
+    return `${head}\n${unifiedDiff(shown, before ?? '', args.content)}`;
+  },
   async execute(ctx, args) {
     const abs = ctx.resolve(args.path);
     const shown = displayPath(ctx.root, abs);
@@ -25,7 +41,7 @@ export const writeFileTool = defineTool({
     if (st?.isDirectory()) throw new ToolError(`${shown} is a directory; give a file path.`);
     await fs.mkdir(path.dirname(abs), { recursive: true });
     await writeFileAtomic(abs, args.content);
-    const lines = args.content === '' ? 0 : args.content.split('\n').length;
+    const lines = lineCount(args.content);
     return {
       content: `${st ? 'overwrote' : 'created'} ${shown}: ${Buffer.byteLength(args.content)} bytes, ${lines} lines`,
       meta: { path: shown },

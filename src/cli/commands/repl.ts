@@ -14,23 +14,8 @@ import type { ApprovalAnswer, ApprovalRequest } from '../../tools/runToolCall.js
 import { makeVisible } from '../visible.js';
 import { handleAgentSlash, maybeDelegate, switchAgent } from '../agentSlash.js';
 import { packageVersion } from '../../util/packageRoot.js';
-
-/** Lines from readline as an awaitable queue, so piped input is never dropped between prompts. */
-function lineQueue(rl: readline.Interface) {
-  const lines: string[] = [];
-  const waiters: ((l: string | null) => void)[] = [];
-  let closed = false;
-  rl.on('line', (l) => (waiters.length ? waiters.shift()!(l) : lines.push(l)));
-  rl.on('close', () => {
-    closed = true;
-    while (waiters.length) waiters.shift()!(null);
-  });
-  return (): Promise<string | null> => {
-    if (lines.length) return Promise.resolve(lines.shift()!);
-    if (closed) return Promise.resolve(null);
-    return new Promise((resolve) => waiters.push(resolve));
-  };
-}
+import { createReplInput } from '../replInput.js';
+import { colorDiff, useColor } from '../visible.js';
 
 function printHistory(run: AgentRun, out: NodeJS.WritableStream): void {
   if (!run.history.length) {
@@ -63,10 +48,14 @@ async function runRepl(flags: { resume?: string; agent?: string } & Parameters<t
   const out = process.stdout;
   const info = interactive ? out : process.stderr;
   const rl = readline.createInterface({ input: process.stdin, output: out, terminal: interactive, prompt: 'devx> ' });
-  const nextLine = lineQueue(rl);
+  const input = createReplInput(rl, { interactive, out, env: process.env });
+  const { nextLine } = input;
+  const color = useColor(out, process.env);
 
   const askApproval = async (req: ApprovalRequest): Promise<ApprovalAnswer> => {
-    out.write(`\n? devx wants to ${makeVisible(req.summary)}\n  (${req.decision.reason})\n  Allow? [y]es / [n]o / [a]lways this session: `);
+    // What will happen (a diff, the directory a command runs in), then why the policy asks.
+    const preview = req.preview ? `${(color ? colorDiff(req.preview) : req.preview).replace(/^/gm, '  ')}\n` : '';
+    out.write(`\n? devx wants to ${makeVisible(req.summary)}\n${preview}  (asks because ${req.decision.reason})\n  Allow? [y]es / [n]o / [a]lways this session: `);
     const answer = (await nextLine())?.trim().toLowerCase() ?? 'n';
     if (answer === 'a' || answer === 'always') return 'always';
     return answer === 'y' || answer === 'yes' ? 'yes' : 'no';
@@ -104,33 +93,42 @@ async function runRepl(flags: { resume?: string; agent?: string } & Parameters<t
       try {
         for (;;) {
           if (interactive) rl.prompt();
-          const line = await nextLine();
-          if (line === null) break;
+          const message = await input.nextMessage();
+          if (message === null) break;
           armedExit = false;
-          const input = line.trim();
-          if (!input) continue;
-          if (input.startsWith('/')) {
-            const [cmd] = input.split(/\s+/);
+          let text = message.trim();
+          if (!text) continue;
+          if (text === '/edit' || text.startsWith('/edit ')) {
+            const edited = input.edit(text.slice('/edit'.length).trim() || undefined);
+            if (edited === null) {
+              out.write('(nothing to send)\n');
+              continue;
+            }
+            text = edited;
+            out.write(`${edited.split('\n').length} lines from the editor\n`);
+          }
+          if (text.startsWith('/') && !text.includes('\n')) {
+            const [cmd] = text.split(/\s+/);
             if (cmd === '/exit' || cmd === '/quit') break;
             if (cmd === '/agent' || cmd.startsWith('/agent:')) {
-              await handleAgentSlash(input, started, out);
+              await handleAgentSlash(text, started, out);
               continue;
             } else if (cmd === '/help') out.write(`${REPL_HELP}\n`);
             else if (cmd === '/tools') {
               for (const t of run.agent.tools) out.write(`  ${[t.name, ...describeArgs(t).map((a) => (a.optional ? `[${a.name}]` : a.name))].join(' | ')}\n`);
             } else if (cmd === '/history') printHistory(run, out);
             else if (cmd === '/todos') out.write(`${renderCheckpoint(session.getCheckpoint())}\n`);
-            else if (cmd === '/resume') out.write(`${applyResume(started, input.split(/\s+/)[1]) ?? 'no earlier session to resume'}\n`);
+            else if (cmd === '/resume') out.write(`${applyResume(started, text.split(/\s+/)[1]) ?? 'no earlier session to resume'}\n`);
             else if (cmd === '/clear') {
               run.reset();
               out.write('Conversation cleared.\n');
             } else out.write(`unknown command ${cmd}; /help lists them\n`);
             continue;
           }
-          if (!interactive) out.write(`devx> ${input}\n`);
-          await maybeDelegate(input, started, out, interactive ? nextLine : null);
+          if (!interactive) out.write(`devx> ${text}\n`);
+          await maybeDelegate(text, started, out, interactive ? nextLine : null);
           running = new AbortController();
-          const r = await run.prompt(input, { signal: running.signal });
+          const r = await run.prompt(text, { signal: running.signal });
           lastFailed = r.status === 'error';
           running = null;
         }
@@ -145,6 +143,7 @@ async function runRepl(flags: { resume?: string; agent?: string } & Parameters<t
       return EXIT.ok;
     });
   } finally {
+    input.close();
     rl.close();
   }
 }

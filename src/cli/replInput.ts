@@ -1,0 +1,130 @@
+// What the person types, as whole messages: a bracketed paste is one message however many lines it
+// has, a line ending in a backslash continues on the next, and /edit (or Ctrl-X Ctrl-E) opens
+// $VISUAL/$EDITOR for a long message. Approvals read single raw lines.
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { spawnSync } from 'node:child_process';
+import type readline from 'node:readline';
+
+const PASTE_ON = '\x1b[?2004h';
+const PASTE_OFF = '\x1b[?2004l';
+
+export interface ReplInput {
+  /** The next whole message, or null at end of input. */
+  nextMessage(): Promise<string | null>;
+  /** The next raw line (answers to confirmations), or null at end of input. */
+  nextLine(): Promise<string | null>;
+  /** Opens the editor on `initial`; returns what was saved (trimmed of a final newline), or null. */
+  edit(initial?: string): string | null;
+  close(): void;
+}
+
+interface Key {
+  name?: string;
+  ctrl?: boolean;
+}
+
+export function createReplInput(rl: readline.Interface, opts: { interactive: boolean; out: NodeJS.WritableStream; env: NodeJS.ProcessEnv }): ReplInput {
+  const lines: string[] = [];
+  const waiters: ((l: string | null) => void)[] = [];
+  let closed = false;
+  let pasting = false;
+  let pasted: string[] = [];
+  let pendingEdit: string | null = null;
+  let ctrlX = false;
+
+  const deliver = (l: string) => (waiters.length ? waiters.shift()!(l) : lines.push(l));
+  rl.on('line', (l) => {
+    // Lines inside a bracketed paste are held until the paste is sent with Enter.
+    if (pasting) {
+      pasted.push(l);
+      return;
+    }
+    if (pasted.length) {
+      const whole = [...pasted, l].join('\n');
+      pasted = [];
+      deliver(whole);
+      return;
+    }
+    deliver(l);
+  });
+  rl.on('close', () => {
+    closed = true;
+    if (pasted.length) deliver(pasted.splice(0).join('\n'));
+    while (waiters.length) waiters.shift()!(null);
+  });
+
+  const input = (rl as unknown as { input: NodeJS.ReadStream }).input;
+  const onKey = (_s: string | undefined, key: Key | undefined) => {
+    if (!key) return;
+    if (key.name === 'paste-start') pasting = true;
+    else if (key.name === 'paste-end') {
+      pasting = false;
+      if (pasted.length) opts.out.write(`\n[pasted ${pasted.length + 1} lines: Enter sends them as one message]\n`);
+    } else if (key.ctrl && key.name === 'x') {
+      ctrlX = true;
+      return;
+    } else if (ctrlX && key.ctrl && key.name === 'e') {
+      // Ctrl-X Ctrl-E: edit what is typed so far in the editor, as bash does.
+      pendingEdit = (rl as unknown as { line: string }).line;
+      rl.write(null, { ctrl: true, name: 'u' });
+      rl.write('/edit\n');
+    }
+    ctrlX = false;
+  };
+  if (opts.interactive) {
+    input.on('keypress', onKey);
+    opts.out.write(PASTE_ON);
+  }
+
+  const nextLine = (): Promise<string | null> => {
+    if (lines.length) return Promise.resolve(lines.shift()!);
+    if (closed) return Promise.resolve(null);
+    return new Promise((resolve) => waiters.push(resolve));
+  };
+
+  const edit = (initial = pendingEdit ?? ''): string | null => {
+    pendingEdit = null;
+    const editor = opts.env.VISUAL ?? opts.env.EDITOR ?? 'vi';
+    const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'devx-edit-')), 'message.md');
+    fs.writeFileSync(file, initial);
+    const raw = opts.interactive && typeof input.setRawMode === 'function';
+    rl.pause();
+    if (raw) input.setRawMode(false);
+    const r = spawnSync(editor, [file], { stdio: 'inherit', shell: /\s/.test(editor) });
+    if (raw) input.setRawMode(true);
+    rl.resume();
+    const text = r.status === 0 ? fs.readFileSync(file, 'utf8').replace(/\n$/, '') : null;
+    fs.rmSync(path.dirname(file), { recursive: true, force: true });
+    return text && text.trim() ? text : null;
+  };
+
+  return {
+    nextLine,
+    async nextMessage() {
+      const parts: string[] = [];
+      for (;;) {
+        const l = await nextLine();
+        if (l === null) return parts.length ? parts.join('\n') : null;
+        // A trailing backslash continues the message on the next line.
+        if (/(^|[^\\])\\$/.test(l) && !l.includes('\n')) {
+          parts.push(l.slice(0, -1));
+          if (opts.interactive) rl.setPrompt('   ... ');
+          if (opts.interactive) rl.prompt();
+          continue;
+        }
+        if (opts.interactive) rl.setPrompt('devx> ');
+        parts.push(l);
+        return parts.join('\n');
+      }
+    },
+    edit,
+    close() {
+      if (opts.interactive) {
+        input.off('keypress', onKey);
+        opts.out.write(PASTE_OFF);
+      }
+    },
+  };
+}

@@ -1,0 +1,110 @@
+// The REPL in a real terminal: pastes, continued lines, the editor, confirmations that show what
+// will happen. Real gemini against the fake API.
+import fs from 'node:fs';
+import path from 'node:path';
+import { execFileSync } from 'node:child_process';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { FakeGeminiApi } from '../helpers/fakeGeminiApi.js';
+import { useFakeApi } from '../helpers/useFakeApi.js';
+import { DEVX_BIN, fakeEnv, makeHome, makeProject, tempDir } from '../helpers/env.js';
+import { startInPty, type PtySession } from '../helpers/pty.js';
+
+let fake: FakeGeminiApi;
+let home: string;
+const sessions: PtySession[] = [];
+useFakeApi((f) => (fake = f));
+beforeEach(() => {
+  home = makeHome();
+});
+afterEach(() => {
+  for (const s of sessions.splice(0)) s.kill();
+});
+
+function repl(project: string, extra: Record<string, string> = {}, color = false): PtySession {
+  const env = fakeEnv(fake, home, extra);
+  if (color) delete env.NO_COLOR;
+  const s = startInPty([], project, env);
+  sessions.push(s);
+  return s;
+}
+
+describe('the REPL in a terminal', () => {
+  it('a multi-line paste is one message and one model call', async () => {
+    const project = makeProject({});
+    fake.push({ text: 'Got all three lines.' });
+    const s = repl(project);
+    await s.waitFor(/Type a task/);
+    s.paste('first line of the task\nsecond line\nthird line');
+    s.type('\r');
+    await s.waitFor(/Got all three lines\./);
+    expect(fake.modelCalls).toHaveLength(1);
+    expect(fake.modelCalls[0].promptText).toMatch(/first line of the task\nsecond line\nthird line/);
+    s.type('/exit\r');
+  });
+
+  it('a line ending in a backslash continues the message', async () => {
+    const project = makeProject({});
+    fake.push({ text: 'One message.' });
+    const s = repl(project);
+    await s.waitFor(/Type a task/);
+    s.type('look at this \\\r');
+    await s.waitFor(/\.\.\. /);
+    s.type('and this too\r');
+    await s.waitFor(/One message\./);
+    expect(fake.modelCalls).toHaveLength(1);
+    expect(fake.modelCalls[0].promptText).toMatch(/look at this \nand this too/);
+  });
+
+  it('/edit sends what was written in $EDITOR', async () => {
+    const project = makeProject({});
+    const editor = path.join(tempDir(), 'fake-editor.sh');
+    fs.writeFileSync(editor, '#!/bin/sh\nprintf "written in the editor\\nsecond line\\n" > "$1"\n', { mode: 0o755 });
+    fake.push({ text: 'Read your note.' });
+    const s = repl(project, { EDITOR: editor });
+    await s.waitFor(/Type a task/);
+    s.type('/edit\r');
+    await s.waitFor(/Read your note\./);
+    expect(fake.modelCalls[0].promptText).toMatch(/written in the editor\nsecond line/);
+  });
+
+  it('confirmations show a diff for an overwrite, "create" for a new file, and the directory of a command', async () => {
+    const project = makeProject({ 'notes.txt': 'old line\nkept line\n' });
+    fake.push(
+      { text: 'TOOL_CALL: write_file | path=notes.txt | content=```\nnew line\nkept line\n```' },
+      { text: 'TOOL_CALL: write_file | path=fresh.txt | content=```\nhello\n```' },
+      { text: 'TOOL_CALL: run_command | cmd=touch made-by-command' },
+      { text: 'All done.' },
+    );
+    const s = repl(project, {}, true);
+    await s.waitFor(/Type a task/);
+    s.type('update the notes\r');
+    await s.waitFor(/Allow\? \[y\]es/);
+    const first = s.screen();
+    expect(first).toMatch(/overwrite notes\.txt: replaces 19 bytes \(2 lines\) with 19 bytes \(2 lines\)/);
+    expect(first).toMatch(/-old line\n\s*\+new line/);
+    expect(first).toMatch(/wants to write notes\.txt \(2 lines\)/);
+    expect(s.raw()).toMatch(/\x1b\[31m-old line/); // red in a terminal
+    s.type('y\r');
+    await s.waitFor(/create fresh\.txt \(1 lines, 6 bytes\)/);
+    s.type('n\r');
+    await s.waitFor(/in \/.*\n.*asks because/);
+    expect(s.screen()).toContain(`in ${fs.realpathSync(project)}`);
+    s.type('n\r');
+    await s.waitFor(/All done\./);
+    expect(fs.readFileSync(path.join(project, 'notes.txt'), 'utf8')).toBe('new line\nkept line\n');
+    expect(fs.existsSync(path.join(project, 'fresh.txt'))).toBe(false);
+    expect(fs.existsSync(path.join(project, 'made-by-command'))).toBe(false);
+  });
+});
+
+describe('pipes', () => {
+  it('output into a closed pipe ends quietly (devx audit tail | head -1)', () => {
+    const project = makeProject({});
+    fs.mkdirSync(path.join(project, '.devx'), { recursive: true });
+    const line = JSON.stringify({ time: 't', tool: 'read_file', args: { path: 'x'.repeat(150) }, status: 'ok' });
+    fs.writeFileSync(path.join(project, '.devx', 'audit.jsonl'), `${line}\n`.repeat(30_000));
+    const out = execFileSync('bash', ['-c', `node ${DEVX_BIN} audit tail -n 30000 --json 2>"$0.err" | head -1; echo "status=\${PIPESTATUS[0]}"`, path.join(tempDir(), 'x')], { cwd: project, env: { PATH: process.env.PATH, HOME: home }, encoding: 'utf8' });
+    expect(out).toMatch(/^\{"time"/);
+    expect(out).toMatch(/status=0\n$/);
+  });
+});
