@@ -112,7 +112,7 @@ export class AgentRun {
     }
     const def = typeof persona === 'string' ? findAgent(this.loadAgents(), persona) : persona;
     try {
-      this.deps = applyAgent(this.base, this.agent.tools, this.agent.root, def, { ...this.over, backendFor: this.agent.backendFor });
+      this.deps = applyAgent(this.base, this.agent.offeredTools, this.agent.root, def, { ...this.over, backendFor: this.agent.backendFor });
     } catch (err) {
       if (err instanceof AgentConfigError) throw new PersonaError(err.message);
       throw err;
@@ -146,7 +146,7 @@ export class AgentRun {
    * unless the approval mode approves them.
    */
   private async spawn(query: string, agentName: string | undefined, signal: AbortSignal): Promise<{ answer: string; status: string }> {
-    const subTools = this.agent.tools.filter((t) => !t.spawnsAgents);
+    const subTools = this.agent.offeredTools.filter((t) => !t.spawnsAgents);
     let sub: LoopDeps = {
       ...this.base,
       // spawn_gemini stays callable (it explains the depth limit) but is not offered in the manual.

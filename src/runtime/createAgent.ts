@@ -17,6 +17,7 @@ import { loadCustomTools } from '../tools/customTools.js';
 import type { Tool } from '../tools/types.js';
 import { resolveInside } from '../sandbox/resolvePath.js';
 import type { PolicyEngine, ApprovalMode } from '../policy/decide.js';
+import { matchToolRules } from '../policy/permissions.js';
 import { auditFile } from '../audit/auditLog.js';
 import type { ApprovalAnswer, ApprovalRequest } from '../tools/runToolCall.js';
 import { observeChildren, runProcess, type ChildObserver, type ProcessRunner } from '../util/processRunner.js';
@@ -55,6 +56,8 @@ export interface Agent {
   settings: ResolvedSettings;
   deps: LoopDeps;
   tools: Tool[];
+  /** The tools the model is told about: those no permission rule (or plan mode) denies outright. */
+  offeredTools: Tool[];
   history: Message[];
   historyPath: string;
   auditPath: string;
@@ -125,13 +128,16 @@ export async function createAgent(opts: AgentOptions): Promise<Agent> {
     if (answer === 'always') always.add(approvalKey(req));
     return answer;
   };
+  // The manual lists only what the model may call: a bare deny rule or plan mode removes a tool from it
+  // (a call to it still gets the policy's answer).
+  const offeredTools = tools.filter((t) => matchToolRules(t, [], { rules: settings.permissionRules, root, home: userHome })?.kind !== 'deny' && !(mode === 'plan' && t.kind === 'write'));
   const loaded = opts.projectHistory ? loadHistory(historyFile(root)) : { messages: [] as Message[], warning: undefined };
   const warnings = [...settings.warnings, ...(loaded.warning ? [loaded.warning] : [])];
   for (const e of custom.errors) warnings.push(`custom tool ${e.file} was not loaded: ${e.message}`);
   if (!sandbox) warnings.push('bubblewrap (bwrap) is not available, so test runners ask before running; install the "bubblewrap" package to sandbox them');
   const deps: LoopDeps = {
     backend: backendFor(settings.provider),
-    systemPrompt: renderSystemPrompt(root, tools),
+    systemPrompt: renderSystemPrompt(root, offeredTools),
     tools: new Map(tools.map((t) => [t.name, t])),
     ctx: {
       root,
@@ -165,6 +171,7 @@ export async function createAgent(opts: AgentOptions): Promise<Agent> {
     settings,
     deps,
     tools,
+    offeredTools,
     history: loaded.messages,
     historyPath: historyFile(root),
     auditPath: auditFile(root),

@@ -158,6 +158,8 @@ export class TaskQueue {
   }
 
   async recover(): Promise<Task[]> {
+    // No queue yet: nothing to recover, and looking must not create one (`devx agent status` anywhere).
+    if (!fs.existsSync(this.tasksDir)) return [];
     return this.withLock(() => this.recoverLocked());
   }
 

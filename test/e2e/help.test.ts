@@ -1,7 +1,8 @@
 // Every command and subcommand answers --help from the command table, and `devx --help` lists them all.
+import fs from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { COMMANDS } from '../../src/cli/commands/index.js';
-import { makeHome, makeProject, runDevx } from '../helpers/env.js';
+import { makeHome, makeProject, runDevx, tempDir } from '../helpers/env.js';
 
 describe('help', () => {
   const home = makeHome();
@@ -33,5 +34,12 @@ describe('help', () => {
     const b = await runDevx(['agent', 'list', '--frob'], { cwd: project, env });
     expect(b.code).toBe(2);
     expect(b.stderr).toMatch(/--frob/);
+  });
+
+  it('devx agent status outside a project says so and creates nothing', async () => {
+    const dir = tempDir('devx-not-a-project-');
+    const r = await runDevx(['agent', 'status'], { cwd: dir, env });
+    expect([r.code, r.stdout]).toEqual([0, 'No agent tasks.\n']);
+    expect(fs.readdirSync(dir)).toEqual([]);
   });
 });
