@@ -26,6 +26,7 @@ import { renderSystemPrompt } from '../core/systemPrompt.js';
 import type { LoopDeps } from '../core/loop.js';
 import { historyFile, loadHistory } from '../session/history.js';
 import { readProjectNote } from '../session/projectFiles.js';
+import { isAlive } from '../session/sessionLock.js';
 import type { Message } from '../core/messages.js';
 import type { SessionHooks } from '../tools/types.js';
 
@@ -78,6 +79,20 @@ export interface Agent {
 }
 
 
+/** Scratch folders of devx processes that died without cleaning up (kill -9) are removed at the next start. */
+function removeDeadScratch(runDir: string): void {
+  let names: string[];
+  try {
+    names = fs.readdirSync(runDir);
+  } catch {
+    return;
+  }
+  for (const name of names) {
+    const pid = Number(/^(\d+)-/.exec(name)?.[1]);
+    if (pid && !isAlive(pid)) fs.rmSync(path.join(runDir, name), { recursive: true, force: true });
+  }
+}
+
 export async function createAgent(opts: AgentOptions): Promise<Agent> {
   const { root, home, userHome, settings, mode, sandbox, policy } = await createPolicy({
     cwd: opts.cwd,
@@ -90,6 +105,7 @@ export async function createAgent(opts: AgentOptions): Promise<Agent> {
   const base = opts.runner ?? runProcess;
   const runner = opts.childObserver ? observeChildren(base, opts.childObserver) : base;
   let store: KnowledgeStore | undefined;
+  removeDeadScratch(path.join(home, 'run'));
   const workDir = path.join(home, 'run', `${process.pid}-${crypto.randomBytes(4).toString('hex')}`);
   fs.mkdirSync(workDir, { recursive: true, mode: 0o700 });
   // The environment devx was given (tests and embedders pass their own; the CLI passes process.env).

@@ -105,4 +105,15 @@ describe('agents at run time', () => {
     expect(done.status).toBe('blocked');
     expect(done.error).toMatch(/every tool call was refused: write out\.txt \(1 lines\) \(needs approval\)/);
   });
+
+  it("a killed devx's scratch folder is removed by the next start; a live one's is kept", async () => {
+    const runDir = path.join(devx, 'run');
+    const dead = path.join(runDir, '999999999-dead');
+    const live = path.join(runDir, `${process.pid}-live`);
+    for (const d of [dead, live]) put(path.join(d, 'scratch', 'x'), 'x');
+    const run = await AgentRun.create({ cwd: root, env: env(), backend: new ScriptedBackend([]) });
+    expect(fs.existsSync(dead)).toBe(false);
+    expect(fs.existsSync(live)).toBe(true);
+    run.dispose();
+  });
 });
