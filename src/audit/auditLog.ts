@@ -2,7 +2,8 @@
 // destination that chains hashes under a lock. It subscribes to loop events like any other sink.
 import crypto from 'node:crypto';
 import path from 'node:path';
-import pino from 'pino';
+import { createRequire } from 'node:module';
+import type pino from 'pino';
 import type { AgentEvent } from '../core/loop.js';
 import { appendChained } from './chainedAppend.js';
 
@@ -16,15 +17,20 @@ export function summarizeArgValue(v: string): string {
   return `<${Buffer.byteLength(v)} bytes sha256:${crypto.createHash('sha256').update(v).digest('hex').slice(0, 16)}>`;
 }
 
+const require = createRequire(import.meta.url);
+
 export function createAuditLogger(file: string, session: string): pino.Logger {
+  const pino = require('pino') as typeof import('pino').default;
   const destination = { write: (line: string) => appendChained(file, line.trimEnd()) };
   return pino({ base: { session }, timestamp: pino.stdTimeFunctions.isoTime, messageKey: 'event', formatters: { level: (label) => ({ level: label }) } }, destination);
 }
 
 export function createAuditSubscriber(file: string, session: string): (e: AgentEvent) => void {
-  const log = createAuditLogger(file, session);
+  // The logger (and pino) load on the first tool call: a run that calls no tool never pays for them.
+  let log: pino.Logger | undefined;
   return (e) => {
     if (e.type !== 'tool_end') return;
+    log ??= createAuditLogger(file, session);
     const o = e.outcome;
     log.info(
       {

@@ -13,8 +13,12 @@ for (const stream of [process.stdout, process.stderr]) {
 }
 
 function version(): string {
-  const pkg = JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as { version: string };
-  return pkg.version;
+  return (JSON.parse(readFileSync(new URL(packageJsonPath(), import.meta.url), 'utf8')) as { version: string }).version;
+}
+
+/** package.json relative to this file: dist/src/cli/main.js, or the bundle dist/devx.mjs. */
+function packageJsonPath(): string {
+  return import.meta.url.endsWith('/dist/devx.mjs') ? '../package.json' : '../../../package.json';
 }
 
 if (argv[0] === '--version' || argv[0] === '-v') {

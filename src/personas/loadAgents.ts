@@ -6,7 +6,10 @@
 // its path and reason; the others still load.
 import fs from 'node:fs';
 import path from 'node:path';
-import YAML from 'yaml';
+import { createRequire } from 'node:module';
+
+// yaml loads only when a file needs parsing (start-up stays light).
+const yaml = () => createRequire(import.meta.url)('yaml') as typeof import('yaml');
 import { resolveImports } from './resolveImports.js';
 import { knownToolNames, resolveToolName } from '../tools/registry.js';
 
@@ -48,7 +51,7 @@ const NAME = /^[a-z0-9][a-z0-9_-]*$/i;
 export function splitFrontMatter(text: string): { data: Record<string, unknown>; body: string } | null {
   const m = /^\uFEFF?---\r?\n([\s\S]*?)\r?\n---[ \t]*(?:\r?\n|$)([\s\S]*)$/.exec(text);
   if (!m) return null;
-  const data = YAML.parse(m[1]) as unknown;
+  const data = yaml().parse(m[1]) as unknown;
   if (data === null || typeof data !== 'object' || Array.isArray(data)) throw new Error('front-matter must be a YAML mapping');
   return { data: data as Record<string, unknown>, body: m[2] };
 }

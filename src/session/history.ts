@@ -4,7 +4,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
 import type { Message } from '../core/messages.js';
-import { writeFileAtomicSync } from '../util/atomicWrite.js';
+import { writeStateSync } from '../util/atomicWrite.js';
 
 const HistorySchema = z.object({
   version: z.literal(1),
@@ -58,5 +58,5 @@ export function saveHistory(file: string, messages: Message[], maxChars = HISTOR
   // Trim in place so the live session and the file agree; older turns stay in .devx/sessions/*.transcript.json.
   const kept = trimHistory(messages, maxChars);
   if (kept !== messages) messages.splice(0, messages.length - kept.length);
-  writeFileAtomicSync(file, JSON.stringify({ version: 1, messages }, null, 1) + '\n');
+  writeStateSync(file, JSON.stringify({ version: 1, messages }, null, 1) + '\n');
 }

@@ -3,7 +3,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
-import { writeFileAtomicSync } from '../util/atomicWrite.js';
+import { writeStateSync } from '../util/atomicWrite.js';
 import type { Message } from '../core/messages.js';
 
 const TodoSchema = z.object({ text: z.string(), done: z.boolean() });
@@ -33,12 +33,12 @@ export function sessionsDir(root: string): string {
 
 export function saveRecord(root: string, rec: SessionRecord): void {
   fs.mkdirSync(sessionsDir(root), { recursive: true });
-  writeFileAtomicSync(path.join(sessionsDir(root), `${rec.id}.json`), JSON.stringify(rec, null, 1) + '\n');
+  writeStateSync(path.join(sessionsDir(root), `${rec.id}.json`), JSON.stringify(rec, null, 1) + '\n');
 }
 
 export function saveTranscript(root: string, id: string, messages: Message[]): void {
   fs.mkdirSync(sessionsDir(root), { recursive: true });
-  writeFileAtomicSync(path.join(sessionsDir(root), `${id}.transcript.json`), JSON.stringify({ version: 1, messages }) + '\n');
+  writeStateSync(path.join(sessionsDir(root), `${id}.transcript.json`), JSON.stringify({ version: 1, messages }) + '\n');
 }
 
 export function loadTranscript(root: string, id: string): Message[] {

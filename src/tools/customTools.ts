@@ -4,7 +4,10 @@
 // definition can ask for more confirmation but never widen what the policy allows.
 import fs from 'node:fs';
 import path from 'node:path';
-import YAML from 'yaml';
+import { createRequire } from 'node:module';
+
+// yaml loads only when a file needs parsing (start-up stays light).
+const yaml = () => createRequire(import.meta.url)('yaml') as typeof import('yaml');
 import { quote } from 'shell-quote';
 import { z } from 'zod';
 import { defineTool, type Tool } from './types.js';
@@ -80,7 +83,7 @@ export function loadCustomTools(dirs: string[], builtinNames: Set<string>): Cust
     for (const n of names) {
       const file = path.join(dir, n);
       try {
-        const parsed = DefSchema.safeParse(YAML.parse(fs.readFileSync(file, 'utf8')));
+        const parsed = DefSchema.safeParse(yaml().parse(fs.readFileSync(file, 'utf8')));
         if (!parsed.success) throw new Error(parsed.error.issues.map((i) => `${i.path.join('.') || '(top level)'}: ${i.message}`).join('; '));
         if (builtinNames.has(parsed.data.name)) throw new Error(`"${parsed.data.name}" is a built-in tool name`);
         seen.set(parsed.data.name, toTool(parsed.data, file)); // later directories (project) win

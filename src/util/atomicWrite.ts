@@ -9,3 +9,11 @@ export async function writeFileAtomic(file: string, data: string): Promise<void>
 export function writeFileAtomicSync(file: string, data: string): void {
   writeFileAtomicLib.sync(file, data, { encoding: 'utf8', fsync: true });
 }
+
+/**
+ * For state rewritten after every message (history, session record, transcript): still atomic (a
+ * killed process leaves the old or the new file, never a torn one), without waiting for the disk.
+ */
+export function writeStateSync(file: string, data: string): void {
+  writeFileAtomicLib.sync(file, data, { encoding: 'utf8', fsync: false });
+}
