@@ -1,8 +1,9 @@
 // Every provider devx can drive. Adding one is a folder under providers/ and one line here.
 import type { Provider } from './types.js';
 import { geminiProvider } from './gemini/index.js';
+import { claudeProvider } from './claude/index.js';
 
-const PROVIDERS: readonly Provider[] = [geminiProvider];
+const PROVIDERS: readonly Provider[] = [geminiProvider, claudeProvider];
 
 export const DEFAULT_PROVIDER = 'gemini';
 

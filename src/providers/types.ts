@@ -43,6 +43,8 @@ export type BackendErrorKind =
   | 'quota'
   | 'bad_request'
   | 'server'
+  | 'overloaded'
+  | 'empty'
   | 'timeout'
   | 'untrusted'
   | 'config'
@@ -52,7 +54,7 @@ export type BackendErrorKind =
   | 'failed';
 
 /** Kinds worth another attempt (after backoff, or on the next account for quota). */
-export const TRANSIENT_KINDS: ReadonlySet<BackendErrorKind> = new Set(['quota', 'server', 'failed']);
+export const TRANSIENT_KINDS: ReadonlySet<BackendErrorKind> = new Set(['quota', 'server', 'overloaded', 'failed']);
 
 export class BackendError extends Error {
   constructor(
