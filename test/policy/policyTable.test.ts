@@ -4,6 +4,8 @@ import path from 'node:path';
 import { execFileSync, spawn } from 'node:child_process';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ALLOWED, CWD_CASES, DENIED_OR_ASKED, type Case } from './cases.js';
+import { GTFO_CASES, type SbCase } from './gtfobins.js';
+import { detectBwrap } from '../../src/sandbox/bwrap.js';
 import { DEVX_BIN, tempDir } from '../helpers/env.js';
 
 /** Tests pass DEVX_SANDBOX through so the table can be measured with and without bubblewrap. */
@@ -87,13 +89,13 @@ function cwdOf(c: Case): string {
 }
 
 /** The whole table through `devx policy check --json --batch`, one process per working directory. */
-async function runAll(cases: Case[]): Promise<Result[]> {
+async function runAll(cases: Case[], extra: string[] = []): Promise<Result[]> {
   const results: Result[] = new Array(cases.length);
   const groups = new Map<string, number[]>();
   cases.forEach((c, i) => groups.set(cwdOf(c), [...(groups.get(cwdOf(c)) ?? []), i]));
   for (const [cwd, idx] of groups) {
     const input = idx.map((i) => JSON.stringify({ kind: cases[i].kind, input: cases[i].input })).join('\n') + '\n';
-    const out = execFileSync(process.execPath, [DEVX_BIN, 'policy', 'check', '--json', '--batch'], { cwd, env: ENV(), input, encoding: 'utf8' });
+    const out = execFileSync(process.execPath, [DEVX_BIN, 'policy', 'check', '--json', '--batch', ...extra], { cwd, env: ENV(), input, encoding: 'utf8' });
     const lines = out.trim().split('\n');
     expect(lines).toHaveLength(idx.length);
     idx.forEach((i, k) => (results[i] = JSON.parse(lines[k])));
@@ -101,7 +103,10 @@ async function runAll(cases: Case[]): Promise<Result[]> {
   return results;
 }
 
-const ALL = [...ALLOWED, ...DENIED_OR_ASKED, ...CWD_CASES];
+const SANDBOXED = detectBwrap(process.env) !== null;
+/** The documented decision on this machine: rows marked both() differ with and without bubblewrap. */
+const expected = (c: Case) => ((c as SbCase).withoutSandbox && !SANDBOXED ? (c as SbCase).withoutSandbox! : c.expect);
+const ALL: Case[] = [...ALLOWED, ...DENIED_OR_ASKED, ...CWD_CASES, ...GTFO_CASES].map((c) => ({ ...c, expect: expected(c) }));
 
 describe('policy table through `devx policy check`', () => {
   let results: Result[];
@@ -122,6 +127,15 @@ describe('policy table through `devx policy check`', () => {
     console.log(`BENIGN-SHARE ${allowed}/${rows.length} allowed (sandbox ${process.env.DEVX_SANDBOX === 'off' ? 'off' : 'auto'})`);
     expect(rows.length).toBeGreaterThan(0);
   });
+
+  it('a deny stays a deny in yolo mode, and yolo refuses asks whose effect is unknown', async () => {
+    const denied = ALL.filter((c) => c.expect === 'deny' && !c.cwd && !c.input.includes('\u0000'));
+    const yolo = await runAll(denied, ['--approval-mode', 'yolo']);
+    const wrong = denied.map((c, i) => ({ c, r: yolo[i] })).filter(({ r }) => r.decision !== 'deny').map(({ c, r }) => `${JSON.stringify(c.input)}: ${r.decision} [${r.rule}]`);
+    expect(wrong).toEqual([]);
+    const unverifiable = await runAll([{ kind: 'command', input: 'cat "$FILE"', expect: 'deny' }, { kind: 'command', input: 'cat --frobnicate README.md', expect: 'deny' }], ['--approval-mode', 'yolo']);
+    expect(unverifiable.map((r) => r.decision)).toEqual(['deny', 'deny']);
+  }, 120_000);
 
   it('decides every case as expected', () => {
     const wrong = ALL.map((c, i) => ({ c, r: results[i] }))
