@@ -136,3 +136,6 @@ export const CWD_CASES: Case[] = [
   { kind: 'command', input: 'cat ../.env', expect: 'deny', cwd: 'src' },
   { kind: 'command', input: 'ls', expect: 'allow', cwd: 'src' },
 ];
+
+/** Allowed only because bubblewrap sandboxes them (test runners; recursive reads over the fixture's planted secrets): without it they ask. */
+export const NEEDS_SANDBOX = new Set(['npm test', 'npm t', 'npm run test', 'npm run build', 'npm run lint -- --fix', 'npm test -- --run', 'pytest', 'pytest -x tests/', 'python -m pytest', 'python3 -m pytest -k parser', 'yarn test', 'pnpm test', 'cargo test', 'go test ./...', 'make test', 'npm test 2>&1', 'npm test 2>/dev/null', 'timeout 60 npm test', 'nice -n 10 npm test', 'time npm test', 'npm run typecheck', 'rg TODO', 'rg -t ts import', 'rg -n "TODO|FIXME" --glob "*.ts"']);

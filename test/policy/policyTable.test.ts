@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { execFileSync, spawn } from 'node:child_process';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { ALLOWED, CWD_CASES, DENIED_OR_ASKED, type Case } from './cases.js';
+import { ALLOWED, CWD_CASES, DENIED_OR_ASKED, NEEDS_SANDBOX, type Case } from './cases.js';
 import { GTFO_CASES, type SbCase } from './gtfobins.js';
 import { detectBwrap } from '../../src/sandbox/bwrap.js';
 import { DEVX_BIN, tempDir } from '../helpers/env.js';
@@ -105,8 +105,9 @@ async function runAll(cases: Case[], extra: string[] = []): Promise<Result[]> {
 
 const SANDBOXED = detectBwrap(process.env) !== null;
 /** The documented decision on this machine: rows marked both() differ with and without bubblewrap. */
-const expected = (c: Case) => ((c as SbCase).withoutSandbox && !SANDBOXED ? (c as SbCase).withoutSandbox! : c.expect);
-const ALL: Case[] = [...ALLOWED, ...DENIED_OR_ASKED, ...CWD_CASES, ...GTFO_CASES].map((c) => ({ ...c, expect: expected(c) }));
+const expected = (c: Case) => (SANDBOXED ? c.expect : (c as SbCase).withoutSandbox ?? (c.kind === 'command' && NEEDS_SANDBOX.has(c.input) ? 'ask' : c.expect));
+const RAW: Case[] = [...ALLOWED, ...DENIED_OR_ASKED, ...CWD_CASES, ...GTFO_CASES];
+const ALL: Case[] = RAW.map((c) => ({ ...c, expect: expected(c) }));
 
 describe('policy table through `devx policy check`', () => {
   let results: Result[];
@@ -116,13 +117,14 @@ describe('policy table through `devx policy check`', () => {
   }, 240_000);
 
   it('has at least 250 cases, a third of them ordinary work that stays allowed', () => {
-    const allowed = ALL.filter((c) => c.expect === 'allow').length;
+    // Counted on the table's rows as written (with bubblewrap); without it the measure test reports the share.
+    const allowed = RAW.filter((c) => c.expect === 'allow').length;
     expect(ALL.length).toBeGreaterThanOrEqual(250);
     expect(allowed * 3).toBeGreaterThanOrEqual(ALL.length);
   });
 
   it('measures the benign share: allow rows that are allowed', () => {
-    const rows = ALL.map((c, i) => ({ c, r: results[i] })).filter(({ c }) => c.expect === 'allow');
+    const rows = RAW.map((c, i) => ({ c, r: results[i] })).filter(({ c }) => c.expect === 'allow');
     const allowed = rows.filter(({ r }) => r.decision === 'allow').length;
     console.log(`BENIGN-SHARE ${allowed}/${rows.length} allowed (sandbox ${process.env.DEVX_SANDBOX === 'off' ? 'off' : 'auto'})`);
     expect(rows.length).toBeGreaterThan(0);
