@@ -6,6 +6,7 @@ import { decidePath, type PathIntent, type PathPolicyContext } from './pathPolic
 import { decideCommand } from './decideCommand.js';
 import { matchToolRules, type PermissionRules } from './permissions.js';
 import { RateLimiter } from './rateLimiter.js';
+import { deniedUnder, isReadDenied, type DenyContext } from './deniedPaths.js';
 import { ALLOW, ASK, DENY, strictest, type PolicyDecision, type PolicyTool } from './types.js';
 
 export type { Decision, PolicyDecision } from './types.js';
@@ -30,6 +31,12 @@ export interface PolicyOptions {
 }
 
 const STRUCTURAL_PATH = /^path:/;
+/**
+ * Asks whose effect devx cannot see in advance (a computed argument, an option outside a command's
+ * model, a recursive read over denied files without the sandbox, a script file): a person may approve
+ * them, but an approval mode may not, so yolo turns them into denials.
+ */
+const UNAPPROVABLE = /^command:(expansion|computed-argument|unknown-option|recursive-denied|glob-large|heredoc-expansion|script-file|unverifiable|sed-script-file)/;
 
 export class PolicyEngine {
   private readonly calls: RateLimiter;
@@ -55,6 +62,20 @@ export class PolicyEngine {
       permissions: this.opts.permissions,
       readOnly: this.opts.mode === 'plan',
     });
+  }
+
+  private denyCtx(): DenyContext {
+    return { root: this.opts.root, home: this.opts.home, devxHome: this.opts.devxHome, permissions: this.opts.permissions };
+  }
+
+  /** True when reading this absolute path is denied (sensitive, settings rule, or leads to one). File tools drop such results. */
+  isReadDenied(abs: string): boolean {
+    return isReadDenied(abs, this.denyCtx());
+  }
+
+  /** Every path inside the project the policy denies reading: the sandbox masks them. */
+  hiddenPaths(): string[] {
+    return deniedUnder(this.opts.root, this.denyCtx()).paths;
   }
 
   /** The decision a file tool gets for one path. */
@@ -92,6 +113,9 @@ export class PolicyEngine {
       if (m?.kind === 'allow' && d.decision === 'ask' && !STRUCTURAL_PATH.test(d.rule) && !tool.commandFor) {
         d = ALLOW(`allowed by your settings rule ${m.rule}`, `settings:${m.source}:allow:${m.rule}`);
       }
+    }
+    if (this.opts.mode === 'yolo' && d.decision === 'ask' && UNAPPROVABLE.test(d.rule)) {
+      return DENY(`${d.reason}; yolo mode approves only asks whose effect is known, so this is refused (rerun without yolo to decide yourself)`, d.rule);
     }
     if (this.opts.mode === 'plan') {
       // decideCommand already refuses non-read-only commands in plan mode.

@@ -7,10 +7,11 @@ import type { Parser } from 'web-tree-sitter';
 import type { Node } from './bashParser.js';
 import { evalWord, type Word } from './shellWords.js';
 import { decidePath, type PathIntent, type PathPolicyContext } from './pathPolicy.js';
-import { decideSimpleCommand, type RuleContext, type SimpleCommand } from './commandRules.js';
+import { decideSimpleCommand, type RuleContext, type SimpleCommand } from './rules/index.js';
+import { deniedUnder } from './deniedPaths.js';
 import { ALLOW, ASK, DENY, strictest, type PolicyDecision } from './types.js';
 import type { PermissionRules } from './permissions.js';
-import { matchCommandRules } from './permissions.js';
+import { matchCommandRules, matchPathRules } from './permissions.js';
 
 export interface CommandPolicyContext {
   parser: Parser;
@@ -24,7 +25,11 @@ export interface CommandPolicyContext {
 
 const DANGEROUS_ENV = /^(LD_|DYLD_|GIT_|NODE_|NPM_CONFIG_|PYTHON|PERL|RUBY|BASH_|JAVA_TOOL_OPTIONS$|_JAVA_OPTIONS$|JDK_JAVA_OPTIONS$|CLASSPATH$|PATH$|IFS$|ENV$|PAGER$|MANPAGER$|GIT_PAGER$|EDITOR$|VISUAL$|PROMPT_COMMAND$|SHELLOPTS$|BASHOPTS$|HOME$|TMPDIR$|XDG_CONFIG_HOME$|LESSOPEN$|LESSCLOSE$|GCONV_PATH$|SSH_|GNUPGHOME$|HISTFILE$|PS4$|CC$|CXX$|MAKEFLAGS$|RUSTC_WRAPPER$|RUSTFLAGS$|CARGO_)/i;
 /** Decisions that a settings `allow` rule can never lift. */
-const STRUCTURAL = /^(path:|command:(parse-error|control-chars|non-literal-name|unsupported-syntax|env-dangerous|too-long))/;
+const STRUCTURAL = /^(path:|settings:|command:(parse-error|control-chars|non-literal-name|unsupported-syntax|env-dangerous|too-long|exec|network|system|computed-argument|recursive-denied|prompt-expansion))/;
+/** Commands whose arguments are only printed or compared: a computed argument there is harmless. */
+const DATA_ONLY = new Set(['echo', 'printf', 'true', 'false', 'test', '[', 'expr', ':']);
+/** Commands that set shell variables from data the model controls. */
+const SETS_VARIABLES = new Set(['export', 'declare', 'typeset', 'local', 'readonly', 'read', 'mapfile', 'readarray', 'getopts', 'let']);
 const PLAIN_NAME = /^[A-Za-z0-9_.\/+-][A-Za-z0-9_.\/+@:%=-]*$/;
 const MAX_COMMAND = 20_000;
 const MAX_GLOB_MATCHES = 500;
@@ -37,6 +42,8 @@ function expandGlob(pattern: string, cwd: string): string[] {
 
 interface WalkState {
   cwd: string;
+  /** A variable was set earlier in this command line: later expansions carry model-chosen text. */
+  assigned?: boolean;
 }
 
 export function decideCommand(command: string, ctx: CommandPolicyContext): PolicyDecision {
@@ -49,6 +56,8 @@ export function decideCommand(command: string, ctx: CommandPolicyContext): Polic
   if (!tree) return DENY('the command could not be parsed', 'command:parse-error');
   try {
     if (tree.rootNode.hasError) return DENY('the command is not valid bash (parse error); simplify it', 'command:parse-error');
+    // ${x@P} expands the value as a prompt string, which runs the command substitutions inside it.
+    if (/\$\{[^}]*@P\}/.test(command)) return DENY('${var@P} prompt expansion runs command substitutions hidden in a value', 'command:prompt-expansion');
     const state: WalkState = { cwd: ctx.paths.cwd ?? ctx.paths.root };
     return walk(tree.rootNode, state, ctx);
   } finally {
@@ -89,6 +98,7 @@ function walk(node: Node, state: WalkState, ctx: CommandPolicyContext): PolicyDe
       return decideCommandNode(node, state, ctx);
     case 'variable_assignment':
     case 'variable_assignments': {
+      state.assigned = true;
       const subs = node.namedChildren.flatMap((c) => (c ? evalWord(c).substitutions : []));
       return strictest(ASK('sets a shell variable', 'command:shell-state'), walkAll(subs, { ...state }, ctx));
     }
@@ -132,14 +142,37 @@ function decideRedirect(node: Node, state: WalkState, ctx: CommandPolicyContext)
 function checkWord(w: Word, intent: PathIntent, state: WalkState, ctx: CommandPolicyContext): PolicyDecision {
   const pctx: PathPolicyContext = { ...ctx.paths, cwd: state.cwd, outside: 'ask-read' };
   if (w.unknownKinds.length) return DENY(`unsupported shell syntax (${w.unknownKinds.join(', ')})`, 'command:unsupported-syntax');
+  if (/^\/dev\/(tcp|udp)\//.test(w.text)) return DENY(`${w.text} opens a network connection`, 'command:network:dev-tcp');
   if (!w.literal) return ASK(`the argument ${w.text} expands at run time and cannot be checked in advance`, 'command:expansion');
-  if (!w.glob) return decidePath(w.text, intent, pctx);
+  if (!w.glob) return withSettings(decidePath(w.text, intent, pctx), intent, ctx);
   const dir = w.text.slice(0, w.text.search(/[*?[]/)).replace(/[^/]*$/, '') || '.';
   let d = decidePath(dir, 'list', pctx);
   const matches = expandGlob(w.text, state.cwd);
   if (matches.length > MAX_GLOB_MATCHES) return strictest(d, ASK(`${w.text} matches more than ${MAX_GLOB_MATCHES} files`, 'command:glob-large'));
-  for (const m of matches) d = strictest(d, decidePath(m, intent, pctx));
+  for (const m of matches) d = strictest(d, withSettings(decidePath(m, intent, pctx), intent, ctx));
   return d;
+}
+
+/** Settings Read(...)/Edit(...)/Write(...) rules hold for command arguments as for file tools. */
+function withSettings(d: PolicyDecision & { real?: string }, intent: PathIntent, ctx: CommandPolicyContext): PolicyDecision {
+  if (!ctx.permissions || !d.real || d.decision === 'deny') return d;
+  const m = matchPathRules(d.real, intent === 'list' ? 'list' : intent, ctx.permissions);
+  if (m?.kind === 'deny') return DENY(`denied by your settings rule ${m.rule}`, `settings:${m.source}:deny:${m.rule}`);
+  if (m?.kind === 'ask') return strictest(d, ASK(`your settings rule ${m.rule} asks first`, `settings:${m.source}:ask:${m.rule}`));
+  return d;
+}
+
+/** A tree read recursively: denied paths below it can only be hidden by the sandbox. */
+function checkRecursive(w: Word, hidden: boolean, state: WalkState, ctx: CommandPolicyContext): PolicyDecision {
+  if (!w.literal || w.glob) return ALLOW('checked as a path', 'command:paths');
+  const pd = decidePath(w.text, 'read', { ...ctx.paths, cwd: state.cwd, outside: 'ask-read' });
+  if (pd.decision === 'deny' || !pd.real) return pd;
+  const scan = deniedUnder(pd.real, { root: ctx.paths.root, home: ctx.paths.home, devxHome: ctx.paths.devxHome, permissions: ctx.permissions }, { hidden });
+  if (scan.capped) return ASK(`${w.text} is too large to check for denied files before a recursive read`, 'command:recursive-denied');
+  if (!scan.paths.length) return ALLOW('no denied files below', 'command:paths');
+  const example = path.relative(ctx.paths.root, scan.paths[0]) || scan.paths[0];
+  if (ctx.sandboxed) return ALLOW(`reads ${w.text} recursively inside the sandbox, with its ${scan.paths.length} denied path(s) hidden`, 'command:recursive-sandboxed');
+  return ASK(`${w.text} holds ${scan.paths.length} path(s) the policy denies (e.g. ${example}); without bubblewrap they cannot be hidden from a recursive read`, 'command:recursive-denied');
 }
 
 function decideCommandNode(node: Node, state: WalkState, ctx: CommandPolicyContext): PolicyDecision {
@@ -200,6 +233,7 @@ function decideSimple(cmd: SimpleCommand, state: WalkState, ctx: CommandPolicyCo
       if (STRUCTURAL.test(r.rule) && r.decision !== 'allow') structural.push(r);
       return r;
     },
+    checkRecursive: (w, o) => checkRecursive(w, o?.hidden !== false, state, ctx),
     decideNested: (inner) => {
       for (const a of inner.assignments) {
         if (DANGEROUS_ENV.test(a.name)) return DENY(`setting ${a.name} for a command can make it run other code`, 'command:env-dangerous');
@@ -210,6 +244,11 @@ function decideSimple(cmd: SimpleCommand, state: WalkState, ctx: CommandPolicyCo
   };
   let d = decideSimpleCommand(cmd, rctx);
   if (cmd.assignments.length) d = strictest(d, ASK(`sets ${cmd.assignments.map((a) => a.name).join(', ')} for the command`, 'command:env-prefix'));
+  if (SETS_VARIABLES.has(cmd.name) || (cmd.name === 'printf' && cmd.args.some((a) => a.text.startsWith('-v')))) state.assigned = true;
+  const computed = cmd.args.filter((a) => !a.literal && (a.substitutions.length > 0 || (state.assigned && /\$/.test(a.text))));
+  if (computed.length && !DATA_ONLY.has(cmd.name)) {
+    return DENY(`${cmd.name} gets an argument computed by the command line itself (${computed[0].text}); it could become any option or path, so write it literally`, 'command:computed-argument');
+  }
   if (cmd.args.some((a) => !a.literal)) d = strictest(d, ASK('arguments use $-expansions or substitutions that cannot be checked in advance', 'command:expansion'));
   if (ctx.permissions) {
     const words = [cmd.name, ...cmd.args.map((a) => a.text)];
@@ -221,7 +260,7 @@ function decideSimple(cmd: SimpleCommand, state: WalkState, ctx: CommandPolicyCo
       for (const s of structural) d = strictest(d, s);
     }
   }
-  if (ctx.readOnly && d.decision === 'allow' && !/^command:(read-only|cd|paths|all-allowed)/.test(d.rule)) {
+  if (ctx.readOnly && d.decision === 'allow' && !/^command:(read-only|cd|paths|all-allowed|recursive-sandboxed)/.test(d.rule)) {
     return DENY(`plan mode runs only read-only commands (${cmd.name} is not one)`, 'mode:plan');
   }
   return d;

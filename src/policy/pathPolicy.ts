@@ -72,6 +72,11 @@ function matchSensitive(candidates: string[], intent: PathIntent): SensitiveRule
   return null;
 }
 
+/** The sensitive-file rule a path (as given and as resolved) falls under, or null. */
+export function sensitiveRule(paths: string[], intent: PathIntent): { id: string; reason: string } | null {
+  return matchSensitive(paths, intent);
+}
+
 export interface PathDecision extends PolicyDecision {
   /** The resolved real path (when it could be resolved). */
   real?: string;

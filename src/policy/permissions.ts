@@ -113,3 +113,15 @@ export function matchToolRules(tool: Pick<PolicyTool, 'name' | 'aliases'>, touch
   }
   return null;
 }
+
+/**
+ * Read(...)/Edit(...)/Write(...) rules with a pattern against one path a command touches (commands
+ * are held to the same path rules as the file tools). Bare rules and Bash rules are not considered.
+ */
+export function matchPathRules(realPath: string, intent: PathIntent, rules: PermissionRules): RuleMatch | null {
+  for (const kind of ORDER) {
+    const hit = rules.rules.find((r) => r.kind === kind && r.pattern !== undefined && PATH_RULE_INTENTS[r.tool]?.includes(intent) && pathMatches(r.pattern, realPath, rules));
+    if (hit) return { kind, rule: hit.raw, source: hit.source };
+  }
+  return null;
+}

@@ -150,7 +150,7 @@ export async function createAgent(opts: AgentOptions): Promise<Agent> {
   const loaded = opts.projectHistory ? loadHistory(historyFile(root)) : { messages: [] as Message[], warning: undefined };
   const warnings = [...settings.warnings, ...(loaded.warning ? [loaded.warning] : [])];
   for (const e of custom.errors) warnings.push(`custom tool ${e.file} was not loaded: ${e.message}`);
-  if (!sandbox) warnings.push('bubblewrap (bwrap) is not available, so test runners ask before running; install the "bubblewrap" package to sandbox them');
+  if (!sandbox) warnings.push('bubblewrap (bwrap) is not available: only commands whose whole argument model is known run without asking; test runners and recursive reads over denied files ask. Install the "bubblewrap" package to sandbox them');
   const deps: LoopDeps = {
     backend: backendFor(settings.provider),
     systemPrompt: renderSystemPrompt(root, offeredTools),
@@ -160,6 +160,7 @@ export async function createAgent(opts: AgentOptions): Promise<Agent> {
       signal: new AbortController().signal,
       runner,
       resolve: (p) => resolveInside(root, p),
+      readDenied: (p) => policy.isReadDenied(p),
       rgPath,
       commandTimeoutMs: settings.commandTimeoutMs,
       session: opts.session,

@@ -39,5 +39,6 @@ export async function createPolicy(opts: {
     mode,
     rateLimits: settings.rateLimits,
   });
+  if (sandbox) sandbox.hidden = () => policy.hiddenPaths();
   return { root, home, userHome, settings, mode, sandbox, policy };
 }

@@ -1,3 +1,4 @@
+import path from 'node:path';
 import { z } from 'zod';
 import { defineTool, ToolError } from './types.js';
 import { pathArg } from './argTypes.js';
@@ -33,8 +34,10 @@ export const globTool = defineTool({
       suppressErrors: true,
     });
     found.sort();
+    const shown = found.filter((f) => !ctx.readDenied?.(path.join(base, f)));
+    const note = shown.length < found.length ? `\n[${found.length - shown.length} match(es) withheld: the policy denies reading them]` : '';
     return {
-      content: found.length ? found.join('\n') : `no files match ${args.pattern}`,
+      content: (shown.length ? shown.join('\n') : `no files match ${args.pattern}`) + note,
       meta: { pattern: args.pattern, path: displayPath(ctx.root, base), matches: found.length },
     };
   },

@@ -27,7 +27,8 @@ export const listDirectoryTool = defineTool({
     entries.sort((a, b) => Number(b.isDirectory()) - Number(a.isDirectory()) || a.name.localeCompare(b.name));
     const lines: string[] = [];
     for (const e of entries) {
-      if (e.isDirectory()) lines.push(`${e.name}/ dir`);
+      if (ctx.readDenied?.(path.join(abs, e.name))) lines.push(`${e.name} [withheld: the policy denies reading it]`);
+      else if (e.isDirectory()) lines.push(`${e.name}/ dir`);
       else if (e.isSymbolicLink()) {
         const target = await fs.readlink(path.join(abs, e.name)).catch(() => '?');
         lines.push(`${e.name} symlink -> ${target}`);

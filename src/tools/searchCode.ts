@@ -1,3 +1,4 @@
+import path from 'node:path';
 import { z } from 'zod';
 import { defineTool, ToolError } from './types.js';
 import { pathArg } from './argTypes.js';
@@ -38,11 +39,15 @@ export const searchCodeTool = defineTool({
   async execute(ctx, args) {
     const abs = ctx.resolve(args.path ?? '.');
     const rel = displayPath(ctx.root, abs);
-    const matches = ctx.rgPath
+    const found = ctx.rgPath
       ? await searchWithRg(ctx, args.pattern, rel, args.glob)
       : await searchWithJs(ctx.root, abs, args.pattern, args.glob, COLLECT + 1);
+    // Files the policy denies reading never reach the model, whichever search found them.
+    const withheld = new Set<string>();
+    const matches = found.filter((m) => (ctx.readDenied?.(path.resolve(ctx.root, m.path)) ? (withheld.add(m.path), false) : true));
+    const note = withheld.size ? `\n[${withheld.size} file(s) with matches withheld: the policy denies reading them]` : '';
     return {
-      content: formatMatches(matches, args.pattern),
+      content: formatMatches(matches, args.pattern) + note,
       meta: { pattern: args.pattern, path: rel, matches: matches.length > COLLECT ? `${COLLECT}+` : matches.length },
     };
   },

@@ -18,6 +18,8 @@ export interface ToolContext {
   runner: ProcessRunner;
   /** Resolves a model-given path inside the root (symlinks followed) or throws a PathError. */
   resolve(p: string): string;
+  /** True when the policy denies reading this absolute path: search_code and glob withhold it, list_directory marks it. */
+  readDenied?: (abs: string) => boolean;
   /** Absolute path of ripgrep, or null to use the JS fallback. */
   rgPath: string | null;
   /** Default run_command timeout in ms. */

@@ -36,7 +36,7 @@ export const ALLOWED: Case[] = [
   c('ls > /dev/null', 'allow'), c('npm test 2>&1', 'allow'), c('npm test 2>/dev/null', 'allow'), c('git status 2>&1 | head -20', 'allow'),
   c('sort README.md | uniq -c', 'allow'), c('cut -d: -f1 README.md', 'allow'), c('diff src/main.ts src/util.ts', 'allow'), c('stat src/main.ts', 'allow'),
   c('du -sh src', 'allow'), c('tree src', 'allow'), c('file README.md', 'allow'), c('basename src/main.ts', 'allow'), c('dirname src/main.ts', 'allow'),
-  c('date', 'allow'), c('which node', 'allow'), c('sed -n 1,20p src/main.ts', 'allow'), c("sed 's/foo/bar/g' README.md", 'allow'), c("awk '{print $1}' README.md", 'allow'),
+  c('date', 'allow'), c('which node', 'allow'), c('sed -n 1,20p src/main.ts', 'allow'), c("sed 's/foo/bar/g' README.md", 'allow'), 
   c('jq .name package.json', 'allow'), c('sha256sum README.md', 'allow'), c('ls *.md', 'allow'), c('cat src/*.ts', 'allow'), c('wc -l src/*.ts', 'allow'),
   c('timeout 60 npm test', 'allow'), c('nice -n 10 npm test', 'allow'), c('time npm test', 'allow'), c('# just a comment', 'allow'), c('true', 'allow'),
   c('npm --version', 'allow'), c('npm ls', 'allow'),
@@ -78,11 +78,11 @@ export const DENIED_OR_ASKED: Case[] = [
   c('python script.py', 'ask'), c('node scripts/build.js', 'ask'), c('bash scripts/x.sh', 'ask'), c('./scripts/x.sh', 'ask'),
   // Dangerous flags of read-only tools.
   c('git -c core.pager=sh status', 'deny'), c('git -c alias.x=!sh x', 'deny'), c('git -C /etc status', 'deny'), c('git --git-dir=/tmp/x status', 'deny'),
-  c('git diff --output=/tmp/x', 'deny'), c('git log --output=out.txt', 'deny'), c('git diff --ext-diff', 'deny'), c('git fetch --upload-pack=evil', 'deny'),
+  c('git diff --output=/tmp/x', 'deny'), c('git log --output=out.txt', 'ask', 'writes inside the project'), c('git log --output=/tmp/out.txt', 'deny'), c("awk '{print $1}' README.md", 'ask', 'awk is an interpreter: never allowed on its own'), c('git diff --ext-diff', 'deny'), c('git fetch --upload-pack=evil', 'deny'),
   c('git config user.name x', 'deny'), c('git config --global core.hooksPath /tmp', 'deny'), c('git submodule update', 'deny'), c('git hook run pre-commit', 'deny'),
-  c('sort --compress-program=sh README.md', 'deny'), c('sort -o out.txt README.md', 'ask'), c("sed 'e ls' README.md", 'ask'), c("sed -i 's/a/b/' README.md", 'ask'),
-  c("sed 'w /tmp/x' README.md", 'ask'), c('find . -exec rm {} ;', 'ask'), c('find . -delete', 'ask'), c('find . -fprint out.txt', 'ask'),
-  c('rg --pre sh x', 'deny'), c('rg --pre=./evil x', 'deny'), c("awk 'BEGIN{system(\"ls\")}'", 'ask'), c("awk '{print > \"/tmp/x\"}' README.md", 'ask'),
+  c('sort --compress-program=sh README.md', 'deny'), c('sort -o out.txt README.md', 'ask'), c("sed 'e ls' README.md", 'deny'), c("sed -i 's/a/b/' README.md", 'ask'),
+  c("sed 'w /tmp/x' README.md", 'deny'), c('find . -exec rm {} ;', 'deny'), c('find . -delete', 'ask'), c('find . -fprint out.txt', 'ask'),
+  c('rg --pre sh x', 'deny'), c('rg --pre=./evil x', 'deny'), c("awk 'BEGIN{system(\"ls\")}'", 'deny'), c("awk '{print > \"/tmp/x\"}' README.md", 'deny'),
   // Environment prefixes.
   c('GIT_PAGER=sh git log', 'deny'), c('LD_PRELOAD=/tmp/x.so ls', 'deny'), c('NODE_OPTIONS=--require=/tmp/x.js npm test', 'deny'), c('PATH=/tmp:$PATH ls', 'deny'),
   c('PYTHONPATH=/tmp pytest', 'deny'), c('BASH_ENV=/tmp/x bash x.sh', 'deny'), c('GIT_SSH_COMMAND=sh git fetch', 'deny'), c('FOO=1 npm test', 'ask'), c('DEBUG=1 ls', 'ask'),
@@ -136,3 +136,6 @@ export const CWD_CASES: Case[] = [
   { kind: 'command', input: 'cat ../.env', expect: 'deny', cwd: 'src' },
   { kind: 'command', input: 'ls', expect: 'allow', cwd: 'src' },
 ];
+
+/** Allowed only because bubblewrap sandboxes them (test runners; recursive reads over the fixture's planted secrets): without it they ask. */
+export const NEEDS_SANDBOX = new Set(['npm test', 'npm t', 'npm run test', 'npm run build', 'npm run lint -- --fix', 'npm test -- --run', 'pytest', 'pytest -x tests/', 'python -m pytest', 'python3 -m pytest -k parser', 'yarn test', 'pnpm test', 'cargo test', 'go test ./...', 'make test', 'npm test 2>&1', 'npm test 2>/dev/null', 'timeout 60 npm test', 'nice -n 10 npm test', 'time npm test', 'npm run typecheck', 'rg TODO', 'rg -t ts import', 'rg -n "TODO|FIXME" --glob "*.ts"']);

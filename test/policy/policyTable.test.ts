@@ -3,9 +3,13 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { execFileSync, spawn } from 'node:child_process';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { ALLOWED, CWD_CASES, DENIED_OR_ASKED, type Case } from './cases.js';
+import { ALLOWED, CWD_CASES, DENIED_OR_ASKED, NEEDS_SANDBOX, type Case } from './cases.js';
+import { GTFO_CASES, type SbCase } from './gtfobins.js';
+import { detectBwrap } from '../../src/sandbox/bwrap.js';
 import { DEVX_BIN, tempDir } from '../helpers/env.js';
 
+/** Tests pass DEVX_SANDBOX through so the table can be measured with and without bubblewrap. */
+const ENV = () => ({ PATH: process.env.PATH, HOME: home, ...(process.env.DEVX_SANDBOX ? { DEVX_SANDBOX: process.env.DEVX_SANDBOX } : {}) });
 let base: string;
 let root: string;
 let home: string;
@@ -63,7 +67,7 @@ function check(c: Case): Promise<Result> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [DEVX_BIN, 'policy', 'check', '--json', flag, c.input], {
       cwd,
-      env: { PATH: process.env.PATH, HOME: home },
+      env: ENV(),
     });
     let out = '';
     let err = '';
@@ -85,13 +89,13 @@ function cwdOf(c: Case): string {
 }
 
 /** The whole table through `devx policy check --json --batch`, one process per working directory. */
-async function runAll(cases: Case[]): Promise<Result[]> {
+async function runAll(cases: Case[], extra: string[] = []): Promise<Result[]> {
   const results: Result[] = new Array(cases.length);
   const groups = new Map<string, number[]>();
   cases.forEach((c, i) => groups.set(cwdOf(c), [...(groups.get(cwdOf(c)) ?? []), i]));
   for (const [cwd, idx] of groups) {
     const input = idx.map((i) => JSON.stringify({ kind: cases[i].kind, input: cases[i].input })).join('\n') + '\n';
-    const out = execFileSync(process.execPath, [DEVX_BIN, 'policy', 'check', '--json', '--batch'], { cwd, env: { PATH: process.env.PATH, HOME: home }, input, encoding: 'utf8' });
+    const out = execFileSync(process.execPath, [DEVX_BIN, 'policy', 'check', '--json', '--batch', ...extra], { cwd, env: ENV(), input, encoding: 'utf8' });
     const lines = out.trim().split('\n');
     expect(lines).toHaveLength(idx.length);
     idx.forEach((i, k) => (results[i] = JSON.parse(lines[k])));
@@ -99,7 +103,11 @@ async function runAll(cases: Case[]): Promise<Result[]> {
   return results;
 }
 
-const ALL = [...ALLOWED, ...DENIED_OR_ASKED, ...CWD_CASES];
+const SANDBOXED = detectBwrap(process.env) !== null;
+/** The documented decision on this machine: rows marked both() differ with and without bubblewrap. */
+const expected = (c: Case) => (SANDBOXED ? c.expect : (c as SbCase).withoutSandbox ?? (c.kind === 'command' && NEEDS_SANDBOX.has(c.input) ? 'ask' : c.expect));
+const RAW: Case[] = [...ALLOWED, ...DENIED_OR_ASKED, ...CWD_CASES, ...GTFO_CASES];
+const ALL: Case[] = RAW.map((c) => ({ ...c, expect: expected(c) }));
 
 describe('policy table through `devx policy check`', () => {
   let results: Result[];
@@ -109,10 +117,27 @@ describe('policy table through `devx policy check`', () => {
   }, 240_000);
 
   it('has at least 250 cases, a third of them ordinary work that stays allowed', () => {
-    const allowed = ALL.filter((c) => c.expect === 'allow').length;
+    // Counted on the table's rows as written (with bubblewrap); without it the measure test reports the share.
+    const allowed = RAW.filter((c) => c.expect === 'allow').length;
     expect(ALL.length).toBeGreaterThanOrEqual(250);
     expect(allowed * 3).toBeGreaterThanOrEqual(ALL.length);
   });
+
+  it('measures the benign share: allow rows that are allowed', () => {
+    const rows = RAW.map((c, i) => ({ c, r: results[i] })).filter(({ c }) => c.expect === 'allow');
+    const allowed = rows.filter(({ r }) => r.decision === 'allow').length;
+    console.log(`BENIGN-SHARE ${allowed}/${rows.length} allowed (sandbox ${process.env.DEVX_SANDBOX === 'off' ? 'off' : 'auto'})`);
+    expect(rows.length).toBeGreaterThan(0);
+  });
+
+  it('a deny stays a deny in yolo mode, and yolo refuses asks whose effect is unknown', async () => {
+    const denied = ALL.filter((c) => c.expect === 'deny' && !c.cwd && !c.input.includes('\u0000'));
+    const yolo = await runAll(denied, ['--approval-mode', 'yolo']);
+    const wrong = denied.map((c, i) => ({ c, r: yolo[i] })).filter(({ r }) => r.decision !== 'deny').map(({ c, r }) => `${JSON.stringify(c.input)}: ${r.decision} [${r.rule}]`);
+    expect(wrong).toEqual([]);
+    const unverifiable = await runAll([{ kind: 'command', input: 'cat "$FILE"', expect: 'deny' }, { kind: 'command', input: 'cat --frobnicate README.md', expect: 'deny' }], ['--approval-mode', 'yolo']);
+    expect(unverifiable.map((r) => r.decision)).toEqual(['deny', 'deny']);
+  }, 120_000);
 
   it('decides every case as expected', () => {
     const wrong = ALL.map((c, i) => ({ c, r: results[i] }))

@@ -68,7 +68,9 @@ describe('permission rules in settings.json', () => {
       ['command', 'curl https://example.com; curl https://evil.example'],
       ['command', 'curl https://example.com/other'],
     ]);
-    expect(r.map((x) => x.decision)).toEqual(['allow', 'deny', 'deny', 'deny']);
+    // Opening the network is a structural deny (issue #10): not even the user's own allow rule lifts it.
+    expect(r.map((x) => x.decision)).toEqual(['deny', 'deny', 'deny', 'deny']);
+    expect(r[0].rule).toBe('command:network');
   });
 
   it('a user allow rule can lift an ask but never a structural deny', () => {

@@ -1,25 +1,20 @@
-// Default rules for one simple command (name + arguments), after parsing. Unknown commands ask
-// when a person is there and are denied in headless runs.
-import type { Word } from './shellWords.js';
-import { ALLOW, ASK, DENY, strictest, type PolicyDecision } from './types.js';
-import type { PathIntent } from './pathPolicy.js';
-import { gitRule } from './gitRule.js';
+// The registry of command rules: one entry per command name. Commands devx runs without asking have
+// a complete argument model (kit.ts) in a file of their family; adding a command is one new model and
+// one line in MODELS below. Commands outside the registry fall through to the deny lists, wrappers,
+// interpreters and writers here, and unknown commands ask (headless: deny).
+import type { Word } from '../shellWords.js';
+import { ALLOW, ASK, DENY, strictest, type PolicyDecision } from '../types.js';
+import type { PathIntent } from '../pathPolicy.js';
+import { evaluate, type Model, type RuleContext, type SimpleCommand } from './kit.js';
+import { READERS } from './coreutils-readers.js';
+import { grep, rg } from './grep.js';
+import { findRule } from './find.js';
+import { sed } from './sed.js';
+import { awk } from './awk.js';
+import { gitRule } from './git.js';
+import { testRunnerRule, PACKAGE_MANAGERS, packageManagerRule } from './testRunners.js';
 
-export interface SimpleCommand {
-  /** The command name as written (a plain literal word). */
-  name: string;
-  args: Word[];
-  assignments: { name: string; value: Word }[];
-}
-
-export interface RuleContext {
-  headless: boolean;
-  /** True when allowed commands run inside the bubblewrap sandbox. */
-  sandboxed: boolean;
-  checkPath(word: Word, intent: PathIntent): PolicyDecision;
-  /** Decides a nested command line (for wrappers such as env, xargs, timeout). */
-  decideNested(cmd: SimpleCommand): PolicyDecision;
-}
+export type { RuleContext, SimpleCommand };
 
 type Rule = (cmd: SimpleCommand, ctx: RuleContext) => PolicyDecision;
 
@@ -43,19 +38,30 @@ const INTERPRETERS: Record<string, string[]> = {
 };
 const ENV_DUMPS = ['printenv', 'set', 'export', 'declare', 'typeset', 'compgen'];
 const SHELL_BUILTINS_DENY = ['eval', 'exec', 'source', '.', 'builtin', 'enable', 'trap', 'alias', 'ulimit', 'history', 'fc'];
-const READ_ONLY = ['ls', 'cat', 'head', 'tail', 'wc', 'grep', 'egrep', 'fgrep', 'rg', 'find', 'pwd', 'echo', 'printf', 'true', 'false', 'which', 'whereis', 'type', 'file', 'stat', 'du', 'df', 'tree', 'sort', 'uniq', 'cut', 'tr', 'diff', 'cmp', 'comm', 'basename', 'dirname', 'realpath', 'readlink', 'date', 'nl', 'column', 'fold', 'rev', 'tac', 'od', 'hexdump', 'xxd', 'md5sum', 'sha1sum', 'sha256sum', 'sha512sum', 'cksum', 'jq', 'yq', 'seq', 'sleep', 'uname', 'whoami', 'id', 'hostname', 'nproc', 'free', 'uptime', 'test', '[', 'expr', 'awk', 'gawk', 'mawk', 'sed', 'less', 'more', 'strings', 'ps', 'lsof'];
-/** Arguments that are data, not paths. */
-const NO_PATH_ARGS = new Set(['echo', 'printf', 'true', 'false', 'pwd', 'date', 'seq', 'sleep', 'uname', 'whoami', 'id', 'hostname', 'nproc', 'free', 'uptime', 'expr', 'test', '[', 'which', 'whereis', 'type', 'tr', 'ps']);
 const WRITERS = ['rm', 'rmdir', 'mv', 'cp', 'mkdir', 'touch', 'ln', 'chmod', 'chown', 'chgrp', 'install', 'truncate', 'tee', 'patch', 'unzip', 'tar', 'zip', 'gzip', 'gunzip'];
-const TEST_RUNNERS: ((a: string[]) => boolean)[] = [
-  (a) => a[0] === 'npm' && ['test', 't', 'run', 'run-script'].includes(a[1] ?? '') && (a[1] === 'test' || a[1] === 't' || a.length >= 3),
-  (a) => (a[0] === 'yarn' || a[0] === 'pnpm') && (a[1] === 'test' || (a[1] === 'run' && a.length >= 3)),
-  (a) => a[0] === 'pytest' || a[0] === 'py.test',
-  (a) => /^python3?$/.test(a[0]) && a[1] === '-m' && a[2] === 'pytest',
-  (a) => a[0] === 'cargo' && a[1] === 'test',
-  (a) => a[0] === 'go' && (a[1] === 'test' || a[1] === 'vet'),
-  (a) => a[0] === 'make' && ['test', 'check'].includes(a[1] ?? ''),
-];
+/** Commands whose every argument is data: nothing they are given is a path, a program or an option with an effect. */
+const DATA_ONLY = new Set(['echo', 'true', 'false', 'test', '[', 'expr', ':']);
+/** Interpreters, pagers and editors: they can run anything, so they are never run without asking; their
+ * program-running options are denied. */
+const ASK_ONLY: Record<string, { why: string; exec?: RegExp }> = {
+  less: { why: 'less is an interactive pager (it can run commands with !)', exec: /^(-k|--lesskey-file|--lesskey-src)/ },
+  more: { why: 'more is an interactive pager (it can run commands with !)' },
+  most: { why: 'most is an interactive pager' },
+  man: { why: 'man runs a pager and preprocessors', exec: /^(--html|-H|--pager|-P|--preprocessor|-p|--config-file|-C|--gxditview|-X|--troff-device|-T|--ditroff|-Z|--local-file|-l)/ },
+  vi: { why: 'editors can run commands' }, vim: { why: 'editors can run commands' }, nano: { why: 'editors can run commands' }, emacs: { why: 'editors can run commands' }, ed: { why: 'ed can run commands with !' },
+  ps: { why: "ps shows other processes' command lines" }, lsof: { why: "lsof shows other processes' files" },
+  coproc: { why: 'coproc runs a command in the background', exec: /./ },
+  script: { why: 'script runs a shell', exec: /^(-c|--command)/ },
+  tmux: { why: 'tmux runs a shell', exec: /./ }, screen: { why: 'screen runs a shell', exec: /./ },
+  expect: { why: 'expect runs scripts', exec: /^-c/ },
+};
+
+/** Commands devx runs without asking: each has a complete argument model (see kit.ts). */
+export const MODELS: Record<string, Model> = {
+  ...READERS,
+  grep, egrep: { ...grep, id: 'egrep' }, fgrep: { ...grep, id: 'fgrep' }, rg,
+  sed,
+};
 
 const lit = (cmd: SimpleCommand) => [cmd.name, ...cmd.args.map((a) => a.text)];
 const base = (name: string) => name.split('/').pop()!;
@@ -120,7 +126,7 @@ function nestedAfterOptions(cmd: SimpleCommand, ctx: RuleContext, valueOpts: str
   }
   if (!args[0].literal || !args[0].plain) return DENY(`the command run by ${cmd.name} is not a plain word`, 'command:non-literal-name');
   const inner = ctx.decideNested({ name: args[0].text, args: args.slice(1), assignments });
-  return extraAsk ? strictest(inner, ASK(extraAsk, `command:wrapper:${cmd.name}`)) : inner;
+  return extraAsk ? strictest(inner, ASK(extraAsk, `command:unverifiable:${cmd.name}`)) : inner;
 }
 
 const WRAPPERS: Record<string, Rule> = {
@@ -140,52 +146,6 @@ const WRAPPERS: Record<string, Rule> = {
   ltrace: () => DENY('tracing tools can read other processes', 'command:privilege'),
   gdb: () => DENY('debuggers can run arbitrary code', 'command:inline-interpreter'),
 };
-
-function readOnlyRule(c: SimpleCommand, ctx: RuleContext): PolicyDecision {
-  const name = base(c.name);
-  const args = c.args;
-  const ok = ALLOW(`${name} only reads`, `command:read-only:${name}`);
-  if (name === 'find') {
-    if (hasOpt(args, ['-exec', '-execdir', '-ok', '-okdir'])) return ASK('find -exec runs another command for each file', 'command:find-exec');
-    if (hasOpt(args, ['-delete'])) return ASK('find -delete removes files', 'command:find-delete');
-    if (hasOpt(args, ['-fprint', '-fprint0', '-fprintf', '-fls'])) return ASK('find -fprint writes a file', 'command:find-fprint');
-    const paths: Word[] = [];
-    for (const a of args) {
-      if (a.text.startsWith('-') || a.text === '(' || a.text === '!') break;
-      paths.push(a);
-    }
-    return strictest(ok, checkPathArgs(paths, 'list', ctx));
-  }
-  if (name === 'rg' && hasOpt(args, ['--pre', '--search-zip', '-z'])) return DENY('rg --pre/--search-zip runs other programs on each file', 'command:rg-pre');
-  if (name === 'sort' && hasOpt(args, ['--compress-program', '-o', '--output'])) {
-    return hasOpt(args, ['--compress-program']) ? DENY('sort --compress-program runs another program', 'command:sort-compress') : ASK('sort -o writes a file', 'command:sort-output');
-  }
-  if (name === 'sed') {
-    if (hasOpt(args, ['-i', '--in-place']) || args.some((a) => /^-[a-zA-Z]*i/.test(a.text) && !a.text.startsWith('--'))) return ASK('sed -i edits files in place', 'command:sed-in-place');
-    const script = args.find((a) => !a.text.startsWith('-'));
-    // sed's e and w commands run programs and write files; only plain print/substitute scripts are safe.
-    if (script && !/^(\d+(,\d+|,\$)?p|\$p|\d+q|s(.)(?:(?!\3).)*\3(?:(?!\3).)*\3[gIi0-9p]*|\/[^/]*\/p)(;\s*(\d+(,\d+)?p|s(.)[^;]*))*$/.test(script.text)) {
-      return ASK('this sed script may write files or run commands (e/w commands)', 'command:sed-script');
-    }
-    return strictest(ok, checkPathArgs(args, 'read', ctx, true));
-  }
-  if (name === 'awk' || name === 'gawk' || name === 'mawk') {
-    const program = args.find((a) => !a.text.startsWith('-'));
-    if (hasOpt(args, ['-f', '-i', '--include', '--load', '-l']) || !program || /system|getline|\||>|print\s*>|close|fflush|ENVIRON/.test(program.text)) {
-      return ASK('this awk program may run commands, write files or read the environment', 'command:awk-program');
-    }
-    return strictest(ok, checkPathArgs(args, 'read', ctx, true));
-  }
-  if (name === 'less' || name === 'more') return ASK(`${name} is an interactive pager`, 'command:pager');
-  if (name === 'ps' || name === 'lsof') return ASK(`${name} shows other processes' command lines`, 'command:process-list');
-  if (NO_PATH_ARGS.has(name)) return ok;
-  if (name === 'grep' || name === 'egrep' || name === 'fgrep' || name === 'rg') {
-    const patternGiven = hasOpt(args, ['-e', '-f', '--regexp', '--file']);
-    return strictest(ok, checkPathArgs(args, 'read', ctx, !patternGiven));
-  }
-  if (name === 'ls' || name === 'tree' || name === 'du') return strictest(ok, checkPathArgs(args, 'list', ctx));
-  return strictest(ok, checkPathArgs(args, 'read', ctx));
-}
 
 function interpreterRule(c: SimpleCommand, ctx: RuleContext): PolicyDecision | null {
   const name = base(c.name);
@@ -211,10 +171,17 @@ function o1(x: string): string | null {
 export function decideSimpleCommand(c: SimpleCommand, ctx: RuleContext): PolicyDecision {
   const name = base(c.name);
   const argv = lit(c);
-  if (TEST_RUNNERS.some((t) => t(argv))) {
-    return ctx.sandboxed
-      ? ALLOW('a test runner, run inside the bubblewrap sandbox (read-only system, no network)', 'command:test-runner:sandboxed')
-      : ASK('test runners execute project code and no bubblewrap sandbox is available', 'command:test-runner:unsandboxed');
+  if (DATA_ONLY.has(name)) return ALLOW(`${name} only prints or tests its arguments`, `command:read-only:${name}`);
+  const runner = testRunnerRule(argv, ctx);
+  if (runner) return runner;
+  if (name === 'find') return findRule(c, ctx);
+  if (name === 'awk' || name === 'gawk' || name === 'mawk' || name === 'nawk' || name === 'busybox-awk') return evaluate(awk(name), c, ctx);
+  if (MODELS[name] && name === c.name) return evaluate(MODELS[name], c, ctx);
+  if (ASK_ONLY[name]) {
+    const spec = ASK_ONLY[name];
+    if (spec.exec && c.args.some((a) => spec.exec!.test(a.text))) return DENY(`${name} with these options runs other programs`, `command:exec:${name}`);
+    if (name === 'coproc') return DENY('coproc runs a command in the background, out of sight', 'command:exec:coproc');
+    return ASK(spec.why, `command:pager:${name}`);
   }
   if (name === 'tsc' && argv.includes('--noEmit') && !argv.some((a) => /^(--build|-b|--watch|-w|--generateTrace|--outFile|--outDir)/.test(a))) {
     return strictest(ALLOW('tsc --noEmit only type-checks', 'command:read-only:tsc'), checkPathArgs(c.args.filter((a) => a.text !== '--noEmit'), 'read', ctx));
@@ -235,19 +202,13 @@ export function decideSimpleCommand(c: SimpleCommand, ctx: RuleContext): PolicyD
   if (name === 'git') return gitRule(c, ctx);
   const interp = interpreterRule(c, ctx);
   if (interp) return interp;
-  if (name === 'npm' || name === 'yarn' || name === 'pnpm' || name === 'npx' || name === 'pip' || name === 'pip3' || name === 'cargo' || name === 'go') {
-    const sub = argv[1] ?? '';
-    if (['--version', '-v', 'version', 'ls', 'list', 'outdated', 'why', 'view', 'info'].includes(sub) && name !== 'npx') return ALLOW(`${name} ${sub} only reads`, `command:read-only:${name}`);
-    if (name === 'npm' && sub === 'config') return DENY('npm config can change registries and credentials', 'command:package-config');
-    return ASK(`${name} ${sub} changes dependencies or runs code`, 'command:package-manager');
-  }
+  if (PACKAGE_MANAGERS.includes(name)) return packageManagerRule(c, argv);
   if (WRITERS.includes(name)) {
     const targets = name === 'tee' || name === 'touch' || name === 'mkdir' || name === 'rm' || name === 'rmdir' || name === 'chmod' || name === 'chown' || name === 'chgrp' || name === 'truncate'
       ? checkPathArgs(c.args, 'write', ctx, name === 'chmod' || name === 'chown' || name === 'chgrp')
       : checkPathArgs(c.args, 'write', ctx);
     return strictest(ASK(`${name} changes files`, `command:write:${name}`), targets);
   }
-  if (READ_ONLY.includes(name)) return readOnlyRule(c, ctx);
   if (c.name.includes('/')) {
     const self = ctx.checkPath({ text: c.name, literal: true, glob: false, plain: true, substitutions: [], unknownKinds: [] }, 'read');
     return strictest(ASK(`${c.name} runs a program from a path`, 'command:run-script:path'), self);

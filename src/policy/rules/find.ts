@@ -1,0 +1,57 @@
+// find: starting points, then an expression. Every primary is in the model; unknown ones ask.
+// GTFOBins: -exec/-execdir/-ok/-okdir run programs (deny), -fprint* write a file, -delete removes
+// files, -files0-from reads a list. find only lists names, so its roots are checked as listings.
+import type { Word } from '../shellWords.js';
+import { ALLOW, ASK, decideEffect, strictest, word, type Effect, type PolicyDecision, type RuleContext, type SimpleCommand } from './kit.js';
+
+const FLAGS = new Set(['-print', '-print0', '-ls', '-prune', '-quit', '-not', '!', '(', ')', '-o', '-a', '-or', '-and', ',', '-follow', '-xdev', '-mount', '-depth', '-daystart', '-true', '-false', '-empty', '-readable', '-writable', '-executable', '-nouser', '-nogroup', '-noleaf', '-ignore_readdir_race', '-noignore_readdir_race', '-nowarn', '-warn', '-help', '--help', '-version', '--version']);
+const WITH_VALUE = new Set(['-name', '-iname', '-path', '-ipath', '-wholename', '-iwholename', '-regex', '-iregex', '-regextype', '-type', '-xtype', '-maxdepth', '-mindepth', '-mtime', '-mmin', '-atime', '-amin', '-ctime', '-cmin', '-size', '-perm', '-user', '-group', '-uid', '-gid', '-links', '-inum', '-lname', '-ilname', '-fstype', '-printf', '-used', '-context']);
+const REFERENCE = new Set(['-newer', '-anewer', '-cnewer', '-samefile']);
+const EXEC = new Set(['-exec', '-execdir', '-ok', '-okdir']);
+const FPRINT = new Set(['-fprint', '-fprint0', '-fls']);
+
+export function findRule(cmd: SimpleCommand, ctx: RuleContext): PolicyDecision {
+  const args = cmd.args;
+  let i = 0;
+  let d = ALLOW('find only lists names', 'command:read-only:find');
+  // Leading options: -H -L -P, -D debugopts, -Olevel.
+  while (i < args.length && /^-(H|L|P|D|O\d*)$/.test(args[i].text)) i += args[i].text === '-D' ? 2 : 1;
+  const roots: Word[] = [];
+  while (i < args.length && !args[i].text.startsWith('-') && !['(', '!', ')', ','].includes(args[i].text)) roots.push(args[i++]);
+  if (!roots.length) roots.push(word(args[0] ?? { text: '.', literal: true, glob: false, plain: true, substitutions: [], unknownKinds: [] }, '.'));
+  let deletes = false;
+  const unknown: string[] = [];
+  for (; i < args.length; i++) {
+    const t = args[i].text;
+    if (FLAGS.has(t)) continue;
+    if (WITH_VALUE.has(t)) {
+      i++;
+      continue;
+    }
+    if (REFERENCE.has(t) || /^-newer[acmBt][acmBt]$/.test(t)) {
+      if (args[i + 1]) d = strictest(d, decideEffect('find', 'list', args[++i], t, ctx));
+      continue;
+    }
+    if (t === '-files0-from') {
+      if (args[i + 1]) d = strictest(d, decideEffect('find', 'read', args[++i], t, ctx));
+      continue;
+    }
+    if (EXEC.has(t)) return decideEffect('find', 'exec', undefined, t, ctx);
+    if (FPRINT.has(t) || t === '-fprintf') {
+      if (args[i + 1]) d = strictest(d, decideEffect('find', 'write', args[++i], `${t} writes a file`, ctx));
+      if (t === '-fprintf') i++;
+      continue;
+    }
+    if (t === '-delete') {
+      deletes = true;
+      continue;
+    }
+    unknown.push(t);
+  }
+  for (const r of roots) {
+    const effect: Effect = deletes ? 'write' : 'list';
+    d = strictest(d, decideEffect('find', effect, r, deletes ? '-delete removes files under it' : 'lists', ctx));
+  }
+  if (unknown.length) d = strictest(d, ASK(`find: ${unknown.join(', ')} is not in devx's model of find, so its effect is unknown`, 'command:unknown-option:find'));
+  return d;
+}

@@ -1,0 +1,51 @@
+// grep and ripgrep. Both read the files they search; with -r (grep) or always (rg) they read whole
+// trees, so a root holding denied paths runs only in the sandbox (or asks). rg --pre and
+// --search-zip run other programs on each file (GTFOBins: command).
+import { word, flags, values, READ, EXEC, type Effect, type Model, type Opt } from './kit.js';
+
+const HELP: Record<string, Opt> = { '--help': {}, '--version': {}, '-V': {} };
+
+export const grep: Model = {
+  id: 'grep',
+  opts: {
+    ...HELP,
+    ...flags('EFGPiyvwxcLlmoqsbHhnTZzUrRIa', '--extended-regexp', '--fixed-strings', '--basic-regexp', '--perl-regexp', '--ignore-case', '--no-ignore-case', '--invert-match', '--word-regexp', '--line-regexp', '--count', '--files-without-match', '--files-with-matches', '--only-matching', '--quiet', '--silent', '--no-messages', '--byte-offset', '--with-filename', '--no-filename', '--line-number', '--initial-tab', '--null', '--null-data', '--binary', '--recursive', '--dereference-recursive', '--text', '--line-buffered'),
+    ...values('-m|--max-count', '-A|--after-context', '-B|--before-context', '-C|--context', '--label', '--include', '--exclude', '--exclude-dir', '--binary-files', '-D|--devices', '-d|--directories', '--group-separator'),
+    '--color|--colour': { v: 'attached' },
+    '--no-group-separator': {},
+    '-e|--regexp': { v: true },
+    '-f|--file': { ...READ, why: '-f reads patterns from a file' },
+    '--exclude-from': READ,
+  },
+  numeric: true,
+  operands: (ops, p) => {
+    const patternGiven = p.opts.has('-e') || p.opts.has('-f');
+    const recursive = p.opts.has('-r') || p.opts.has('-R') || (p.opts.get('-d') ?? []).includes('recurse');
+    const paths = ops.slice(patternGiven ? 0 : 1);
+    const effect: Effect = recursive ? 'rread' : 'read';
+    if (!paths.length && recursive) return [{ word: word(ops[0] ?? ({ text: '.', literal: true, glob: false, plain: true, substitutions: [], unknownKinds: [] }), '.'), effect, why: 'searches the current directory' }];
+    return paths.map((w) => ({ word: w, effect }));
+  },
+};
+
+export const rg: Model = {
+  id: 'rg',
+  opts: {
+    ...HELP,
+    ...flags('iSswxvcloqnNHIbFUPaLu0zpT.', '--ignore-case', '--smart-case', '--case-sensitive', '--word-regexp', '--line-regexp', '--invert-match', '--count', '--count-matches', '--files-with-matches', '--files-without-match', '--only-matching', '--quiet', '--line-number', '--no-line-number', '--with-filename', '--no-filename', '--byte-offset', '--fixed-strings', '--multiline', '--multiline-dotall', '--pcre2', '--text', '--follow', '--hidden', '--no-hidden', '--no-ignore', '--no-ignore-vcs', '--no-ignore-parent', '--no-ignore-dot', '--no-ignore-global', '--no-ignore-exclude', '--no-ignore-files', '--unrestricted', '--null', '--null-data', '--files', '--json', '--no-json', '--vimgrep', '--heading', '--no-heading', '--column', '--no-column', '--trim', '--no-messages', '--stats', '--sort-files', '--type-list', '--pretty', '--no-config', '--crlf', '--no-unicode', '--passthru', '--no-filename', '--line-buffered', '--block-buffered', '--debug', '--trace', '--one-file-system', '--binary', '--no-binary', '--invert-match', '--include-zero', '--no-pcre2-unicode', '--auto-hybrid-regex', '--search-zip-off'),
+    ...values('-m|--max-count', '-A|--after-context', '-B|--before-context', '-C|--context', '-t|--type', '-T|--type-not', '-g|--glob', '--iglob', '--type-add', '--type-clear', '-M|--max-columns', '--max-depth|-d', '--max-filesize', '-j|--threads', '--sort', '--sortr', '--color|--colour', '--colors', '-r|--replace', '--engine', '--path-separator', '--context-separator', '--field-match-separator', '--field-context-separator', '--encoding|-E', '--regex-size-limit', '--dfa-size-limit', '--max-columns-preview', '--hyperlink-format', '--generate'),
+    '-e|--regexp': { v: true },
+    '-f|--file': { ...READ, why: '-f reads patterns from a file' },
+    '--ignore-file': READ,
+    '--pre': { ...EXEC, why: '--pre runs a program on every file' },
+    '--pre-glob': { v: true },
+    '-z|--search-zip': { e: 'exec', why: '--search-zip runs decompression programs' },
+  },
+  operands: (ops, p) => {
+    const patternGiven = p.opts.has('-e') || p.opts.has('-f') || p.opts.has('--files') || p.opts.has('--type-list');
+    const paths = ops.slice(patternGiven ? 0 : 1);
+    const effect: Effect = p.opts.has('--files') ? 'list' : 'rread';
+    if (!paths.length) return [{ word: word(ops[0] ?? { text: '.', literal: true, glob: false, plain: true, substitutions: [], unknownKinds: [] }, '.'), effect, why: 'searches the current directory' }];
+    return paths.map((w) => ({ word: w, effect }));
+  },
+};

