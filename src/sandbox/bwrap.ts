@@ -45,7 +45,11 @@ export function sandboxArgs(spec: SandboxSpec, cwd: string): string[] {
   }
   args.push('--bind', r, r);
   for (const p of [path.join(r, '.git', 'hooks'), path.join(r, '.git', 'config'), path.join(r, '.devx')]) args.push('--ro-bind-try', p, p);
+  // git cannot run without reading .git/config; it stays readable (read-only) while the policy keeps
+  // refusing it as a path argument and denies `git config`.
+  const gitConfig = path.join(r, '.git', 'config');
   for (const p of spec.hidden?.() ?? []) {
+    if (p === gitConfig) continue;
     let st: fs.Stats;
     try {
       st = fs.lstatSync(p);

@@ -1,0 +1,104 @@
+// What every CLI-driven provider shares: a scratch working directory devx owns, the system prompt
+// written to a file once per distinct content, one process per attempt (prompt on stdin), and the
+// shared retries. A provider supplies only its argv, its environment and how to read its result.
+import fs from 'node:fs';
+import path from 'node:path';
+import crypto from 'node:crypto';
+import { BackendError, type BackendEvent, type ModelBackend, type ModelRequest, type ModelResponse, type ProviderContext, type ProviderSettings } from './types.js';
+import { BinaryMissingError, type ProcessRunner, type RunResult } from '../util/processRunner.js';
+import { RetryingBackend, type Attempt, type AttemptResult, type RetryOptions } from './retrying.js';
+import type { Account } from './accounts.js';
+
+export interface CliBackendOptions extends RetryOptions {
+  /** The executable (a bare name is looked up on PATH). */
+  bin: string;
+  /** Directory devx owns; the CLI runs in `scratch/` below it. */
+  workDir: string;
+  runner: ProcessRunner;
+  /** Extra environment for every call (tests use it to reach a fake API). */
+  env?: Record<string, string>;
+}
+
+/** How one CLI is driven: its name for messages, install hint, argv, environment and result reading. */
+export interface CliSpec {
+  name: string;
+  installHint: string;
+  args(model: string, systemFile: string): string[];
+  /** Environment for one call; `base` is devx's env merged with the account's. */
+  env(base: Record<string, string>, call: { systemFile: string }): Record<string, string>;
+  classify(r: RunResult, model: string, account: string): AttemptResult;
+}
+
+export class CliBackend implements ModelBackend {
+  private readonly scratch: string;
+  private readonly retrying: RetryingBackend;
+  private systemFile: string | null = null;
+  private systemHash = '';
+
+  constructor(
+    private readonly spec: CliSpec,
+    private readonly opts: CliBackendOptions,
+  ) {
+    this.scratch = path.join(opts.workDir, 'scratch');
+    fs.mkdirSync(this.scratch, { recursive: true, mode: 0o700 });
+    this.retrying = new RetryingBackend((a) => this.runOnce(a), opts);
+  }
+
+  complete(req: ModelRequest, onEvent?: (e: BackendEvent) => void): Promise<ModelResponse> {
+    return this.retrying.complete(req, onEvent);
+  }
+
+  /** Writes the system prompt once per distinct content. */
+  private systemPromptFile(content: string): string {
+    const hash = crypto.createHash('sha256').update(content).digest('hex').slice(0, 16);
+    if (hash !== this.systemHash || !this.systemFile) {
+      this.systemFile = path.join(this.opts.workDir, `system-${hash}.md`);
+      fs.writeFileSync(this.systemFile, content);
+      this.systemHash = hash;
+    }
+    return this.systemFile;
+  }
+
+  private async runOnce({ account, model, req, timeoutMs }: Attempt): Promise<AttemptResult> {
+    const systemFile = this.systemPromptFile(req.systemPrompt);
+    const [file, args] = commandFor(account, this.opts.bin, this.spec.args(model, systemFile));
+    const env = this.spec.env({ ...this.opts.env, ...account.env }, { systemFile });
+    let r;
+    try {
+      r = await this.opts.runner(file, args, { cwd: this.scratch, input: req.prompt, env, timeoutMs, signal: req.signal });
+    } catch (err) {
+      if (err instanceof BinaryMissingError) throw new BackendError('binary_missing', `${err.file} was not found. ${this.spec.installHint}`, null, account.name);
+      throw err;
+    }
+    if (r.cancelled) throw new BackendError('cancelled', 'the model call was cancelled', null, account.name);
+    if (r.timedOut) throw new BackendError('timeout', `${this.spec.name} did not answer within ${Math.round(timeoutMs / 1000)}s; its process tree was killed`, null, account.name);
+    return this.spec.classify(r, model, account.name);
+  }
+}
+
+/** An account is either extra environment or a wrapper command that execs the CLI with devx's arguments. */
+export function commandFor(account: Account, bin: string, args: string[]): [string, string[]] {
+  return account.command ? [account.command[0], [...account.command.slice(1), ...args]] : [bin, args];
+}
+
+/** A provider's resolved settings as the options of its CLI backend. */
+export function cliOptions(s: ProviderSettings, ctx: ProviderContext): CliBackendOptions {
+  return {
+    bin: s.bin,
+    model: s.model,
+    fallbackModel: s.fallbackModel,
+    accounts: s.accounts,
+    workDir: ctx.workDir,
+    timeoutMs: s.timeoutMs,
+    maxRetries: s.maxRetries,
+    baseDelayMs: s.retryBaseMs,
+    maxDelayMs: s.retryMaxMs,
+    runner: ctx.runner,
+    env: ctx.env,
+  };
+}
+
+/** The programs a CLI provider runs: its binary and any account wrapper commands. */
+export function cliBinaries(s: ProviderSettings): string[] {
+  return [s.bin, ...s.accounts.flatMap((a) => (a.command ? [a.command[0]] : []))];
+}
