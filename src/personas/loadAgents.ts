@@ -95,20 +95,18 @@ function parseMarkdownAgent(file: string, src: Source, home: string, warnings: A
   let model = typeof d.model === 'string' ? d.model : undefined;
   // Claude Code's tool names are valid in every format; each name is resolved through the tools' own aliases.
   if (tools) tools = resolveTools(tools, file, warnings);
-  if (src.format === 'claude') {
-    // Claude model aliases (sonnet, opus, haiku, inherit) are not Gemini models.
-    if (model && /^(sonnet|opus|haiku|inherit)$/i.test(model)) {
-      if (!/^inherit$/i.test(model)) warnings.push({ file, message: `Claude model "${model}" has no Gemini meaning; the agent uses the session's model` });
-      model = undefined;
-    }
-  }
+  let provider = typeof d.provider === 'string' ? d.provider : undefined;
+  // A Claude Code agent runs on Claude with its own model, unless it names another provider.
+  if (src.format === 'claude') provider ??= 'claude';
+  // "inherit" (Claude Code's word) means the session's model.
+  if (model && /^inherit$/i.test(model)) model = undefined;
   let prompt = resolveImports(fm.body, file, home).trim();
   if (typeof d.memory === 'string' && d.memory.trim()) {
     const mem = d.memory.startsWith('~/') ? path.join(home, d.memory.slice(2)) : path.resolve(path.dirname(file), d.memory);
     if (!fs.existsSync(mem)) throw new Error(`memory file not found: ${mem}`);
     prompt += `\n\n# Memory (${path.basename(mem)})\n${resolveImports(fs.readFileSync(mem, 'utf8'), mem, home).trim()}`;
   }
-  return { name: d.name, description: d.description.trim(), tools, model, provider: typeof d.provider === 'string' ? d.provider : undefined, prompt, scope: src.scope, format: src.format, file };
+  return { name: d.name, description: d.description.trim(), tools, model, provider, prompt, scope: src.scope, format: src.format, file };
 }
 
 function resolveTools(names: string[], file: string, warnings: AgentIssue[]): string[] {

@@ -40,8 +40,9 @@ describe('loading agent definitions', () => {
     expect(l.agents.get('planner')).toMatchObject({ scope: 'user', model: 'gemini-2.5-flash' });
     const reviewer = l.agents.get('reviewer')!;
     expect(reviewer.tools).toEqual(['read_file', 'search_code', 'glob', 'run_command']);
-    expect(reviewer.model).toBeUndefined();
-    expect(l.warnings.map((w) => w.message)).toEqual(expect.arrayContaining([expect.stringMatching(/no equivalent of Claude Code's WebFetch/), expect.stringMatching(/Claude model "sonnet"/)]));
+    // A Claude Code agent runs on Claude with its own model, with no warning about it.
+    expect([reviewer.provider, reviewer.model]).toEqual(['claude', 'sonnet']);
+    expect(l.warnings.map((w) => w.message)).toEqual([expect.stringMatching(/no equivalent of Claude Code's WebFetch/)]);
     expect(l.agents.get('coder-agent')!.prompt).toBe('You write code.\n\nPrefer small functions.');
     expect(l.errors).toEqual([]);
   });

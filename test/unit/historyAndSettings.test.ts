@@ -68,7 +68,17 @@ describe('settings', () => {
     expect(s.warnings.join('\n')).toMatch(/"gemini" is deprecated; move it to "providers"/);
     // The new key wins over the old one.
     expect(loadSettings(setup({ gemini: { timeoutSec: 7 }, providers: { gemini: { timeoutSec: 9 } } })).providers.gemini.timeoutMs).toBe(9000);
-    expect(() => loadSettings(setup({ provider: 'nope' }))).toThrow(/unknown provider "nope"; devx has: gemini/);
+    expect(() => loadSettings(setup({ provider: 'nope' }))).toThrow(/unknown provider "nope"; devx has: gemini, claude/);
+  });
+
+  it('chooses the provider: flag over project over user; its default model when none is set', () => {
+    const both = setup({ provider: 'claude' }, { provider: 'gemini' });
+    expect(loadSettings(both).provider).toBe('gemini');
+    expect(loadSettings({ ...both, overrides: { provider: 'claude' } })).toMatchObject({ provider: 'claude', model: 'sonnet' });
+    expect(loadSettings(setup({ provider: 'claude' }))).toMatchObject({ provider: 'claude', model: 'sonnet' });
+    // The session model belongs to the session's provider; another provider keeps its own default.
+    const s = loadSettings(setup({ model: 'gemini-2.5-flash' }));
+    expect([s.providers.gemini.model, s.providers.claude.model]).toEqual(['gemini-2.5-flash', 'sonnet']);
   });
 
   it('reports invalid files with the file, key and reason', () => {
