@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// Bundles the compiled CLI into one file (dist/devx.mjs), the `devx` binary. Loading one module
+// Bundles the compiled CLI (dist/bundle/devx.mjs, the `devx` binary). Loading one module
 // instead of a few hundred saves ~200 ms at every start (`npm run bench`, "one-shot process").
 // web-tree-sitter stays outside: it loads its .wasm from beside its own file.
 import { build } from 'esbuild';
@@ -14,9 +14,15 @@ const banner = [
   'const __dirname = __devxDirname(__filename);',
 ].join(' ');
 
+fs.rmSync('dist/bundle', { recursive: true, force: true });
 await build({
-  entryPoints: ['dist/src/cli/main.js'],
-  outfile: 'dist/devx.mjs',
+  // Code behind dynamic imports (the knowledge store's Orama and Qdrant client, ...) goes into chunks
+  // loaded on first use.
+  entryPoints: { devx: 'dist/src/cli/main.js' },
+  outdir: 'dist/bundle',
+  splitting: true,
+  chunkNames: 'chunks/[name]-[hash]',
+  outExtension: { '.js': '.mjs' },
   bundle: true,
   platform: 'node',
   format: 'esm',
@@ -25,4 +31,4 @@ await build({
   banner: { js: banner },
   logLevel: 'warning',
 });
-fs.chmodSync('dist/devx.mjs', 0o755);
+fs.chmodSync('dist/bundle/devx.mjs', 0o755);

@@ -16,9 +16,9 @@ function version(): string {
   return (JSON.parse(readFileSync(new URL(packageJsonPath(), import.meta.url), 'utf8')) as { version: string }).version;
 }
 
-/** package.json relative to this file: dist/src/cli/main.js, or the bundle dist/devx.mjs. */
+/** package.json relative to this file: dist/src/cli/main.js, or the bundle dist/bundle/devx.mjs. */
 function packageJsonPath(): string {
-  return import.meta.url.endsWith('/dist/devx.mjs') ? '../package.json' : '../../../package.json';
+  return import.meta.url.endsWith('/dist/bundle/devx.mjs') ? '../../package.json' : '../../../package.json';
 }
 
 if (argv[0] === '--version' || argv[0] === '-v') {

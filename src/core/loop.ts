@@ -128,7 +128,7 @@ export async function runTurn(
         if (deps.dryRun) {
           // Not run: say what the policy would have decided, so a dry run shows what would need approval.
           const tool = deps.tools.get(call.tool);
-          const decision = tool ? deps.decide(tool, call.args) : undefined;
+          const decision = tool ? await deps.decide(tool, call.args) : undefined;
           const would = decision ? `the policy would ${decision.decision} it (${decision.reason})` : `there is no tool named ${call.tool}`;
           const outcome: ToolCallOutcome = { tool: call.tool, args: call.args, status: 'ok', content: `(dry run: not run; ${would})`, durationMs: 0, summary: describeCall(tool, call.tool, call.args), decision };
           emit({ type: 'tool_end', outcome });

@@ -22,7 +22,7 @@ export interface PolicyOptions {
   headless: boolean;
   /** A working bubblewrap: allowed commands run inside it. */
   sandboxed: boolean;
-  /** Loaded tree-sitter bash parser; without it every command is denied. */
+  /** Loaded tree-sitter bash parser; without it every command is denied. Set later with useParser(). */
   parser: Parser | null;
   permissions?: PermissionRules;
   mode: ApprovalMode;
@@ -49,6 +49,15 @@ export class PolicyEngine {
 
   private pathCtx(): PathPolicyContext {
     return { root: this.opts.root, home: this.opts.home, devxHome: this.opts.devxHome, outside: 'deny' };
+  }
+
+  /** Whether commands can be judged yet (the parser loads on the first command). */
+  get hasParser(): boolean {
+    return this.opts.parser !== null;
+  }
+
+  useParser(parser: Parser): void {
+    this.opts.parser = parser;
   }
 
   /** The decision a shell command gets (ask stays ask; approval decides later). */

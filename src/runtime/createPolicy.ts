@@ -23,6 +23,8 @@ export async function createPolicy(opts: {
   yes?: boolean;
   approvalMode?: ApprovalMode;
   headless: boolean;
+  /** Load the bash parser now (`devx policy check`); an agent loads it on its first command. */
+  eagerParser?: boolean;
 }): Promise<PolicySetup> {
   const { root, home, userHome, settings } = loadEffectiveSettings(opts);
   const mode: ApprovalMode = opts.yes ? 'yolo' : (opts.approvalMode ?? settings.approvalMode);
@@ -34,7 +36,7 @@ export async function createPolicy(opts: {
     devxHome: home,
     headless: opts.headless,
     sandboxed: Boolean(sandbox),
-    parser: await loadBashParser(),
+    parser: opts.eagerParser ? await loadBashParser() : null,
     permissions: { rules: settings.permissionRules, root, home: userHome },
     mode,
     rateLimits: settings.rateLimits,

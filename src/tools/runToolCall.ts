@@ -26,7 +26,7 @@ export interface ApprovalRequest {
 export interface ToolCallDeps {
   tools: Map<string, Tool>;
   ctx: ToolContext;
-  decide(tool: Tool, args: Record<string, unknown>): PolicyDecision;
+  decide(tool: Tool, args: Record<string, unknown>): PolicyDecision | Promise<PolicyDecision>;
   /** Asks the person (or applies --yes / headless rules). */
   approve(req: ApprovalRequest): Promise<ApprovalAnswer>;
   maxOutputChars: number;
@@ -93,7 +93,7 @@ export async function runToolCall(call: { tool: string; args: Record<string, str
   }
   const args = parsed.data as Record<string, unknown>;
   const locations = tool.locations?.(args) ?? [];
-  const decision = deps.decide(tool, args);
+  const decision = await deps.decide(tool, args);
   let answer: ApprovalAnswer | undefined;
   if (decision.decision === 'deny') {
     return done({ status: 'error', decision, content: `denied by policy (${decision.rule}): ${decision.reason}. Do not retry this call; choose another approach or ask the user.` });

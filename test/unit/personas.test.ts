@@ -116,4 +116,15 @@ describe('agents at run time', () => {
     expect(fs.existsSync(live)).toBe(true);
     run.dispose();
   });
+
+  it('the bash parser loads on the first command to judge, not at start', async () => {
+    const backend = new ScriptedBackend(['TOOL_CALL: read_file | path=.gitignore', 'TOOL_CALL: run_command | cmd=ls', 'done']);
+    const run = await AgentRun.create({ cwd: root, env: env(), backend, yes: true });
+    expect(run.agent.policy.hasParser).toBe(false);
+    const seen: boolean[] = [];
+    run.subscribe((e) => e.type === 'tool_end' && seen.push(run.agent.policy.hasParser));
+    await run.prompt('go');
+    expect(seen).toEqual([false, true]);
+    run.dispose();
+  });
 });

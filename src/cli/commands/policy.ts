@@ -44,7 +44,7 @@ export const policyCommand = defineCommand({
   const given = KINDS.filter((k) => values[k] !== undefined);
   if (given.length + (values.batch ? 1 : 0) !== 1) throw new UsageError('devx policy check takes exactly one of --read, --write, --list, --command or --batch');
   // A person is there: ask stays ask instead of becoming a headless denial.
-  const { policy } = await createPolicy({ cwd: process.cwd(), env: process.env, approvalMode: approvalModeFrom(values), headless: false });
+  const { policy } = await createPolicy({ cwd: process.cwd(), env: process.env, approvalMode: approvalModeFrom(values), headless: false, eagerParser: true });
   const tools = builtinTools();
   if (values.batch) {
     for await (const line of createInterface({ input: process.stdin, crlfDelay: Infinity })) {
