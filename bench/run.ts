@@ -118,6 +118,37 @@ function benchParser(): void {
   console.log(`parser: ${mb.toFixed(2)} MB reply, ${n} calls parsed in ${fmt(p)} (target < 100 ms); split+scan baseline ${fmt(b)} -> ratio ${(p / b).toFixed(2)}`);
 }
 
+async function benchClaude(): Promise<void> {
+  // One-shot `devx run --provider claude` against one bare `claude -p` with the same flags devx passes,
+  // both against the fake Anthropic API, alternated so drift hits both.
+  const { FakeAnthropicApi } = await import('../test/helpers/fakeAnthropicApi.js');
+  const { claudeSpec } = await import('../src/providers/claude/claudeCli.js');
+  const runs = Number(process.env.BENCH_TURN_RUNS ?? 9);
+  const fake = await new FakeAnthropicApi().start();
+  fake.fallback = { text: 'pong' };
+  const home = makeHome();
+  const project = makeProject({});
+  const bin = path.join(path.dirname(GEMINI_BIN), 'claude');
+  const env = { ...fakeEnv(new FakeGeminiApi(), home), ANTHROPIC_BASE_URL: fake.url, ANTHROPIC_API_KEY: 'sk-bench', DEVX_CLAUDE_BIN: bin };
+  const bareDir = tempDir('devx-bare-claude-');
+  const systemFile = path.join(bareDir, 'system.md');
+  fs.writeFileSync(systemFile, 'You are a helpful assistant.');
+  const bareArgs = claudeSpec.args('sonnet', systemFile);
+  const bareEnv = claudeSpec.env({ ...(env as Record<string, string>) }, { systemFile });
+  const bare: number[] = [];
+  const devx: number[] = [];
+  await timeProcess(bin, bareArgs, { cwd: bareDir, env: bareEnv, input: 'ping' });
+  await timeProcess(process.execPath, [DEVX_BIN, 'run', '--provider', 'claude', 'ping'], { cwd: project, env });
+  for (let i = 0; i < runs; i++) {
+    bare.push(await timeProcess(bin, bareArgs, { cwd: bareDir, env: bareEnv, input: 'ping' }));
+    devx.push(await timeProcess(process.execPath, [DEVX_BIN, 'run', '--provider', 'claude', 'ping'], { cwd: project, env }));
+  }
+  await fake.close();
+  const b = median(bare);
+  const d = median(devx);
+  console.log(`claude one-shot: devx run --provider claude ${fmt(d)} vs bare claude -p (same flags) ${fmt(b)} (median of ${runs}) -> ratio ${(d / b).toFixed(3)} (target <= 1.10)`);
+}
+
 function benchColdStart(): void {
   const runs = 21;
   const node: number[] = [];
@@ -173,6 +204,7 @@ if (want('knowledge')) {
   await benchLatency((process.env.BENCH_KB_SIZES ?? '10000,100000').split(',').map(Number));
 }
 if (want('cold')) benchColdStart();
+if (want('claude')) await benchClaude();
 if (want('parser')) benchParser();
 if (want('prompt')) await benchPromptSize();
 if (want('turn')) await benchTurnOverhead();
