@@ -32,7 +32,9 @@ export type BackendEvent =
   | { type: 'attempt'; attempt: number; account?: string; model: string }
   | { type: 'retry'; kind: BackendErrorKind; account?: string; delayMs: number; message: string }
   | { type: 'account_switch'; from?: string; to?: string; reason: string }
-  | { type: 'model_fallback'; from: string; to: string };
+  | { type: 'model_fallback'; from: string; to: string }
+  /** Model text as it arrives, from providers that stream; the reply is still used only when complete. */
+  | { type: 'text_delta'; text: string };
 
 export interface ModelBackend {
   complete(req: ModelRequest, onEvent?: (e: BackendEvent) => void): Promise<ModelResponse>;

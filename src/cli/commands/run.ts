@@ -2,6 +2,7 @@
 import { AGENT_FLAGS, EXIT, UsageError, withSession, type AgentFlagValues } from '../shared.js';
 import { defineCommand, flagTable } from '../command.js';
 import { createRenderer } from '../renderEvents.js';
+import { createStreamJson } from '../streamJson.js';
 import { applyResume, endSession, handoffFor } from '../../runtime/startSession.js';
 import type { AgentEvent } from '../../core/loop.js';
 
@@ -12,13 +13,16 @@ export const runCommand = defineCommand({
   flags: {
     ...AGENT_FLAGS,
     ...flagTable(`
-      --json         print a machine-readable transcript on stdout
+      --json                  print a machine-readable transcript on stdout (= --output-format json)
+      --output-format <fmt>   text (the answer), json (one transcript at the end) or stream-json (devx's events as JSON lines)
       --resume <id>  continue an earlier session (default: the one that crashed, else the last)
       --handoff      write HANDOFF.md at the end (one-shot runs write none unless asked)
 `),
   },
   async run({ values, positionals }) {
-    const flags = values as AgentFlagValues & { json?: boolean; resume?: string; handoff?: boolean };
+    const flags = values as AgentFlagValues & { json?: boolean; resume?: string; handoff?: boolean; 'output-format'?: string };
+    const format = flags['output-format'] ?? (flags.json ? 'json' : 'text');
+    if (!['text', 'json', 'stream-json'].includes(format)) throw new UsageError(`--output-format takes text, json or stream-json; got "${format}"`);
     if (positionals.length === 0) throw new UsageError('devx run needs a prompt: devx run "fix the failing test"');
     const prompt = positionals.join(' ');
     return withSession(flags, { info: process.stderr }, async (started) => {
@@ -26,10 +30,12 @@ export const runCommand = defineCommand({
       if (started.orientation) process.stderr.write(`${started.orientation}\n`);
       if (flags.resume) process.stderr.write(`${applyResume(started, flags.resume) ?? 'devx: no earlier session to resume'}\n`);
       const events: AgentEvent[] = [];
-      const render = createRenderer({ out: process.stderr, answerOut: flags.json ? null : process.stdout });
+      const render = createRenderer({ out: process.stderr, answerOut: format === 'text' ? process.stdout : null });
+      const stream = format === 'stream-json' ? createStreamJson((l) => process.stdout.write(l)) : null;
       run.subscribe((e) => {
         events.push(e);
         render.onEvent(e);
+        stream?.(e);
       });
       // Ctrl-C or SIGTERM before the turn ends still ends the session cleanly (lock, record).
       const controller = new AbortController();
@@ -43,7 +49,7 @@ export const runCommand = defineCommand({
         process.off('SIGINT', onSignal);
         process.off('SIGTERM', onSignal);
       }
-      if (flags.json) {
+      if (format === 'json') {
         const usage = events.flatMap((e) => (e.type === 'model_response' && e.usage ? [e.usage] : []));
         const transcript = {
           status: result.status,

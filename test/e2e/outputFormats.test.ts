@@ -1,0 +1,40 @@
+// `devx run --output-format stream-json|json`: devx's own events for scripts, through real gemini.
+import fs from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { FakeGeminiApi } from '../helpers/fakeGeminiApi.js';
+import { useFakeApi } from '../helpers/useFakeApi.js';
+import { fakeEnv, makeProject, runDevx } from '../helpers/env.js';
+
+let fake: FakeGeminiApi;
+let home: string;
+useFakeApi((f, h) => ((fake = f), (home = h)));
+
+describe('output formats', () => {
+  it('stream-json writes one JSON event per line: turn, model calls, tools with decisions, the end with usage', async () => {
+    const project = makeProject({ 'a.txt': 'alpha\n' });
+    fake.push({ text: 'Reading it.\nTOOL_CALL: read_file | path=a.txt' }, { text: 'It says alpha.' });
+    const r = await runDevx(['run', '--output-format', 'stream-json', 'what is in a.txt'], { cwd: project, env: fakeEnv(fake, home) });
+    expect(r.code, r.stderr).toBe(0);
+    const events = r.stdout.trim().split('\n').map((l) => JSON.parse(l));
+    expect(events.map((e) => e.type)).toEqual(['turn_start', 'model_response', 'assistant', 'tool_start', 'tool_end', 'model_response', 'assistant', 'turn_end']);
+    expect(events[0]).toEqual({ type: 'turn_start', input: 'what is in a.txt' });
+    expect(events[2]).toEqual({ type: 'assistant', text: 'Reading it.', final: false });
+    expect(events[4]).toMatchObject({ type: 'tool_end', tool: 'read_file', status: 'ok', decision: 'allow', summary: 'read a.txt' });
+    expect(events[7]).toMatchObject({ type: 'turn_end', status: 'answered', answer: 'It says alpha.', rounds: 2 });
+    expect(events[7].usage.input).toBeGreaterThan(0);
+  });
+
+  it('json (and --json) prints one transcript at the end; a bad format is a usage error', async () => {
+    const project = makeProject({});
+    fake.push({ text: 'Hi.' }, { text: 'Hi again.' });
+    for (const args of [['--output-format', 'json'], ['--json']]) {
+      const r = await runDevx(['run', ...args, 'hello'], { cwd: project, env: fakeEnv(fake, home) });
+      expect(r.code, r.stderr).toBe(0);
+      expect(JSON.parse(r.stdout)).toMatchObject({ status: 'answered', root: fs.realpathSync(project) });
+    }
+    const bad = await runDevx(['run', '--output-format', 'yaml', 'x'], { cwd: project, env: fakeEnv(fake, home) });
+    expect([bad.code, bad.stderr]).toEqual([2, 'devx: --output-format takes text, json or stream-json; got "yaml"\n']);
+    expect(fs.existsSync(path.join(project, 'HANDOFF.md'))).toBe(false);
+  });
+});
