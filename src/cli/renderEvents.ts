@@ -20,6 +20,50 @@ export interface RenderOptions {
   env?: NodeJS.ProcessEnv;
 }
 
+/**
+ * Model prose as it streams in: whole lines are shown as they complete, up to the first TOOL_CALL
+ * line (calls are shown as tool lines once the reply is complete; nothing runs before that).
+ */
+function createStreamShow(write: (s: string) => void) {
+  let buffer = '';
+  let shown = '';
+  let stopped = false;
+  return {
+    reset() {
+      buffer = '';
+      shown = '';
+      stopped = false;
+    },
+    get shown() {
+      return shown;
+    },
+    add(text: string) {
+      buffer += text;
+      let nl: number;
+      while (!stopped && (nl = buffer.indexOf('\n', shown.length)) !== -1) {
+        const line = buffer.slice(shown.length, nl);
+        if (/TOOL_CALL/i.test(line)) {
+          stopped = true;
+          break;
+        }
+        write(`${line}\n`);
+        shown += `${line}\n`;
+      }
+    },
+  };
+}
+
+/** The prose lines not already streamed to the screen (compared line by line, trailing blanks aside). */
+function unshown(prose: string, shown: string): string {
+  if (!shown) return prose;
+  const norm = (t: string) => t.split('\n').map((l) => l.trimEnd());
+  const seen = norm(shown.replace(/\n$/, ''));
+  const lines = norm(prose);
+  while (seen.length && seen[0] === '') seen.shift();
+  const prefix = seen.every((l, i) => lines[i] === l);
+  return prefix ? lines.slice(seen.length).join('\n').replace(/^\n+/, '') : prose;
+}
+
 export function createRenderer(opts: RenderOptions): { onEvent: (e: AgentEvent) => void; stop: () => void } {
   const spinner = new Spinner(opts.out, opts.env);
   const write = (s: string) => {
@@ -27,27 +71,37 @@ export function createRenderer(opts: RenderOptions): { onEvent: (e: AgentEvent) 
     opts.out.write(s);
     spinner.resume();
   };
+  const streamOut = opts.answerOut ?? opts.out;
+  const stream = createStreamShow((s) => {
+    spinner.stop();
+    streamOut.write(s);
+  });
   return {
     stop: () => spinner.stop(),
     onEvent(e) {
       switch (e.type) {
         case 'model_request':
+          stream.reset();
           spinner.start(e.round === 1 ? 'thinking' : `thinking (round ${e.round})`);
           break;
         case 'backend':
           if (e.event.type === 'retry') write(`  ↻ ${e.event.kind} error, retrying in ${Math.round(e.event.delayMs / 100) / 10}s: ${oneLine(e.event.message)}\n`);
           else if (e.event.type === 'account_switch') write(`  ↻ account ${e.event.from} hit its quota; trying ${e.event.to}\n`);
           else if (e.event.type === 'model_fallback') write(`  ↻ every account is out of quota on ${e.event.from}; falling back to ${e.event.to}\n`);
+          else if (e.event.type === 'text_delta') stream.add(e.event.text);
           break;
         case 'model_response':
           spinner.stop();
           break;
-        case 'assistant_text':
+        case 'assistant_text': {
+          // What streamed in already was shown; show the rest of the prose.
+          const text = unshown(e.text, stream.shown);
           if (e.final) {
             spinner.stop();
-            if (opts.answerOut) opts.answerOut.write(`${e.text}\n`);
-          } else if (e.text) write(`${e.text}\n`);
+            if (opts.answerOut && (text || !stream.shown)) opts.answerOut.write(`${text}\n`);
+          } else if (text) write(`${text}\n`);
           break;
+        }
         case 'parse_issues':
           for (const err of e.errors) write(`  ! line ${err.line}: ${err.message}\n`);
           for (const w of e.warnings) write(`  ! ${w}\n`);

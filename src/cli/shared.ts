@@ -53,12 +53,12 @@ export function overridesFrom(flags: AgentFlagValues) {
  */
 export async function withSession(
   flags: AgentFlagValues,
-  io: { info: Writable; prompt?: (req: ApprovalRequest) => Promise<ApprovalAnswer> },
+  io: { info: Writable; prompt?: (req: ApprovalRequest) => Promise<ApprovalAnswer>; stream?: boolean },
   fn: (s: Started) => Promise<number>,
 ): Promise<number> {
   let s: Started;
   try {
-    s = await startSession({ cwd: process.cwd(), env: process.env, overrides: overridesFrom(flags), yes: flags.yes, approvalMode: approvalModeFrom(flags), prompt: io.prompt });
+    s = await startSession({ cwd: process.cwd(), env: process.env, overrides: overridesFrom(flags), yes: flags.yes, approvalMode: approvalModeFrom(flags), prompt: io.prompt, stream: io.stream });
   } catch (err) {
     if (!(err instanceof SessionBusyError)) throw err;
     io.info.write(`devx: ${err.message}\n`);

@@ -38,6 +38,8 @@ export interface LoopDeps extends ToolCallDeps {
   model?: string;
   /** How many concurrent-safe calls (spawn_gemini) of one reply run at once. Default 4. */
   concurrency?: number;
+  /** Ask the provider for the reply's text as it arrives (reported as `text_delta` backend events). */
+  stream?: boolean;
 }
 
 export interface TurnResult {
@@ -99,7 +101,8 @@ export async function runTurn(
     emit({ type: 'model_request', round, promptChars: prompt.length });
     let reply;
     try {
-      reply = await deps.backend.complete({ prompt, systemPrompt: deps.systemPrompt, signal, model: deps.model }, (event) => emit({ type: 'backend', event }));
+      const onDelta = deps.stream ? (text: string) => emit({ type: 'backend', event: { type: 'text_delta', text } }) : undefined;
+      reply = await deps.backend.complete({ prompt, systemPrompt: deps.systemPrompt, signal, model: deps.model, onDelta }, (event) => emit({ type: 'backend', event }));
     } catch (err) {
       if (signal.aborted || (err instanceof BackendError && err.kind === 'cancelled')) return cancelled(round - 1);
       const kind = err instanceof BackendError ? err.kind : 'internal';

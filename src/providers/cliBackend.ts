@@ -27,6 +27,26 @@ export interface CliSpec {
   /** Environment for one call; `base` is devx's env merged with the account's. */
   env(base: Record<string, string>, call: { systemFile: string }): Record<string, string>;
   classify(r: RunResult, model: string, account: string): AttemptResult;
+  /** How to run it when the caller wants the text as it arrives. */
+  streaming?: {
+    args(model: string, systemFile: string): string[];
+    /** The text one line of stdout adds to the reply, or null. */
+    delta(line: string): string | null;
+    classify(r: RunResult, model: string, account: string): AttemptResult;
+  };
+}
+
+/** Splits stdout chunks into lines and reports the text each adds. */
+function lineDeltas(delta: (line: string) => string | null, onDelta: (text: string) => void): (chunk: string) => void {
+  let partial = '';
+  return (chunk) => {
+    const lines = (partial + chunk).split('\n');
+    partial = lines.pop() ?? '';
+    for (const line of lines) {
+      const text = line.trim() ? delta(line) : null;
+      if (text) onDelta(text);
+    }
+  };
 }
 
 export class CliBackend implements ModelBackend {
@@ -61,18 +81,20 @@ export class CliBackend implements ModelBackend {
 
   private async runOnce({ account, model, req, timeoutMs }: Attempt): Promise<AttemptResult> {
     const systemFile = this.systemPromptFile(req.systemPrompt);
-    const [file, args] = commandFor(account, this.opts.bin, this.spec.args(model, systemFile));
+    const streaming = req.onDelta ? this.spec.streaming : undefined;
+    const [file, args] = commandFor(account, this.opts.bin, (streaming ?? this.spec).args(model, systemFile));
     const env = this.spec.env({ ...this.opts.env, ...account.env }, { systemFile });
     let r;
     try {
-      r = await this.opts.runner(file, args, { cwd: this.scratch, input: req.prompt, env, timeoutMs, signal: req.signal });
+      const onStdout = streaming && req.onDelta ? lineDeltas(streaming.delta, req.onDelta) : undefined;
+      r = await this.opts.runner(file, args, { cwd: this.scratch, input: req.prompt, env, timeoutMs, signal: req.signal, onStdout });
     } catch (err) {
       if (err instanceof BinaryMissingError) throw new BackendError('binary_missing', `${err.file} was not found. ${this.spec.installHint}`, null, account.name);
       throw err;
     }
     if (r.cancelled) throw new BackendError('cancelled', 'the model call was cancelled', null, account.name);
     if (r.timedOut) throw new BackendError('timeout', `${this.spec.name} did not answer within ${Math.round(timeoutMs / 1000)}s; its process tree was killed`, null, account.name);
-    return this.spec.classify(r, model, account.name);
+    return (streaming ?? this.spec).classify(r, model, account.name);
   }
 }
 

@@ -15,6 +15,8 @@ export interface ModelRequest {
   signal?: AbortSignal;
   /** Overrides the configured model for this request. */
   model?: string;
+  /** Told the reply's text as it arrives, when the provider can stream (the REPL prints prose early). */
+  onDelta?: (text: string) => void;
 }
 
 export interface ModelResponse {

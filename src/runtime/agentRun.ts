@@ -24,6 +24,8 @@ export interface AgentRunOptions extends Omit<AgentOptions, 'spawn' | 'projectHi
   provider?: string;
   /** Report tool calls without running them, with the decision the policy would make. */
   dryRun?: boolean;
+  /** Stream the model's text as it arrives (`text_delta` events), where the provider can. */
+  stream?: boolean;
 }
 
 export { PersonaError };
@@ -43,7 +45,7 @@ export class AgentRun {
     this.agent = agent;
     this.keepHistory = opts.history === 'project';
     this.over = { model: opts.model, provider: opts.provider };
-    this.base = { ...agent.deps, dryRun: opts.dryRun, model: opts.model ?? agent.deps.model };
+    this.base = { ...agent.deps, dryRun: opts.dryRun, stream: opts.stream, model: opts.model ?? agent.deps.model };
     this.deps = this.base;
     const audit = createAuditSubscriber(agent.auditPath, agent.session);
     this.listeners.add(audit);

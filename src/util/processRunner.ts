@@ -16,6 +16,8 @@ export interface RunOptions {
   maxBuffer?: number;
   /** Told when the child's process group starts and ends (crash recovery records them). */
   observer?: ChildObserver;
+  /** Told each chunk of stdout as it arrives (streaming providers); stdout is still returned whole. */
+  onStdout?: (chunk: string) => void;
 }
 
 export interface RunResult {
@@ -92,6 +94,7 @@ export const runProcess: ProcessRunner = async (file, args, opts) => {
     maxBuffer: opts.maxBuffer ?? 64 * 1024 * 1024,
     encoding: 'utf8',
   });
+  if (opts.onStdout) child.stdout?.on('data', (d: Buffer | string) => opts.onStdout!(String(d)));
   const pid = child.pid;
   if (pid) {
     liveGroups.add(pid);

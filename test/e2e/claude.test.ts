@@ -129,4 +129,17 @@ describe('the claude provider', () => {
     expect(gemini.modelCalls.map((c) => c.model)).toEqual(['gemini-2.5-flash']);
     expect(claude.modelCalls).toHaveLength(1);
   });
+
+  it('streams: --output-format stream-json reports the text as claude receives it', async () => {
+    const project = makeProject({});
+    const text = 'Streaming from claude, in several parts, one after another.';
+    claude.push({ text });
+    const r = await runDevx(['run', '--provider', 'claude', '--output-format', 'stream-json', 'go'], { cwd: project, env: env() });
+    expect(r.code, r.stderr).toBe(0);
+    const events = r.stdout.trim().split('\n').map((l) => JSON.parse(l));
+    const deltas = events.filter((e) => e.type === 'text_delta').map((e) => e.text);
+    expect(deltas.length).toBeGreaterThan(1);
+    expect(deltas.join('')).toBe(text);
+    expect(events.at(-1)).toMatchObject({ type: 'turn_end', status: 'answered', answer: text });
+  });
 });

@@ -108,3 +108,24 @@ describe('pipes', () => {
     expect(out).toMatch(/status=0\n$/);
   });
 });
+
+describe('streaming in the REPL', () => {
+  it('prose shows as it arrives; a TOOL_CALL line is never shown raw and runs only once the reply is complete', async () => {
+    const project = makeProject({ 'a.txt': 'alpha\n' });
+    const text = `Looking at it now.\n${'More words that take a while to arrive. '.repeat(3)}\nTOOL_CALL: read_file | path=a.txt`;
+    fake.push({ text, chunkDelayMs: 2500 }, { text: 'It says alpha.\nThat is the whole file, one line long.\nNothing else.' });
+    const s = repl(project);
+    await s.waitFor(/Type a task/);
+    s.type('read a.txt\r');
+    await s.waitFor(/Looking at it now\./);
+    // The first line is on screen while the rest of the reply is still on its way.
+    expect(s.screen()).not.toMatch(/More words/);
+    expect(s.screen()).not.toMatch(/→ read_file/);
+    await s.waitFor(/Nothing else\./);
+    expect(s.screen()).toMatch(/→ read_file path=a\.txt/);
+    // A streamed final answer shows each of its lines once.
+    for (const line of ['It says alpha.', 'That is the whole file, one line long.', 'Nothing else.']) expect(s.screen().split(line)).toHaveLength(2);
+    expect(s.screen()).not.toMatch(/TOOL_CALL/);
+    expect(s.screen().match(/Looking at it now\./g)).toHaveLength(1);
+  });
+});

@@ -14,6 +14,8 @@ export interface FakeReply {
   delayMs?: number;
   /** Never answer (the socket stays open until the server closes). */
   hang?: boolean;
+  /** Pause between the SSE chunks of a streamed reply (to see streaming on the client). */
+  chunkDelayMs?: number;
 }
 
 export type Script = FakeReply | ((req: RecordedRequest) => FakeReply);
@@ -170,8 +172,14 @@ export class FakeGeminiApi {
       // Split into chunks on line boundaries to exercise gemini's stream assembly.
       const third = Math.ceil(text.length / 3);
       const parts = text.length > 30 ? [text.slice(0, third), text.slice(third, 2 * third), text.slice(2 * third)] : [text];
-      parts.forEach((p, i) => res.write(`data: ${JSON.stringify(chunk(p, i === parts.length - 1))}\r\n\r\n`));
-      res.end();
+      const sendPart = (i: number) => {
+        if (res.destroyed) return;
+        if (i === parts.length) return void res.end();
+        res.write(`data: ${JSON.stringify(chunk(parts[i], i === parts.length - 1))}\r\n\r\n`);
+        if (reply.chunkDelayMs) setTimeout(() => sendPart(i + 1), reply.chunkDelayMs);
+        else sendPart(i + 1);
+      };
+      sendPart(0);
       return;
     }
     res.writeHead(200, { 'content-type': 'application/json' });

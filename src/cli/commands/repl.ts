@@ -62,7 +62,7 @@ async function runRepl(flags: { resume?: string; agent?: string } & Parameters<t
   };
 
   try {
-    return await withSession(flags, { info, prompt: interactive ? askApproval : undefined }, async (started) => {
+    return await withSession(flags, { info, prompt: interactive ? askApproval : undefined, stream: interactive }, async (started) => {
       const { run, session } = started;
       info.write(`devx ${packageVersion()} · ${run.agent.root} · ${run.agent.settings.provider} · model ${run.agent.settings.model}${run.history.length ? ` · ${run.history.length} messages of history (/clear to start over)` : ''}\n`);
       if (started.orientation) info.write(`${started.orientation}\n`);

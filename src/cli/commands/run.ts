@@ -25,7 +25,7 @@ export const runCommand = defineCommand({
     if (!['text', 'json', 'stream-json'].includes(format)) throw new UsageError(`--output-format takes text, json or stream-json; got "${format}"`);
     if (positionals.length === 0) throw new UsageError('devx run needs a prompt: devx run "fix the failing test"');
     const prompt = positionals.join(' ');
-    return withSession(flags, { info: process.stderr }, async (started) => {
+    return withSession(flags, { info: process.stderr, stream: format === 'stream-json' }, async (started) => {
       const { run } = started;
       if (started.orientation) process.stderr.write(`${started.orientation}\n`);
       if (flags.resume) process.stderr.write(`${applyResume(started, flags.resume) ?? 'devx: no earlier session to resume'}\n`);

@@ -9,12 +9,10 @@ import { classifyClaudeResult } from './classifyClaudeResult.js';
 export const CLAUDE_INSTALL_HINT =
   'devx needs Claude Code for the claude provider. Install it with `npm install -g @anthropic-ai/claude-code` (then run `claude` once to log in, or set ANTHROPIC_API_KEY), or point devx at it with DEVX_CLAUDE_BIN or "providers.claude.bin" in settings.';
 
-export const claudeSpec: CliSpec = {
-  name: 'claude',
-  installHint: CLAUDE_INSTALL_HINT,
-  args: (model, systemFile) => [
+function claudeArgsFor(model: string, systemFile: string, format: 'json' | 'stream-json'): string[] {
+  return [
     '-p',
-    '--output-format', 'json',
+    '--output-format', format,
     '--model', model,
     '--tools', '',
     '--system-prompt-file', systemFile,
@@ -22,7 +20,13 @@ export const claudeSpec: CliSpec = {
     '--strict-mcp-config',
     '--disable-slash-commands',
     '--no-session-persistence',
-  ],
+  ];
+}
+
+export const claudeSpec: CliSpec = {
+  name: 'claude',
+  installHint: CLAUDE_INSTALL_HINT,
+  args: (model, systemFile) => claudeArgsFor(model, systemFile, 'json'),
   env: (base) => ({
     DISABLE_TELEMETRY: '1',
     DISABLE_AUTOUPDATER: '1',
@@ -33,6 +37,19 @@ export const claudeSpec: CliSpec = {
     NO_COLOR: '1',
   }),
   classify: classifyClaudeResult,
+  streaming: {
+    args: (model, systemFile) => [...claudeArgsFor(model, systemFile, 'stream-json'), '--verbose', '--include-partial-messages'],
+    delta: (line) => {
+      try {
+        const j = JSON.parse(line) as { type?: string; event?: { type?: string; delta?: { type?: string; text?: string } } };
+        return j.type === 'stream_event' && j.event?.type === 'content_block_delta' && j.event.delta?.type === 'text_delta' ? (j.event.delta.text ?? null) : null;
+      } catch {
+        return null;
+      }
+    },
+    // The last line of stream-json is the same result object `--output-format json` prints.
+    classify: classifyClaudeResult,
+  },
 };
 
 export class ClaudeCliBackend extends CliBackend {

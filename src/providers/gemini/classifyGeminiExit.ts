@@ -93,3 +93,46 @@ function errorFromJson(json: GeminiJson, exitCode: number | null, account?: stri
   }
   return new BackendError(kind, `${HINTS[kind] ?? 'gemini failed'} (exit ${exitCode}): ${message}`, exitCode, account);
 }
+
+interface StreamEvent {
+  type?: string;
+  role?: string;
+  content?: string;
+  delta?: boolean;
+  status?: string;
+  session_id?: string;
+  stats?: { input_tokens?: number; output_tokens?: number; total_tokens?: number; cached?: number };
+}
+
+/** One line of `gemini -o stream-json`: the assistant text it adds, or the final result. */
+export function streamLine(line: string): { delta?: string; result?: StreamEvent; init?: StreamEvent } | null {
+  let e: StreamEvent;
+  try {
+    e = JSON.parse(line) as StreamEvent;
+  } catch {
+    return null;
+  }
+  if (e.type === 'message' && e.role === 'assistant' && typeof e.content === 'string') return { delta: e.content };
+  if (e.type === 'result') return { result: e };
+  if (e.type === 'init') return { init: e };
+  return null;
+}
+
+/** A finished `gemini -o stream-json` process: the assembled reply, or the same failures as `-o json`. */
+export function classifyGeminiStream(r: RunResult, model: string, account?: string): ParsedSuccess {
+  // Failures end with a result line holding `error`, read exactly as -o json's error object is.
+  if (r.exitCode !== 0) return classifyGeminiResult(r, model, account);
+  let text = '';
+  let result: StreamEvent | undefined;
+  let sessionId: string | undefined;
+  for (const line of r.stdout.split('\n')) {
+    const e = line.trim() ? streamLine(line) : null;
+    if (e?.delta) text += e.delta;
+    if (e?.result) result = e.result;
+    if (e?.init) sessionId = e.init.session_id;
+  }
+  if (!result) throw new BackendError('unparseable', `gemini exited 0 but its stream had no result line: ${r.stdout.slice(-200)}`, 0, account);
+  if (result.status !== 'success') return classifyGeminiResult({ ...r, exitCode: 1 }, model, account);
+  const s = result.stats;
+  return { text, sessionId, usage: s ? { input: s.input_tokens, output: s.output_tokens, total: s.total_tokens, cached: s.cached } : undefined };
+}

@@ -4,7 +4,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { CliBackend, type CliBackendOptions, type CliSpec } from '../cliBackend.js';
-import { classifyGeminiResult } from './classifyGeminiExit.js';
+import { classifyGeminiResult, classifyGeminiStream, streamLine } from './classifyGeminiExit.js';
 
 export type GeminiCliOptions = CliBackendOptions;
 
@@ -27,6 +27,11 @@ export function geminiSpec(workDir: string): CliSpec {
     name: 'gemini',
     installHint: INSTALL_HINT,
     args: (model) => ['-m', model, '-o', 'json', '--policy', policyFile, '-e', 'none'],
+    streaming: {
+      args: (model) => ['-m', model, '-o', 'stream-json', '--policy', policyFile, '-e', 'none'],
+      delta: (line) => streamLine(line)?.delta ?? null,
+      classify: classifyGeminiStream,
+    },
     env: (base, { systemFile }) => ({
       // gemini re-launches itself in a second node process only to raise its heap limit; one headless
       // call does not need that, and skipping it cut a call from ~1.7 s to ~1.1 s (`npm run bench`). Overridable.
