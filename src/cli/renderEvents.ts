@@ -89,6 +89,7 @@ export function createRenderer(opts: RenderOptions): { onEvent: (e: AgentEvent) 
           else if (e.event.type === 'account_switch') write(`  ↻ account ${e.event.from} hit its quota; trying ${e.event.to}\n`);
           else if (e.event.type === 'model_fallback') write(`  ↻ every account is out of quota on ${e.event.from}; falling back to ${e.event.to}\n`);
           else if (e.event.type === 'text_delta') stream.add(e.event.text);
+          else if (e.event.type === 'notice') write(`  ! ${e.event.message}\n`);
           break;
         case 'model_response':
           spinner.stop();

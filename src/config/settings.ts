@@ -25,6 +25,7 @@ const ProviderSection = z
     retryBaseMs: z.number().int().min(0).optional(),
     retryMaxMs: z.number().int().min(0).optional(),
     accounts: z.array(AccountSchema).optional(),
+    mode: z.enum(['spawn', 'warm']).optional(),
   })
   .strict();
 type ProviderSectionT = z.infer<typeof ProviderSection>;
@@ -212,6 +213,7 @@ export function loadSettings(src: SettingsSources): ResolvedSettings {
       maxRetries: envNum('DEVX_MAX_RETRIES') ?? sec.maxRetries ?? 3,
       retryBaseMs: envNum('DEVX_RETRY_BASE_MS') ?? sec.retryBaseMs ?? 2000,
       retryMaxMs: sec.retryMaxMs ?? 60_000,
+      mode: (src.env.DEVX_PROVIDER_MODE === 'warm' || src.env.DEVX_PROVIDER_MODE === 'spawn' ? src.env.DEVX_PROVIDER_MODE : undefined) ?? sec.mode ?? 'spawn',
     };
   }
   return {

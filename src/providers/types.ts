@@ -36,10 +36,14 @@ export type BackendEvent =
   | { type: 'account_switch'; from?: string; to?: string; reason: string }
   | { type: 'model_fallback'; from: string; to: string }
   /** Model text as it arrives, from providers that stream; the reply is still used only when complete. */
-  | { type: 'text_delta'; text: string };
+  | { type: 'text_delta'; text: string }
+  /** Something the user should know about the provider (a fallback it took). */
+  | { type: 'notice'; message: string };
 
 export interface ModelBackend {
   complete(req: ModelRequest, onEvent?: (e: BackendEvent) => void): Promise<ModelResponse>;
+  /** Stops what the backend keeps running between calls (a warm process). */
+  dispose?(): void;
 }
 
 export type BackendErrorKind =
@@ -82,6 +86,8 @@ export interface ProviderSettings {
   maxRetries: number;
   retryBaseMs: number;
   retryMaxMs: number;
+  /** How the CLI runs: one process per call, or a warm process kept for the session (gemini). */
+  mode: 'spawn' | 'warm';
 }
 
 /** What a provider's backend is given by the runtime: its own scratch dir, the process runner, the env. */
@@ -89,6 +95,8 @@ export interface ProviderContext {
   workDir: string;
   runner: import('../util/processRunner.js').ProcessRunner;
   env: Record<string, string>;
+  /** Told about long-lived child processes (a warm model process) for crash recovery. */
+  observer?: import('../util/processRunner.js').ChildObserver;
 }
 
 /** One model provider: a folder under providers/ and one line in providers/registry.ts. */

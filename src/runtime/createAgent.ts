@@ -118,7 +118,7 @@ export async function createAgent(opts: AgentOptions): Promise<Agent> {
     if (!b) {
       const dir = path.join(workDir, id);
       fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
-      b = getProvider(id).create(settings.providers[id], { workDir: dir, runner, env });
+      b = getProvider(id).create(settings.providers[id], { workDir: dir, runner, env, observer: opts.childObserver });
       backends.set(id, b);
     }
     return b;
@@ -206,7 +206,10 @@ export async function createAgent(opts: AgentOptions): Promise<Agent> {
     backendFor,
     missingBinary: (providers = [settings.provider]) => (opts.backend ? null : missingProviderBinary(settings, opts.env, providers)),
     approveHeadless: async (req) => (approvedByMode(req) ? 'yes' : 'headless'),
-    dispose: () => fs.rmSync(workDir, { recursive: true, force: true }),
+    dispose: () => {
+      for (const b of backends.values()) b.dispose?.();
+      fs.rmSync(workDir, { recursive: true, force: true });
+    },
   };
 }
 

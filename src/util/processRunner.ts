@@ -1,5 +1,6 @@
 // The one place devx spawns processes. Each child leads its own process group so a timeout or a
 // cancel kills the whole tree (gemini re-launches itself as a child node process).
+import { spawn } from 'node:child_process';
 import { execa } from 'execa';
 import { OWNER_ENV } from './reapGroups.js';
 
@@ -141,3 +142,41 @@ export const runProcess: ProcessRunner = async (file, args, opts) => {
     }
   }
 };
+
+export interface LongLived {
+  child: import('node:child_process').ChildProcess;
+  pid: number | undefined;
+  /** Resolves when the process has exited. */
+  exited: Promise<void>;
+  /** Kills the whole process group. */
+  kill(): void;
+}
+
+/**
+ * Starts a process that outlives one call (a warm model server). Like runProcess it leads its own
+ * process group, carries the owner marker for crash recovery, is reported to the observer and is
+ * killed when devx exits.
+ */
+export function startProcess(file: string, args: string[], opts: { cwd: string; env: Record<string, string | undefined>; observer?: ChildObserver }): LongLived {
+  installExitHook();
+  const child = spawn(file, args, {
+    cwd: opts.cwd,
+    env: { ...process.env, ...opts.env, [OWNER_ENV]: String(process.pid) },
+    detached: true,
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
+  const pid = child.pid;
+  if (pid) {
+    liveGroups.add(pid);
+    opts.observer?.started(pid);
+  }
+  const exited = new Promise<void>((resolve) => {
+    const done = () => {
+      if (pid && liveGroups.delete(pid)) opts.observer?.ended(pid);
+      resolve();
+    };
+    child.once('exit', done);
+    child.once('error', done);
+  });
+  return { child, pid, exited, kill: () => killGroup(pid) };
+}

@@ -26,7 +26,7 @@ export function lastJsonObject(text: string): GeminiJson | null {
   return null;
 }
 
-function kindForHttpStatus(status: number): BackendErrorKind | null {
+export function kindForHttpStatus(status: number): BackendErrorKind | null {
   if (status === 429) return 'quota';
   if (status === 401 || status === 403) return 'auth';
   if (status === 400 || status === 404 || status === 413) return 'bad_request';

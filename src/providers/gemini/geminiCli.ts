@@ -18,7 +18,7 @@ priority = 999
 export const INSTALL_HINT =
   'devx needs the Gemini CLI. Install it with `npm install -g @google/gemini-cli` (then run `gemini` once to log in), or point devx at it with DEVX_GEMINI_BIN or "providers.gemini.bin" in settings.';
 
-export function geminiSpec(workDir: string): CliSpec {
+export function geminiSpec(workDir: string): CliSpec & { acpArgs(model: string): string[] } {
   const policyFile = path.join(workDir, 'deny-all-tools.toml');
   const tmp = path.join(workDir, 'tmp');
   fs.mkdirSync(tmp, { recursive: true, mode: 0o700 });
@@ -27,6 +27,7 @@ export function geminiSpec(workDir: string): CliSpec {
     name: 'gemini',
     installHint: INSTALL_HINT,
     args: (model) => ['-m', model, '-o', 'json', '--policy', policyFile, '-e', 'none'],
+    acpArgs: (model) => ['-m', model, '--policy', policyFile, '-e', 'none', '--acp'],
     streaming: {
       args: (model) => ['-m', model, '-o', 'stream-json', '--policy', policyFile, '-e', 'none'],
       delta: (line) => streamLine(line)?.delta ?? null,

@@ -2,6 +2,7 @@
 import type { Provider } from '../types.js';
 import { cliBinaries, cliOptions } from '../cliBackend.js';
 import { GeminiCliBackend, INSTALL_HINT } from './geminiCli.js';
+import { WarmGeminiBackend } from './warmGemini.js';
 
 export const geminiProvider: Provider = {
   id: 'gemini',
@@ -9,5 +10,5 @@ export const geminiProvider: Provider = {
   defaultBin: 'gemini',
   installHint: INSTALL_HINT,
   binaries: cliBinaries,
-  create: (s, ctx) => new GeminiCliBackend(cliOptions(s, ctx)),
+  create: (s, ctx) => (s.mode === 'warm' ? new WarmGeminiBackend({ ...cliOptions(s, ctx), observer: ctx.observer }) : new GeminiCliBackend(cliOptions(s, ctx))),
 };

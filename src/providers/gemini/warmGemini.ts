@@ -1,0 +1,215 @@
+// A warm Gemini: one long-lived `gemini --acp` process (Agent Client Protocol over stdio) per
+// account and model, instead of one process per call. Each devx model call is one `session/prompt`
+// on a fresh ACP session, so devx still owns the conversation and its budget. The same deny-all
+// policy, scratch directory and GEMINI_SYSTEM_MD apply. A crash, hang or protocol error kills the
+// process and retries once on a new one; a second failure falls back to one process per call for
+// the rest of the session, with one line saying so.
+import fs from 'node:fs';
+import path from 'node:path';
+import { Readable, Writable } from 'node:stream';
+import * as acp from '@agentclientprotocol/sdk';
+import { BackendError, type BackendErrorKind, type BackendEvent, type ModelBackend, type ModelRequest, type ModelResponse } from '../types.js';
+import { RetryingBackend, type Attempt, type AttemptResult } from '../retrying.js';
+import { startProcess, type ChildObserver, type LongLived } from '../../util/processRunner.js';
+import type { Account } from '../accounts.js';
+import { GeminiCliBackend, geminiSpec, type GeminiCliOptions } from './geminiCli.js';
+import { kindForHttpStatus } from './classifyGeminiExit.js';
+
+const START_TIMEOUT_MS = 60_000;
+
+export interface WarmGeminiOptions extends GeminiCliOptions {
+  observer?: ChildObserver;
+}
+
+/** The process died, hung or broke the protocol (not an answer from the API). */
+class WarmFailure extends Error {}
+
+class WarmProcess {
+  private proc: LongLived | null = null;
+  private conn: acp.ClientConnection | null = null;
+  private chunks: ((text: string) => void) | null = null;
+  private ready: Promise<void> | null = null;
+  private stderr = '';
+  busy = false;
+
+  constructor(
+    private readonly spawnArgs: { file: string; args: string[]; env: Record<string, string>; cwd: string; observer?: ChildObserver },
+    readonly systemFile: string,
+  ) {}
+
+  /** Started once, and gone since. */
+  get dead(): boolean {
+    return this.proc !== null && !this.alive;
+  }
+
+  get alive(): boolean {
+    return this.proc !== null && this.proc.child.exitCode === null && this.proc.child.signalCode === null;
+  }
+
+  start(): Promise<void> {
+    this.ready ??= this.connect().catch((err: unknown) => {
+      throw err instanceof WarmFailure ? err : new WarmFailure(`the warm gemini process did not start: ${describe(err)}`);
+    });
+    return this.ready;
+  }
+
+  private async connect(): Promise<void> {
+    const p = startProcess(this.spawnArgs.file, this.spawnArgs.args, { cwd: this.spawnArgs.cwd, env: this.spawnArgs.env, observer: this.spawnArgs.observer });
+    this.proc = p;
+    p.child.stderr?.on('data', (d) => (this.stderr = (this.stderr + String(d)).slice(-4000)));
+    p.child.stdin?.on('error', () => undefined);
+    const stream = acp.ndJsonStream(Writable.toWeb(p.child.stdin!) as WritableStream<Uint8Array>, Readable.toWeb(p.child.stdout!) as ReadableStream<Uint8Array>);
+    const app = acp
+      .client({ name: 'devx' })
+      // Raw notifications: gemini sends update kinds newer than the SDK's schema; only text chunks matter here.
+      .onNotification('*', async ({ params }) => {
+        const u = (params as { update?: { sessionUpdate?: string; content?: { type?: string; text?: string } } })?.update;
+        if (u?.sessionUpdate === 'agent_message_chunk' && u.content?.type === 'text' && u.content.text) this.chunks?.(u.content.text);
+      })
+      // gemini's own tools are denied by policy; should it ever ask, the answer is no.
+      .onRequest(acp.methods.client.session.requestPermission, async () => ({ outcome: { outcome: 'cancelled' as const } }));
+    this.conn = app.connect(stream);
+    await this.withDeadline(this.conn.agent.request(acp.methods.agent.initialize, { protocolVersion: acp.PROTOCOL_VERSION, clientCapabilities: {} }), START_TIMEOUT_MS, 'start');
+  }
+
+  private async withDeadline<T>(work: Promise<T>, ms: number, what: string): Promise<T> {
+    let timer: NodeJS.Timeout | undefined;
+    const died = this.proc!.exited.then(() => {
+      throw new WarmFailure(`the warm gemini process exited during ${what}${this.stderr ? `: ${this.stderr.trim().split('\n').slice(-2).join(' ').slice(0, 300)}` : ''}`);
+    });
+    const late = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new WarmFailure(`timeout:${what}`)), ms)));
+    try {
+      return await Promise.race([work, died, late]);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  async prompt(req: ModelRequest, timeoutMs: number, account: string): Promise<AttemptResult> {
+    // gemini reads GEMINI_SYSTEM_MD when it starts and again for every new session.
+    fs.writeFileSync(this.systemFile, req.systemPrompt);
+    await this.start();
+    const conn = this.conn!;
+    const session = await this.withDeadline(conn.agent.request(acp.methods.agent.session.new, { cwd: this.spawnArgs.cwd, mcpServers: [] }), timeoutMs, 'session/new').catch((err: unknown) => {
+      throw err instanceof WarmFailure ? err : new WarmFailure(`session/new failed: ${describe(err)}`);
+    });
+    let text = '';
+    this.chunks = (t) => {
+      text += t;
+      req.onDelta?.(t);
+    };
+    const onAbort = () => void conn.agent.notify(acp.methods.agent.session.cancel, { sessionId: session.sessionId }).catch(() => undefined);
+    req.signal?.addEventListener('abort', onAbort, { once: true });
+    try {
+      const r = await this.withDeadline(conn.agent.request(acp.methods.agent.session.prompt, { sessionId: session.sessionId, prompt: [{ type: 'text', text: req.prompt }] }), timeoutMs, 'session/prompt');
+      if (r.stopReason === 'cancelled' || req.signal?.aborted) throw new BackendError('cancelled', 'the model call was cancelled', null, account);
+      const q = (r._meta as { quota?: { token_count?: { input_tokens?: number; output_tokens?: number } } } | undefined)?.quota?.token_count;
+      if (!text.trim()) throw new BackendError('empty', 'the model returned an empty reply', null, account);
+      return { text, sessionId: session.sessionId, usage: q ? { input: q.input_tokens, output: q.output_tokens } : undefined };
+    } catch (err) {
+      if (err instanceof BackendError || err instanceof WarmFailure) throw err;
+      throw apiError(err, account);
+    } finally {
+      this.chunks = null;
+      req.signal?.removeEventListener('abort', onAbort);
+    }
+  }
+
+  kill(): void {
+    this.conn?.close();
+    this.proc?.kill();
+    this.proc = null;
+    this.conn = null;
+    this.ready = null;
+  }
+}
+
+function describe(err: unknown): string {
+  const e = err as { message?: string; data?: { details?: string } };
+  return [e.message ?? String(err), e.data?.details].filter(Boolean).join(': ');
+}
+
+/** An error the agent returned for a prompt: the API's status when it carries one. */
+function apiError(err: unknown, account: string): BackendError | WarmFailure {
+  const e = err as { code?: number; message?: string };
+  const status = typeof e.code === 'number' && e.code >= 400 && e.code < 600 ? e.code : undefined;
+  if (!status) return new WarmFailure(`the warm gemini process answered with a protocol error: ${e.message ?? String(err)}`);
+  let message = e.message ?? '';
+  try {
+    message = (JSON.parse(message) as { error?: { message?: string } }).error?.message ?? message;
+  } catch {
+    /* plain text */
+  }
+  const kind: BackendErrorKind = kindForHttpStatus(status) ?? 'failed';
+  return new BackendError(kind, `the Gemini API answered ${status}: ${message}`, null, account);
+}
+
+export class WarmGeminiBackend implements ModelBackend {
+  private readonly pools = new Map<string, WarmProcess[]>();
+  private readonly retrying: RetryingBackend;
+  private fallback: GeminiCliBackend | null = null;
+  private notices: ((e: BackendEvent) => void) | null = null;
+  private seq = 0;
+
+  constructor(private readonly opts: WarmGeminiOptions) {
+    this.retrying = new RetryingBackend((a) => this.attempt(a), opts);
+  }
+
+  async complete(req: ModelRequest, onEvent: (e: BackendEvent) => void = () => {}): Promise<ModelResponse> {
+    if (this.fallback) return this.fallback.complete(req, onEvent);
+    this.notices = onEvent;
+    return this.retrying.complete(req, onEvent);
+  }
+
+  private acquire(account: Account, model: string): WarmProcess {
+    const key = `${account.name}\u0000${model}`;
+    const pool = this.pools.get(key) ?? [];
+    this.pools.set(key, pool);
+    let p = pool.find((w) => !w.busy);
+    // A process that died since its last call is started again.
+    if (p?.dead) p.kill();
+    if (!p) {
+      const id = this.seq++;
+      const dir = path.join(this.opts.workDir, `warm-${id}`);
+      fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
+      const spec = geminiSpec(this.opts.workDir);
+      const systemFile = path.join(dir, 'system.md');
+      const [file, args] = account.command ? [account.command[0], [...account.command.slice(1)]] : [this.opts.bin, []];
+      const geminiArgs = spec.acpArgs(model);
+      const env = spec.env({ ...this.opts.env, ...account.env }, { systemFile });
+      fs.mkdirSync(path.join(this.opts.workDir, 'scratch'), { recursive: true, mode: 0o700 });
+      p = new WarmProcess({ file, args: [...args, ...geminiArgs], env, cwd: path.join(this.opts.workDir, 'scratch'), observer: this.opts.observer }, systemFile);
+      pool.push(p);
+    }
+    p.busy = true;
+    return p;
+  }
+
+  private async attempt(a: Attempt): Promise<AttemptResult> {
+    for (let tries = 0; ; tries++) {
+      const proc = this.acquire(a.account, a.model);
+      try {
+        return await proc.prompt(a.req, a.timeoutMs, a.account.name);
+      } catch (err) {
+        if (!(err instanceof WarmFailure)) throw err;
+        proc.kill();
+        if (err.message === 'timeout:session/prompt') {
+          throw new BackendError('timeout', `gemini did not answer within ${Math.round(a.timeoutMs / 1000)}s; the warm process was killed`, null, a.account.name);
+        }
+        if (tries === 0) continue;
+        // Twice in a row: stop trusting the warm process for this session.
+        this.dispose();
+        this.fallback = new GeminiCliBackend(this.opts);
+        this.notices?.({ type: 'notice', message: `the warm gemini process failed twice (${err.message}); using one gemini process per call for the rest of this session` });
+        return this.fallback.complete(a.req).then((r) => ({ text: r.text, usage: r.usage, sessionId: r.sessionId }));
+      } finally {
+        proc.busy = false;
+      }
+    }
+  }
+
+  dispose(): void {
+    for (const pool of this.pools.values()) for (const p of pool) p.kill();
+    this.pools.clear();
+  }
+}
