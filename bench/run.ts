@@ -118,6 +118,37 @@ function benchParser(): void {
   console.log(`parser: ${mb.toFixed(2)} MB reply, ${n} calls parsed in ${fmt(p)} (target < 100 ms); split+scan baseline ${fmt(b)} -> ratio ${(p / b).toFixed(2)}`);
 }
 
+async function benchWarm(): Promise<void> {
+  // Time a model call adds over the fake API's own latency, warm (gemini --acp kept running) against
+  // spawn (one gemini per call), in the same run, through the real gemini binary.
+  const { WarmGeminiBackend } = await import('../src/providers/gemini/warmGemini.js');
+  const runs = Number(process.env.BENCH_TURN_RUNS ?? 9);
+  const fake = await new FakeGeminiApi().start();
+  fake.fallback = { text: 'pong' };
+  const home = makeHome();
+  const common = { bin: GEMINI_BIN, model: 'gemini-2.5-pro', accounts: [], timeoutMs: 60_000, maxRetries: 0, baseDelayMs: 100, maxDelayMs: 100, runner: runProcess, env: { HOME: home, GOOGLE_GEMINI_BASE_URL: fake.url, GEMINI_API_KEY: 'test-key', NO_COLOR: '1', PATH: process.env.PATH ?? '' } };
+  const warm = new WarmGeminiBackend({ ...common, workDir: tempDir('devx-bench-warm-') });
+  const spawned = new GeminiCliBackend({ ...common, workDir: tempDir('devx-bench-spawn-') });
+  const timeCall = async (b: { complete: typeof warm.complete }) => {
+    const t0 = performance.now();
+    await b.complete({ prompt: 'ping', systemPrompt: 'You are terse.' });
+    return { total: performance.now() - t0 };
+  };
+  await timeCall(warm); // start-up of the warm process is paid once per session
+  await timeCall(spawned);
+  const w: number[] = [];
+  const s: number[] = [];
+  for (let i = 0; i < runs; i++) {
+    w.push((await timeCall(warm)).total);
+    s.push((await timeCall(spawned)).total);
+  }
+  warm.dispose();
+  await fake.close();
+  const mw = median(w);
+  const ms = median(s);
+  console.log(`warm gemini: a model call takes ${fmt(mw)} warm vs ${fmt(ms)} spawning gemini per call (median of ${runs}; the fake API answers at once, so this is what devx and gemini add) -> ratio ${(mw / ms).toFixed(3)} (target: warm under 100 ms)`);
+}
+
 async function benchClaude(): Promise<void> {
   // One-shot `devx run --provider claude` against one bare `claude -p` with the same flags devx passes,
   // both against the fake Anthropic API, alternated so drift hits both.
@@ -205,6 +236,7 @@ if (want('knowledge')) {
 }
 if (want('cold')) benchColdStart();
 if (want('claude')) await benchClaude();
+if (want('warm')) await benchWarm();
 if (want('parser')) benchParser();
 if (want('prompt')) await benchPromptSize();
 if (want('turn')) await benchTurnOverhead();
