@@ -84,10 +84,14 @@ export function acquireLock(root: string, session: string, now = new Date()): Ac
 
 export class SessionLock {
   private children = new Set<number>();
+  private released = false;
 
   constructor(private readonly root: string, private readonly info: { session: string; startedAt: string }) {}
 
   private write(): void {
+    // A child that ends after the session released its lock (a warm process stopped at dispose) must
+    // not bring the lock file back.
+    if (this.released) return;
     const file = lockPath(this.root);
     const tmp = `${file}.w${process.pid}`;
     fs.writeFileSync(tmp, JSON.stringify({ pid: process.pid, ...this.info, children: [...this.children] } satisfies LockInfo));
@@ -105,6 +109,7 @@ export class SessionLock {
   }
 
   release(): void {
+    this.released = true;
     const file = lockPath(this.root);
     const held = readLock(file);
     if (held?.pid === process.pid) fs.rmSync(file, { force: true });

@@ -26,7 +26,9 @@ afterEach(async () => {
 describe('crash recovery', () => {
   it('a session killed with kill -9 mid-turn is detected, its orphans reaped, and resumed from its checkpoint', async () => {
     const project = makeProject({ 'src/a.ts': 'export const a = 1;\n' });
-    const env = fakeEnv(fake, home);
+    // One gemini process per call: it outlives a killed devx (a warm one ends when its stdin closes;
+    // test/e2e/warm.test.ts covers that), so this proves the reaping.
+    const env = fakeEnv(fake, home, { DEVX_PROVIDER_MODE: 'spawn' });
     fake.push({ text: 'TOOL_CALL: todo | objective=Rename a to alpha | items=```\n- [x] Find the uses of a\n- [ ] Rename the export\n- [ ] Update the callers\n```' }, { hang: true });
     const first = startDevx(['run', '--yes', 'rename a to alpha everywhere'], project, env);
     await until(() => fake.modelCalls.length >= 2);

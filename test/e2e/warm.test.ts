@@ -102,9 +102,8 @@ describe('warm gemini', () => {
     expect(warm.length).toBeGreaterThan(0);
     repl.kill('SIGKILL');
     await new Promise((r) => repl.once('exit', r));
-    // The warm process outlived devx (it leads its own process group)...
-    expect(processesUnder(path.join(home, '.devx')).length).toBeGreaterThan(0);
-    // ...until the next devx in the project recovers the crashed session.
+    // Whatever outlived devx (gemini may take a moment to see its stdin close) is gone once the next
+    // devx in the project recovers the crashed session.
     fake.push({ text: 'Fresh start.' });
     const next = await runDevx(['run', 'hello again'], { cwd: project, env: fakeEnv(fake, home) });
     expect(next.code, next.stderr).toBe(0);

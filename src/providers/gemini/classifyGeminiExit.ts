@@ -42,8 +42,8 @@ function kindForExit(code: number): BackendErrorKind | null {
   return null;
 }
 
-const HINTS: Partial<Record<BackendErrorKind, string>> = {
-  auth: 'gemini is not authenticated: run `gemini` once to log in, or set GEMINI_API_KEY (or configure accounts in .devx/settings.json)',
+export const GEMINI_HINTS: Partial<Record<BackendErrorKind, string>> = {
+  auth: 'gemini is not authenticated: run `gemini` once to log in, or set GEMINI_API_KEY (accounts go in ~/.devx/settings.json under providers.gemini.accounts; project files cannot set them)',
   quota: 'the Gemini quota or rate limit was hit',
   bad_request: 'the Gemini API rejected the request',
   server: 'the Gemini API returned a server error',
@@ -75,7 +75,7 @@ export function classifyGeminiResult(r: RunResult, model: string, account?: stri
   if (json?.error) throw errorFromJson(json, r.exitCode, account);
   const kind = (r.exitCode !== null && kindForExit(r.exitCode)) || 'failed';
   const tail = r.stderr.trim().split('\n').slice(-3).join(' ').slice(0, 400);
-  throw new BackendError(kind, `${HINTS[kind] ?? 'gemini failed'} (exit ${r.exitCode ?? r.signal}): ${tail}`, r.exitCode, account);
+  throw new BackendError(kind, `${GEMINI_HINTS[kind] ?? 'gemini failed'} (exit ${r.exitCode ?? r.signal}): ${tail}`, r.exitCode, account);
 }
 
 function errorFromJson(json: GeminiJson, exitCode: number | null, account?: string): BackendError {
@@ -91,7 +91,7 @@ function errorFromJson(json: GeminiJson, exitCode: number | null, account?: stri
   } catch {
     /* plain message */
   }
-  return new BackendError(kind, `${HINTS[kind] ?? 'gemini failed'} (exit ${exitCode}): ${message}`, exitCode, account);
+  return new BackendError(kind, `${GEMINI_HINTS[kind] ?? 'gemini failed'} (exit ${exitCode}): ${message}`, exitCode, account);
 }
 
 interface StreamEvent {

@@ -13,7 +13,7 @@ import { RetryingBackend, type Attempt, type AttemptResult } from '../retrying.j
 import { startProcess, type ChildObserver, type LongLived } from '../../util/processRunner.js';
 import type { Account } from '../accounts.js';
 import { GeminiCliBackend, geminiSpec, type GeminiCliOptions } from './geminiCli.js';
-import { kindForHttpStatus } from './classifyGeminiExit.js';
+import { GEMINI_HINTS, kindForHttpStatus } from './classifyGeminiExit.js';
 
 const START_TIMEOUT_MS = 60_000;
 
@@ -98,7 +98,9 @@ class WarmProcess {
       text += t;
       req.onDelta?.(t);
     };
-    const onAbort = () => void conn.agent.notify(acp.methods.agent.session.cancel, { sessionId: session.sessionId }).catch(() => undefined);
+    // A cancel stops the process itself: a call cut off mid-request leaves nothing half-done in it,
+    // and the next call starts a fresh one.
+    const onAbort = () => this.kill();
     req.signal?.addEventListener('abort', onAbort, { once: true });
     try {
       const r = await this.withDeadline(conn.agent.request(acp.methods.agent.session.prompt, { sessionId: session.sessionId, prompt: [{ type: 'text', text: req.prompt }] }), timeoutMs, 'session/prompt');
@@ -107,6 +109,7 @@ class WarmProcess {
       if (!text.trim()) throw new BackendError('empty', 'the model returned an empty reply', null, account);
       return { text, sessionId: session.sessionId, usage: q ? { input: q.input_tokens, output: q.output_tokens } : undefined };
     } catch (err) {
+      if (req.signal?.aborted) throw new BackendError('cancelled', 'the model call was cancelled', null, account);
       if (err instanceof BackendError || err instanceof WarmFailure) throw err;
       throw apiError(err, account);
     } finally {
@@ -141,7 +144,7 @@ function apiError(err: unknown, account: string): BackendError | WarmFailure {
     /* plain text */
   }
   const kind: BackendErrorKind = kindForHttpStatus(status) ?? 'failed';
-  return new BackendError(kind, `the Gemini API answered ${status}: ${message}`, null, account);
+  return new BackendError(kind, `${GEMINI_HINTS[kind] ?? 'the Gemini API failed'} (${status}): ${message}`, null, account);
 }
 
 export class WarmGeminiBackend implements ModelBackend {
