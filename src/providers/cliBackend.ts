@@ -27,6 +27,8 @@ export interface CliSpec {
   /** Environment for one call; `base` is devx's env merged with the account's. */
   env(base: Record<string, string>, call: { systemFile: string }): Record<string, string>;
   classify(r: RunResult, model: string, account: string): AttemptResult;
+  /** A stderr line that means the CLI failed and is retrying on its own: devx stops it and takes over. */
+  earlyFailure?(line: string, account: string): BackendError | null;
   /** How to run it when the caller wants the text as it arrives. */
   streaming?: {
     args(model: string, systemFile: string): string[];
@@ -36,17 +38,22 @@ export interface CliSpec {
   };
 }
 
-/** Splits stdout chunks into lines and reports the text each adds. */
-function lineDeltas(delta: (line: string) => string | null, onDelta: (text: string) => void): (chunk: string) => void {
+/** Calls `onLine` for each complete line of a stream that arrives in chunks. */
+export function byLine(onLine: (line: string) => void): (chunk: string) => void {
   let partial = '';
   return (chunk) => {
     const lines = (partial + chunk).split('\n');
     partial = lines.pop() ?? '';
-    for (const line of lines) {
-      const text = line.trim() ? delta(line) : null;
-      if (text) onDelta(text);
-    }
+    for (const line of lines) if (line.trim()) onLine(line);
   };
+}
+
+/** Reports the text each stdout line adds. */
+function lineDeltas(delta: (line: string) => string | null, onDelta: (text: string) => void): (chunk: string) => void {
+  return byLine((line) => {
+    const text = delta(line);
+    if (text) onDelta(text);
+  });
 }
 
 export class CliBackend implements ModelBackend {
@@ -84,14 +91,29 @@ export class CliBackend implements ModelBackend {
     const streaming = req.onDelta ? this.spec.streaming : undefined;
     const [file, args] = commandFor(account, this.opts.bin, (streaming ?? this.spec).args(model, systemFile));
     const env = this.spec.env({ ...this.opts.env, ...account.env }, { systemFile });
+    // Stopped early (the CLI began retrying on its own) or by the caller.
+    const stop = new AbortController();
+    const onAbort = () => stop.abort();
+    if (req.signal?.aborted) stop.abort();
+    req.signal?.addEventListener('abort', onAbort, { once: true });
+    let early: BackendError | null = null;
+    const onStderr = this.spec.earlyFailure
+      ? byLine((line) => {
+          early ??= this.spec.earlyFailure!(line, account.name);
+          if (early) stop.abort();
+        })
+      : undefined;
     let r;
     try {
       const onStdout = streaming && req.onDelta ? lineDeltas(streaming.delta, req.onDelta) : undefined;
-      r = await this.opts.runner(file, args, { cwd: this.scratch, input: req.prompt, env, timeoutMs, signal: req.signal, onStdout });
+      r = await this.opts.runner(file, args, { cwd: this.scratch, input: req.prompt, env, timeoutMs, signal: stop.signal, onStdout, onStderr });
     } catch (err) {
       if (err instanceof BinaryMissingError) throw new BackendError('binary_missing', `${err.file} was not found. ${this.spec.installHint}`, null, account.name);
       throw err;
+    } finally {
+      req.signal?.removeEventListener('abort', onAbort);
     }
+    if (early && !req.signal?.aborted) throw early;
     if (r.cancelled) throw new BackendError('cancelled', 'the model call was cancelled', null, account.name);
     if (r.timedOut) throw new BackendError('timeout', `${this.spec.name} did not answer within ${Math.round(timeoutMs / 1000)}s; its process tree was killed`, null, account.name);
     return (streaming ?? this.spec).classify(r, model, account.name);

@@ -52,6 +52,7 @@ export type BackendErrorKind =
   | 'bad_request'
   | 'server'
   | 'overloaded'
+  | 'network'
   | 'empty'
   | 'timeout'
   | 'untrusted'
@@ -62,7 +63,7 @@ export type BackendErrorKind =
   | 'failed';
 
 /** Kinds worth another attempt (after backoff, or on the next account for quota). */
-export const TRANSIENT_KINDS: ReadonlySet<BackendErrorKind> = new Set(['quota', 'server', 'overloaded', 'failed']);
+export const TRANSIENT_KINDS: ReadonlySet<BackendErrorKind> = new Set(['quota', 'server', 'overloaded', 'network', 'failed']);
 
 export class BackendError extends Error {
   constructor(

@@ -1,5 +1,6 @@
 // The one place devx spawns processes. Each child leads its own process group so a timeout or a
 // cancel kills the whole tree (gemini re-launches itself as a child node process).
+import fs from 'node:fs';
 import { spawn } from 'node:child_process';
 import { execa } from 'execa';
 import { OWNER_ENV } from './reapGroups.js';
@@ -19,6 +20,8 @@ export interface RunOptions {
   observer?: ChildObserver;
   /** Told each chunk of stdout as it arrives (streaming providers); stdout is still returned whole. */
   onStdout?: (chunk: string) => void;
+  /** Told each chunk of stderr as it arrives (a provider watching for its CLI's own retries). */
+  onStderr?: (chunk: string) => void;
 }
 
 export interface RunResult {
@@ -62,13 +65,24 @@ export function observeChildren(runner: ProcessRunner, observer: ChildObserver):
 }
 let exitHookInstalled = false;
 
-function killGroup(pid: number | undefined): void {
+function killGroup(pid: number | undefined, signal: NodeJS.Signals = 'SIGKILL'): void {
   if (!pid) return;
   try {
-    process.kill(-pid, 'SIGKILL');
+    process.kill(-pid, signal);
   } catch {
     /* already gone */
   }
+}
+
+/**
+ * Stops a process group: SIGTERM first, so the CLI can release what it holds (gemini keeps a lock
+ * on ~/.gemini/projects.json that a SIGKILL leaves behind for the next start to wait out), then
+ * SIGKILL a moment later for whatever did not exit.
+ */
+function stopGroup(pid: number | undefined): void {
+  if (!pid) return;
+  killGroup(pid, 'SIGTERM');
+  setTimeout(() => killGroup(pid), 1000).unref();
 }
 
 function installExitHook(): void {
@@ -96,6 +110,7 @@ export const runProcess: ProcessRunner = async (file, args, opts) => {
     encoding: 'utf8',
   });
   if (opts.onStdout) child.stdout?.on('data', (d: Buffer | string) => opts.onStdout!(String(d)));
+  if (opts.onStderr) child.stderr?.on('data', (d: Buffer | string) => opts.onStderr!(String(d)));
   const pid = child.pid;
   if (pid) {
     liveGroups.add(pid);
@@ -106,12 +121,12 @@ export const runProcess: ProcessRunner = async (file, args, opts) => {
   const timer = opts.timeoutMs
     ? setTimeout(() => {
         timedOut = true;
-        killGroup(pid);
+        stopGroup(pid);
       }, opts.timeoutMs)
     : undefined;
   const onAbort = () => {
     cancelled = true;
-    killGroup(pid);
+    stopGroup(pid);
   };
   if (opts.signal?.aborted) onAbort();
   opts.signal?.addEventListener('abort', onAbort, { once: true });
@@ -157,13 +172,14 @@ export interface LongLived {
  * process group, carries the owner marker for crash recovery, is reported to the observer and is
  * killed when devx exits.
  */
-export function startProcess(file: string, args: string[], opts: { cwd: string; env: Record<string, string | undefined>; observer?: ChildObserver }): LongLived {
+export function startProcess(file: string, args: string[], opts: { cwd: string; env: Record<string, string | undefined>; observer?: ChildObserver; stderrFile?: string }): LongLived {
   installExitHook();
   const child = spawn(file, args, {
     cwd: opts.cwd,
     env: { ...process.env, ...opts.env, [OWNER_ENV]: String(process.pid) },
     detached: true,
-    stdio: ['pipe', 'pipe', 'pipe'],
+    // stderr into a file when asked: gemini --acp writes its retry log only to a file or a terminal.
+    stdio: ['pipe', 'pipe', opts.stderrFile ? fs.openSync(opts.stderrFile, 'w') : 'pipe'],
   });
   const pid = child.pid;
   if (pid) {
@@ -178,5 +194,5 @@ export function startProcess(file: string, args: string[], opts: { cwd: string; 
     child.once('exit', done);
     child.once('error', done);
   });
-  return { child, pid, exited, kill: () => killGroup(pid) };
+  return { child, pid, exited, kill: () => stopGroup(pid) };
 }

@@ -49,7 +49,40 @@ export const GEMINI_HINTS: Partial<Record<BackendErrorKind, string>> = {
   server: 'the Gemini API returned a server error',
   untrusted: 'gemini refused the folder as untrusted',
   config: 'gemini reported a configuration error',
+  network: 'cannot reach the Gemini API: check your network connection, proxy settings and GOOGLE_GEMINI_BASE_URL',
+  empty: 'the model returned an empty reply (gemini also returns nothing when it stops a reply it judges repetitive)',
 };
+
+const NETWORK = /fetch failed|ECONNREFUSED|ENOTFOUND|EAI_AGAIN|ETIMEDOUT|ECONNRESET|EHOSTUNREACH|ENETUNREACH|socket hang up|network/i;
+
+/**
+ * gemini retries failed API calls on its own for minutes ("Attempt 1 failed ... Retrying with
+ * backoff"). devx reads that first line from stderr, stops gemini and takes over: a refused
+ * connection is reported at once, a quota error moves to the next account.
+ */
+export function geminiInternalRetry(line: string, account?: string): BackendError | null {
+  const withStatus = /Attempt \d+ failed with status (\d+)\. Retrying with backoff\.\.\.\s*(.*)$/.exec(line);
+  if (withStatus) {
+    const status = Number(withStatus[1]);
+    const kind = kindForHttpStatus(status) ?? 'server';
+    let message = withStatus[2];
+    const json = /\{.*\}/.exec(message)?.[0];
+    try {
+      if (json) message = (JSON.parse(json) as { error?: { message?: string } }).error?.message ?? message;
+    } catch {
+      /* keep the line */
+    }
+    return new BackendError(kind, `${GEMINI_HINTS[kind] ?? 'the Gemini API failed'} (${status}): ${message.slice(0, 300)}`, null, account);
+  }
+  const plain = /Attempt \d+ failed\. Retrying with backoff\.\.\.\s*(.*)$/.exec(line);
+  if (!plain) return null;
+  const why = plain[1].replace(/^Error:\s*/, '').slice(0, 300);
+  if (NETWORK.test(why)) {
+    const url = process.env.GOOGLE_GEMINI_BASE_URL;
+    return new BackendError('network', `${GEMINI_HINTS.network}${url ? ` (now ${url})` : ''}: ${why}`, null, account);
+  }
+  return new BackendError('failed', `gemini failed and was retrying: ${why}`, null, account);
+}
 
 export interface ParsedSuccess {
   text: string;
@@ -64,6 +97,7 @@ export function classifyGeminiResult(r: RunResult, model: string, account?: stri
       if (json?.error) throw errorFromJson(json, 0, account);
       throw new BackendError('unparseable', `gemini exited 0 but its output was not the expected JSON: ${r.stdout.slice(0, 200)}`, 0, account);
     }
+    if (!json.response.trim()) throw new BackendError('empty', GEMINI_HINTS.empty!, 0, account);
     const tokens = json.stats?.models?.[model]?.tokens ?? Object.values(json.stats?.models ?? {})[0]?.tokens;
     return {
       text: json.response,
@@ -133,6 +167,7 @@ export function classifyGeminiStream(r: RunResult, model: string, account?: stri
   }
   if (!result) throw new BackendError('unparseable', `gemini exited 0 but its stream had no result line: ${r.stdout.slice(-200)}`, 0, account);
   if (result.status !== 'success') return classifyGeminiResult({ ...r, exitCode: 1 }, model, account);
+  if (!text.trim()) throw new BackendError('empty', GEMINI_HINTS.empty!, 0, account);
   const s = result.stats;
   return { text, sessionId, usage: s ? { input: s.input_tokens, output: s.output_tokens, total: s.total_tokens, cached: s.cached } : undefined };
 }

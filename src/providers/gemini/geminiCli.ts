@@ -4,7 +4,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { CliBackend, type CliBackendOptions, type CliSpec } from '../cliBackend.js';
-import { classifyGeminiResult, classifyGeminiStream, streamLine } from './classifyGeminiExit.js';
+import { classifyGeminiResult, classifyGeminiStream, geminiInternalRetry, streamLine } from './classifyGeminiExit.js';
 
 export type GeminiCliOptions = CliBackendOptions;
 
@@ -44,6 +44,7 @@ export function geminiSpec(workDir: string): CliSpec & { acpArgs(model: string):
       NO_COLOR: '1',
     }),
     classify: classifyGeminiResult,
+    earlyFailure: geminiInternalRetry,
   };
 }
 

@@ -13,7 +13,8 @@ import { RetryingBackend, type Attempt, type AttemptResult } from '../retrying.j
 import { startProcess, type ChildObserver, type LongLived } from '../../util/processRunner.js';
 import type { Account } from '../accounts.js';
 import { GeminiCliBackend, geminiSpec, type GeminiCliOptions } from './geminiCli.js';
-import { GEMINI_HINTS, kindForHttpStatus } from './classifyGeminiExit.js';
+import { GEMINI_HINTS, geminiInternalRetry, kindForHttpStatus } from './classifyGeminiExit.js';
+import { byLine } from '../cliBackend.js';
 
 const START_TIMEOUT_MS = 60_000;
 
@@ -30,6 +31,8 @@ class WarmProcess {
   private chunks: ((text: string) => void) | null = null;
   private ready: Promise<void> | null = null;
   private stderr = '';
+  /** Fails the call in flight: gemini began retrying an API error on its own. */
+  private early: ((err: BackendError) => void) | null = null;
   busy = false;
 
   constructor(
@@ -54,9 +57,33 @@ class WarmProcess {
   }
 
   private async connect(): Promise<void> {
-    const p = startProcess(this.spawnArgs.file, this.spawnArgs.args, { cwd: this.spawnArgs.cwd, env: this.spawnArgs.env, observer: this.spawnArgs.observer });
+    const stderrFile = `${this.systemFile}.stderr.log`;
+    const p = startProcess(this.spawnArgs.file, this.spawnArgs.args, { cwd: this.spawnArgs.cwd, env: this.spawnArgs.env, observer: this.spawnArgs.observer, stderrFile });
     this.proc = p;
-    p.child.stderr?.on('data', (d) => (this.stderr = (this.stderr + String(d)).slice(-4000)));
+    const watch = byLine((line) => {
+      const failure = this.early ? geminiInternalRetry(line) : null;
+      if (failure) this.early?.(failure);
+    });
+    // Read what it logs as it grows (a few times a second).
+    let offset = 0;
+    const poll = setInterval(() => {
+      let chunk = '';
+      try {
+        const fd = fs.openSync(stderrFile, 'r');
+        const buf = Buffer.alloc(64 * 1024);
+        const n = fs.readSync(fd, buf, 0, buf.length, offset);
+        fs.closeSync(fd);
+        offset += n;
+        chunk = buf.subarray(0, n).toString('utf8');
+      } catch {
+        return;
+      }
+      if (!chunk) return;
+      this.stderr = (this.stderr + chunk).slice(-4000);
+      watch(chunk);
+    }, 250);
+    poll.unref();
+    void p.exited.then(() => clearInterval(poll));
     p.child.stdin?.on('error', () => undefined);
     const stream = acp.ndJsonStream(Writable.toWeb(p.child.stdin!) as WritableStream<Uint8Array>, Readable.toWeb(p.child.stdout!) as ReadableStream<Uint8Array>);
     const app = acp
@@ -102,8 +129,16 @@ class WarmProcess {
     // and the next call starts a fresh one.
     const onAbort = () => this.kill();
     req.signal?.addEventListener('abort', onAbort, { once: true });
+    const early = new Promise<never>((_, reject) => {
+      this.early = (err) => {
+        // gemini would keep retrying inside; stop it (the next call starts a fresh one) and let devx decide.
+        this.kill();
+        reject(new BackendError(err.kind, err.message, null, account));
+      };
+    });
+    early.catch(() => undefined);
     try {
-      const r = await this.withDeadline(conn.agent.request(acp.methods.agent.session.prompt, { sessionId: session.sessionId, prompt: [{ type: 'text', text: req.prompt }] }), timeoutMs, 'session/prompt');
+      const r = await Promise.race([this.withDeadline(conn.agent.request(acp.methods.agent.session.prompt, { sessionId: session.sessionId, prompt: [{ type: 'text', text: req.prompt }] }), timeoutMs, 'session/prompt'), early]);
       if (r.stopReason === 'cancelled' || req.signal?.aborted) throw new BackendError('cancelled', 'the model call was cancelled', null, account);
       const q = (r._meta as { quota?: { token_count?: { input_tokens?: number; output_tokens?: number } } } | undefined)?.quota?.token_count;
       if (!text.trim()) throw new BackendError('empty', 'the model returned an empty reply', null, account);
@@ -113,6 +148,7 @@ class WarmProcess {
       if (err instanceof BackendError || err instanceof WarmFailure) throw err;
       throw apiError(err, account);
     } finally {
+      this.early = null;
       this.chunks = null;
       req.signal?.removeEventListener('abort', onAbort);
     }
