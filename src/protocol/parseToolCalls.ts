@@ -40,6 +40,34 @@ const ARG_START = /\|[ \t]*([a-z_][a-z0-9_]*)=/g;
 const CODE_FENCE_OPEN = /^[ \t]*(`{3,})([^`]*)$/;
 const VALUE_FENCE_OPEN = /^(`{3,})[^`]*$/;
 
+// "TOOL_CALL" written anywhere else on a line (bold, list item, quote, after a sentence, inline
+// code), or misspelt ("TOOL CALL", "TOOLCALL", "Tool_Call", "tool_call"). Plain English ("a tool
+// call") is not a near-miss.
+const NEAR_MISS = /TOOL[ _-]?CALL|Tool_?Call|tool_call|TOOL_call/;
+
+/** What the model wrote, turned into the call it probably meant (or null when there is none). */
+export function correctedCall(line: string): string | null {
+  const m = /TOOL[ _-]?CALL\s*[:\-=]?\s*(.*)$/i.exec(line);
+  if (!m) return null;
+  let rest = m[1].replace(/^[\s*_`]+/, '').replace(/(\*\*|__|`+|\*|_)+\s*$/, '').trim();
+  // "read_file, path=a" / "read_file: path=a" / "read_file path=a" -> "read_file | path=a"
+  const name = /^([a-z][a-z0-9_]*)\s*[,:;]?\s*(.*)$/.exec(rest);
+  if (!name) return null;
+  rest = name[2].replace(/^\|\s*/, '');
+  const args = rest ? rest.split(/\s*[|,;]\s*(?=[a-z_][a-z0-9_]*=)/).filter(Boolean) : [];
+  return `TOOL_CALL: ${[name[1], ...args].join(' | ')}`;
+}
+
+function nearMissMessage(line: string): string {
+  const fix = correctedCall(line);
+  return (
+    `this line mentions a tool call but is not one, so nothing was run: "${line.trim().slice(0, 120)}". ` +
+    'A call is a line of its own that starts with exactly "TOOL_CALL: " (no bold, list marker, quote, backticks or text before it), ' +
+    'then the tool name and "| key=value" arguments' +
+    (fix ? `. Write it as:\n${fix}` : '.')
+  );
+}
+
 interface ArgSegment {
   key: string;
   value: string;
@@ -112,6 +140,10 @@ export function parseToolCalls(reply: string): ParseResult {
     }
     const open = CODE_FENCE_OPEN.exec(line);
     if (open) codeFence = open[1].length;
+    else if (NEAR_MISS.test(line)) {
+      // Looks like a call but does not start its line as one: never run, always explained.
+      result.errors.push({ line: i + 1, message: nearMissMessage(line) });
+    }
     prose.push(line);
     i++;
   }
@@ -184,7 +216,12 @@ function parseCall(lines: string[], start: number, result: ParseResult): number 
     args[key] = value;
   }
 
-  if (error) result.errors.push({ line: lineNo, message: error, ...(TOOL_NAME.test(name) ? { tool: name } : {}) });
+  if (error) {
+    // A single-line call with a wrong separator ("read_file: path=a") gets the call it probably meant.
+    const fix = i === start + 1 ? correctedCall(lines[start]) : null;
+    const message = fix && fix !== lines[start].trim() && !fix.endsWith(':') ? `${error}. Write it as:\n${fix}` : error;
+    result.errors.push({ line: lineNo, message, ...(TOOL_NAME.test(name) ? { tool: name } : {}) });
+  }
   else result.calls.push({ tool: name, args, line: lineNo });
   return i;
 }

@@ -42,3 +42,18 @@ describe('output formats', () => {
     expect(fs.existsSync(path.join(project, 'HANDOFF.md'))).toBe(false);
   });
 });
+
+describe('protocol near-misses through the real loop', () => {
+  it('a call in bold after a sentence is not run; the model is told how to write it and the turn goes on', async () => {
+    const project = makeProject({ 'a.txt': 'alpha\n' });
+    fake.push({ text: 'Sure, reading it now: **TOOL_CALL: read_file | path=a.txt**' }, { text: 'TOOL_CALL: read_file | path=a.txt' }, { text: 'It says alpha.' });
+    const r = await runDevx(['run', 'what is in a.txt'], { cwd: project, env: fakeEnv(fake, home) });
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout.trim()).toBe('It says alpha.');
+    expect(r.stderr).toMatch(/! line 1: this line mentions a tool call but is not one, so nothing was run/);
+    expect(fake.modelCalls).toHaveLength(3);
+    expect(fake.modelCalls[1].promptText).toMatch(/Write it as:\nTOOL_CALL: read_file \| path=a\.txt/);
+    const parsed = await runDevx(['protocol', 'parse'], { cwd: project, env: fakeEnv(fake, home), input: '- TOOL_CALL: read_file | path=a.txt\n' });
+    expect(JSON.parse(parsed.stdout)).toMatchObject({ calls: [], errors: [{ line: 1 }] });
+  });
+});

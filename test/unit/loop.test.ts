@@ -36,6 +36,18 @@ beforeEach(async () => {
 });
 
 describe('runTurn', () => {
+  it('a near-miss call is not run; the model is told how to write it, the turn goes on, and the corrected call runs', async () => {
+    const { deps, backend } = makeDeps(['Sure, reading it now: **TOOL_CALL: read_file | path=a.txt**', 'TOOL_CALL: read_file | path=a.txt', 'It says alpha.']);
+    const { result, events } = await turn(deps, 'what is in a.txt');
+    expect(result).toMatchObject({ status: 'answered', answer: 'It says alpha.', rounds: 3 });
+    const ran = events.flatMap((e) => (e.type === 'tool_end' ? [e.outcome.tool] : []));
+    expect(ran).toEqual(['read_file']);
+    const feedback = backend.requests[1].prompt;
+    expect(feedback).toMatch(/TOOL_RESULT: protocol \| status=error/);
+    expect(feedback).toMatch(/nothing was run[\s\S]*Write it as:\nTOOL_CALL: read_file \| path=a\.txt/);
+    expect(backend.requests[2].prompt).toContain('alpha');
+  });
+
   it('answers directly when the reply has no calls', async () => {
     const { deps } = makeDeps(['Just an answer.']);
     const { result, events } = await turn(deps, 'hi');

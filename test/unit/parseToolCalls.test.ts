@@ -221,3 +221,47 @@ describe('formatToolResult', () => {
     expect(block.split('\n')[0]).toBe('TOOL_RESULT: run_command | status=ok');
   });
 });
+
+describe('parseToolCalls: near-misses are errors, never calls', () => {
+  const NEAR_MISSES = [
+    'Sure, reading it now: TOOL_CALL: read_file | path=a.txt',
+    '**TOOL_CALL: read_file | path=a.txt**',
+    '*TOOL_CALL: read_file | path=a.txt*',
+    '- TOOL_CALL: read_file | path=a.txt',
+    '1. TOOL_CALL: read_file | path=a.txt',
+    '> TOOL_CALL: read_file | path=a.txt',
+    '`TOOL_CALL: read_file | path=a.txt`',
+    'TOOL CALL: read_file | path=a.txt',
+    'TOOLCALL: read_file | path=a.txt',
+    'Tool_Call: read_file | path=a.txt',
+    'tool_call: read_file | path=a.txt',
+    'TOOL_CALL - read_file | path=a.txt',
+    '   **TOOL_CALL:** read_file | path=a.txt',
+    'Next: `TOOL_CALL: read_file, path=a.txt`',
+  ];
+  for (const line of NEAR_MISSES) {
+    it(`${JSON.stringify(line)}: no call, an error on its line showing the call to write`, () => {
+      const r = parseToolCalls(`I will look.\n${line}`);
+      expect(r.calls).toEqual([]);
+      expect(r.errors).toHaveLength(1);
+      expect(r.errors[0].line).toBe(2);
+      expect(r.errors[0].message).toMatch(/nothing was run/);
+      expect(r.errors[0].message).toMatch(/Write it as:\nTOOL_CALL: read_file \| path=a\.txt$/);
+    });
+  }
+
+  it('wrong separators on a real call line get the corrected call', () => {
+    for (const line of ['TOOL_CALL: read_file: path=a.txt', 'TOOL_CALL: read_file, path=a.txt']) {
+      const r = parseToolCalls(line);
+      expect(r.calls).toEqual([]);
+      expect(r.errors[0].message).toMatch(/Write it as:\nTOOL_CALL: read_file \| path=a\.txt$/);
+    }
+  });
+
+  it('plain English about a tool call, and TOOL_CALL inside a code block, are not near-misses', () => {
+    expect(parseToolCalls('I made a tool call to read the file; it worked.').errors).toEqual([]);
+    const r = parseToolCalls('Example:\n```\nTOOL_CALL: read_file | path=a.txt\n```');
+    expect(r.errors).toEqual([]);
+    expect(r.calls).toEqual([]);
+  });
+});
