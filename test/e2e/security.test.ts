@@ -68,8 +68,11 @@ describe('prompt injection through the real gemini binary', () => {
   });
 });
 
-describe.runIf(detectBwrap() !== null)('bubblewrap sandbox', () => {
-  it('an allowed test runner cannot write outside the project, touch git hooks or reach the network', async () => {
+describe('test runners and the sandbox', () => {
+  const sandboxed = detectBwrap() !== null;
+  it(sandboxed
+    ? 'with bubblewrap, an allowed test runner cannot write outside the project, touch git hooks or reach the network'
+    : 'without bubblewrap, a test runner is not auto-allowed: it needs approval, and a headless run refuses it', async () => {
     const outside = `/var/tmp/devx-sandbox-outside-${process.pid}-${Date.now()}`;
     const project = makeProject({
       'package.json': JSON.stringify({
@@ -89,6 +92,18 @@ s.on('error', (e) => { out.net = e.code; done(); });
 function done() { console.log('PROBE ' + JSON.stringify(out)); s.destroy(); }
 `,
     });
+    if (!sandboxed) {
+      fake.push({ text: 'TOOL_CALL: run_command | cmd=npm test' }, (req) => {
+        expect(req.promptText).toMatch(/TOOL_RESULT: run_command \| status=error[\s\S]*not run: run_command needs approval/);
+        expect(req.promptText).not.toMatch(/PROBE/);
+        return { text: 'could not run the tests' };
+      });
+      const r = await runDevx(['run', 'run the tests'], { cwd: project, env: fakeEnv(fake, home) });
+      expect(r.code, r.stderr).toBe(0);
+      expect(fs.existsSync(path.join(project, 'inside.txt'))).toBe(false);
+      expect(fs.existsSync(outside)).toBe(false);
+      return;
+    }
     fake.push({ text: 'TOOL_CALL: run_command | cmd=npm test' }, (req) => {
       const m = /PROBE (\{.*\})/.exec(req.promptText);
       expect(m, req.promptText.slice(-2000)).not.toBeNull();

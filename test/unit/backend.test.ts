@@ -160,4 +160,16 @@ describe('classifyGeminiResult', () => {
     });
     expect(kinds).toEqual(['quota', 'bad_request', 'server', 'server', 'auth', 'untrusted', 'config', 'failed']);
   });
+
+  it("not authenticated points at the user's settings file for accounts (a project cannot set them)", () => {
+    expect(() => classifyGeminiResult(result(fail(41)), 'm')).toThrow(/set GEMINI_API_KEY \(accounts go in ~\/\.devx\/settings\.json under providers\.gemini\.accounts; project files cannot set them\)/);
+  });
+
+  it("reads gemini's own retry log as the failure it is", async () => {
+    const { geminiInternalRetry } = await import('../../src/providers/gemini/classifyGeminiExit.js');
+    expect(geminiInternalRetry('Attempt 1 failed with status 429. Retrying with backoff... _ApiError: {"error":{"code":429,"message":"slow down"}}')).toMatchObject({ kind: 'quota', message: expect.stringMatching(/\(429\): slow down/) });
+    expect(geminiInternalRetry('Attempt 1 failed with status 503. Retrying with backoff... x')?.kind).toBe('server');
+    expect(geminiInternalRetry('Attempt 2 failed. Retrying with backoff... Error: exception TypeError: fetch failed sending request')?.kind).toBe('network');
+    expect(geminiInternalRetry('[STARTUP] Phase cli_startup')).toBeNull();
+  });
 });
