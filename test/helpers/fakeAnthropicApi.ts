@@ -2,7 +2,7 @@
 // (ANTHROPIC_BASE_URL). Answers POST /v1/messages with SSE (message_start, content_block_delta,
 // message_stop) or JSON, Anthropic-shaped errors, and records every request.
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { FakeServer } from './fakeServer.js';
 
 export interface FakeClaudeReply {
   text?: string;
@@ -49,99 +49,48 @@ function textOf(content: unknown): string {
   return content.map((b: any) => (b?.type === 'text' ? String(b.text) : b?.type === 'tool_result' ? textOf(b.content) : '')).join('\n');
 }
 
-export class FakeAnthropicApi {
-  readonly requests: RecordedClaudeRequest[] = [];
-  readonly scriptErrors: Error[] = [];
-  private queue: ClaudeScript[] = [];
+export class FakeAnthropicApi extends FakeServer<FakeClaudeReply, RecordedClaudeRequest> {
   /** Used when the queue is empty. */
   fallback: ClaudeScript = { status: 500 };
-  private readonly server: http.Server;
-  private readonly sockets = new Set<import('node:net').Socket>();
-  port = 0;
-
-  constructor() {
-    this.server = http.createServer((req, res) => this.handle(req, res));
-    this.server.on('connection', (s) => {
-      this.sockets.add(s);
-      s.on('close', () => this.sockets.delete(s));
-    });
-  }
-
-  get url(): string {
-    return `http://127.0.0.1:${this.port}`;
-  }
 
   /** Model calls (POST /v1/messages), not token counts or other traffic. */
   get modelCalls(): RecordedClaudeRequest[] {
     return this.requests.filter((r) => r.method === 'POST' && /\/v1\/messages$/.test(r.path));
   }
 
-  push(...s: ClaudeScript[]): void {
-    this.queue.push(...s);
-  }
-
-  async start(): Promise<this> {
-    await new Promise<void>((resolve) => this.server.listen(0, '127.0.0.1', resolve));
-    this.port = (this.server.address() as AddressInfo).port;
-    return this;
-  }
-
-  async close(): Promise<void> {
-    for (const s of this.sockets) s.destroy();
-    await new Promise<void>((resolve) => this.server.close(() => resolve()));
-  }
-
-  private handle(req: http.IncomingMessage, res: http.ServerResponse): void {
-    const chunks: Buffer[] = [];
-    req.on('data', (c) => chunks.push(c));
-    req.on('end', () => {
-      const raw = Buffer.concat(chunks).toString('utf8');
-      let body: any = null;
-      try {
-        body = raw ? JSON.parse(raw) : null;
-      } catch {
-        body = raw;
-      }
-      const url = new URL(req.url ?? '/', 'http://x');
-      const messages: any[] = Array.isArray(body?.messages) ? body.messages : [];
-      const system = Array.isArray(body?.system) ? body.system.map((b: any) => b.text ?? '').join('\n') : String(body?.system ?? '');
-      const rec: RecordedClaudeRequest = {
-        method: req.method ?? '',
-        path: url.pathname,
-        model: String(body?.model ?? ''),
-        stream: Boolean(body?.stream),
-        apiKey: (req.headers['x-api-key'] as string | undefined) ?? (req.headers.authorization as string | undefined),
-        body,
-        systemText: system,
-        promptText: messages.filter((m) => m.role === 'user').map((m) => textOf(m.content)).join('\n'),
-        tools: Array.isArray(body?.tools) ? body.tools.length : 0,
-        images: messages.flatMap((m) => (Array.isArray(m.content) ? m.content : [])).filter((b: any) => b?.type === 'image').map((b: any) => ({ mediaType: b.source?.media_type, data: b.source?.data })),
-        at: Date.now(),
-      };
-      this.requests.push(rec);
-      if (url.pathname.endsWith('/count_tokens')) {
-        res.writeHead(200, { 'content-type': 'application/json' });
-        res.end(JSON.stringify({ input_tokens: Math.ceil(raw.length / 4) }));
-        return;
-      }
-      if (!(req.method === 'POST' && /\/v1\/messages$/.test(url.pathname))) {
-        res.writeHead(404, { 'content-type': 'application/json' });
-        res.end(JSON.stringify({ type: 'error', error: { type: 'not_found_error', message: `no such endpoint ${url.pathname}` } }));
-        return;
-      }
-      const next = this.queue.length ? this.queue.shift()! : this.fallback;
-      let reply: FakeClaudeReply;
-      try {
-        reply = typeof next === 'function' ? next(rec) : next;
-      } catch (err) {
-        this.scriptErrors.push(err as Error);
-        reply = { text: `fake API script error: ${(err as Error).message}` };
-      }
-      if (reply.hang) return;
-      const send = () => this.reply(res, rec, reply);
-      if (reply.delayMs) setTimeout(send, reply.delayMs);
-      else send();
-    });
+  protected handle(req: http.IncomingMessage, res: http.ServerResponse, body: any, raw: string): void {
+    const url = new URL(req.url ?? '/', 'http://x');
+    const messages: any[] = Array.isArray(body?.messages) ? body.messages : [];
+    const system = Array.isArray(body?.system) ? body.system.map((b: any) => b.text ?? '').join('\n') : String(body?.system ?? '');
+    const rec: RecordedClaudeRequest = {
+      method: req.method ?? '',
+      path: url.pathname,
+      model: String(body?.model ?? ''),
+      stream: Boolean(body?.stream),
+      apiKey: (req.headers['x-api-key'] as string | undefined) ?? (req.headers.authorization as string | undefined),
+      body,
+      systemText: system,
+      promptText: messages.filter((m) => m.role === 'user').map((m) => textOf(m.content)).join('\n'),
+      tools: Array.isArray(body?.tools) ? body.tools.length : 0,
+      images: messages.flatMap((m) => (Array.isArray(m.content) ? m.content : [])).filter((b: any) => b?.type === 'image').map((b: any) => ({ mediaType: b.source?.media_type, data: b.source?.data })),
+      at: Date.now(),
+    };
+    this.requests.push(rec);
+    if (url.pathname.endsWith('/count_tokens')) {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ input_tokens: Math.ceil(raw.length / 4) }));
+      return;
+    }
+    if (!(req.method === 'POST' && /\/v1\/messages$/.test(url.pathname))) {
+      res.writeHead(404, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ type: 'error', error: { type: 'not_found_error', message: `no such endpoint ${url.pathname}` } }));
+      return;
+    }
+    const reply = this.next(rec, this.fallback, (err) => ({ text: `fake API script error: ${err.message}` }));
+    if (reply.hang) return;
+    const send = () => this.reply(res, rec, reply);
+    if (reply.delayMs) setTimeout(send, reply.delayMs);
+    else send();
   }
 
   private reply(res: http.ServerResponse, rec: RecordedClaudeRequest, reply: FakeClaudeReply): void {

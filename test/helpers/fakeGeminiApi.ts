@@ -1,7 +1,7 @@
 // A scripted fake of the Gemini HTTP API on 127.0.0.1, for driving the real `gemini` binary.
 // Serves streamGenerateContent (SSE), generateContent and countTokens, and records every request.
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { FakeServer } from './fakeServer.js';
 
 export interface FakeReply {
   /** Model text (sent in a few SSE chunks). */
@@ -45,28 +45,13 @@ export const DAILY_QUOTA_429: FakeReply = {
   ],
 };
 
-export class FakeGeminiApi {
-  readonly requests: RecordedRequest[] = [];
-  /** Errors thrown by scripted reply functions (assertions about requests); tests check it is empty. */
-  readonly scriptErrors: Error[] = [];
-  private queue: Script[] = [];
+export class FakeGeminiApi extends FakeServer<FakeReply, RecordedRequest> {
   /** Used when the queue is empty. */
   fallback: Script = { status: 500 };
-  private server: http.Server;
-  private sockets = new Set<import('node:net').Socket>();
-  port = 0;
 
   constructor(script: Script[] = []) {
+    super();
     this.queue = [...script];
-    this.server = http.createServer((req, res) => this.handle(req, res));
-    this.server.on('connection', (s) => {
-      this.sockets.add(s);
-      s.on('close', () => this.sockets.delete(s));
-    });
-  }
-
-  get url(): string {
-    return `http://127.0.0.1:${this.port}`;
   }
 
   /** Model calls made so far (stream + generate). */
@@ -74,82 +59,49 @@ export class FakeGeminiApi {
     return this.requests.filter((r) => r.kind === 'stream' || r.kind === 'generate');
   }
 
-  push(...scripts: Script[]): void {
-    this.queue.push(...scripts);
-  }
-
-  async start(): Promise<this> {
-    await new Promise<void>((resolve) => this.server.listen(0, '127.0.0.1', resolve));
-    this.port = (this.server.address() as AddressInfo).port;
-    return this;
-  }
-
-  async close(): Promise<void> {
-    for (const s of this.sockets) s.destroy();
-    await new Promise<void>((resolve) => this.server.close(() => resolve()));
-  }
-
-  private handle(req: http.IncomingMessage, res: http.ServerResponse): void {
-    const chunks: Buffer[] = [];
-    req.on('data', (c) => chunks.push(c));
-    req.on('end', () => {
-      const raw = Buffer.concat(chunks).toString('utf8');
-      let body: any = null;
-      try {
-        body = raw ? JSON.parse(raw) : null;
-      } catch {
-        body = raw;
-      }
-      const url = new URL(req.url ?? '/', 'http://x');
-      const m = /models\/([^:]+):(\w+)/.exec(url.pathname);
-      const method = m?.[2] ?? '';
-      const kind = method === 'streamGenerateContent' ? 'stream' : method === 'generateContent' ? 'generate' : method === 'countTokens' ? 'countTokens' : method === 'batchEmbedContents' ? 'embed' : 'other';
-      const texts = (body?.contents ?? []).flatMap((c: any) => (c.parts ?? []).map((p: any) => p.text ?? '')).join('\n');
-      const rec: RecordedRequest = {
-        method: req.method ?? '',
-        path: url.pathname,
-        model: m?.[1] ?? '',
-        kind,
-        apiKey: (req.headers['x-goog-api-key'] as string | undefined) ?? url.searchParams.get('key') ?? undefined,
-        body,
-        promptText: texts,
-        systemText: (body?.systemInstruction?.parts ?? []).map((p: any) => p.text ?? '').join('\n'),
-        functionDeclarations: (body?.tools ?? []).reduce((n: number, t: any) => n + (t.functionDeclarations?.length ?? 0), 0),
-        at: Date.now(),
-      };
-      this.requests.push(rec);
-      if (kind === 'embed') {
-        // Deterministic bag-of-words vectors: texts sharing words get similar vectors.
-        const embeddings = (body?.requests ?? []).map((r: any) => {
-          const dims = r.outputDimensionality ?? 8;
-          const v = new Array(dims).fill(0);
-          for (const w of String(r.content?.parts?.[0]?.text ?? '').toLowerCase().match(/[a-z]+/g) ?? []) v[[...w].reduce((h, c) => (h * 31 + c.charCodeAt(0)) % dims, 7)] += 1;
-          const n = Math.hypot(...v) || 1;
-          return { values: v.map((x: number) => x / n) };
-        });
-        res.writeHead(200, { 'content-type': 'application/json' });
-        res.end(JSON.stringify({ embeddings }));
-        return;
-      }
-      if (kind === 'countTokens') {
-        res.writeHead(200, { 'content-type': 'application/json' });
-        res.end(JSON.stringify({ totalTokens: Math.ceil(raw.length / 4) }));
-        return;
-      }
-      const next = this.queue.length ? this.queue.shift()! : this.fallback;
-      let reply: FakeReply;
-      try {
-        reply = typeof next === 'function' ? next(rec) : next;
-      } catch (err) {
-        // Keep the run going (an unanswered request would hang gemini) and report the failure.
-        this.scriptErrors.push(err as Error);
-        reply = { text: `fake API script error: ${(err as Error).message}` };
-      }
-      const send = () => this.reply(res, kind, reply, rec);
-      if (reply.hang) return;
-      if (reply.delayMs) setTimeout(send, reply.delayMs);
-      else send();
-    });
+  protected handle(req: http.IncomingMessage, res: http.ServerResponse, body: any, raw: string): void {
+    const url = new URL(req.url ?? '/', 'http://x');
+    const m = /models\/([^:]+):(\w+)/.exec(url.pathname);
+    const method = m?.[2] ?? '';
+    const kind = method === 'streamGenerateContent' ? 'stream' : method === 'generateContent' ? 'generate' : method === 'countTokens' ? 'countTokens' : method === 'batchEmbedContents' ? 'embed' : 'other';
+    const texts = (body?.contents ?? []).flatMap((c: any) => (c.parts ?? []).map((p: any) => p.text ?? '')).join('\n');
+    const rec: RecordedRequest = {
+      method: req.method ?? '',
+      path: url.pathname,
+      model: m?.[1] ?? '',
+      kind,
+      apiKey: (req.headers['x-goog-api-key'] as string | undefined) ?? url.searchParams.get('key') ?? undefined,
+      body,
+      promptText: texts,
+      systemText: (body?.systemInstruction?.parts ?? []).map((p: any) => p.text ?? '').join('\n'),
+      functionDeclarations: (body?.tools ?? []).reduce((n: number, t: any) => n + (t.functionDeclarations?.length ?? 0), 0),
+      at: Date.now(),
+    };
+    this.requests.push(rec);
+    if (kind === 'embed') {
+      // Deterministic bag-of-words vectors: texts sharing words get similar vectors.
+      const embeddings = (body?.requests ?? []).map((r: any) => {
+        const dims = r.outputDimensionality ?? 8;
+        const v = new Array(dims).fill(0);
+        for (const w of String(r.content?.parts?.[0]?.text ?? '').toLowerCase().match(/[a-z]+/g) ?? []) v[[...w].reduce((h, c) => (h * 31 + c.charCodeAt(0)) % dims, 7)] += 1;
+        const n = Math.hypot(...v) || 1;
+        return { values: v.map((x: number) => x / n) };
+      });
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ embeddings }));
+      return;
+    }
+    if (kind === 'countTokens') {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ totalTokens: Math.ceil(raw.length / 4) }));
+      return;
+    }
+    // A failing script keeps the run going (an unanswered request would hang gemini) and is reported.
+    const reply = this.next(rec, this.fallback, (err) => ({ text: `fake API script error: ${err.message}` }));
+    const send = () => this.reply(res, kind, reply, rec);
+    if (reply.hang) return;
+    if (reply.delayMs) setTimeout(send, reply.delayMs);
+    else send();
   }
 
   private reply(res: http.ServerResponse, kind: RecordedRequest['kind'], reply: FakeReply, rec: RecordedRequest): void {
