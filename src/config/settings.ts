@@ -56,6 +56,8 @@ export const SettingsSchema = z
       .strict()
       .optional(),
     rateLimits: z.object({ toolCallsPerMinute: z.number().int().min(1).optional(), commandsPerMinute: z.number().int().min(1).optional() }).strict().optional(),
+    /** The project's test command, which workflows run to confirm a developer's claim (else detected). */
+    testCommand: z.string().min(1).optional(),
   })
   .strict();
 
@@ -81,6 +83,7 @@ export interface ResolvedSettings {
   autoDelegate: 'off' | 'suggest' | 'apply';
   knowledge: { collection?: string; embeddings?: 'none' | 'gemini' | { command: string[]; dims: number } };
   rateLimits: { toolCallsPerMinute: number; commandsPerMinute: number };
+  testCommand?: string;
   /** Project `allow` rules that were not applied because the project is not trusted. */
   untrustedAllows: string[];
   warnings: string[];
@@ -192,6 +195,8 @@ export function loadSettings(src: SettingsSources): ResolvedSettings {
     Object.assign(merged, rest, { knowledge });
   }
   const o = src.overrides ?? {};
+  // Rules the invoking program adds with the user's authority (a workflow step's `allow`).
+  if (o.permissions) addRules({ permissions: o.permissions }, 'user');
   const envNum = (name: string) => (src.env[name] ? Number(src.env[name]) : undefined);
   const provider = o.provider ?? merged.provider ?? DEFAULT_PROVIDER;
   if (!providerIds().includes(provider)) throw new ConfigError(`unknown provider "${provider}"; devx has: ${providerIds().join(', ')}`);
@@ -232,6 +237,7 @@ export function loadSettings(src: SettingsSources): ResolvedSettings {
     autoDelegate: merged.autoDelegate ?? 'suggest',
     handoff: (['model', 'plain', 'off'].includes(src.env.DEVX_HANDOFF ?? '') ? (src.env.DEVX_HANDOFF as 'model') : undefined) ?? merged.handoff ?? 'model',
     rateLimits: { toolCallsPerMinute: merged.rateLimits?.toolCallsPerMinute ?? 120, commandsPerMinute: merged.rateLimits?.commandsPerMinute ?? 30 },
+    testCommand: merged.testCommand,
     untrustedAllows,
     warnings: untrustedAllows.length
       ? [...warnings, `this project's settings allow ${untrustedAllows.join(', ')}; they are ignored until you trust the project with \`devx trust\``]

@@ -13,7 +13,7 @@ const yaml = () => createRequire(import.meta.url)('yaml') as typeof import('yaml
 import { resolveImports } from './resolveImports.js';
 import { knownToolNames, resolveToolName } from '../tools/registry.js';
 
-export type AgentScope = 'project' | 'user';
+export type AgentScope = 'project' | 'user' | 'builtin';
 export type AgentFormat = 'devx' | 'claude' | 'gemini-extension';
 
 export interface AgentDef {
@@ -69,9 +69,10 @@ interface Source {
   format: AgentFormat;
 }
 
-export function agentSources(root: string, home: string, devxHome: string): Source[] {
+export function agentSources(root: string, home: string, devxHome: string, builtinDir?: string): Source[] {
   // Lowest precedence first: later sources override earlier ones.
   return [
+    ...(builtinDir ? [{ dir: builtinDir, scope: 'builtin' as const, format: 'devx' as const }] : []),
     { dir: path.join(home, '.claude', 'agents'), scope: 'user', format: 'claude' },
     { dir: path.join(devxHome, 'agents'), scope: 'user', format: 'devx' },
     { dir: path.join(root, '.gemini', 'extensions'), scope: 'project', format: 'gemini-extension' },
@@ -141,9 +142,13 @@ function parseExtension(file: string, src: Source, home: string, warnings: Agent
   return { name: j.name, description, prompt, scope: src.scope, format: src.format, file };
 }
 
-export function loadAgents(root: string, home: string, devxHome: string): LoadedAgents {
+/**
+ * `builtinDir`: also the agents devx ships (prompts/agents: the workflow roles and the templates),
+ * below every other scope. Sessions leave it out, so shipped roles never appear as suggestions.
+ */
+export function loadAgents(root: string, home: string, devxHome: string, builtinDir?: string): LoadedAgents {
   const out: LoadedAgents = { agents: new Map(), overridden: [], errors: [], warnings: [] };
-  for (const src of agentSources(root, home, devxHome)) {
+  for (const src of agentSources(root, home, devxHome, builtinDir)) {
     let names: string[];
     try {
       names = fs.readdirSync(src.dir).sort();

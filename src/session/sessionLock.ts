@@ -32,7 +32,7 @@ export function isAlive(pid: number): boolean {
   }
 }
 
-function readLock(file: string): LockInfo | null {
+export function readLock(file: string): LockInfo | null {
   try {
     const v = JSON.parse(fs.readFileSync(file, 'utf8')) as LockInfo;
     return typeof v.pid === 'number' ? { ...v, children: v.children ?? [] } : null;
@@ -60,8 +60,8 @@ export function reapChildren(info: LockInfo): number {
   return reapGroups(info.children, info.pid);
 }
 
-export function acquireLock(root: string, session: string, now = new Date()): AcquireResult {
-  const file = lockPath(root);
+/** `file` defaults to the project's session lock; workflows keep one per workflow. */
+export function acquireLock(root: string, session: string, now = new Date(), file = lockPath(root)): AcquireResult {
   fs.mkdirSync(path.dirname(file), { recursive: true });
   const info: LockInfo = { pid: process.pid, session, startedAt: now.toISOString(), children: [] };
   for (let attempt = 0; attempt < 5; attempt++) {
@@ -86,13 +86,17 @@ export class SessionLock {
   private children = new Set<number>();
   private released = false;
 
-  constructor(private readonly root: string, private readonly info: { session: string; startedAt: string }) {}
+  constructor(
+    private readonly root: string,
+    private readonly info: { session: string; startedAt: string },
+    private readonly file = lockPath(root),
+  ) {}
 
   private write(): void {
     // A child that ends after the session released its lock (a warm process stopped at dispose) must
     // not bring the lock file back.
     if (this.released) return;
-    const file = lockPath(this.root);
+    const file = this.file;
     const tmp = `${file}.w${process.pid}`;
     fs.writeFileSync(tmp, JSON.stringify({ pid: process.pid, ...this.info, children: [...this.children] } satisfies LockInfo));
     fs.renameSync(tmp, file);
@@ -110,7 +114,7 @@ export class SessionLock {
 
   release(): void {
     this.released = true;
-    const file = lockPath(this.root);
+    const file = this.file;
     const held = readLock(file);
     if (held?.pid === process.pid) fs.rmSync(file, { force: true });
   }

@@ -1,0 +1,272 @@
+// The dev pipeline end to end: the real gemini binary against the scripted fake API, in real temp git
+// repositories. Each step's replies are chosen by the step name devx puts in the prompt.
+import fs from 'node:fs';
+import path from 'node:path';
+import { execFileSync, type ChildProcess } from 'node:child_process';
+import { afterEach, describe, expect, it } from 'vitest';
+import { DAILY_QUOTA_429, type FakeGeminiApi, type FakeReply, type RecordedRequest } from '../helpers/fakeGeminiApi.js';
+import { useFakeApi } from '../helpers/useFakeApi.js';
+import { fakeEnv, makeProject, runDevx } from '../helpers/env.js';
+import { killUnder, startDevx as startBg, until } from '../helpers/processes.js';
+
+let fake: FakeGeminiApi;
+let home: string;
+const children: ChildProcess[] = [];
+useFakeApi((f, h) => {
+  fake = f;
+  home = h;
+});
+afterEach(() => {
+  for (const c of children.splice(0)) c.kill('SIGKILL');
+  killUnder(path.join(home, '.devx'));
+});
+
+const BUGGY = 'exports.check = (stored, given) => stored === given + " ";\n';
+const FIXED = 'exports.check = (stored, given) => stored === given;\n';
+const TEST = "const { check } = require('./src/login.js');\nif (!check('pw', 'pw')) { console.error('login fails after reset'); process.exit(1); }\nconsole.log('ok');\n";
+
+function repo(): string {
+  return makeProject({ 'src/login.js': BUGGY, 'test.js': TEST, '.devx/settings.json': JSON.stringify({ testCommand: 'node test.js' }) });
+}
+
+const env = (extra: Record<string, string> = {}) =>
+  fakeEnv(fake, home, { GIT_AUTHOR_NAME: 'Dev Eloper', GIT_AUTHOR_EMAIL: 'dev@example.com', GIT_COMMITTER_NAME: 'Dev Eloper', GIT_COMMITTER_EMAIL: 'dev@example.com', ...extra });
+const git = (cwd: string, ...args: string[]) => execFileSync('git', args, { cwd, encoding: 'utf8' }).trim();
+const stepOf = (r: RecordedRequest) => /, step ([A-Z_]+)\n/.exec(r.promptText)?.[1] ?? '?';
+const inTool = (r: RecordedRequest) => r.promptText.includes('TOOL_RESULT');
+const callsOf = (step: string) => fake.modelCalls.filter((r) => stepOf(r) === step);
+
+const commitCalls = (content: string) =>
+  `TOOL_CALL: write_file | path=src/login.js | content=\`\`\`\n${content}\`\`\`\nTOOL_CALL: run_command | cmd=git add src/login.js && git commit -q -m "Fix login after a reset"\nTOOL_CALL: run_command | cmd=git rev-parse HEAD`;
+const hashIn = (r: RecordedRequest) => [...r.promptText.matchAll(/\b[0-9a-f]{40}\b/g)].at(-1)![0];
+
+type Router = Record<string, (r: RecordedRequest, nth: number) => FakeReply>;
+/** Replies by step; `nth` counts this step's model calls that started the step (not tool rounds). */
+function route(router: Router): void {
+  const seen = new Map<string, number>();
+  fake.fallback = (r) => {
+    const s = stepOf(r);
+    const n = inTool(r) ? (seen.get(s) ?? 1) : (seen.get(s) ?? 0) + 1;
+    seen.set(s, n);
+    const f = router[s];
+    if (!f) throw new Error(`no reply scripted for step ${s}`);
+    return f(r, n);
+  };
+}
+
+const HAPPY: Router = {
+  INVESTIGATE: () => ({ text: 'MARK-INVESTIGATE: check() in src/login.js:1 appends a space to the given password.' }),
+  ANALYST_REVIEW: () => ({ text: 'MARK-ANALYST the cause is shown.\n{"verdict": "APPROVE"}' }),
+  PLAN: () => ({ text: 'MARK-PLAN: compare the passwords as given; test.js covers it.' }),
+  PLAN_REVIEW: () => ({ text: 'MARK-PLANREVIEW sound.\n```json\n{"verdict": "APPROVE"}\n```' }),
+  CODE: (r) => (inTool(r) ? { text: `MARK-CODE done.\n{"commit_hash": "${hashIn(r)}", "tests_passed": true}` } : { text: commitCalls(FIXED) }),
+  AUDIT: () => ({ text: 'MARK-AUDIT the change matches the plan.\n{"verdict": "PASS"}' }),
+};
+
+function state(project: string, id: string) {
+  return JSON.parse(fs.readFileSync(path.join(project, '.devx', 'workflows', id, 'state.json'), 'utf8'));
+}
+const idOf = (stderr: string) => /workflow (wf-\d{8}-[0-9a-f]{6})/.exec(stderr)![1];
+
+describe('devx workflow: the dev pipeline', () => {
+  it('bugfix happy path: every step committed on a task branch, merged back with --no-ff, artifacts archived, no conversation shared', async () => {
+    const project = repo();
+    const base = git(project, 'branch', '--show-current');
+    route(HAPPY);
+    const r = await runDevx(['workflow', 'run', '--mode', 'bugfix', 'login fails after a password reset'], { cwd: project, env: env(), timeoutMs: 180_000 });
+    expect(r.stderr).toContain('is done');
+    expect(r.code).toBe(0);
+    const id = idOf(r.stderr);
+    const s = state(project, id);
+    expect(s.status).toBe('done');
+    expect(s.steps.map((x: any) => `${x.step}:${x.outcome}`)).toEqual(['INVESTIGATE:next', 'ANALYST_REVIEW:APPROVE', 'PLAN:next', 'PLAN_REVIEW:APPROVE', 'CODE:next', 'AUDIT:PASS']);
+    expect(s.git.branch).toBe(`task/${id}-login-fails-after-a-password-reset`);
+
+    // Back on the base branch, with the fix merged by a real merge commit.
+    expect(git(project, 'branch', '--show-current')).toBe(base);
+    expect(fs.readFileSync(path.join(project, 'src/login.js'), 'utf8')).toBe(FIXED);
+    expect(git(project, 'log', '-1', '--format=%P').split(' ')).toHaveLength(2);
+    const log = git(project, 'log', `${base}`, '--format=%an|%s', '--no-merges').split('\n');
+    for (const step of ['INVESTIGATE', 'ANALYST_REVIEW (lead-analyst): APPROVE', 'PLAN (architect)', 'PLAN_REVIEW (lead-architect): APPROVE', 'AUDIT (auditor): PASS', 'Archive the artifacts']) {
+      expect(log.some((l) => l.startsWith('devx workflow|') && l.includes(step))).toBe(true);
+    }
+    expect(log).toContain('Dev Eloper|Fix login after a reset');
+    // The verdicts are in the commit messages.
+    expect(git(project, 'log', base, '--format=%B', '--grep=PLAN_REVIEW')).toContain('Verdict: {"verdict":"APPROVE"}');
+
+    // Artifacts moved to the archive; the working folders are empty.
+    const archive = path.join(project, 'docs/dev_docs/archived', id);
+    expect(fs.readdirSync(archive).sort()).toEqual([`${id}-analysis-review.md`, `${id}-audit.md`, `${id}-diagnosis.md`, `${id}-plan-review.md`, `${id}-plan.md`]);
+    expect(fs.readFileSync(path.join(archive, `${id}-diagnosis.md`), 'utf8')).toContain('MARK-INVESTIGATE');
+    expect(fs.readFileSync(path.join(archive, `${id}-plan-review.md`), 'utf8')).not.toContain('"verdict"');
+    expect(fs.existsSync(path.join(project, 'docs/dev_docs/plans', `${id}-plan.md`))).toBe(false);
+    expect(git(project, 'status', '--porcelain').split('\n').filter((l) => l && !l.includes('.devx/'))).toEqual([]);
+
+    // Each step saw only the artifacts it reads, never another step's conversation.
+    const readers: Record<string, string[]> = { 'MARK-INVESTIGATE': ['INVESTIGATE', 'ANALYST_REVIEW', 'PLAN'], 'MARK-PLAN:': ['PLAN', 'PLAN_REVIEW', 'CODE', 'AUDIT'], 'MARK-ANALYST': ['ANALYST_REVIEW'], 'MARK-PLANREVIEW': ['PLAN_REVIEW'], 'MARK-CODE': ['CODE'], 'TOOL_CALL: write_file': ['CODE'] };
+    for (const req of fake.modelCalls) {
+      for (const [mark, allowed] of Object.entries(readers)) {
+        if (allowed.includes(stepOf(req))) continue;
+        expect(req.promptText.includes(mark), `${stepOf(req)}'s prompt holds ${mark}`).toBe(false);
+      }
+    }
+    // Per-role models: the investigator's own (Flash), the workflow's default (Pro) elsewhere.
+    expect(callsOf('INVESTIGATE')[0].model).toBe('gemini-2.5-flash');
+    expect(callsOf('PLAN')[0].model).toBe('gemini-2.5-pro');
+    expect(s.steps[0].tokens.input).toBeGreaterThan(0);
+
+    const status = await runDevx(['workflow', 'status', id], { cwd: project, env: env() });
+    expect(status.stdout).toMatch(/✓ AUDIT\s+auditor\s+1×/);
+    expect(status.stdout).toMatch(/· RESEARCH/);
+  }, 240_000);
+
+  it('takes each back-edge once (REJECT, ESCALATE, a false test claim, FAIL) with the feedback passed on', async () => {
+    const project = repo();
+    route({
+      INVESTIGATE: (r, n) => ({ text: n === 1 ? 'A guess: the database.' : 'MARK-INV2 check() appends a space.' }),
+      ANALYST_REVIEW: (r, n) =>
+        ({ text: ['{"verdict": "REJECT", "feedback": "F1 show the line"}', '{"verdict": "ESCALATE", "feedback": "F-ESC compare hashing libraries"}', 'ok\n{"verdict": "APPROVE"}'][n - 1] }),
+      RESEARCH: () => ({ text: 'Research: no library needed.' }),
+      PLAN: () => ({ text: 'The plan.' }),
+      PLAN_REVIEW: (r, n) => ({ text: n === 1 ? '{"verdict": "REJECT", "feedback": "F2 add a test"}' : '{"verdict": "APPROVE"}' }),
+      // First attempt: a commit that does not fix the bug, claimed as passing.
+      CODE: (r, n) => (inTool(r) ? { text: `{"commit_hash": "${hashIn(r)}", "tests_passed": true}` } : { text: commitCalls(n === 1 ? `${BUGGY}// touched\n` : n === 2 ? FIXED : `${FIXED}// audited\n`) }),
+      AUDIT: (r, n) => ({ text: n === 1 ? '{"verdict": "FAIL", "feedback": "F3 add a comment"}' : '{"verdict": "PASS"}' }),
+    });
+    const r = await runDevx(['workflow', 'run', '--mode', 'bugfix', '--no-merge', 'login fails after a password reset'], { cwd: project, env: env(), timeoutMs: 240_000 });
+    expect(r.stderr).toContain('is done');
+    expect(r.code).toBe(0);
+    const s = state(project, idOf(r.stderr));
+    expect(s.steps.map((x: any) => `${x.step}:${x.outcome}`)).toEqual([
+      'INVESTIGATE:next', 'ANALYST_REVIEW:REJECT', 'INVESTIGATE:next', 'ANALYST_REVIEW:ESCALATE', 'RESEARCH:next', 'ANALYST_REVIEW:APPROVE',
+      'PLAN:next', 'PLAN_REVIEW:REJECT', 'PLAN:next', 'PLAN_REVIEW:APPROVE', 'CODE:CHECK_FAILED', 'CODE:next', 'AUDIT:FAIL', 'CODE:next', 'AUDIT:PASS',
+    ]);
+    expect(callsOf('INVESTIGATE').filter((c) => !inTool(c))[1].promptText).toContain('F1 show the line');
+    expect(callsOf('RESEARCH')[0].promptText).toContain('F-ESC compare hashing libraries');
+    expect(callsOf('RESEARCH')[0].promptText).toContain('MARK-INV2');
+    expect(callsOf('PLAN')[1].promptText).toContain('F2 add a test');
+    const codeStarts = callsOf('CODE').filter((c) => !inTool(c));
+    expect(codeStarts[1].promptText).toContain('You reported that the tests pass, but they fail');
+    expect(codeStarts[1].promptText).toContain('login fails after reset');
+    expect(codeStarts[2].promptText).toContain('F3 add a comment');
+    // The first ESCALATE reaches research for the first time: not a loop.
+    expect(s.loops).toEqual({ 'ANALYST_REVIEW.REJECT': 1, 'PLAN_REVIEW.REJECT': 1, 'CODE.CHECK': 1, 'AUDIT.FAIL': 1 });
+    // --no-merge: the work stays on the task branch.
+    expect(git(project, 'branch', '--show-current')).toBe(s.git.branch);
+  }, 300_000);
+
+  it('a loop that reaches its cap pauses for a person, with the last feedback', async () => {
+    const project = repo();
+    let k = 0;
+    route({ PLAN: () => ({ text: 'A plan.' }), PLAN_REVIEW: () => ({ text: `{"verdict": "REJECT", "feedback": "still wrong ${++k}"}` }) });
+    const r = await runDevx(['workflow', 'run', '--mode', 'direct', 'add a remember-me box'], { cwd: project, env: env(), timeoutMs: 180_000 });
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain('PLAN_REVIEW -> REJECT reached its cap of 3');
+    expect(r.stderr).toContain('still wrong 4');
+    const s = state(project, idOf(r.stderr));
+    expect(s.status).toBe('paused');
+    expect(callsOf('PLAN')).toHaveLength(4);
+    expect(callsOf('PLAN_REVIEW')).toHaveLength(4);
+  }, 180_000);
+
+  it('a missing verdict gets one repair round; a second miss pauses, and resume goes on from there', async () => {
+    const project = repo();
+    route({ PLAN: () => ({ text: 'A plan.' }), PLAN_REVIEW: (r, n) => ({ text: n <= 2 ? 'Looks fine to me.' : '{"verdict": "APPROVE"}' }) });
+    const r = await runDevx(['workflow', 'run', '--mode', 'direct', '--gate', 'PLAN_REVIEW', 'add a remember-me box'], { cwd: project, env: env(), timeoutMs: 120_000 });
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain('gave no usable answer twice: your answer did not end with a JSON object');
+    const id = idOf(r.stderr);
+    expect(callsOf('PLAN_REVIEW')[1].promptText).toContain('Your previous answer could not be used');
+    expect(state(project, id)).toMatchObject({ status: 'paused', current: 'PLAN_REVIEW' });
+
+    const again = await runDevx(['workflow', 'resume', id], { cwd: project, env: env(), timeoutMs: 120_000 });
+    expect(again.stderr).toContain('waiting at the gate after PLAN_REVIEW');
+    expect(again.code).toBe(0);
+    expect(callsOf('PLAN')).toHaveLength(1);
+    expect(callsOf('PLAN_REVIEW')).toHaveLength(3);
+    expect((await runDevx(['workflow', 'resume', id], { cwd: project, env: env() })).stderr).toContain('waits at the gate');
+  }, 180_000);
+
+  it('a gate: reject sends the step back with the person\'s feedback, approve goes on', async () => {
+    const project = repo();
+    route({ PLAN: () => ({ text: 'A plan.' }), PLAN_REVIEW: () => ({ text: '{"verdict": "APPROVE"}' }), CODE: () => ({ status: 500 }) });
+    const r = await runDevx(['workflow', 'run', '--mode', 'direct', '--gate', 'PLAN', 'add a remember-me box'], { cwd: project, env: env(), timeoutMs: 120_000 });
+    expect(r.code).toBe(0);
+    const id = idOf(r.stderr);
+    expect(state(project, id).gate).toEqual({ after: 'PLAN', next: 'PLAN_REVIEW' });
+    const rej = await runDevx(['workflow', 'reject', id, '--feedback', 'HUMAN-SAYS use a cookie'], { cwd: project, env: env(), timeoutMs: 120_000 });
+    expect(rej.code).toBe(0);
+    expect(callsOf('PLAN')[1].promptText).toContain('HUMAN-SAYS use a cookie');
+    expect(callsOf('PLAN_REVIEW')).toHaveLength(0);
+    // Approve: the review runs, then the developer's model fails (500s): paused with the cause, resumable.
+    const ok = await runDevx(['workflow', 'approve', id], { cwd: project, env: env({ DEVX_MAX_RETRIES: '0' }), timeoutMs: 120_000 });
+    expect(callsOf('PLAN_REVIEW')).toHaveLength(1);
+    expect(ok.code).toBe(1);
+    expect(ok.stderr).toMatch(/paused at CODE: step CODE stopped: \w+/);
+  }, 180_000);
+
+  it('quota exhausted mid-workflow pauses it; resume repeats no completed step', async () => {
+    const project = repo();
+    let quota = true;
+    route({ PLAN: () => ({ text: 'A plan.' }), PLAN_REVIEW: () => (quota ? DAILY_QUOTA_429 : { text: '{"verdict": "APPROVE"}' }) });
+    const r = await runDevx(['workflow', 'run', '--mode', 'direct', '--gate', 'PLAN_REVIEW', 'add a remember-me box'], { cwd: project, env: env(), timeoutMs: 120_000 });
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/paused at PLAN_REVIEW: step PLAN_REVIEW stopped: quota/);
+    quota = false;
+    const again = await runDevx(['workflow', 'resume', idOf(r.stderr)], { cwd: project, env: env(), timeoutMs: 120_000 });
+    expect(again.code).toBe(0);
+    expect(callsOf('PLAN')).toHaveLength(1);
+  }, 180_000);
+
+  it('kill -9 of the orchestrator mid-step: resume reaps the orphaned gemini, redoes only that step', async () => {
+    const project = repo();
+    let hang = true;
+    route({ PLAN: () => ({ text: 'A plan.' }), PLAN_REVIEW: () => (hang ? { hang: true } : { text: '{"verdict": "APPROVE"}' }) });
+    const { child } = startBg(['workflow', 'run', '--mode', 'direct', '--gate', 'PLAN_REVIEW', 'add a remember-me box'], project, env(), children);
+    await until(() => callsOf('PLAN_REVIEW').length === 1, 60_000);
+    const id = fs.readdirSync(path.join(project, '.devx', 'workflows'))[0];
+    const lock = JSON.parse(fs.readFileSync(path.join(project, '.devx', 'workflows', id, 'lock'), 'utf8'));
+    expect(lock.children.length).toBeGreaterThan(0);
+    process.kill(child.pid!, 'SIGKILL');
+    await new Promise((res) => child.on('close', res));
+    const orphans = lock.children as number[];
+    expect(orphans.some((g) => alive(-g))).toBe(true);
+    hang = false;
+    const again = await runDevx(['workflow', 'resume', id], { cwd: project, env: env(), timeoutMs: 120_000 });
+    expect(again.stderr).toContain('waiting at the gate after PLAN_REVIEW');
+    expect(orphans.some((g) => alive(-g))).toBe(false);
+    expect(callsOf('PLAN')).toHaveLength(1);
+    expect(callsOf('PLAN_REVIEW')).toHaveLength(2);
+    expect(state(project, id).steps.map((x: any) => x.step)).toEqual(['PLAN', 'PLAN_REVIEW']);
+  }, 180_000);
+
+  it('refuses a dirty tree, and a definition with an unknown role, a missing step or an uncapped cycle, naming file and line', async () => {
+    const project = repo();
+    fs.writeFileSync(path.join(project, 'src/login.js'), FIXED);
+    const dirty = await runDevx(['workflow', 'run', '--mode', 'bugfix', 'x'], { cwd: project, env: env() });
+    expect(dirty.code).toBe(1);
+    expect(dirty.stderr).toContain('uncommitted changes (src/login.js)');
+    expect(fake.modelCalls).toHaveLength(0);
+
+    const defs = path.join(project, '.devx', 'workflows');
+    fs.mkdirSync(defs, { recursive: true });
+    fs.writeFileSync(path.join(defs, 'a.yaml'), 'name: a\nsteps:\n  ONE:\n    role: nobody\n');
+    fs.writeFileSync(path.join(defs, 'b.yaml'), 'name: b\nsteps:\n  ONE:\n    role: architect\n    next: TWO\n');
+    fs.writeFileSync(path.join(defs, 'c.yaml'), 'name: c\nmaxLoops: none\nsteps:\n  ONE:\n    role: architect\n    next: TWO\n  TWO:\n    role: lead-architect\n    verdict: approve_reject\n    on:\n      APPROVE: $done\n      REJECT: ONE\n');
+    const list = await runDevx(['workflow', 'list'], { cwd: project, env: env() });
+    expect(list.code).toBe(1);
+    expect(list.stderr).toContain(`${path.join(defs, 'a.yaml')}:4: unknown role "nobody"`);
+    expect(list.stderr).toContain(`${path.join(defs, 'b.yaml')}:5: transition to a missing step "TWO"`);
+    expect(list.stderr).toContain(`${path.join(defs, 'c.yaml')}:12: the cycle ONE -> TWO -> ONE has no cap`);
+    expect(list.stdout).toContain('dev-pipeline');
+  }, 60_000);
+});
+
+function alive(pgid: number): boolean {
+  try {
+    process.kill(pgid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
