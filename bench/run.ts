@@ -240,6 +240,11 @@ if (want('warm')) await benchWarm();
 if (want('parser')) benchParser();
 if (want('prompt')) await benchPromptSize();
 if (want('turn')) await benchTurnOverhead();
+if (want('workflow')) {
+  const { benchWorkflowOverhead, benchWorkflowResume } = await import('./workflow.js');
+  await benchWorkflowOverhead();
+  await benchWorkflowResume();
+}
 
 if (want('spawn')) {
   // 16 spawn_gemini calls at concurrency 4 versus 4 sequential single calls, against a fake API with

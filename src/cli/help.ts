@@ -15,6 +15,7 @@ export const REPL_HELP = `Commands:
   /resume [id]  restore an earlier session's checkpoint and conversation
   /agent list | show <name> | use <name> | use default   agent personas (/agent --help for all)
   /agent:start <name> "<prompt>" | /agent:run | /agent:status   the task queue
+  /workflow list | run --mode bugfix "<request>" | status [id] | resume <id> | ...   multi-phase workflows
   /edit [text]  write a long message in $VISUAL/$EDITOR (Ctrl-X Ctrl-E too)
   /exit      leave (Ctrl-D works too)
 A pasted block is one message; a line ending in \\ continues on the next.

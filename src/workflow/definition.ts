@@ -111,7 +111,7 @@ export function parseWorkflow(text: string, file: string, scope: WorkflowDef['sc
     const issue = parsed.error.issues[0];
     const p = issue.path as (string | number)[];
     const what = issue.code === 'unrecognized_keys' ? `unknown key "${issue.keys[0]}"` : `${p.join('.') || '(top level)'}: ${issue.message}`;
-    throw new WorkflowDefinitionError(`${at(p)}: ${what}`);
+    throw new WorkflowDefinitionError(`${at(issue.code === 'unrecognized_keys' ? [...p, issue.keys[0]] : p)}: ${what}`);
   }
   const d = parsed.data;
   const names = Object.keys(d.steps);

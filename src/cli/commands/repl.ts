@@ -15,6 +15,7 @@ import { makeVisible } from '../visible.js';
 import { handleAgentSlash, maybeDelegate, switchAgent } from '../agentSlash.js';
 import { packageVersion } from '../../util/packageRoot.js';
 import { createReplInput } from '../replInput.js';
+import { runWorkflowSlash } from '../workflowSlash.js';
 import { colorDiff, useColor } from '../visible.js';
 
 function printHistory(run: AgentRun, out: NodeJS.WritableStream): void {
@@ -112,6 +113,9 @@ async function runRepl(flags: { resume?: string; agent?: string } & Parameters<t
             if (cmd === '/exit' || cmd === '/quit') break;
             if (cmd === '/agent' || cmd.startsWith('/agent:')) {
               await handleAgentSlash(text, started, out);
+              continue;
+            } else if (cmd === '/workflow') {
+              await runWorkflowSlash(text, out);
               continue;
             } else if (cmd === '/help') out.write(`${REPL_HELP}\n`);
             else if (cmd === '/tools') {
