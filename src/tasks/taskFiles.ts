@@ -11,6 +11,8 @@ export const TASK_FILES = {
   status: 'task_status.md',
   qna: 'questions-and-answers.md',
   changelog: 'changelog.md',
+  /** devx's record of the feedback it has already given the model (so old answers are not "new"). */
+  qnaState: '.devx-qna-state.json',
 } as const;
 
 export const TASK_STATUSES = ['AWAITING_CONTEXT_REVIEW', 'AWAITING_QUESTIONS', 'AWAITING_USER_FEEDBACK', 'READY_FOR_PRD'] as const;

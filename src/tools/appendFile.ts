@@ -39,7 +39,7 @@ export const appendFileTool = defineTool({
     if (st?.isDirectory()) throw new ToolError(`${shown} is a directory; give a file path.`);
     await fs.mkdir(path.dirname(abs), { recursive: true });
     // O_APPEND: the existing content is never rewritten, only extended.
-    const handle = await fs.open(abs, 'a');
+    const handle = await fs.open(abs, 'a+');
     try {
       const size = (await handle.stat()).size;
       let lastByte: string | null = null;

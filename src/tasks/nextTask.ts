@@ -1,0 +1,49 @@
+// `devx task next`: the TaskPlanner's route, then the step it names. Also what the dev pipeline
+// reads from a task that is ready (readTaskInput, for `devx workflow run --from-task`).
+import { runHeadless } from '../runtime/runHeadless.js';
+import { planTask } from './planTask.js';
+import { runContextResearch } from './contextResearch.js';
+import { runQna } from './qnaStep.js';
+import { readIfExists, readTaskStatus, TaskFileError, type TaskFolder } from './taskFiles.js';
+import { parseFeedbackBlocks, FEEDBACK_START, FEEDBACK_END, FEEDBACK_PLACEHOLDER } from './qnaFile.js';
+import type { StepDeps, StepResult } from './stepDeps.js';
+
+export function defaultStepDeps(over: Partial<StepDeps> = {}): StepDeps {
+  return { run: runHeadless, now: () => new Date(), cwd: process.cwd(), env: process.env, ...over };
+}
+
+/** One planner cycle: route by task_status.md, run at most one step. TaskFileError for bad files. */
+export async function nextTaskStep(t: TaskFolder, deps: StepDeps): Promise<StepResult & { step: string }> {
+  const route = planTask(t);
+  if (route.step === 'stop') return { step: route.status, code: 0, message: route.message, warnings: [] };
+  if (route.step === 'context_research') return { step: 'context_research', ...(await runContextResearch(t, deps)) };
+  return { step: 'qna', ...(await runQna(t, route.status, deps)) };
+}
+
+/**
+ * A READY_FOR_PRD task as one Markdown text: its description, its context and its Q&A (answers in
+ * place of the feedback blocks). Throws a TaskFileError for any other status or a broken file.
+ */
+export function readTaskInput(t: TaskFolder): string {
+  const status = readTaskStatus(t);
+  if (status !== 'READY_FOR_PRD') {
+    throw new TaskFileError(`${t.relFile('status')} says ${status ?? '(missing)'}; the task must be READY_FOR_PRD first (run devx task next ${t.rel})`);
+  }
+  const description = readIfExists(t.file('description'));
+  const context = readIfExists(t.file('context'));
+  const qna = readIfExists(t.file('qna'));
+  for (const [name, text] of [['description', description], ['context', context], ['qna', qna]] as const) {
+    if (text === null) throw new TaskFileError(`${t.relFile(name)} is missing; the task is not complete`);
+  }
+  parseFeedbackBlocks(qna!, t.relFile('qna'));
+  // Each block becomes its answer as plain text (or says it was left open).
+  const answers = qna!.replace(new RegExp(`${esc(FEEDBACK_START)}([\\s\\S]*?)${esc(FEEDBACK_END)}`, 'g'), (_m, body: string) => {
+    const text = body.split('\n').filter((l) => l.trim() !== FEEDBACK_PLACEHOLDER).join('\n').trim();
+    return text ? `**Answer:** ${text}` : '**Answer:** (left open)';
+  });
+  return [`# Task (${t.rel})`, '', description!.trim(), '', '# Task context', '', demote(context!.trim()), '', '# Questions and answers', '', demote(answers.trim()), ''].join('\n');
+}
+
+const esc = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+/** Headings one level down, so the documents nest under this text's own headings. */
+const demote = (md: string) => md.replace(/^(#{1,5}) /gm, '#$1 ');
