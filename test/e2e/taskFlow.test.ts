@@ -233,3 +233,21 @@ describe('devx task: the clarification flow', () => {
     expect(read(dir, 'task_description.md')).toBe('mine\n');
   });
 });
+
+describe('builtin agents on the command line', () => {
+  it('agent list shows the shipped roles; rm refuses them; a template still creates an agent', async () => {
+    const dir = makeProject({});
+    const env = fakeEnv(fake, home);
+    const list = await runDevx(['agent', 'list'], { cwd: dir, env });
+    expect(list.code, list.stderr).toBe(0);
+    expect(list.stdout).toMatch(/^changelog\s+builtin devx\s+Appends one timestamped entry/m);
+    expect(list.stdout).toMatch(/^qna\s+builtin/m);
+    const rm = await runDevx(['agent', 'rm', 'changelog'], { cwd: dir, env });
+    expect(rm.code).toBe(2);
+    expect(rm.stderr).toContain('"changelog" is a builtin agent');
+    const created = await runDevx(['agent', 'create', '--template', 'code-reviewer', '--name', 'rev', '--scope', 'project'], { cwd: dir, env });
+    expect(created.code, created.stderr).toBe(0);
+    expect(fs.readFileSync(path.join(dir, '.devx', 'agents', 'rev.md'), 'utf8')).toMatch(/^---\nname: rev\n/);
+    expect(fake.modelCalls).toHaveLength(0);
+  });
+});
