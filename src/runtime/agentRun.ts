@@ -154,7 +154,7 @@ export class AgentRun {
       ...this.base,
       // spawn_gemini stays callable (it explains the depth limit) but is not offered in the manual.
       systemPrompt: (this.subSystemPrompt ??= renderSystemPrompt(this.agent.root, subTools)),
-      ctx: { ...this.base.ctx, spawn: undefined, session: undefined },
+      ctx: { ...this.base.ctx, spawn: undefined, runAgent: undefined, callableAgents: undefined, session: undefined },
       approve: this.agent.approveHeadless,
       buildPrompt: (messages, turnStart) => buildPrompt({ messages, turnStart, budgetChars: this.agent.settings.contextBudgetChars }).text,
     };

@@ -1,10 +1,13 @@
 // `devx task next`: the TaskPlanner's route, then the step it names. Also what the dev pipeline
 // reads from a task that is ready (readTaskInput, for `devx workflow run --from-task`).
+import path from 'node:path';
+import lockfile from 'proper-lockfile';
 import { runHeadless } from '../runtime/runHeadless.js';
+import { findProjectRoot } from '../config/paths.js';
 import { planTask } from './planTask.js';
 import { runContextResearch } from './contextResearch.js';
 import { runQna } from './qnaStep.js';
-import { readIfExists, readTaskStatus, TaskFileError, type TaskFolder } from './taskFiles.js';
+import { openTaskFolder, readIfExists, readTaskStatus, TaskFileError, type TaskFolder } from './taskFiles.js';
 import { parseFeedbackBlocks, FEEDBACK_START, FEEDBACK_END, FEEDBACK_PLACEHOLDER } from './qnaFile.js';
 import type { StepDeps, StepResult } from './stepDeps.js';
 
@@ -14,10 +17,31 @@ export function defaultStepDeps(over: Partial<StepDeps> = {}): StepDeps {
 
 /** One planner cycle: route by task_status.md, run at most one step. TaskFileError for bad files. */
 export async function nextTaskStep(t: TaskFolder, deps: StepDeps): Promise<StepResult & { step: string }> {
+  // One planner per folder at a time; a killed one's lock goes stale (its mtime stops moving).
+  let release: () => Promise<void>;
+  try {
+    release = await lockfile.lock(t.dir, { lockfilePath: path.join(t.dir, '.devx-task.lock'), realpath: false, stale: 30_000, retries: 0 });
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ELOCKED') throw new TaskFileError(`another devx task next is working on ${t.rel}; wait for it to finish`, 4);
+    throw err;
+  }
+  try {
+    return await routeAndRun(t, deps);
+  } finally {
+    await release().catch(() => {});
+  }
+}
+
+async function routeAndRun(t: TaskFolder, deps: StepDeps): Promise<StepResult & { step: string }> {
   const route = planTask(t);
   if (route.step === 'stop') return { step: route.status, code: 0, message: route.message, warnings: [] };
   if (route.step === 'context_research') return { step: 'context_research', ...(await runContextResearch(t, deps)) };
   return { step: 'qna', ...(await runQna(t, route.status, deps)) };
+}
+
+/** readTaskInput for a folder path as the user typed it (relative to `cwd`), in the project around `cwd`. */
+export function readTaskInputAt(folder: string, cwd = process.cwd()): string {
+  return readTaskInput(openTaskFolder(findProjectRoot(cwd), folder, cwd));
 }
 
 /**

@@ -7,6 +7,7 @@ import { describe, expect, it } from 'vitest';
 import type { FakeGeminiApi, RecordedRequest } from '../helpers/fakeGeminiApi.js';
 import { useFakeApi } from '../helpers/useFakeApi.js';
 import { fakeEnv, makeProject, runDevx } from '../helpers/env.js';
+import { killUnder, startDevx, until } from '../helpers/processes.js';
 
 let fake: FakeGeminiApi;
 let home: string;
@@ -224,6 +225,29 @@ describe('devx task: the clarification flow', () => {
     expect(again.stdout).toMatch(/^Checked Q&A file; no new user feedback provided yet\./);
     expect(fake.modelCalls).toHaveLength(4);
   }, 90_000);
+
+  it('one planner per folder: a second one exits 4 while the first works; an existing task_context.md is never replaced', async () => {
+    const dir = makeProject({ 'tasks/login/task_description.md': 'x\n' });
+    fake.push({ hang: true });
+    const first = startDevx(['task', 'next', 'tasks/login'], dir, fakeEnv(fake, home), []);
+    try {
+      await until(() => fake.modelCalls.length === 1);
+      const second = await devx(dir, 'next', 'tasks/login');
+      expect(second.code).toBe(4);
+      expect(second.stderr).toBe('devx: another devx task next is working on tasks/login; wait for it to finish\n');
+    } finally {
+      first.child.kill('SIGKILL');
+      killUnder(path.join(home, '.devx'));
+    }
+    expect(fs.existsSync(path.join(dir, 'tasks/login/task_status.md'))).toBe(false);
+    fs.writeFileSync(path.join(dir, 'tasks/login/task_context.md'), 'my own context\n');
+    fs.rmSync(path.join(dir, 'tasks/login/.devx-task.lock'), { recursive: true, force: true }); // the killed planner's lock (it would go stale in 30 s)
+    const r = await devx(dir, 'next', 'tasks/login');
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('tasks/login/task_context.md exists but tasks/login/task_status.md is missing');
+    expect(read(dir, 'task_context.md')).toBe('my own context\n');
+    expect(fake.modelCalls).toHaveLength(1);
+  }, 60_000);
 
   it('task new refuses to overwrite a description', async () => {
     const dir = makeProject({ 'tasks/login/task_description.md': 'mine\n' });
