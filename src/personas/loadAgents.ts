@@ -1,5 +1,6 @@
 // Agent definitions: Markdown with YAML front-matter (name, description, tools, model, provider,
-// memory; the body is the system prompt). Read from four places, project over user:
+// memory; the body is the system prompt). Read from these places, project over user over builtin:
+//   prompts/agents/*.md in devx's package               (builtin: the roles devx ships)
 //   ~/.devx/agents/*.md, ~/.claude/agents/*.md         (user)
 //   .gemini/extensions/<name>.json, .claude/agents/*.md, .devx/agents/*.md   (project)
 // Files are re-read on every load, so edits apply without a restart. A broken file is reported with
@@ -12,6 +13,8 @@ import { createRequire } from 'node:module';
 const yaml = () => createRequire(import.meta.url)('yaml') as typeof import('yaml');
 import { resolveImports } from './resolveImports.js';
 import { knownToolNames, resolveToolName } from '../tools/registry.js';
+import { AGENT_TOOL_PREFIX } from '../tools/agentTool.js';
+import { packageRoot } from '../util/packageRoot.js';
 
 export type AgentScope = 'project' | 'user' | 'builtin';
 export type AgentFormat = 'devx' | 'claude' | 'gemini-extension';
@@ -19,7 +22,7 @@ export type AgentFormat = 'devx' | 'claude' | 'gemini-extension';
 export interface AgentDef {
   name: string;
   description: string;
-  /** devx tool names; undefined means the agent inherits every permitted tool. */
+  /** devx tool names (and `agent:<name>` for callable agents); undefined means the agent inherits every permitted tool. */
   tools?: string[];
   model?: string;
   provider?: string;
@@ -69,10 +72,15 @@ interface Source {
   format: AgentFormat;
 }
 
-export function agentSources(root: string, home: string, devxHome: string, builtinDir?: string): Source[] {
+/** The agents devx ships (workflow roles); the lowest precedence, so any scope can override them. */
+export function builtinAgentsDir(): string {
+  return path.join(packageRoot(), 'prompts', 'agents');
+}
+
+export function agentSources(root: string, home: string, devxHome: string): Source[] {
   // Lowest precedence first: later sources override earlier ones.
   return [
-    ...(builtinDir ? [{ dir: builtinDir, scope: 'builtin' as const, format: 'devx' as const }] : []),
+    { dir: builtinAgentsDir(), scope: 'builtin', format: 'devx' },
     { dir: path.join(home, '.claude', 'agents'), scope: 'user', format: 'claude' },
     { dir: path.join(devxHome, 'agents'), scope: 'user', format: 'devx' },
     { dir: path.join(root, '.gemini', 'extensions'), scope: 'project', format: 'gemini-extension' },
@@ -113,6 +121,12 @@ function parseMarkdownAgent(file: string, src: Source, home: string, warnings: A
 function resolveTools(names: string[], file: string, warnings: AgentIssue[]): string[] {
   const out: string[] = [];
   for (const t of names) {
+    if (t.startsWith(AGENT_TOOL_PREFIX)) {
+      const name = t.slice(AGENT_TOOL_PREFIX.length);
+      if (!NAME.test(name)) throw new Error(`"${t}" in tools must be agent:<name> with a name of letters, digits, - or _`);
+      if (!out.includes(t)) out.push(t);
+      continue;
+    }
     const m = resolveToolName(t);
     if (m === null) warnings.push({ file, message: `devx has no equivalent of Claude Code's ${t}; the agent runs without it` });
     else if (m === undefined) {
@@ -142,13 +156,9 @@ function parseExtension(file: string, src: Source, home: string, warnings: Agent
   return { name: j.name, description, prompt, scope: src.scope, format: src.format, file };
 }
 
-/**
- * `builtinDir`: also the agents devx ships (prompts/agents: the workflow roles and the templates),
- * below every other scope. Sessions leave it out, so shipped roles never appear as suggestions.
- */
-export function loadAgents(root: string, home: string, devxHome: string, builtinDir?: string): LoadedAgents {
+export function loadAgents(root: string, home: string, devxHome: string): LoadedAgents {
   const out: LoadedAgents = { agents: new Map(), overridden: [], errors: [], warnings: [] };
-  for (const src of agentSources(root, home, devxHome, builtinDir)) {
+  for (const src of agentSources(root, home, devxHome)) {
     let names: string[];
     try {
       names = fs.readdirSync(src.dir).sort();
@@ -167,6 +177,12 @@ export function loadAgents(root: string, home: string, devxHome: string, builtin
       } catch (err) {
         out.errors.push({ file, message: (err as Error).message });
       }
+    }
+  }
+  for (const def of out.agents.values()) {
+    for (const t of def.tools ?? []) {
+      const callee = t.startsWith(AGENT_TOOL_PREFIX) ? t.slice(AGENT_TOOL_PREFIX.length) : null;
+      if (callee !== null && !out.agents.has(callee)) out.warnings.push({ file: def.file, message: `"${t}": there is no agent named "${callee}"; a call to it will fail` });
     }
   }
   return out;

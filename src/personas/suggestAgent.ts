@@ -9,6 +9,8 @@ export interface Suggestion {
 }
 
 export function suggestAgent(prompt: string, agents: AgentDef[], minScore = 1.0): Suggestion | null {
+  // Builtin agents are workflow roles (changelog, qna, ...), not answers to a free-form request.
+  agents = agents.filter((a) => a.scope !== 'builtin');
   if (!agents.length) return null;
   const q = new Set(tokenize(prompt));
   const docs = agents.map((a) => new Set(tokenize(`${a.name.replace(/[-_]/g, ' ')} ${a.description}`)));

@@ -14,7 +14,7 @@ import { createAgent, type Agent, type AgentOptions } from './createAgent.js';
 
 export type Listener = (e: AgentEvent) => void;
 
-export interface AgentRunOptions extends Omit<AgentOptions, 'spawn' | 'projectHistory'> {
+export interface AgentRunOptions extends Omit<AgentOptions, 'spawn' | 'runAgent' | 'projectHistory'> {
   /** 'project': the conversation continues .devx/history.json and is saved after every message. */
   history?: 'project' | 'none';
   /** The persona to start with: an agent name or a loaded definition. */
@@ -61,6 +61,7 @@ export class AgentRun {
       overrides: { ...opts.overrides, ...(opts.provider ? { provider: opts.provider } : {}), ...(opts.model ? { model: opts.model } : {}) },
       projectHistory: opts.history === 'project',
       spawn: (query, name, signal) => self!.spawn(query, name, signal),
+      runAgent: (name, input, signal) => self!.runAgentTool(name, input, signal),
     });
     self = new AgentRun(agent, opts);
     if (opts.persona !== undefined) self.usePersona(opts.persona);
@@ -153,7 +154,7 @@ export class AgentRun {
       ...this.base,
       // spawn_gemini stays callable (it explains the depth limit) but is not offered in the manual.
       systemPrompt: (this.subSystemPrompt ??= renderSystemPrompt(this.agent.root, subTools)),
-      ctx: { ...this.base.ctx, spawn: undefined, session: undefined },
+      ctx: { ...this.base.ctx, spawn: undefined, runAgent: undefined, callableAgents: undefined, session: undefined },
       approve: this.agent.approveHeadless,
       buildPrompt: (messages, turnStart) => buildPrompt({ messages, turnStart, budgetChars: this.agent.settings.contextBudgetChars }).text,
     };
@@ -166,6 +167,28 @@ export class AgentRun {
       }
     }
     const r = await runTurn(sub, [], query, { signal, emit: (e) => this.subListeners.forEach((l) => l(e)) });
+    return { answer: r.answer ?? r.error?.message ?? '(no answer)', status: r.status };
+  }
+
+  /**
+   * The agent tool: runs the named agent headless with its own prompt, tools and model, under the same
+   * policy and depth limit as spawn_gemini (it cannot spawn or call agents). Its calls are approved
+   * as its caller's would be: the agent tool runs one call at a time, so a person can still be asked.
+   */
+  private async runAgentTool(name: string, input: string, signal: AbortSignal): Promise<{ answer: string; status: string }> {
+    const subTools = this.agent.offeredTools.filter((t) => !t.spawnsAgents);
+    let sub: LoopDeps = {
+      ...this.base,
+      ctx: { ...this.base.ctx, spawn: undefined, runAgent: undefined, callableAgents: undefined, session: undefined },
+      buildPrompt: (messages, turnStart) => buildPrompt({ messages, turnStart, budgetChars: this.agent.settings.contextBudgetChars }).text,
+    };
+    try {
+      sub = applyAgent(sub, subTools, this.agent.root, findAgent(this.loadAgents(), name), { backendFor: this.agent.backendFor });
+    } catch (err) {
+      if (err instanceof PersonaError || err instanceof AgentConfigError) return { answer: err.message, status: 'error' };
+      throw err;
+    }
+    const r = await runTurn(sub, [], input, { signal, emit: (e) => this.subListeners.forEach((l) => l(e)) });
     return { answer: r.answer ?? r.error?.message ?? '(no answer)', status: r.status };
   }
 }

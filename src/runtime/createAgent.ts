@@ -51,6 +51,8 @@ export interface AgentOptions {
   projectHistory?: boolean;
   /** Runs a sub-session for spawn_gemini; set by AgentRun, which owns the runtime. */
   spawn?: LoopDeps['ctx']['spawn'];
+  /** Runs another agent for the agent tool; set by AgentRun. */
+  runAgent?: LoopDeps['ctx']['runAgent'];
 }
 
 export interface Agent {
@@ -154,7 +156,8 @@ export async function createAgent(opts: AgentOptions): Promise<Agent> {
   if (!sandbox) warnings.push('bubblewrap (bwrap) is not available: only commands whose whole argument model is known run without asking; test runners and recursive reads over denied files ask. Install the "bubblewrap" package to sandbox them');
   const deps: LoopDeps = {
     backend: backendFor(settings.provider),
-    systemPrompt: renderSystemPrompt(root, offeredTools),
+    // Tools such as `agent` are offered only to an agent that lists them.
+    systemPrompt: renderSystemPrompt(root, offeredTools.filter((t) => !t.onlyWhenListed)),
     tools: new Map(tools.map((t) => [t.name, t])),
     ctx: {
       root,
@@ -166,6 +169,7 @@ export async function createAgent(opts: AgentOptions): Promise<Agent> {
       commandTimeoutMs: settings.commandTimeoutMs,
       session: opts.session,
       spawn: opts.spawn,
+      runAgent: opts.runAgent,
       knowledge: () => (store ??= openStore({ env: opts.env, devxHome: home, collection: settings.knowledge.collection, embeddings: settings.knowledge.embeddings, cwd: root })),
     },
     // The bash parser (tree-sitter, ~25 ms) loads on the first command to judge, not at every start.

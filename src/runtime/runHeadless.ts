@@ -13,6 +13,7 @@ import type { ModelBackend } from '../providers/types.js';
 import type { Settings } from '../config/settings.js';
 import type { AgentDef } from '../personas/loadAgents.js';
 import { AgentRun } from './agentRun.js';
+import type { ApprovalAnswer, ApprovalRequest } from '../tools/runToolCall.js';
 
 export interface HeadlessOptions {
   prompt: string;
@@ -30,6 +31,11 @@ export interface HeadlessOptions {
   childObserver?: ChildObserver;
   backend?: ModelBackend;
   runner?: ProcessRunner;
+  /**
+   * Decides the calls the policy asks about that the approval mode does not approve (a flow that may
+   * write only its own files). Returning 'headless' refuses the call as an unattended run would.
+   */
+  approve?: (req: ApprovalRequest) => Promise<ApprovalAnswer>;
 }
 
 export interface HeadlessToolCall {
@@ -72,6 +78,7 @@ export async function runHeadless(opts: HeadlessOptions): Promise<HeadlessResult
     childObserver: opts.childObserver,
     backend: opts.backend,
     runner: opts.runner,
+    prompt: opts.approve,
   });
   const toolCalls: HeadlessToolCall[] = [];
   const usage = { input: 0, output: 0 };

@@ -30,6 +30,10 @@ export interface ToolContext {
   session?: SessionHooks;
   /** Runs a headless sub-session (spawn_gemini); absent inside sub-sessions (depth limit 1). */
   spawn?: (query: string, agent: string | undefined, signal: AbortSignal) => Promise<{ answer: string; status: string }>;
+  /** Runs another agent headless for the `agent` tool; absent inside sub-sessions (depth limit 1). */
+  runAgent?: (name: string, input: string, signal: AbortSignal) => Promise<{ answer: string; status: string }>;
+  /** Agents the active persona may call with the `agent` tool (its `agent:<name>` tools entries). */
+  callableAgents?: string[];
   /** Live progress of long-running work inside a tool (one line per sub-task in the REPL). */
   progress?: (e: SubtaskProgress) => void;
   /** Opens the knowledge store on first use. */
@@ -88,6 +92,8 @@ export interface Tool<S extends z.ZodType = z.ZodType> {
   concurrent?: boolean;
   /** Runs another agent; not offered inside sub-sessions (depth limit 1). */
   spawnsAgents?: boolean;
+  /** Offered only to an agent whose `tools` names it (never to the plain session or an agent that inherits every tool). */
+  onlyWhenListed?: boolean;
   execute(ctx: ToolContext, args: z.infer<S>): Promise<ToolOutput>;
 }
 

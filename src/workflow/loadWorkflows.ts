@@ -22,12 +22,8 @@ export interface WorkflowSources {
   trusted: boolean;
 }
 
-export function builtinAgentsDir(): string {
-  return path.join(packageRoot(), 'prompts', 'agents');
-}
-
 export function loadWorkflows(src: WorkflowSources): LoadedWorkflows {
-  const agents = loadAgents(src.root, src.userHome, src.devxHome, builtinAgentsDir());
+  const agents = loadAgents(src.root, src.userHome, src.devxHome);
   const out: LoadedWorkflows = { workflows: new Map(), errors: [], warnings: [], agents };
   const dirs: [string, WorkflowDef['scope']][] = [
     [path.join(packageRoot(), 'prompts', 'workflows'), 'builtin'],

@@ -34,7 +34,8 @@ describe('loading agent definitions', () => {
     put(path.join(root, '.gemini', 'extensions', 'coder-agent.json'), JSON.stringify({ name: 'coder-agent', prompt: 'You write code.', contextFileName: 'CODER.md' }));
     put(path.join(root, '.gemini', 'extensions', 'CODER.md'), 'Prefer small functions.');
     const l = loadAgents(root, home, devx);
-    expect([...l.agents.keys()].sort()).toEqual(['coder-agent', 'planner', 'researcher', 'reviewer']);
+    const own = (m: typeof l.agents) => [...m.values()].filter((a) => a.scope !== 'builtin').map((a) => a.name);
+    expect(own(l.agents).sort()).toEqual(['coder-agent', 'planner', 'researcher', 'reviewer']);
     expect(l.agents.get('researcher')).toMatchObject({ scope: 'project', format: 'devx', description: 'project researcher', tools: ['read_file', 'search_code'], prompt: 'Project body' });
     expect(l.overridden.map((o) => `${o.name}:${o.scope}`)).toEqual(['researcher:user']);
     expect(l.agents.get('planner')).toMatchObject({ scope: 'user', model: 'gemini-2.5-flash' });
@@ -54,7 +55,7 @@ describe('loading agent definitions', () => {
     put(path.join(root, '.devx', 'agents', 'badyaml.md'), '---\nname: [unclosed\n---\n');
     put(path.join(root, '.devx', 'agents', 'nodesc.md'), '---\nname: nodesc\n---\n');
     const l = loadAgents(root, home, devx);
-    expect([...l.agents.keys()]).toEqual(['good']);
+    expect([...l.agents.values()].filter((a) => a.scope !== 'builtin').map((a) => a.name)).toEqual(['good']);
     const byFile = Object.fromEntries(l.errors.map((e) => [path.basename(e.file), e.message]));
     expect(byFile['nofm.md']).toMatch(/missing YAML front-matter/);
     expect(byFile['noname.md']).toMatch(/"name" is required/);

@@ -16,7 +16,7 @@ import { devxHome, findProjectRoot } from '../../config/paths.js';
 import { packageRoot } from '../../util/packageRoot.js';
 
 const SUBCOMMANDS = subcommandTable(`
-list | agent list [--json] | agents from both scopes (project overrides user), with broken files reported
+list | agent list [--json] | agents from every scope (project overrides user, which overrides builtin), with broken files reported
 show | agent show <name> [--json] | the resolved definition
 use | agent use <name> | how to switch persona (in the REPL: /agent use <name>)
 run | agent run <name> "<prompt>" [then <name> "<prompt>"]... [--dry-run] [--yes], or agent run [--all] [--parallel N] | a one-shot run (answers chained), or the oldest pending task (or the whole queue)
@@ -194,7 +194,7 @@ async function agentMain(values: RunFlags & { all?: boolean; parallel?: string; 
       if (!/^[a-z0-9][a-z0-9_-]*$/i.test(name)) throw new UsageError('names are letters, digits, - or _');
       const scope = values.scope ?? ask('Scope (project or user)', 'project');
       if (scope !== 'project' && scope !== 'user') throw new UsageError('--scope is project or user');
-      const text = fs.readFileSync(path.join(packageRoot(), 'prompts', 'agents', `${template}.md`), 'utf8');
+      const text = fs.readFileSync(path.join(packageRoot(), 'prompts', 'agent-templates', `${template}.md`), 'utf8');
       const description = values.description ?? ask('Description', /description: (.*)/.exec(text)?.[1] ?? '');
       const dir = scope === 'project' ? path.join(root, '.devx', 'agents') : path.join(w.devx, 'agents');
       const file = path.join(dir, `${name}.md`);
@@ -209,7 +209,11 @@ async function agentMain(values: RunFlags & { all?: boolean; parallel?: string; 
       const name = rest[0];
       if (!name) throw new UsageError(`usage: devx agent ${sub} <name>${sub === 'rm' ? ' [--scope project|user]' : ''}`);
       const l = loadAgents(root, w.home, w.devx);
-      const all = [...l.agents.values(), ...l.overridden].filter((a) => a.name === name && (!values.scope || a.scope === values.scope));
+      const found = [...l.agents.values(), ...l.overridden].filter((a) => a.name === name && (!values.scope || a.scope === values.scope));
+      // devx's own files are never edited or removed in place: a project or user file overrides them.
+      const all = found.filter((a) => a.scope !== 'builtin');
+      const builtin = found.find((a) => a.scope === 'builtin');
+      if (!all.length && builtin) throw new UsageError(`"${name}" is a builtin agent (${builtin.file}); to change it, copy it to .devx/agents/${name}.md (project) or ~/.devx/agents/${name}.md (user), which override it`);
       if (!all.length) throw new UsageError(`no agent named "${name}"${values.scope ? ` in the ${values.scope} scope` : ''}`);
       if (all.length > 1 && sub === 'rm') throw new UsageError(`"${name}" exists in several places (${all.map((a) => `${a.scope}: ${a.file}`).join('; ')}); pass --scope project or --scope user`);
       const target = all[0];

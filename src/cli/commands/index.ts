@@ -10,8 +10,9 @@ import { policyCommand } from './policy.js';
 import { auditCommand } from './audit.js';
 import { trustCommand } from './trust.js';
 import { protocolCommand } from './protocol.js';
+import { taskCommand } from './task.js';
 import { workflowCommand } from './workflow.js';
 
-export const COMMANDS: Command[] = [replCommand, runCommand, agentCommand, sessionsCommand, handoffCommand, memoryCommand, policyCommand, auditCommand, trustCommand, protocolCommand, workflowCommand] as Command[];
+export const COMMANDS: Command[] = [replCommand, runCommand, agentCommand, sessionsCommand, handoffCommand, memoryCommand, policyCommand, auditCommand, trustCommand, protocolCommand, taskCommand, workflowCommand] as Command[];
 
 export { replCommand };

@@ -12,7 +12,8 @@ import { GitError } from '../../workflow/git.js';
 import { ConfigError } from '../../config/settings.js';
 import { PersonaError } from '../../personas/loadAgents.js';
 import { createProgress, renderLog, renderStatus } from '../renderWorkflow.js';
-import { readTaskInput } from '../../workflow/taskInput.js';
+import { readTaskInputAt } from '../../tasks/nextTask.js';
+import { TaskFileError } from '../../tasks/taskFiles.js';
 
 const DEFAULT_WORKFLOW = 'dev-pipeline';
 
@@ -47,6 +48,10 @@ export const workflowCommand = defineCommand({
       if (err instanceof WorkflowBusy) {
         process.stderr.write(`devx: ${err.message}\n`);
         return EXIT.busy;
+      }
+      if (err instanceof TaskFileError) {
+        process.stderr.write(`devx: ${err.message}\n`);
+        return err.exitCode;
       }
       if (err instanceof WorkflowError || err instanceof StateError || err instanceof GitError || err instanceof WorkflowDefinitionError || err instanceof PersonaError) {
         process.stderr.write(`devx: ${err.message}\n`);
@@ -121,7 +126,7 @@ async function workflowMain(values: Flags, positionals: string[]): Promise<numbe
       if (rest.length > 1 || (rest.length === 1 && values['from-task'])) [name, ...words] = rest;
       let request = words.join(' ').trim();
       if (values['from-task']) {
-        const task = readTaskInput(deps.root, values['from-task']);
+        const task = readTaskInputAt(values['from-task']);
         request = request ? `${request}\n\n${task}` : task;
       }
       if (!request) throw new UsageError('usage: devx workflow run [<name>] [--mode M] "<request>"');

@@ -1,0 +1,68 @@
+// `devx task new|next`: the clarification flow over a task folder (seed 004). Separate from
+// `devx agent`, which owns the agent task queue.
+import { defineCommand, pickFlags, subcommandTable } from '../command.js';
+import { AGENT_FLAGS, approvalModeFrom, EXIT, UsageError } from '../shared.js';
+import { findProjectRoot } from '../../config/paths.js';
+import { createTask, openTaskFolder, TaskFileError } from '../../tasks/taskFiles.js';
+import { defaultStepDeps, nextTaskStep, readTaskInput } from '../../tasks/nextTask.js';
+import { PersonaError } from '../../runtime/agentRun.js';
+import { createRenderer } from '../renderEvents.js';
+
+const SUBCOMMANDS = subcommandTable(`
+new | task new <folder> "<description>" | create the task folder and its task_description.md (never overwrites one)
+next | task next <folder> | the next step by task_status.md: context research, Q&A, or what you should do
+input | task input <folder> | a READY_FOR_PRD task as one Markdown text (description, context, answered Q&A)
+`);
+
+export const taskCommand = defineCommand({
+  name: 'task',
+  summary: 'the clarification flow over a task folder: new, next (context research, then questions you answer in a file)',
+  usage: SUBCOMMANDS.map((c) => c.usage),
+  flags: pickFlags(AGENT_FLAGS, 'model', 'provider', 'yes', 'approval-mode'),
+  subcommands: SUBCOMMANDS,
+  async run({ values, positionals }) {
+    const [sub, folder, ...rest] = positionals;
+    const root = findProjectRoot(process.cwd());
+    try {
+      switch (sub) {
+        case 'new': {
+          if (!folder || rest.length !== 1) throw new UsageError('usage: devx task new <folder> "<description>"');
+          const t = createTask(root, folder, rest[0]);
+          process.stdout.write(`Created ${t.relFile('description')}. Next: devx task next ${t.rel}\n`);
+          return EXIT.ok;
+        }
+        case 'next': {
+          if (!folder || rest.length) throw new UsageError('usage: devx task next <folder>');
+          const t = openTaskFolder(root, folder);
+          const render = createRenderer({ out: process.stderr, answerOut: null });
+          const r = await nextTaskStep(
+            t,
+            defaultStepDeps({
+              approval: values.yes ? 'yolo' : approvalModeFrom(values as { 'approval-mode'?: string }),
+              model: values.model as string | undefined,
+              provider: values.provider as string | undefined,
+              onEvent: render.onEvent,
+            }),
+          );
+          for (const w of r.warnings) process.stderr.write(`devx: warning: ${w}\n`);
+          (r.code === 0 ? process.stdout : process.stderr).write(`${r.code === 0 ? '' : 'devx: '}${r.message}\n`);
+          return r.code;
+        }
+        case 'input': {
+          if (!folder || rest.length) throw new UsageError('usage: devx task input <folder>');
+          process.stdout.write(readTaskInput(openTaskFolder(root, folder)));
+          return EXIT.ok;
+        }
+        default:
+          throw new UsageError(`usage:\n${SUBCOMMANDS.map((c) => `  devx ${c.usage}`).join('\n')}`);
+      }
+    } catch (err) {
+      if (err instanceof TaskFileError) {
+        process.stderr.write(`devx: ${err.message}\n`);
+        return err.exitCode;
+      }
+      if (err instanceof PersonaError) throw new UsageError(err.message);
+      throw err;
+    }
+  },
+});

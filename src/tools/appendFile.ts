@@ -1,0 +1,59 @@
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import { z } from 'zod';
+import { defineTool, ToolError } from './types.js';
+import { pathArg } from './argTypes.js';
+import { displayPath } from '../sandbox/resolvePath.js';
+import { readIfExists } from './diffPreview.js';
+
+/** Whole lines: the text ends with a newline, and starts on a fresh line when the file lacks one. */
+export function linesToAppend(existing: string | null, content: string): string {
+  const body = content.endsWith('\n') ? content : `${content}\n`;
+  return existing && !existing.endsWith('\n') ? `\n${body}` : body;
+}
+
+const lineCount = (t: string) => t.split('\n').length - (t.endsWith('\n') ? 1 : 0);
+
+export const appendFileTool = defineTool({
+  name: 'append_file',
+  kind: 'write',
+  descriptionFile: 'tools/append_file.md',
+  locations: (a) => [{ path: String(a.path), intent: 'write' }],
+  describe: (a) => `append to ${a.path} (${lineCount(String(a.content ?? ''))} lines)`,
+  example: 'TOOL_CALL: append_file | path=notes/changelog.md | content=- 2025-05-02T10:00:00Z Generated initial context.',
+  schema: z.object({
+    path: pathArg('file to append to, relative to the project root (created if missing)'),
+    content: z.string().min(1, 'give the line(s) to append').describe('the line(s) to add at the end of the file'),
+  }),
+  async preview(ctx, args) {
+    const abs = ctx.resolve(args.path);
+    const before = await readIfExists(abs);
+    const add = linesToAppend(before, args.content).replace(/^\n/, '');
+    const lines = add.slice(0, -1).split('\n');
+    return `${before === null ? 'create' : 'append to'} ${displayPath(ctx.root, abs)}: ${lines.length} line(s)\n${lines.map((l) => `+${l}`).join('\n')}`;
+  },
+  async execute(ctx, args) {
+    const abs = ctx.resolve(args.path);
+    const shown = displayPath(ctx.root, abs);
+    const st = await fs.lstat(abs).catch(() => null);
+    if (st?.isDirectory()) throw new ToolError(`${shown} is a directory; give a file path.`);
+    await fs.mkdir(path.dirname(abs), { recursive: true });
+    // O_APPEND: the existing content is never rewritten, only extended.
+    const handle = await fs.open(abs, 'a+');
+    try {
+      const size = (await handle.stat()).size;
+      let lastByte: string | null = null;
+      if (size > 0) {
+        const buf = Buffer.alloc(1);
+        await handle.read(buf, 0, 1, size - 1);
+        lastByte = buf.toString('utf8');
+      }
+      const add = linesToAppend(lastByte, args.content);
+      await handle.appendFile(add, 'utf8');
+      const added = lineCount(add.replace(/^\n/, ''));
+      return { content: `${st ? 'appended' : 'created'} ${shown}: ${added} line(s) added, now ${size + Buffer.byteLength(add)} bytes`, meta: { path: shown } };
+    } finally {
+      await handle.close();
+    }
+  },
+});
