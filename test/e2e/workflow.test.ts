@@ -262,11 +262,63 @@ describe('devx workflow: the dev pipeline', () => {
   }, 60_000);
 });
 
-function alive(pgid: number): boolean {
-  try {
-    process.kill(pgid, 0);
-    return true;
-  } catch {
-    return false;
+describe('devx workflow: around the pipeline', () => {
+  it('--from-task starts the pipeline at PLAN with the task\'s description, context and answered Q&A; an unready task is refused', async () => {
+    const q = (a: string) => `# Questions and answers\n\n## Questions\n\n### 1. Which channels?\n<!-- USER_FEEDBACK_START -->\n${a}\n<!-- USER_FEEDBACK_END -->\n`;
+    const project = makeProject({
+      'src/login.js': BUGGY,
+      'tasks/login/task_description.md': 'TASK-DESC login fails after a reset\n',
+      'tasks/login/task_context.md': '# Context\nCTX-MARK\n',
+      'tasks/login/questions-and-answers.md': q('ANSWER-MARK email only'),
+      'tasks/login/task_status.md': 'AWAITING_USER_FEEDBACK\n',
+    });
+    const refused = await runDevx(['workflow', 'run', '--from-task', 'tasks/login'], { cwd: project, env: env() });
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain('must be READY_FOR_PRD');
+    fs.writeFileSync(path.join(project, 'tasks/login/task_status.md'), 'READY_FOR_PRD\n');
+    git(project, 'add', '-A');
+    git(project, '-c', 'user.email=t@t', '-c', 'user.name=t', 'commit', '-qm', 'task ready');
+    route({ PLAN: () => ({ text: 'A plan.' }) });
+    const r = await runDevx(['workflow', 'run', '--from-task', 'tasks/login', '--gate', 'PLAN'], { cwd: project, env: env(), timeoutMs: 120_000 });
+    expect(r.code).toBe(0);
+    expect(r.stderr).toContain('(dev-pipeline, direct)');
+    const plan = callsOf('PLAN')[0].promptText;
+    for (const mark of ['TASK-DESC', 'CTX-MARK', 'ANSWER-MARK email only']) expect(plan).toContain(mark);
+    expect(fake.modelCalls).toHaveLength(1);
+  }, 120_000);
+
+  it('/workflow works in the REPL; status --json and log read the state; cancel ends it', async () => {
+    const project = repo();
+    route({ PLAN: () => ({ text: 'A plan.' }) });
+    const r = await runDevx([], { cwd: project, env: env(), input: '/workflow list\n/workflow run --mode direct --gate PLAN "add a remember-me box"\n/exit\n', timeoutMs: 120_000 });
+    expect(r.stdout).toContain('dev-pipeline');
+    const id = idOf(r.stderr);
+    expect(r.stderr).toContain('waiting at the gate after PLAN');
+    const st = JSON.parse((await runDevx(['workflow', 'status', id, '--json'], { cwd: project, env: env() })).stdout);
+    expect(st).toMatchObject({ id, status: 'paused', gate: { after: 'PLAN', next: 'PLAN_REVIEW' } });
+    const log = await runDevx(['workflow', 'log', id], { cwd: project, env: env() });
+    expect(log.stdout).toMatch(/1\. PLAN \(architect, gemini-2\.5-pro\)/);
+    const c = await runDevx(['workflow', 'cancel', id], { cwd: project, env: env() });
+    expect(c.stdout).toContain(`Workflow ${id} is cancelled`);
+    expect((await runDevx(['workflow', 'resume', id], { cwd: project, env: env() })).stderr).toContain('was cancelled');
+    const missing = await runDevx(['workflow', 'status', 'wf-nope'], { cwd: project, env: env() });
+    expect(missing.code).toBe(1);
+    expect(missing.stderr).toContain('no workflow "wf-nope"');
+  }, 120_000);
+});
+
+/** Whether a process group (given as -pgid) has a live member; zombies awaiting their reaper do not count. */
+function alive(negPgid: number): boolean {
+  const pgid = -negPgid;
+  for (const e of fs.readdirSync('/proc')) {
+    if (!/^\d+$/.test(e)) continue;
+    try {
+      const stat = fs.readFileSync(`/proc/${e}/stat`, 'utf8');
+      const rest = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      if (Number(rest[2]) === pgid && rest[0] !== 'Z' && rest[0] !== 'X') return true;
+    } catch {
+      // gone while we looked
+    }
   }
+  return false;
 }

@@ -37,7 +37,7 @@ describe('loading agent definitions', () => {
     const own = (m: typeof l.agents) => [...m.values()].filter((a) => a.scope !== 'builtin').map((a) => a.name);
     expect(own(l.agents).sort()).toEqual(['coder-agent', 'planner', 'researcher', 'reviewer']);
     expect(l.agents.get('researcher')).toMatchObject({ scope: 'project', format: 'devx', description: 'project researcher', tools: ['read_file', 'search_code'], prompt: 'Project body' });
-    expect(l.overridden.map((o) => `${o.name}:${o.scope}`)).toEqual(['researcher:user']);
+    expect(l.overridden.map((o) => `${o.name}:${o.scope}`)).toEqual(['researcher:builtin', 'researcher:user']);
     expect(l.agents.get('planner')).toMatchObject({ scope: 'user', model: 'gemini-2.5-flash' });
     const reviewer = l.agents.get('reviewer')!;
     expect(reviewer.tools).toEqual(['read_file', 'search_code', 'glob', 'run_command']);
