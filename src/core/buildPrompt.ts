@@ -35,7 +35,8 @@ function capSection(name: string, text: string | undefined): string {
 }
 
 function render(m: Message): string {
-  return `${HEADINGS[m.role]}\n${m.content}\n\n`;
+  const images = (m.images ?? []).map((i) => `\n[image attached: ${i.path} (${i.mimeType}, ${i.bytes} bytes)]`).join('');
+  return `${HEADINGS[m.role]}\n${m.content}${images}\n\n`;
 }
 
 export function buildPrompt(inp: PromptInputs): BuiltPrompt {

@@ -9,6 +9,7 @@ import { formatToolResult } from '../protocol/formatToolResult.js';
 import { runToolCall, type ToolCallDeps, type ToolCallOutcome } from '../tools/runToolCall.js';
 import { describeCall, type SubtaskProgress } from '../tools/types.js';
 import pLimit from 'p-limit';
+import type { LoadedImage } from '../tools/loadImage.js';
 
 export type TurnStatus = 'answered' | 'max_rounds' | 'cancelled' | 'error';
 
@@ -73,13 +74,16 @@ export async function runTurn(
   deps: LoopDeps,
   history: readonly Message[],
   input: string,
-  opts: { signal: AbortSignal; emit: (e: AgentEvent) => void },
+  opts: { signal: AbortSignal; emit: (e: AgentEvent) => void; images?: LoadedImage[] },
 ): Promise<TurnResult> {
   const { emit, signal } = opts;
   const messages: Message[] = [...history];
   const added: Message[] = [];
-  const push = (role: Message['role'], content: string) => {
-    const m: Message = { role, content, at: deps.now().toISOString() };
+  // The bytes of this turn's images (the user's @mentions, analyze_image results) go with every request of the turn.
+  const turnImages: LoadedImage[] = [];
+  const push = (role: Message['role'], content: string, images: LoadedImage[] = []) => {
+    const m: Message = { role, content, at: deps.now().toISOString(), ...(images.length ? { images: images.map(({ path, mimeType, bytes }) => ({ path, mimeType, bytes })) } : {}) };
+    turnImages.push(...images);
     messages.push(m);
     added.push(m);
     emit({ type: 'message', message: m });
@@ -93,7 +97,7 @@ export async function runTurn(
   const turnStart = messages.length;
   const callDeps: ToolCallDeps = { ...deps, ctx: { ...deps.ctx, signal, progress: (p) => emit({ type: 'subtask', progress: p }) } };
   const limit = pLimit(deps.concurrency ?? 4);
-  push('user', input);
+  push('user', input, opts.images);
 
   for (let round = 1; round <= deps.maxRounds; round++) {
     if (signal.aborted) return cancelled(round - 1);
@@ -102,7 +106,8 @@ export async function runTurn(
     let reply;
     try {
       const onDelta = deps.stream ? (text: string) => emit({ type: 'backend', event: { type: 'text_delta', text } }) : undefined;
-      reply = await deps.backend.complete({ prompt, systemPrompt: deps.systemPrompt, signal, model: deps.model, onDelta }, (event) => emit({ type: 'backend', event }));
+      const images = turnImages.length ? turnImages.map(({ mimeType, data, path }) => ({ mimeType, data, path })) : undefined;
+      reply = await deps.backend.complete({ prompt, systemPrompt: deps.systemPrompt, signal, model: deps.model, onDelta, images }, (event) => emit({ type: 'backend', event }));
     } catch (err) {
       if (signal.aborted || (err instanceof BackendError && err.kind === 'cancelled')) return cancelled(round - 1);
       const kind = err instanceof BackendError ? err.kind : 'internal';
@@ -123,6 +128,7 @@ export async function runTurn(
     if (parsed.prose) emit({ type: 'assistant_text', text: parsed.prose, final: false });
 
     // Results go back in the order the calls appeared; parse errors interleave by line.
+    const roundImages: LoadedImage[] = [];
     const items: { line: number; concurrent: boolean; block: () => Promise<string> }[] = parsed.calls.map((call) => ({
       line: call.line,
       concurrent: Boolean(deps.tools.get(call.tool)?.concurrent),
@@ -138,6 +144,7 @@ export async function runTurn(
           return formatToolResult({ tool: call.tool, status: 'ok', content: outcome.content });
         }
         const outcome = await runToolCall(call, callDeps);
+        if (outcome.images) roundImages.push(...outcome.images);
         emit({ type: 'tool_end', outcome });
         return formatToolResult({ tool: outcome.tool, status: outcome.status, meta: outcome.meta, content: outcome.content });
       },
@@ -157,7 +164,7 @@ export async function runTurn(
       blocks.push(...(batch.length === 1 ? [await batch[0].block()] : await Promise.all(batch.map((it) => limit(it.block)))));
       k = end;
     }
-    push('tool', [...feedback, ...blocks].join('\n\n'));
+    push('tool', [...feedback, ...blocks].join('\n\n'), roundImages);
     if (deps.dryRun) return finish({ status: 'answered', answer: parsed.prose, rounds: round });
   }
   const message = `Stopped after ${deps.maxRounds} tool rounds without a final answer. Say "continue" to let the model go on, or give it more direction.`;

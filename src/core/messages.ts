@@ -7,4 +7,6 @@ export interface Message {
   content: string;
   /** ISO timestamp. */
   at: string;
+  /** Images shown with this message: described here, their bytes sent only in the turn they arrive. */
+  images?: { path: string; mimeType: string; bytes: number }[];
 }

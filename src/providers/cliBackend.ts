@@ -29,6 +29,13 @@ export interface CliSpec {
   classify(r: RunResult, model: string, account: string): AttemptResult;
   /** A stderr line that means the CLI failed and is retrying on its own: devx stops it and takes over. */
   earlyFailure?(line: string, account: string): BackendError | null;
+  /** How to send a request that carries images (a structured stdin); without it, images are refused. */
+  images?: {
+    args(model: string, systemFile: string): string[];
+    input(req: ModelRequest): string;
+    delta(line: string): string | null;
+    classify(r: RunResult, model: string, account: string): AttemptResult;
+  };
   /** How to run it when the caller wants the text as it arrives. */
   streaming?: {
     args(model: string, systemFile: string): string[];
@@ -88,7 +95,9 @@ export class CliBackend implements ModelBackend {
 
   private async runOnce({ account, model, req, timeoutMs }: Attempt): Promise<AttemptResult> {
     const systemFile = this.systemPromptFile(req.systemPrompt);
-    const streaming = req.onDelta ? this.spec.streaming : undefined;
+    const withImages = req.images?.length ? this.spec.images : undefined;
+    if (req.images?.length && !withImages) throw new BackendError('bad_request', `${this.spec.name} cannot be sent images by devx`, null, account.name);
+    const streaming = withImages ?? (req.onDelta ? this.spec.streaming : undefined);
     const [file, args] = commandFor(account, this.opts.bin, (streaming ?? this.spec).args(model, systemFile));
     const env = this.spec.env({ ...this.opts.env, ...account.env }, { systemFile });
     // Stopped early (the CLI began retrying on its own) or by the caller.
@@ -106,7 +115,7 @@ export class CliBackend implements ModelBackend {
     let r;
     try {
       const onStdout = streaming && req.onDelta ? lineDeltas(streaming.delta, req.onDelta) : undefined;
-      r = await this.opts.runner(file, args, { cwd: this.scratch, input: req.prompt, env, timeoutMs, signal: stop.signal, onStdout, onStderr });
+      r = await this.opts.runner(file, args, { cwd: this.scratch, input: withImages ? withImages.input(req) : req.prompt, env, timeoutMs, signal: stop.signal, onStdout, onStderr });
     } catch (err) {
       if (err instanceof BinaryMissingError) throw new BackendError('binary_missing', `${err.file} was not found. ${this.spec.installHint}`, null, account.name);
       throw err;

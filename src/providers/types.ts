@@ -17,6 +17,8 @@ export interface ModelRequest {
   model?: string;
   /** Told the reply's text as it arrives, when the provider can stream (the REPL prints prose early). */
   onDelta?: (text: string) => void;
+  /** Images for the model to see, in the order the prompt mentions them (base64 bytes). */
+  images?: { mimeType: string; data: string; path: string }[];
 }
 
 export interface ModelResponse {

@@ -11,6 +11,7 @@ import { saveHistory } from '../session/history.js';
 import { createHistoryWriter } from '../session/historyWriter.js';
 import { createAuditSubscriber } from '../audit/auditLog.js';
 import { createAgent, type Agent, type AgentOptions } from './createAgent.js';
+import { attachImages } from './attachImages.js';
 
 export type Listener = (e: AgentEvent) => void;
 
@@ -102,7 +103,15 @@ export class AgentRun {
     // An edited agent file (or its memory file) takes effect on the next turn.
     if (this.personaName) this.usePersona(this.personaName);
     const history = this.keepHistory ? [...this.agent.history] : [];
-    return runTurn(this.deps, history, input, { signal: opts.signal ?? new AbortController().signal, emit: this.emit });
+    const attached = await attachImages(input, this.deps);
+    if (!attached.ok) {
+      // Nothing is sent: the user fixes the mention and asks again.
+      const error = { kind: 'image', message: attached.message };
+      this.emit({ type: 'turn_start', input });
+      this.emit({ type: 'turn_end', status: 'error', error, rounds: 0 });
+      return { status: 'error', error, rounds: 0, added: [] };
+    }
+    return runTurn(this.deps, history, input, { signal: opts.signal ?? new AbortController().signal, emit: this.emit, images: attached.images });
   }
 
   /** Switches persona by name or definition; null goes back to plain devx. Throws PersonaError. */

@@ -2,6 +2,7 @@
 // user's approval, execution, error capture and output truncation. Everything the model can fix
 // comes back as an error result; nothing here throws on model input.
 import { z } from 'zod';
+import type { LoadedImage } from './loadImage.js';
 import type { Location, Tool, ToolContext } from './types.js';
 import { ToolError, describeCall } from './types.js';
 import { PathError } from '../sandbox/resolvePath.js';
@@ -54,6 +55,8 @@ export interface ToolCallOutcome {
   locations?: Location[];
   /** Records the tool created (a knowledge store id, ...). */
   artifacts?: string[];
+  /** Images shown to the model with the result. */
+  images?: LoadedImage[];
 }
 
 export function formatZodError(err: z.ZodError): string {
@@ -117,7 +120,7 @@ export async function runToolCall(call: { tool: string; args: Record<string, str
   try {
     const ctx = { ...deps.ctx, sandbox: decision.decision === 'allow' ? (deps.sandbox ?? null) : null };
     const out = await tool.execute(ctx, args as never);
-    return done({ status: out.isError ? 'error' : 'ok', content: out.content, meta: out.meta, decision, answer, locations, artifacts: out.artifacts });
+    return done({ status: out.isError ? 'error' : 'ok', content: out.content, meta: out.meta, decision, answer, locations, artifacts: out.artifacts, images: out.images });
   } catch (err) {
     const known = err instanceof ToolError || err instanceof PathError;
     const e = err as NodeJS.ErrnoException;

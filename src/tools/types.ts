@@ -5,6 +5,7 @@ import type { ProcessRunner } from '../util/processRunner.js';
 import type { SandboxSpec } from '../sandbox/bwrap.js';
 import type { OutputLimits } from './limitOutput.js';
 import type { Location } from '../policy/types.js';
+import type { LoadedImage } from './loadImage.js';
 
 export type { Location };
 
@@ -62,6 +63,8 @@ export interface ToolOutput {
   isError?: boolean;
   /** Records the call created (e.g. `knowledge:<id>`), kept in the session record. */
   artifacts?: string[];
+  /** Images the model is shown with this result (analyze_image). */
+  images?: LoadedImage[];
 }
 
 export interface Tool<S extends z.ZodType = z.ZodType> {

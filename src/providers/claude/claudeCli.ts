@@ -23,6 +23,15 @@ function claudeArgsFor(model: string, systemFile: string, format: 'json' | 'stre
   ];
 }
 
+const streamDelta = (line: string): string | null => {
+  try {
+    const j = JSON.parse(line) as { type?: string; event?: { type?: string; delta?: { type?: string; text?: string } } };
+    return j.type === 'stream_event' && j.event?.type === 'content_block_delta' && j.event.delta?.type === 'text_delta' ? (j.event.delta.text ?? null) : null;
+  } catch {
+    return null;
+  }
+};
+
 export const claudeSpec: CliSpec = {
   name: 'claude',
   installHint: CLAUDE_INSTALL_HINT,
@@ -37,16 +46,23 @@ export const claudeSpec: CliSpec = {
     NO_COLOR: '1',
   }),
   classify: classifyClaudeResult,
+  // Images go in a stream-json user message (text block, then image blocks with their base64 bytes).
+  images: {
+    args: (model, systemFile) => [...claudeArgsFor(model, systemFile, 'stream-json'), '--input-format', 'stream-json', '--verbose', '--include-partial-messages'],
+    input: (req) =>
+      `${JSON.stringify({
+        type: 'user',
+        message: {
+          role: 'user',
+          content: [{ type: 'text', text: req.prompt }, ...(req.images ?? []).map((i) => ({ type: 'image', source: { type: 'base64', media_type: i.mimeType, data: i.data } }))],
+        },
+      })}\n`,
+    delta: streamDelta,
+    classify: classifyClaudeResult,
+  },
   streaming: {
     args: (model, systemFile) => [...claudeArgsFor(model, systemFile, 'stream-json'), '--verbose', '--include-partial-messages'],
-    delta: (line) => {
-      try {
-        const j = JSON.parse(line) as { type?: string; event?: { type?: string; delta?: { type?: string; text?: string } } };
-        return j.type === 'stream_event' && j.event?.type === 'content_block_delta' && j.event.delta?.type === 'text_delta' ? (j.event.delta.text ?? null) : null;
-      } catch {
-        return null;
-      }
-    },
+    delta: streamDelta,
     // The last line of stream-json is the same result object `--output-format json` prints.
     classify: classifyClaudeResult,
   },

@@ -1,5 +1,7 @@
-// The Gemini CLI provider: one headless `gemini` process per model call.
-import type { Provider } from '../types.js';
+// The Gemini CLI provider: one headless `gemini` process per model call, or one warm `gemini --acp`
+// process per session. `gemini -p` takes text only, so a call that carries images goes through ACP
+// (whose prompts hold image content) even in spawn mode.
+import type { BackendEvent, ModelBackend, ModelRequest, ModelResponse, Provider } from '../types.js';
 import { cliBinaries, cliOptions } from '../cliBackend.js';
 import { GeminiCliBackend, INSTALL_HINT } from './geminiCli.js';
 import { WarmGeminiBackend } from './warmGemini.js';
@@ -10,5 +12,28 @@ export const geminiProvider: Provider = {
   defaultBin: 'gemini',
   installHint: INSTALL_HINT,
   binaries: cliBinaries,
-  create: (s, ctx) => (s.mode === 'warm' ? new WarmGeminiBackend({ ...cliOptions(s, ctx), observer: ctx.observer }) : new GeminiCliBackend(cliOptions(s, ctx))),
+  create: (s, ctx) => {
+    const warm = () => new WarmGeminiBackend({ ...cliOptions(s, ctx), observer: ctx.observer });
+    return s.mode === 'warm' ? warm() : new SpawnWithImages(new GeminiCliBackend(cliOptions(s, ctx)), warm);
+  },
 };
+
+class SpawnWithImages implements ModelBackend {
+  private acp: ModelBackend | null = null;
+
+  constructor(
+    private readonly spawn: ModelBackend,
+    private readonly startAcp: () => ModelBackend,
+  ) {}
+
+  complete(req: ModelRequest, onEvent?: (e: BackendEvent) => void): Promise<ModelResponse> {
+    if (!req.images?.length) return this.spawn.complete(req, onEvent);
+    this.acp ??= this.startAcp();
+    return this.acp.complete(req, onEvent);
+  }
+
+  dispose(): void {
+    this.acp?.dispose?.();
+    this.spawn.dispose?.();
+  }
+}

@@ -138,7 +138,7 @@ class WarmProcess {
     });
     early.catch(() => undefined);
     try {
-      const r = await Promise.race([this.withDeadline(conn.agent.request(acp.methods.agent.session.prompt, { sessionId: session.sessionId, prompt: [{ type: 'text', text: req.prompt }] }), timeoutMs, 'session/prompt'), early]);
+      const r = await Promise.race([this.withDeadline(conn.agent.request(acp.methods.agent.session.prompt, { sessionId: session.sessionId, prompt: promptBlocks(req) }), timeoutMs, 'session/prompt'), early]);
       if (r.stopReason === 'cancelled' || req.signal?.aborted) throw new BackendError('cancelled', 'the model call was cancelled', null, account);
       const q = (r._meta as { quota?: { token_count?: { input_tokens?: number; output_tokens?: number } } } | undefined)?.quota?.token_count;
       if (!text.trim()) throw new BackendError('empty', 'the model returned an empty reply', null, account);
@@ -161,6 +161,11 @@ class WarmProcess {
     this.conn = null;
     this.ready = null;
   }
+}
+
+/** The text, then each image as ACP image content. */
+function promptBlocks(req: ModelRequest): acp.ContentBlock[] {
+  return [{ type: 'text', text: req.prompt }, ...(req.images ?? []).map((i): acp.ContentBlock => ({ type: 'image', data: i.data, mimeType: i.mimeType }))];
 }
 
 function describe(err: unknown): string {

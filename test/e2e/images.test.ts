@@ -1,0 +1,113 @@
+// Images (seed 003 §3.2): `@path` in a message and the analyze_image tool send a real PNG to the
+// model; the fake APIs must receive its bytes intact, on gemini (through ACP) and on claude.
+import fs from 'node:fs';
+import path from 'node:path';
+import zlib from 'node:zlib';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { FakeAnthropicApi } from '../helpers/fakeAnthropicApi.js';
+import { FakeGeminiApi, type RecordedRequest } from '../helpers/fakeGeminiApi.js';
+import { REPO_ROOT, fakeEnv, makeHome, makeProject, runDevx } from '../helpers/env.js';
+import { killUnder } from '../helpers/processes.js';
+
+const CLAUDE_BIN = path.join(REPO_ROOT, 'node_modules', '.bin', 'claude');
+
+/** A real 8x8 RGB PNG (a gradient), built chunk by chunk with real CRCs. */
+function makePng(): Buffer {
+  const chunk = (type: string, data: Buffer) => {
+    const td = Buffer.concat([Buffer.from(type, 'latin1'), data]);
+    const len = Buffer.alloc(4);
+    len.writeUInt32BE(data.length);
+    const crc = Buffer.alloc(4);
+    crc.writeUInt32BE(zlib.crc32(td) >>> 0);
+    return Buffer.concat([len, td, crc]);
+  };
+  const ihdr = Buffer.alloc(13);
+  ihdr.writeUInt32BE(8, 0);
+  ihdr.writeUInt32BE(8, 4);
+  ihdr[8] = 8;
+  ihdr[9] = 2;
+  const rows = Buffer.alloc(8 * (1 + 8 * 3));
+  for (let y = 0; y < 8; y++) for (let x = 0; x < 8; x++) rows.set([x * 32, y * 32, 200], y * 25 + 1 + x * 3);
+  return Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), chunk('IHDR', ihdr), chunk('IDAT', zlib.deflateSync(rows)), chunk('IEND', Buffer.alloc(0))]);
+}
+
+const PNG = makePng();
+let gemini: FakeGeminiApi;
+let claude: FakeAnthropicApi;
+let home: string;
+beforeEach(async () => {
+  gemini = await new FakeGeminiApi().start();
+  claude = await new FakeAnthropicApi().start();
+  home = makeHome();
+});
+afterEach(async () => {
+  killUnder(path.join(home, '.devx'));
+  await gemini.close();
+  await claude.close();
+  expect([...gemini.scriptErrors, ...claude.scriptErrors].map((e) => e.message)).toEqual([]);
+});
+
+const env = () => fakeEnv(gemini, home, { ANTHROPIC_BASE_URL: claude.url, ANTHROPIC_API_KEY: 'sk-ant-test', DEVX_CLAUDE_BIN: CLAUDE_BIN });
+const inlineImages = (r: RecordedRequest) =>
+  (r.body?.contents ?? []).flatMap((c: any) => (c.parts ?? []).filter((p: any) => p.inlineData).map((p: any) => p.inlineData as { mimeType: string; data: string }));
+
+describe('images', () => {
+  it('@path in a message sends the PNG to gemini with its bytes intact', async () => {
+    const project = makeProject({ 'docs/.keep': '' });
+    fs.writeFileSync(path.join(project, 'docs/shot.png'), PNG);
+    gemini.push({ text: 'A blue-ish gradient.' });
+    const r = await runDevx(['run', 'what is in @docs/shot.png ?'], { cwd: project, env: env() });
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toContain('A blue-ish gradient.');
+    const [req] = gemini.modelCalls;
+    const imgs = inlineImages(req);
+    expect(imgs).toHaveLength(1);
+    expect(imgs[0].mimeType).toBe('image/png');
+    expect(Buffer.from(imgs[0].data, 'base64').equals(PNG)).toBe(true);
+    expect(req.promptText).toContain(`[image attached: docs/shot.png (image/png, ${PNG.length} bytes)]`);
+  }, 90_000);
+
+  it('the analyze_image tool attaches the image to its result for the next request of the turn', async () => {
+    const project = makeProject({});
+    fs.writeFileSync(path.join(project, 'mock.png'), PNG);
+    gemini.push({ text: 'TOOL_CALL: analyze_image | path=mock.png' }, { text: 'The mock-up shows a gradient.' });
+    const r = await runDevx(['run', 'describe the mock-up'], { cwd: project, env: env() });
+    expect(r.code, r.stderr).toBe(0);
+    expect(inlineImages(gemini.modelCalls[0])).toHaveLength(0);
+    const imgs = inlineImages(gemini.modelCalls[1]);
+    expect(imgs).toHaveLength(1);
+    expect(Buffer.from(imgs[0].data, 'base64').equals(PNG)).toBe(true);
+  }, 90_000);
+
+  it('refuses what is not an image, an image over 5 MB, and a denied path, without calling the model', async () => {
+    const project = makeProject({ 'fake.png': 'not a png at all', '.devx/settings.json': JSON.stringify({ permissions: { deny: ['Read(./private/**)'] } }) });
+    fs.mkdirSync(path.join(project, 'private'));
+    fs.writeFileSync(path.join(project, 'private/p.png'), PNG);
+    fs.writeFileSync(path.join(project, 'big.png'), Buffer.concat([PNG, Buffer.alloc(6 * 1024 * 1024)]));
+    const cases: [string, RegExp][] = [
+      ['look at @fake.png', /@fake\.png: fake\.png is not a PNG, JPEG, WebP or GIF image/],
+      ['look at @big.png', /@big\.png: big\.png is 6\.0 MB; images are limited to 5\.0 MB/],
+      ['look at @private/p.png', /@private\/p\.png: .*the image was not sent/],
+      ['look at @missing.png', /@missing\.png: image not found: missing\.png/],
+    ];
+    for (const [prompt, msg] of cases) {
+      const r = await runDevx(['run', prompt], { cwd: project, env: env() });
+      expect(r.code, prompt).not.toBe(0);
+      expect(r.stderr + r.stdout).toMatch(msg);
+    }
+    expect(gemini.modelCalls).toHaveLength(0);
+  }, 90_000);
+
+  it('claude receives the image as a base64 image block, bytes intact', async () => {
+    const project = makeProject({});
+    fs.writeFileSync(path.join(project, 'shot.png'), PNG);
+    claude.push({ text: 'I see a gradient.' });
+    const r = await runDevx(['run', '--provider', 'claude', 'what is in @shot.png'], { cwd: project, env: env() });
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toContain('I see a gradient.');
+    const blocks = claude.modelCalls[0].body.messages.flatMap((m: any) => (Array.isArray(m.content) ? m.content : [])).filter((b: any) => b.type === 'image');
+    expect(blocks).toHaveLength(1);
+    expect(blocks[0].source.media_type).toBe('image/png');
+    expect(Buffer.from(blocks[0].source.data, 'base64').equals(PNG)).toBe(true);
+  }, 90_000);
+});
