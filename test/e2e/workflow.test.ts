@@ -307,6 +307,36 @@ describe('devx workflow: around the pipeline', () => {
   }, 120_000);
 });
 
+describe('devx workflow: interruptions and faults', () => {
+  it('Ctrl-C pauses the step (exit 130, no gemini left); a second orchestrator on a running workflow is refused (exit 4)', async () => {
+    const project = repo();
+    route({ PLAN: () => ({ hang: true }) });
+    const { child } = startBg(['workflow', 'run', '--mode', 'direct', 'add a remember-me box'], project, env(), children);
+    await until(() => callsOf('PLAN').length === 1, 60_000);
+    const id = fs.readdirSync(path.join(project, '.devx', 'workflows')).find((n) => n.startsWith('wf-'))!;
+    const busy = await runDevx(['workflow', 'resume', id], { cwd: project, env: env() });
+    expect(busy.code).toBe(4);
+    expect(busy.stderr).toContain(`workflow ${id} is being run by process ${child.pid}`);
+    const groups = JSON.parse(fs.readFileSync(path.join(project, '.devx', 'workflows', id, 'lock'), 'utf8')).children as number[];
+    child.kill('SIGINT');
+    const code = await new Promise((res) => child.on('close', res));
+    expect(code).toBe(130);
+    expect(state(project, id)).toMatchObject({ status: 'paused', current: 'PLAN' });
+    expect(state(project, id).reason).toContain('cancelled during step PLAN');
+    expect(groups.some((g) => alive(-g))).toBe(false);
+    expect(fs.existsSync(path.join(project, '.devx', 'workflows', id, 'lock'))).toBe(false);
+  }, 120_000);
+
+  it('no test command to confirm the developer\'s claim: the workflow pauses saying how to set one', async () => {
+    const project = makeProject({ 'src/login.js': BUGGY });
+    route({ ...HAPPY });
+    const r = await runDevx(['workflow', 'run', '--mode', 'direct', 'fix login'], { cwd: project, env: env(), timeoutMs: 120_000 });
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/paused at CODE: this step checks the tests, but the project has no test command devx can find; set "testCommand"/);
+    expect(callsOf('AUDIT')).toHaveLength(0);
+  }, 120_000);
+});
+
 /** Whether a process group (given as -pgid) has a live member; zombies awaiting their reaper do not count. */
 function alive(negPgid: number): boolean {
   const pgid = -negPgid;
