@@ -240,6 +240,10 @@ if (want('warm')) await benchWarm();
 if (want('parser')) benchParser();
 if (want('prompt')) await benchPromptSize();
 if (want('turn')) await benchTurnOverhead();
+if (want('stream')) {
+  const { benchFirstChar } = await import('./streaming.js');
+  await benchFirstChar();
+}
 if (want('workflow')) {
   const { benchWorkflowOverhead, benchWorkflowResume } = await import('./workflow.js');
   await benchWorkflowOverhead();

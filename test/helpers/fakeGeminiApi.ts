@@ -32,6 +32,8 @@ export interface RecordedRequest {
   systemText: string;
   functionDeclarations: number;
   at: number;
+  /** When the first SSE chunk of a streamed reply was written. */
+  firstChunkAt?: number;
 }
 
 /** A 429 that gemini treats as terminal (daily quota), so it exits 173 at once instead of retrying. */
@@ -127,6 +129,7 @@ export class FakeGeminiApi extends FakeServer<FakeReply, RecordedRequest> {
       const sendPart = (i: number) => {
         if (res.destroyed) return;
         if (i === parts.length) return void res.end();
+        if (i === 0) rec.firstChunkAt = Date.now();
         res.write(`data: ${JSON.stringify(chunk(parts[i], i === parts.length - 1))}\r\n\r\n`);
         if (reply.chunkDelayMs) setTimeout(() => sendPart(i + 1), reply.chunkDelayMs);
         else sendPart(i + 1);
