@@ -5,6 +5,7 @@ import type { ModelBackend } from '../providers/types.js';
 import type { Tool } from '../tools/types.js';
 import type { AgentDef } from './loadAgents.js';
 import { renderSystemPrompt } from '../core/systemPrompt.js';
+import { toolNameMatches } from '../policy/permissions.js';
 
 export class AgentConfigError extends Error {}
 
@@ -27,7 +28,7 @@ export function applyAgent(base: LoopDeps, allTools: Tool[], root: string, agent
   }
   // An allowlist only narrows: tools the session cannot use stay unavailable.
   const permitted = allTools.filter((t) => base.tools.has(t.name));
-  const visible = agent.tools ? permitted.filter((t) => agent.tools!.includes(t.name)) : permitted;
+  const visible = agent.tools ? permitted.filter((t) => agent.tools!.some((n) => toolNameMatches(n, t))) : permitted;
   const role = `\n\n# Your role: the ${agent.name} agent\n${agent.description}\n\n${agent.prompt}\n`;
   return {
     ...base,

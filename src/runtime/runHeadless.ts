@@ -94,7 +94,7 @@ export async function runHeadless(opts: HeadlessOptions): Promise<HeadlessResult
     const transcriptPath = saveRunTranscript(run.agent.root, started, { persona: run.persona?.name, prompt: opts.prompt, status: r.status, messages: r.added, toolCalls });
     return { status: r.status, answer: 'answer' in r ? r.answer : undefined, error: r.error, rounds: r.rounds, toolCalls, usage, messages: r.added, transcriptPath };
   } finally {
-    run.dispose();
+    await run.dispose();
   }
 }
 
