@@ -46,6 +46,12 @@ function firstLine(s: string): string {
   return s.replace(/\s+/g, ' ').trim().slice(0, 300);
 }
 
+/** "did not start: why" / "is disconnected: why", for messages to the model. */
+function stateText(s: ServerStatus): string {
+  const verb = { failed: 'did not start', disconnected: 'is disconnected', disabled: 'is disabled in settings', stopped: 'has stopped', ready: 'is ready' }[s.state];
+  return `${verb}${s.error ? `: ${s.error}` : ''}`;
+}
+
 function keep(entry: McpServerEntry, tool: string): boolean {
   if (entry.excludeTools?.includes(tool)) return false;
   return !entry.includeTools || entry.includeTools.includes(tool);
@@ -122,7 +128,7 @@ export class McpManager {
   }
 
   private async call(s: Server, tool: string, args: Record<string, unknown>, signal: AbortSignal): Promise<{ text: string; isError: boolean }> {
-    if (s.status.state !== 'ready' || !s.conn) throw new ToolError(`the MCP server "${s.entry.name}" is ${s.status.state}${s.status.error ? `: ${s.status.error}` : ''}. Its tools cannot be used in this session; do without them or tell the user.`);
+    if (s.status.state !== 'ready' || !s.conn) throw new ToolError(`the MCP server "${s.entry.name}" ${stateText(s.status)}. Its tools cannot be used in this session; do without them or tell the user.`);
     const ms = s.entry.timeout ?? DEFAULT_CALL_TIMEOUT_MS;
     try {
       const r = await s.conn.client.callTool({ name: tool, arguments: args }, undefined, { signal, timeout: ms });
@@ -151,7 +157,7 @@ export class McpManager {
     const s = this.servers.find((x) => name.startsWith(`${protocolToolName(x.entry.name, '')}`));
     if (!s) return undefined;
     if (s.status.state === 'ready') return `the MCP server "${s.entry.name}" has no tool named ${name.slice(protocolToolName(s.entry.name, '').length)}. Its tools: ${s.status.tools.map((t) => t.name).join(', ') || '(none)'}.`;
-    return `the MCP server "${s.entry.name}" is ${s.status.state}${s.status.error ? `: ${s.status.error}` : ''}. Its tools cannot be used in this session; do without them or tell the user.`;
+    return `the MCP server "${s.entry.name}" ${stateText(s.status)}. Its tools cannot be used in this session; do without them or tell the user.`;
   }
 
   /** Stops every server: stdin closed, then the process is terminated (nothing is left behind). */

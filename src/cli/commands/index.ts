@@ -10,7 +10,8 @@ import { policyCommand } from './policy.js';
 import { auditCommand } from './audit.js';
 import { trustCommand } from './trust.js';
 import { protocolCommand } from './protocol.js';
+import { mcpCommand } from './mcp.js';
 
-export const COMMANDS: Command[] = [replCommand, runCommand, agentCommand, sessionsCommand, handoffCommand, memoryCommand, policyCommand, auditCommand, trustCommand, protocolCommand] as Command[];
+export const COMMANDS: Command[] = [replCommand, runCommand, agentCommand, sessionsCommand, handoffCommand, memoryCommand, policyCommand, auditCommand, trustCommand, protocolCommand, mcpCommand] as Command[];
 
 export { replCommand };
