@@ -16,6 +16,7 @@ import { handleAgentSlash, maybeDelegate, switchAgent } from '../agentSlash.js';
 import { packageVersion } from '../../util/packageRoot.js';
 import { createReplInput } from '../replInput.js';
 import { colorDiff, useColor } from '../visible.js';
+import { renderMcpStatus } from './mcp.js';
 
 function printHistory(run: AgentRun, out: NodeJS.WritableStream): void {
   if (!run.history.length) {
@@ -116,7 +117,8 @@ async function runRepl(flags: { resume?: string; agent?: string } & Parameters<t
             } else if (cmd === '/help') out.write(`${REPL_HELP}\n`);
             else if (cmd === '/tools') {
               for (const t of run.agent.tools) out.write(`  ${[t.name, ...describeArgs(t).map((a) => (a.optional ? `[${a.name}]` : a.name))].join(' | ')}\n`);
-            } else if (cmd === '/history') printHistory(run, out);
+            } else if (cmd === '/mcp') out.write(renderMcpStatus(run.agent.mcp?.statuses() ?? [], undefined));
+            else if (cmd === '/history') printHistory(run, out);
             else if (cmd === '/todos') out.write(`${renderCheckpoint(session.getCheckpoint())}\n`);
             else if (cmd === '/resume') out.write(`${applyResume(started, text.split(/\s+/)[1]) ?? 'no earlier session to resume'}\n`);
             else if (cmd === '/clear') {
