@@ -17,6 +17,7 @@ import { packageVersion } from '../../util/packageRoot.js';
 import { createReplInput } from '../replInput.js';
 import { colorDiff, useColor } from '../visible.js';
 import { renderMcpStatus } from './mcp.js';
+import { pickAgent, type PickItem } from '../agentPicker.js';
 
 function printHistory(run: AgentRun, out: NodeJS.WritableStream): void {
   if (!run.history.length) {
@@ -65,7 +66,7 @@ async function runRepl(flags: { resume?: string; agent?: string } & Parameters<t
   try {
     return await withSession(flags, { info, prompt: interactive ? askApproval : undefined, stream: interactive }, async (started) => {
       const { run, session } = started;
-      info.write(`devx ${packageVersion()} · ${run.agent.root} · ${run.agent.settings.provider} · model ${run.agent.settings.model}${run.history.length ? ` · ${run.history.length} messages of history (/clear to start over)` : ''}\n`);
+      info.write(`devx ${packageVersion()} · ${run.agent.root} · ${run.agent.settings.provider} · model ${run.agent.settings.model}${run.persona ? ` · agent ${run.persona.name}` : ''}${run.history.length ? ` · ${run.history.length} messages of history (/clear to start over)` : ''}\n`);
       if (started.orientation) info.write(`${started.orientation}\n`);
       if (flags.resume) info.write(`${applyResume(started, flags.resume) ?? 'no earlier session to resume'}\n`);
       if (flags.agent) out.write(`${switchAgent(started, flags.agent)}\n`);
@@ -112,7 +113,8 @@ async function runRepl(flags: { resume?: string; agent?: string } & Parameters<t
             const [cmd] = text.split(/\s+/);
             if (cmd === '/exit' || cmd === '/quit') break;
             if (cmd === '/agent' || cmd.startsWith('/agent:')) {
-              await handleAgentSlash(text, started, out);
+              const pick = interactive ? (items: PickItem[]) => pickAgent(items, { input: process.stdin, out, env: process.env }) : undefined;
+              await handleAgentSlash(text, started, out, pick);
               continue;
             } else if (cmd === '/help') out.write(`${REPL_HELP}\n`);
             else if (cmd === '/tools') {
