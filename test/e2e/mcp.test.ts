@@ -10,6 +10,7 @@ import type { FakeGeminiApi } from '../helpers/fakeGeminiApi.js';
 import { useFakeApi } from '../helpers/useFakeApi.js';
 import { REPO_ROOT, fakeEnv, makeProject, runDevx, tempDir } from '../helpers/env.js';
 import { processesUnder, until } from '../helpers/processes.js';
+import { startInPty, type PtySession } from '../helpers/pty.js';
 
 const BIN = path.join(REPO_ROOT, 'node_modules', '.bin');
 const EVERYTHING = path.join(BIN, 'mcp-server-everything');
@@ -19,12 +20,14 @@ const FLAKY = path.join(REPO_ROOT, 'test', 'fixtures', 'flakyMcpServer.mjs');
 let fake: FakeGeminiApi;
 let home: string;
 const servers: ChildProcess[] = [];
+const ptys: PtySession[] = [];
 useFakeApi((f, h) => {
   fake = f;
   home = h;
 });
 afterEach(() => {
   for (const c of servers.splice(0)) c.kill('SIGKILL');
+  for (const p of ptys.splice(0)) p.kill();
 });
 
 function userSettings(settings: unknown): void {
@@ -211,6 +214,26 @@ describe('MCP servers as tools', () => {
     expect(after.stdout).toMatch(/left out by includeTools\/excludeTools: .*get-tiny-image/);
     const json = JSON.parse((await runDevx(['mcp', 'list', '--json'], { cwd: project, env })).stdout);
     expect(json.servers[0]).toMatchObject({ name: 'proj', state: 'ready', transport: 'stdio', trusted: false, tools: [{ name: 'mcp__proj__echo', tool: 'echo' }, { name: 'mcp__proj__get_sum', tool: 'get-sum' }] });
+  }, 60_000);
+
+  it('the REPL: /mcp shows the live servers; a call to an untrusted server asks, and the answer decides', async () => {
+    userSettings({ mcpServers: { everything: everything({ includeTools: ['echo'] }) } });
+    const project = makeProject({});
+    const s = startInPty([], project, fakeEnv(fake, home));
+    ptys.push(s);
+    await s.waitFor(/Type a task/);
+    s.type('/mcp\r');
+    await s.waitFor(/everything {2}ready {2}stdio {2}asks before each call {2}\(.*settings\.json\)\n {2}mcp__everything__echo {2}Echoes back the input string/);
+    fake.push({ text: 'TOOL_CALL: mcp__everything__echo | message=approved call' });
+    fake.push({ text: 'It echoed.' });
+    s.type('echo something\r');
+    await s.waitFor(/devx wants to mcp__everything__echo message=approved call\n {2}\(asks because mcp__everything__echo is a tool of the MCP server everything, which is not trusted\)/);
+    s.type('y\r');
+    await s.waitFor(/It echoed\./);
+    expect(resultsIn(1)).toContain('Echo: approved call');
+    s.type('/exit\r');
+    await until(() => s.child.exitCode !== null);
+    expect(processesUnder(project)).toEqual([]);
   }, 60_000);
 
   it('bad mcpServers settings: exit 2 with the file and the cause', async () => {
