@@ -27,6 +27,8 @@ export interface HeadlessOptions {
   overrides?: Partial<Settings>;
   /** Every event of the run (logs, renderers). */
   onEvent?: (e: AgentEvent) => void;
+  /** Start-up warnings (settings, an MCP server that did not start), before the run. */
+  onWarning?: (warning: string) => void;
   childObserver?: ChildObserver;
   backend?: ModelBackend;
   runner?: ProcessRunner;
@@ -73,6 +75,7 @@ export async function runHeadless(opts: HeadlessOptions): Promise<HeadlessResult
     backend: opts.backend,
     runner: opts.runner,
   });
+  for (const w of run.agent.warnings) opts.onWarning?.(w);
   const toolCalls: HeadlessToolCall[] = [];
   const usage = { input: 0, output: 0 };
   const started = new Date();

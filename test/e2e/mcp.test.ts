@@ -244,10 +244,11 @@ describe('MCP servers as tools', () => {
   });
 
   it('agents: a tools list names MCP tools (exact, Claude Code spelling, server wildcard); an agent without tools inherits the permitted ones', async () => {
-    userSettings({ mcpServers: { everything: everything({ trust: true }) }, permissions: { deny: ['mcp__everything__get_env'] } });
+    userSettings({ mcpServers: { everything: everything({ trust: true }), gone: { command: '/nonexistent/devx-mcp' } }, permissions: { deny: ['mcp__everything__get_env'] } });
     const project = makeProject({
       '.devx/agents/narrow.md': '---\nname: narrow\ndescription: one MCP tool\ntools: [Read, mcp__everything__get-sum]\n---\nAdd.',
       '.devx/agents/wide.md': '---\nname: wide\ndescription: every tool\n---\nAnything.',
+      '.devx/agents/star.md': '---\nname: star\ndescription: the whole server\ntools: mcp__everything__*\n---\nServer only.',
     });
     const env = fakeEnv(fake, home);
     fake.push({ text: 'TOOL_CALL: mcp__everything__echo | message=no' });
@@ -255,6 +256,7 @@ describe('MCP servers as tools', () => {
     const r = await runDevx(['agent', 'run', 'narrow', 'add'], { cwd: project, env });
     expect(r.code, r.stderr).toBe(0);
     expect(r.stderr).not.toMatch(/unknown tool/);
+    expect(r.stderr).toMatch(/devx: warning: MCP server "gone" \(.*\) did not start: spawn \/nonexistent\/devx-mcp ENOENT/);
     const sys = fake.modelCalls[0].systemText;
     expect(sys).toContain('### mcp__everything__get_sum');
     expect(sys).toContain('### read_file');
@@ -265,5 +267,12 @@ describe('MCP servers as tools', () => {
     const wide = fake.modelCalls[2].systemText;
     expect(wide).toContain('### mcp__everything__echo');
     expect(wide).not.toContain('### mcp__everything__get_env');
+    fake.push({ text: 'star answer' });
+    await runDevx(['agent', 'run', 'star', 'go'], { cwd: project, env });
+    const star = fake.modelCalls[3].systemText;
+    expect(star).toContain('### mcp__everything__echo');
+    expect(star).toContain('### mcp__everything__get_sum');
+    expect(star).not.toContain('### mcp__everything__get_env');
+    expect(star).not.toContain('### read_file');
   }, 60_000);
 });

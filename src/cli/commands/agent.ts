@@ -75,6 +75,7 @@ async function oneShot(root: string, steps: { agent: string; prompt: string }[],
   // Every agent named is checked before anything runs.
   const defs = steps.map((step) => findAgent(loaded, step.agent));
   let previous: { agent: string; answer: string } | null = null;
+  const warned = new Set<string>();
   const results: { agent: string; status: string; answer?: string; error?: string }[] = [];
   for (const [i, step] of steps.entries()) {
     const def = defs[i];
@@ -90,6 +91,10 @@ async function oneShot(root: string, steps: { agent: string; prompt: string }[],
       approval: flags.yes ? 'yolo' : approvalModeFrom(flags),
       dryRun: flags['dry-run'],
       onEvent: render.onEvent,
+      onWarning: (w) => {
+        if (!warned.has(w)) process.stderr.write(`devx: warning: ${w}\n`);
+        warned.add(w);
+      },
     });
     results.push({ agent: def.name, status: r.status, answer: r.answer, error: r.error?.message });
     if (r.error?.kind === 'binary_missing') {
