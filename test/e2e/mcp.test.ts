@@ -236,6 +236,26 @@ describe('MCP servers as tools', () => {
     expect(processesUnder(project)).toEqual([]);
   }, 60_000);
 
+  it("seed 001's example settings file loads: permissions, mcpServers (after trust) and defaultAgent all apply", async () => {
+    const project = makeProject({
+      '.devx/settings.json': fs.readFileSync(path.join(REPO_ROOT, 'test', 'fixtures', 'seed001-settings.json'), 'utf8'),
+      '.devx/agents/code-reviewer.md': '---\nname: code-reviewer\ndescription: reviews\n---\nReview.',
+    });
+    const env = fakeEnv(fake, home);
+    fake.push({ text: 'reviewed' });
+    const untrusted = await runDevx(['run', 'review'], { cwd: project, env });
+    expect(untrusted.code, untrusted.stderr).toBe(0);
+    expect(untrusted.stderr).toContain("this project's MCP servers (example) run programs; they are not started until you trust the project");
+    expect(fake.modelCalls[0].systemText).toContain('# Your role: the code-reviewer agent');
+    await runDevx(['trust'], { cwd: project, env });
+    fake.push({ text: 'reviewed again' });
+    const trusted = await runDevx(['run', 'review'], { cwd: project, env });
+    expect(trusted.code, trusted.stderr).toBe(0);
+    // The example's server (node dist/server.js) does not exist here: one line, and the run goes on.
+    expect(trusted.stderr).toMatch(/devx: warning: MCP server "example" \(.*\) did not start: .*; its tools are unavailable this session\n/);
+    expect(trusted.stdout.trim()).toBe('reviewed again');
+  }, 60_000);
+
   it('bad mcpServers settings: exit 2 with the file and the cause', async () => {
     userSettings({ mcpServers: { nothing: { args: ['x'] } } });
     const r = await runDevx(['mcp', 'list'], { cwd: makeProject({}), env: fakeEnv(fake, home) });
