@@ -51,6 +51,8 @@ export interface AgentOptions {
   session?: SessionHooks & { record: { id: string } };
   /** Load the project's conversation (.devx/history.json); one-shot agent runs start empty. */
   projectHistory?: boolean;
+  /** MCP servers beyond the settings' (an ACP client's); they replace settings servers of the same name. */
+  extraMcpServers?: import('../config/mcpSettings.js').McpServerEntry[];
   /** Runs a sub-session for spawn_gemini; set by AgentRun, which owns the runtime. */
   spawn?: LoopDeps['ctx']['spawn'];
 }
@@ -133,7 +135,9 @@ export async function createAgent(opts: AgentOptions): Promise<Agent> {
   const builtins = builtinTools();
   const custom = loadCustomTools([path.join(home, 'tools'), path.join(root, '.devx', 'tools')], new Set(builtins.map((t) => t.name)));
   // MCP servers start in parallel, each within its start-up timeout; one that fails is a warning line.
-  const mcp = settings.mcpServers.length ? await McpManager.start(settings.mcpServers, { root, env: opts.env, version: packageVersion() }) : null;
+  const extra = opts.extraMcpServers ?? [];
+  const servers = [...settings.mcpServers.filter((m) => !extra.some((e) => e.name === m.name)), ...extra];
+  const mcp = servers.length ? await McpManager.start(servers, { root, env: opts.env, version: packageVersion() }) : null;
   const tools = [...builtins, ...custom.tools, ...(mcp?.tools ?? [])];
   const kinds = new Map(tools.map((t) => [t.name, t.kind]));
   const byName = new Map(tools.map((t) => [t.name, t]));

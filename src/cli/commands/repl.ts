@@ -40,9 +40,16 @@ export const replCommand = defineCommand({
     ...flagTable(`
       --resume <id>   continue a session (default: the one that crashed, else the last)
       --agent <name>  start as this agent persona
+      --acp           speak the Agent Client Protocol on stdio (for Zed and other ACP clients)
 `),
   },
-  run: ({ values }) => runRepl(values as Parameters<typeof runRepl>[0]),
+  run: async ({ values }) => {
+    if (values.acp) {
+      const { runAcp } = await import('../acp/acpAgent.js');
+      return runAcp({ input: process.stdin, output: process.stdout, log: process.stderr, env: process.env });
+    }
+    return runRepl(values as Parameters<typeof runRepl>[0]);
+  },
 });
 
 async function runRepl(flags: { resume?: string; agent?: string } & Parameters<typeof withSession>[0]): Promise<number> {
