@@ -5,7 +5,7 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { FakeGeminiApi } from '../helpers/fakeGeminiApi.js';
 import { useFakeApi } from '../helpers/useFakeApi.js';
-import { fakeEnv, makeProject, runDevx } from '../helpers/env.js';
+import { fakeEnv, makeProject, runDevx, tempDir } from '../helpers/env.js';
 import { startInPty, type PtySession } from '../helpers/pty.js';
 
 let fake: FakeGeminiApi;
@@ -71,6 +71,27 @@ describe('the agent picker', () => {
     await exited(s);
     expect(s.child.exitCode).toBe(0);
     expect(s.screen()).toMatch(/\ntest-runner\n/);
+  }, 30_000);
+
+  it('uses fzf when it is on PATH: the agents go in, the chosen line comes out', async () => {
+    const project = setup();
+    // fzf is not installed here: a stand-in on PATH records what devx passes and picks the docs-writer line.
+    const bin = tempDir('devx-fzf-');
+    const log = path.join(bin, 'input.txt');
+    fs.writeFileSync(path.join(bin, 'fzf'), `#!/bin/sh\nprintf '%s\\n' "$@" > ${log}.args\ncat > ${log}\ngrep '^docs-writer' ${log}\n`, { mode: 0o755 });
+    const env = fakeEnv(fake, home, { PATH: `${bin}:${process.env.PATH}` });
+    const s = startInPty(['agent', 'pick'], project, env);
+    sessions.push(s);
+    await s.waitFor(/start a session as it with: devx --agent docs-writer/);
+    const lines = fs.readFileSync(log, 'utf8').trim().split('\n');
+    expect(lines.map((l) => l.split('\t').slice(0, 3))).toEqual([
+      ['code-reviewer', 'project', 'Reviews diffs for bugs'],
+      ['docs-writer', 'project', 'Writes the documentation'],
+      ['test-runner', 'user', 'Runs the test suite and reports failures'],
+      ['default', '-', 'plain devx, no persona'],
+    ]);
+    expect(lines[2].split('\t')[3]).toContain('tools: run_command, read_file');
+    expect(fs.readFileSync(`${log}.args`, 'utf8')).toContain('--preview');
   }, 30_000);
 
   it('Esc cancels with exit 1; without a terminal it says to use agent list', async () => {
