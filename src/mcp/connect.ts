@@ -61,14 +61,25 @@ async function connectStdio(entry: McpServerEntry, ctx: ConnectContext): Promise
   const tail = tailBuffer();
   transport.stderr?.on('data', tail.add);
   const client = await newClient(ctx.version);
+  const connecting = client.connect(transport, { signal: ctx.signal });
+  connecting.catch(() => undefined); // handled below, after the pid is read
+  // The pid, while the transport still has it (a failed connect forgets it).
+  await new Promise((r) => setImmediate(r));
+  const pid = transport.pid ?? undefined;
   try {
-    await client.connect(transport, { signal: ctx.signal });
+    await connecting;
   } catch (err) {
+    // A server that did not start gets no grace period (the SDK would wait for it to exit on its own).
+    try {
+      if (pid) process.kill(pid, 'SIGKILL');
+    } catch {
+      /* already gone */
+    }
     await transport.close().catch(() => undefined);
     const why = tail.get();
     throw new Error(`${(err as Error).message}${why ? ` (stderr: ${why})` : ''}`);
   }
-  return { client, kind: 'stdio', pid: transport.pid ?? undefined, stderrTail: tail.get, close: () => client.close() };
+  return { client, kind: 'stdio', pid, stderrTail: tail.get, close: () => client.close() };
 }
 
 async function connectHttp(entry: McpServerEntry, ctx: ConnectContext): Promise<Connection> {

@@ -122,7 +122,7 @@ function resolveTools(names: string[], file: string, warnings: AgentIssue[]): st
     if (m === null) warnings.push({ file, message: `devx has no equivalent of Claude Code's ${t}; the agent runs without it` });
     else if (m === undefined) {
       // Kept as written: it may name a custom tool (.devx/tools); the allowlist only narrows.
-      warnings.push({ file, message: `unknown tool "${t}"; valid names are ${knownToolNames().join(', ')} (or a custom tool's name)` });
+      warnings.push({ file, message: `unknown tool "${t}"; valid names are ${knownToolNames().join(', ')} (or a custom tool's name, or an MCP tool as mcp__<server>__<tool>)` });
       if (!out.includes(t)) out.push(t);
     } else if (!out.includes(m)) out.push(m);
   }

@@ -137,6 +137,18 @@ describe('MCP servers as tools', () => {
     expect(processesUnder(project)).toEqual([]);
   }, 60_000);
 
+  it('servers start in parallel: two that never answer cost one start-up timeout, not two', async () => {
+    userSettings({ mcpServers: { one: { command: 'sleep', args: ['300'], startupTimeout: 2500 }, two: { command: 'sleep', args: ['300'], startupTimeout: 2500 } } });
+    const project = makeProject({});
+    const t0 = Date.now();
+    const r = await runDevx(['mcp', 'list'], { cwd: project, env: fakeEnv(fake, home) });
+    const elapsed = Date.now() - t0;
+    expect(r.code).toBe(1);
+    expect(r.stdout.match(/error: did not start within 2\.5s/g)).toHaveLength(2);
+    expect(elapsed).toBeLessThan(4000); // one after the other would take at least 5 s
+    expect(processesUnder(project)).toEqual([]);
+  }, 30_000);
+
   it('a server that dies mid-call or does not answer in time: an error result, one line, and the session goes on', async () => {
     userSettings({ mcpServers: { flaky: { command: process.execPath, args: [FLAKY], trust: true, timeout: 1000 } } });
     const project = makeProject({});

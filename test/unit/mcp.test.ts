@@ -11,6 +11,7 @@ import { toMcpTool } from '../../src/mcp/mcpTool.js';
 import { parseRule, toolNameMatches, validateRule } from '../../src/policy/permissions.js';
 import { loadSettings, readSettingsFile } from '../../src/config/settings.js';
 import { makePolicy } from '../helpers/policy.js';
+import { loadAgents } from '../../src/personas/loadAgents.js';
 import { tempDir } from '../helpers/env.js';
 
 const SCHEMA = {
@@ -104,6 +105,18 @@ describe('names and rules', () => {
 
   it('${VAR}, ${VAR:-default} and $VAR expand from the environment', () => {
     expect(expandEnv('Bearer ${TOKEN} $USER ${MISSING:-none}', { TOKEN: 't0k', USER: 'me' })).toBe('Bearer t0k me none');
+  });
+});
+
+describe('agent files', () => {
+  it('a tools list may name MCP tools and servers; they are kept as written, without warnings', () => {
+    const root = tempDir();
+    fs.mkdirSync(path.join(root, '.devx', 'agents'), { recursive: true });
+    fs.writeFileSync(path.join(root, '.devx', 'agents', 'gh.md'), '---\nname: gh\ndescription: issues\ntools: [Read, mcp__github__*, mcp__jira__get-issue, mcp__docs]\n---\nx');
+    const loaded = loadAgents(root, tempDir(), tempDir());
+    expect(loaded.errors).toEqual([]);
+    expect(loaded.warnings).toEqual([]);
+    expect(loaded.agents.get('gh')!.tools).toEqual(['read_file', 'mcp__github__*', 'mcp__jira__get-issue', 'mcp__docs']);
   });
 });
 
