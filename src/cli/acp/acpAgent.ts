@@ -38,7 +38,16 @@ const PERMISSION_OPTIONS: acp.PermissionOption[] = [
   { optionId: 'reject', name: 'Reject', kind: 'reject_once' },
 ];
 
-export async function runAcp(io: { input: NodeJS.ReadableStream; output: NodeJS.WritableStream; log: NodeJS.WritableStream; env: NodeJS.ProcessEnv }): Promise<number> {
+export interface AcpOptions {
+  input: NodeJS.ReadableStream;
+  output: NodeJS.WritableStream;
+  log: NodeJS.WritableStream;
+  env: NodeJS.ProcessEnv;
+  /** The command line's model, provider, approval mode, ... for every session. */
+  session?: Pick<Parameters<typeof startSession>[0], 'overrides' | 'yes' | 'approvalMode'>;
+}
+
+export async function runAcp(io: AcpOptions): Promise<number> {
   const sessions = new Map<string, AcpSession>();
   let conn: acp.AgentConnection;
   const update = (sessionId: string, u: acp.SessionUpdate) => void conn.client.notify(acp.methods.client.session.update, { sessionId, update: u }).catch(() => undefined);
@@ -86,7 +95,7 @@ export async function runAcp(io: { input: NodeJS.ReadableStream; output: NodeJS.
 
   const open = async (id: string | null, cwd: string, servers: acp.McpServer[]): Promise<AcpSession> => {
     const holder: { s?: AcpSession } = {};
-    const started = await startSession({ cwd, env: io.env, prompt: (req) => approve(holder.s!, req), extraMcpServers: mcpFromClient(servers) });
+    const started = await startSession({ ...io.session, cwd, env: io.env, prompt: (req) => approve(holder.s!, req), extraMcpServers: mcpFromClient(servers) });
     for (const w of started.run.agent.warnings) io.log.write(`devx: warning: ${w}\n`);
     const s: AcpSession = { id: id ?? started.session.record.id, started, running: null, open: new Map(), next: 0 };
     holder.s = s;

@@ -5,7 +5,7 @@ import readline from 'node:readline';
 import type { AgentRun } from '../../runtime/agentRun.js';
 import { applyResume, endSession, handoffFor } from '../../runtime/startSession.js';
 import { renderCheckpoint } from '../../tools/todo.js';
-import { AGENT_FLAGS, EXIT, withSession } from '../shared.js';
+import { AGENT_FLAGS, EXIT, approvalModeFrom, overridesFrom, withSession, type AgentFlagValues } from '../shared.js';
 import { defineCommand, flagTable } from '../command.js';
 import { createRenderer } from '../renderEvents.js';
 import { describeArgs } from '../../tools/registry.js';
@@ -46,7 +46,8 @@ export const replCommand = defineCommand({
   run: async ({ values }) => {
     if (values.acp) {
       const { runAcp } = await import('../acp/acpAgent.js');
-      return runAcp({ input: process.stdin, output: process.stdout, log: process.stderr, env: process.env });
+      const flags = values as AgentFlagValues;
+      return runAcp({ input: process.stdin, output: process.stdout, log: process.stderr, env: process.env, session: { overrides: overridesFrom(flags), yes: flags.yes, approvalMode: approvalModeFrom(flags) } });
     }
     return runRepl(values as Parameters<typeof runRepl>[0]);
   },
