@@ -63,7 +63,7 @@ async function stop(c: Client): Promise<void> {
 describe('devx --acp', () => {
   it('a prompt with a read; an edit asked and approved (the file changes); one rejected (it does not); all audited', async () => {
     const project = makeProject({ 'a.txt': 'hello\n' });
-    const c = await startAcp(project, ['allow', 'reject']);
+    const c = await startAcp(project, ['allow', 'reject', 'always']);
     const { sessionId } = await c.conn.agent.request(acp.methods.agent.session.new, { cwd: project, mcpServers: [] });
 
     fake.push({ text: 'Let me look.\nTOOL_CALL: read_file | path=a.txt' }, { text: 'The file says hello.' });
@@ -94,9 +94,15 @@ describe('devx --acp', () => {
     expect(c.updates.find((u) => u.sessionUpdate === 'tool_call_update')).toMatchObject({ status: 'failed' });
     expect(fake.modelCalls[5].promptText).toContain('the user declined this edit_file call');
 
+    // "Always" covers the rest of the session: the second edit is not asked about.
+    fake.push({ text: 'TOOL_CALL: edit_file | path=a.txt | old_text=bye | new_text=one' }, { text: 'TOOL_CALL: edit_file | path=a.txt | old_text=one | new_text=two' }, { text: 'Two edits.' });
+    expect(await ask(c, sessionId, 'two edits')).toEqual({ stopReason: 'end_turn' });
+    expect(fs.readFileSync(path.join(project, 'a.txt'), 'utf8')).toBe('two\n');
+    expect(c.permissions).toHaveLength(3);
+
     await stop(c);
     const audit = fs.readFileSync(path.join(project, '.devx', 'audit.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
-    expect(audit.filter((a) => a.tool === 'edit_file').map((a) => a.answer)).toEqual(['yes', 'no']);
+    expect(audit.filter((a) => a.tool === 'edit_file').map((a) => a.answer)).toEqual(['yes', 'no', 'always', 'yes']);
   }, 90_000);
 
   it('session/cancel mid-turn: the prompt ends cancelled and no gemini process is left', async () => {
