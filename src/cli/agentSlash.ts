@@ -5,6 +5,7 @@ import type { Started } from '../runtime/startSession.js';
 import { UsageError } from './shared.js';
 import { agentCommand } from './commands/agent.js';
 import { parseFlags, renderCommandHelp } from './command.js';
+import { pickerItems, type PickItem } from './agentPicker.js';
 
 /** Switches the session's persona (prompt, tools, model); "default" goes back to plain devx. */
 export function switchAgent(s: Started, name: string): string {
@@ -21,13 +22,21 @@ export function switchAgent(s: Started, name: string): string {
   }
 }
 
-export async function handleAgentSlash(input: string, s: Started, out: NodeJS.WritableStream): Promise<void> {
+/** `/agent` alone (or `/agent pick`) opens the picker when there is a terminal (`pick` set), else lists. */
+export async function handleAgentSlash(input: string, s: Started, out: NodeJS.WritableStream, pick?: (items: PickItem[]) => Promise<string | null>): Promise<void> {
   const words = (input.match(/"[^"]*"|'[^']*'|\S+/g) ?? []).map((w) => w.replace(/^["']|["']$/g, ''));
   let [cmd, ...rest] = words;
   // /agent:start, /agent:run, /agent:status are the seed's spellings.
   if (cmd.startsWith('/agent:')) rest = [cmd.slice('/agent:'.length), ...rest];
   if (rest[0] === 'use') {
     out.write(`${switchAgent(s, rest[1] ?? '')}\n`);
+    return;
+  }
+  if (pick && (!rest.length || (rest.length === 1 && rest[0] === 'pick'))) {
+    const loaded = s.run.loadAgents();
+    for (const e of loaded.errors) out.write(`error: ${e.file}: ${e.message}\n`);
+    const name = await pick(pickerItems(loaded));
+    out.write(name ? `${switchAgent(s, name)}\n` : '(no agent chosen)\n');
     return;
   }
   if (!rest.length) rest = ['list'];

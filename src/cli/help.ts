@@ -9,10 +9,12 @@ Environment: DEVX_MODEL, DEVX_GEMINI_BIN, DEVX_HOME, DEVX_TURN_TIMEOUT_SEC, DEVX
 export const REPL_HELP = `Commands:
   /help      this help
   /tools     the tools the model can call
+  /mcp       MCP servers of this session: state and tools
   /history   the conversation so far
   /clear     forget the conversation and start over
   /todos     the task checkpoint (objective and todo list)
   /resume [id]  restore an earlier session's checkpoint and conversation
+  /agent     pick an agent persona (arrow keys, type to filter, Enter to switch)
   /agent list | show <name> | use <name> | use default   agent personas (/agent --help for all)
   /agent:start <name> "<prompt>" | /agent:run | /agent:status   the task queue
   /workflow list | run --mode bugfix "<request>" | status [id] | resume <id> | ...   multi-phase workflows

@@ -74,7 +74,7 @@ export async function withSession(
     return await fn(s);
   } finally {
     s.session.abandon();
-    s.run.dispose();
+    await s.run.dispose();
   }
 }
 

@@ -9,6 +9,7 @@ import { AccountSchema, type Account } from '../providers/accounts.js';
 import type { ProviderSettings } from '../providers/types.js';
 import { DEFAULT_PROVIDER, getProvider, providerIds } from '../providers/registry.js';
 import { parseRule, validateRule, type PermissionRule, type RuleSource } from '../policy/permissions.js';
+import { McpServersSchema, type McpServerEntry } from './mcpSettings.js';
 
 const RuleList = z.array(
   z.string().superRefine((v, ctx) => {
@@ -55,6 +56,10 @@ export const SettingsSchema = z
       })
       .strict()
       .optional(),
+    /** MCP servers whose tools become devx tools (mcp__<server>__<tool>). */
+    mcpServers: McpServersSchema.optional(),
+    /** The agent persona a session starts with. */
+    defaultAgent: z.string().min(1).optional(),
     rateLimits: z.object({ toolCallsPerMinute: z.number().int().min(1).optional(), commandsPerMinute: z.number().int().min(1).optional() }).strict().optional(),
     /** The project's test command, which workflows run to confirm a developer's claim (else detected). */
     testCommand: z.string().min(1).optional(),
@@ -86,6 +91,10 @@ export interface ResolvedSettings {
   testCommand?: string;
   /** Project `allow` rules that were not applied because the project is not trusted. */
   untrustedAllows: string[];
+  /** MCP servers from every scope (project over user by name); a project's only once it is trusted. */
+  mcpServers: McpServerEntry[];
+  /** The persona a session starts with (project over user). */
+  defaultAgent?: string;
   warnings: string[];
   files: string[];
 }
@@ -161,10 +170,20 @@ export function loadSettings(src: SettingsSources): ResolvedSettings {
     }
   };
   const sections: Record<string, ProviderSectionT> = {};
+  const mcp = new Map<string, McpServerEntry>();
+  const untrustedMcp: string[] = [];
+  const addMcp = (s: Settings, file: string, project: boolean) => {
+    for (const [name, cfg] of Object.entries(s.mcpServers ?? {})) {
+      // A project's servers run programs of its choosing: like its allow rules, they need the user's trust.
+      if (project && !src.trusted) untrustedMcp.push(name);
+      else mcp.set(name, { ...cfg, name, file });
+    }
+  };
   const userRaw = readSettingsFile(userFile);
   const user = userRaw && foldLegacy(userFile, userRaw, warnings);
   if (user) {
     addRules(user, 'user');
+    addMcp(user, userFile, false);
     files.push(userFile);
     Object.assign(merged, user);
     for (const [id, sec] of Object.entries(user.providers ?? {})) sections[id] = { ...sec };
@@ -174,6 +193,7 @@ export function loadSettings(src: SettingsSources): ResolvedSettings {
     if (!raw) continue;
     const s = foldLegacy(file, raw, warnings);
     addRules(s, file.endsWith('.local.json') ? 'local' : 'project');
+    addMcp(s, file, true);
     files.push(file);
     if (s.accounts) warnings.push(`${file}: "accounts" is ignored in project settings (it can run commands); set it in ${userFile}`);
     if (s.knowledge?.embeddings && typeof s.knowledge.embeddings === 'object') {
@@ -190,7 +210,7 @@ export function loadSettings(src: SettingsSources): ResolvedSettings {
       warnings.push(`${file}: "approvalMode": "${s.approvalMode}" loosens approvals and is ignored until you trust the project with \`devx trust\``);
       delete s.approvalMode;
     }
-    const { accounts: _a, providers: _p, ...rest } = s;
+    const { accounts: _a, providers: _p, mcpServers: _m, ...rest } = s;
     const knowledge = { ...merged.knowledge, ...Object.fromEntries(Object.entries(rest.knowledge ?? {}).filter(([, v]) => v !== undefined)) };
     Object.assign(merged, rest, { knowledge });
   }
@@ -239,9 +259,13 @@ export function loadSettings(src: SettingsSources): ResolvedSettings {
     rateLimits: { toolCallsPerMinute: merged.rateLimits?.toolCallsPerMinute ?? 120, commandsPerMinute: merged.rateLimits?.commandsPerMinute ?? 30 },
     testCommand: merged.testCommand,
     untrustedAllows,
-    warnings: untrustedAllows.length
-      ? [...warnings, `this project's settings allow ${untrustedAllows.join(', ')}; they are ignored until you trust the project with \`devx trust\``]
-      : warnings,
+    mcpServers: [...mcp.values()],
+    defaultAgent: merged.defaultAgent,
+    warnings: [
+      ...warnings,
+      ...(untrustedAllows.length ? [`this project's settings allow ${untrustedAllows.join(', ')}; they are ignored until you trust the project with \`devx trust\``] : []),
+      ...(untrustedMcp.length ? [`this project's MCP servers (${untrustedMcp.join(', ')}) run programs; they are not started until you trust the project with \`devx trust\``] : []),
+    ],
     files,
   };
 }

@@ -6,6 +6,7 @@ import type { Tool } from '../tools/types.js';
 import type { AgentDef } from './loadAgents.js';
 import { renderSystemPrompt } from '../core/systemPrompt.js';
 import { AGENT_TOOL_PREFIX } from '../tools/agentTool.js';
+import { toolNameMatches } from '../policy/permissions.js';
 
 export class AgentConfigError extends Error {}
 
@@ -28,9 +29,9 @@ export function applyAgent(base: LoopDeps, allTools: Tool[], root: string, agent
   }
   // An allowlist only narrows: tools the session cannot use stay unavailable.
   const permitted = allTools.filter((t) => base.tools.has(t.name));
-  // `agent:<name>` entries make those agents callable through the agent tool.
+  // `agent:<name>` entries make those agents callable through the agent tool; MCP names match by pattern.
   const callable = callableAgents(agent);
-  const listed = (t: Tool) => agent.tools!.includes(t.name) || (t.name === 'agent' && callable.length > 0);
+  const listed = (t: Tool) => agent.tools!.some((n) => toolNameMatches(n, t)) || (t.name === 'agent' && callable.length > 0);
   const visible = agent.tools ? permitted.filter(listed) : permitted.filter((t) => !t.onlyWhenListed);
   // Inside a sub-session the agent tool is not offered (depth limit), so the role names no callees.
   if (!visible.some((t) => t.name === 'agent')) callable.length = 0;

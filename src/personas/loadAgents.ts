@@ -22,7 +22,7 @@ export type AgentFormat = 'devx' | 'claude' | 'gemini-extension';
 export interface AgentDef {
   name: string;
   description: string;
-  /** devx tool names (and `agent:<name>` for callable agents); undefined means the agent inherits every permitted tool. */
+  /** devx tool names, `agent:<name>` for callable agents, MCP tools as mcp__server__tool or mcp__server__*; undefined means the agent inherits every permitted tool. */
   tools?: string[];
   model?: string;
   provider?: string;
@@ -50,6 +50,7 @@ const KNOWN_KEYS = new Set(['name', 'description', 'tools', 'model', 'provider',
 /** Claude Code keys devx accepts silently (they have no devx meaning). */
 const CLAUDE_IGNORED = new Set(['color']);
 const NAME = /^[a-z0-9][a-z0-9_-]*$/i;
+const MCP_TOOL = /^mcp__[A-Za-z0-9_-]+(__([A-Za-z0-9_-]+|\*))?$|^mcp__\*$/;
 
 export function splitFrontMatter(text: string): { data: Record<string, unknown>; body: string } | null {
   const m = /^\uFEFF?---\r?\n([\s\S]*?)\r?\n---[ \t]*(?:\r?\n|$)([\s\S]*)$/.exec(text);
@@ -121,6 +122,11 @@ function parseMarkdownAgent(file: string, src: Source, home: string, warnings: A
 function resolveTools(names: string[], file: string, warnings: AgentIssue[]): string[] {
   const out: string[] = [];
   for (const t of names) {
+    // MCP tools (mcp__server__tool, mcp__server__*) are known only once their servers start: kept as written.
+    if (MCP_TOOL.test(t)) {
+      if (!out.includes(t)) out.push(t);
+      continue;
+    }
     if (t.startsWith(AGENT_TOOL_PREFIX)) {
       const name = t.slice(AGENT_TOOL_PREFIX.length);
       if (!NAME.test(name)) throw new Error(`"${t}" in tools must be agent:<name> with a name of letters, digits, - or _`);
@@ -131,7 +137,7 @@ function resolveTools(names: string[], file: string, warnings: AgentIssue[]): st
     if (m === null) warnings.push({ file, message: `devx has no equivalent of Claude Code's ${t}; the agent runs without it` });
     else if (m === undefined) {
       // Kept as written: it may name a custom tool (.devx/tools); the allowlist only narrows.
-      warnings.push({ file, message: `unknown tool "${t}"; valid names are ${knownToolNames().join(', ')} (or a custom tool's name)` });
+      warnings.push({ file, message: `unknown tool "${t}"; valid names are ${knownToolNames().join(', ')} (or a custom tool's name, or an MCP tool as mcp__<server>__<tool>)` });
       if (!out.includes(t)) out.push(t);
     } else if (!out.includes(m)) out.push(m);
   }

@@ -36,7 +36,9 @@ const STRUCTURAL_PATH = /^path:/;
  * model, a recursive read over denied files without the sandbox, a script file): a person may approve
  * them, but an approval mode may not, so yolo turns them into denials.
  */
-const UNAPPROVABLE = /^command:(expansion|computed-argument|unknown-option|recursive-denied|glob-large|heredoc-expansion|script-file|unverifiable|sed-script-file)/;
+const UNAPPROVABLE = /^(command:(expansion|computed-argument|unknown-option|recursive-denied|glob-large|heredoc-expansion|script-file|unverifiable|sed-script-file)|mcp:outside-project)/;
+/** Asks no allow rule or trust lifts: an MCP server working outside the project. */
+const STRUCTURAL_MCP = /^mcp:outside-project/;
 
 export class PolicyEngine {
   private readonly calls: RateLimiter;
@@ -92,6 +94,22 @@ export class PolicyEngine {
     return decidePath(p, intent, this.pathCtx());
   }
 
+  /**
+   * An MCP tool: ask unless its server is trusted; the paths it names (a filesystem server rooted in
+   * the project) are judged like a file tool's; a server working outside the project always asks.
+   */
+  private decideMcp(tool: PolicyTool, args: Record<string, unknown>, reals: { path: string; intent: PathIntent }[]): PolicyDecision {
+    const m = tool.mcp!;
+    let d = m.trusted ? ALLOW(`the MCP server ${m.server} is trusted`, `mcp:trusted:${m.server}`) : ASK(`${tool.name} is a tool of the MCP server ${m.server}, which is not trusted`, `mcp:untrusted:${m.server}`);
+    for (const loc of tool.locations?.(args) ?? []) {
+      const pd = this.decidePath(loc.path, loc.intent);
+      if (pd.real) reals.push({ path: pd.real, intent: loc.intent });
+      d = strictest(d, pd);
+    }
+    if (m.outsideRoot) d = strictest(d, ASK(`the MCP server ${m.server} works on ${m.outsideRoot}, outside the project, where devx's path policy cannot follow it`, `mcp:outside-project:${m.server}`));
+    return d;
+  }
+
   /** Every tool call passes here first. Stateful only for rate limits. */
   decideToolCall(tool: PolicyTool, args: Record<string, unknown>, opts: { countRate?: boolean } = {}): PolicyDecision {
     if (opts.countRate !== false) {
@@ -100,7 +118,9 @@ export class PolicyEngine {
     }
     let d: PolicyDecision;
     const reals: { path: string; intent: PathIntent }[] = [];
-    if (tool.commandFor) {
+    if (tool.mcp) {
+      d = this.decideMcp(tool, args, reals);
+    } else if (tool.commandFor) {
       // Tools that run a program (run_command, custom tools) are judged by the command line they run;
       // confirm: true can only add an ask.
       d = this.decideCommand(tool.commandFor(args));
@@ -119,7 +139,7 @@ export class PolicyEngine {
       const m = matchToolRules(tool, reals, this.opts.permissions);
       if (m?.kind === 'deny') return DENY(`denied by your settings rule ${m.rule}`, `settings:${m.source}:deny:${m.rule}`);
       if (m?.kind === 'ask') d = strictest(d, ASK(`your settings rule ${m.rule} asks first`, `settings:${m.source}:ask:${m.rule}`));
-      if (m?.kind === 'allow' && d.decision === 'ask' && !STRUCTURAL_PATH.test(d.rule) && !tool.commandFor) {
+      if (m?.kind === 'allow' && d.decision === 'ask' && !STRUCTURAL_PATH.test(d.rule) && !STRUCTURAL_MCP.test(d.rule) && !tool.commandFor) {
         d = ALLOW(`allowed by your settings rule ${m.rule}`, `settings:${m.source}:allow:${m.rule}`);
       }
     }

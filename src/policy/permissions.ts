@@ -24,6 +24,8 @@ export interface PermissionRules {
 }
 
 const RULE = /^([A-Za-z_][A-Za-z0-9_]*)(?:\((.*)\))?$/s;
+/** MCP tool rules, in Claude Code's naming: `mcp__server`, `mcp__server__*`, `mcp__server__tool` (names may hold `-`). */
+const MCP_RULE = /^mcp__[A-Za-z0-9_-]+(?:__(?:[A-Za-z0-9_-]+|\*))?$|^mcp__\*$/;
 /** Bare rules that cover every tool reading (Read) or writing (Edit, Write) a path, as in Claude Code. */
 const BROAD = new Set(['Read', 'Edit', 'Write', 'MultiEdit']);
 
@@ -40,6 +42,7 @@ const PATH_RULE_INTENTS: Record<string, PathIntent[]> = {
 
 /** Returns an error message for an invalid rule string, or null. */
 export function validateRule(raw: string): string | null {
+  if (raw.trim().startsWith('mcp__')) return MCP_RULE.test(raw.trim()) ? null : 'MCP rules are mcp__<server>, mcp__<server>__* or mcp__<server>__<tool>';
   const m = RULE.exec(raw.trim());
   if (!m) return 'expected ToolName or ToolName(pattern), e.g. Bash(npm run test:*) or Read(./secrets/**)';
   const [, tool, pattern] = m;
@@ -49,6 +52,7 @@ export function validateRule(raw: string): string | null {
 }
 
 export function parseRule(raw: string, kind: RuleKind, source: RuleSource): PermissionRule {
+  if (raw.trim().startsWith('mcp__')) return { raw, kind, source, tool: raw.trim() };
   const m = RULE.exec(raw.trim())!;
   return { raw, kind, source, tool: m[1], pattern: m[2]?.trim() };
 }
@@ -95,17 +99,31 @@ function pathMatches(pattern: string, realPath: string, rules: PermissionRules):
 }
 
 /**
+ * Whether a tool name as an agent file or a rule writes it names this tool: its own name, an alias
+ * (Claude Code's spelling), or for MCP tools `mcp__server` / `mcp__server__*` (every tool of the server)
+ * and `mcp__*`.
+ */
+export function toolNameMatches(pattern: string, tool: Pick<PolicyTool, 'name' | 'aliases' | 'mcp'>): boolean {
+  const names = [tool.name, ...(tool.aliases ?? [])];
+  if (names.includes(pattern)) return true;
+  if (!tool.mcp || !pattern.startsWith('mcp__')) return false;
+  if (pattern === 'mcp__*') return true;
+  const server = pattern.endsWith('__*') ? pattern.slice(0, -3) : /^mcp__[^_]+(?:_[^_]+)*$/.test(pattern) ? pattern : null;
+  return server !== null && names.some((n) => n.startsWith(`${server}__`));
+}
+
+/**
  * Rules for a tool call: a bare name matches the tool's own name or a Claude Code alias it declares;
  * Read/Edit/Write patterns match the real paths it touches with the rule's intent, whatever the tool.
  */
-export function matchToolRules(tool: Pick<PolicyTool, 'name' | 'aliases'>, touched: { path: string; intent: PathIntent }[], rules: PermissionRules): RuleMatch | null {
+export function matchToolRules(tool: Pick<PolicyTool, 'name' | 'aliases' | 'mcp'>, touched: { path: string; intent: PathIntent }[], rules: PermissionRules): RuleMatch | null {
   for (const kind of ORDER) {
     const hit = rules.rules.find((r) => {
       if (r.kind !== kind || (r.tool === 'Bash' && r.pattern !== undefined)) return false;
       const intents = PATH_RULE_INTENTS[r.tool];
       if (r.pattern === undefined) {
         const byIntent = BROAD.has(r.tool) && touched.some((t) => intents!.includes(t.intent));
-        return r.tool === tool.name || (tool.aliases?.includes(r.tool) ?? false) || byIntent;
+        return toolNameMatches(r.tool, tool) || byIntent;
       }
       return intents !== undefined && touched.some((t) => intents.includes(t.intent) && pathMatches(r.pattern!, t.path, rules));
     });

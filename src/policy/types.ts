@@ -37,4 +37,15 @@ export interface PolicyTool {
   confirm?: boolean;
   locations?: (args: Record<string, unknown>) => Location[];
   aliases?: string[];
+  /** Set for a tool of an MCP server. */
+  mcp?: McpToolPolicy;
+}
+
+/** What the policy knows of an MCP server's tool. */
+export interface McpToolPolicy {
+  server: string;
+  /** `trust: true` in the server's settings. */
+  trusted: boolean;
+  /** A directory the server was pointed at outside the project (a filesystem server's root): every call asks. */
+  outsideRoot?: string;
 }

@@ -144,10 +144,10 @@ export class AgentRun {
     if (this.keepHistory) saveHistory(this.agent.historyPath, this.agent.history);
   }
 
-  dispose(): void {
+  dispose(): Promise<void> {
     this.listeners.clear();
     this.subListeners.clear();
-    this.agent.dispose();
+    return this.agent.dispose();
   }
 
   private subSystemPrompt?: string;

@@ -30,6 +30,8 @@ import { readProjectNote } from '../session/projectFiles.js';
 import { isAlive } from '../session/sessionLock.js';
 import type { Message } from '../core/messages.js';
 import type { SessionHooks } from '../tools/types.js';
+import { McpManager } from '../mcp/manager.js';
+import { packageVersion } from '../util/packageRoot.js';
 
 export interface AgentOptions {
   cwd: string;
@@ -49,6 +51,8 @@ export interface AgentOptions {
   session?: SessionHooks & { record: { id: string } };
   /** Load the project's conversation (.devx/history.json); one-shot agent runs start empty. */
   projectHistory?: boolean;
+  /** MCP servers beyond the settings' (an ACP client's); they replace settings servers of the same name. */
+  extraMcpServers?: import('../config/mcpSettings.js').McpServerEntry[];
   /** Runs a sub-session for spawn_gemini; set by AgentRun, which owns the runtime. */
   spawn?: LoopDeps['ctx']['spawn'];
   /** Runs another agent for the agent tool; set by AgentRun. */
@@ -78,7 +82,10 @@ export interface Agent {
   missingBinary(providers?: string[]): string | null;
   /** Approvals as a headless sub-run sees them: the mode approves, nobody is asked. */
   approveHeadless(req: ApprovalRequest): Promise<ApprovalAnswer>;
-  dispose(): void;
+  /** The session's MCP servers (null when none is configured). */
+  mcp: McpManager | null;
+  /** Stops the providers and MCP servers and removes the scratch folder. */
+  dispose(): Promise<void>;
 }
 
 
@@ -129,7 +136,11 @@ export async function createAgent(opts: AgentOptions): Promise<Agent> {
   const always = new Set<string>();
   const builtins = builtinTools();
   const custom = loadCustomTools([path.join(home, 'tools'), path.join(root, '.devx', 'tools')], new Set(builtins.map((t) => t.name)));
-  const tools = [...builtins, ...custom.tools];
+  // MCP servers start in parallel, each within its start-up timeout; one that fails is a warning line.
+  const extra = opts.extraMcpServers ?? [];
+  const servers = [...settings.mcpServers.filter((m) => !extra.some((e) => e.name === m.name)), ...extra];
+  const mcp = servers.length ? await McpManager.start(servers, { root, env: opts.env, version: packageVersion() }) : null;
+  const tools = [...builtins, ...custom.tools, ...(mcp?.tools ?? [])];
   const kinds = new Map(tools.map((t) => [t.name, t.kind]));
   const byName = new Map(tools.map((t) => [t.name, t]));
   // "Always" covers the exact command line for tools that run one, and the whole tool otherwise.
@@ -153,6 +164,7 @@ export async function createAgent(opts: AgentOptions): Promise<Agent> {
   const loaded = opts.projectHistory ? loadHistory(historyFile(root)) : { messages: [] as Message[], warning: undefined };
   const warnings = [...settings.warnings, ...(loaded.warning ? [loaded.warning] : [])];
   for (const e of custom.errors) warnings.push(`custom tool ${e.file} was not loaded: ${e.message}`);
+  for (const m of mcp?.statuses() ?? []) if (m.state === 'failed') warnings.push(`MCP server "${m.name}" (${m.file}) did not start: ${m.error}; its tools are unavailable this session`);
   if (!sandbox) warnings.push('bubblewrap (bwrap) is not available: only commands whose whole argument model is known run without asking; test runners and recursive reads over denied files ask. Install the "bubblewrap" package to sandbox them');
   const deps: LoopDeps = {
     backend: backendFor(settings.provider),
@@ -179,6 +191,7 @@ export async function createAgent(opts: AgentOptions): Promise<Agent> {
     },
     approve,
     sandbox,
+    explainUnknown: mcp ? (name) => mcp.explainUnknown(name) : undefined,
     maxOutputChars: settings.maxToolOutputChars,
     buildPrompt: (messages, turnStart) =>
       buildPrompt({
@@ -210,9 +223,11 @@ export async function createAgent(opts: AgentOptions): Promise<Agent> {
     backendFor,
     missingBinary: (providers = [settings.provider]) => (opts.backend ? null : missingProviderBinary(settings, opts.env, providers)),
     approveHeadless: async (req) => (approvedByMode(req) ? 'yes' : 'headless'),
-    dispose: () => {
+    mcp,
+    dispose: async () => {
       for (const b of backends.values()) b.dispose?.();
       fs.rmSync(workDir, { recursive: true, force: true });
+      await mcp?.stop();
     },
   };
 }

@@ -28,6 +28,8 @@ export interface HeadlessOptions {
   overrides?: Partial<Settings>;
   /** Every event of the run (logs, renderers). */
   onEvent?: (e: AgentEvent) => void;
+  /** Start-up warnings (settings, an MCP server that did not start), before the run. */
+  onWarning?: (warning: string) => void;
   childObserver?: ChildObserver;
   backend?: ModelBackend;
   runner?: ProcessRunner;
@@ -80,6 +82,7 @@ export async function runHeadless(opts: HeadlessOptions): Promise<HeadlessResult
     runner: opts.runner,
     prompt: opts.approve,
   });
+  for (const w of run.agent.warnings) opts.onWarning?.(w);
   const toolCalls: HeadlessToolCall[] = [];
   const usage = { input: 0, output: 0 };
   const started = new Date();
@@ -101,7 +104,7 @@ export async function runHeadless(opts: HeadlessOptions): Promise<HeadlessResult
     const transcriptPath = saveRunTranscript(run.agent.root, started, { persona: run.persona?.name, prompt: opts.prompt, status: r.status, messages: r.added, toolCalls });
     return { status: r.status, answer: 'answer' in r ? r.answer : undefined, error: r.error, rounds: r.rounds, toolCalls, usage, messages: r.added, transcriptPath };
   } finally {
-    run.dispose();
+    await run.dispose();
   }
 }
 

@@ -6,7 +6,7 @@ import { ensureDevxDir } from '../session/projectFiles.js';
 import { saveHistory } from '../session/history.js';
 import type { Message } from '../core/messages.js';
 import type { Turn } from '../session/handoff.js';
-import { AgentRun, type AgentRunOptions } from './agentRun.js';
+import { AgentRun, PersonaError, type AgentRunOptions } from './agentRun.js';
 
 export interface Started {
   run: AgentRun;
@@ -22,10 +22,23 @@ export async function startSession(opts: Omit<AgentRunOptions, 'session' | 'hist
   try {
     const run = await AgentRun.create({ ...opts, session, childObserver: session.childObserver, history: 'project' });
     run.subscribe(session.onEvent);
+    useDefaultAgent(run, opts.persona);
     return { run, session, orientation: orientation(run.agent.root, session) };
   } catch (err) {
     session.abandon();
     throw err;
+  }
+}
+
+/** `defaultAgent` from settings is the persona a session starts with, unless one was given; a missing one is a warning. */
+function useDefaultAgent(run: AgentRun, given: AgentRunOptions['persona']): void {
+  const name = run.agent.settings.defaultAgent;
+  if (!name || given !== undefined) return;
+  try {
+    run.usePersona(name);
+  } catch (err) {
+    if (!(err instanceof PersonaError)) throw err;
+    run.agent.warnings.push(`defaultAgent "${name}" in settings: ${err.message.split('\n')[0]}; starting as plain devx`);
   }
 }
 

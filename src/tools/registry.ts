@@ -46,6 +46,7 @@ export interface ArgInfo {
 }
 
 export function describeArgs(tool: Tool): ArgInfo[] {
+  if (tool.manualArgs) return tool.manualArgs;
   const shape = (tool.schema as unknown as z.ZodObject).shape as Record<string, z.ZodType>;
   return Object.entries(shape).map(([name, field]) => {
     const optional = field instanceof z.ZodOptional;

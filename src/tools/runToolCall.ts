@@ -35,6 +35,8 @@ export interface ToolCallDeps {
   allowedTools?: { agent: string; names: Set<string> };
   /** The sandbox for calls allowed by policy alone (approved calls run as the person approved them). */
   sandbox?: import('../sandbox/bwrap.js').SandboxSpec | null;
+  /** Why a tool the model named is missing, when devx knows (an MCP server that did not start). */
+  explainUnknown?: (name: string) => string | undefined;
 }
 
 /** Output limits every tool gets unless it declares its own. */
@@ -84,6 +86,8 @@ export async function runToolCall(call: { tool: string; args: Record<string, str
     content: limitOutput(o.content, limits, (full) => spillOutput(deps.ctx.root, call.tool, full)),
   });
   if (!tool) {
+    const why = deps.explainUnknown?.(call.tool);
+    if (why) return done({ status: 'error', content: why });
     return done({ status: 'error', content: `unknown tool "${call.tool}". Available tools: ${[...deps.tools.keys()].join(', ')}.` });
   }
   if (deps.allowedTools && !deps.allowedTools.names.has(tool.name)) {

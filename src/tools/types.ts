@@ -4,7 +4,7 @@ import type { z } from 'zod';
 import type { ProcessRunner } from '../util/processRunner.js';
 import type { SandboxSpec } from '../sandbox/bwrap.js';
 import type { OutputLimits } from './limitOutput.js';
-import type { Location } from '../policy/types.js';
+import type { Location, McpToolPolicy } from '../policy/types.js';
 import type { LoadedImage } from './loadImage.js';
 
 export type { Location };
@@ -97,6 +97,10 @@ export interface Tool<S extends z.ZodType = z.ZodType> {
   spawnsAgents?: boolean;
   /** Offered only to an agent whose `tools` names it (never to the plain session or an agent that inherits every tool). */
   onlyWhenListed?: boolean;
+  /** A tool of an MCP server (the policy asks unless the server is trusted). */
+  mcp?: McpToolPolicy;
+  /** The argument list the manual shows, when the zod schema cannot say it (MCP tools: required unless json= gives it). */
+  manualArgs?: { name: string; optional: boolean; description: string }[];
   execute(ctx: ToolContext, args: z.infer<S>): Promise<ToolOutput>;
 }
 

@@ -12,7 +12,7 @@ export const LAYERS: string[][] = [
   ['cli'],
   ['workflow', 'tasks'],
   ['runtime'],
-  ['personas', 'session', 'audit', 'core', 'tools', 'knowledge', 'config', 'policy'],
+  ['personas', 'session', 'audit', 'core', 'mcp', 'tools', 'knowledge', 'config', 'policy'],
   ['providers', 'protocol', 'sandbox', 'util'],
 ];
 

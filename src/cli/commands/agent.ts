@@ -14,9 +14,11 @@ import { checkBinaries } from '../../runtime/checkBinaries.js';
 import { createRenderer } from '../renderEvents.js';
 import { devxHome, findProjectRoot } from '../../config/paths.js';
 import { packageRoot } from '../../util/packageRoot.js';
+import { pickAgent, pickerItems } from '../agentPicker.js';
 
 const SUBCOMMANDS = subcommandTable(`
 list | agent list [--json] | agents from every scope (project overrides user, which overrides builtin), with broken files reported
+pick | agent pick | choose an agent in a picker (type to filter, arrow keys, Enter; fzf when installed) and print its name
 show | agent show <name> [--json] | the resolved definition
 use | agent use <name> | how to switch persona (in the REPL: /agent use <name>)
 run | agent run <name> "<prompt>" [then <name> "<prompt>"]... [--dry-run] [--yes], or agent run [--all] [--parallel N] | a one-shot run (answers chained), or the oldest pending task (or the whole queue)
@@ -73,6 +75,7 @@ async function oneShot(root: string, steps: { agent: string; prompt: string }[],
   // Every agent named is checked before anything runs.
   const defs = steps.map((step) => findAgent(loaded, step.agent));
   let previous: { agent: string; answer: string } | null = null;
+  const warned = new Set<string>();
   const results: { agent: string; status: string; answer?: string; error?: string }[] = [];
   for (const [i, step] of steps.entries()) {
     const def = defs[i];
@@ -88,6 +91,10 @@ async function oneShot(root: string, steps: { agent: string; prompt: string }[],
       approval: flags.yes ? 'yolo' : approvalModeFrom(flags),
       dryRun: flags['dry-run'],
       onEvent: render.onEvent,
+      onWarning: (w) => {
+        if (!warned.has(w)) process.stderr.write(`devx: warning: ${w}\n`);
+        warned.add(w);
+      },
     });
     results.push({ agent: def.name, status: r.status, answer: r.answer, error: r.error?.message });
     if (r.error?.kind === 'binary_missing') {
@@ -145,6 +152,21 @@ async function agentMain(values: RunFlags & { all?: boolean; parallel?: string; 
       else if (!rows.length) process.stdout.write(`no agents yet: create one with devx agent create (templates: ${TEMPLATES.join(', ')})\n`);
       else for (const r of rows) process.stdout.write(`${r.name.padEnd(20)} ${r.scope.padEnd(7)} ${r.format.padEnd(16)} ${r.overrides.length ? `(overrides ${r.overrides.join(', ')}) ` : ''}${r.description}\n`);
       return l.errors.length ? EXIT.failed : EXIT.ok;
+    }
+    case 'pick': {
+      if (!process.stdin.isTTY || typeof process.stdin.setRawMode !== 'function') throw new UsageError('devx agent pick needs a terminal; devx agent list prints the agents');
+      const l = loadAgents(root, w.home, w.devx);
+      for (const e of l.errors) process.stderr.write(`error: ${e.file}: ${e.message}\n`);
+      // The picker draws on stderr, so `devx --agent "$(devx agent pick)"` works.
+      const name = await pickAgent(pickerItems(l), { input: process.stdin, out: process.stderr, env: process.env });
+      process.stdin.pause();
+      if (!name) {
+        process.stderr.write('no agent chosen\n');
+        return EXIT.failed;
+      }
+      process.stdout.write(`${name}\n`);
+      if (process.stdout.isTTY) process.stderr.write(`start a session as it with: devx --agent ${name}\n`);
+      return EXIT.ok;
     }
     case 'show': {
       if (!rest[0]) throw new UsageError('usage: devx agent show <name>');

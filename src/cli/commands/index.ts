@@ -12,7 +12,8 @@ import { trustCommand } from './trust.js';
 import { protocolCommand } from './protocol.js';
 import { taskCommand } from './task.js';
 import { workflowCommand } from './workflow.js';
+import { mcpCommand } from './mcp.js';
 
-export const COMMANDS: Command[] = [replCommand, runCommand, agentCommand, sessionsCommand, handoffCommand, memoryCommand, policyCommand, auditCommand, trustCommand, protocolCommand, taskCommand, workflowCommand] as Command[];
+export const COMMANDS: Command[] = [replCommand, runCommand, agentCommand, sessionsCommand, handoffCommand, memoryCommand, policyCommand, auditCommand, trustCommand, protocolCommand, taskCommand, workflowCommand, mcpCommand] as Command[];
 
 export { replCommand };

@@ -5,7 +5,7 @@ import readline from 'node:readline';
 import type { AgentRun } from '../../runtime/agentRun.js';
 import { applyResume, endSession, handoffFor } from '../../runtime/startSession.js';
 import { renderCheckpoint } from '../../tools/todo.js';
-import { AGENT_FLAGS, EXIT, withSession } from '../shared.js';
+import { AGENT_FLAGS, EXIT, approvalModeFrom, overridesFrom, withSession, type AgentFlagValues } from '../shared.js';
 import { defineCommand, flagTable } from '../command.js';
 import { createRenderer } from '../renderEvents.js';
 import { describeArgs } from '../../tools/registry.js';
@@ -17,6 +17,8 @@ import { packageVersion } from '../../util/packageRoot.js';
 import { createReplInput } from '../replInput.js';
 import { runWorkflowSlash } from '../workflowSlash.js';
 import { colorDiff, useColor } from '../visible.js';
+import { renderMcpStatus } from './mcp.js';
+import { pickAgent, type PickItem } from '../agentPicker.js';
 
 function printHistory(run: AgentRun, out: NodeJS.WritableStream): void {
   if (!run.history.length) {
@@ -39,9 +41,17 @@ export const replCommand = defineCommand({
     ...flagTable(`
       --resume <id>   continue a session (default: the one that crashed, else the last)
       --agent <name>  start as this agent persona
+      --acp           speak the Agent Client Protocol on stdio (for Zed and other ACP clients)
 `),
   },
-  run: ({ values }) => runRepl(values as Parameters<typeof runRepl>[0]),
+  run: async ({ values }) => {
+    if (values.acp) {
+      const { runAcp } = await import('../acp/acpAgent.js');
+      const flags = values as AgentFlagValues;
+      return runAcp({ input: process.stdin, output: process.stdout, log: process.stderr, env: process.env, session: { overrides: overridesFrom(flags), yes: flags.yes, approvalMode: approvalModeFrom(flags) } });
+    }
+    return runRepl(values as Parameters<typeof runRepl>[0]);
+  },
 });
 
 async function runRepl(flags: { resume?: string; agent?: string } & Parameters<typeof withSession>[0]): Promise<number> {
@@ -65,7 +75,7 @@ async function runRepl(flags: { resume?: string; agent?: string } & Parameters<t
   try {
     return await withSession(flags, { info, prompt: interactive ? askApproval : undefined, stream: interactive }, async (started) => {
       const { run, session } = started;
-      info.write(`devx ${packageVersion()} · ${run.agent.root} · ${run.agent.settings.provider} · model ${run.agent.settings.model}${run.history.length ? ` · ${run.history.length} messages of history (/clear to start over)` : ''}\n`);
+      info.write(`devx ${packageVersion()} · ${run.agent.root} · ${run.agent.settings.provider} · model ${run.agent.settings.model}${run.persona ? ` · agent ${run.persona.name}` : ''}${run.history.length ? ` · ${run.history.length} messages of history (/clear to start over)` : ''}\n`);
       if (started.orientation) info.write(`${started.orientation}\n`);
       if (flags.resume) info.write(`${applyResume(started, flags.resume) ?? 'no earlier session to resume'}\n`);
       if (flags.agent) out.write(`${switchAgent(started, flags.agent)}\n`);
@@ -112,7 +122,8 @@ async function runRepl(flags: { resume?: string; agent?: string } & Parameters<t
             const [cmd] = text.split(/\s+/);
             if (cmd === '/exit' || cmd === '/quit') break;
             if (cmd === '/agent' || cmd.startsWith('/agent:')) {
-              await handleAgentSlash(text, started, out);
+              const pick = interactive ? (items: PickItem[]) => pickAgent(items, { input: process.stdin, out, env: process.env }) : undefined;
+              await handleAgentSlash(text, started, out, pick);
               continue;
             } else if (cmd === '/workflow') {
               await runWorkflowSlash(text, out);
@@ -120,7 +131,8 @@ async function runRepl(flags: { resume?: string; agent?: string } & Parameters<t
             } else if (cmd === '/help') out.write(`${REPL_HELP}\n`);
             else if (cmd === '/tools') {
               for (const t of run.agent.tools) out.write(`  ${[t.name, ...describeArgs(t).map((a) => (a.optional ? `[${a.name}]` : a.name))].join(' | ')}\n`);
-            } else if (cmd === '/history') printHistory(run, out);
+            } else if (cmd === '/mcp') out.write(renderMcpStatus(run.agent.mcp?.statuses() ?? [], undefined));
+            else if (cmd === '/history') printHistory(run, out);
             else if (cmd === '/todos') out.write(`${renderCheckpoint(session.getCheckpoint())}\n`);
             else if (cmd === '/resume') out.write(`${applyResume(started, text.split(/\s+/)[1]) ?? 'no earlier session to resume'}\n`);
             else if (cmd === '/clear') {

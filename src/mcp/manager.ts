@@ -1,0 +1,183 @@
+// The MCP servers of one session: started together (in parallel, each within its start-up timeout),
+// their tools offered as devx tools, and stopped with the session. A server that fails to start,
+// times out or dies mid-call costs the model an error result and the user one line; nothing else.
+import type { McpServerEntry } from '../config/mcpSettings.js';
+import type { Tool } from '../tools/types.js';
+import { ToolError } from '../tools/types.js';
+import { connectServer, transportOf, type Connection, type TransportKind } from './connect.js';
+import { expandEnv } from './expandEnv.js';
+import { serverRoots, toMcpTool, type ListedTool } from './mcpTool.js';
+import { formatCallResult } from './formatResult.js';
+import { protocolToolName } from './names.js';
+
+export const DEFAULT_STARTUP_TIMEOUT_MS = 30_000;
+export const DEFAULT_CALL_TIMEOUT_MS = 60_000;
+
+export type ServerState = 'ready' | 'failed' | 'disconnected' | 'disabled' | 'stopped';
+
+export interface ServerStatus {
+  name: string;
+  file: string;
+  transport: TransportKind;
+  state: ServerState;
+  error?: string;
+  trusted: boolean;
+  /** A directory outside the project the server works on (its calls always ask). */
+  outsideRoot?: string;
+  tools: { name: string; tool: string; description: string }[];
+  /** Tools the server lists that includeTools/excludeTools left out. */
+  filtered: string[];
+}
+
+interface Server {
+  entry: McpServerEntry;
+  status: ServerStatus;
+  conn?: Connection;
+  tools: Tool[];
+}
+
+export interface McpOptions {
+  root: string;
+  env: NodeJS.ProcessEnv;
+  version: string;
+}
+
+function firstLine(s: string): string {
+  return s.replace(/\s+/g, ' ').trim().slice(0, 300);
+}
+
+/** "did not start: why" / "is disconnected: why", for messages to the model. */
+function stateText(s: ServerStatus): string {
+  const verb = { failed: 'did not start', disconnected: 'is disconnected', disabled: 'is disabled in settings', stopped: 'has stopped', ready: 'is ready' }[s.state];
+  return `${verb}${s.error ? `: ${s.error}` : ''}`;
+}
+
+function keep(entry: McpServerEntry, tool: string): boolean {
+  if (entry.excludeTools?.includes(tool)) return false;
+  return !entry.includeTools || entry.includeTools.includes(tool);
+}
+
+async function listAllTools(conn: Connection, signal: AbortSignal): Promise<ListedTool[]> {
+  const out: ListedTool[] = [];
+  let cursor: string | undefined;
+  do {
+    const page = await conn.client.listTools(cursor ? { cursor } : undefined, { signal });
+    out.push(...(page.tools as ListedTool[]));
+    cursor = page.nextCursor;
+  } while (cursor);
+  return out;
+}
+
+export class McpManager {
+  private constructor(private readonly servers: Server[]) {}
+
+  /** Starts every enabled server at once; resolves when each is ready or has failed. Never throws. */
+  static async start(entries: McpServerEntry[], opts: McpOptions): Promise<McpManager> {
+    const servers = entries.map((entry): Server => {
+      const roots = serverRoots(entry, opts.root, (s) => expandEnv(s, opts.env));
+      return {
+        entry,
+        tools: [],
+        status: { name: entry.name, file: entry.file, transport: transportOf(entry), state: entry.disabled ? 'disabled' : 'failed', trusted: Boolean(entry.trust), outsideRoot: roots.outside, tools: [], filtered: [] },
+      };
+    });
+    const mgr = new McpManager(servers);
+    await Promise.all(servers.filter((s) => !s.entry.disabled).map((s) => mgr.startOne(s, opts)));
+    return mgr;
+  }
+
+  private async startOne(s: Server, opts: McpOptions): Promise<void> {
+    const ms = s.entry.startupTimeout ?? DEFAULT_STARTUP_TIMEOUT_MS;
+    const abort = new AbortController();
+    const timer = setTimeout(() => abort.abort(new Error(`did not start within ${ms / 1000}s`)), ms);
+    try {
+      s.conn = await connectServer(s.entry, { root: opts.root, env: opts.env, version: opts.version, signal: abort.signal });
+      const listed = await listAllTools(s.conn, abort.signal);
+      const roots = serverRoots(s.entry, opts.root, (x) => expandEnv(x, opts.env));
+      const policy = { trusted: Boolean(s.entry.trust), outsideRoot: roots.outside, judgePaths: roots.inside && !roots.outside, server: s.entry.name };
+      const seen = new Set<string>();
+      for (const t of listed) {
+        if (!keep(s.entry, t.name)) {
+          s.status.filtered.push(t.name);
+          continue;
+        }
+        const name = protocolToolName(s.entry.name, t.name);
+        if (seen.has(name)) continue; // two tool names that differ only in case or punctuation
+        seen.add(name);
+        s.tools.push(toMcpTool(s.entry, t, policy, (tool, args, signal) => this.call(s, tool, args, signal)));
+        s.status.tools.push({ name, tool: t.name, description: firstLine(t.description ?? '') });
+      }
+      s.status.state = 'ready';
+      s.conn.client.onclose = () => {
+        if (s.status.state === 'ready') {
+          s.status.state = 'disconnected';
+          s.status.error = `the server closed the connection${s.conn?.stderrTail() ? ` (stderr: ${s.conn.stderrTail()})` : ''}`;
+        }
+      };
+    } catch (err) {
+      const reason = abort.signal.aborted ? (abort.signal.reason as Error).message : (err as Error).message;
+      s.status.state = 'failed';
+      s.status.error = firstLine(reason);
+      s.tools = [];
+      s.status.tools = [];
+      await s.conn?.close().catch(() => undefined);
+      s.conn = undefined;
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  private async call(s: Server, tool: string, args: Record<string, unknown>, signal: AbortSignal): Promise<{ text: string; isError: boolean }> {
+    if (s.status.state !== 'ready' || !s.conn) throw new ToolError(`the MCP server "${s.entry.name}" ${stateText(s.status)}. Its tools cannot be used in this session; do without them or tell the user.`);
+    const ms = s.entry.timeout ?? DEFAULT_CALL_TIMEOUT_MS;
+    try {
+      const r = await s.conn.client.callTool({ name: tool, arguments: args }, undefined, { signal, timeout: ms });
+      return formatCallResult(r as Parameters<typeof formatCallResult>[0]);
+    } catch (err) {
+      if (signal.aborted) throw new ToolError('the call was cancelled');
+      const e = err as Error & { code?: number };
+      const dead = (s.status.state as ServerState) !== 'ready';
+      if (e.code === -32001 || /timed out/i.test(e.message)) throw new ToolError(`the MCP server "${s.entry.name}" did not answer within ${ms / 1000}s (${tool}). Do not retry the same call; try something smaller or tell the user.`);
+      if (dead) throw new ToolError(`the MCP server "${s.entry.name}" stopped during the call (${s.status.error ?? e.message}). Its tools cannot be used for the rest of this session.`);
+      throw new ToolError(`the MCP server "${s.entry.name}" returned an error for ${tool}: ${firstLine(e.message)}`);
+    }
+  }
+
+  /** Every tool of every ready server. */
+  get tools(): Tool[] {
+    return this.servers.flatMap((s) => s.tools);
+  }
+
+  statuses(): ServerStatus[] {
+    return this.servers.map((s) => ({ ...s.status }));
+  }
+
+  /** Why `mcp__<server>__...` is not a tool, when its server did not start. */
+  explainUnknown(name: string): string | undefined {
+    const s = this.servers.find((x) => name.startsWith(`${protocolToolName(x.entry.name, '')}`));
+    if (!s) return undefined;
+    if (s.status.state === 'ready') return `the MCP server "${s.entry.name}" has no tool named ${name.slice(protocolToolName(s.entry.name, '').length)}. Its tools: ${s.status.tools.map((t) => t.name).join(', ') || '(none)'}.`;
+    return `the MCP server "${s.entry.name}" ${stateText(s.status)}. Its tools cannot be used in this session; do without them or tell the user.`;
+  }
+
+  /** Stops every server: stdin closed, then the process is terminated (nothing is left behind). */
+  async stop(): Promise<void> {
+    await Promise.all(
+      this.servers.map(async (s) => {
+        const conn = s.conn;
+        s.conn = undefined;
+        if (s.status.state === 'ready') s.status.state = 'stopped';
+        if (!conn) return;
+        const pid = conn.pid;
+        await Promise.race([conn.close().catch(() => undefined), new Promise((r) => setTimeout(r, 3000).unref())]);
+        if (pid) {
+          try {
+            process.kill(pid, 'SIGKILL');
+          } catch {
+            /* already gone */
+          }
+        }
+      }),
+    );
+  }
+}
