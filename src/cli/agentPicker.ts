@@ -22,7 +22,8 @@ export function pickerItems(loaded: LoadedAgents): PickItem[] {
     `tools: ${a.tools ? a.tools.join(', ') || '(none)' : '(inherits every permitted tool)'}`,
     `model: ${a.model ?? '(session default)'}${a.provider ? `  provider: ${a.provider}` : ''}`,
   ];
-  const items: PickItem[] = [...loaded.agents.values()].sort((a, b) => a.name.localeCompare(b.name)).map((a) => ({ name: a.name, scope: a.scope, description: a.description.replace(/\s+/g, ' '), details: describe(a) }));
+  // The project's and the user's agents; devx's shipped workflow roles stay out of the way.
+  const items: PickItem[] = [...loaded.agents.values()].filter((a) => a.scope !== 'builtin').sort((a, b) => a.name.localeCompare(b.name)).map((a) => ({ name: a.name, scope: a.scope, description: a.description.replace(/\s+/g, ' '), details: describe(a) }));
   items.push({ name: 'default', scope: '-', description: 'plain devx, no persona', details: ['default', 'devx without a persona: its own prompt and every permitted tool'] });
   return items;
 }

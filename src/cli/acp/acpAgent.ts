@@ -54,7 +54,7 @@ export async function runAcp(io: AcpOptions): Promise<number> {
 
   const modesOf = (s: AcpSession): acp.SessionModeState => ({
     currentModeId: s.started.run.persona?.name ?? 'default',
-    availableModes: [{ id: 'default', name: 'devx', description: 'devx without a persona' }, ...[...s.started.run.loadAgents().agents.values()].map((a) => ({ id: a.name, name: a.name, description: a.description }))],
+    availableModes: [{ id: 'default', name: 'devx', description: 'devx without a persona' }, ...[...s.started.run.loadAgents().agents.values()].filter((a) => a.scope !== 'builtin').map((a) => ({ id: a.name, name: a.name, description: a.description }))],
   });
 
   const onEvent = (s: AcpSession) => (e: AgentEvent) => {
