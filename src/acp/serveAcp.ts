@@ -7,6 +7,7 @@ import type { Settings } from '../config/settings.js';
 import { findProjectRoot } from '../config/paths.js';
 import type { ApprovalMode } from '../policy/decide.js';
 import { SessionBusyError, startSession } from '../runtime/startSession.js';
+import { PersonaError } from '../runtime/agentRun.js';
 import { packageVersion } from '../util/packageRoot.js';
 import { AcpSession } from './acpSession.js';
 import { resumeChain, sessionChain } from './loadSession.js';
@@ -17,6 +18,8 @@ export interface AcpOptions {
   overrides?: Partial<Settings>;
   yes?: boolean;
   approvalMode?: ApprovalMode;
+  /** The mode (agent persona) new sessions start in (`--agent`). */
+  persona?: string;
 }
 
 /** Keeps stdout for the protocol: returns a writer to the real stdout and sends every other write to stderr. */
@@ -42,9 +45,9 @@ export async function serveAcp(opts: AcpOptions): Promise<number> {
     let session: AcpSession | undefined;
     let started;
     try {
-      started = await startSession({ cwd, env: opts.env, overrides: opts.overrides, yes: opts.yes, approvalMode: opts.approvalMode, prompt: (req) => session!.askPermission(req), stream: true });
+      started = await startSession({ cwd, env: opts.env, overrides: opts.overrides, yes: opts.yes, approvalMode: opts.approvalMode, prompt: (req) => session!.askPermission(req), stream: true, persona: opts.persona });
     } catch (err) {
-      if (err instanceof SessionBusyError) throw acp.RequestError.internalError({ cwd }, err.message);
+      if (err instanceof SessionBusyError || err instanceof PersonaError) throw acp.RequestError.internalError({ cwd }, err.message);
       throw err;
     }
     for (const w of started.run.agent.warnings) log(`devx: warning: ${w}`);

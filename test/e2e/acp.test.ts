@@ -58,6 +58,8 @@ async function startEditor(cwd: string): Promise<Editor> {
     })
     .onRequest(acp.methods.client.session.requestPermission, ({ params }) => {
       permissions.push(params);
+      // 'hold': the person never answers (the turn is cancelled while the question is open).
+      if (answer.optionId === 'hold') return new Promise<never>(() => undefined);
       return { outcome: { outcome: 'selected', optionId: answer.optionId } };
     });
   const conn = app.connect(acp.ndJsonStream(Writable.toWeb(child.stdin!) as WritableStream<Uint8Array>, Readable.toWeb(child.stdout!) as ReadableStream<Uint8Array>));
@@ -198,6 +200,20 @@ describe('devx --acp', () => {
     fake.push({ text: 'Back again.' });
     expect((await e.prompt(sessionId, 'hello?')).stopReason).toBe('end_turn');
     expect(chunks(e)).toContain('Back again.');
+  });
+
+  it('a cancel while a permission request is open ends the turn without running the call', async () => {
+    const project = makeProject({ 'notes.txt': 'keep me\n' });
+    fake.push({ text: 'TOOL_CALL: write_file | path=notes.txt | content=gone' });
+    const e = await startEditor(project);
+    e.answer.optionId = 'hold';
+    const { sessionId } = await e.newSession(project);
+    const turn = e.prompt(sessionId, 'overwrite the notes');
+    await until(() => e.permissions.length === 1);
+    await e.agent.notify(acp.methods.agent.session.cancel, { sessionId });
+    expect((await turn).stopReason).toBe('cancelled');
+    expect(fs.readFileSync(path.join(project, 'notes.txt'), 'utf8')).toBe('keep me\n');
+    expect(fake.modelCalls).toHaveLength(1);
   });
 
   it('session/load replays a saved devx session and continues its conversation', async () => {

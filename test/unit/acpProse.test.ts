@@ -1,0 +1,52 @@
+// The ACP prose stream: whole lines stream until a TOOL_CALL line; the rest follows once, at the end.
+import { describe, expect, it } from 'vitest';
+import { createProseStream } from '../../src/acp/proseStream.js';
+import { acpKind } from '../../src/acp/toolCalls.js';
+
+function collect() {
+  const sent: string[] = [];
+  return { sent, stream: createProseStream((t) => sent.push(t)) };
+}
+
+describe('prose stream', () => {
+  it('sends whole lines as they arrive and the unfinished last line at the end', () => {
+    const { sent, stream } = collect();
+    stream.reset();
+    stream.add('Hello ');
+    expect(sent).toEqual([]);
+    stream.add('there.\nSecond');
+    expect(sent).toEqual(['Hello there.\n']);
+    stream.add(' line.');
+    stream.finish('Hello there.\nSecond line.', true);
+    expect(sent.join('')).toBe('Hello there.\nSecond line.');
+  });
+
+  it('never sends a TOOL_CALL line or what follows it while streaming', () => {
+    const { sent, stream } = collect();
+    stream.reset();
+    stream.add('Looking.\nTOOL_CALL: read_file | path=a.txt\nmore\n');
+    expect(sent.join('')).toBe('Looking.\n');
+    stream.finish('Looking.', false);
+    expect(sent.join('')).toBe('Looking.\n');
+  });
+
+  it('a reply that did not stream is sent whole; a later reply starts a new paragraph', () => {
+    const { sent, stream } = collect();
+    stream.reset();
+    stream.finish('First reply.', false);
+    stream.reset();
+    stream.finish('Final answer.', true);
+    expect(sent.join('')).toBe('First reply.\n\nFinal answer.');
+  });
+});
+
+describe('acpKind', () => {
+  it('maps devx tool kinds to ACP kinds, searches apart', () => {
+    expect(acpKind({ name: 'read_file', kind: 'read' })).toBe('read');
+    expect(acpKind({ name: 'search_code', kind: 'read' })).toBe('search');
+    expect(acpKind({ name: 'edit_file', kind: 'write' })).toBe('edit');
+    expect(acpKind({ name: 'run_command', kind: 'execute' })).toBe('execute');
+    expect(acpKind({ name: 'todo', kind: 'meta' })).toBe('other');
+    expect(acpKind(undefined)).toBe('other');
+  });
+});
