@@ -32,3 +32,20 @@ export function resumeChain(s: Started, chain: SessionRecord[]): Message[] {
   saveHistory(s.run.agent.historyPath, history);
   return transcript;
 }
+
+/** `session/list`: the project's conversations, newest first, one per chain (sessions with no turn left out). */
+export function listSessions(root: string): { sessionId: string; cwd: string; title: string | null; updatedAt: string }[] {
+  const all = listRecords(root);
+  const heads = all.filter((r) => !r.resumedFrom || !all.some((x) => x.id === r.resumedFrom));
+  return heads
+    .map((head) => {
+      const chain = sessionChain(root, head.id, '') ?? [head];
+      const last = chain[chain.length - 1];
+      const turns = chain.reduce((n, r) => n + r.turns, 0);
+      const input = [...chain].reverse().find((r) => r.lastInput)?.lastInput;
+      return { sessionId: head.id, cwd: root, title: input ? input.replace(/\s+/g, ' ').slice(0, 80) : null, updatedAt: last.endedAt ?? last.startedAt, turns };
+    })
+    .filter((s) => s.turns > 0)
+    .sort((a, b) => b.updatedAt.localeCompare(a.updatedAt))
+    .map(({ turns: _turns, ...s }) => s);
+}

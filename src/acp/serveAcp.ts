@@ -10,7 +10,7 @@ import { SessionBusyError, startSession } from '../runtime/startSession.js';
 import { PersonaError } from '../runtime/agentRun.js';
 import { packageVersion } from '../util/packageRoot.js';
 import { AcpSession } from './acpSession.js';
-import { resumeChain, sessionChain } from './loadSession.js';
+import { listSessions, resumeChain, sessionChain } from './loadSession.js';
 import { replayHistory } from './replayHistory.js';
 
 export interface AcpOptions {
@@ -74,7 +74,7 @@ export async function serveAcp(opts: AcpOptions): Promise<number> {
     .agent({ name: 'devx' })
     .onRequest(acp.methods.agent.initialize, () => ({
       protocolVersion: acp.PROTOCOL_VERSION,
-      agentCapabilities: { loadSession: true, promptCapabilities: { image: false, audio: false, embeddedContext: true } },
+      agentCapabilities: { loadSession: true, promptCapabilities: { image: false, audio: false, embeddedContext: true }, sessionCapabilities: { list: {} } },
       agentInfo: { name: 'devx', title: 'devx', version: packageVersion() },
       authMethods: [],
     }))
@@ -94,6 +94,7 @@ export async function serveAcp(opts: AcpOptions): Promise<number> {
       await s.flushed();
       return { modes: s.modes() };
     })
+    .onRequest(acp.methods.agent.session.list, ({ params }) => ({ sessions: listSessions(findProjectRoot(params.cwd ?? process.cwd())) }))
     .onRequest(acp.methods.agent.session.prompt, ({ params, signal }) => find(params.sessionId).prompt(params.prompt, signal))
     .onRequest(acp.methods.agent.session.setMode, ({ params }) => {
       find(params.sessionId).setMode(params.modeId);

@@ -66,7 +66,7 @@ async function startEditor(cwd: string): Promise<Editor> {
   const agent = conn.agent;
   const init = await agent.request(acp.methods.agent.initialize, { protocolVersion: acp.PROTOCOL_VERSION, clientCapabilities: {} });
   expect(init.protocolVersion).toBe(acp.PROTOCOL_VERSION);
-  expect(init.agentCapabilities).toMatchObject({ loadSession: true, promptCapabilities: { embeddedContext: true } });
+  expect(init.agentCapabilities).toMatchObject({ loadSession: true, promptCapabilities: { embeddedContext: true }, sessionCapabilities: { list: {} } });
   return {
     child,
     agent,
@@ -234,6 +234,10 @@ describe('devx --acp', () => {
     expect((await e.prompt(sessionId, 'what was the word?')).stopReason).toBe('end_turn');
     expect(fake.modelCalls[2].promptText).toContain('remember the word pineapple');
     expect(fake.modelCalls[2].promptText).toContain('what was the word?');
+
+    // The client can list it (one entry for the session and its continuation).
+    const listed = await e.agent.request(acp.methods.agent.session.list, { cwd: project });
+    expect(listed.sessions).toEqual([{ sessionId, cwd: project, title: 'what was the word?', updatedAt: expect.any(String) }]);
     await e.close();
 
     // Loading the same id again brings back both parts of the conversation.
