@@ -99,6 +99,7 @@ export class AcpSession {
         this.send(this.tracker.end(e.outcome));
         break;
       case 'turn_end':
+        for (const u of this.tracker.closeDetached()) this.send(u);
         if (e.status === 'error' || e.status === 'max_rounds') this.send({ sessionUpdate: 'agent_message_chunk', content: { type: 'text', text: `\n${e.status === 'error' ? '✗' : '■'} ${e.error?.message ?? e.status}` } });
         break;
       default:
@@ -152,6 +153,7 @@ export class AcpSession {
       this.send(this.tracker.running(id));
       return chosen === 'allow_always' ? 'always' : 'yes';
     }
+    if (this.tracker.isDetached(id)) this.send(this.tracker.rejected(id));
     return 'no';
   };
 

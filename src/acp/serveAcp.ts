@@ -3,7 +3,7 @@
 import path from 'node:path';
 import { Readable } from 'node:stream';
 import * as acp from '@agentclientprotocol/sdk';
-import type { Settings } from '../config/settings.js';
+import { ConfigError, type Settings } from '../config/settings.js';
 import { findProjectRoot } from '../config/paths.js';
 import type { ApprovalMode } from '../policy/decide.js';
 import { SessionBusyError, startSession } from '../runtime/startSession.js';
@@ -48,6 +48,7 @@ export async function serveAcp(opts: AcpOptions): Promise<number> {
       started = await startSession({ cwd, env: opts.env, overrides: opts.overrides, yes: opts.yes, approvalMode: opts.approvalMode, prompt: (req) => session!.askPermission(req), stream: true, persona: opts.persona });
     } catch (err) {
       if (err instanceof SessionBusyError || err instanceof PersonaError) throw acp.RequestError.internalError({ cwd }, err.message);
+      if (err instanceof ConfigError) throw acp.RequestError.internalError({ cwd }, `bad settings: ${err.message}`);
       throw err;
     }
     for (const w of started.run.agent.warnings) log(`devx: warning: ${w}`);

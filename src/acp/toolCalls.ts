@@ -41,6 +41,8 @@ function readText(abs: string): string | null {
 export class ToolCallTracker {
   private n = 0;
   private readonly open: OpenCall[] = [];
+  /** Calls announced for a permission request only (a sub-agent's call): closed when the turn ends. */
+  private readonly detached: string[] = [];
 
   constructor(
     private readonly root: () => string,
@@ -73,7 +75,8 @@ export class ToolCallTracker {
     let announce: acp.SessionUpdate | undefined;
     if (!call) {
       announce = this.start(req.tool, req.args);
-      call = this.open[this.open.length - 1];
+      call = this.open.pop()!;
+      this.detached.push(call.id);
     }
     const tool = this.tools().get(req.tool);
     const locations = req.locations.map((l) => ({ path: path.resolve(this.root(), l.path) }));
@@ -97,6 +100,23 @@ export class ToolCallTracker {
     }
     if (file && newText !== undefined) return [{ type: 'diff', path: file, oldText: old, newText }];
     return req.preview ? [{ type: 'content', content: { type: 'text', text: req.preview } }] : [];
+  }
+
+  /** At the end of a turn: the sub-agents' approved calls are done (their results went to the sub-agent). */
+  closeDetached(): acp.SessionUpdate[] {
+    return this.detached.splice(0).map((id) => ({ sessionUpdate: 'tool_call_update', toolCallId: id, status: 'completed' }));
+  }
+
+  /** A rejected call of a sub-agent: it will not run. */
+  rejected(id: string): acp.SessionUpdate {
+    const i = this.detached.indexOf(id);
+    if (i !== -1) this.detached.splice(i, 1);
+    return { sessionUpdate: 'tool_call_update', toolCallId: id, status: 'failed' };
+  }
+
+  /** Whether a call was announced for a permission request only. */
+  isDetached(id: string): boolean {
+    return this.detached.includes(id);
   }
 
   /** The update once the call was approved and runs. */

@@ -248,6 +248,19 @@ describe('devx --acp', () => {
     await expect(again.agent.request(acp.methods.agent.session.load, { sessionId: '20000101-000000-dead', cwd: project, mcpServers: [] })).rejects.toThrow(/no devx session 20000101-000000-dead/);
   });
 
+  it('broken settings, or a project another devx holds, give session/new a clear error', async () => {
+    const project = makeProject({ '.devx/settings.json': '{ not json' });
+    const e = await startEditor(project);
+    await expect(e.newSession(project)).rejects.toThrow(/bad settings: .*settings\.json/);
+    fs.rmSync(path.join(project, '.devx', 'settings.json'));
+    const { sessionId } = await e.newSession(project);
+    const other = await startEditor(project);
+    await expect(other.newSession(project)).rejects.toThrow(/another devx session \(pid \d+, session [\w-]+, .*is active in this project/);
+    // The first editor's session is unaffected.
+    fake.push({ text: 'Still here.' });
+    expect((await e.prompt(sessionId, 'ping')).stopReason).toBe('end_turn');
+  });
+
   it('agents are session modes: set_mode switches the persona of the next turn', async () => {
     const project = makeProject({ '.devx/agents/reviewer.md': '---\nname: reviewer\ndescription: reviews code carefully\ntools: [read_file]\n---\nYou are the careful reviewer persona.\n' });
     fake.push({ text: 'Plain answer.' }, { text: 'Reviewed.' });

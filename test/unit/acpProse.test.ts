@@ -50,3 +50,20 @@ describe('acpKind', () => {
     expect(acpKind(undefined)).toBe('other');
   });
 });
+
+describe('ToolCallTracker', () => {
+  it('a permission request for a call the loop did not announce (a sub-agent) is announced, and closed at the end of the turn', async () => {
+    const { ToolCallTracker } = await import('../../src/acp/toolCalls.js');
+    const { builtinTools } = await import('../../src/tools/registry.js');
+    const tools = new Map(builtinTools().map((t) => [t.name, t]));
+    const tracker = new ToolCallTracker(() => '/proj', () => tools);
+    const started = tracker.start('agent', { name: 'helper', input: 'x' });
+    const p = tracker.forPermission({ tool: 'write_file', args: { path: 'a.txt', content: 'hi' }, decision: { decision: 'ask', reason: 'r', rule: 'tool:write' }, summary: 'write a.txt (1 lines)', locations: [{ path: 'a.txt', intent: 'write' }] });
+    expect(p.announce).toMatchObject({ sessionUpdate: 'tool_call', kind: 'edit', locations: [{ path: '/proj/a.txt' }] });
+    expect(p.toolCall).toMatchObject({ toolCallId: p.id, content: [{ type: 'diff', path: '/proj/a.txt', oldText: null, newText: 'hi' }] });
+    expect(tracker.closeDetached()).toEqual([{ sessionUpdate: 'tool_call_update', toolCallId: p.id, status: 'completed' }]);
+    // The loop's own call is still the open one.
+    const end = tracker.end({ tool: 'agent', args: {}, status: 'ok', content: 'done', durationMs: 1, summary: 'agent helper' });
+    expect(end).toMatchObject({ toolCallId: (started as { toolCallId: string }).toolCallId, status: 'completed' });
+  });
+});
