@@ -9,6 +9,7 @@ import type { ApprovalAnswer, ApprovalRequest } from '../tools/runToolCall.js';
 import { createProseStream, type ProseStream } from './proseStream.js';
 import { ToolCallTracker } from './toolCalls.js';
 import { promptText } from './promptText.js';
+import type { McpServerSetting } from './mcpServers.js';
 
 export const DEFAULT_MODE = 'default';
 
@@ -28,8 +29,8 @@ export class AcpSession {
   constructor(
     readonly id: string,
     private readonly client: acp.AgentContext,
-    /** MCP servers the client offered (kept with the session; devx does not start them). */
-    readonly mcpServers: acp.McpServer[],
+    /** MCP servers the client offered, as `mcpServers` settings (kept with the session; devx does not start them). */
+    readonly mcpServers: Record<string, McpServerSetting>,
     private readonly log: (line: string) => void,
   ) {
     this.tracker = new ToolCallTracker(() => this.started.run.agent.root, () => this.started.run.loopDeps.tools);

@@ -12,6 +12,7 @@ import { packageVersion } from '../util/packageRoot.js';
 import { AcpSession } from './acpSession.js';
 import { listSessions, resumeChain, sessionChain } from './loadSession.js';
 import { replayHistory } from './replayHistory.js';
+import { mcpServerSettings } from './mcpServers.js';
 
 export interface AcpOptions {
   env: NodeJS.ProcessEnv;
@@ -58,10 +59,10 @@ export async function serveAcp(opts: AcpOptions): Promise<number> {
       started.run.dispose();
       throw acp.RequestError.internalError({ cwd }, missing);
     }
-    session = new AcpSession(id ?? started.session.record.id, client, mcpServers, log);
+    session = new AcpSession(id ?? started.session.record.id, client, mcpServerSettings(mcpServers), log);
     session.attach(started);
     sessions.set(session.id, session);
-    log(`devx: session ${session.id} in ${root}${mcpServers.length ? ` (${mcpServers.length} MCP server(s) from the client recorded, not started: devx does not run MCP servers yet)` : ''}`);
+    log(`devx: session ${session.id} in ${root}${mcpServers.length ? ` (MCP servers from the client recorded, not started: ${Object.keys(session.mcpServers).join(', ')})` : ''}`);
     return session;
   }
 

@@ -1,4 +1,4 @@
-// The ACP prose stream: whole lines stream until a TOOL_CALL line; the rest follows once, at the end.
+// The ACP surface's pure parts: the prose stream, tool kinds and calls, MCP servers from the client.
 import { describe, expect, it } from 'vitest';
 import { createProseStream } from '../../src/acp/proseStream.js';
 import { acpKind } from '../../src/acp/toolCalls.js';
@@ -65,5 +65,22 @@ describe('ToolCallTracker', () => {
     // The loop's own call is still the open one.
     const end = tracker.end({ tool: 'agent', args: {}, status: 'ok', content: 'done', durationMs: 1, summary: 'agent helper' });
     expect(end).toMatchObject({ toolCallId: (started as { toolCallId: string }).toolCallId, status: 'completed' });
+  });
+});
+
+describe('mcpServerSettings', () => {
+  it('turns ACP MCP servers into the mcpServers settings shape', async () => {
+    const { mcpServerSettings } = await import('../../src/acp/mcpServers.js');
+    expect(
+      mcpServerSettings([
+        { name: 'files', command: 'npx', args: ['server-filesystem', '/tmp'], env: [{ name: 'TOKEN', value: 't' }] },
+        { type: 'http', name: 'web', url: 'http://127.0.0.1:9/mcp', headers: [{ name: 'Authorization', value: 'Bearer x' }] },
+        { type: 'sse', name: 'old', url: 'http://127.0.0.1:9/sse', headers: [] },
+      ]),
+    ).toEqual({
+      files: { command: 'npx', args: ['server-filesystem', '/tmp'], env: { TOKEN: 't' } },
+      web: { url: 'http://127.0.0.1:9/mcp', headers: { Authorization: 'Bearer x' }, transport: 'http' },
+      old: { url: 'http://127.0.0.1:9/sse', headers: {}, transport: 'sse' },
+    });
   });
 });
