@@ -248,6 +248,15 @@ describe('devx --acp', () => {
     await expect(again.agent.request(acp.methods.agent.session.load, { sessionId: '20000101-000000-dead', cwd: project, mcpServers: [] })).rejects.toThrow(/no devx session 20000101-000000-dead/);
   });
 
+  it('a failed model call ends the turn with the error shown in the thread', async () => {
+    const project = makeProject({});
+    fake.push({ status: 400 });
+    const e = await startEditor(project);
+    const { sessionId } = await e.newSession(project);
+    expect((await e.prompt(sessionId, 'hello')).stopReason).toBe('end_turn');
+    expect(chunks(e)).toMatch(/✗ .*fake API error 400/);
+  });
+
   it('broken settings, or a project another devx holds, give session/new a clear error', async () => {
     const project = makeProject({ '.devx/settings.json': '{ not json' });
     const e = await startEditor(project);
