@@ -9,7 +9,7 @@ const SRC = path.resolve(__dirname, '../../src');
 
 /** Top first. Within one layer, a folder may import only from folders listed after it. */
 export const LAYERS: string[][] = [
-  ['cli'],
+  ['cli', 'acp'],
   ['workflow', 'tasks'],
   ['runtime'],
   ['personas', 'session', 'audit', 'core', 'mcp', 'tools', 'knowledge', 'config', 'policy'],

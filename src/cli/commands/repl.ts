@@ -5,7 +5,7 @@ import readline from 'node:readline';
 import type { AgentRun } from '../../runtime/agentRun.js';
 import { applyResume, endSession, handoffFor } from '../../runtime/startSession.js';
 import { renderCheckpoint } from '../../tools/todo.js';
-import { AGENT_FLAGS, EXIT, approvalModeFrom, overridesFrom, withSession, type AgentFlagValues } from '../shared.js';
+import { AGENT_FLAGS, EXIT, UsageError, approvalModeFrom, overridesFrom, withSession, type AgentFlagValues } from '../shared.js';
 import { defineCommand, flagTable } from '../command.js';
 import { createRenderer } from '../renderEvents.js';
 import { describeArgs } from '../../tools/registry.js';
@@ -41,18 +41,18 @@ export const replCommand = defineCommand({
     ...flagTable(`
       --resume <id>   continue a session (default: the one that crashed, else the last)
       --agent <name>  start as this agent persona
-      --acp           speak the Agent Client Protocol on stdio (for Zed and other ACP clients)
+      --acp           serve the Agent Client Protocol on stdio (for Zed and other ACP editors)
 `),
   },
-  run: async ({ values }) => {
-    if (values.acp) {
-      const { runAcp } = await import('../acp/acpAgent.js');
-      const flags = values as AgentFlagValues;
-      return runAcp({ input: process.stdin, output: process.stdout, log: process.stderr, env: process.env, session: { overrides: overridesFrom(flags), yes: flags.yes, approvalMode: approvalModeFrom(flags) } });
-    }
-    return runRepl(values as Parameters<typeof runRepl>[0]);
-  },
+  run: ({ values }) => (values.acp ? runAcp(values as AgentFlagValues & { agent?: string; resume?: string }) : runRepl(values as Parameters<typeof runRepl>[0])),
 });
+
+/** `devx --acp`: the ACP agent (its module loads only in this mode). */
+async function runAcp(flags: AgentFlagValues & { agent?: string; resume?: string }): Promise<number> {
+  if (flags.resume) throw new UsageError('--resume does not apply to --acp: the editor continues a session with session/load');
+  const { serveAcp } = await import('../../acp/serveAcp.js');
+  return serveAcp({ env: process.env, overrides: overridesFrom(flags), yes: flags.yes, approvalMode: approvalModeFrom(flags), persona: flags.agent });
+}
 
 async function runRepl(flags: { resume?: string; agent?: string } & Parameters<typeof withSession>[0]): Promise<number> {
   const interactive = Boolean(process.stdin.isTTY);

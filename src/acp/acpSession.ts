@@ -1,0 +1,170 @@
+// One ACP session: a devx session (startSession: project lock, session record, audit log, policy)
+// whose events become `session/update` notifications, whose `ask` decisions become
+// `session/request_permission` requests, and whose persona is the ACP mode.
+import * as acp from '@agentclientprotocol/sdk';
+import type { AgentEvent } from '../core/loop.js';
+import { PersonaError } from '../runtime/agentRun.js';
+import { endSession, handoffFor, type Started } from '../runtime/startSession.js';
+import type { ApprovalAnswer, ApprovalRequest } from '../tools/runToolCall.js';
+import { createProseStream, type ProseStream } from './proseStream.js';
+import { ToolCallTracker } from './toolCalls.js';
+import { promptText } from './promptText.js';
+import type { McpServerSetting } from './mcpServers.js';
+
+export const DEFAULT_MODE = 'default';
+
+const PERMISSION_OPTIONS: acp.PermissionOption[] = [
+  { optionId: 'allow_once', name: 'Allow once', kind: 'allow_once' },
+  { optionId: 'allow_always', name: 'Allow always (this session)', kind: 'allow_always' },
+  { optionId: 'reject_once', name: 'Reject', kind: 'reject_once' },
+];
+
+export class AcpSession {
+  private running: AbortController | null = null;
+  private sending: Promise<void> = Promise.resolve();
+  private readonly tracker: ToolCallTracker;
+  private readonly prose: ProseStream;
+  started!: Started;
+
+  constructor(
+    readonly id: string,
+    private readonly client: acp.AgentContext,
+    /** MCP servers the client offered, as `mcpServers` settings (started with the session). */
+    readonly mcpServers: Record<string, McpServerSetting>,
+    private readonly log: (line: string) => void,
+  ) {
+    this.tracker = new ToolCallTracker(() => this.started.run.agent.root, () => this.started.run.loopDeps.tools);
+    this.prose = createProseStream((text) => this.send({ sessionUpdate: 'agent_message_chunk', content: { type: 'text', text } }));
+  }
+
+  /** Binds the devx session once started (the approval callback exists before it does). */
+  attach(started: Started): void {
+    this.started = started;
+  }
+
+  get run() {
+    return this.started.run;
+  }
+
+  get root(): string {
+    return this.started.run.agent.root;
+  }
+
+  /** Sends an update; updates go out in order, and a turn's response waits for them. */
+  send(update: acp.SessionUpdate): void {
+    this.sending = this.sending
+      .then(() => this.client.notify(acp.methods.client.session.update, { sessionId: this.id, update }))
+      .catch((err: unknown) => this.log(`devx: could not send a session update: ${(err as Error).message}`));
+  }
+
+  flushed(): Promise<void> {
+    return this.sending;
+  }
+
+  modes(): acp.SessionModeState {
+    const loaded = this.run.loadAgents();
+    // The project's and the user's agents; devx's shipped workflow roles are not modes.
+    const agents = [...loaded.agents.values()].filter((a) => a.scope !== 'builtin').map((a) => ({ id: a.name, name: a.name, description: a.description }));
+    return {
+      currentModeId: this.run.persona?.name ?? DEFAULT_MODE,
+      availableModes: [{ id: DEFAULT_MODE, name: 'devx', description: 'devx without a persona' }, ...agents],
+    };
+  }
+
+  /** `session/set_mode`: the persona, or plain devx for the default mode. */
+  setMode(modeId: string): void {
+    try {
+      this.run.usePersona(modeId === DEFAULT_MODE ? null : modeId);
+    } catch (err) {
+      if (err instanceof PersonaError) throw acp.RequestError.invalidParams({ modeId }, err.message);
+      throw err;
+    }
+    this.send({ sessionUpdate: 'current_mode_update', currentModeId: modeId });
+  }
+
+  private readonly onEvent = (e: AgentEvent): void => {
+    switch (e.type) {
+      case 'model_request':
+        this.prose.reset();
+        break;
+      case 'backend':
+        if (e.event.type === 'text_delta') this.prose.add(e.event.text);
+        else if (e.event.type === 'notice') this.log(`devx: ${e.event.message}`);
+        break;
+      case 'assistant_text':
+        this.prose.finish(e.text, e.final);
+        break;
+      case 'tool_start':
+        this.send(this.tracker.start(e.tool, e.args));
+        break;
+      case 'tool_end':
+        this.send(this.tracker.end(e.outcome));
+        break;
+      case 'turn_end':
+        for (const u of this.tracker.closeDetached()) this.send(u);
+        if (e.status === 'error' || e.status === 'max_rounds') this.send({ sessionUpdate: 'agent_message_chunk', content: { type: 'text', text: `\n${e.status === 'error' ? '✗' : '■'} ${e.error?.message ?? e.status}` } });
+        break;
+      default:
+        break;
+    }
+  };
+
+  /** `session/prompt`: runs one turn; a `session/cancel` (or the request's own cancel) stops it. */
+  async prompt(blocks: acp.ContentBlock[], signal: AbortSignal): Promise<acp.PromptResponse> {
+    if (this.running) throw acp.RequestError.invalidRequest({ sessionId: this.id }, 'a turn is already running in this session; cancel it first');
+    const controller = new AbortController();
+    this.running = controller;
+    const onAbort = () => controller.abort();
+    signal.addEventListener('abort', onAbort);
+    const unsubscribe = this.run.subscribe(this.onEvent);
+    let status;
+    try {
+      status = (await this.run.prompt(promptText(blocks), { signal: controller.signal })).status;
+    } finally {
+      unsubscribe();
+      signal.removeEventListener('abort', onAbort);
+      this.running = null;
+    }
+    await this.flushed();
+    if (status === 'cancelled' || controller.signal.aborted) return { stopReason: 'cancelled' };
+    return { stopReason: status === 'max_rounds' ? 'max_turn_requests' : 'end_turn' };
+  }
+
+  cancel(): void {
+    this.running?.abort();
+  }
+
+  /** The approval callback of the devx session: asks the client, or refuses once the turn is cancelled. */
+  readonly askPermission = async (req: ApprovalRequest): Promise<ApprovalAnswer> => {
+    const turn = this.running;
+    if (!turn || turn.signal.aborted) return 'no';
+    const { id, announce, toolCall } = this.tracker.forPermission(req);
+    if (announce) this.send(announce);
+    await this.flushed();
+    const asked = this.client.request(acp.methods.client.session.requestPermission, { sessionId: this.id, toolCall, options: PERMISSION_OPTIONS });
+    const cancelled = new Promise<null>((resolve) => turn.signal.addEventListener('abort', () => resolve(null), { once: true }));
+    let res: acp.RequestPermissionResponse | null;
+    try {
+      res = await Promise.race([asked, cancelled]);
+    } catch (err) {
+      this.log(`devx: the permission request failed: ${(err as Error).message}`);
+      return 'no';
+    }
+    const chosen = res?.outcome.outcome === 'selected' ? res.outcome.optionId : null;
+    if (chosen === 'allow_once' || chosen === 'allow_always') {
+      this.send(this.tracker.running(id));
+      return chosen === 'allow_always' ? 'always' : 'yes';
+    }
+    if (this.tracker.isDetached(id)) this.send(this.tracker.rejected(id));
+    return 'no';
+  };
+
+  /** Ends the devx session (lock released, record closed); a handoff is written from the record, never by a model call. */
+  async end(): Promise<void> {
+    this.cancel();
+    const draft = handoffFor(this.started, { interactive: true });
+    await endSession(this.started, { draft: draft === 'model' ? 'plain' : draft }).catch((err: unknown) => this.log(`devx: ending session ${this.id}: ${(err as Error).message}`));
+    this.started.session.abandon();
+    this.started.run.dispose();
+  }
+}

@@ -1,0 +1,123 @@
+// `devx --acp`: devx as an Agent Client Protocol agent on stdio, so editors such as Zed host it.
+// stdout carries only the protocol (anything else written there goes to stderr); logs go to stderr.
+import path from 'node:path';
+import { Readable } from 'node:stream';
+import * as acp from '@agentclientprotocol/sdk';
+import { ConfigError, type Settings } from '../config/settings.js';
+import { findProjectRoot } from '../config/paths.js';
+import type { ApprovalMode } from '../policy/decide.js';
+import { SessionBusyError, startSession } from '../runtime/startSession.js';
+import { PersonaError } from '../runtime/agentRun.js';
+import { packageVersion } from '../util/packageRoot.js';
+import { AcpSession } from './acpSession.js';
+import { listSessions, resumeChain, sessionChain } from './loadSession.js';
+import { replayHistory } from './replayHistory.js';
+import { mcpFromClient, mcpServerSettings } from './mcpServers.js';
+
+export interface AcpOptions {
+  env: NodeJS.ProcessEnv;
+  overrides?: Partial<Settings>;
+  yes?: boolean;
+  approvalMode?: ApprovalMode;
+  /** The mode (agent persona) new sessions start in (`--agent`). */
+  persona?: string;
+}
+
+/** Keeps stdout for the protocol: returns a writer to the real stdout and sends every other write to stderr. */
+function claimStdout(): WritableStream<Uint8Array> {
+  const out = process.stdout;
+  const write = out.write.bind(out) as (chunk: Uint8Array, cb: (err?: Error | null) => void) => boolean;
+  out.write = ((chunk: never, ...rest: never[]) => process.stderr.write(chunk, ...rest)) as typeof out.write;
+  return new WritableStream<Uint8Array>({ write: (chunk) => new Promise((resolve, reject) => void write(chunk, (err) => (err ? reject(err) : resolve()))) });
+}
+
+export async function serveAcp(opts: AcpOptions): Promise<number> {
+  const log = (line: string) => void process.stderr.write(`${line}\n`);
+  const sessions = new Map<string, AcpSession>();
+
+  /** Starts a devx session for the client's cwd. One devx session per project: a new one ends the last. */
+  async function open(cwd: string, mcpServers: acp.McpServer[], client: acp.AgentContext, id?: string): Promise<AcpSession> {
+    if (!path.isAbsolute(cwd)) throw acp.RequestError.invalidParams({ cwd }, 'cwd must be an absolute path');
+    const root = findProjectRoot(cwd);
+    for (const s of [...sessions.values()].filter((x) => x.root === root)) {
+      sessions.delete(s.id);
+      await s.end();
+    }
+    let session: AcpSession | undefined;
+    let started;
+    try {
+      started = await startSession({ cwd, env: opts.env, overrides: opts.overrides, yes: opts.yes, approvalMode: opts.approvalMode, prompt: (req) => session!.askPermission(req), stream: true, persona: opts.persona, extraMcpServers: mcpFromClient(mcpServers) });
+    } catch (err) {
+      if (err instanceof SessionBusyError || err instanceof PersonaError) throw acp.RequestError.internalError({ cwd }, err.message);
+      if (err instanceof ConfigError) throw acp.RequestError.internalError({ cwd }, `bad settings: ${err.message}`);
+      throw err;
+    }
+    for (const w of started.run.agent.warnings) log(`devx: warning: ${w}`);
+    const missing = started.run.agent.missingBinary();
+    if (missing) {
+      started.session.abandon();
+      started.run.dispose();
+      throw acp.RequestError.internalError({ cwd }, missing);
+    }
+    session = new AcpSession(id ?? started.session.record.id, client, mcpServerSettings(mcpServers), log);
+    session.attach(started);
+    sessions.set(session.id, session);
+    log(`devx: session ${session.id} in ${root}${mcpServers.length ? ` (with the client's MCP servers: ${Object.keys(session.mcpServers).join(', ')})` : ''}`);
+    return session;
+  }
+
+  const find = (id: string): AcpSession => {
+    const s = sessions.get(id);
+    if (!s) throw acp.RequestError.sessionNotFound(id);
+    return s;
+  };
+
+  const app = acp
+    .agent({ name: 'devx' })
+    .onRequest(acp.methods.agent.initialize, () => ({
+      protocolVersion: acp.PROTOCOL_VERSION,
+      agentCapabilities: { loadSession: true, promptCapabilities: { image: false, audio: false, embeddedContext: true }, sessionCapabilities: { list: {} } },
+      agentInfo: { name: 'devx', title: 'devx', version: packageVersion() },
+      authMethods: [],
+    }))
+    .onRequest(acp.methods.agent.session.new, async ({ params, client }) => {
+      const s = await open(params.cwd, params.mcpServers ?? [], client);
+      // A new ACP session is a new conversation (earlier ones stay in .devx/sessions/ for session/load).
+      s.run.reset();
+      return { sessionId: s.id, modes: s.modes() };
+    })
+    .onRequest(acp.methods.agent.session.load, async ({ params, client }) => {
+      const root = findProjectRoot(params.cwd);
+      if (!sessionChain(root, params.sessionId, '')) throw acp.RequestError.invalidParams({ sessionId: params.sessionId }, `no devx session ${params.sessionId} in ${root} (devx sessions lists them)`);
+      const s = await open(params.cwd, params.mcpServers ?? [], client, params.sessionId);
+      const chain = sessionChain(root, params.sessionId, s.started.session.record.id)!;
+      const transcript = resumeChain(s.started, chain);
+      for (const update of replayHistory(transcript, s.root, s.run.loopDeps.tools)) s.send(update);
+      await s.flushed();
+      return { modes: s.modes() };
+    })
+    .onRequest(acp.methods.agent.session.list, ({ params }) => ({ sessions: listSessions(findProjectRoot(params.cwd ?? process.cwd())) }))
+    .onRequest(acp.methods.agent.session.prompt, ({ params, signal }) => find(params.sessionId).prompt(params.prompt, signal))
+    .onRequest(acp.methods.agent.session.setMode, ({ params }) => {
+      find(params.sessionId).setMode(params.modeId);
+      return {};
+    })
+    .onNotification(acp.methods.agent.session.cancel, ({ params }) => {
+      sessions.get(params.sessionId)?.cancel();
+    });
+
+  const stream = acp.ndJsonStream(claimStdout(), Readable.toWeb(process.stdin) as ReadableStream<Uint8Array>);
+  const conn = app.connect(stream);
+  const stop = () => conn.close();
+  process.on('SIGTERM', stop);
+  process.on('SIGINT', stop);
+  try {
+    await conn.closed;
+  } finally {
+    process.off('SIGTERM', stop);
+    process.off('SIGINT', stop);
+    for (const s of sessions.values()) await s.end();
+    sessions.clear();
+  }
+  return 0;
+}

@@ -1,0 +1,145 @@
+// devx tool calls as ACP tool calls: an id per call, the kind and one-line title from the tool,
+// the paths it touches as locations, and file edits as diffs (the file before the call and after).
+import fs from 'node:fs';
+import path from 'node:path';
+import type * as acp from '@agentclientprotocol/sdk';
+import { describeCall, type Tool } from '../tools/types.js';
+import type { ApprovalRequest, ToolCallOutcome } from '../tools/runToolCall.js';
+
+/** Diffs of files larger than this are not sent (the edit is still reported). */
+const MAX_DIFF_BYTES = 1_000_000;
+/** How much of a tool's result the client sees in the tool call. */
+const MAX_RESULT_CHARS = 4000;
+const SEARCH_TOOLS = new Set(['search_code', 'glob', 'query_qdrant']);
+
+/** The ACP kind of a devx tool (the client picks its icon from it). */
+export function acpKind(tool: Pick<Tool, 'name' | 'kind'> | undefined): acp.ToolKind {
+  if (!tool) return 'other';
+  if (SEARCH_TOOLS.has(tool.name)) return 'search';
+  if (tool.kind === 'read') return 'read';
+  if (tool.kind === 'write') return 'edit';
+  if (tool.kind === 'execute') return 'execute';
+  return 'other';
+}
+
+interface OpenCall {
+  id: string;
+  tool: string;
+  /** Files the call writes, with their text before it ran (null: absent or too large). */
+  before: Map<string, string | null>;
+}
+
+function readText(abs: string): string | null {
+  try {
+    if (fs.statSync(abs).size > MAX_DIFF_BYTES) return null;
+    return fs.readFileSync(abs, 'utf8');
+  } catch {
+    return null;
+  }
+}
+
+export class ToolCallTracker {
+  private n = 0;
+  private readonly open: OpenCall[] = [];
+  /** Calls announced for a permission request only (a sub-agent's call): closed when the turn ends. */
+  private readonly detached: string[] = [];
+
+  constructor(
+    private readonly root: () => string,
+    private readonly tools: () => Map<string, Tool>,
+    private readonly prefix = 'call',
+  ) {}
+
+  private locationsOf(tool: Tool | undefined, args: Record<string, unknown>): { path: string; intent: string }[] {
+    try {
+      return (tool?.locations?.(args) ?? []).map((l) => ({ path: path.resolve(this.root(), l.path), intent: l.intent }));
+    } catch {
+      return [];
+    }
+  }
+
+  /** The `tool_call` update announcing a call the loop is about to run. */
+  start(name: string, args: Record<string, unknown>, status: acp.ToolCallStatus = 'pending'): acp.SessionUpdate {
+    const tool = this.tools().get(name);
+    const id = `${this.prefix}_${++this.n}`;
+    const locations = this.locationsOf(tool, args);
+    const before = new Map<string, string | null>();
+    if (tool?.kind === 'write') for (const l of locations) if (l.intent === 'write') before.set(l.path, readText(l.path));
+    this.open.push({ id, tool: name, before });
+    return { sessionUpdate: 'tool_call', toolCallId: id, title: describeCall(tool, name, args), kind: acpKind(tool), status, locations: locations.map((l) => ({ path: l.path })), rawInput: args };
+  }
+
+  /** The call a permission request is about (the oldest open call of that tool), announcing it if the loop did not. */
+  forPermission(req: ApprovalRequest): { id: string; announce?: acp.SessionUpdate; toolCall: acp.ToolCallUpdate } {
+    let call = this.open.find((c) => c.tool === req.tool);
+    let announce: acp.SessionUpdate | undefined;
+    if (!call) {
+      announce = this.start(req.tool, req.args);
+      call = this.open.pop()!;
+      this.detached.push(call.id);
+    }
+    const tool = this.tools().get(req.tool);
+    const locations = req.locations.map((l) => ({ path: path.resolve(this.root(), l.path) }));
+    return {
+      id: call.id,
+      announce,
+      toolCall: { toolCallId: call.id, title: req.summary, kind: acpKind(tool), status: 'pending', locations, content: this.plannedContent(req, call), rawInput: req.args },
+    };
+  }
+
+  /** What an edit would do, as diffs where devx can tell; else the tool's own preview. */
+  private plannedContent(req: ApprovalRequest, call: OpenCall): acp.ToolCallContent[] {
+    const a = req.args as Record<string, unknown>;
+    const [file] = [...call.before.keys()];
+    const old = file ? call.before.get(file) ?? null : null;
+    let newText: string | undefined;
+    if (file && req.tool === 'write_file') newText = String(a.content ?? '');
+    else if (file && req.tool === 'append_file') newText = `${old ?? ''}${old && !old.endsWith('\n') ? '\n' : ''}${String(a.content ?? '')}`;
+    else if (file && req.tool === 'edit_file' && old !== null && old.includes(String(a.old_text))) {
+      newText = a.replace_all === true || a.replace_all === 'true' ? old.split(String(a.old_text)).join(String(a.new_text)) : old.replace(String(a.old_text), () => String(a.new_text));
+    }
+    if (file && newText !== undefined) return [{ type: 'diff', path: file, oldText: old, newText }];
+    return req.preview ? [{ type: 'content', content: { type: 'text', text: req.preview } }] : [];
+  }
+
+  /** At the end of a turn: the sub-agents' approved calls are done (their results went to the sub-agent). */
+  closeDetached(): acp.SessionUpdate[] {
+    return this.detached.splice(0).map((id) => ({ sessionUpdate: 'tool_call_update', toolCallId: id, status: 'completed' }));
+  }
+
+  /** A rejected call of a sub-agent: it will not run. */
+  rejected(id: string): acp.SessionUpdate {
+    const i = this.detached.indexOf(id);
+    if (i !== -1) this.detached.splice(i, 1);
+    return { sessionUpdate: 'tool_call_update', toolCallId: id, status: 'failed' };
+  }
+
+  /** Whether a call was announced for a permission request only. */
+  isDetached(id: string): boolean {
+    return this.detached.includes(id);
+  }
+
+  /** The update once the call was approved and runs. */
+  running(id: string): acp.SessionUpdate {
+    return { sessionUpdate: 'tool_call_update', toolCallId: id, status: 'in_progress' };
+  }
+
+  /** The update for a finished call: completed or failed, with the diffs it made or its result. */
+  end(outcome: ToolCallOutcome): acp.SessionUpdate {
+    const i = this.open.findIndex((c) => c.tool === outcome.tool);
+    const call = i === -1 ? undefined : this.open.splice(i, 1)[0];
+    const id = call?.id ?? `${this.prefix}_${++this.n}`;
+    const content: acp.ToolCallContent[] = [];
+    if (call && outcome.status === 'ok') {
+      for (const [file, oldText] of call.before) {
+        const newText = readText(file);
+        if (newText !== null && newText !== oldText) content.push({ type: 'diff', path: file, oldText, newText });
+      }
+    }
+    if (!content.length && outcome.content) {
+      const text = outcome.content.length > MAX_RESULT_CHARS ? `${outcome.content.slice(0, MAX_RESULT_CHARS)}\n…` : outcome.content;
+      content.push({ type: 'content', content: { type: 'text', text } });
+    }
+    return { sessionUpdate: 'tool_call_update', toolCallId: id, status: outcome.status === 'ok' ? 'completed' : 'failed', title: outcome.summary, content };
+  }
+}

@@ -1,0 +1,288 @@
+// devx as an ACP agent: a real `devx --acp` process driven by the SDK's client side, with the real
+// gemini binary answering from the fake API.
+import fs from 'node:fs';
+import path from 'node:path';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { Readable, Writable } from 'node:stream';
+import * as acp from '@agentclientprotocol/sdk';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { FakeGeminiApi } from '../helpers/fakeGeminiApi.js';
+import { useFakeApi } from '../helpers/useFakeApi.js';
+import { DEVX_BIN, fakeEnv, makeProject } from '../helpers/env.js';
+import { killUnder, processesUnder, until } from '../helpers/processes.js';
+
+let fake: FakeGeminiApi;
+let home: string;
+const children: ChildProcess[] = [];
+
+useFakeApi((f, h) => {
+  fake = f;
+  home = h;
+});
+afterEach(() => {
+  for (const c of children.splice(0)) c.kill('SIGKILL');
+  killUnder(path.join(home, '.devx'));
+});
+
+interface Editor {
+  child: ChildProcess;
+  agent: acp.ClientContext;
+  updates: acp.SessionNotification[];
+  permissions: acp.RequestPermissionRequest[];
+  /** The option the client picks when asked. */
+  answer: { optionId: string };
+  /** Everything devx wrote on stdout (only protocol lines may be there). */
+  stdout: () => string;
+  stderr: () => string;
+  newSession(cwd: string, mcpServers?: acp.McpServer[]): Promise<acp.NewSessionResponse>;
+  prompt(sessionId: string, text: string): Promise<acp.PromptResponse>;
+  /** Closes stdin and waits for devx to exit. */
+  close(): Promise<number | null>;
+}
+
+/** Starts `devx --acp` in `cwd` and initializes the connection as an editor would. */
+async function startEditor(cwd: string): Promise<Editor> {
+  const child = spawn(process.execPath, [DEVX_BIN, '--acp'], { cwd, env: fakeEnv(fake, home), stdio: ['pipe', 'pipe', 'pipe'] });
+  children.push(child);
+  let out = '';
+  let err = '';
+  child.stdout!.on('data', (d) => (out += d));
+  child.stderr!.on('data', (d) => (err += d));
+  const updates: acp.SessionNotification[] = [];
+  const permissions: acp.RequestPermissionRequest[] = [];
+  const answer = { optionId: 'allow_once' };
+  const app = acp
+    .client({ name: 'test-editor' })
+    .onNotification(acp.methods.client.session.update, ({ params }) => {
+      updates.push(params);
+    })
+    .onRequest(acp.methods.client.session.requestPermission, ({ params }) => {
+      permissions.push(params);
+      // 'hold': the person never answers (the turn is cancelled while the question is open).
+      if (answer.optionId === 'hold') return new Promise<never>(() => undefined);
+      return { outcome: { outcome: 'selected', optionId: answer.optionId } };
+    });
+  const conn = app.connect(acp.ndJsonStream(Writable.toWeb(child.stdin!) as WritableStream<Uint8Array>, Readable.toWeb(child.stdout!) as ReadableStream<Uint8Array>));
+  const agent = conn.agent;
+  const init = await agent.request(acp.methods.agent.initialize, { protocolVersion: acp.PROTOCOL_VERSION, clientCapabilities: {} });
+  expect(init.protocolVersion).toBe(acp.PROTOCOL_VERSION);
+  expect(init.agentCapabilities).toMatchObject({ loadSession: true, promptCapabilities: { embeddedContext: true }, sessionCapabilities: { list: {} } });
+  return {
+    child,
+    agent,
+    updates,
+    permissions,
+    answer,
+    stdout: () => out,
+    stderr: () => err,
+    newSession: (dir, mcpServers = []) => agent.request(acp.methods.agent.session.new, { cwd: dir, mcpServers }),
+    prompt: (sessionId, text) => agent.request(acp.methods.agent.session.prompt, { sessionId, prompt: [{ type: 'text', text }] }),
+    close: async () => {
+      const exited = new Promise<number | null>((r) => child.on('close', r));
+      child.stdin!.end();
+      return exited;
+    },
+  };
+}
+
+const chunks = (e: Editor, kind = 'agent_message_chunk') =>
+  e.updates.flatMap((n) => (n.update.sessionUpdate === kind && n.update.content.type === 'text' ? [n.update.content.text] : [])).join('');
+const toolCalls = (e: Editor) => e.updates.flatMap((n) => (n.update.sessionUpdate === 'tool_call' ? [n.update] : []));
+const toolUpdates = (e: Editor, id: string) => e.updates.flatMap((n) => (n.update.sessionUpdate === 'tool_call_update' && n.update.toolCallId === id ? [n.update] : []));
+
+describe('devx --acp', () => {
+  it('answers a prompt in streamed prose chunks, and a client offering MCP servers still gets a session', async () => {
+    const project = makeProject({});
+    fake.push({ text: 'Hello from devx.\nThe second line.\nThe third line.', chunkDelayMs: 300 });
+    const e = await startEditor(project);
+    const mcpServers: acp.McpServer[] = [{ name: 'files', command: '/bin/false', args: [], env: [] }];
+    const { sessionId, modes } = await e.newSession(project, mcpServers);
+    expect(modes?.currentModeId).toBe('default');
+    const res = await e.prompt(sessionId, 'say hello');
+    expect(res.stopReason).toBe('end_turn');
+    expect(chunks(e)).toBe('Hello from devx.\nThe second line.\nThe third line.');
+    // Streamed: more than one chunk, the first a whole line.
+    const parts = e.updates.filter((n) => n.update.sessionUpdate === 'agent_message_chunk');
+    expect(parts.length).toBeGreaterThan(1);
+    expect(parts.every((n) => n.sessionId === sessionId)).toBe(true);
+    expect(fake.modelCalls[0].promptText).toContain('say hello');
+    // The session is devx's own: its record and audit trail are in the project.
+    expect(fs.existsSync(path.join(project, '.devx', 'sessions', `${sessionId}.json`))).toBe(true);
+    expect(await e.close()).toBe(0);
+    // Nothing but protocol messages went to stdout.
+    for (const line of e.stdout().split('\n').filter(Boolean)) expect(JSON.parse(line)).toHaveProperty('jsonrpc', '2.0');
+    expect(e.stderr()).toMatch(/MCP servers from the client recorded, not started: files/);
+    const record = JSON.parse(fs.readFileSync(path.join(project, '.devx', 'sessions', `${sessionId}.json`), 'utf8'));
+    expect(record).toMatchObject({ status: 'ended', turns: 1 });
+  });
+
+  it('reports a read_file call as a tool call with kind, status and locations; its TOOL_CALL line is never prose', async () => {
+    const project = makeProject({ 'src/a.txt': 'alpha\n' });
+    fake.push({ text: 'Let me look.\nTOOL_CALL: read_file | path=src/a.txt' }, { text: 'It says alpha.' });
+    const e = await startEditor(project);
+    const { sessionId } = await e.newSession(project);
+    expect((await e.prompt(sessionId, 'what is in a.txt?')).stopReason).toBe('end_turn');
+    const [call] = toolCalls(e);
+    expect(call).toMatchObject({ kind: 'read', status: 'pending', title: 'read src/a.txt', locations: [{ path: path.join(project, 'src', 'a.txt') }] });
+    const [done] = toolUpdates(e, call.toolCallId);
+    expect(done.status).toBe('completed');
+    expect(JSON.stringify(done.content)).toContain('alpha');
+    expect(chunks(e)).toContain('Let me look.');
+    expect(chunks(e)).toContain('It says alpha.');
+    expect(chunks(e)).not.toMatch(/TOOL_CALL/);
+    expect(e.permissions).toEqual([]); // reads are allowed by policy
+    expect(fake.modelCalls[1].promptText).toContain('alpha');
+    // The same audit log as the REPL.
+    expect(fs.readFileSync(path.join(project, '.devx', 'audit.jsonl'), 'utf8')).toMatch(/"tool":"read_file"/);
+  });
+
+  it('a write asks the client; approved, the file changes and the edit comes back as a diff', async () => {
+    const project = makeProject({ 'notes.txt': 'old line\nkept line\n' });
+    fake.push({ text: 'TOOL_CALL: edit_file | path=notes.txt | old_text=old line | new_text=new line' }, { text: 'Edited.' });
+    const e = await startEditor(project);
+    const { sessionId } = await e.newSession(project);
+    expect((await e.prompt(sessionId, 'update the notes')).stopReason).toBe('end_turn');
+    const file = path.join(project, 'notes.txt');
+    expect(fs.readFileSync(file, 'utf8')).toBe('new line\nkept line\n');
+    expect(e.permissions).toHaveLength(1);
+    const [ask] = e.permissions;
+    expect(ask.options.map((o) => o.kind)).toEqual(['allow_once', 'allow_always', 'reject_once']);
+    expect(ask.toolCall).toMatchObject({ kind: 'edit', title: 'edit notes.txt', locations: [{ path: file }] });
+    expect(ask.toolCall.content).toEqual([{ type: 'diff', path: file, oldText: 'old line\nkept line\n', newText: 'new line\nkept line\n' }]);
+    const [call] = toolCalls(e);
+    expect(call.toolCallId).toBe(ask.toolCall.toolCallId);
+    const statuses = toolUpdates(e, call.toolCallId).map((u) => u.status);
+    expect(statuses).toEqual(['in_progress', 'completed']);
+    const done = toolUpdates(e, call.toolCallId)[1];
+    expect(done.content).toEqual([{ type: 'diff', path: file, oldText: 'old line\nkept line\n', newText: 'new line\nkept line\n' }]);
+  });
+
+  it('a rejected write does not change the file, and the model is told', async () => {
+    const project = makeProject({ 'notes.txt': 'keep me\n' });
+    fake.push({ text: 'TOOL_CALL: write_file | path=notes.txt | content=gone' }, { text: 'Understood, left it alone.' });
+    const e = await startEditor(project);
+    e.answer.optionId = 'reject_once';
+    const { sessionId } = await e.newSession(project);
+    expect((await e.prompt(sessionId, 'overwrite the notes')).stopReason).toBe('end_turn');
+    expect(fs.readFileSync(path.join(project, 'notes.txt'), 'utf8')).toBe('keep me\n');
+    expect(e.permissions).toHaveLength(1);
+    expect(e.permissions[0].toolCall.content).toEqual([{ type: 'diff', path: path.join(project, 'notes.txt'), oldText: 'keep me\n', newText: 'gone' }]);
+    const [call] = toolCalls(e);
+    expect(toolUpdates(e, call.toolCallId).map((u) => u.status)).toEqual(['failed']);
+    expect(fake.modelCalls[1].promptText).toMatch(/the user declined this write_file call/);
+  });
+
+  it('"allow always" is remembered for the session: the next write does not ask', async () => {
+    const project = makeProject({});
+    fake.push({ text: 'TOOL_CALL: write_file | path=a.txt | content=one' }, { text: 'TOOL_CALL: write_file | path=b.txt | content=two' }, { text: 'Both written.' });
+    const e = await startEditor(project);
+    e.answer.optionId = 'allow_always';
+    const { sessionId } = await e.newSession(project);
+    expect((await e.prompt(sessionId, 'write two files')).stopReason).toBe('end_turn');
+    expect(fs.readFileSync(path.join(project, 'a.txt'), 'utf8')).toBe('one');
+    expect(fs.readFileSync(path.join(project, 'b.txt'), 'utf8')).toBe('two');
+    expect(e.permissions).toHaveLength(1);
+    expect(toolCalls(e)).toHaveLength(2);
+  });
+
+  it('session/cancel stops a running turn: the prompt resolves cancelled and no gemini process is left', async () => {
+    const project = makeProject({});
+    fake.push({ hang: true });
+    const e = await startEditor(project);
+    const { sessionId } = await e.newSession(project);
+    const turn = e.prompt(sessionId, 'think forever');
+    await until(() => fake.modelCalls.length >= 1);
+    expect(processesUnder(path.join(home, '.devx')).length).toBeGreaterThan(0);
+    await e.agent.notify(acp.methods.agent.session.cancel, { sessionId });
+    expect((await turn).stopReason).toBe('cancelled');
+    await until(() => processesUnder(path.join(home, '.devx')).length === 0, 10_000);
+    // The session goes on after a cancel.
+    fake.push({ text: 'Back again.' });
+    expect((await e.prompt(sessionId, 'hello?')).stopReason).toBe('end_turn');
+    expect(chunks(e)).toContain('Back again.');
+  });
+
+  it('a cancel while a permission request is open ends the turn without running the call', async () => {
+    const project = makeProject({ 'notes.txt': 'keep me\n' });
+    fake.push({ text: 'TOOL_CALL: write_file | path=notes.txt | content=gone' });
+    const e = await startEditor(project);
+    e.answer.optionId = 'hold';
+    const { sessionId } = await e.newSession(project);
+    const turn = e.prompt(sessionId, 'overwrite the notes');
+    await until(() => e.permissions.length === 1);
+    await e.agent.notify(acp.methods.agent.session.cancel, { sessionId });
+    expect((await turn).stopReason).toBe('cancelled');
+    expect(fs.readFileSync(path.join(project, 'notes.txt'), 'utf8')).toBe('keep me\n');
+    expect(fake.modelCalls).toHaveLength(1);
+  });
+
+  it('session/load replays a saved devx session and continues its conversation', async () => {
+    const project = makeProject({ 'a.txt': 'alpha\n' });
+    fake.push({ text: 'TOOL_CALL: read_file | path=a.txt' }, { text: 'Noted: the secret word is pineapple.' });
+    const first = await startEditor(project);
+    const { sessionId } = await first.newSession(project);
+    await first.prompt(sessionId, 'remember the word pineapple');
+    expect(await first.close()).toBe(0);
+
+    const e = await startEditor(project);
+    const loaded = await e.agent.request(acp.methods.agent.session.load, { sessionId, cwd: project, mcpServers: [] });
+    expect(loaded.modes?.currentModeId).toBe('default');
+    expect(chunks(e, 'user_message_chunk')).toBe('remember the word pineapple');
+    expect(chunks(e)).toContain('Noted: the secret word is pineapple.');
+    expect(toolCalls(e)).toMatchObject([{ kind: 'read', status: 'completed', title: 'read a.txt' }]);
+    fake.push({ text: 'It was pineapple.' });
+    expect((await e.prompt(sessionId, 'what was the word?')).stopReason).toBe('end_turn');
+    expect(fake.modelCalls[2].promptText).toContain('remember the word pineapple');
+    expect(fake.modelCalls[2].promptText).toContain('what was the word?');
+
+    // The client can list it (one entry for the session and its continuation).
+    const listed = await e.agent.request(acp.methods.agent.session.list, { cwd: project });
+    expect(listed.sessions).toEqual([{ sessionId, cwd: project, title: 'what was the word?', updatedAt: expect.any(String) }]);
+    await e.close();
+
+    // Loading the same id again brings back both parts of the conversation.
+    const again = await startEditor(project);
+    await again.agent.request(acp.methods.agent.session.load, { sessionId, cwd: project, mcpServers: [] });
+    expect(chunks(again, 'user_message_chunk')).toBe('remember the word pineapplewhat was the word?');
+
+    await expect(again.agent.request(acp.methods.agent.session.load, { sessionId: '20000101-000000-dead', cwd: project, mcpServers: [] })).rejects.toThrow(/no devx session 20000101-000000-dead/);
+  });
+
+  it('a failed model call ends the turn with the error shown in the thread', async () => {
+    const project = makeProject({});
+    fake.push({ status: 400 });
+    const e = await startEditor(project);
+    const { sessionId } = await e.newSession(project);
+    expect((await e.prompt(sessionId, 'hello')).stopReason).toBe('end_turn');
+    expect(chunks(e)).toMatch(/✗ .*fake API error 400/);
+  });
+
+  it('broken settings, or a project another devx holds, give session/new a clear error', async () => {
+    const project = makeProject({ '.devx/settings.json': '{ not json' });
+    const e = await startEditor(project);
+    await expect(e.newSession(project)).rejects.toThrow(/bad settings: .*settings\.json/);
+    fs.rmSync(path.join(project, '.devx', 'settings.json'));
+    const { sessionId } = await e.newSession(project);
+    const other = await startEditor(project);
+    await expect(other.newSession(project)).rejects.toThrow(/another devx session \(pid \d+, session [\w-]+, .*is active in this project/);
+    // The first editor's session is unaffected.
+    fake.push({ text: 'Still here.' });
+    expect((await e.prompt(sessionId, 'ping')).stopReason).toBe('end_turn');
+  });
+
+  it('agents are session modes: set_mode switches the persona of the next turn', async () => {
+    const project = makeProject({ '.devx/agents/reviewer.md': '---\nname: reviewer\ndescription: reviews code carefully\ntools: [read_file]\n---\nYou are the careful reviewer persona.\n' });
+    fake.push({ text: 'Plain answer.' }, { text: 'Reviewed.' });
+    const e = await startEditor(project);
+    const { sessionId, modes } = await e.newSession(project);
+    expect(modes?.availableModes[0]).toEqual({ id: 'default', name: 'devx', description: 'devx without a persona' });
+    expect(modes?.availableModes).toContainEqual({ id: 'reviewer', name: 'reviewer', description: 'reviews code carefully' });
+    await e.prompt(sessionId, 'first');
+    expect(fake.modelCalls[0].systemText).not.toContain('careful reviewer persona');
+    await e.agent.request(acp.methods.agent.session.setMode, { sessionId, modeId: 'reviewer' });
+    await e.prompt(sessionId, 'second');
+    expect(fake.modelCalls[1].systemText).toContain('You are the careful reviewer persona.');
+    expect(e.updates.some((n) => n.update.sessionUpdate === 'current_mode_update' && n.update.currentModeId === 'reviewer')).toBe(true);
+    await expect(e.agent.request(acp.methods.agent.session.setMode, { sessionId, modeId: 'nobody' })).rejects.toThrow(/no agent named "nobody"/);
+  });
+});
