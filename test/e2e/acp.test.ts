@@ -111,7 +111,7 @@ describe('devx --acp', () => {
     expect(await e.close()).toBe(0);
     // Nothing but protocol messages went to stdout.
     for (const line of e.stdout().split('\n').filter(Boolean)) expect(JSON.parse(line)).toHaveProperty('jsonrpc', '2.0');
-    expect(e.stderr()).toMatch(/MCP servers from the client recorded, not started: files/);
+    expect(e.stderr()).toMatch(/with the client's MCP servers: files\)/);
     const record = JSON.parse(fs.readFileSync(path.join(project, '.devx', 'sessions', `${sessionId}.json`), 'utf8'));
     expect(record).toMatchObject({ status: 'ended', turns: 1 });
   });
