@@ -5,8 +5,10 @@
 // .git/hooks, .git/config and .devx/, every path the policy denies inside the project masked (files by
 // /dev/null, folders by an empty tmpfs), and no network. Commands a person approved run as approved.
 import fs from 'node:fs';
+import os from 'node:os';
 import { spawnSync } from 'node:child_process';
 import path from 'node:path';
+import { findExecutable } from '../util/findExecutable.js';
 
 export interface SandboxSpec {
   bin: string;
@@ -18,12 +20,52 @@ export interface SandboxSpec {
 
 let probed: string | null | undefined;
 
-/** Finds a working bwrap (it needs user namespaces, which some containers lack). Probed once. */
+const PROBE_TTL_MS = 24 * 3600 * 1000;
+
+/**
+ * What decides whether bwrap works here: the binary itself and the kernel's user-namespace settings.
+ * A cached verdict holds only while all of them are unchanged (and for a day at most).
+ */
+function probeKey(bin: string): string {
+  const read = (f: string) => {
+    try {
+      return fs.readFileSync(f, 'utf8').trim();
+    } catch {
+      return '-';
+    }
+  };
+  const st = fs.statSync(bin);
+  return [bin, st.size, st.mtimeMs, st.ino, os.release(), process.getuid?.() ?? '-', read('/proc/sys/user/max_user_namespaces'), read('/proc/sys/kernel/unprivileged_userns_clone'), read('/proc/sys/kernel/apparmor_restrict_unprivileged_userns')].join('|');
+}
+
+/**
+ * Finds a working bwrap (it needs user namespaces, which some containers lack). Probed once per
+ * process, and the verdict is cached in the temp directory so a start-up need not spawn the probe again.
+ * A stale "works" fails closed: a sandboxed command then errors; it never runs unsandboxed.
+ */
 export function detectBwrap(env: NodeJS.ProcessEnv = process.env): string | null {
   if (probed !== undefined) return probed;
   if (env.DEVX_SANDBOX === 'off') return (probed = null);
-  const r = spawnSync('bwrap', ['--ro-bind', '/', '/', '--tmpfs', '/tmp', '--unshare-net', '--die-with-parent', 'true'], { stdio: 'ignore', timeout: 5000 });
-  probed = r.status === 0 ? 'bwrap' : null;
+  const bin = findExecutable('bwrap', env);
+  if (!bin) return (probed = null);
+  // Per user, outside any home (tests and sessions with temp homes share it); a wrong entry only fails closed.
+  const cacheFile = path.join(os.tmpdir(), `devx-${process.getuid?.() ?? 'u'}`, 'sandbox-probe.json');
+  let key = '';
+  try {
+    key = probeKey(bin);
+    const c = JSON.parse(fs.readFileSync(cacheFile, 'utf8')) as { key: string; works: boolean; at: number };
+    if (c.key === key && Date.now() - c.at < PROBE_TTL_MS) return (probed = c.works ? bin : null);
+  } catch {
+    // no cache yet, or unreadable: probe
+  }
+  const r = spawnSync(bin, ['--ro-bind', '/', '/', '--tmpfs', '/tmp', '--unshare-net', '--die-with-parent', 'true'], { stdio: 'ignore', timeout: 5000 });
+  probed = r.status === 0 ? bin : null;
+  try {
+    fs.mkdirSync(path.dirname(cacheFile), { recursive: true, mode: 0o700 });
+    fs.writeFileSync(cacheFile, JSON.stringify({ key, works: probed !== null, at: Date.now() }));
+  } catch {
+    // a read-only home: probe again next time
+  }
   return probed;
 }
 

@@ -7,7 +7,7 @@ import type { Message } from '../core/messages.js';
 import type { ModelBackend } from '../providers/types.js';
 import type { SessionHooks } from '../tools/types.js';
 import { acquireLock, reapChildren, SessionLock, type LockInfo } from './sessionLock.js';
-import { listRecords, loadRecord, loadTranscript, newSessionId, saveRecord, saveTranscript, type Checkpoint, type SessionRecord } from './sessionRecord.js';
+import { listRecords, newestRecord, loadRecord, loadTranscript, newSessionId, saveRecord, saveTranscript, type Checkpoint, type SessionRecord } from './sessionRecord.js';
 import { remember } from './memoryFile.js';
 import { bullets, readHandoff, sectionsFromDraft, writeHandoff, type Turn } from './handoff.js';
 import { readPrompt } from '../util/packageRoot.js';
@@ -225,8 +225,7 @@ export class Session implements SessionHooks {
 /** The short orientation shown at start: the last session, its open todos, the handoff's next items. */
 export function orientation(root: string, current: Session): string {
   const lines: string[] = [];
-  const past = listRecords(root).filter((r) => r.id !== current.record.id);
-  const last = current.crashed ?? past[past.length - 1];
+  const last = current.crashed ?? newestRecord(root, (r) => r.id !== current.record.id) ?? undefined;
   if (current.crashed) {
     lines.push(`! The last session (${current.crashed.id}) ended abruptly${current.crashed.lastInput ? ` while working on "${current.crashed.lastInput.slice(0, 80)}"` : ''}. Resume it with /resume or devx --resume.${current.reaped ? ` (${current.reaped} orphaned process group(s) were stopped.)` : ''}`);
   } else if (last) {
@@ -241,7 +240,6 @@ export function orientation(root: string, current: Session): string {
 
 /** The session to resume: the given id, else the newest crashed one, else the newest. */
 export function pickResume(root: string, id: string | undefined, exclude: string): SessionRecord | null {
-  const all = listRecords(root).filter((r) => r.id !== exclude);
-  if (id) return all.find((r) => r.id === id || r.id.endsWith(id)) ?? null;
-  return [...all].reverse().find((r) => r.status === 'crashed') ?? all[all.length - 1] ?? null;
+  if (id) return listRecords(root).find((r) => r.id !== exclude && (r.id === id || r.id.endsWith(id))) ?? null;
+  return newestRecord(root, (r) => r.id !== exclude && r.status === 'crashed') ?? newestRecord(root, (r) => r.id !== exclude);
 }

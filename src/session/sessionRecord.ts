@@ -72,6 +72,25 @@ export function listRecords(root: string): SessionRecord[] {
     .sort((a, b) => a.startedAt.localeCompare(b.startedAt));
 }
 
+/**
+ * The newest readable record that `match` accepts, reading from the newest file back (ids sort by
+ * start time), so start-up does not grow with the number of past sessions.
+ */
+export function newestRecord(root: string, match: (r: SessionRecord) => boolean = () => true): SessionRecord | null {
+  let names: string[];
+  try {
+    names = fs.readdirSync(sessionsDir(root));
+  } catch {
+    return null;
+  }
+  const ids = names.filter((n) => /^[\w-]+\.json$/.test(n) && !n.endsWith('.transcript.json')).map((n) => n.replace(/\.json$/, '')).sort().reverse();
+  for (const id of ids) {
+    const r = loadRecord(root, id);
+    if (r && match(r)) return r;
+  }
+  return null;
+}
+
 /** Session ids are short, sortable and unique enough for one project: 20261121-221403-ab12. */
 export function newSessionId(now: Date, rand: string): string {
   const iso = now.toISOString();

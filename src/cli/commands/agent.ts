@@ -2,7 +2,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { spawnSync } from 'node:child_process';
-import readlineSync from 'readline-sync';
+import { createRequire } from 'node:module';
 import { UsageError, approvalModeFrom, EXIT, AGENT_FLAGS } from '../shared.js';
 import { defineCommand, flagTable, pickFlags, subcommandTable } from '../command.js';
 import { findAgent, loadAgents, PersonaError, type AgentDef } from '../../personas/loadAgents.js';
@@ -209,7 +209,7 @@ async function agentMain(values: RunFlags & { all?: boolean; parallel?: string; 
     }
     case 'create': {
       const interactive = Boolean(process.stdin.isTTY);
-      const ask = (q: string, def = '') => (interactive ? readlineSync.question(`${q}${def ? ` [${def}]` : ''}: `, { defaultInput: def }) : def);
+      const ask = (q: string, def = '') => (interactive ? (createRequire(import.meta.url)('readline-sync') as typeof import('readline-sync')).question(`${q}${def ? ` [${def}]` : ''}: `, { defaultInput: def }) : def);
       const template = values.template ?? ask(`Template (${TEMPLATES.join(', ')})`, 'code-reviewer');
       if (!TEMPLATES.includes(template)) throw new UsageError(`unknown template "${template}"; choose one of ${TEMPLATES.join(', ')}`);
       const name = values.name ?? ask('Name', template);

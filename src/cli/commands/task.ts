@@ -4,8 +4,7 @@ import { defineCommand, pickFlags, subcommandTable } from '../command.js';
 import { AGENT_FLAGS, approvalModeFrom, EXIT, UsageError } from '../shared.js';
 import { findProjectRoot } from '../../config/paths.js';
 import { createTask, openTaskFolder, TaskFileError } from '../../tasks/taskFiles.js';
-import { defaultStepDeps, nextTaskStep, readTaskInput } from '../../tasks/nextTask.js';
-import { PersonaError } from '../../runtime/agentRun.js';
+import { PersonaError } from '../../personas/loadAgents.js';
 import { createRenderer } from '../renderEvents.js';
 
 const SUBCOMMANDS = subcommandTable(`
@@ -23,6 +22,8 @@ export const taskCommand = defineCommand({
   async run({ values, positionals }) {
     const [sub, folder, ...rest] = positionals;
     const root = findProjectRoot(process.cwd());
+    // The flow's agents and runtime load only when a task command runs.
+    const { defaultStepDeps, nextTaskStep, readTaskInput } = await import('../../tasks/nextTask.js');
     try {
       switch (sub) {
         case 'new': {

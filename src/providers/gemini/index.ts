@@ -4,7 +4,7 @@
 import type { BackendEvent, ModelBackend, ModelRequest, ModelResponse, Provider } from '../types.js';
 import { cliBinaries, cliOptions } from '../cliBackend.js';
 import { GeminiCliBackend, INSTALL_HINT } from './geminiCli.js';
-import { WarmGeminiBackend } from './warmGemini.js';
+import type { WarmGeminiOptions } from './warmGemini.js';
 
 export const geminiProvider: Provider = {
   id: 'gemini',
@@ -13,7 +13,7 @@ export const geminiProvider: Provider = {
   installHint: INSTALL_HINT,
   binaries: cliBinaries,
   create: (s, ctx) => {
-    const warm = () => new WarmGeminiBackend({ ...cliOptions(s, ctx), observer: ctx.observer });
+    const warm = () => new LazyWarm({ ...cliOptions(s, ctx), observer: ctx.observer });
     return s.mode === 'warm' ? warm() : new SpawnWithImages(new GeminiCliBackend(cliOptions(s, ctx)), warm);
   },
 };
@@ -35,5 +35,22 @@ class SpawnWithImages implements ModelBackend {
   dispose(): void {
     this.acp?.dispose?.();
     this.spawn.dispose?.();
+  }
+}
+
+/** The warm backend, loaded on its first call: the ACP SDK stays out of every start-up that never needs it. */
+class LazyWarm implements ModelBackend {
+  private inner: Promise<ModelBackend> | null = null;
+  private loaded: ModelBackend | null = null;
+
+  constructor(private readonly opts: WarmGeminiOptions) {}
+
+  async complete(req: ModelRequest, onEvent?: (e: BackendEvent) => void): Promise<ModelResponse> {
+    this.inner ??= import('./warmGemini.js').then((m) => (this.loaded = new m.WarmGeminiBackend(this.opts)));
+    return (await this.inner).complete(req, onEvent);
+  }
+
+  dispose(): void {
+    this.loaded?.dispose?.();
   }
 }

@@ -1,0 +1,149 @@
+// What `devx workflow ...` does; its flags and help are in workflow.ts, which loads this on use.
+import type { FlagValues } from '../command.js';
+import { SUBCOMMANDS } from './workflow.js';
+import { EXIT, UsageError } from '../shared.js';
+import { createEngine } from '../../workflow/engineDeps.js';
+import { findWorkflow } from '../../workflow/loadWorkflows.js';
+import { driveWorkflow, startWorkflow, WorkflowBusy, WorkflowError } from '../../workflow/runWorkflow.js';
+import { approveWorkflow, cancelWorkflow, checkDefinition, rejectWorkflow, resumeWorkflow } from '../../workflow/controls.js';
+import { listStates, readState, StateError, type WorkflowState } from '../../workflow/state.js';
+import { WorkflowDefinitionError } from '../../workflow/definition.js';
+import { GitError } from '../../workflow/git.js';
+import { PersonaError } from '../../personas/loadAgents.js';
+import { createProgress, renderLog, renderStatus } from '../renderWorkflow.js';
+import { readTaskInputAt } from '../../tasks/nextTask.js';
+import { TaskFileError } from '../../tasks/taskFiles.js';
+
+const DEFAULT_WORKFLOW = 'dev-pipeline';
+
+interface Flags {
+  mode?: string;
+  gate?: string;
+  'no-merge'?: boolean;
+  'from-task'?: string;
+  feedback?: string;
+  json?: boolean;
+}
+
+async function workflowMain(values: Flags, positionals: string[]): Promise<number> {
+  const [sub, ...rest] = positionals;
+  const abort = new AbortController();
+  const progress = createProgress(process.stderr, process.env);
+  const engine = createEngine({ cwd: process.cwd(), env: process.env, signal: abort.signal, onEvent: progress.onEvent, onAgentEvent: progress.onAgentEvent });
+  const { deps, loaded } = engine;
+  for (const w of engine.warnings) process.stderr.write(`devx: warning: ${w}\n`);
+  const idArg = (what: string) => {
+    if (rest.length !== 1) throw new UsageError(`usage: devx workflow ${what} <id>`);
+    return rest[0];
+  };
+  // Ctrl-C or SIGTERM stops the running step; the state keeps the last completed one.
+  const stop = () => abort.abort();
+  const drive = async (fn: () => Promise<WorkflowState>): Promise<number> => {
+    process.once('SIGINT', stop);
+    process.once('SIGTERM', stop);
+    try {
+      const s = await fn();
+      progress.done(s);
+      if (abort.signal.aborted) return EXIT.cancelled;
+      return s.status === 'done' || (s.status === 'paused' && s.gate) ? EXIT.ok : EXIT.failed;
+    } finally {
+      process.off('SIGINT', stop);
+      process.off('SIGTERM', stop);
+      progress.stop();
+    }
+  };
+  const defOf = (s: WorkflowState) => {
+    const def = findWorkflow(loaded, s.workflow);
+    const changed = checkDefinition(def, s);
+    if (changed) process.stderr.write(`devx: warning: ${changed}\n`);
+    return def;
+  };
+
+  switch (sub) {
+    case 'list': {
+      if (values.json) {
+        process.stdout.write(`${JSON.stringify([...loaded.workflows.values()].map((d) => ({ name: d.name, scope: d.scope, file: d.file, description: d.description, modes: d.modes, steps: Object.keys(d.steps) })), null, 2)}\n`);
+      } else {
+        for (const d of loaded.workflows.values()) {
+          process.stdout.write(`${d.name.padEnd(16)} ${d.scope.padEnd(8)} ${d.description}\n`);
+          if (Object.keys(d.modes).length) process.stdout.write(`${''.padEnd(25)} modes: ${Object.entries(d.modes).map(([m, s]) => `${m} (${s})`).join(', ')}\n`);
+          process.stdout.write(`${''.padEnd(25)} steps: ${Object.entries(d.steps).map(([n, s]) => `${n}:${s.role}`).join(' ')}\n`);
+        }
+      }
+      for (const e of loaded.errors) process.stderr.write(`devx: ${e.message}\n`);
+      return loaded.errors.length ? EXIT.failed : EXIT.ok;
+    }
+    case 'run': {
+      let name = DEFAULT_WORKFLOW;
+      let words = rest;
+      if (rest.length > 1 || (rest.length === 1 && values['from-task'])) [name, ...words] = rest;
+      let request = words.join(' ').trim();
+      if (values['from-task']) {
+        const task = readTaskInputAt(values['from-task']);
+        request = request ? `${request}\n\n${task}` : task;
+      }
+      if (!request) throw new UsageError('usage: devx workflow run [<name>] [--mode M] "<request>"');
+      const def = findWorkflow(loaded, name);
+      const gates = values.gate ? values.gate.split(',').map((g) => g.trim()).filter(Boolean) : [];
+      const mode = values.mode ?? (values['from-task'] && def.modes.direct ? 'direct' : undefined);
+      const state = await startWorkflow(def, { request, mode, gates, merge: !values['no-merge'] }, deps);
+      progress.started(state, def);
+      return drive(() => driveWorkflow(def, state, deps));
+    }
+    case 'status': {
+      if (rest.length > 1) throw new UsageError('usage: devx workflow status [<id>] [--json]');
+      const states = rest.length ? [readState(deps.root, rest[0])] : listStates(deps.root);
+      if (values.json) process.stdout.write(`${JSON.stringify(rest.length ? states[0] : states, null, 2)}\n`);
+      else if (!states.length) process.stdout.write('No workflows yet; start one with devx workflow run --mode bugfix "..."\n');
+      else for (const s of states) process.stdout.write(`${renderStatus(s, loaded.workflows.get(s.workflow), deps.root, rest.length > 0)}\n`);
+      return EXIT.ok;
+    }
+    case 'resume': {
+      const id = idArg('resume');
+      const def = defOf(readState(deps.root, id));
+      return drive(() => resumeWorkflow(def, id, deps));
+    }
+    case 'approve': {
+      const id = idArg('approve');
+      const def = defOf(readState(deps.root, id));
+      return drive(() => approveWorkflow(def, id, deps));
+    }
+    case 'reject': {
+      const id = idArg('reject');
+      if (!values.feedback?.trim()) throw new UsageError('usage: devx workflow reject <id> --feedback "what must change"');
+      const def = defOf(readState(deps.root, id));
+      return drive(() => rejectWorkflow(def, id, values.feedback!, deps));
+    }
+    case 'cancel': {
+      const s = await cancelWorkflow(deps.root, idArg('cancel'), deps.now);
+      process.stdout.write(`Workflow ${s.id} is cancelled.${s.git.branch ? ` Its branch ${s.git.branch} is kept.` : ''}\n`);
+      return EXIT.ok;
+    }
+    case 'log': {
+      process.stdout.write(renderLog(readState(deps.root, idArg('log'))));
+      return EXIT.ok;
+    }
+    default:
+      throw new UsageError(`usage:\n${SUBCOMMANDS.map((c) => `  devx ${c.usage}`).join('\n')}`);
+  }
+}
+
+export async function runWorkflowCommand(values: FlagValues, positionals: string[]): Promise<number> {
+  try {
+    return await workflowMain(values as Flags, positionals);
+  } catch (err) {
+    if (err instanceof WorkflowBusy) {
+      process.stderr.write(`devx: ${err.message}\n`);
+      return EXIT.busy;
+    }
+    if (err instanceof TaskFileError) {
+      process.stderr.write(`devx: ${err.message}\n`);
+      return err.exitCode;
+    }
+    if (err instanceof WorkflowError || err instanceof StateError || err instanceof GitError || err instanceof WorkflowDefinitionError || err instanceof PersonaError) {
+      process.stderr.write(`devx: ${err.message}\n`);
+      return EXIT.failed;
+    }
+    throw err;
+  }
+}
