@@ -4,6 +4,19 @@
 // web-tree-sitter stays outside: it loads its .wasm from beside its own file.
 import { build } from 'esbuild';
 import fs from 'node:fs';
+import path from 'node:path';
+import { createRequire } from 'node:module';
+
+// zod bundles every language's error messages (~360 KB of the ~750 KB it adds); devx speaks English,
+// so its `locales` namespace is cut down to `en` (the one zod configures by default).
+const zodLocales = {
+  name: 'zod-english-only',
+  setup(b) {
+    const en = path.join(path.dirname(createRequire(import.meta.url).resolve('zod/package.json')), 'v4', 'locales', 'en.js');
+    b.onResolve({ filter: /locales\/index\.js$/ }, (args) => (/[\\/]zod[\\/]/.test(args.importer) ? { path: 'zod-locales-en', namespace: 'devx' } : undefined));
+    b.onLoad({ filter: /^zod-locales-en$/, namespace: 'devx' }, () => ({ contents: `export { default as en } from ${JSON.stringify(en)};`, resolveDir: path.dirname(en), loader: 'js' }));
+  },
+};
 
 const banner = [
   "import { createRequire as __devxCreateRequire } from 'node:module';",
@@ -14,12 +27,15 @@ const banner = [
   'const __dirname = __devxDirname(__filename);',
 ].join(' ');
 
-fs.rmSync('dist/bundle', { recursive: true, force: true });
+// Built beside the old bundle and swapped in at the end, so a devx running from it never sees a half-written one.
+const out = 'dist/bundle';
+const next = `dist/bundle.next-${process.pid}`;
+fs.rmSync(next, { recursive: true, force: true });
 await build({
   // Code behind dynamic imports (the knowledge store's Orama and Qdrant client, ...) goes into chunks
   // loaded on first use.
   entryPoints: { devx: 'dist/src/cli/main.js' },
-  outdir: 'dist/bundle',
+  outdir: next,
   splitting: true,
   chunkNames: 'chunks/[name]-[hash]',
   outExtension: { '.js': '.mjs' },
@@ -30,5 +46,10 @@ await build({
   external: ['web-tree-sitter'],
   banner: { js: banner },
   logLevel: 'warning',
+  plugins: [zodLocales],
 });
-fs.chmodSync('dist/bundle/devx.mjs', 0o755);
+fs.chmodSync(path.join(next, 'devx.mjs'), 0o755);
+const old = `dist/bundle.old-${process.pid}`;
+if (fs.existsSync(out)) fs.renameSync(out, old);
+fs.renameSync(next, out);
+fs.rmSync(old, { recursive: true, force: true });

@@ -7,21 +7,15 @@ import { Readable, Writable } from 'node:stream';
 import * as acp from '@agentclientprotocol/sdk';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { FakeGeminiApi } from '../helpers/fakeGeminiApi.js';
-import { useFakeApi } from '../helpers/useFakeApi.js';
+import { useFakeApiAndChildren } from '../helpers/useFakeApi.js';
 import { DEVX_BIN, fakeEnv, makeProject } from '../helpers/env.js';
 import { killUnder, processesUnder, until } from '../helpers/processes.js';
 
 let fake: FakeGeminiApi;
 let home: string;
-const children: ChildProcess[] = [];
-
-useFakeApi((f, h) => {
+const children = useFakeApiAndChildren((f, h) => {
   fake = f;
   home = h;
-});
-afterEach(() => {
-  for (const c of children.splice(0)) c.kill('SIGKILL');
-  killUnder(path.join(home, '.devx'));
 });
 
 interface Editor {

@@ -8,19 +8,15 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import * as acp from '@agentclientprotocol/sdk';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { FakeGeminiApi } from '../helpers/fakeGeminiApi.js';
-import { useFakeApi } from '../helpers/useFakeApi.js';
+import { useFakeApiAndChildren } from '../helpers/useFakeApi.js';
 import { DEVX_BIN, REPO_ROOT, fakeEnv, makeProject } from '../helpers/env.js';
 import { processesUnder, until } from '../helpers/processes.js';
 
 let fake: FakeGeminiApi;
 let home: string;
-const children: ChildProcess[] = [];
-useFakeApi((f, h) => {
+const children = useFakeApiAndChildren((f, h) => {
   fake = f;
   home = h;
-});
-afterEach(() => {
-  for (const c of children.splice(0)) c.kill('SIGKILL');
 });
 
 interface Client {

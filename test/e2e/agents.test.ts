@@ -5,7 +5,7 @@ import path from 'node:path';
 import type { ChildProcess } from 'node:child_process';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { FakeGeminiApi, type RecordedRequest } from '../helpers/fakeGeminiApi.js';
-import { useFakeApi } from '../helpers/useFakeApi.js';
+import { useFakeApiAndChildren } from '../helpers/useFakeApi.js';
 import { fakeEnv, makeHome, makeProject, runDevx } from '../helpers/env.js';
 import { killUnder, processesUnder, startDevx as startBg, until } from '../helpers/processes.js';
 
@@ -13,15 +13,9 @@ const startDevx = (args: string[], cwd: string, env: NodeJS.ProcessEnv) => start
 
 let fake: FakeGeminiApi;
 let home: string;
-const children: ChildProcess[] = [];
-
-useFakeApi((f, h) => {
+const children = useFakeApiAndChildren((f, h) => {
   fake = f;
   home = h;
-});
-afterEach(async () => {
-  for (const c of children.splice(0)) c.kill('SIGKILL');
-  killUnder(path.join(home, '.devx'));
 });
 
 const WORKER = '---\nname: worker\ndescription: does queued jobs\ntools: [read_file, list_directory]\n---\nYou do one small job and report it.\n';

@@ -5,20 +5,15 @@ import path from 'node:path';
 import { execFileSync, type ChildProcess } from 'node:child_process';
 import { afterEach, describe, expect, it } from 'vitest';
 import { DAILY_QUOTA_429, type FakeGeminiApi, type FakeReply, type RecordedRequest } from '../helpers/fakeGeminiApi.js';
-import { useFakeApi } from '../helpers/useFakeApi.js';
+import { useFakeApiAndChildren } from '../helpers/useFakeApi.js';
 import { fakeEnv, makeProject, runDevx } from '../helpers/env.js';
 import { killUnder, startDevx as startBg, until } from '../helpers/processes.js';
 
 let fake: FakeGeminiApi;
 let home: string;
-const children: ChildProcess[] = [];
-useFakeApi((f, h) => {
+const children = useFakeApiAndChildren((f, h) => {
   fake = f;
   home = h;
-});
-afterEach(() => {
-  for (const c of children.splice(0)) c.kill('SIGKILL');
-  killUnder(path.join(home, '.devx'));
 });
 
 const BUGGY = 'exports.check = (stored, given) => stored === given + " ";\n';
