@@ -23,11 +23,12 @@ function run(args: string[], cwd: string, env: NodeJS.ProcessEnv, onSpawn?: (t0:
 
 const stepOf = (r: RecordedRequest) => /, step ([A-Z_]+)\n/.exec(r.promptText)?.[1] ?? '?';
 
-function project(): string {
+function project(home: string): string {
+  fs.mkdirSync(path.join(home, '.devx'), { recursive: true });
+  fs.writeFileSync(path.join(home, '.devx', 'settings.json'), JSON.stringify({ testCommand: 'node test.js' }));
   return makeProject({
     'src/login.js': 'exports.check = (a, b) => a === b + " ";\n',
     'test.js': "if (!require('./src/login.js').check('p', 'p')) process.exit(1);\n",
-    '.devx/settings.json': JSON.stringify({ testCommand: 'node test.js' }),
   });
 }
 
@@ -52,7 +53,7 @@ export async function benchWorkflowOverhead(): Promise<void> {
     // The bare baseline's prompt ("ping") gets the same delay.
     return { text: text[s] ?? 'pong', delayMs: delay };
   };
-  const p = project();
+  const p = project(home);
   const wf = await run([process.execPath, DEVX_BIN, 'workflow', 'run', '--mode', 'bugfix', 'login fails after a reset'], p, env);
   if (wf.code !== 0) throw new Error(`workflow bench run failed: ${wf.err.slice(-800)}`);
   const calls = fake.modelCalls.length;
@@ -76,7 +77,7 @@ export async function benchWorkflowResume(): Promise<void> {
   const env = fakeEnv(fake, home);
   // PLAN answers; the review always hits the daily quota, so every resume makes one request and pauses again.
   fake.fallback = (r) => (stepOf(r) === 'PLAN' ? { text: 'A plan.' } : stepOf(r) === '?' ? { text: 'pong' } : DAILY_QUOTA_429);
-  const p = project();
+  const p = project(home);
   const first = await run([process.execPath, DEVX_BIN, 'workflow', 'run', '--mode', 'direct', 'add a remember-me box'], p, env);
   if (first.code !== 1) throw new Error(`resume bench setup: expected a pause, got ${first.code}: ${first.err.slice(-500)}`);
   const id = fs.readdirSync(path.join(p, '.devx', 'workflows')).find((n) => n.startsWith('wf-'))!;

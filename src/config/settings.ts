@@ -206,6 +206,10 @@ export function loadSettings(src: SettingsSources): ResolvedSettings {
       const { bin: _b, accounts: _acc, ...safe } = sec;
       sections[id] = { ...sections[id], ...safe };
     }
+    if (s.testCommand && !src.trusted) {
+      warnings.push(`${file}: "testCommand" runs a program and is ignored until you trust the project with \`devx trust\``);
+      delete s.testCommand;
+    }
     if (s.approvalMode && (s.approvalMode === 'yolo' || s.approvalMode === 'auto-edit') && !src.trusted) {
       warnings.push(`${file}: "approvalMode": "${s.approvalMode}" loosens approvals and is ignored until you trust the project with \`devx trust\``);
       delete s.approvalMode;

@@ -30,7 +30,7 @@ import { readProjectNote } from '../session/projectFiles.js';
 import { isAlive } from '../session/sessionLock.js';
 import type { Message } from '../core/messages.js';
 import type { SessionHooks } from '../tools/types.js';
-import { McpManager } from '../mcp/manager.js';
+import type { McpManager } from '../mcp/manager.js';
 import { packageVersion } from '../util/packageRoot.js';
 
 export interface AgentOptions {
@@ -139,7 +139,8 @@ export async function createAgent(opts: AgentOptions): Promise<Agent> {
   // MCP servers start in parallel, each within its start-up timeout; one that fails is a warning line.
   const extra = opts.extraMcpServers ?? [];
   const servers = [...settings.mcpServers.filter((m) => !extra.some((e) => e.name === m.name)), ...extra];
-  const mcp = servers.length ? await McpManager.start(servers, { root, env: opts.env, version: packageVersion() }) : null;
+  // The MCP client (and its SDK) loads only for a session that has servers.
+  const mcp = servers.length ? await (await import('../mcp/manager.js')).McpManager.start(servers, { root, env: opts.env, version: packageVersion() }) : null;
   const tools = [...builtins, ...custom.tools, ...(mcp?.tools ?? [])];
   const kinds = new Map(tools.map((t) => [t.name, t.kind]));
   const byName = new Map(tools.map((t) => [t.name, t]));

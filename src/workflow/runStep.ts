@@ -21,6 +21,8 @@ export interface StepDeps {
   now: () => Date;
   runHeadless: (opts: HeadlessOptions) => Promise<HeadlessResult>;
   testCommand: TestCommand | null;
+  /** The policy's word on running the test command: null when it may run, else why not. */
+  vetTests: (cmd: TestCommand) => Promise<string | null>;
   runTests: (cmd: TestCommand) => Promise<TestRun>;
   signal?: AbortSignal;
   childObserver?: ChildObserver;
@@ -146,6 +148,8 @@ async function checkClaims(checks: string[], verdict: Record<string, unknown> | 
   }
   if (checks.includes('tests')) {
     if (!deps.testCommand) throw new MissingTestCommand();
+    const refused = await deps.vetTests(deps.testCommand);
+    if (refused) throw new TestCommandRefused(refused);
     const t = await deps.runTests(deps.testCommand);
     if (!t.passed) {
       const claim = verdict?.tests_passed === true ? 'You reported that the tests pass, but they fail' : 'The tests fail';
@@ -154,6 +158,8 @@ async function checkClaims(checks: string[], verdict: Record<string, unknown> | 
   }
   return problems.length ? problems.join('\n\n') : null;
 }
+
+export class TestCommandRefused extends Error {}
 
 export class MissingTestCommand extends Error {
   constructor() {

@@ -7,7 +7,7 @@ import path from 'node:path';
 import type { WorkflowDef, Transition } from './definition.js';
 import { END, PREVIOUS } from './definition.js';
 import { newWorkflowId, slugOf, writeState, lockFile, type StepRecord, type WorkflowState } from './state.js';
-import { runStep, MissingTestCommand, type StepDeps, type StepOutcome } from './runStep.js';
+import { runStep, MissingTestCommand, TestCommandRefused, type StepDeps, type StepOutcome } from './runStep.js';
 import { latestRecord } from './stepPrompt.js';
 import { branchExists, commitPaths, currentBranch, dirtyPaths, head, isRepo, merge, GitError } from './git.js';
 import type { AgentDef } from '../personas/loadAgents.js';
@@ -118,7 +118,7 @@ export async function driveWorkflow(def: WorkflowDef, state: WorkflowState, deps
       try {
         out = await runStep(def, state, name, persona, { ...deps, childObserver: observer });
       } catch (err) {
-        if (err instanceof MissingTestCommand) return pause(state, save, err.message);
+        if (err instanceof MissingTestCommand || err instanceof TestCommandRefused) return pause(state, save, err.message);
         throw err;
       }
       if (out.kind === 'pause') return pause(state, save, `${out.reason}; continue with devx workflow resume ${state.id}`);
