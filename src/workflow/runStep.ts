@@ -56,7 +56,8 @@ export async function runStep(def: WorkflowDef, state: WorkflowState, name: stri
       persona,
       model,
       provider,
-      approval: step.approval ?? 'default',
+      // Unset: the user's own approval mode (settings) applies.
+      approval: step.approval,
       overrides: step.allow.length ? { permissions: { allow: step.allow } } : undefined,
       signal: deps.signal,
       childObserver: deps.childObserver,

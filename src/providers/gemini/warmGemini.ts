@@ -221,8 +221,12 @@ export class WarmGeminiBackend implements ModelBackend {
       const [file, args] = account.command ? [account.command[0], [...account.command.slice(1)]] : [this.opts.bin, []];
       const geminiArgs = spec.acpArgs(model);
       const env = spec.env({ ...this.opts.env, ...account.env }, { systemFile });
-      fs.mkdirSync(path.join(this.opts.workDir, 'scratch'), { recursive: true, mode: 0o700 });
-      p = new WarmProcess({ file, args: [...args, ...geminiArgs], env, cwd: path.join(this.opts.workDir, 'scratch'), observer: this.opts.observer }, systemFile);
+      // Its own working directory, whose workspace settings turn off gemini's internal retries: an API
+      // error comes back at once (a warm process shows devx no retry log to stop it by), and devx retries.
+      const cwd = path.join(dir, 'scratch');
+      fs.mkdirSync(path.join(cwd, '.gemini'), { recursive: true, mode: 0o700 });
+      fs.writeFileSync(path.join(cwd, '.gemini', 'settings.json'), JSON.stringify({ general: { maxAttempts: 1 } }));
+      p = new WarmProcess({ file, args: [...args, ...geminiArgs], env, cwd, observer: this.opts.observer }, systemFile);
       pool.push(p);
     }
     p.busy = true;
