@@ -242,7 +242,7 @@ export function loadSettings(src: SettingsSources): ResolvedSettings {
       maxRetries: envNum('DEVX_MAX_RETRIES') ?? sec.maxRetries ?? 3,
       retryBaseMs: envNum('DEVX_RETRY_BASE_MS') ?? sec.retryBaseMs ?? 2000,
       retryMaxMs: sec.retryMaxMs ?? 60_000,
-      mode: (src.env.DEVX_PROVIDER_MODE === 'warm' || src.env.DEVX_PROVIDER_MODE === 'spawn' ? src.env.DEVX_PROVIDER_MODE : undefined) ?? sec.mode ?? 'spawn',
+      mode: (src.env.DEVX_PROVIDER_MODE === 'warm' || src.env.DEVX_PROVIDER_MODE === 'spawn' ? src.env.DEVX_PROVIDER_MODE : undefined) ?? sec.mode ?? 'auto',
     };
   }
   return {

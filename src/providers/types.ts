@@ -90,7 +90,8 @@ export interface ProviderSettings {
   retryBaseMs: number;
   retryMaxMs: number;
   /** How the CLI runs: one process per call, or a warm process kept for the session (gemini). */
-  mode: 'spawn' | 'warm';
+  /** auto: warm for a session with a person at it (REPL, editor), a process per call for one-shot runs. */
+  mode: 'spawn' | 'warm' | 'auto';
 }
 
 /** What a provider's backend is given by the runtime: its own scratch dir, the process runner, the env. */

@@ -127,7 +127,10 @@ export async function createAgent(opts: AgentOptions): Promise<Agent> {
     if (!b) {
       const dir = path.join(workDir, id);
       fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
-      b = getProvider(id).create(settings.providers[id], { workDir: dir, runner, env, observer: opts.childObserver });
+      const ps = settings.providers[id];
+      // A person's session makes many calls: one warm process pays off. A one-shot run starts faster spawning.
+      const mode = ps.mode === 'auto' ? (opts.prompt ? 'warm' : 'spawn') : ps.mode;
+      b = getProvider(id).create({ ...ps, mode }, { workDir: dir, runner, env, observer: opts.childObserver });
       backends.set(id, b);
     }
     return b;

@@ -5,7 +5,7 @@ import path from 'node:path';
 import type { ChildProcess } from 'node:child_process';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { FakeGeminiApi } from '../helpers/fakeGeminiApi.js';
-import { useFakeApiAndChildren } from '../helpers/useFakeApi.js';
+import { useFakeApi } from '../helpers/useFakeApi.js';
 import { fakeEnv, makeHome, makeProject, runDevx } from '../helpers/env.js';
 import { processesUnder, startDevx as startBg, until } from '../helpers/processes.js';
 

@@ -9,6 +9,7 @@ import { FakeGeminiApi } from '../helpers/fakeGeminiApi.js';
 import { useFakeApi } from '../helpers/useFakeApi.js';
 import { DEVX_BIN, GEMINI_BIN, fakeEnv, makeProject, runDevx, tempDir } from '../helpers/env.js';
 import { processesUnder, until } from '../helpers/processes.js';
+import { startInPty } from '../helpers/pty.js';
 
 let fake: FakeGeminiApi;
 let home: string;
@@ -49,6 +50,29 @@ exec ${GEMINI_BIN} "$@"
 const warmEnv = (bin: string) => fakeEnv(fake, home, { DEVX_GEMINI_BIN: bin, DEVX_PROVIDER_MODE: 'warm' });
 
 describe('warm gemini', () => {
+  it('by default a person\'s REPL session is warm, and a one-shot run spawns a process per call', async () => {
+    const w = wrapper();
+    const project = makeProject({});
+    fake.push({ text: 'first answer' }, { text: 'second answer' });
+    const pty = startInPty([], project, fakeEnv(fake, home, { DEVX_GEMINI_BIN: w.bin }));
+    try {
+      await pty.waitFor(/devx>/, 60_000);
+      pty.type('one\r');
+      await pty.waitFor(/first answer/, 60_000);
+      pty.type('two\r');
+      await pty.waitFor(/second answer/, 60_000);
+    } finally {
+      pty.kill();
+    }
+    expect(w.starts()).toHaveLength(1);
+    expect(w.starts()[0]).toMatch(/--acp/);
+    fake.push({ text: 'one-shot answer' });
+    const r = await runDevx(['run', 'three'], { cwd: makeProject({}), env: fakeEnv(fake, home, { DEVX_GEMINI_BIN: w.bin }) });
+    expect(r.stdout).toContain('one-shot answer');
+    expect(w.starts()).toHaveLength(2);
+    expect(w.starts()[1]).not.toMatch(/--acp/);
+  }, 120_000);
+
   it("a session's model calls go through one warm process, with devx's system prompt and no tools", async () => {
     const w = wrapper();
     const project = makeProject({ 'a.txt': 'alpha\n' });

@@ -55,6 +55,13 @@ export const GEMINI_HINTS: Partial<Record<BackendErrorKind, string>> = {
 
 const NETWORK = /fetch failed|ECONNREFUSED|ENOTFOUND|EAI_AGAIN|ETIMEDOUT|ECONNRESET|EHOSTUNREACH|ENETUNREACH|socket hang up|network/i;
 
+/** A failure to reach the API (gemini may wrap it in a 500), with what to check. */
+export function networkError(why: string, account?: string): BackendError | null {
+  if (!NETWORK.test(why)) return null;
+  const url = process.env.GOOGLE_GEMINI_BASE_URL;
+  return new BackendError('network', `${GEMINI_HINTS.network}${url ? ` (now ${url})` : ''}: ${why.slice(0, 300)}`, null, account);
+}
+
 /**
  * gemini retries failed API calls on its own for minutes ("Attempt 1 failed ... Retrying with
  * backoff"). devx reads that first line from stderr, stops gemini and takes over: a refused
@@ -77,11 +84,7 @@ export function geminiInternalRetry(line: string, account?: string): BackendErro
   const plain = /Attempt \d+ failed\. Retrying with backoff\.\.\.\s*(.*)$/.exec(line);
   if (!plain) return null;
   const why = plain[1].replace(/^Error:\s*/, '').slice(0, 300);
-  if (NETWORK.test(why)) {
-    const url = process.env.GOOGLE_GEMINI_BASE_URL;
-    return new BackendError('network', `${GEMINI_HINTS.network}${url ? ` (now ${url})` : ''}: ${why}`, null, account);
-  }
-  return new BackendError('failed', `gemini failed and was retrying: ${why}`, null, account);
+  return networkError(why, account) ?? new BackendError('failed', `gemini failed and was retrying: ${why}`, null, account);
 }
 
 export interface ParsedSuccess {

@@ -13,7 +13,7 @@ import { RetryingBackend, type Attempt, type AttemptResult } from '../retrying.j
 import { startProcess, type ChildObserver, type LongLived } from '../../util/processRunner.js';
 import type { Account } from '../accounts.js';
 import { GeminiCliBackend, geminiSpec, type GeminiCliOptions } from './geminiCli.js';
-import { GEMINI_HINTS, geminiInternalRetry, kindForHttpStatus } from './classifyGeminiExit.js';
+import { GEMINI_HINTS, geminiInternalRetry, kindForHttpStatus, networkError } from './classifyGeminiExit.js';
 import { byLine } from '../cliBackend.js';
 
 const START_TIMEOUT_MS = 60_000;
@@ -184,6 +184,9 @@ function apiError(err: unknown, account: string): BackendError | WarmFailure {
   } catch {
     /* plain text */
   }
+  // gemini reports an unreachable API as a 500 whose message is the fetch error.
+  const unreachable = networkError(message, account);
+  if (unreachable) return unreachable;
   const kind: BackendErrorKind = kindForHttpStatus(status) ?? 'failed';
   return new BackendError(kind, `${GEMINI_HINTS[kind] ?? 'the Gemini API failed'} (${status}): ${message}`, null, account);
 }
