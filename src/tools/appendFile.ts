@@ -1,4 +1,5 @@
 import fs from 'node:fs/promises';
+import { constants as fsConstants } from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
 import { defineTool, ToolError } from './types.js';
@@ -39,7 +40,12 @@ export const appendFileTool = defineTool({
     if (st?.isDirectory()) throw new ToolError(`${shown} is a directory; give a file path.`);
     await fs.mkdir(path.dirname(abs), { recursive: true });
     // O_APPEND: the existing content is never rewritten, only extended.
-    const handle = await fs.open(abs, 'a+');
+    // O_NOFOLLOW: a link swapped in after the path was checked is refused, not followed out of the project.
+    const { O_RDWR, O_APPEND, O_CREAT, O_NOFOLLOW } = fsConstants;
+    const handle = await fs.open(abs, O_RDWR | O_APPEND | O_CREAT | O_NOFOLLOW, 0o644).catch((err: NodeJS.ErrnoException) => {
+      if (err.code === 'ELOOP') throw new ToolError(`${shown} is a symbolic link; append_file writes only regular files.`);
+      throw err;
+    });
     try {
       const size = (await handle.stat()).size;
       let lastByte: string | null = null;
