@@ -32,6 +32,7 @@ export async function rejectWorkflow(def: WorkflowDef, id: string, feedback: str
   const step = state.gate ? state.gate.after : state.current;
   if (!state.gate && state.status !== 'paused') throw new WorkflowError(`workflow ${id} is ${state.status}; reject applies to a paused workflow`);
   state.gate = undefined;
+  state.pending = undefined;
   state.current = step;
   state.feedback[step] = `A person reviewed the work and asks for changes:\n${feedback}`;
   // A person's decision starts the loop counts afresh.

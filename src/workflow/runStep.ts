@@ -29,9 +29,13 @@ export interface StepDeps {
   onAgentEvent?: (step: string, e: AgentEvent) => void;
 }
 
+export type StepResult = Omit<StepRecord, 'next' | 'outcome' | 'committed'>;
+
 export type StepOutcome =
-  | { kind: 'done'; record: Omit<StepRecord, 'next' | 'outcome' | 'committed'>; word: string | null; feedback?: string }
-  | { kind: 'check_failed'; record: Omit<StepRecord, 'next' | 'outcome' | 'committed'>; message: string }
+  | { kind: 'done'; record: StepResult; word: string | null; feedback?: string }
+  | { kind: 'check_failed'; record: StepResult; message: string }
+  /** The model's part is done, but devx could not check its claims (no test command, or not allowed to run it). */
+  | { kind: 'check_blocked'; record: StepResult; reason: string }
   | { kind: 'pause'; reason: string; cancelled?: boolean };
 
 export async function runStep(def: WorkflowDef, state: WorkflowState, name: string, persona: AgentDef, deps: StepDeps): Promise<StepOutcome> {
@@ -107,7 +111,19 @@ export async function runStep(def: WorkflowDef, state: WorkflowState, name: stri
     commit: typeof verdict?.commit_hash === 'string' ? verdict.commit_hash : undefined,
     transcript: transcript ? path.relative(deps.root, transcript) : undefined,
   };
-  const checkMessage = await checkClaims(step.check, verdict, state, deps);
+  return finishStep(def, state, record, deps);
+}
+
+/** devx's checks of a finished step's claims; also run alone when a paused step's checks are retried. */
+export async function finishStep(def: WorkflowDef, state: WorkflowState, record: StepResult, deps: StepDeps): Promise<StepOutcome> {
+  const verdict = record.verdict;
+  let checkMessage: string | null;
+  try {
+    checkMessage = await checkClaims(def.steps[record.step].check, verdict, state, deps);
+  } catch (err) {
+    if (err instanceof MissingTestCommand || err instanceof TestCommandRefused) return { kind: 'check_blocked', record, reason: err.message };
+    throw err;
+  }
   if (checkMessage) return { kind: 'check_failed', record: { ...record, note: checkMessage.split('\n')[0] }, message: checkMessage };
   const word = typeof verdict?.verdict === 'string' ? verdict.verdict : null;
   const feedback = typeof verdict?.feedback === 'string' && verdict.feedback.trim() ? verdict.feedback.trim() : undefined;

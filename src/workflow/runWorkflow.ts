@@ -7,7 +7,7 @@ import path from 'node:path';
 import type { WorkflowDef, Transition } from './definition.js';
 import { END, PREVIOUS } from './definition.js';
 import { newWorkflowId, slugOf, writeState, lockFile, type StepRecord, type WorkflowState } from './state.js';
-import { runStep, MissingTestCommand, TestCommandRefused, type StepDeps, type StepOutcome } from './runStep.js';
+import { finishStep, runStep, type StepDeps, type StepOutcome } from './runStep.js';
 import { latestRecord } from './stepPrompt.js';
 import { branchExists, commitPaths, currentBranch, dirtyPaths, head, isRepo, merge, GitError } from './git.js';
 import type { AgentDef } from '../personas/loadAgents.js';
@@ -113,13 +113,18 @@ export async function driveWorkflow(def: WorkflowDef, state: WorkflowState, deps
       const step = def.steps[name];
       if (!step) return pause(state, save, `the definition ${def.file} has no step "${name}" any more; restore it or start a new workflow`, 'failed');
       const persona = deps.role(step.role);
-      deps.onEvent?.({ type: 'step_start', step: name, role: step.role, model: step.model ?? persona.model ?? def.model, attempt: state.steps.filter((s) => s.step === name).length + 1 });
       let out: StepOutcome;
-      try {
+      if (state.pending?.step === name) {
+        // The model's answer is kept: only devx's checks run again (no completed model call is repeated).
+        out = await finishStep(def, state, state.pending, deps);
+      } else {
+        deps.onEvent?.({ type: 'step_start', step: name, role: step.role, model: step.model ?? persona.model ?? def.model, attempt: state.steps.filter((s) => s.step === name).length + 1 });
         out = await runStep(def, state, name, persona, { ...deps, childObserver: observer });
-      } catch (err) {
-        if (err instanceof MissingTestCommand || err instanceof TestCommandRefused) return pause(state, save, err.message);
-        throw err;
+      }
+      state.pending = undefined;
+      if (out.kind === 'check_blocked') {
+        state.pending = out.record;
+        return pause(state, save, `${out.reason}; then devx workflow resume ${state.id} checks the ${name} step again (its model work is kept)`);
       }
       if (out.kind === 'pause') return pause(state, save, `${out.reason}; continue with devx workflow resume ${state.id}`);
       if (out.kind === 'check_failed') {

@@ -53,6 +53,8 @@ const StateSchema = z.object({
   gates: z.array(z.string()).default([]),
   /** Set while paused at a gate: the step after which the workflow waits. */
   gate: z.object({ after: z.string(), next: z.string() }).optional(),
+  /** A step whose model work is done but whose claims devx could not check yet: resume checks only. */
+  pending: StepRecord.omit({ next: true, outcome: true, committed: true }).optional(),
   git: z.object({ base: z.string().optional(), baseCommit: z.string().optional(), branch: z.string().optional(), merge: z.enum(['no-ff', 'ff', 'none']) }),
   approval: z.string().optional(),
   steps: z.array(StepRecord),

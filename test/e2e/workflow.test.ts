@@ -345,7 +345,15 @@ describe('devx workflow: interruptions and faults', () => {
     expect(r.code).toBe(1);
     expect(r.stderr).toMatch(/paused at CODE: this step checks the tests, but the project has no test command devx can find; set "testCommand"/);
     expect(callsOf('AUDIT')).toHaveLength(0);
-  }, 120_000);
+    // Given a test command, resume checks the developer's commit again without asking the model again.
+    const codeCalls = callsOf('CODE').length;
+    fs.writeFileSync(path.join(project, 'test.js'), TEST);
+    fs.writeFileSync(path.join(home, '.devx', 'settings.json'), JSON.stringify({ testCommand: 'node test.js' }));
+    const again = await runDevx(['workflow', 'resume', idOf(r.stderr)], { cwd: project, env: env(), timeoutMs: 120_000 });
+    expect(again.stderr).toContain('is done');
+    expect(callsOf('CODE')).toHaveLength(codeCalls);
+    expect(callsOf('AUDIT')).toHaveLength(1);
+  }, 180_000);
 });
 
 /** Whether a process group (given as -pgid) has a live member; zombies awaiting their reaper do not count. */
