@@ -1,11 +1,11 @@
 import fs from 'node:fs/promises';
 import { constants as fsConstants } from 'node:fs';
-import path from 'node:path';
 import { z } from 'zod';
 import { defineTool, ToolError } from './types.js';
 import { pathArg } from './argTypes.js';
 import { displayPath } from '../sandbox/resolvePath.js';
 import { readIfExists } from './diffPreview.js';
+import { prepareWrite } from './prepareWrite.js';
 
 /** Whole lines: the text ends with a newline, and starts on a fresh line when the file lacks one. */
 export function linesToAppend(existing: string | null, content: string): string {
@@ -34,11 +34,7 @@ export const appendFileTool = defineTool({
     return `${before === null ? 'create' : 'append to'} ${displayPath(ctx.root, abs)}: ${lines.length} line(s)\n${lines.map((l) => `+${l}`).join('\n')}`;
   },
   async execute(ctx, args) {
-    const abs = ctx.resolve(args.path);
-    const shown = displayPath(ctx.root, abs);
-    const st = await fs.lstat(abs).catch(() => null);
-    if (st?.isDirectory()) throw new ToolError(`${shown} is a directory; give a file path.`);
-    await fs.mkdir(path.dirname(abs), { recursive: true });
+    const { abs, shown, existed: st } = await prepareWrite(ctx, args.path);
     // O_APPEND: the existing content is never rewritten, only extended.
     // O_NOFOLLOW: a link swapped in after the path was checked is refused, not followed out of the project.
     const { O_RDWR, O_APPEND, O_CREAT, O_NOFOLLOW } = fsConstants;

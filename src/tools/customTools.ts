@@ -3,6 +3,7 @@
 // filled from the call (no shell), and goes through the same command policy as run_command, so a
 // definition can ask for more confirmation but never widen what the policy allows.
 import fs from 'node:fs';
+import { yamlFilesIn } from '../util/yamlFiles.js';
 import path from 'node:path';
 import { createRequire } from 'node:module';
 
@@ -74,13 +75,7 @@ export function loadCustomTools(dirs: string[], builtinNames: Set<string>): Cust
   const out: CustomToolLoad = { tools: [], errors: [] };
   const seen = new Map<string, Tool>();
   for (const dir of dirs) {
-    let names: string[] = [];
-    try {
-      names = fs.readdirSync(dir).filter((n) => /\.ya?ml$/.test(n)).sort();
-    } catch {
-      continue;
-    }
-    for (const n of names) {
+    for (const n of yamlFilesIn(dir)) {
       const file = path.join(dir, n);
       try {
         const parsed = DefSchema.safeParse(yaml().parse(fs.readFileSync(file, 'utf8')));

@@ -1,11 +1,10 @@
-import fs from 'node:fs/promises';
-import path from 'node:path';
 import { z } from 'zod';
-import { defineTool, ToolError } from './types.js';
+import { defineTool } from './types.js';
 import { pathArg } from './argTypes.js';
 import { displayPath } from '../sandbox/resolvePath.js';
 import { writeFileAtomic } from '../util/atomicWrite.js';
 import { readIfExists, unifiedDiff } from './diffPreview.js';
+import { prepareWrite } from './prepareWrite.js';
 
 /** Lines as an editor counts them: a final newline ends the last line, it does not start another. */
 function lineCount(t: string): number {
@@ -35,11 +34,7 @@ export const writeFileTool = defineTool({
     return `${head}\n${unifiedDiff(shown, before ?? '', args.content)}`;
   },
   async execute(ctx, args) {
-    const abs = ctx.resolve(args.path);
-    const shown = displayPath(ctx.root, abs);
-    const st = await fs.lstat(abs).catch(() => null);
-    if (st?.isDirectory()) throw new ToolError(`${shown} is a directory; give a file path.`);
-    await fs.mkdir(path.dirname(abs), { recursive: true });
+    const { abs, shown, existed: st } = await prepareWrite(ctx, args.path);
     await writeFileAtomic(abs, args.content);
     const lines = lineCount(args.content);
     return {

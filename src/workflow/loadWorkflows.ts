@@ -5,6 +5,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { packageRoot } from '../util/packageRoot.js';
+import { yamlFilesIn } from '../util/yamlFiles.js';
 import { loadAgents, type LoadedAgents } from '../personas/loadAgents.js';
 import { parseWorkflow, WorkflowDefinitionError, type WorkflowDef } from './definition.js';
 
@@ -31,13 +32,7 @@ export function loadWorkflows(src: WorkflowSources): LoadedWorkflows {
     [path.join(src.root, '.devx', 'workflows'), 'project'],
   ];
   for (const [dir, scope] of dirs) {
-    let names: string[];
-    try {
-      names = fs.readdirSync(dir).filter((n) => /\.ya?ml$/.test(n)).sort();
-    } catch {
-      continue;
-    }
-    for (const n of names) {
+    for (const n of yamlFilesIn(dir)) {
       const file = path.join(dir, n);
       try {
         const def = parseWorkflow(fs.readFileSync(file, 'utf8'), file, scope, (role) => agents.agents.has(role));
