@@ -3,7 +3,7 @@ export const HELP_FOOTER = `Exit codes: 0 done, 1 the task failed or stopped, 2 
             3 a provider binary is missing, 4 another session is active here, 130 cancelled.
 
 Settings: ~/.devx/settings.json, .devx/settings.json, .devx/settings.local.json.
-Environment: DEVX_MODEL, DEVX_GEMINI_BIN, DEVX_HOME, DEVX_TURN_TIMEOUT_SEC, DEVX_HANDOFF, NO_COLOR.
+Environment: DEVX_MODEL, DEVX_GEMINI_BIN, DEVX_HOME, DEVX_TURN_TIMEOUT_SEC, DEVX_HANDOFF, DEVX_PRESTART (off: no head start for devx run), DEVX_DEBUG, NO_COLOR.
 `;
 
 export const REPL_HELP = `Commands:

@@ -5,7 +5,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import crypto from 'node:crypto';
 import { BackendError, type BackendEvent, type ModelBackend, type ModelRequest, type ModelResponse, type ProviderContext, type ProviderSettings } from './types.js';
-import { BinaryMissingError, type ProcessRunner, type RunResult } from '../util/processRunner.js';
+import { BinaryMissingError, type LaunchInfo, type ProcessRunner, type RunResult } from '../util/processRunner.js';
+import { writeStateSync } from '../util/atomicWrite.js';
 import { RetryingBackend, type Attempt, type AttemptResult, type RetryOptions } from './retrying.js';
 import type { Account } from './accounts.js';
 
@@ -36,6 +37,8 @@ export interface CliSpec {
     delta(line: string): string | null;
     classify(r: RunResult, model: string, account: string): AttemptResult;
   };
+  /** How a copy of this launch can be started ahead by the next one-shot run (util/prestart). */
+  launch?: { dirs: string[]; files: Record<string, string>; tooEarly: RegExp };
   /** How to run it when the caller wants the text as it arrives. */
   streaming?: {
     args(model: string, systemFile: string): string[];
@@ -82,12 +85,12 @@ export class CliBackend implements ModelBackend {
     return this.retrying.complete(req, onEvent);
   }
 
-  /** Writes the system prompt once per distinct content. */
+  /** Writes the system prompt once per distinct content (atomically: a pre-started CLI may be reading it). */
   private systemPromptFile(content: string): string {
     const hash = crypto.createHash('sha256').update(content).digest('hex').slice(0, 16);
     if (hash !== this.systemHash || !this.systemFile) {
       this.systemFile = path.join(this.opts.workDir, `system-${hash}.md`);
-      fs.writeFileSync(this.systemFile, content);
+      writeStateSync(this.systemFile, content);
       this.systemHash = hash;
     }
     return this.systemFile;
@@ -112,10 +115,15 @@ export class CliBackend implements ModelBackend {
           if (early) stop.abort();
         })
       : undefined;
+    // A launch whose environment carries an account's secrets is never recorded for a head start.
+    const launch: LaunchInfo | undefined =
+      this.spec.launch && !account.command && !Object.keys(account.env ?? {}).length
+        ? { ...this.spec.launch, dirs: [...this.spec.launch.dirs, this.scratch] }
+        : undefined;
     let r;
     try {
       const onStdout = streaming && req.onDelta ? lineDeltas(streaming.delta, req.onDelta) : undefined;
-      r = await this.opts.runner(file, args, { cwd: this.scratch, input: withImages ? withImages.input(req) : req.prompt, env, timeoutMs, signal: stop.signal, onStdout, onStderr });
+      r = await this.opts.runner(file, args, { cwd: this.scratch, input: withImages ? withImages.input(req) : req.prompt, env, timeoutMs, signal: stop.signal, onStdout, onStderr, launch });
     } catch (err) {
       if (err instanceof BinaryMissingError) throw new BackendError('binary_missing', `${err.file} was not found. ${this.spec.installHint}`, null, account.name);
       throw err;

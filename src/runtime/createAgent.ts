@@ -22,6 +22,8 @@ import { loadBashParser } from '../policy/bashParser.js';
 import { auditFile } from '../audit/auditLog.js';
 import type { ApprovalAnswer, ApprovalRequest } from '../tools/runToolCall.js';
 import { observeChildren, runProcess, type ChildObserver, type ProcessRunner } from '../util/processRunner.js';
+import { withPrestarted } from '../util/withPrestarted.js';
+import { takeReservedRunName } from '../util/prestart.js';
 import { buildPrompt } from '../core/buildPrompt.js';
 import { renderSystemPrompt } from '../core/systemPrompt.js';
 import type { LoopDeps } from '../core/loop.js';
@@ -112,11 +114,12 @@ export async function createAgent(opts: AgentOptions): Promise<Agent> {
     approvalMode: opts.approvalMode,
     headless: !opts.prompt,
   });
-  const base = opts.runner ?? runProcess;
+  const base = withPrestarted(opts.runner ?? runProcess);
   const runner = opts.childObserver ? observeChildren(base, opts.childObserver) : base;
   let store: KnowledgeStore | undefined;
   removeDeadScratch(path.join(home, 'run'));
-  const workDir = path.join(home, 'run', `${process.pid}-${crypto.randomBytes(4).toString('hex')}`);
+  // A one-shot command's entry point reserved the name (its model CLI may already be starting in it).
+  const workDir = path.join(home, 'run', takeReservedRunName(home) ?? `${process.pid}-${crypto.randomBytes(4).toString('hex')}`);
   fs.mkdirSync(workDir, { recursive: true, mode: 0o700 });
   // The environment devx was given (tests and embedders pass their own; the CLI passes process.env).
   const env = Object.fromEntries(Object.entries(opts.env).filter((e): e is [string, string] => e[1] !== undefined));

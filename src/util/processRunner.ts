@@ -22,6 +22,16 @@ export interface RunOptions {
   onStdout?: (chunk: string) => void;
   /** Told each chunk of stderr as it arrives (a provider watching for its CLI's own retries). */
   onStderr?: (chunk: string) => void;
+  /** This launch may be started ahead by the next run of the same one-shot command (see util/prestart). */
+  launch?: LaunchInfo;
+}
+
+/** What a pre-started copy of a launch needs, and how to tell it started before devx was ready. */
+export interface LaunchInfo {
+  dirs: string[];
+  files: Record<string, string>;
+  /** stderr of a run that made no model call because its system prompt or stdin came too late. */
+  tooEarly: RegExp;
 }
 
 export interface RunResult {
@@ -157,6 +167,65 @@ export const runProcess: ProcessRunner = async (file, args, opts) => {
     }
   }
 };
+
+/** A child some other code spawned (in its own process group), with the output it wrote so far. */
+export interface StartedChild {
+  child: import('node:child_process').ChildProcess;
+  pid: number;
+  stdout: string[];
+  stderr: string[];
+  closed: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+}
+
+/** runProcess for a child that is already running: same input, limits, cancelling and result. */
+export async function runStarted(p: StartedChild, opts: RunOptions): Promise<RunResult> {
+  installExitHook();
+  const started = Date.now();
+  const cap = opts.maxBuffer ?? 64 * 1024 * 1024;
+  liveGroups.add(p.pid);
+  opts.observer?.started(p.pid);
+  let timedOut = false;
+  let cancelled = false;
+  let outputCapped = false;
+  const watch = (chunks: string[], stream: NodeJS.ReadableStream | null, tell?: (chunk: string) => void) => {
+    for (const c of chunks) tell?.(c);
+    let size = chunks.reduce((n, c) => n + c.length, 0);
+    stream?.on('data', (d: string) => {
+      tell?.(d);
+      size += d.length;
+      if (size > cap && !outputCapped) {
+        outputCapped = true;
+        killGroup(p.pid);
+      }
+    });
+  };
+  watch(p.stdout, p.child.stdout, opts.onStdout);
+  watch(p.stderr, p.child.stderr, opts.onStderr);
+  const timer = opts.timeoutMs
+    ? setTimeout(() => {
+        timedOut = true;
+        stopGroup(p.pid);
+      }, opts.timeoutMs)
+    : undefined;
+  const onAbort = () => {
+    cancelled = true;
+    stopGroup(p.pid);
+  };
+  if (opts.signal?.aborted) onAbort();
+  opts.signal?.addEventListener('abort', onAbort, { once: true });
+  p.child.stdin?.end(opts.input ?? '');
+  try {
+    const { code, signal } = await p.closed;
+    if (timedOut || cancelled || outputCapped) killGroup(p.pid);
+    const text = (chunks: string[]) => chunks.join('').slice(0, cap);
+    return { exitCode: code, signal, stdout: text(p.stdout), stderr: text(p.stderr), timedOut, cancelled, outputCapped, durationMs: Date.now() - started };
+  } finally {
+    if (timer) clearTimeout(timer);
+    opts.signal?.removeEventListener('abort', onAbort);
+    liveGroups.delete(p.pid);
+    opts.observer?.ended(p.pid);
+  }
+}
 
 export interface LongLived {
   child: import('node:child_process').ChildProcess;

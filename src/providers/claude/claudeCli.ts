@@ -46,6 +46,7 @@ export const claudeSpec: CliSpec = {
     NO_COLOR: '1',
   }),
   classify: classifyClaudeResult,
+  launch: { dirs: [], files: {}, tooEarly: /System prompt file not found/ },
   // Images go in a stream-json user message (text block, then image blocks with their base64 bytes).
   images: {
     args: (model, systemFile) => [...claudeArgsFor(model, systemFile, 'stream-json'), '--input-format', 'stream-json', '--verbose', '--include-partial-messages'],

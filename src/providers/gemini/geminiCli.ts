@@ -3,6 +3,7 @@
 // policy, and its system prompt is replaced through GEMINI_SYSTEM_MD.
 import fs from 'node:fs';
 import path from 'node:path';
+import { writeStateSync } from '../../util/atomicWrite.js';
 import { CliBackend, type CliBackendOptions, type CliSpec } from '../cliBackend.js';
 import { classifyGeminiResult, classifyGeminiStream, geminiInternalRetry, streamLine } from './classifyGeminiExit.js';
 
@@ -22,7 +23,8 @@ export function geminiSpec(workDir: string): CliSpec & { acpArgs(model: string):
   const policyFile = path.join(workDir, 'deny-all-tools.toml');
   const tmp = path.join(workDir, 'tmp');
   fs.mkdirSync(tmp, { recursive: true, mode: 0o700 });
-  fs.writeFileSync(policyFile, DENY_ALL_POLICY);
+  // A pre-started gemini (util/prestart) may be reading the file this run's head start wrote.
+  if (!sameContent(policyFile, DENY_ALL_POLICY)) writeStateSync(policyFile, DENY_ALL_POLICY);
   return {
     name: 'gemini',
     installHint: INSTALL_HINT,
@@ -45,7 +47,16 @@ export function geminiSpec(workDir: string): CliSpec & { acpArgs(model: string):
     }),
     classify: classifyGeminiResult,
     earlyFailure: geminiInternalRetry,
+    launch: { dirs: [tmp], files: { [policyFile]: DENY_ALL_POLICY }, tooEarly: /missing system prompt file|No input provided via stdin/ },
   };
+}
+
+function sameContent(file: string, content: string): boolean {
+  try {
+    return fs.readFileSync(file, 'utf8') === content;
+  } catch {
+    return false;
+  }
 }
 
 export class GeminiCliBackend extends CliBackend {

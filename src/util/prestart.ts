@@ -1,0 +1,213 @@
+// Starting the model CLI while devx itself loads. A one-shot `devx run` spends ~100 ms loading its
+// modules before it spawns gemini (or claude), whose own start-up then takes ~1 s. When the same
+// command in the same directory made a model call before, devx recorded how it launched the CLI (a
+// "launch plan": program, arguments, environment additions, the static files it needs); the next run
+// starts that process at once, and the provider adopts it only if its own launch is exactly the same.
+// The process reads devx's system prompt file and its stdin only at the end of its start-up; if it
+// got there first (the file or the prompt was not ready), it made no model call and devx spawns a
+// fresh one. Only node built-ins are imported: this runs before the rest of devx is loaded.
+import fs from 'node:fs';
+import path from 'node:path';
+import crypto from 'node:crypto';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { OWNER_ENV } from './reapGroups.js';
+
+/** Stands for the run's scratch folder (`~/.devx/run/<pid>-<hex>`) in a recorded plan. */
+const RUN = '{{DEVX_RUN}}';
+
+export interface LaunchPlan {
+  v: 1;
+  file: string;
+  args: string[];
+  cwd: string;
+  /** Environment entries the launch adds to or changes in devx's own environment. */
+  env: Record<string, string>;
+  dirs: string[];
+  /** Static files the CLI reads at start-up (gemini's deny-all policy), with their content. */
+  files: Record<string, string>;
+}
+
+export interface Prestarted {
+  child: ChildProcess;
+  pid: number;
+  file: string;
+  args: string[];
+  cwd: string;
+  env: Record<string, string>;
+  /** Output that arrived before a provider adopted the process. */
+  stdout: string[];
+  stderr: string[];
+  exited: boolean;
+  /** Settles when the process has exited and its output streams are closed. */
+  closed: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+}
+
+interface State {
+  devxHome: string;
+  planFile: string;
+  /** `<pid>-<hex>`: the run folder name createAgent uses, chosen here so the plan's paths hold. */
+  runName: string;
+  runDir: string;
+  runNameTaken: boolean;
+  prestarted: Prestarted | null;
+  recorded: boolean;
+}
+
+let state: State | null = null;
+
+/** The commands whose single model call is worth starting early. */
+export function isOneShot(argv: string[]): boolean {
+  return argv[0] === 'run' && !argv.some((a) => a === '--help' || a === '-h' || a === '--dry-run');
+}
+
+function planFileFor(devxHome: string, cwd: string, argv: string[]): string {
+  // Flag names only: the prompt and flag values change from run to run; the exact launch is compared at adoption.
+  const shape = [cwd, argv[0], ...argv.filter((a) => a.startsWith('-')).map((a) => a.split('=')[0]).sort()].join('\0');
+  const key = crypto.createHash('sha256').update(shape).digest('hex').slice(0, 24);
+  return path.join(devxHome, 'run', 'launch-plans', `${key}.json`);
+}
+
+function readPlan(file: string): LaunchPlan | null {
+  try {
+    const p = JSON.parse(fs.readFileSync(file, 'utf8')) as LaunchPlan;
+    const strings = (xs: unknown) => Array.isArray(xs) && xs.every((x) => typeof x === 'string');
+    const record = (o: unknown) => typeof o === 'object' && o !== null && Object.values(o).every((x) => typeof x === 'string');
+    if (p.v !== 1 || typeof p.file !== 'string' || typeof p.cwd !== 'string' || !strings(p.args) || !strings(p.dirs) || !record(p.env) || !record(p.files)) return null;
+    return p;
+  } catch {
+    return null;
+  }
+}
+
+const fill = (s: string, runDir: string) => s.split(RUN).join(runDir);
+const template = (s: string, runDir: string) => s.split(runDir).join(RUN);
+
+/**
+ * Called by the entry point of a one-shot command: reserves the run folder and, when a launch plan
+ * was recorded for this command here, starts its process. Never throws: any failure only means no head start.
+ */
+export function prestart(argv: string[], cwd: string, env: NodeJS.ProcessEnv, devxHome: string): void {
+  if (env.DEVX_PRESTART === 'off' || !isOneShot(argv)) return;
+  try {
+    const runName = `${process.pid}-${crypto.randomBytes(4).toString('hex')}`;
+    const runDir = path.join(devxHome, 'run', runName);
+    state = { devxHome, planFile: planFileFor(devxHome, cwd, argv), runName, runDir, runNameTaken: false, prestarted: null, recorded: false };
+    const plan = readPlan(state.planFile);
+    if (!plan) return;
+    for (const d of [...plan.dirs, plan.cwd]) fs.mkdirSync(fill(d, runDir), { recursive: true, mode: 0o700 });
+    for (const [f, content] of Object.entries(plan.files)) fs.writeFileSync(fill(f, runDir), content, { mode: 0o600 });
+    const launchEnv = Object.fromEntries(Object.entries(plan.env).map(([k, v]) => [k, fill(v, runDir)]));
+    const p: Prestarted = {
+      child: null as unknown as ChildProcess,
+      pid: 0,
+      file: plan.file,
+      args: plan.args.map((a) => fill(a, runDir)),
+      cwd: fill(plan.cwd, runDir),
+      env: launchEnv,
+      stdout: [],
+      stderr: [],
+      exited: false,
+      closed: Promise.resolve({ code: null, signal: null }),
+    };
+    // Its own process group, and the owner marker, exactly as the process runner starts children.
+    p.child = spawn(p.file, p.args, { cwd: p.cwd, env: { ...env, ...launchEnv, [OWNER_ENV]: String(process.pid) }, detached: true, stdio: ['pipe', 'pipe', 'pipe'] });
+    if (!p.child.pid) return;
+    p.pid = p.child.pid;
+    p.closed = new Promise((resolve) => {
+      p.child.once('close', (code, signal) => resolve({ code, signal }));
+      p.child.once('error', () => resolve({ code: null, signal: null }));
+    });
+    p.child.on('error', () => (p.exited = true));
+    p.child.stdin?.on('error', () => {});
+    p.child.stdout?.setEncoding('utf8').on('data', (d: string) => p.stdout.push(d));
+    p.child.stderr?.setEncoding('utf8').on('data', (d: string) => p.stderr.push(d));
+    p.child.once('exit', () => (p.exited = true));
+    state.prestarted = p;
+    debug(`started ${path.basename(p.file)} ahead from the launch plan ${state.planFile}`);
+    // Not adopted by the time devx exits (an error, a different launch): it goes with devx.
+    process.on('exit', () => {
+      if (state?.prestarted === p && !p.exited) killGroup(p.pid);
+    });
+  } catch {
+    /* no head start */
+  }
+}
+
+function killGroup(pid: number): void {
+  try {
+    process.kill(-pid, 'SIGKILL');
+  } catch {
+    /* gone */
+  }
+}
+
+/** The run folder name the entry point reserved, given once (to the run's own agent; sub-agents get their own). */
+export function takeReservedRunName(devxHome: string): string | null {
+  if (!state || state.devxHome !== devxHome || state.runNameTaken) return null;
+  state.runNameTaken = true;
+  return state.runName;
+}
+
+/** DEVX_DEBUG=1 says what happened to the head start (adopted, or why not) on stderr. */
+function debug(message: string): void {
+  if (process.env.DEVX_DEBUG) process.stderr.write(`devx: debug: ${message}\n`);
+}
+
+/**
+ * Hands over the pre-started process if it was launched exactly as `file args` in `cwd` with the
+ * effective environment `env` (process.env plus the call's own entries); otherwise stops it. One claim per process.
+ */
+export function claimPrestarted(file: string, args: string[], cwd: string, env: Record<string, string | undefined>): Prestarted | null {
+  const p = state?.prestarted;
+  if (!p) return null;
+  state!.prestarted = null;
+  const expected = { ...process.env, ...env };
+  const started = { ...process.env, ...p.env };
+  const keys = new Set([...Object.keys(expected), ...Object.keys(started)]);
+  const same = !p.exited && p.file === file && p.cwd === cwd && p.args.length === args.length && p.args.every((a, i) => a === args[i]) && [...keys].every((k) => k === OWNER_ENV || expected[k] === started[k]);
+  if (same) {
+    debug(`the model CLI started ahead was adopted (pid ${p.pid})`);
+    return p;
+  }
+  debug(p.exited ? 'the model CLI started ahead had already exited; starting a fresh one' : 'this launch differs from the recorded plan; the model CLI started ahead was stopped');
+  killGroup(p.pid);
+  return null;
+}
+
+/**
+ * After a call launched the ordinary way succeeded, records its launch for the next run of this
+ * command (once per process). `env` is the call's own entries; only those differing from process.env are kept.
+ */
+export function recordLaunch(file: string, args: string[], cwd: string, env: Record<string, string | undefined>, extra: { dirs: string[]; files: Record<string, string> }): void {
+  if (!state || state.recorded) return;
+  const r = state.runDir;
+  // Only the run's own agent's launch (sub-agents have scratch folders of their own).
+  if (!cwd.startsWith(r + path.sep)) return;
+  state.recorded = true;
+  const delta: Record<string, string> = {};
+  for (const [k, v] of Object.entries(env)) if (v !== undefined && v !== process.env[k] && k !== OWNER_ENV) delta[k] = template(v, r);
+  const plan: LaunchPlan = {
+    v: 1,
+    file,
+    args: args.map((a) => template(a, r)),
+    cwd: template(cwd, r),
+    env: delta,
+    dirs: extra.dirs.map((d) => template(d, r)),
+    files: Object.fromEntries(Object.entries(extra.files).map(([f, c]) => [template(f, r), c])),
+  };
+  const text = `${JSON.stringify(plan, null, 1)}\n`;
+  try {
+    if (fs.readFileSync(state.planFile, 'utf8') === text) return;
+  } catch {
+    /* none yet */
+  }
+  try {
+    fs.mkdirSync(path.dirname(state.planFile), { recursive: true, mode: 0o700 });
+    const tmp = `${state.planFile}.${process.pid}.tmp`;
+    fs.writeFileSync(tmp, text, { mode: 0o600 });
+    fs.renameSync(tmp, state.planFile);
+    debug(`recorded the launch plan ${state.planFile}`);
+  } catch {
+    /* the next run starts without a head start */
+  }
+}
