@@ -55,14 +55,17 @@ interface State {
 
 let state: State | null = null;
 
-/** The commands whose single model call is worth starting early. */
-export function isOneShot(argv: string[]): boolean {
-  return argv[0] === 'run' && !argv.some((a) => a === '--help' || a === '-h' || a === '--dry-run');
+/** The words naming a one-shot command (`run`, `agent run <name>`), or null for any other command. */
+export function oneShotCommand(argv: string[]): string[] | null {
+  if (argv.some((a) => a === '--help' || a === '-h' || a === '--dry-run')) return null;
+  if (argv[0] === 'run') return ['run'];
+  if (argv[0] === 'agent' && argv[1] === 'run' && argv[2] && !argv[2].startsWith('-')) return argv.slice(0, 3);
+  return null;
 }
 
-function planFileFor(devxHome: string, cwd: string, argv: string[]): string {
-  // Flag names only: the prompt and flag values change from run to run; the exact launch is compared at adoption.
-  const shape = [cwd, argv[0], ...argv.filter((a) => a.startsWith('-')).map((a) => a.split('=')[0]).sort()].join('\0');
+function planFileFor(devxHome: string, cwd: string, argv: string[], command: string[]): string {
+  // The command and flag names only: the prompt and flag values change from run to run; the exact launch is compared at adoption.
+  const shape = [cwd, ...command, ...argv.filter((a) => a.startsWith('-')).map((a) => a.split('=')[0]).sort()].join('\0');
   const key = crypto.createHash('sha256').update(shape).digest('hex').slice(0, 24);
   return path.join(devxHome, 'run', 'launch-plans', `${key}.json`);
 }
@@ -87,11 +90,12 @@ const template = (s: string, runDir: string) => s.split(runDir).join(RUN);
  * was recorded for this command here, starts its process. Never throws: any failure only means no head start.
  */
 export function prestart(argv: string[], cwd: string, env: NodeJS.ProcessEnv, devxHome: string): void {
-  if (env.DEVX_PRESTART === 'off' || !isOneShot(argv)) return;
+  const command = oneShotCommand(argv);
+  if (env.DEVX_PRESTART === 'off' || !command) return;
   try {
     const runName = `${process.pid}-${crypto.randomBytes(4).toString('hex')}`;
     const runDir = path.join(devxHome, 'run', runName);
-    state = { devxHome, planFile: planFileFor(devxHome, cwd, argv), runName, runDir, runNameTaken: false, prestarted: null, recorded: false };
+    state = { devxHome, planFile: planFileFor(devxHome, cwd, argv, command), runName, runDir, runNameTaken: false, prestarted: null, recorded: false };
     const plan = readPlan(state.planFile);
     if (!plan) return;
     for (const d of [...plan.dirs, plan.cwd]) fs.mkdirSync(fill(d, runDir), { recursive: true, mode: 0o700 });

@@ -143,4 +143,19 @@ describe('the claude provider', () => {
     expect(deltas.join('')).toBe(text);
     expect(events.at(-1)).toMatchObject({ type: 'turn_end', status: 'answered', answer: text });
   });
+
+  it('devx run --provider claude: the next run hands its call to the claude started ahead, with devx system prompt', async () => {
+    const project = makeProject({});
+    claude.push({ text: 'first' }, { text: 'second' });
+    await runDevx(['run', '--provider', 'claude', 'hi'], { cwd: project, env: env() });
+    const r = await runDevx(['run', '--provider', 'claude', 'hi again'], { cwd: project, env: env({ DEVX_DEBUG: '1' }) });
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toContain('started claude ahead');
+    expect(r.stderr).toContain('the model CLI started ahead was adopted');
+    expect(r.stdout).toContain('second');
+    expect(claude.modelCalls).toHaveLength(2);
+    expect(claude.modelCalls[1].systemText).toContain('TOOL_CALL:');
+    expect(claude.modelCalls[1].tools).toBe(0);
+    expect(processesUnder(path.join(home, '.devx'))).toEqual([]);
+  });
 });

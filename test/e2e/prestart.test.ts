@@ -1,0 +1,142 @@
+// The head start of a one-shot run (src/util/prestart.ts): the real devx binary and the real gemini
+// against the fake API. The first run records its launch; the next starts gemini before devx has loaded
+// and hands it the call only when its own launch is exactly the same.
+import fs from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { GEMINI_BIN, fakeEnv, makeProject, runDevx, tempDir, type DevxRun } from '../helpers/env.js';
+import { useFakeApiAndChildren } from '../helpers/useFakeApi.js';
+import { processesUnder, until } from '../helpers/processes.js';
+import type { FakeGeminiApi } from '../helpers/fakeGeminiApi.js';
+import { spawn } from 'node:child_process';
+import { DEVX_BIN } from '../helpers/env.js';
+
+let fake: FakeGeminiApi;
+let home: string;
+const children = useFakeApiAndChildren((f, h) => {
+  fake = f;
+  home = h;
+});
+
+const env = (extra: Record<string, string> = {}) => fakeEnv(fake, home, { DEVX_DEBUG: '1', ...extra });
+const plans = () => {
+  const dir = path.join(home, '.devx', 'run', 'launch-plans');
+  return fs.existsSync(dir) ? fs.readdirSync(dir).map((f) => fs.readFileSync(path.join(dir, f), 'utf8')) : [];
+};
+const ADOPTED = 'the model CLI started ahead was adopted';
+
+async function runOk(args: string[], project: string, extra: Record<string, string> = {}): Promise<DevxRun> {
+  const r = await runDevx(args, { cwd: project, env: env(extra) });
+  expect(r.code, r.stderr).toBe(0);
+  return r;
+}
+
+describe('the head start of devx run', () => {
+  it('records the launch after the first run; the next run hands its call to the gemini started ahead', async () => {
+    const project = makeProject({ 'a.txt': 'alpha\n' });
+    fake.push({ text: 'first answer' });
+    const first = await runOk(['run', 'say something'], project);
+    expect(first.stderr).not.toContain('started gemini ahead');
+    const [plan] = plans();
+    expect(JSON.parse(plan)).toMatchObject({ file: GEMINI_BIN, cwd: '{{DEVX_RUN}}/gemini/scratch' });
+    expect(plan).not.toContain('test-key'); // the API key comes from the environment; it is never written down
+
+    // Second run: the tool loop still works (the first call goes to the adopted process, the second to a fresh one).
+    fake.push({ text: 'TOOL_CALL: read_file | path=a.txt' }, { text: 'a.txt says alpha' });
+    const second = await runOk(['run', 'what is in a.txt?'], project);
+    expect(second.stderr).toContain('started gemini ahead');
+    expect(second.stderr).toContain(ADOPTED);
+    expect(second.stdout).toContain('a.txt says alpha');
+    expect(fake.modelCalls).toHaveLength(3);
+    for (const call of fake.modelCalls.slice(1)) {
+      expect(call.systemText).toContain('TOOL_CALL:'); // devx's system prompt, written after gemini started
+      expect(call.functionDeclarations).toBe(0);
+    }
+    expect(fake.modelCalls[1].promptText).toContain('what is in a.txt?');
+    expect(fake.modelCalls[2].promptText).toContain('alpha');
+    expect(processesUnder(path.join(home, '.devx'))).toEqual([]);
+  });
+
+  it('a launch that differs from the plan (another model) stops the process started ahead and runs a fresh one', async () => {
+    const project = makeProject({});
+    fake.push({ text: 'flash answer' });
+    await runOk(['run', '--model', 'gemini-2.5-flash', 'hi'], project);
+    fake.push({ text: 'pro answer' });
+    const r = await runOk(['run', '--model', 'gemini-2.5-pro', 'hi'], project);
+    expect(r.stderr).toContain('this launch differs from the recorded plan');
+    expect(r.stdout).toContain('pro answer');
+    expect(fake.modelCalls.map((c) => c.model)).toEqual(['gemini-2.5-flash', 'gemini-2.5-pro']);
+    // The plan now describes the latest launch, and nothing devx started is left running.
+    expect(plans()[0]).toContain('gemini-2.5-pro');
+    expect(processesUnder(path.join(home, '.devx'))).toEqual([]);
+  });
+
+  it('a process that reached its system prompt before devx wrote it made no call: devx starts a fresh one', async () => {
+    // Stands in for gemini: when its system prompt file is missing at start it waits for its stdin
+    // and then fails as gemini does; otherwise it runs the real gemini.
+    const dir = tempDir('devx-fakecli-');
+    const bin = path.join(dir, 'gemini');
+    fs.writeFileSync(
+      bin,
+      `#!${process.execPath}
+const fs = require('fs');
+const { spawnSync } = require('child_process');
+if (!fs.existsSync(process.env.GEMINI_SYSTEM_MD)) {
+  fs.readFileSync(0);
+  process.stderr.write("Error: Failed to initialize chat: missing system prompt file '" + process.env.GEMINI_SYSTEM_MD + "'\\n");
+  process.exit(1);
+}
+const r = spawnSync(${JSON.stringify(GEMINI_BIN)}, process.argv.slice(2), { stdio: 'inherit' });
+process.exit(r.status ?? 1);
+`,
+      { mode: 0o755 },
+    );
+    const project = makeProject({});
+    fake.push({ text: 'one' });
+    await runOk(['run', 'hi'], project, { DEVX_GEMINI_BIN: bin });
+    fake.push({ text: 'two' });
+    const r = await runOk(['run', 'hi again'], project, { DEVX_GEMINI_BIN: bin });
+    expect(r.stderr).toContain(ADOPTED);
+    expect(r.stderr).toContain('was ready before its prompt; starting a fresh one');
+    expect(r.stdout).toContain('two');
+    expect(fake.modelCalls).toHaveLength(2);
+  });
+
+  it('an account with its own environment (a key) is never recorded, so never started ahead', async () => {
+    const project = makeProject({ '.devx/settings.json': '{}' });
+    fs.mkdirSync(path.join(home, '.devx'), { recursive: true });
+    fs.writeFileSync(path.join(home, '.devx', 'settings.json'), JSON.stringify({ accounts: [{ name: 'work', env: { GEMINI_API_KEY: 'secret-account-key' } }] }));
+    fake.push({ text: 'one' }, { text: 'two' });
+    await runOk(['run', 'hi'], project);
+    const r = await runOk(['run', 'hi'], project);
+    expect(plans()).toEqual([]);
+    expect(r.stderr).not.toContain('started gemini ahead');
+    expect(fake.modelCalls.map((c) => c.apiKey)).toEqual(['secret-account-key', 'secret-account-key']);
+  });
+
+  it('DEVX_PRESTART=off: no plan, no head start', async () => {
+    const project = makeProject({});
+    fake.push({ text: 'one' }, { text: 'two' }, { text: 'three' });
+    await runOk(['run', 'hi'], project, { DEVX_PRESTART: 'off' });
+    expect(plans()).toEqual([]);
+    await runOk(['run', 'hi'], project);
+    const r = await runOk(['run', 'hi'], project, { DEVX_PRESTART: 'off' });
+    expect(r.stderr).not.toContain('started gemini ahead');
+  });
+
+  it('kill -9 of devx right after the head start leaves no process behind (gemini sees its stdin close)', async () => {
+    const project = makeProject({});
+    fake.push({ text: 'one' });
+    await runOk(['run', 'hi'], project);
+    fake.fallback = { hang: true };
+    const child = spawn(process.execPath, [DEVX_BIN, 'run', 'hi'], { cwd: project, env: env(), stdio: ['ignore', 'pipe', 'pipe'] });
+    children.push(child);
+    let err = '';
+    child.stderr.on('data', (d) => (err += d));
+    await until(() => err.includes('started gemini ahead'), 20_000);
+    const owned = () => processesUnder(path.join(home, '.devx', 'run'));
+    expect(owned().length).toBeGreaterThan(0);
+    child.kill('SIGKILL');
+    await until(() => owned().length === 0, 15_000);
+  });
+});
