@@ -127,10 +127,18 @@ export function prestart(argv: string[], cwd: string, env: NodeJS.ProcessEnv, de
     p.child.stderr?.setEncoding('utf8').on('data', (d: string) => p.stderr.push(d));
     p.child.once('exit', () => (p.exited = true));
     state.prestarted = p;
-    debug(`started ${path.basename(p.file)} ahead from the launch plan ${state.planFile}`);
-    // Not adopted by the time devx exits (an error, a different launch): it goes with devx.
+    debug(`started ${path.basename(p.file)} ahead from the launch plan ${state.planFile}, ${Math.round(performance.now())} ms after devx started`);
+    // Never asked for by the time devx exits (an error, or no call of this kind any more, such as a
+    // switch to the warm backend): it goes with devx, and so does the plan, so the next run does not repeat it.
+    const planFile = state.planFile;
     process.on('exit', () => {
-      if (state?.prestarted === p && !p.exited) killGroup(p.pid);
+      if (state?.prestarted !== p) return;
+      if (!p.exited) killGroup(p.pid);
+      try {
+        fs.unlinkSync(planFile);
+      } catch {
+        /* already gone */
+      }
     });
   } catch {
     /* no head start */

@@ -102,6 +102,20 @@ process.exit(r.status ?? 1);
     expect(fake.modelCalls).toHaveLength(2);
   });
 
+  it('a head start nothing asked for (the run now uses the warm backend) is stopped and its plan dropped', async () => {
+    const project = makeProject({});
+    fake.push({ text: 'one' }, { text: 'two' }, { text: 'three' });
+    await runOk(['run', 'hi'], project);
+    expect(plans()).toHaveLength(1);
+    const warm = await runOk(['run', 'hi'], project, { DEVX_PROVIDER_MODE: 'warm' });
+    expect(warm.stderr).toContain('started gemini ahead');
+    expect(warm.stdout).toContain('two');
+    expect(plans()).toEqual([]);
+    expect(processesUnder(path.join(home, '.devx'))).toEqual([]);
+    const next = await runOk(['run', 'hi'], project);
+    expect(next.stderr).not.toContain('started gemini ahead');
+  });
+
   it('an account with its own environment (a key) is never recorded, so never started ahead', async () => {
     const project = makeProject({ '.devx/settings.json': '{}' });
     fs.mkdirSync(path.join(home, '.devx'), { recursive: true });

@@ -72,8 +72,8 @@ describe('devx run against the real gemini binary', () => {
     // The conversation was persisted for the next session.
     const history = JSON.parse(fs.readFileSync(path.join(project, '.devx', 'history.json'), 'utf8'));
     expect(history.messages.map((m: any) => m.role)).toEqual(['user', 'assistant', 'tool', 'assistant', 'tool', 'assistant', 'tool', 'assistant']);
-    // devx's per-process scratch directory is removed on exit.
-    expect(fs.readdirSync(path.join(home, '.devx', 'run'))).toEqual([]);
+    // devx's per-process scratch directory is removed on exit (what stays is the launch plan for the next run's head start).
+    expect(fs.readdirSync(path.join(home, '.devx', 'run'))).toEqual(['launch-plans']);
   });
 
   it('refuses commands in a headless run without --yes, and says how to allow them', async () => {

@@ -1,0 +1,116 @@
+// The head start's parts with real child processes: the runner that adopts a running child, and the
+// record → start ahead → adopt cycle (the e2e tests drive the same with the real gemini and claude).
+import fs from 'node:fs';
+import path from 'node:path';
+import { spawn } from 'node:child_process';
+import { describe, expect, it } from 'vitest';
+import { runProcess, runStarted, type StartedChild } from '../../src/util/processRunner.js';
+import { prestart, takeReservedRunName } from '../../src/util/prestart.js';
+import { withPrestarted } from '../../src/util/withPrestarted.js';
+import { tempDir } from '../helpers/env.js';
+import { until } from '../helpers/processes.js';
+
+/** Starts `node -e code` the way util/prestart does: its own group, output collected from the start. */
+function startChild(code: string): StartedChild {
+  const child = spawn(process.execPath, ['-e', code], { detached: true, stdio: ['pipe', 'pipe', 'pipe'] });
+  const p: StartedChild = { child, pid: child.pid!, stdout: [], stderr: [], closed: new Promise((r) => child.once('close', (c, s) => r({ code: c, signal: s }))) };
+  child.stdout.setEncoding('utf8').on('data', (d: string) => p.stdout.push(d));
+  child.stderr.setEncoding('utf8').on('data', (d: string) => p.stderr.push(d));
+  return p;
+}
+
+const alive = (pid: number) => {
+  try {
+    process.kill(pid, 0);
+    return !/\) Z /.test(fs.readFileSync(`/proc/${pid}/stat`, 'utf8'));
+  } catch {
+    return false;
+  }
+};
+
+describe('runStarted: a child that is already running', () => {
+  it('gets its stdin, and its output from before and after adoption comes back whole', async () => {
+    const p = startChild(`process.stdout.write('early\\n'); let i=''; process.stdin.on('data', d => i += d).on('end', () => { process.stdout.write('got ' + i); process.exit(3); });`);
+    await until(() => p.stdout.join('').includes('early'), 10_000);
+    const seen: string[] = [];
+    const r = await runStarted(p, { cwd: '/', input: 'the prompt', onStdout: (c) => seen.push(c) });
+    expect(r).toMatchObject({ exitCode: 3, stdout: 'early\ngot the prompt', timedOut: false, cancelled: false });
+    expect(seen.join('')).toBe('early\ngot the prompt');
+  });
+
+  it('a timeout kills its whole process group', async () => {
+    const p = startChild(`const c = require('child_process').spawn(process.execPath, ['-e', 'setTimeout(() => {}, 60000)'], { stdio: 'ignore' }); console.log(c.pid); setTimeout(() => {}, 60000);`);
+    await until(() => p.stdout.join('').trim().length > 0, 10_000);
+    const grandchild = Number(p.stdout.join('').trim());
+    const r = await runStarted(p, { cwd: '/', timeoutMs: 300 });
+    expect(r.timedOut).toBe(true);
+    await until(() => !alive(grandchild) && !alive(p.pid), 5_000);
+  });
+
+  it('an abort cancels it', async () => {
+    const p = startChild(`setTimeout(() => {}, 60000)`);
+    const ac = new AbortController();
+    setTimeout(() => ac.abort(), 200);
+    const r = await runStarted(p, { cwd: '/', signal: ac.signal });
+    expect(r.cancelled).toBe(true);
+    expect(alive(p.pid)).toBe(false);
+  });
+
+  it('output past the cap stops it and is cut', async () => {
+    const p = startChild(`const s = 'x'.repeat(65536); setInterval(() => process.stdout.write(s), 1);`);
+    const r = await runStarted(p, { cwd: '/', maxBuffer: 200_000 });
+    expect(r.outputCapped).toBe(true);
+    expect(r.stdout.length).toBe(200_000);
+  });
+});
+
+describe('record, start ahead, adopt', () => {
+  // A stand-in CLI: prints when it started, its system prompt file (read only once its stdin is in, as gemini does) and its stdin.
+  const cli = (dir: string) => {
+    const f = path.join(dir, 'cli.cjs');
+    fs.writeFileSync(f, `let i = ''; process.stdin.on('data', d => i += d).on('end', () => { const fs = require('fs'); if (!fs.existsSync(process.env.SYS)) { process.stderr.write('missing system prompt file'); process.exit(1); } process.stdout.write(JSON.stringify({ started: performance.timeOrigin, sys: fs.readFileSync(process.env.SYS, 'utf8'), input: i, policy: fs.readFileSync(process.argv[2], 'utf8') })); });`);
+    return f;
+  };
+  const call = (home: string, runName: string, script: string, input: string) => {
+    const run = path.join(home, 'run', runName);
+    const sys = path.join(run, 'p', 'system.md');
+    const policy = path.join(run, 'p', 'policy.toml');
+    const launch = { dirs: [], files: { [policy]: 'deny all' }, tooEarly: /missing system prompt file/ };
+    const cwd = path.join(run, 'p', 'scratch');
+    fs.mkdirSync(cwd, { recursive: true });
+    fs.writeFileSync(policy, 'deny all');
+    fs.writeFileSync(sys, 'the system prompt');
+    const t0 = performance.timeOrigin + performance.now();
+    return withPrestarted(runProcess)(process.execPath, [script, policy], { cwd, input, env: { ...process.env, SYS: sys } as Record<string, string>, launch }).then((r) => ({ r, t0 }));
+  };
+
+  it('the second run of a command adopts the process started from the first run’s plan; a different launch does not', async () => {
+    const home = tempDir('devx-prestart-home-');
+    const cwd = tempDir('devx-prestart-cwd-');
+    const script = cli(tempDir('devx-prestart-cli-'));
+
+    prestart(['run', 'first'], cwd, process.env, home);
+    const first = await call(home, takeReservedRunName(home)!, script, 'one');
+    expect(JSON.parse(first.r.stdout)).toMatchObject({ sys: 'the system prompt', input: 'one' });
+    const [planName] = fs.readdirSync(path.join(home, 'run', 'launch-plans'));
+    const plan = JSON.parse(fs.readFileSync(path.join(home, 'run', 'launch-plans', planName), 'utf8'));
+    expect(plan.env).toEqual({ SYS: '{{DEVX_RUN}}/p/system.md' });
+    expect(plan.files).toEqual({ '{{DEVX_RUN}}/p/policy.toml': 'deny all' });
+
+    prestart(['run', 'second'], cwd, process.env, home);
+    const name = takeReservedRunName(home)!;
+    expect(takeReservedRunName(home)).toBeNull(); // given once: sub-agents get folders of their own
+    // The policy file the CLI reads at start-up was written by the head start itself.
+    expect(fs.readFileSync(path.join(home, 'run', name, 'p', 'policy.toml'), 'utf8')).toBe('deny all');
+    await new Promise((r) => setTimeout(r, 300));
+    const second = await call(home, name, script, 'two');
+    const out = JSON.parse(second.r.stdout);
+    expect(out).toMatchObject({ sys: 'the system prompt', input: 'two', policy: 'deny all' });
+    expect(out.started).toBeLessThan(second.t0); // started before the call: adopted
+
+    // Another command shape has no plan yet: its call starts its own process (e2e: a launch that differs is not adopted).
+    prestart(['run', '--model', 'x', 'third'], cwd, process.env, home);
+    const third = await call(home, takeReservedRunName(home)!, script, 'three');
+    expect(JSON.parse(third.r.stdout).started).toBeGreaterThan(third.t0);
+  });
+});
