@@ -115,10 +115,11 @@ export class CliBackend implements ModelBackend {
           if (early) stop.abort();
         })
       : undefined;
-    // A launch whose environment carries an account's secrets is never recorded for a head start.
+    // A launch whose environment carries an account's secrets is never recorded for a head start. The
+    // system prompt goes into the plan too: its file is named by its hash, so a changed prompt never matches.
     const launch: LaunchInfo | undefined =
       this.spec.launch && !account.command && !Object.keys(account.env ?? {}).length
-        ? { ...this.spec.launch, dirs: [...this.spec.launch.dirs, this.scratch] }
+        ? { ...this.spec.launch, dirs: [...this.spec.launch.dirs, this.scratch], files: { ...this.spec.launch.files, [systemFile]: req.systemPrompt } }
         : undefined;
     let r;
     try {

@@ -3,9 +3,10 @@
 // command in the same directory made a model call before, devx recorded how it launched the CLI (a
 // "launch plan": program, arguments, environment additions, the static files it needs); the next run
 // starts that process at once, and the provider adopts it only if its own launch is exactly the same.
-// The process reads devx's system prompt file and its stdin only at the end of its start-up; if it
-// got there first (the file or the prompt was not ready), it made no model call and devx spawns a
-// fresh one. Only node built-ins are imported: this runs before the rest of devx is loaded.
+// The plan holds devx's system prompt too, in a file named by its hash: a prompt that changed since
+// gives another name, so that launch differs. The process reads its stdin only at the end of its own
+// start-up; if it failed before devx was ready (gemini gives up on a stdin silent for 500 ms), it made no
+// model call and devx spawns a fresh one. Only node built-ins are imported: this runs before the rest of devx loads.
 import fs from 'node:fs';
 import path from 'node:path';
 import crypto from 'node:crypto';
@@ -23,7 +24,7 @@ export interface LaunchPlan {
   /** Environment entries the launch adds to or changes in devx's own environment. */
   env: Record<string, string>;
   dirs: string[];
-  /** Static files the CLI reads at start-up (gemini's deny-all policy), with their content. */
+  /** Files the CLI reads at start-up (gemini's deny-all policy, devx's system prompt), with their content. */
   files: Record<string, string>;
 }
 

@@ -40,6 +40,10 @@ describe('the head start of devx run', () => {
     const [plan] = plans();
     expect(JSON.parse(plan)).toMatchObject({ file: GEMINI_BIN, cwd: '{{DEVX_RUN}}/gemini/scratch' });
     expect(plan).not.toContain('test-key'); // the API key comes from the environment; it is never written down
+    // devx's system prompt is in the plan, under a name made of its hash, so the head start never waits for it.
+    const files = JSON.parse(plan).files as Record<string, string>;
+    const systemName = Object.keys(files).find((f) => /system-[0-9a-f]{16}\.md$/.test(f))!;
+    expect(files[systemName]).toContain('TOOL_CALL:');
 
     // Second run: the tool loop still works (the first call goes to the adopted process, the second to a fresh one).
     fake.push({ text: 'TOOL_CALL: read_file | path=a.txt' }, { text: 'a.txt says alpha' });
@@ -71,20 +75,22 @@ describe('the head start of devx run', () => {
     expect(processesUnder(path.join(home, '.devx'))).toEqual([]);
   });
 
-  it('a process that reached its system prompt before devx wrote it made no call: devx starts a fresh one', async () => {
-    // Stands in for gemini: when its system prompt file is missing at start it waits for its stdin
-    // and then fails as gemini does; otherwise it runs the real gemini.
+  it('a process started ahead that failed before making a call (its stdin came too late) is replaced by a fresh one', async () => {
+    // Stands in for gemini: while the flag file exists it takes its stdin and then fails the way gemini
+    // does when its prompt came after its own start-up (consuming the flag); otherwise it runs the real gemini.
     const dir = tempDir('devx-fakecli-');
     const bin = path.join(dir, 'gemini');
+    const flag = path.join(dir, 'fail-once');
     fs.writeFileSync(
       bin,
       `#!${process.execPath}
 const fs = require('fs');
 const { spawnSync } = require('child_process');
-if (!fs.existsSync(process.env.GEMINI_SYSTEM_MD)) {
+if (fs.existsSync(${JSON.stringify(flag)})) {
   fs.readFileSync(0);
-  process.stderr.write("Error: Failed to initialize chat: missing system prompt file '" + process.env.GEMINI_SYSTEM_MD + "'\\n");
-  process.exit(1);
+  fs.unlinkSync(${JSON.stringify(flag)});
+  process.stderr.write('No input provided via stdin. Input can be provided by piping data into gemini or using the --prompt option.\\n');
+  process.exit(42);
 }
 const r = spawnSync(${JSON.stringify(GEMINI_BIN)}, process.argv.slice(2), { stdio: 'inherit' });
 process.exit(r.status ?? 1);
@@ -94,10 +100,12 @@ process.exit(r.status ?? 1);
     const project = makeProject({});
     fake.push({ text: 'one' });
     await runOk(['run', 'hi'], project, { DEVX_GEMINI_BIN: bin });
+    fs.writeFileSync(flag, '');
     fake.push({ text: 'two' });
     const r = await runOk(['run', 'hi again'], project, { DEVX_GEMINI_BIN: bin });
     expect(r.stderr).toContain(ADOPTED);
     expect(r.stderr).toContain('was ready before its prompt; starting a fresh one');
+    expect(fs.existsSync(flag)).toBe(false);
     expect(r.stdout).toContain('two');
     expect(fake.modelCalls).toHaveLength(2);
   });
