@@ -2,7 +2,7 @@
 // Entry point. `--version` and `--help` answer before anything heavy is imported (cold start).
 import { readFileSync } from 'node:fs';
 import { devxHome } from '../config/paths.js';
-import { prestart } from '../util/prestart.js';
+import { prestartOnce } from '../util/prestart.js';
 
 const argv = process.argv.slice(2);
 
@@ -26,8 +26,8 @@ function packageJsonPath(): string {
 if (argv[0] === '--version' || argv[0] === '-v') {
   process.stdout.write(`devx ${version()}\n`);
 } else {
-  // A one-shot run starts its model CLI now, while the rest of devx loads (see util/prestart).
-  prestart(argv, process.cwd(), process.env, devxHome());
+  // A one-shot run starts its model CLI now, while the rest of devx loads (see util/prestart), unless the binary did.
+  prestartOnce(argv, process.cwd(), process.env, devxHome());
   const { runCli } = await import('./runCli.js');
   try {
     process.exitCode = await runCli(argv);

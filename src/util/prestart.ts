@@ -9,7 +9,6 @@
 // model call and devx spawns a fresh one. Only node built-ins are imported: this runs before the rest of devx loads.
 import fs from 'node:fs';
 import path from 'node:path';
-import crypto from 'node:crypto';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { OWNER_ENV } from './reapGroups.js';
 
@@ -54,7 +53,16 @@ interface State {
   recorded: boolean;
 }
 
-let state: State | null = null;
+// Kept on globalThis: the `devx` binary (a small CommonJS file that starts quicker than the ES module
+// bundle) does the head start with its own copy of this module; the bundle's copy adopts from the same state.
+const STATE = Symbol.for('devx.prestart');
+const slot = globalThis as unknown as { [STATE]?: State };
+const current = (): State | null => slot[STATE] ?? null;
+
+/** prestart, unless this process already did it (the binary did, before loading the bundle). */
+export function prestartOnce(argv: string[], cwd: string, env: NodeJS.ProcessEnv, devxHome: string): void {
+  if (!slot[STATE]) prestart(argv, cwd, env, devxHome);
+}
 
 /** The words naming a one-shot command (`run`, `agent run <name>`), or null for any other command. */
 export function oneShotCommand(argv: string[]): string[] | null {
@@ -67,8 +75,20 @@ export function oneShotCommand(argv: string[]): string[] | null {
 function planFileFor(devxHome: string, cwd: string, argv: string[], command: string[]): string {
   // The command and flag names only: the prompt and flag values change from run to run; the exact launch is compared at adoption.
   const shape = [cwd, ...command, ...argv.filter((a) => a.startsWith('-')).map((a) => a.split('=')[0]).sort()].join('\0');
-  const key = crypto.createHash('sha256').update(shape).digest('hex').slice(0, 24);
+  const key = hashOf(shape);
   return path.join(devxHome, 'run', 'launch-plans', `${key}.json`);
+}
+
+/** A 2×32-bit FNV-1a hash in hex: a file name for the command's shape (node:crypto alone costs ~2.5 ms to load here). */
+function hashOf(text: string): string {
+  let a = 0x811c9dc5;
+  let b = 0x01000193 ^ text.length;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    a = Math.imul(a ^ c, 0x01000193);
+    b = Math.imul(b ^ c, 0x5bd1e995) ^ (b >>> 15);
+  }
+  return (a >>> 0).toString(16).padStart(8, '0') + (b >>> 0).toString(16).padStart(8, '0');
 }
 
 function readPlan(file: string): LaunchPlan | null {
@@ -92,11 +112,12 @@ const template = (s: string, runDir: string) => s.split(runDir).join(RUN);
  */
 export function prestart(argv: string[], cwd: string, env: NodeJS.ProcessEnv, devxHome: string): void {
   const command = oneShotCommand(argv);
+  slot[STATE] = undefined;
   if (env.DEVX_PRESTART === 'off' || !command) return;
   try {
-    const runName = `${process.pid}-${crypto.randomBytes(4).toString('hex')}`;
+    const runName = `${process.pid}-${Math.floor(Math.random() * 0x100000000).toString(16).padStart(8, '0')}`;
     const runDir = path.join(devxHome, 'run', runName);
-    state = { devxHome, planFile: planFileFor(devxHome, cwd, argv, command), runName, runDir, runNameTaken: false, prestarted: null, recorded: false };
+    const state: State = (slot[STATE] = { devxHome, planFile: planFileFor(devxHome, cwd, argv, command), runName, runDir, runNameTaken: false, prestarted: null, recorded: false });
     const plan = readPlan(state.planFile);
     if (!plan) return;
     for (const d of [...plan.dirs, plan.cwd]) fs.mkdirSync(fill(d, runDir), { recursive: true, mode: 0o700 });
@@ -133,7 +154,7 @@ export function prestart(argv: string[], cwd: string, env: NodeJS.ProcessEnv, de
     // switch to the warm backend): it goes with devx, and so does the plan, so the next run does not repeat it.
     const planFile = state.planFile;
     process.on('exit', () => {
-      if (state?.prestarted !== p) return;
+      if (state.prestarted !== p) return;
       if (!p.exited) killGroup(p.pid);
       try {
         fs.unlinkSync(planFile);
@@ -156,6 +177,7 @@ function killGroup(pid: number): void {
 
 /** The run folder name the entry point reserved, given once (to the run's own agent; sub-agents get their own). */
 export function takeReservedRunName(devxHome: string): string | null {
+  const state = current();
   if (!state || state.devxHome !== devxHome || state.runNameTaken) return null;
   state.runNameTaken = true;
   return state.runName;
@@ -171,9 +193,10 @@ function debug(message: string): void {
  * effective environment `env` (process.env plus the call's own entries); otherwise stops it. One claim per process.
  */
 export function claimPrestarted(file: string, args: string[], cwd: string, env: Record<string, string | undefined>): Prestarted | null {
+  const state = current();
   const p = state?.prestarted;
-  if (!p) return null;
-  state!.prestarted = null;
+  if (!state || !p) return null;
+  state.prestarted = null;
   const expected = { ...process.env, ...env };
   const started = { ...process.env, ...p.env };
   const keys = new Set([...Object.keys(expected), ...Object.keys(started)]);
@@ -192,6 +215,7 @@ export function claimPrestarted(file: string, args: string[], cwd: string, env: 
  * command (once per process). `env` is the call's own entries; only those differing from process.env are kept.
  */
 export function recordLaunch(file: string, args: string[], cwd: string, env: Record<string, string | undefined>, extra: { dirs: string[]; files: Record<string, string> }): void {
+  const state = current();
   if (!state || state.recorded) return;
   const r = state.runDir;
   // Only the run's own agent's launch (sub-agents have scratch folders of their own).

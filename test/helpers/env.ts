@@ -18,7 +18,7 @@ function findRepoRoot(): string {
 export const REPO_ROOT = findRepoRoot();
 export const GEMINI_BIN = path.join(REPO_ROOT, 'node_modules', '.bin', 'gemini');
 /** The shipped binary (package.json "bin"): the bundle `npm run build` writes. */
-export const DEVX_BIN = path.join(REPO_ROOT, 'dist', 'bundle', 'devx.mjs');
+export const DEVX_BIN = path.join(REPO_ROOT, 'dist', 'bundle', 'devx.cjs');
 
 export function tempDir(prefix = 'devx-test-'): string {
   return fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), prefix)));
