@@ -119,7 +119,9 @@ export function prestart(argv: string[], cwd: string, env: NodeJS.ProcessEnv, de
     const runDir = path.join(devxHome, 'run', runName);
     const state: State = (slot[STATE] = { devxHome, planFile: planFileFor(devxHome, cwd, argv, command), runName, runDir, runNameTaken: false, prestarted: null, recorded: false });
     const plan = readPlan(state.planFile);
-    if (!plan) return;
+    // Everything the plan creates must land in this run's own folder; a plan saying otherwise is not used.
+    const inside = (p: string) => path.resolve(fill(p, runDir)).startsWith(runDir + path.sep);
+    if (!plan || ![...plan.dirs, plan.cwd, ...Object.keys(plan.files)].every(inside)) return;
     for (const d of [...plan.dirs, plan.cwd]) fs.mkdirSync(fill(d, runDir), { recursive: true, mode: 0o700 });
     for (const [f, content] of Object.entries(plan.files)) fs.writeFileSync(fill(f, runDir), content, { mode: 0o600 });
     const launchEnv = Object.fromEntries(Object.entries(plan.env).map(([k, v]) => [k, fill(v, runDir)]));

@@ -113,4 +113,22 @@ describe('record, start ahead, adopt', () => {
     const third = await call(home, takeReservedRunName(home)!, script, 'three');
     expect(JSON.parse(third.r.stdout).started).toBeGreaterThan(third.t0);
   });
+
+  it('a plan that would create files outside the run folder is not used', async () => {
+    const home = tempDir('devx-prestart-home-');
+    const cwd = tempDir('devx-prestart-cwd-');
+    const outside = path.join(tempDir('devx-prestart-out-'), 'written.txt');
+    prestart(['run', 'first'], cwd, process.env, home);
+    const dir = path.join(home, 'run', 'launch-plans');
+    await call(home, takeReservedRunName(home)!, cli(tempDir('devx-prestart-cli-')), 'one');
+    const [planName] = fs.readdirSync(dir);
+    const plan = JSON.parse(fs.readFileSync(path.join(dir, planName), 'utf8'));
+    for (const bad of [{ files: { [outside]: 'x' } }, { files: { '{{DEVX_RUN}}/../../escaped.txt': 'x' } }, { dirs: ['/tmp/devx-prestart-not-mine'] }]) {
+      fs.writeFileSync(path.join(dir, planName), JSON.stringify({ ...plan, ...bad }));
+      prestart(['run', 'again'], cwd, process.env, home);
+      expect(fs.existsSync(outside)).toBe(false);
+      expect(fs.existsSync(path.join(home, 'escaped.txt'))).toBe(false);
+      expect(fs.existsSync('/tmp/devx-prestart-not-mine')).toBe(false);
+    }
+  });
 });
