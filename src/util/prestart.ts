@@ -204,7 +204,7 @@ export function claimPrestarted(file: string, args: string[], cwd: string, env: 
   const keys = new Set([...Object.keys(expected), ...Object.keys(started)]);
   const same = !p.exited && p.file === file && p.cwd === cwd && p.args.length === args.length && p.args.every((a, i) => a === args[i]) && [...keys].every((k) => k === OWNER_ENV || expected[k] === started[k]);
   if (same) {
-    debug(`the model CLI started ahead was adopted (pid ${p.pid})`);
+    debug(`the model CLI started ahead was adopted (pid ${p.pid}), ${Math.round(performance.now())} ms after devx started`);
     return p;
   }
   debug(p.exited ? 'the model CLI started ahead had already exited; starting a fresh one' : 'this launch differs from the recorded plan; the model CLI started ahead was stopped');
