@@ -2,12 +2,20 @@
 import fs from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { COMMANDS } from '../../src/cli/commands/index.js';
-import { makeHome, makeProject, runDevx, tempDir } from '../helpers/env.js';
+import path from 'node:path';
+import { DEVX_BIN, REPO_ROOT, makeHome, makeProject, runDevx, tempDir } from '../helpers/env.js';
 
 describe('help', () => {
   const home = makeHome();
   const project = makeProject({});
   const env = { HOME: home, PATH: process.env.PATH };
+
+  it('the tests run the binary package.json names, and it answers --version', async () => {
+    const pkg = JSON.parse(fs.readFileSync(path.join(REPO_ROOT, 'package.json'), 'utf8'));
+    expect(path.join(REPO_ROOT, pkg.bin.devx)).toBe(DEVX_BIN);
+    const r = await runDevx(['--version'], { cwd: project, env });
+    expect(r.stdout).toBe(`devx ${pkg.version}\n`);
+  });
 
   it('devx --help lists every command of the table', async () => {
     const r = await runDevx(['--help'], { cwd: project, env });
