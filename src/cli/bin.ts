@@ -1,8 +1,31 @@
 #!/usr/bin/env node
-// The `devx` binary. A CommonJS file starts ~10 ms sooner than the ES module bundle, and a one-shot
-// run's model CLI is started ahead from here (util/prestart) before the rest of devx loads.
+// The `devx` binary. A CommonJS file starts ~8 ms sooner than the ES module bundle: `--version` answers
+// here, and a one-shot run's model CLI is started ahead (util/prestart) before the rest of devx loads.
+import fs from 'node:fs';
+import path from 'node:path';
 import { devxHome } from '../config/paths.js';
 import { prestart } from '../util/prestart.js';
 
-prestart(process.argv.slice(2), process.cwd(), process.env, devxHome());
-void import('./main.js');
+const argv = process.argv.slice(2);
+
+/** devx's version, from the package.json above this script (followed through the npm bin link). */
+function version(): string | null {
+  try {
+    for (let dir = path.dirname(fs.realpathSync(process.argv[1])); dir !== path.dirname(dir); dir = path.dirname(dir)) {
+      const file = path.join(dir, 'package.json');
+      if (!fs.existsSync(file)) continue;
+      const pkg = JSON.parse(fs.readFileSync(file, 'utf8')) as { name?: string; version?: string };
+      if (pkg.name === 'devx' && pkg.version) return pkg.version;
+    }
+  } catch {
+    /* the bundle answers instead */
+  }
+  return null;
+}
+
+const v = argv[0] === '--version' || argv[0] === '-v' ? version() : null;
+if (v) process.stdout.write(`devx ${v}\n`);
+else {
+  prestart(argv, process.cwd(), process.env, devxHome());
+  void import('./main.js');
+}
