@@ -148,7 +148,6 @@ export async function createAgent(opts: AgentOptions): Promise<Agent> {
   // The MCP client (and its SDK) loads only for a session that has servers.
   const mcp = servers.length ? await (await import('../mcp/manager.js')).McpManager.start(servers, { root, env: opts.env, version: packageVersion() }) : null;
   const tools = [...builtins, ...custom.tools, ...(mcp?.tools ?? [])];
-  const kinds = new Map(tools.map((t) => [t.name, t.kind]));
   const byName = new Map(tools.map((t) => [t.name, t]));
   // "Always" covers the exact command line for tools that run one, and the whole tool otherwise.
   const approvalKey = (req: ApprovalRequest) => {
@@ -156,7 +155,7 @@ export async function createAgent(opts: AgentOptions): Promise<Agent> {
     return cmd ? `${req.tool}:${cmd(req.args)}` : req.tool;
   };
   // yolo approves every ask; auto-edit approves file edits. A deny never reaches approval.
-  const approvedByMode = (req: ApprovalRequest) => mode === 'yolo' || (mode === 'auto-edit' && kinds.get(req.tool) === 'write');
+  const approvedByMode = (req: ApprovalRequest) => mode === 'yolo' || (mode === 'auto-edit' && byName.get(req.tool)?.kind === 'write');
   const approve = async (req: ApprovalRequest): Promise<ApprovalAnswer> => {
     if (approvedByMode(req)) return 'yes';
     if (always.has(approvalKey(req))) return 'yes';
@@ -177,7 +176,7 @@ export async function createAgent(opts: AgentOptions): Promise<Agent> {
     backend: backendFor(settings.provider),
     // Tools such as `agent` are offered only to an agent that lists them.
     systemPrompt: renderSystemPrompt(root, offeredTools.filter((t) => !t.onlyWhenListed)),
-    tools: new Map(tools.map((t) => [t.name, t])),
+    tools: byName,
     ctx: {
       root,
       signal: new AbortController().signal,

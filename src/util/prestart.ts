@@ -139,13 +139,17 @@ export function prestart(argv: string[], cwd: string, env: NodeJS.ProcessEnv, de
     };
     // Its own process group, and the owner marker, exactly as the process runner starts children.
     p.child = spawn(p.file, p.args, { cwd: p.cwd, env: { ...env, ...launchEnv, [OWNER_ENV]: String(process.pid) }, detached: true, stdio: ['pipe', 'pipe', 'pipe'] });
-    if (!p.child.pid) return;
+    p.child.on('error', () => (p.exited = true));
+    if (!p.child.pid) {
+      // The recorded program is gone (ENOENT is reported as an event, handled above): this plan is stale.
+      fs.rmSync(state.planFile, { force: true });
+      return;
+    }
     p.pid = p.child.pid;
     p.closed = new Promise((resolve) => {
       p.child.once('close', (code, signal) => resolve({ code, signal }));
       p.child.once('error', () => resolve({ code: null, signal: null }));
     });
-    p.child.on('error', () => (p.exited = true));
     p.child.stdin?.on('error', () => {});
     p.child.stdout?.setEncoding('utf8').on('data', (d: string) => p.stdout.push(d));
     p.child.stderr?.setEncoding('utf8').on('data', (d: string) => p.stderr.push(d));

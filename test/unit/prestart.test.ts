@@ -131,4 +131,18 @@ describe('record, start ahead, adopt', () => {
       expect(fs.existsSync('/tmp/devx-prestart-not-mine')).toBe(false);
     }
   });
+
+  it('a plan whose program is gone does not crash devx, and is dropped', async () => {
+    const home = tempDir('devx-prestart-home-');
+    const cwd = tempDir('devx-prestart-cwd-');
+    prestart(['run', 'first'], cwd, process.env, home);
+    await call(home, takeReservedRunName(home)!, cli(tempDir('devx-prestart-cli-')), 'one');
+    const dir = path.join(home, 'run', 'launch-plans');
+    const [planName] = fs.readdirSync(dir);
+    const plan = JSON.parse(fs.readFileSync(path.join(dir, planName), 'utf8'));
+    fs.writeFileSync(path.join(dir, planName), JSON.stringify({ ...plan, file: path.join(cwd, 'no-such-cli') }));
+    prestart(['run', 'again'], cwd, process.env, home);
+    await new Promise((r) => setTimeout(r, 200)); // the spawn error arrives as an event; unhandled, it would fail this test
+    expect(fs.readdirSync(dir)).toEqual([]);
+  });
 });
