@@ -18,6 +18,16 @@ export function processesUnder(dir: string): number[] {
     .map(Number);
 }
 
+/** Whether `pid` is a live process (a zombie counts as gone). */
+export function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return !/\) Z /.test(fs.readFileSync(`/proc/${pid}/stat`, 'utf8'));
+  } catch {
+    return false;
+  }
+}
+
 export function killUnder(dir: string): void {
   for (const pid of processesUnder(dir)) {
     try {

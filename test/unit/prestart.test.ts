@@ -8,7 +8,7 @@ import { runProcess, runStarted, type StartedChild } from '../../src/util/proces
 import { prestart, takeReservedRunName } from '../../src/util/prestart.js';
 import { withPrestarted } from '../../src/util/withPrestarted.js';
 import { tempDir } from '../helpers/env.js';
-import { until } from '../helpers/processes.js';
+import { isAlive as alive, until } from '../helpers/processes.js';
 
 /** Starts `node -e code` the way util/prestart does: its own group, output collected from the start. */
 function startChild(code: string): StartedChild {
@@ -19,14 +19,6 @@ function startChild(code: string): StartedChild {
   return p;
 }
 
-const alive = (pid: number) => {
-  try {
-    process.kill(pid, 0);
-    return !/\) Z /.test(fs.readFileSync(`/proc/${pid}/stat`, 'utf8'));
-  } catch {
-    return false;
-  }
-};
 
 describe('runStarted: a child that is already running', () => {
   it('gets its stdin, and its output from before and after adoption comes back whole', async () => {

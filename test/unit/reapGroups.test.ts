@@ -1,17 +1,9 @@
 // Crash recovery kills only the orphans a dead devx really started, and returns once they are gone.
-import fs from 'node:fs';
 import { spawn } from 'node:child_process';
 import { afterEach, describe, expect, it } from 'vitest';
 import { OWNER_ENV, reapGroups } from '../../src/util/reapGroups.js';
+import { isAlive as alive } from '../helpers/processes.js';
 
-const alive = (pid: number) => {
-  try {
-    process.kill(pid, 0);
-    return !/\) Z /.test(fs.readFileSync(`/proc/${pid}/stat`, 'utf8'));
-  } catch {
-    return false;
-  }
-};
 const started: number[] = [];
 /** A process group of a sleeping shell plus a grandchild, as gemini's relaunch makes. */
 function group(env: Record<string, string>): number {
