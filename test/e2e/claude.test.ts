@@ -5,7 +5,8 @@ import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { FakeAnthropicApi } from '../helpers/fakeAnthropicApi.js';
 import { FakeGeminiApi } from '../helpers/fakeGeminiApi.js';
-import { REPO_ROOT, fakeEnv, makeHome, makeProject, runDevx, tempDir } from '../helpers/env.js';
+import { spawn } from 'node:child_process';
+import { DEVX_BIN, REPO_ROOT, fakeEnv, makeHome, makeProject, runDevx, tempDir } from '../helpers/env.js';
 import { processesUnder, until } from '../helpers/processes.js';
 
 const CLAUDE_BIN = path.join(REPO_ROOT, 'node_modules', '.bin', 'claude');
@@ -157,5 +158,22 @@ describe('the claude provider', () => {
     expect(claude.modelCalls[1].systemText).toContain('TOOL_CALL:');
     expect(claude.modelCalls[1].tools).toBe(0);
     expect(processesUnder(path.join(home, '.devx'))).toEqual([]);
+  });
+
+  it('kill -9 of devx right after it started claude ahead leaves no claude behind (claude sees its stdin close)', async () => {
+    const project = makeProject({});
+    claude.push({ text: 'first' });
+    await runDevx(['run', '--provider', 'claude', 'hi'], { cwd: project, env: env() });
+    claude.fallback = { hang: true };
+    const child = spawn(process.execPath, [DEVX_BIN, 'run', '--provider', 'claude', 'hi'], { cwd: project, env: env({ DEVX_DEBUG: '1' }), stdio: ['ignore', 'pipe', 'pipe'] });
+    let err = '';
+    child.stderr.on('data', (d) => (err += d));
+    try {
+      await until(() => err.includes('started claude ahead'), 20_000);
+      child.kill('SIGKILL');
+      await until(() => processesUnder(path.join(home, '.devx', 'run')).length === 0, 15_000);
+    } finally {
+      child.kill('SIGKILL');
+    }
   });
 });
