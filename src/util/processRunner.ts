@@ -2,7 +2,7 @@
 // cancel kills the whole tree (gemini re-launches itself as a child node process).
 import fs from 'node:fs';
 import { spawn } from 'node:child_process';
-import { execa } from 'execa';
+import type { execa as Execa } from 'execa';
 import { OWNER_ENV } from './reapGroups.js';
 
 export interface RunOptions {
@@ -103,9 +103,14 @@ function installExitHook(): void {
   });
 }
 
+// execa (~230 KB with its dependencies) loads on the first process devx spawns: a one-shot run whose
+// model CLI was started ahead (runStarted) makes its model call without it.
+let execaFn: typeof Execa | undefined;
+
 export const runProcess: ProcessRunner = async (file, args, opts) => {
   installExitHook();
   const started = Date.now();
+  const execa = (execaFn ??= (await import('execa')).execa);
   const child = execa(file, args, {
     cwd: opts.cwd,
     input: opts.input ?? '',
