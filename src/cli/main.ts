@@ -1,8 +1,8 @@
 #!/usr/bin/env node
 // Entry point. `--version` and `--help` answer before anything heavy is imported (cold start).
-import { readFileSync } from 'node:fs';
 import { devxHome } from '../config/paths.js';
 import { prestartOnce } from '../util/prestart.js';
+import { packageVersion } from '../util/packageRoot.js';
 
 const argv = process.argv.slice(2);
 
@@ -14,17 +14,8 @@ for (const stream of [process.stdout, process.stderr]) {
   });
 }
 
-function version(): string {
-  return (JSON.parse(readFileSync(new URL(packageJsonPath(), import.meta.url), 'utf8')) as { version: string }).version;
-}
-
-/** package.json relative to this file: dist/src/cli/main.js, or the bundle dist/bundle/devx.mjs. */
-function packageJsonPath(): string {
-  return import.meta.url.endsWith('/dist/bundle/devx.mjs') ? '../../package.json' : '../../../package.json';
-}
-
 if (argv[0] === '--version' || argv[0] === '-v') {
-  process.stdout.write(`devx ${version()}\n`);
+  process.stdout.write(`devx ${packageVersion()}\n`);
 } else {
   // A one-shot run starts its model CLI now, while the rest of devx loads (see util/prestart), unless the binary did.
   prestartOnce(argv, process.cwd(), process.env, devxHome());

@@ -190,7 +190,7 @@ export function takeReservedRunName(devxHome: string): string | null {
 }
 
 /** DEVX_DEBUG=1 says what happened to the head start (adopted, or why not) on stderr. */
-function debug(message: string): void {
+export function debug(message: string): void {
   if (process.env.DEVX_DEBUG) process.stderr.write(`devx: debug: ${message}\n`);
 }
 

@@ -1,6 +1,6 @@
 // The process runner side of util/prestart: a launch that matches the pre-started process is given
 // to it; one that does not runs as usual and, in a one-shot command, is recorded for the next run.
-import { claimPrestarted, recordLaunch } from './prestart.js';
+import { claimPrestarted, debug, recordLaunch } from './prestart.js';
 import { runStarted, type ProcessRunner } from './processRunner.js';
 
 export function withPrestarted(runner: ProcessRunner): ProcessRunner {
@@ -12,7 +12,7 @@ export function withPrestarted(runner: ProcessRunner): ProcessRunner {
       const r = await runStarted(pre, opts);
       // It reached its system prompt or stdin before devx had written them: it made no model call.
       if (r.exitCode === 0 || r.cancelled || r.timedOut || !launch.tooEarly.test(r.stderr)) return r;
-      if (process.env.DEVX_DEBUG) process.stderr.write('devx: debug: the model CLI started ahead was ready before its prompt; starting a fresh one\n');
+      debug('the model CLI started ahead was ready before its prompt; starting a fresh one');
     }
     const r = await runner(file, args, opts);
     if (r.exitCode === 0 && !r.timedOut && !r.cancelled) recordLaunch(file, args, opts.cwd, opts.env ?? {}, launch);

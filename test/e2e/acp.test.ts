@@ -8,7 +8,7 @@ import * as acp from '@agentclientprotocol/sdk';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { FakeGeminiApi } from '../helpers/fakeGeminiApi.js';
 import { useFakeApiAndChildren } from '../helpers/useFakeApi.js';
-import { DEVX_BIN, fakeEnv, makeProject } from '../helpers/env.js';
+import { DEVX_BIN, REPO_ROOT, fakeEnv, makeProject } from '../helpers/env.js';
 import { killUnder, processesUnder, until } from '../helpers/processes.js';
 
 let fake: FakeGeminiApi;
@@ -279,4 +279,18 @@ describe('devx --acp', () => {
     expect(e.updates.some((n) => n.update.sessionUpdate === 'current_mode_update' && n.update.currentModeId === 'reviewer')).toBe(true);
     await expect(e.agent.request(acp.methods.agent.session.setMode, { sessionId, modeId: 'nobody' })).rejects.toThrow(/no agent named "nobody"/);
   });
+
+  it("the client's MCP servers: their tools are offered, and a call asks the client first", async () => {
+    const project = makeProject({});
+    const e = await startEditor(project);
+    const everything: acp.McpServer = { name: 'everything', command: path.join(REPO_ROOT, 'node_modules', '.bin', 'mcp-server-everything'), args: ['stdio'], env: [] };
+    const { sessionId } = await e.newSession(project, [everything]);
+    fake.push({ text: 'TOOL_CALL: mcp__everything__echo | message=from zed' }, { text: 'Echoed.' });
+    expect(await e.prompt(sessionId, 'echo')).toEqual({ stopReason: 'end_turn' });
+    expect(fake.modelCalls[0].systemText).toContain('### mcp__everything__echo');
+    expect(e.permissions[0].toolCall.title).toContain('mcp__everything__echo message=from zed');
+    expect(fake.modelCalls[1].promptText).toContain('Echo: from zed');
+    await e.close();
+    expect(processesUnder(project)).toEqual([]);
+  }, 60_000);
 });
