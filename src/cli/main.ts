@@ -3,6 +3,8 @@
 import { devxHome } from '../config/paths.js';
 import { prestartOnce } from '../util/prestart.js';
 import { packageVersion } from '../util/packageRoot.js';
+import { awaitLingering } from '../util/settleOnAnswer.js';
+import { exitPromptly } from '../util/exitPromptly.js';
 
 const argv = process.argv.slice(2);
 
@@ -21,7 +23,10 @@ if (argv[0] === '--version' || argv[0] === '-v') {
   prestartOnce(argv, process.cwd(), process.env, devxHome());
   const { runCli } = await import('./runCli.js');
   try {
-    process.exitCode = await runCli(argv);
+    const code = await runCli(argv);
+    // A model CLI that already answered may still be exiting: devx never leaves one behind.
+    await awaitLingering();
+    exitPromptly(code);
   } catch (err) {
     // Anything reaching here is a devx bug, not bad input: say so plainly.
     process.stderr.write(`devx: internal error: ${(err as Error).message}\n${process.env.DEVX_DEBUG ? `${(err as Error).stack}\n` : 'Set DEVX_DEBUG=1 for the stack trace.\n'}`);

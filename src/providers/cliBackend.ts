@@ -6,6 +6,7 @@ import path from 'node:path';
 import crypto from 'node:crypto';
 import { BackendError, type BackendEvent, type ModelBackend, type ModelRequest, type ModelResponse, type ProviderContext, type ProviderSettings } from './types.js';
 import { BinaryMissingError, type LaunchInfo, type ProcessRunner, type RunResult } from '../util/processRunner.js';
+import type { AnswerCheck } from '../util/settleOnAnswer.js';
 import { writeStateSync } from '../util/atomicWrite.js';
 import { RetryingBackend, type Attempt, type AttemptResult, type RetryOptions } from './retrying.js';
 import type { Account } from './accounts.js';
@@ -28,6 +29,8 @@ export interface CliSpec {
   /** Environment for one call; `base` is devx's env merged with the account's. */
   env(base: Record<string, string>, call: { systemFile: string }): Record<string, string>;
   classify(r: RunResult, model: string, account: string): AttemptResult;
+  /** A chunk of stdout that can end a complete answer: the call settles on it (util/settleOnAnswer). */
+  answerMarker?: RegExp;
   /** A stderr line that means the CLI failed and is retrying on its own: devx stops it and takes over. */
   earlyFailure?(line: string, account: string): BackendError | null;
   /** How to send a request that carries images (a structured stdin); without it, images are refused. */
@@ -36,6 +39,7 @@ export interface CliSpec {
     input(req: ModelRequest): string;
     delta(line: string): string | null;
     classify(r: RunResult, model: string, account: string): AttemptResult;
+    answerMarker?: RegExp;
   };
   /** How a copy of this launch can be started ahead by the next one-shot run (util/prestart). */
   launch?: { dirs: string[]; files: Record<string, string>; tooEarly: RegExp };
@@ -45,6 +49,7 @@ export interface CliSpec {
     /** The text one line of stdout adds to the reply, or null. */
     delta(line: string): string | null;
     classify(r: RunResult, model: string, account: string): AttemptResult;
+    answerMarker?: RegExp;
   };
 }
 
@@ -101,7 +106,8 @@ export class CliBackend implements ModelBackend {
     const withImages = req.images?.length ? this.spec.images : undefined;
     if (req.images?.length && !withImages) throw new BackendError('bad_request', `${this.spec.name} cannot be sent images by devx`, null, account.name);
     const streaming = withImages ?? (req.onDelta ? this.spec.streaming : undefined);
-    const [file, args] = commandFor(account, this.opts.bin, (streaming ?? this.spec).args(model, systemFile));
+    const mode = streaming ?? this.spec;
+    const [file, args] = commandFor(account, this.opts.bin, mode.args(model, systemFile));
     const env = this.spec.env({ ...this.opts.env, ...account.env }, { systemFile });
     // Stopped early (the CLI began retrying on its own) or by the caller.
     const stop = new AbortController();
@@ -124,7 +130,8 @@ export class CliBackend implements ModelBackend {
     let r;
     try {
       const onStdout = streaming && req.onDelta ? lineDeltas(streaming.delta, req.onDelta) : undefined;
-      r = await this.opts.runner(file, args, { cwd: this.scratch, input: withImages ? withImages.input(req) : req.prompt, env, timeoutMs, signal: stop.signal, onStdout, onStderr, launch });
+      const answered = answerCheck(mode, model, account.name);
+      r = await this.opts.runner(file, args, { cwd: this.scratch, input: withImages ? withImages.input(req) : req.prompt, env, timeoutMs, signal: stop.signal, onStdout, onStderr, launch, answered });
     } catch (err) {
       if (err instanceof BinaryMissingError) throw new BackendError('binary_missing', `${err.file} was not found. ${this.spec.installHint}`, null, account.name);
       throw err;
@@ -134,8 +141,25 @@ export class CliBackend implements ModelBackend {
     if (early && !req.signal?.aborted) throw early;
     if (r.cancelled) throw new BackendError('cancelled', 'the model call was cancelled', null, account.name);
     if (r.timedOut) throw new BackendError('timeout', `${this.spec.name} did not answer within ${Math.round(timeoutMs / 1000)}s; its process tree was killed`, null, account.name);
-    return (streaming ?? this.spec).classify(r, model, account.name);
+    // An answer read before the process exited was judged a success from stdout alone, as exit 0 would be.
+    return mode.classify(r.answered ? { ...r, exitCode: 0 } : r, model, account.name);
   }
+}
+
+/** A mode's answer check: its marker, then its own classify reading the output as a successful exit. */
+function answerCheck(mode: { answerMarker?: RegExp; classify: CliSpec['classify'] }, model: string, account: string): AnswerCheck | undefined {
+  if (!mode.answerMarker) return undefined;
+  return {
+    marker: mode.answerMarker,
+    test: (stdout) => {
+      try {
+        mode.classify({ exitCode: 0, signal: null, stdout, stderr: '', timedOut: false, cancelled: false, outputCapped: false, durationMs: 0 }, model, account);
+        return true;
+      } catch {
+        return false;
+      }
+    },
+  };
 }
 
 /** An account is either extra environment or a wrapper command that execs the CLI with devx's arguments. */

@@ -34,6 +34,7 @@ import type { Message } from '../core/messages.js';
 import type { SessionHooks } from '../tools/types.js';
 import type { McpManager } from '../mcp/manager.js';
 import { packageVersion } from '../util/packageRoot.js';
+import { awaitLingering } from '../util/settleOnAnswer.js';
 
 export interface AgentOptions {
   cwd: string;
@@ -232,6 +233,8 @@ export async function createAgent(opts: AgentOptions): Promise<Agent> {
     mcp,
     dispose: async () => {
       for (const b of backends.values()) b.dispose?.();
+      // A model CLI that answered may still be exiting inside workDir.
+      await awaitLingering();
       fs.rmSync(workDir, { recursive: true, force: true });
       await mcp?.stop();
     },

@@ -4,6 +4,7 @@ import fs from 'node:fs';
 import { spawn } from 'node:child_process';
 import type { execa as Execa } from 'execa';
 import { OWNER_ENV } from './reapGroups.js';
+import { LINGER_MS, settleOnAnswer, type AnswerCheck } from './settleOnAnswer.js';
 
 export interface RunOptions {
   cwd: string;
@@ -24,6 +25,8 @@ export interface RunOptions {
   onStderr?: (chunk: string) => void;
   /** This launch may be started ahead by the next run of the same one-shot command (see util/prestart). */
   launch?: LaunchInfo;
+  /** Settle as soon as stdout holds a successful answer, while the process exits (util/settleOnAnswer). */
+  answered?: AnswerCheck;
 }
 
 /** What a pre-started copy of a launch needs, and how to tell it started before devx was ready. */
@@ -43,6 +46,8 @@ export interface RunResult {
   cancelled: boolean;
   outputCapped: boolean;
   durationMs: number;
+  /** Settled on the answer in stdout before the process exited: exitCode and signal are not known. */
+  answered?: boolean;
 }
 
 export class BinaryMissingError extends Error {
@@ -56,6 +61,11 @@ export class BinaryMissingError extends Error {
 export type ProcessRunner = (file: string, args: string[], opts: RunOptions) => Promise<RunResult>;
 
 const liveGroups = new Set<number>();
+
+/** Whether any child devx started is still running. */
+export function childrenRunning(): boolean {
+  return liveGroups.size > 0;
+}
 
 /** Told about child process groups (the session lock and the task queue record them for crash recovery). */
 export interface ChildObserver {
@@ -133,7 +143,7 @@ export const runProcess: ProcessRunner = async (file, args, opts) => {
   }
   let timedOut = false;
   let cancelled = false;
-  const timer = opts.timeoutMs
+  let timer = opts.timeoutMs
     ? setTimeout(() => {
         timedOut = true;
         stopGroup(pid);
@@ -145,32 +155,38 @@ export const runProcess: ProcessRunner = async (file, args, opts) => {
   };
   if (opts.signal?.aborted) onAbort();
   opts.signal?.addEventListener('abort', onAbort, { once: true });
-  try {
-    const r = await child;
-    const cause = (r as { cause?: NodeJS.ErrnoException }).cause;
-    if (cause?.code === 'ENOENT' || (r.failed && /ENOENT/.test(String(r.message)) && r.exitCode === undefined)) {
-      throw new BinaryMissingError(file);
+  const exited = (async (): Promise<RunResult> => {
+    try {
+      const r = await child;
+      const cause = (r as { cause?: NodeJS.ErrnoException }).cause;
+      if (cause?.code === 'ENOENT' || (r.failed && /ENOENT/.test(String(r.message)) && r.exitCode === undefined)) {
+        throw new BinaryMissingError(file);
+      }
+      // Reap anything the child left behind in its group (grandchildren holding pipes).
+      if (timedOut || cancelled || r.isMaxBuffer) killGroup(pid);
+      return {
+        exitCode: r.exitCode ?? null,
+        signal: r.signal ?? null,
+        stdout: String(r.stdout ?? ''),
+        stderr: String(r.stderr ?? ''),
+        timedOut,
+        cancelled,
+        outputCapped: Boolean(r.isMaxBuffer),
+        durationMs: Date.now() - started,
+      };
+    } finally {
+      if (timer) clearTimeout(timer);
+      opts.signal?.removeEventListener('abort', onAbort);
+      if (pid) {
+        liveGroups.delete(pid);
+        opts.observer?.ended(pid);
+      }
     }
-    // Reap anything the child left behind in its group (grandchildren holding pipes).
-    if (timedOut || cancelled || r.isMaxBuffer) killGroup(pid);
-    return {
-      exitCode: r.exitCode ?? null,
-      signal: r.signal ?? null,
-      stdout: String(r.stdout ?? ''),
-      stderr: String(r.stderr ?? ''),
-      timedOut,
-      cancelled,
-      outputCapped: Boolean(r.isMaxBuffer),
-      durationMs: Date.now() - started,
-    };
-  } finally {
+  })();
+  return settleOnAnswer(exited, { stdout: child.stdout, stderr: child.stderr }, opts.answered, started, () => {
     if (timer) clearTimeout(timer);
-    opts.signal?.removeEventListener('abort', onAbort);
-    if (pid) {
-      liveGroups.delete(pid);
-      opts.observer?.ended(pid);
-    }
-  }
+    timer = setTimeout(() => stopGroup(pid), opts.answered?.lingerMs ?? LINGER_MS);
+  });
 };
 
 /** A child some other code spawned (in its own process group), with the output it wrote so far. */
@@ -204,9 +220,10 @@ export async function runStarted(p: StartedChild, opts: RunOptions): Promise<Run
       }
     });
   };
+  const before = { stdout: [...p.stdout], stderr: [...p.stderr] };
   watch(p.stdout, p.child.stdout, opts.onStdout);
   watch(p.stderr, p.child.stderr, opts.onStderr);
-  const timer = opts.timeoutMs
+  let timer = opts.timeoutMs
     ? setTimeout(() => {
         timedOut = true;
         stopGroup(p.pid);
@@ -219,17 +236,23 @@ export async function runStarted(p: StartedChild, opts: RunOptions): Promise<Run
   if (opts.signal?.aborted) onAbort();
   opts.signal?.addEventListener('abort', onAbort, { once: true });
   p.child.stdin?.end(opts.input ?? '');
-  try {
-    const { code, signal } = await p.closed;
-    if (timedOut || cancelled || outputCapped) killGroup(p.pid);
-    const text = (chunks: string[]) => chunks.join('').slice(0, cap);
-    return { exitCode: code, signal, stdout: text(p.stdout), stderr: text(p.stderr), timedOut, cancelled, outputCapped, durationMs: Date.now() - started };
-  } finally {
+  const exited = (async (): Promise<RunResult> => {
+    try {
+      const { code, signal } = await p.closed;
+      if (timedOut || cancelled || outputCapped) killGroup(p.pid);
+      const text = (chunks: string[]) => chunks.join('').slice(0, cap);
+      return { exitCode: code, signal, stdout: text(p.stdout), stderr: text(p.stderr), timedOut, cancelled, outputCapped, durationMs: Date.now() - started };
+    } finally {
+      if (timer) clearTimeout(timer);
+      opts.signal?.removeEventListener('abort', onAbort);
+      liveGroups.delete(p.pid);
+      opts.observer?.ended(p.pid);
+    }
+  })();
+  return settleOnAnswer(exited, { stdout: p.child.stdout, stderr: p.child.stderr, before }, opts.answered, started, () => {
     if (timer) clearTimeout(timer);
-    opts.signal?.removeEventListener('abort', onAbort);
-    liveGroups.delete(p.pid);
-    opts.observer?.ended(p.pid);
-  }
+    timer = setTimeout(() => stopGroup(p.pid), opts.answered?.lingerMs ?? LINGER_MS);
+  });
 }
 
 export interface LongLived {

@@ -11,11 +11,11 @@ export function withPrestarted(runner: ProcessRunner): ProcessRunner {
     if (pre) {
       const r = await runStarted(pre, opts);
       // It reached its system prompt or stdin before devx had written them: it made no model call.
-      if (r.exitCode === 0 || r.cancelled || r.timedOut || !launch.tooEarly.test(r.stderr)) return r;
+      if (r.answered || r.exitCode === 0 || r.cancelled || r.timedOut || !launch.tooEarly.test(r.stderr)) return r;
       debug('the model CLI started ahead was ready before its prompt; starting a fresh one');
     }
     const r = await runner(file, args, opts);
-    if (r.exitCode === 0 && !r.timedOut && !r.cancelled) recordLaunch(file, args, opts.cwd, opts.env ?? {}, launch);
+    if ((r.answered || r.exitCode === 0) && !r.timedOut && !r.cancelled) recordLaunch(file, args, opts.cwd, opts.env ?? {}, launch);
     return r;
   };
 }

@@ -34,6 +34,7 @@ export function geminiSpec(workDir: string): CliSpec & { acpArgs(model: string):
       args: (model) => ['-m', model, '-o', 'stream-json', '--policy', policyFile, '-e', 'none'],
       delta: (line) => streamLine(line)?.delta ?? null,
       classify: classifyGeminiStream,
+      answerMarker: /"type":\s*"result"/,
     },
     env: (base, { systemFile }) => ({
       // gemini re-launches itself in a second node process only to raise its heap limit; one headless
@@ -46,6 +47,8 @@ export function geminiSpec(workDir: string): CliSpec & { acpArgs(model: string):
       NO_COLOR: '1',
     }),
     classify: classifyGeminiResult,
+    // gemini spends ~50 ms shutting down after it prints its JSON (measured); devx goes on meanwhile.
+    answerMarker: /\}\s*$/,
     earlyFailure: geminiInternalRetry,
     launch: { dirs: [tmp], files: { [policyFile]: DENY_ALL_POLICY }, tooEarly: /missing system prompt file|No input provided via stdin/ },
   };
