@@ -7,13 +7,13 @@ import { HELP_FOOTER } from './help.js';
 
 export async function runCli(argv: string[]): Promise<number> {
   try {
-    const { COMMANDS, replCommand } = await import('./commands/index.js');
+    const { COMMANDS, DEFAULT_COMMAND, loadAllCommands } = await import('./commands/index.js');
     argv = normalizeResume(argv);
-    const named = COMMANDS.find((c) => c.name === argv[0]);
-    const command = named ?? replCommand;
+    const named = Object.hasOwn(COMMANDS, argv[0] ?? '') ? argv[0] : undefined;
+    const command = await COMMANDS[named ?? DEFAULT_COMMAND]();
     const rest = named ? argv.slice(1) : argv;
     if (!named && (rest[0] === '--help' || rest[0] === '-h')) {
-      process.stdout.write(renderMainHelp(COMMANDS, replCommand, HELP_FOOTER));
+      process.stdout.write(renderMainHelp(await loadAllCommands(), command, HELP_FOOTER));
       return EXIT.ok;
     }
     if (rest.includes('--help') || rest.includes('-h')) {

@@ -1,9 +1,8 @@
 // The single decision point called before every tool call: allow | ask | deny, with the reason and
 // the rule that matched. It combines the path policy, the command policy, the permission rules
 // from settings, the approval mode and rate limits. Tools never check policy themselves.
-import type { Parser } from 'web-tree-sitter';
 import { decidePath, type PathIntent, type PathPolicyContext } from './pathPolicy.js';
-import { decideCommand } from './decideCommand.js';
+import type { CommandJudge } from './loadCommandJudge.js';
 import { matchToolRules, type PermissionRules } from './permissions.js';
 import { RateLimiter } from './rateLimiter.js';
 import { deniedUnder, isReadDenied, type DenyContext } from './deniedPaths.js';
@@ -22,8 +21,8 @@ export interface PolicyOptions {
   headless: boolean;
   /** A working bubblewrap: allowed commands run inside it. */
   sandboxed: boolean;
-  /** Loaded tree-sitter bash parser; without it every command is denied. Set later with useParser(). */
-  parser: Parser | null;
+  /** The bash parser and the command rules (loadCommandJudge); without them every command is denied. Set later with useCommandJudge(). */
+  commands: CommandJudge | null;
   permissions?: PermissionRules;
   mode: ApprovalMode;
   rateLimits?: { toolCallsPerMinute: number; commandsPerMinute: number };
@@ -53,20 +52,20 @@ export class PolicyEngine {
     return { root: this.opts.root, home: this.opts.home, devxHome: this.opts.devxHome, outside: 'deny' };
   }
 
-  /** Whether commands can be judged yet (the parser loads on the first command). */
-  get hasParser(): boolean {
-    return this.opts.parser !== null;
+  /** Whether commands can be judged yet (the parser and the command rules load on the first command). */
+  get canJudgeCommands(): boolean {
+    return this.opts.commands !== null;
   }
 
-  useParser(parser: Parser): void {
-    this.opts.parser = parser;
+  useCommandJudge(judge: CommandJudge): void {
+    this.opts.commands = judge;
   }
 
   /** The decision a shell command gets (ask stays ask; approval decides later). */
   decideCommand(cmd: string): PolicyDecision {
-    if (!this.opts.parser) return DENY('the bash parser is not loaded, so no command can be checked', 'command:no-parser');
-    return decideCommand(cmd, {
-      parser: this.opts.parser,
+    if (!this.opts.commands) return DENY('the bash parser is not loaded, so no command can be checked', 'command:no-parser');
+    return this.opts.commands.decideCommand(cmd, {
+      parser: this.opts.commands.parser,
       paths: { ...this.pathCtx(), outside: 'ask-read' },
       headless: this.opts.headless,
       sandboxed: this.opts.sandboxed,

@@ -18,7 +18,7 @@ import type { Tool } from '../tools/types.js';
 import { resolveInside } from '../sandbox/resolvePath.js';
 import type { PolicyEngine, ApprovalMode } from '../policy/decide.js';
 import { matchToolRules } from '../policy/permissions.js';
-import { loadBashParser } from '../policy/bashParser.js';
+import { loadCommandJudge } from '../policy/loadCommandJudge.js';
 import { auditFile } from '../audit/auditLog.js';
 import type { ApprovalAnswer, ApprovalRequest } from '../tools/runToolCall.js';
 import { observeChildren, runProcess, type ChildObserver, type ProcessRunner } from '../util/processRunner.js';
@@ -191,9 +191,9 @@ export async function createAgent(opts: AgentOptions): Promise<Agent> {
       runAgent: opts.runAgent,
       knowledge: () => (store ??= openStore({ env: opts.env, devxHome: home, collection: settings.knowledge.collection, embeddings: settings.knowledge.embeddings, cwd: root })),
     },
-    // The bash parser (tree-sitter, ~25 ms) loads on the first command to judge, not at every start.
+    // The bash parser and the command rules load on the first command to judge, not at every start.
     decide: async (tool, args) => {
-      if (tool.commandFor && !policy.hasParser) policy.useParser(await loadBashParser());
+      if (tool.commandFor && !policy.canJudgeCommands) policy.useCommandJudge(await loadCommandJudge());
       return policy.decideToolCall(tool, args);
     },
     approve,

@@ -3,7 +3,7 @@
 import type { ResolvedSettings, Settings } from '../config/settings.js';
 import { loadEffectiveSettings } from '../config/effectiveSettings.js';
 import { PolicyEngine, type ApprovalMode } from '../policy/decide.js';
-import { loadBashParser } from '../policy/bashParser.js';
+import { loadCommandJudge } from '../policy/loadCommandJudge.js';
 import { detectBwrap, type SandboxSpec } from '../sandbox/bwrap.js';
 
 export interface PolicySetup {
@@ -36,7 +36,7 @@ export async function createPolicy(opts: {
     devxHome: home,
     headless: opts.headless,
     sandboxed: Boolean(sandbox),
-    parser: opts.eagerParser ? await loadBashParser() : null,
+    commands: opts.eagerParser ? await loadCommandJudge() : null,
     permissions: { rules: settings.permissionRules, root, home: userHome },
     mode,
     rateLimits: settings.rateLimits,

@@ -1,11 +1,18 @@
 // Every command and subcommand answers --help from the command table, and `devx --help` lists them all.
 import fs from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { COMMANDS } from '../../src/cli/commands/index.js';
+import { COMMANDS as LOADERS, loadAllCommands } from '../../src/cli/commands/index.js';
 import path from 'node:path';
 import { DEVX_BIN, REPO_ROOT, makeHome, makeProject, runDevx, tempDir } from '../helpers/env.js';
 
+// The table names each command by the name its module gives it.
+const COMMANDS = await loadAllCommands();
+
 describe('help', () => {
+  it('each command loads under its own name', () => {
+    expect(COMMANDS.map((c) => c.name)).toEqual(Object.keys(LOADERS));
+  });
+
   const home = makeHome();
   const project = makeProject({});
   const env = { HOME: home, PATH: process.env.PATH };

@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { PolicyEngine, type PolicyOptions } from '../../src/policy/decide.js';
-import { loadBashParser } from '../../src/policy/bashParser.js';
+import { loadCommandJudge } from '../../src/policy/loadCommandJudge.js';
 import { tempDir } from './env.js';
 
 /** A policy engine for unit tests: a temp HOME, default mode, a person present, no rate limits. */
@@ -12,7 +12,7 @@ export async function makePolicy(root: string, over: Partial<PolicyOptions> = {}
     devxHome: path.join(home, '.devx'),
     headless: false,
     sandboxed: false,
-    parser: await loadBashParser(),
+    commands: await loadCommandJudge(),
     mode: 'default',
     rateLimits: { toolCallsPerMinute: 1_000_000, commandsPerMinute: 1_000_000 },
     ...over,

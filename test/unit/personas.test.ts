@@ -120,9 +120,9 @@ describe('agents at run time', () => {
   it('the bash parser loads on the first command to judge, not at start', async () => {
     const backend = new ScriptedBackend(['TOOL_CALL: read_file | path=.gitignore', 'TOOL_CALL: run_command | cmd=ls', 'done']);
     const run = await AgentRun.create({ cwd: root, env: env(), backend, yes: true });
-    expect(run.agent.policy.hasParser).toBe(false);
+    expect(run.agent.policy.canJudgeCommands).toBe(false);
     const seen: boolean[] = [];
-    run.subscribe((e) => e.type === 'tool_end' && seen.push(run.agent.policy.hasParser));
+    run.subscribe((e) => e.type === 'tool_end' && seen.push(run.agent.policy.canJudgeCommands));
     await run.prompt('go');
     expect(seen).toEqual([false, true]);
     run.dispose();
