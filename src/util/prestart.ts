@@ -9,8 +9,13 @@
 // model call and devx spawns a fresh one. Only node built-ins are imported: this runs before the rest of devx loads.
 import fs from 'node:fs';
 import path from 'node:path';
-import { spawn, type ChildProcess } from 'node:child_process';
+import { createRequire } from 'node:module';
+import type { ChildProcess } from 'node:child_process';
 import { OWNER_ENV } from './reapGroups.js';
+
+// node:child_process (with net and stream, ~4 ms) loads only when a head start is spawned, so
+// `devx --version` and commands without a plan do not pay for it here. (A builtin resolves from any base path.)
+const childProcess = () => createRequire(path.resolve('/'))('node:child_process') as typeof import('node:child_process');
 
 /** Stands for the run's scratch folder (`~/.devx/run/<pid>-<hex>`) in a recorded plan. */
 const RUN = '{{DEVX_RUN}}';
@@ -138,7 +143,7 @@ export function prestart(argv: string[], cwd: string, env: NodeJS.ProcessEnv, de
       closed: Promise.resolve({ code: null, signal: null }),
     };
     // Its own process group, and the owner marker, exactly as the process runner starts children.
-    p.child = spawn(p.file, p.args, { cwd: p.cwd, env: { ...env, ...launchEnv, [OWNER_ENV]: String(process.pid) }, detached: true, stdio: ['pipe', 'pipe', 'pipe'] });
+    p.child = childProcess().spawn(p.file, p.args, { cwd: p.cwd, env: { ...env, ...launchEnv, [OWNER_ENV]: String(process.pid) }, detached: true, stdio: ['pipe', 'pipe', 'pipe'] });
     p.child.on('error', () => (p.exited = true));
     if (!p.child.pid) {
       // The recorded program is gone (ENOENT is reported as an event, handled above): this plan is stale.
