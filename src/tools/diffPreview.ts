@@ -1,6 +1,9 @@
 // Unified diffs for confirmations: what an edit or a write would change, before it runs.
 import fs from 'node:fs/promises';
-import { createTwoFilesPatch } from 'diff';
+import { createRequire } from 'node:module';
+
+// diff loads on the first preview, not at every start (a one-shot answer never shows one).
+const diffLib = () => createRequire(import.meta.url)('diff') as typeof import('diff');
 
 const MAX_PREVIEW_LINES = 400;
 
@@ -10,7 +13,7 @@ export async function readIfExists(abs: string): Promise<string | null> {
 
 /** A unified diff of a file's change, cut to a readable length. */
 export function unifiedDiff(shown: string, before: string, after: string): string {
-  const patch = createTwoFilesPatch(`a/${shown}`, `b/${shown}`, before, after, '', '', { context: 3 });
+  const patch = diffLib().createTwoFilesPatch(`a/${shown}`, `b/${shown}`, before, after, '', '', { context: 3 });
   const lines = patch.split('\n').filter((l) => !l.startsWith('====')).slice(0, MAX_PREVIEW_LINES + 1);
   if (lines.length > MAX_PREVIEW_LINES) lines[MAX_PREVIEW_LINES] = `… (diff cut at ${MAX_PREVIEW_LINES} lines)`;
   return lines.join('\n').trimEnd();
