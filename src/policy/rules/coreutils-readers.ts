@@ -3,7 +3,7 @@
 // output operand, xxd's output operand, tree -o, file -C), command (sort --compress-program),
 // and date -f / -s.
 import type { Word } from '../shellWords.js';
-import { DENY, EXEC, READ, WRITE, flags, values, type Effect, type Model, type Opt, type Parsed } from './kit.js';
+import { ASK, DENY, EXEC, READ, WRITE, flags, values, type Effect, type Model, type Opt, type Parsed, type PolicyDecision } from './kit.js';
 
 const HELP: Record<string, Opt> = { '--help': {}, '--version': {} };
 const FILES0: Record<string, Opt> = { '--files0-from': { v: true, e: 'read', why: '--files0-from reads a list of files' } };
@@ -167,16 +167,35 @@ export const jq: Model = {
       ...rest.slice(filter).map((w) => ({ word: w, effect: (args ? 'none' : 'read') as Effect })),
     ];
   },
+  check: (p) => {
+    if (p.opts.has('-f')) return ASK('jq -f runs a filter file devx cannot see in advance (it may read the environment or import modules)', 'command:script-file:jq');
+    const extra = ['--arg', '--argjson', '--rawfile', '--slurpfile'].reduce((n, o) => n + (p.opts.get(o)?.length ?? 0), 0);
+    return queryReach('jq', p.operands[extra]?.text ?? '');
+  },
 };
+
+// What a jq or yq expression can reach beyond its input: the environment (`env`, `$ENV`, yq's
+// `env(NAME)`/`strenv`/`envsubst`) is the same dump `env` is denied for; modules and data files
+// (`import`/`include`) come from a search path outside the files devx checks. `.env` is a field, not the builtin.
+function queryReach(id: string, expr: string): PolicyDecision | null {
+  if (/\$ENV\b|(?<![.\w$])(env|strenv|envsubst)\b/.test(expr)) return DENY(`${id} reads the environment (secrets included), as env would print it`, 'command:env-dump');
+  if (/(?<![.\w$])(import|include)\s*"/.test(expr)) return ASK(`${id} import/include reads modules or data from its search path`, `command:unverifiable:${id}-import`);
+  return null;
+}
 // yq (mikefarah): load()/load_str() read any file; -i writes its operands.
 export const yq: Model = {
   id: 'yq',
-  opts: { ...HELP, ...flags('CMNPerjV0', '--colors', '--no-colors', '--no-doc', '--prettyPrint', '--exit-status', '--null-input', '--unwrapScalar', '--verbose', '--nul-output'), ...values('-o|--output-format', '-p|--input-format', '-I|--indent', '--expression'), '-i|--inplace': { e: 'write', why: '-i rewrites its files' }, '--from-file': READ },
+  opts: { ...HELP, ...flags('CMNPnerjV0', '--colors', '--no-colors', '--no-doc', '--prettyPrint', '--exit-status', '--null-input', '--unwrapScalar', '--verbose', '--nul-output'), ...values('-o|--output-format', '-p|--input-format', '-I|--indent', '--expression'), '-i|--inplace': { e: 'write', why: '-i rewrites its files' }, '--from-file': READ },
   operands: (ops, p) => {
     const sub = ['eval', 'e', 'eval-all', 'ea'].includes(ops[0]?.text ?? '') ? 1 : 0;
     return ops.slice(sub + 1).map((w) => ({ word: w, effect: (p.opts.has('-i') ? 'write' : 'read') as Effect }));
   },
-  check: (p) => (p.operands.some((w) => /\b(load|load_str|load_props|load_xml|load_base64)\s*\(/.test(w.text)) ? DENY('yq load() reads files the expression names', 'command:yq-load') : null),
+  check: (p) => {
+    if (p.operands.some((w) => /\b(load|load_str|load_props|load_xml|load_base64)\s*\(/.test(w.text))) return DENY('yq load() reads files the expression names', 'command:yq-load');
+    if (p.opts.has('--from-file')) return ASK('yq --from-file runs an expression file devx cannot see in advance', 'command:script-file:yq');
+    const sub = ['eval', 'e', 'eval-all', 'ea'].includes(p.operands[0]?.text ?? '') ? 1 : 0;
+    return queryReach('yq', p.operands[sub]?.text ?? '');
+  },
 };
 
 export const READERS: Record<string, Model> = {
