@@ -1,12 +1,12 @@
 // Read-only text and file tools: every option they take, and what their operands do. GTFOBins
-// functions covered here: file read (operands, -f/--files0-from lists), file write (sort -o, uniq's
+// functions covered here: file read (operands; -f/--files0-from lists ask, since the files they name are unseen), file write (sort -o, uniq's
 // output operand, xxd's output operand, tree -o, file -C), command (sort --compress-program),
 // and date -f / -s.
 import type { Word } from '../shellWords.js';
 import { ASK, DENY, EXEC, READ, WRITE, flags, values, type Effect, type Model, type Opt, type Parsed, type PolicyDecision } from './kit.js';
 
 const HELP: Record<string, Opt> = { '--help': {}, '--version': {} };
-const FILES0: Record<string, Opt> = { '--files0-from': { v: true, e: 'read', why: '--files0-from reads a list of files' } };
+const FILES0: Record<string, Opt> = { '--files0-from': { v: true, e: 'lread', why: '--files0-from reads the files a list names' } };
 
 const reader = (id: string, opts: Record<string, Opt>, extra: Partial<Model> = {}): Model => ({ id, opts: { ...HELP, ...opts }, operands: 'read', ...extra });
 
@@ -103,7 +103,7 @@ export const df: Model = { id: 'df', opts: { ...HELP, ...flags('ahHiklPTv', '--a
 export const stat: Model = { id: 'stat', opts: { ...HELP, ...flags('LftZ', '--dereference', '--file-system', '--terse'), ...values('-c|--format', '--printf', '--cached') }, operands: 'list' };
 export const file: Model = {
   id: 'file',
-  opts: { ...HELP, ...flags('bcdEhiIkLlNnprsSvz0Z', '--brief', '--checking-printout', '--no-dereference', '--mime', '--mime-type', '--mime-encoding', '--keep-going', '--dereference', '--no-pad', '--no-buffer', '--preserve-date', '--raw', '--special-files', '--no-sandbox', '--uncompress', '--uncompress-noreport', '--print0', '--extension', '--apple', '--list'), ...values('-e|--exclude', '-F|--separator', '-P|--parameter', '--exclude-quiet'), '-f|--files-from': READ, '-m|--magic-file': READ, '-C|--compile': { e: 'write', why: '-C writes a compiled magic file' } },
+  opts: { ...HELP, ...flags('bcdEhiIkLlNnprsSvz0Z', '--brief', '--checking-printout', '--no-dereference', '--mime', '--mime-type', '--mime-encoding', '--keep-going', '--dereference', '--no-pad', '--no-buffer', '--preserve-date', '--raw', '--special-files', '--no-sandbox', '--uncompress', '--uncompress-noreport', '--print0', '--extension', '--apple', '--list'), ...values('-e|--exclude', '-F|--separator', '-P|--parameter', '--exclude-quiet'), '-f|--files-from': { v: true, e: 'lread', why: '-f reads the files a list names' }, '-m|--magic-file': READ, '-C|--compile': { e: 'write', why: '-C writes a compiled magic file' } },
   operands: 'read',
 };
 const names = (id: string, opts: Record<string, Opt> = {}): Model => ({ id, opts: { ...HELP, ...opts }, operands: 'list' });

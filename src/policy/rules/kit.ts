@@ -9,7 +9,8 @@
 import type { Word } from '../shellWords.js';
 import { ALLOW, ASK, DENY, strictest, type PathIntent, type PolicyDecision } from '../types.js';
 
-export type Effect = 'none' | 'read' | 'list' | 'rread' | 'write' | 'exec' | 'network' | 'system' | 'env';
+/** lread: reads a list file and then every file it names (sort/wc/du --files0-from, file -f). */
+export type Effect = 'none' | 'read' | 'list' | 'rread' | 'lread' | 'write' | 'exec' | 'network' | 'system' | 'env';
 
 export interface SimpleCommand {
   /** The command name as written (a plain literal word). */
@@ -187,6 +188,11 @@ export function decideEffect(id: string, effect: Effect, w: Word | undefined, wh
       const d = ctx.checkPath(w, 'write');
       if (d.decision === 'deny' || d.rule === 'path:dev-null') return d;
       return strictest(ASK(`${id} ${why} writes ${w.text}`, `command:write:${id}`), d);
+    }
+    case 'lread': {
+      // The names are in a file devx cannot judge in advance (nor be sure it stays the same until the command runs).
+      const ask = ASK(`${id} ${why}: the files it names cannot be checked in advance`, `command:unverifiable:${id}`);
+      return w ? strictest(ctx.checkPath(w, 'read'), ask) : ask;
     }
     case 'rread': {
       if (!w) return ALLOW(`${id} reads`, `command:read-only:${id}`);
