@@ -20,6 +20,7 @@ export function awkProgramDanger(program: string): string | null {
   if (/\b(print|printf)\b[^;{}]*>/.test(c)) return 'print > writes a file';
   if (/@load|@include|\bextension\s*\(/.test(c)) return 'it loads code';
   if (/@[A-Za-z_]/.test(c)) return 'an indirect call (@name) can call system()';
+  if (/\bENVIRON\b/.test(c)) return 'ENVIRON reads the environment (secrets included), as env would print it';
   return null;
 }
 

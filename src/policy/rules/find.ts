@@ -1,6 +1,6 @@
 // find: starting points, then an expression. Every primary is in the model; unknown ones ask.
 // GTFOBins: -exec/-execdir/-ok/-okdir run programs (deny), -fprint* write a file, -delete removes
-// files, -files0-from reads a list. find only lists names, so its roots are checked as listings.
+// files, -files0-from reads a list of roots (unseen, so it asks). find only lists names, so its roots are checked as listings.
 import type { Word } from '../shellWords.js';
 import { ALLOW, ASK, decideEffect, strictest, word, type Effect, type PolicyDecision, type RuleContext, type SimpleCommand } from './kit.js';
 
@@ -33,7 +33,8 @@ export function findRule(cmd: SimpleCommand, ctx: RuleContext): PolicyDecision {
       continue;
     }
     if (t === '-files0-from') {
-      if (args[i + 1]) d = strictest(d, decideEffect('find', 'read', args[++i], t, ctx));
+      // Its roots are in the list, unseen: they are listed without being checked.
+      if (args[i + 1]) d = strictest(d, decideEffect('find', 'lread', args[++i], `${t} lists the roots a file names`, ctx));
       continue;
     }
     if (EXEC.has(t)) return decideEffect('find', 'exec', undefined, t, ctx);
