@@ -43,6 +43,17 @@ const SENSITIVE: SensitiveRule[] = [
   { id: 'sensitive:key-file', test: (s) => /\.(pem|key|p12|pfx)$/.test(base(s)), reason: 'private keys and certificates' },
   { id: 'sensitive:credentials', test: (s) => ['.npmrc', '.netrc', '.git-credentials', 'credentials.json', '.pgpass', '.pypirc'].includes(base(s)) || /^oauth_creds.*\.json$/.test(base(s)), reason: 'credential files' },
   { id: 'sensitive:cloud', test: (s) => s.includes('.aws') || s.includes('.kube') || s.includes('.gnupg') || hasSeq(s, ['.docker', 'config.json']) || hasSeq(s, ['.config', 'gcloud']), reason: 'cloud and cluster credentials' },
+  // Tokens other tools keep in the home directory: AI and developer CLIs, password stores, browser profiles.
+  {
+    id: 'sensitive:tokens',
+    test: (s) =>
+      ['.vault-token', '.boto', '.s3cfg', 'credentials.tfrc.json', '.claude.json', 'rclone.conf'].includes(base(s)) ||
+      [['.claude', '.credentials.json'], ['.codex', 'auth.json'], ['.config', 'gh', 'hosts.yml'], ['.config', 'hub'], ['.cargo', 'credentials.toml'], ['.cargo', 'credentials'], ['.gem', 'credentials']].some((q) => hasSeq(s, q) && base(s) === q[q.length - 1]) ||
+      ['.azure', '.password-store', '.mozilla'].some((d) => s.includes(d)) ||
+      [['.config', 'op'], ['.local', 'share', 'keyrings'], ['.config', 'google-chrome'], ['.config', 'chromium'], ['.config', 'bravesoftware']].some((q) => hasSeq(s, q)),
+    reason: 'tokens and passwords other programs keep (CLI logins, password stores, browser profiles)',
+  },
+  { id: 'sensitive:history', test: (s) => /^\.([a-z_]+_history|history|zhistory)$/.test(base(s)), reason: 'shell and REPL histories often hold typed secrets' },
   { id: 'sensitive:git-config', test: (s) => hasSeq(s, ['.git', 'config']) && base(s) === 'config' && s[s.length - 2] === '.git', reason: '.git/config can run programs (hooks, pagers, credential helpers)' },
   { id: 'sensitive:git-hooks', test: (s) => hasSeq(s, ['.git', 'hooks']), writeOnly: true, reason: 'git hooks run code on the next git command' },
   { id: 'sensitive:devx-settings', test: (s) => hasSeq(s, ['.devx']) && /^(settings(\.local)?\.json|audit\.jsonl|trusted-projects\.json)$/.test(base(s)), reason: "devx's own settings and audit log: the model must never edit its policy" },

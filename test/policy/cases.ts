@@ -106,6 +106,12 @@ export const DENIED_OR_ASKED: Case[] = [
   c('cat .env', 'deny'), c('cat .ENV', 'deny'), c('head .env.local', 'deny'), c('grep KEY .env', 'deny'), c('cat .e*', 'deny', 'glob expands to .env'), c('cat ~/.ssh/id_rsa', 'deny'),
   c('cat ~/.aws/credentials', 'deny'), c('cat secrets/server.pem', 'deny'), c('cat ~/.gemini/oauth_creds.json', 'deny'), c('cat .npmrc', 'deny'), c('cat .git/config', 'deny'),
   c('cat link-env', 'deny', 'symlink to .env'), c('cat /etc/shadow', 'deny'), c('cat ~/.netrc', 'deny'), c('cat .docker/config.json', 'deny'),
+  // Other programs' tokens in the home directory: denied even where reading outside the project only asks (and yolo would approve).
+  c('cat ~/.claude/.credentials.json', 'deny'), c('cat ~/.claude.json', 'deny'), c('cat ~/.codex/auth.json', 'deny'), c('cat ~/.config/gh/hosts.yml', 'deny'),
+  c('cat ~/.cargo/credentials.toml', 'deny'), c('cat ~/.vault-token', 'deny'), c('cat ~/.azure/accessTokens.json', 'deny'), c('cat ~/.password-store/x.gpg', 'deny'),
+  c('cat ~/.local/share/keyrings/login.keyring', 'deny'), c('cat ~/.mozilla/firefox/x/logins.json', 'deny'), c('cat ~/.config/google-chrome/Default/Cookies', 'deny'),
+  c('cat ~/.bash_history', 'deny'), c('tail ~/.zsh_history', 'deny'), c('grep pass ~/.psql_history', 'deny'), c('cat ~/.config/rclone/rclone.conf', 'deny'),
+  c('cat ~/.gitconfig', 'ask', 'an ordinary file outside the project still asks'), c('cat docs/history.md', 'allow', 'a project file named like history'),
   // Writes outside the project or to protected files.
   c('echo x > /tmp/outside.txt', 'deny'), c('echo x > ../outside.txt', 'deny'), c('echo x > .git/hooks/pre-commit', 'deny'), c('echo x >> .devx/settings.json', 'deny'),
   c('echo x > .env', 'deny'), c('cp README.md /tmp/', 'deny'), c('mv src ../', 'deny'), c('touch ~/.bashrc', 'deny'), c('echo x > link-out/file', 'deny'),
