@@ -4,7 +4,7 @@ import fs from 'node:fs';
 import { spawn } from 'node:child_process';
 import type { execa as Execa } from 'execa';
 import { OWNER_ENV } from './reapGroups.js';
-import { LINGER_MS, settleOnAnswer, type AnswerCheck } from './settleOnAnswer.js';
+import { settleOnAnswer, type AnswerCheck } from './settleOnAnswer.js';
 
 export interface RunOptions {
   cwd: string;
@@ -143,7 +143,7 @@ export const runProcess: ProcessRunner = async (file, args, opts) => {
   }
   let timedOut = false;
   let cancelled = false;
-  let timer = opts.timeoutMs
+  const timer = opts.timeoutMs
     ? setTimeout(() => {
         timedOut = true;
         stopGroup(pid);
@@ -183,10 +183,7 @@ export const runProcess: ProcessRunner = async (file, args, opts) => {
       }
     }
   })();
-  return settleOnAnswer(exited, { stdout: child.stdout, stderr: child.stderr }, opts.answered, started, () => {
-    if (timer) clearTimeout(timer);
-    timer = setTimeout(() => stopGroup(pid), opts.answered?.lingerMs ?? LINGER_MS);
-  });
+  return settleOnAnswer(exited, { stdout: child.stdout, stderr: child.stderr }, opts.answered, started, { settled: () => clearTimeout(timer), stop: () => stopGroup(pid) });
 };
 
 /** A child some other code spawned (in its own process group), with the output it wrote so far. */
@@ -223,7 +220,7 @@ export async function runStarted(p: StartedChild, opts: RunOptions): Promise<Run
   const before = { stdout: [...p.stdout], stderr: [...p.stderr] };
   watch(p.stdout, p.child.stdout, opts.onStdout);
   watch(p.stderr, p.child.stderr, opts.onStderr);
-  let timer = opts.timeoutMs
+  const timer = opts.timeoutMs
     ? setTimeout(() => {
         timedOut = true;
         stopGroup(p.pid);
@@ -249,10 +246,7 @@ export async function runStarted(p: StartedChild, opts: RunOptions): Promise<Run
       opts.observer?.ended(p.pid);
     }
   })();
-  return settleOnAnswer(exited, { stdout: p.child.stdout, stderr: p.child.stderr, before }, opts.answered, started, () => {
-    if (timer) clearTimeout(timer);
-    timer = setTimeout(() => stopGroup(p.pid), opts.answered?.lingerMs ?? LINGER_MS);
-  });
+  return settleOnAnswer(exited, { stdout: p.child.stdout, stderr: p.child.stderr, before }, opts.answered, started, { settled: () => clearTimeout(timer), stop: () => stopGroup(p.pid) });
 }
 
 export interface LongLived {

@@ -34,11 +34,17 @@ interface Streams {
   before?: { stdout: string[]; stderr: string[] };
 }
 
+/** What the runner does when its child answered: end the call's own limits, and how to stop the child if it stays. */
+interface OnAnswer {
+  settled(): void;
+  stop(): void;
+}
+
 /**
  * `exited` as is without a check; with one, the first of: the child exits, or its stdout holds an
- * answer (then `onAnswer` runs, the result says `answered`, and the exit is waited for in the background).
+ * answer (then the result says `answered`, and the exit is waited for in the background, for at most lingerMs).
  */
-export function settleOnAnswer(exited: Promise<RunResult>, streams: Streams, check: AnswerCheck | undefined, started: number, onAnswer: () => void): Promise<RunResult> {
+export function settleOnAnswer(exited: Promise<RunResult>, streams: Streams, check: AnswerCheck | undefined, started: number, on: OnAnswer): Promise<RunResult> {
   if (!check) return exited;
   return new Promise<RunResult>((resolve, reject) => {
     let stdout = streams.before?.stdout.join('') ?? '';
@@ -57,10 +63,11 @@ export function settleOnAnswer(exited: Promise<RunResult>, streams: Streams, che
     const answer = () => {
       settled = true;
       debug(`the model CLI answered ${Math.round(performance.now())} ms after devx started; it is still exiting`);
-      onAnswer();
+      on.settled();
+      const linger = setTimeout(() => on.stop(), check.lingerMs ?? LINGER_MS);
       const done = exited.then(
-        () => undefined,
-        () => undefined,
+        () => clearTimeout(linger),
+        () => clearTimeout(linger),
       );
       lingering.add(done);
       void done.then(() => lingering.delete(done));

@@ -143,6 +143,9 @@ export const typeCmd = data('type', flags('afptP'), { abbreviations: false });
 export const testCmd: Model = { id: 'test', opts: {}, operands: 'none', posix: true, abbreviations: false };
 export const expr: Model = { id: 'expr', opts: {}, operands: 'none', posix: true, abbreviations: false };
 
+// --arg/--argjson/--rawfile/--slurpfile take two values; the parser took one: this many leading operands are the others.
+const jqSecondValues = (p: Parsed) => ['--arg', '--argjson', '--rawfile', '--slurpfile'].reduce((n, o) => n + (p.opts.get(o)?.length ?? 0), 0);
+
 // jq: the first operand is the filter; --rawfile/--slurpfile/-f/-L read files; --args/--jsonargs make
 // the remaining operands data.
 export const jq: Model = {
@@ -156,8 +159,7 @@ export const jq: Model = {
     '--rawfile': { v: true, e: 'none' }, '--slurpfile': { v: true, e: 'none' },
   },
   operands: (ops, p) => {
-    // --arg/--argjson/--rawfile/--slurpfile take two values; the parser took one: the next operand is the other.
-    const extra = ['--arg', '--argjson', '--rawfile', '--slurpfile'].reduce((n, o) => n + (p.opts.get(o)?.length ?? 0), 0);
+    const extra = jqSecondValues(p);
     const files = p.opts.has('--rawfile') || p.opts.has('--slurpfile') ? ops.slice(0, extra) : [];
     const rest = ops.slice(extra);
     const filter = p.opts.has('-f') ? 0 : 1;
@@ -169,8 +171,7 @@ export const jq: Model = {
   },
   check: (p) => {
     if (p.opts.has('-f')) return ASK('jq -f runs a filter file devx cannot see in advance (it may read the environment or import modules)', 'command:script-file:jq');
-    const extra = ['--arg', '--argjson', '--rawfile', '--slurpfile'].reduce((n, o) => n + (p.opts.get(o)?.length ?? 0), 0);
-    return queryReach('jq', p.operands[extra]?.text ?? '');
+    return queryReach('jq', p.operands[jqSecondValues(p)]?.text ?? '');
   },
 };
 
