@@ -1,8 +1,8 @@
 #!/usr/bin/env node
 // The `devx` binary. A CommonJS file starts ~8 ms sooner than the ES module bundle: `--version` answers
 // here, and a one-shot run's model CLI is started ahead (util/prestart) before the rest of devx loads.
-import fs from 'node:fs';
-import path from 'node:path';
+import { existsSync, readFileSync, realpathSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { devxHome } from '../config/paths.js';
 import { prestart } from '../util/prestart.js';
 
@@ -11,10 +11,10 @@ const argv = process.argv.slice(2);
 /** devx's version, from the package.json above this script (followed through the npm bin link). */
 function version(): string | null {
   try {
-    for (let dir = path.dirname(fs.realpathSync(process.argv[1])); dir !== path.dirname(dir); dir = path.dirname(dir)) {
-      const file = path.join(dir, 'package.json');
-      if (!fs.existsSync(file)) continue;
-      const pkg = JSON.parse(fs.readFileSync(file, 'utf8')) as { name?: string; version?: string };
+    for (let dir = dirname(realpathSync(process.argv[1])); dir !== dirname(dir); dir = dirname(dir)) {
+      const file = join(dir, 'package.json');
+      if (!existsSync(file)) continue;
+      const pkg = JSON.parse(readFileSync(file, 'utf8')) as { name?: string; version?: string };
       if (pkg.name === 'devx' && pkg.version) return pkg.version;
     }
   } catch {

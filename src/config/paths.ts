@@ -1,18 +1,18 @@
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
+import { existsSync, realpathSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { dirname, join, resolve as resolvePath } from 'node:path';
 
 /** devx's own home: $DEVX_HOME, else ~/.devx. */
 export function devxHome(env: NodeJS.ProcessEnv = process.env): string {
-  return env.DEVX_HOME ? path.resolve(env.DEVX_HOME) : path.join(env.HOME ?? os.homedir(), '.devx');
+  return env.DEVX_HOME ? resolvePath(env.DEVX_HOME) : join(env.HOME ?? homedir(), '.devx');
 }
 
 /** The project root: the nearest ancestor holding .git (or .devx), else the directory itself. Realpath'd. */
 export function findProjectRoot(cwd: string): string {
-  const start = fs.realpathSync.native(cwd);
+  const start = realpathSync.native(cwd);
   for (let dir = start; ; ) {
-    if (fs.existsSync(path.join(dir, '.git')) || fs.existsSync(path.join(dir, '.devx'))) return dir;
-    const parent = path.dirname(dir);
+    if (existsSync(join(dir, '.git')) || existsSync(join(dir, '.devx'))) return dir;
+    const parent = dirname(dir);
     if (parent === dir) return start;
     dir = parent;
   }

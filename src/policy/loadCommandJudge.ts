@@ -2,7 +2,6 @@
 // bash parser (tree-sitter, ~25 ms) and the command rules (~100 KB of tables a one-shot answer never uses).
 import type { Parser } from 'web-tree-sitter';
 import type { decideCommand } from './decideCommand.js';
-import { loadBashParser } from './bashParser.js';
 
 export interface CommandJudge {
   parser: Parser;
@@ -10,6 +9,7 @@ export interface CommandJudge {
 }
 
 export async function loadCommandJudge(): Promise<CommandJudge> {
-  const [parser, rules] = await Promise.all([loadBashParser(), import('./decideCommand.js')]);
+  // Both are dynamic imports: web-tree-sitter's own module (~150 KB) is not even compiled until then.
+  const [parser, rules] = await Promise.all([import('./bashParser.js').then((m) => m.loadBashParser()), import('./decideCommand.js')]);
   return { parser, decideCommand: rules.decideCommand };
 }

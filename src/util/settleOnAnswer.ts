@@ -62,7 +62,7 @@ export function settleOnAnswer(exited: Promise<RunResult>, streams: Streams, che
     );
     const answer = () => {
       settled = true;
-      debug(`the model CLI answered ${Math.round(performance.now())} ms after devx started; it is still exiting`);
+      debug(() => `the model CLI answered ${Math.round(performance.now())} ms after devx started; it is still exiting`);
       on.settled();
       const linger = setTimeout(() => on.stop(), check.lingerMs ?? LINGER_MS);
       const done = exited.then(
