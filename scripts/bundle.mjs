@@ -5,18 +5,6 @@
 import { build } from 'esbuild';
 import fs from 'node:fs';
 import path from 'node:path';
-import { createRequire } from 'node:module';
-
-// zod bundles every language's error messages (~360 KB of the ~750 KB it adds); devx speaks English,
-// so its `locales` namespace is cut down to `en` (the one zod configures by default).
-const zodLocales = {
-  name: 'zod-english-only',
-  setup(b) {
-    const en = path.join(path.dirname(createRequire(import.meta.url).resolve('zod/package.json')), 'v4', 'locales', 'en.js');
-    b.onResolve({ filter: /locales\/index\.js$/ }, (args) => (/[\\/]zod[\\/]/.test(args.importer) ? { path: 'zod-locales-en', namespace: 'devx' } : undefined));
-    b.onLoad({ filter: /^zod-locales-en$/, namespace: 'devx' }, () => ({ contents: `export { default as en } from ${JSON.stringify(en)};`, resolveDir: path.dirname(en), loader: 'js' }));
-  },
-};
 
 const banner = [
   "import { createRequire as __devxCreateRequire } from 'node:module';",
@@ -46,7 +34,6 @@ await build({
   external: ['web-tree-sitter'],
   banner: { js: banner },
   logLevel: 'warning',
-  plugins: [zodLocales],
 });
 // The binary itself: a small CommonJS file (it starts sooner than an ES module) that starts a one-shot
 // run's model CLI ahead and then imports the bundle above.

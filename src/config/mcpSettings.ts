@@ -1,7 +1,7 @@
 // `mcpServers` in settings, in the shape Claude Code and Gemini CLI use: a stdio server
 // ({command, args, env, cwd}) or an HTTP one ({url, headers}: streamable HTTP, SSE as fallback;
 // Gemini CLI's `httpUrl` too), plus devx's policy keys (trust, includeTools, excludeTools, timeout).
-import { z } from 'zod';
+import * as z from 'zod';
 
 const SERVER_NAME = /^[A-Za-z0-9][A-Za-z0-9_-]*$/;
 

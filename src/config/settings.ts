@@ -4,7 +4,7 @@
 // from the user file: a cloned repository must not be able to make devx execute its scripts.
 import fs from 'node:fs';
 import path from 'node:path';
-import { z } from 'zod';
+import * as z from 'zod';
 import { AccountSchema, type Account } from '../providers/accounts.js';
 import type { ProviderSettings } from '../providers/types.js';
 import { DEFAULT_PROVIDER, getProvider, providerIds } from '../providers/registry.js';

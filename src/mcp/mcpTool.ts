@@ -3,7 +3,7 @@
 // as text. Policy, approval, audit and truncation are runToolCall's, as for every tool.
 import fs from 'node:fs';
 import path from 'node:path';
-import { z } from 'zod';
+import * as z from 'zod';
 import { defineTool, ToolError, type Location, type Tool } from '../tools/types.js';
 import type { McpToolPolicy } from '../policy/types.js';
 import { isInside } from '../sandbox/resolvePath.js';

@@ -1,7 +1,7 @@
 // Named Gemini accounts used round-robin, one per model call.
 // An account is either extra environment (its own GEMINI_CLI_HOME or GEMINI_API_KEY) or a wrapper
 // command that execs gemini with the arguments devx appends (e.g. ["gemini-account.sh", "1"]).
-import { z } from 'zod';
+import * as z from 'zod';
 
 export const AccountSchema = z
   .object({

@@ -2,7 +2,7 @@
 // next session. A corrupt file is set aside with a warning, never silently dropped.
 import fs from 'node:fs';
 import path from 'node:path';
-import { z } from 'zod';
+import * as z from 'zod';
 import type { Message } from '../core/messages.js';
 import { writeStateSync } from '../util/atomicWrite.js';
 

@@ -2,7 +2,7 @@
 // touched) and its transcript, both replaced atomically after every change.
 import fs from 'node:fs';
 import path from 'node:path';
-import { z } from 'zod';
+import * as z from 'zod';
 import { writeStateSync } from '../util/atomicWrite.js';
 import type { Message } from '../core/messages.js';
 

@@ -5,7 +5,7 @@
 // then writes task_status.md itself.
 import fs from 'node:fs';
 import crypto from 'node:crypto';
-import { z } from 'zod';
+import * as z from 'zod';
 import { writeFileAtomic } from '../util/atomicWrite.js';
 import { readIfExists, statusFileText, TaskFileError, type TaskFolder } from './taskFiles.js';
 import { answered, droppedAnswers, parseFeedbackBlocks, FEEDBACK_END, FEEDBACK_START, type FeedbackBlock } from './qnaFile.js';

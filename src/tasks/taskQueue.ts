@@ -7,7 +7,7 @@ import os from 'node:os';
 import path from 'node:path';
 import crypto from 'node:crypto';
 import lockfile from 'proper-lockfile';
-import { z } from 'zod';
+import * as z from 'zod';
 import { writeFileAtomicSync } from '../util/atomicWrite.js';
 import { isAlive } from '../session/sessionLock.js';
 import { reapGroups } from '../util/reapGroups.js';

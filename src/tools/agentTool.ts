@@ -1,6 +1,6 @@
 // Agents as tools: `TOOL_CALL: agent | name=changelog | input=...` runs another agent headless and
 // returns its answer. Only agents the caller lists as `agent:<name>` in its tools may be called.
-import { z } from 'zod';
+import * as z from 'zod';
 import { defineTool, ToolError } from './types.js';
 
 /** The prefix an agent file's `tools` entry uses to make another agent callable. */

@@ -1,5 +1,5 @@
 // Zod helpers for protocol arguments, which always arrive as strings.
-import { z } from 'zod';
+import * as z from 'zod';
 
 export const intArg = (desc: string, min = 0, max = Number.MAX_SAFE_INTEGER) =>
   z

@@ -10,7 +10,7 @@ import { createRequire } from 'node:module';
 // yaml loads only when a file needs parsing (start-up stays light).
 const yaml = () => createRequire(import.meta.url)('yaml') as typeof import('yaml');
 import { quote } from 'shell-quote';
-import { z } from 'zod';
+import * as z from 'zod';
 import { defineTool, type Tool } from './types.js';
 import { commandEnv } from './commandEnv.js';
 import { sandboxArgs } from '../sandbox/bwrap.js';

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { defineTool, ToolError } from './types.js';
 import { boolArg, pathArg } from './argTypes.js';
 import { displayPath, PathError } from '../sandbox/resolvePath.js';

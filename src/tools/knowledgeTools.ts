@@ -1,7 +1,7 @@
 // store_qdrant / query_qdrant: the seed's tool names, on whichever backend is configured (the
 // embedded store by default, Qdrant with QDRANT_URL). Everything devx stores is tagged agent "gemini".
 import path from 'node:path';
-import { z } from 'zod';
+import * as z from 'zod';
 import { defineTool, ToolError } from './types.js';
 import { intArg } from './argTypes.js';
 import { KnowledgeError, type KnowledgeStore } from '../knowledge/types.js';

@@ -1,5 +1,5 @@
 import fs from 'node:fs/promises';
-import { z } from 'zod';
+import * as z from 'zod';
 import { defineTool, ToolError } from './types.js';
 import { intArg, pathArg } from './argTypes.js';
 import { displayPath } from '../sandbox/resolvePath.js';

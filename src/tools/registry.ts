@@ -1,5 +1,5 @@
 // The built-in tools and the manual generated from them (so prompt and code cannot drift).
-import { z } from 'zod';
+import * as z from 'zod';
 import type { Tool } from './types.js';
 import { readFileTool } from './readFile.js';
 import { writeFileTool } from './writeFile.js';

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { defineTool, ToolError } from './types.js';
 
 export const rememberTool = defineTool({

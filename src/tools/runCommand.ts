@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { defineTool } from './types.js';
 import { intArg } from './argTypes.js';
 import { commandEnv } from './commandEnv.js';

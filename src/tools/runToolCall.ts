@@ -1,7 +1,7 @@
 // The one wrapper around every tool: lookup, argument validation (zod), the policy decision, the
 // user's approval, execution, error capture and output truncation. Everything the model can fix
 // comes back as an error result; nothing here throws on model input.
-import { z } from 'zod';
+import * as z from 'zod';
 import type { LoadedImage } from './loadImage.js';
 import type { Location, Tool, ToolContext } from './types.js';
 import { ToolError, describeCall } from './types.js';

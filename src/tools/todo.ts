@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { defineTool, ToolError } from './types.js';
 
 /** Parses a Markdown checklist ("- [ ] a", "- [x] b"); plain bullets count as open. */

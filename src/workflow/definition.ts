@@ -3,7 +3,7 @@
 // a broken one is rejected at load with its file and line (see docs in prompts/workflows/README.md).
 import crypto from 'node:crypto';
 import { createRequire } from 'node:module';
-import { z } from 'zod';
+import * as z from 'zod';
 import { VERDICT_KINDS } from './verdict.js';
 
 const yaml = () => createRequire(import.meta.url)('yaml') as typeof import('yaml');

@@ -4,7 +4,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import crypto from 'node:crypto';
-import { z } from 'zod';
+import * as z from 'zod';
 import { writeFileAtomicSync } from '../util/atomicWrite.js';
 
 export const STATUSES = ['running', 'paused', 'failed', 'done', 'cancelled'] as const;

@@ -1,6 +1,6 @@
 // Verdicts are validated, not trusted: the reply's last JSON object that parses (fenced or not) is
 // checked with zod against the step's schema; what was wrong is said in words the model can act on.
-import { z } from 'zod';
+import * as z from 'zod';
 
 export const VERDICT_KINDS = ['review', 'approve_reject', 'pass_fail', 'commit'] as const;
 export type VerdictKind = (typeof VERDICT_KINDS)[number];
