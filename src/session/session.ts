@@ -12,6 +12,7 @@ import { remember } from './memoryFile.js';
 import { bullets, readHandoff, sectionsFromDraft, writeHandoff, type Turn } from './handoff.js';
 import { readPrompt } from '../util/packageRoot.js';
 import type { ChildObserver } from '../util/processRunner.js';
+import { awaitLingering } from '../util/settleOnAnswer.js';
 import { renderCheckpoint } from '../tools/todo.js';
 
 export class SessionBusyError extends Error {
@@ -175,7 +176,9 @@ export class Session implements SessionHooks {
       this.record.status = 'ended';
       this.record.endedAt = this.now().toISOString();
       this.save();
-      this.lock.release();
+      // A model CLI that already answered may still be exiting (util/settleOnAnswer): the lock keeps
+      // naming its group until it is gone, so a kill -9 in that window still has it reaped at the next start.
+      await this.lock.releaseAfter(awaitLingering());
     }
     return result;
   }

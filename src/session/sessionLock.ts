@@ -85,6 +85,7 @@ export function acquireLock(root: string, session: string, now = new Date(), fil
 export class SessionLock {
   private children = new Set<number>();
   private released = false;
+  private releasing = false;
 
   constructor(
     private readonly root: string,
@@ -109,7 +110,19 @@ export class SessionLock {
 
   childEnded(pgid: number): void {
     this.children.delete(pgid);
-    this.write();
+    // While the lock waits to be released, the file keeps naming the group: a kill -9 then costs only a
+    // harmless look at a group that is gone, and the exit path saves a write.
+    if (!this.releasing) this.write();
+  }
+
+  /** Releases the lock once `done` settles (children still exiting); until then a crash leaves their groups recorded for reaping. */
+  async releaseAfter(done: Promise<void>): Promise<void> {
+    this.releasing = true;
+    try {
+      await done;
+    } finally {
+      this.release();
+    }
   }
 
   release(): void {

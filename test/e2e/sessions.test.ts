@@ -6,8 +6,8 @@ import type { ChildProcess } from 'node:child_process';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { FakeGeminiApi } from '../helpers/fakeGeminiApi.js';
 import { useFakeApi } from '../helpers/useFakeApi.js';
-import { fakeEnv, makeHome, makeProject, runDevx } from '../helpers/env.js';
-import { processesUnder, startDevx as startBg, until } from '../helpers/processes.js';
+import { fakeEnv, makeHome, makeProject, runDevx, tempDir } from '../helpers/env.js';
+import { killUnder, processesUnder, startDevx as startBg, until } from '../helpers/processes.js';
 
 const startDevx = (args: string[], cwd: string, env: NodeJS.ProcessEnv) => startBg(args, cwd, env, children);
 
@@ -21,6 +21,8 @@ useFakeApi((f, h) => {
 });
 afterEach(async () => {
   for (const c of children.splice(0)) c.kill('SIGKILL');
+  // A failed assertion must not leave a model CLI behind either.
+  killUnder(path.join(home, '.devx'));
 });
 
 describe('crash recovery', () => {
@@ -63,6 +65,43 @@ describe('crash recovery', () => {
     // The history file survived the kill intact.
     expect(() => JSON.parse(fs.readFileSync(path.join(project, '.devx', 'history.json'), 'utf8'))).not.toThrow();
   }, 90_000);
+
+  it('kill -9 while a model CLI that already answered is still exiting: the next start reaps it', async () => {
+    // A stand-in claude that prints a successful result, then (while the marker file exists) stays
+    // alive as a CLI stuck in its own shutdown would. devx has the answer and waits for it to exit.
+    const dir = tempDir('devx-standin-');
+    const marker = path.join(dir, 'hang');
+    const bin = path.join(dir, 'claude');
+    const result = JSON.stringify({ type: 'result', subtype: 'success', is_error: false, result: 'pong', usage: { input_tokens: 3, output_tokens: 1 } });
+    fs.writeFileSync(
+      bin,
+      `#!${process.execPath}\nprocess.stdin.resume();\nprocess.stdin.on('end', () => process.stdout.write(${JSON.stringify(result)} + '\\n', () => { if (require('fs').existsSync(${JSON.stringify(marker)})) setTimeout(() => {}, 60000); }));\n`,
+      { mode: 0o755 },
+    );
+    fs.writeFileSync(marker, '');
+    const project = makeProject({});
+    const env = fakeEnv(fake, home, { DEVX_CLAUDE_BIN: bin, ANTHROPIC_API_KEY: 'sk-ant-test' });
+    const first = startDevx(['run', '--provider', 'claude', 'ping'], project, env);
+    await until(() => first.output().includes('pong'));
+    const lingering = processesUnder(path.join(home, '.devx'));
+    expect(lingering.length).toBe(1);
+    // devx answered and is waiting for the CLI: its lock still names the CLI's group.
+    const lock = JSON.parse(fs.readFileSync(path.join(project, '.devx', 'session.lock'), 'utf8'));
+    expect(lock.pid).toBe(first.child.pid);
+    expect(lock.children).toHaveLength(1);
+    first.child.kill('SIGKILL');
+    await new Promise((r) => first.child.on('close', r));
+    expect(processesUnder(path.join(home, '.devx'))).toEqual(lingering); // kill -9 runs no cleanup
+
+    fs.rmSync(marker);
+    const second = await runDevx(['run', '--provider', 'claude', 'ping again'], { cwd: project, env });
+    expect(second.code, second.stderr).toBe(0);
+    expect(second.stdout).toContain('pong');
+    expect(processesUnder(path.join(home, '.devx'))).toEqual([]);
+    // The first session had ended (its answer was saved); only its CLI was left, so it is not called crashed.
+    const sessions = JSON.parse((await runDevx(['sessions', '--json'], { cwd: project, env })).stdout);
+    expect(sessions.map((s: { status: string }) => s.status)).toEqual(['ended', 'ended']);
+  }, 60_000);
 
   it('a second devx in the same project is told a session is live and changes nothing', async () => {
     const project = makeProject({});
