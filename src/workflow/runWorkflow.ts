@@ -12,6 +12,7 @@ import { latestRecord } from './stepPrompt.js';
 import { branchExists, commitPaths, currentBranch, dirtyPaths, head, isRepo, merge, GitError } from './git.js';
 import type { AgentDef } from '../personas/loadAgents.js';
 import { acquireLock, reapChildren, SessionLock } from '../session/sessionLock.js';
+import { awaitLingering } from '../util/settleOnAnswer.js';
 
 export type WorkflowEvent =
   | { type: 'step_start'; step: string; role: string; model?: string; attempt: number }
@@ -158,7 +159,8 @@ export async function driveWorkflow(def: WorkflowDef, state: WorkflowState, deps
       }
     }
   } finally {
-    lock.release();
+    // As for a session: a model CLI that answered and is still exiting keeps its group in the lock.
+    await lock.releaseAfter(awaitLingering());
   }
 }
 
