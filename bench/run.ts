@@ -166,7 +166,8 @@ async function benchClaude(): Promise<void> {
   // both against the fake Anthropic API, alternated so drift hits both.
   const { FakeAnthropicApi } = await import('../test/helpers/fakeAnthropicApi.js');
   const { claudeSpec } = await import('../src/providers/claude/claudeCli.js');
-  const runs = Number(process.env.BENCH_TURN_RUNS ?? 9);
+  // 21 by default: claude's own exit varies by ~20 ms from run to run (the kernel freeing its memory), so 9 runs make a jumpy median.
+  const runs = Number(process.env.BENCH_TURN_RUNS ?? 21);
   const fake = await new FakeAnthropicApi().start();
   fake.fallback = { text: 'pong' };
   const home = makeHome();
