@@ -12,6 +12,8 @@ import { searchWithJs } from '../../src/tools/searchFallback.js';
 import { formatMatches } from '../../src/tools/searchCode.js';
 import { tempDir } from '../helpers/env.js';
 import { findExecutable } from '../../src/util/findExecutable.js';
+import { maskUrlCredentials } from '../../src/tools/maskUrlCredentials.js';
+import { execFileSync } from 'node:child_process';
 
 // ripgrep when this machine has it; otherwise search_code's JS fallback, which must print the same.
 const RG = findExecutable('rg', process.env);
@@ -240,6 +242,20 @@ describe('search_code', () => {
 });
 
 describe('run_command', () => {
+  it('masks credentials written into URLs before the model sees them (git remote -v)', async () => {
+    const token = 'ghp_abcdefghijklmnopqrstuvwxyz0123456789';
+    execFileSync('git', ['init', '-q'], { cwd: root });
+    execFileSync('git', ['remote', 'add', 'origin', `https://x-access-token:${token}@github.com/acme/app.git`], { cwd: root });
+    execFileSync('git', ['remote', 'add', 'mirror', `https://${token}@github.com/acme/app.git`], { cwd: root });
+    execFileSync('git', ['remote', 'add', 'ssh', 'git@github.com:acme/app.git'], { cwd: root });
+    const r = await call('run_command', { cmd: 'git remote -v' });
+    expect(asked).toEqual([]); // reading remotes is allowed on its own
+    expect(r.content).not.toContain(token);
+    expect(r.content).toContain('origin\thttps://x-access-token:***@github.com/acme/app.git (fetch)');
+    expect(r.content).toContain('mirror\thttps://***@github.com/acme/app.git (fetch)');
+    expect(r.content).toContain('ssh\tgit@github.com:acme/app.git (fetch)');
+    expect(r.content).toContain('[devx masked 4 credential(s) written into URLs');
+  });
   it('asks first, then runs in the project root with exit code and output', async () => {
     const r = await call('run_command', { cmd: 'pwd && echo err >&2 && exit 3' });
     expect(asked).toEqual(['pwd && echo err >&2 && exit 3']);
@@ -285,3 +301,21 @@ describe('run_command', () => {
     }
   });
 });
+
+describe('maskUrlCredentials', () => {
+  it('masks URL passwords and token user names, and leaves other URLs and addresses alone', () => {
+    const cases: [string, string][] = [
+      ['https://user:s3cret@example.com/x', 'https://user:***@example.com/x'],
+      ['postgres://app:p%40ss@db.local:5432/app', 'postgres://app:***@db.local:5432/app'],
+      ['https://glpat-abcdefghij0123456789@gitlab.com/g/p.git', 'https://***@gitlab.com/g/p.git'],
+      ['https://ghp_0123456789abcdefABCDEF0123456789abcd:x-oauth-basic@github.com/', 'https://***:***@github.com/'],
+      ['redis://:onlypassword@cache:6379', 'redis://:***@cache:6379'],
+      ['ssh://git@github.com/o/r.git', 'ssh://git@github.com/o/r.git'],
+      ['mail me at dev@example.com or see https://example.com/a@b', 'mail me at dev@example.com or see https://example.com/a@b'],
+      ['https://deploy@host/x and http://u:p@h', 'https://deploy@host/x and http://u:***@h'],
+    ];
+    for (const [input, want] of cases) expect(maskUrlCredentials(input).text, input).toBe(want);
+    expect(maskUrlCredentials('a https://u:p@h b https://u:q@h').count).toBe(2);
+  });
+});
+
