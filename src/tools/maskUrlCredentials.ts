@@ -1,4 +1,5 @@
-// Credentials written into URLs are masked before a command's output reaches the model. `git remote -v`,
+// Credentials written into URLs are masked before the output of a tool that runs a program (kind 'execute':
+// run_command, custom tools, MCP tools that act) reaches the model; runToolCall applies it. `git remote -v`,
 // `npm config list`, build logs and error messages print remotes such as
 // https://x-access-token:ghp_…@github.com/…, and whatever the model is shown goes to the model's API.
 // The policy already keeps .git/config and token files from being read; this covers the programs that print them.

@@ -3,7 +3,6 @@ import { defineTool } from './types.js';
 import { intArg } from './argTypes.js';
 import { commandEnv } from './commandEnv.js';
 import { sandboxArgs } from '../sandbox/bwrap.js';
-import { maskCommandOutput } from './maskUrlCredentials.js';
 
 export const runCommandTool = defineTool({
   name: 'run_command',
@@ -38,7 +37,7 @@ export const runCommandTool = defineTool({
     parts.push(`stdout:\n${r.stdout}`);
     if (r.stderr) parts.push(`stderr:\n${r.stderr}`);
     return {
-      content: maskCommandOutput(parts.join('\n')),
+      content: parts.join('\n'),
       meta: { cmd: args.cmd, exit_code: r.exitCode ?? 'none', sandbox: ctx.sandbox ? 'bwrap' : undefined },
       isError: r.exitCode !== 0,
     };

@@ -8,6 +8,7 @@ import { ToolError, describeCall } from './types.js';
 import { PathError } from '../sandbox/resolvePath.js';
 import type { PolicyDecision } from '../policy/types.js';
 import { limitOutput, spillOutput } from './limitOutput.js';
+import { maskCommandOutput } from './maskUrlCredentials.js';
 
 /** 'headless': nobody is there to ask and no mode approves it, so the call is refused. */
 export type ApprovalAnswer = 'yes' | 'no' | 'always' | 'headless';
@@ -83,7 +84,8 @@ export async function runToolCall(call: { tool: string; args: Record<string, str
     summary,
     durationMs: Date.now() - started,
     ...o,
-    content: limitOutput(o.content, limits, (full) => spillOutput(deps.ctx.root, call.tool, full)),
+    // Output of a tool that runs a program can print credentials inside URLs (git remote -v, logs): masked before it is kept or shown.
+    content: limitOutput(tool?.kind === 'execute' ? maskCommandOutput(o.content) : o.content, limits, (full) => spillOutput(deps.ctx.root, call.tool, full)),
   });
   if (!tool) {
     const why = deps.explainUnknown?.(call.tool);

@@ -255,6 +255,9 @@ describe('run_command', () => {
     expect(r.content).toContain('mirror\thttps://***@github.com/acme/app.git (fetch)');
     expect(r.content).toContain('ssh\tgit@github.com:acme/app.git (fetch)');
     expect(r.content).toContain('[devx masked 4 credential(s) written into URLs');
+    // A file read is shown as it is: an edit must be able to match its text.
+    fs.writeFileSync(path.join(root, 'docs.md'), 'clone https://user:example@host/repo\n');
+    expect((await call('read_file', { path: 'docs.md' })).content).toContain('https://user:example@host/repo');
   });
   it('asks first, then runs in the project root with exit code and output', async () => {
     const r = await call('run_command', { cmd: 'pwd && echo err >&2 && exit 3' });
