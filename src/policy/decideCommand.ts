@@ -1,6 +1,7 @@
 // The command policy: parse with tree-sitter-bash, walk every node, check every simple command
 // (including those inside substitutions, pipelines and subshells) and every redirection, and let
 // deny beat ask beat allow. Anything that cannot be understood statically is never allowed.
+import fs from 'node:fs';
 import path from 'node:path';
 import { createRequire } from 'node:module';
 import type { Parser } from 'web-tree-sitter';
@@ -9,6 +10,7 @@ import { evalWord, type Word } from './shellWords.js';
 import { decidePath, type PathIntent, type PathPolicyContext } from './pathPolicy.js';
 import { decideSimpleCommand, type RuleContext, type SimpleCommand } from './rules/index.js';
 import { deniedUnder } from './deniedPaths.js';
+import { isInside } from '../sandbox/resolvePath.js';
 import { ALLOW, ASK, DENY, strictest, type PolicyDecision } from './types.js';
 import type { PermissionRules } from './permissions.js';
 import { matchCommandRules, matchPathRules } from './permissions.js';
@@ -162,17 +164,33 @@ function withSettings(d: PolicyDecision & { real?: string }, intent: PathIntent,
   return d;
 }
 
-/** A tree read recursively: denied paths below it can only be hidden by the sandbox. */
-function checkRecursive(w: Word, hidden: boolean, state: WalkState, ctx: CommandPolicyContext): PolicyDecision {
+/** A tree read recursively: denied paths below it can only be hidden by the sandbox. With `linksOut`
+ * (a listing that follows symlinks), only the symlinks below that lead out of the project count. */
+function checkRecursive(w: Word, opts: { hidden: boolean; linksOut: boolean }, state: WalkState, ctx: CommandPolicyContext): PolicyDecision {
   if (!w.literal || w.glob) return ALLOW('checked as a path', 'command:paths');
-  const pd = decidePath(w.text, 'read', { ...ctx.paths, cwd: state.cwd, outside: 'ask-read' });
+  const pd = decidePath(w.text, opts.linksOut ? 'list' : 'read', { ...ctx.paths, cwd: state.cwd, outside: 'ask-read' });
   if (pd.decision === 'deny' || !pd.real) return pd;
-  const scan = deniedUnder(pd.real, { root: ctx.paths.root, home: ctx.paths.home, devxHome: ctx.paths.devxHome, permissions: ctx.permissions }, { hidden });
-  if (scan.capped) return ASK(`${w.text} is too large to check for denied files before a recursive read`, 'command:recursive-denied');
-  if (!scan.paths.length) return ALLOW('no denied files below', 'command:paths');
-  const example = path.relative(ctx.paths.root, scan.paths[0]) || scan.paths[0];
-  if (ctx.sandboxed) return ALLOW(`reads ${w.text} recursively inside the sandbox, with its ${scan.paths.length} denied path(s) hidden`, 'command:recursive-sandboxed');
-  return ASK(`${w.text} holds ${scan.paths.length} path(s) the policy denies (e.g. ${example}); without bubblewrap they cannot be hidden from a recursive read`, 'command:recursive-denied');
+  const scan = deniedUnder(pd.real, { root: ctx.paths.root, home: ctx.paths.home, devxHome: ctx.paths.devxHome, permissions: ctx.permissions }, { hidden: opts.hidden });
+  const what = opts.linksOut ? 'symlinks' : 'denied files';
+  if (scan.capped) return ASK(`${w.text} is too large to check for ${what} before a recursive ${opts.linksOut ? 'listing' : 'read'}`, 'command:recursive-denied');
+  const found = opts.linksOut ? scan.paths.filter((p) => leadsOutside(p, ctx.paths.root)) : scan.paths;
+  if (!found.length) return ALLOW(opts.linksOut ? 'no symlinks below lead out of the project' : 'no denied files below', 'command:paths');
+  const example = path.relative(ctx.paths.root, found[0]) || found[0];
+  if (opts.linksOut) {
+    if (ctx.sandboxed) return ALLOW(`lists ${w.text} inside the sandbox, where its ${found.length} symlink(s) out of the project reach only what the sandbox shows (no home folder)`, 'command:recursive-sandboxed');
+    return ASK(`${w.text} holds ${found.length} symlink(s) leading out of the project (e.g. ${example}), and this listing follows them; without bubblewrap they cannot be hidden`, 'command:recursive-denied');
+  }
+  if (ctx.sandboxed) return ALLOW(`reads ${w.text} recursively inside the sandbox, with its ${found.length} denied path(s) hidden`, 'command:recursive-sandboxed');
+  return ASK(`${w.text} holds ${found.length} path(s) the policy denies (e.g. ${example}); without bubblewrap they cannot be hidden from a recursive read`, 'command:recursive-denied');
+}
+
+/** A symlink whose target is outside the project (dangling ones lead nowhere a listing can follow). */
+function leadsOutside(p: string, root: string): boolean {
+  try {
+    return fs.lstatSync(p).isSymbolicLink() && !isInside(root, fs.realpathSync(p));
+  } catch {
+    return false;
+  }
 }
 
 function decideCommandNode(node: Node, state: WalkState, ctx: CommandPolicyContext): PolicyDecision {
@@ -233,7 +251,7 @@ function decideSimple(cmd: SimpleCommand, state: WalkState, ctx: CommandPolicyCo
       if (STRUCTURAL.test(r.rule) && r.decision !== 'allow') structural.push(r);
       return r;
     },
-    checkRecursive: (w, o) => checkRecursive(w, o?.hidden !== false, state, ctx),
+    checkRecursive: (w, o) => checkRecursive(w, { hidden: o?.hidden !== false, linksOut: o?.linksOut === true }, state, ctx),
     decideNested: (inner) => {
       for (const a of inner.assignments) {
         if (DANGEROUS_ENV.test(a.name)) return DENY(`setting ${a.name} for a command can make it run other code`, 'command:env-dangerous');

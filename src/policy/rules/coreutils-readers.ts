@@ -3,7 +3,7 @@
 // output operand, xxd's output operand, tree -o, file -C), command (sort --compress-program),
 // and date -f / -s.
 import type { Word } from '../shellWords.js';
-import { ASK, DENY, EXEC, READ, WRITE, flags, values, type Effect, type Model, type Opt, type Parsed, type PolicyDecision } from './kit.js';
+import { ASK, DENY, EXEC, READ, WRITE, flags, listOperands, values, type Effect, type Model, type Opt, type Parsed, type PolicyDecision } from './kit.js';
 
 const HELP: Record<string, Opt> = { '--help': {}, '--version': {} };
 const FILES0: Record<string, Opt> = { '--files0-from': { v: true, e: 'lread', why: '--files0-from reads the files a list names' } };
@@ -79,7 +79,8 @@ const LIST_FLAGS = flags('aAbBcCdfFgGhHiklLmnNopqQrRsStuUvxX1Z', '--all', '--alm
 export const ls: Model = {
   id: 'ls',
   opts: { ...HELP, ...LIST_FLAGS, ...values('-I|--ignore', '-w|--width', '-T|--tabsize', '--block-size', '--format', '--hide', '--quoting-style', '--sort', '--time', '--time-style', '--indicator-style'), '--color': { v: 'attached' }, '--hyperlink': { v: 'attached' }, '-D|--dired': {} },
-  operands: 'list',
+  // -R with -L goes down through symlinked folders, wherever they lead.
+  operands: (ops, p) => listOperands(ops, (p.opts.has('-R') || p.opts.has('--recursive')) && (p.opts.has('-L') || p.opts.has('--dereference'))),
 };
 export const tree: Model = {
   id: 'tree',
@@ -91,13 +92,15 @@ export const tree: Model = {
     '--gitfile': READ,
     '-R': { e: 'write', why: '-R writes 00Tree.html files with -H' },
   },
-  operands: 'list',
+  // -l goes down through symlinked folders, wherever they lead.
+  operands: (ops, p) => listOperands(ops, p.opts.has('-l')),
   abbreviations: false,
 };
 export const du: Model = {
   id: 'du',
   opts: { ...HELP, ...flags('0abcDhHklLmPsSx', '--null', '--all', '--apparent-size', '--bytes', '--total', '--dereference-args', '--human-readable', '--inodes', '--dereference', '--count-links', '--no-dereference', '--separate-dirs', '--si', '--summarize', '--one-file-system', '--time'), ...values('-B|--block-size', '-d|--max-depth', '-t|--threshold', '--exclude', '--time-style'), '-X|--exclude-from': READ, ...FILES0 },
-  operands: 'list',
+  // -L counts what symlinks below lead to, wherever they lead.
+  operands: (ops, p) => listOperands(ops, p.opts.has('-L') || p.opts.has('--dereference')),
 };
 export const df: Model = { id: 'df', opts: { ...HELP, ...flags('ahHiklPTv', '--all', '--human-readable', '--si', '--inodes', '--local', '--no-sync', '--sync', '--portability', '--print-type', '--total'), ...values('-B|--block-size', '-t|--type', '-x|--exclude-type', '--output') }, operands: 'list' };
 export const stat: Model = { id: 'stat', opts: { ...HELP, ...flags('LftZ', '--dereference', '--file-system', '--terse'), ...values('-c|--format', '--printf', '--cached') }, operands: 'list' };

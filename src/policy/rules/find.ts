@@ -14,8 +14,13 @@ export function findRule(cmd: SimpleCommand, ctx: RuleContext): PolicyDecision {
   const args = cmd.args;
   let i = 0;
   let d = ALLOW('find only lists names', 'command:read-only:find');
-  // Leading options: -H -L -P, -D debugopts, -Olevel.
-  while (i < args.length && /^-(H|L|P|D|O\d*)$/.test(args[i].text)) i += args[i].text === '-D' ? 2 : 1;
+  // Leading options: -H -L -P, -D debugopts, -Olevel. The last of -L/-P wins (-H follows the roots only, which are checked anyway).
+  let follow = false;
+  while (i < args.length && /^-(H|L|P|D|O\d*)$/.test(args[i].text)) {
+    if (args[i].text === '-L') follow = true;
+    if (args[i].text === '-P' || args[i].text === '-H') follow = false;
+    i += args[i].text === '-D' ? 2 : 1;
+  }
   const roots: Word[] = [];
   while (i < args.length && !args[i].text.startsWith('-') && !['(', '!', ')', ','].includes(args[i].text)) roots.push(args[i++]);
   if (!roots.length) roots.push(word(args[0] ?? { text: '.', literal: true, glob: false, plain: true, substitutions: [], unknownKinds: [] }, '.'));
@@ -23,6 +28,7 @@ export function findRule(cmd: SimpleCommand, ctx: RuleContext): PolicyDecision {
   const unknown: string[] = [];
   for (; i < args.length; i++) {
     const t = args[i].text;
+    if (t === '-follow') follow = true;
     if (FLAGS.has(t)) continue;
     if (WITH_VALUE.has(t)) {
       i++;
@@ -50,8 +56,8 @@ export function findRule(cmd: SimpleCommand, ctx: RuleContext): PolicyDecision {
     unknown.push(t);
   }
   for (const r of roots) {
-    const effect: Effect = deletes ? 'write' : 'list';
-    d = strictest(d, decideEffect('find', effect, r, deletes ? '-delete removes files under it' : 'lists', ctx));
+    const effect: Effect = deletes ? 'write' : follow ? 'flist' : 'list';
+    d = strictest(d, decideEffect('find', effect, r, deletes ? '-delete removes files under it' : follow ? 'lists names through the symlinks below it' : 'lists', ctx));
   }
   if (unknown.length) d = strictest(d, ASK(`find: ${unknown.join(', ')} is not in devx's model of find, so its effect is unknown`, 'command:unknown-option:find'));
   return d;

@@ -44,7 +44,9 @@ export const rg: Model = {
   operands: (ops, p) => {
     const patternGiven = p.opts.has('-e') || p.opts.has('-f') || p.opts.has('--files') || p.opts.has('--type-list');
     const paths = ops.slice(patternGiven ? 0 : 1);
-    const effect: Effect = p.opts.has('--files') ? 'list' : 'rread';
+    // --files only lists names; with -L it lists them through symlinks, wherever they lead.
+    const follow = p.opts.has('-L') || p.opts.has('--follow');
+    const effect: Effect = p.opts.has('--files') ? (follow ? 'flist' : 'list') : 'rread';
     if (!paths.length) return [{ word: word(ops[0] ?? { text: '.', literal: true, glob: false, plain: true, substitutions: [], unknownKinds: [] }, '.'), effect, why: 'searches the current directory' }];
     return paths.map((w) => ({ word: w, effect }));
   },

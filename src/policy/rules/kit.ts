@@ -5,12 +5,14 @@
 //   write                     -> the path policy with intent write (outside or protected: deny; inside: ask)
 //   read / list               -> the path policy (sensitive or settings-denied: deny; outside: ask)
 //   rread (recursive read)    -> as read, and a root holding denied paths runs only sandboxed (or asks)
+//   flist (listing that follows symlinks: find -L, tree -l, du -L, ls -RL, rg --files -L)
+//                             -> as list, and a root holding symlinks out of the project runs only sandboxed (or asks)
 // An option that is not in the model makes the command ask (and yolo cannot approve that ask).
 import type { Word } from '../shellWords.js';
 import { ALLOW, ASK, DENY, strictest, type PathIntent, type PolicyDecision } from '../types.js';
 
 /** lread: reads a list file and then every file it names (sort/wc/du --files0-from, file -f). */
-export type Effect = 'none' | 'read' | 'list' | 'rread' | 'lread' | 'write' | 'exec' | 'network' | 'system' | 'env';
+export type Effect = 'none' | 'read' | 'list' | 'rread' | 'flist' | 'lread' | 'write' | 'exec' | 'network' | 'system' | 'env';
 
 export interface SimpleCommand {
   /** The command name as written (a plain literal word). */
@@ -24,8 +26,9 @@ export interface RuleContext {
   /** True when allowed commands run inside the bubblewrap sandbox. */
   sandboxed: boolean;
   checkPath(word: Word, intent: PathIntent): PolicyDecision;
-  /** A directory read recursively: does it hold denied paths (then only the sandbox may run it)? */
-  checkRecursive(word: Word, opts?: { hidden?: boolean }): PolicyDecision;
+  /** A directory read recursively: does it hold denied paths (then only the sandbox may run it)?
+   * `linksOut`: a listing that follows symlinks, so only symlinks leading out of the project count. */
+  checkRecursive(word: Word, opts?: { hidden?: boolean; linksOut?: boolean }): PolicyDecision;
   /** Decides a nested command line (for wrappers such as env, xargs, timeout). */
   decideNested(cmd: SimpleCommand): PolicyDecision;
 }
@@ -91,6 +94,15 @@ function compile(m: Model): Compiled {
 }
 
 export const word = (from: Word, text: string): Word => ({ ...from, text, plain: false, substitutions: [], unknownKinds: [] });
+
+const DOT: Word = { text: '.', literal: true, glob: false, plain: true, substitutions: [], unknownKinds: [] };
+
+/** Operands of a lister: each one listed, or `.` when none is given; `follow` (it follows symlinks below them) makes them flist. */
+export function listOperands(ops: Word[], follow: boolean): { word: Word; effect: Effect; why?: string }[] {
+  if (!follow) return ops.map((w) => ({ word: w, effect: 'list' as Effect }));
+  const why = 'lists names through the symlinks below it';
+  return (ops.length ? ops : [word(DOT, '.')]).map((w) => ({ word: w, effect: 'flist' as Effect, why }));
+}
 
 const DANGER: Effect[] = ['exec', 'network', 'system', 'write', 'env'];
 
@@ -197,6 +209,10 @@ export function decideEffect(id: string, effect: Effect, w: Word | undefined, wh
     case 'rread': {
       if (!w) return ALLOW(`${id} reads`, `command:read-only:${id}`);
       return strictest(ctx.checkPath(w, 'read'), ctx.checkRecursive(w));
+    }
+    case 'flist': {
+      if (!w) return ALLOW(`${id} lists`, `command:read-only:${id}`);
+      return strictest(ctx.checkPath(w, 'list'), ctx.checkRecursive(w, { linksOut: true }));
     }
     default:
       if (!w) return ALLOW(`${id} reads`, `command:read-only:${id}`);
