@@ -119,8 +119,8 @@ describe('approval modes', () => {
       ['command', 'rm src/main.ts'],
       ['command', 'curl x'],
     ];
-    // A test runner is allowed on its own only inside the bubblewrap sandbox; without it, it asks.
-    const testRunner = detectBwrap() ? 'allow' : 'ask';
+    // A test runner is allowed on its own only inside the bubblewrap sandbox; without it, it asks (judged with the CLI's own environment).
+    const testRunner = detectBwrap(env()) ? 'allow' : 'ask';
     expect(run('plan', q)).toEqual(['allow', 'allow', 'deny', 'deny', 'deny', 'deny']);
     // The policy itself is unchanged by yolo (asks stay asks); approval turns them into yes later.
     expect(run('yolo', q)).toEqual(['allow', 'allow', 'ask', testRunner, 'ask', 'deny']);
