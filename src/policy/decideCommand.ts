@@ -29,7 +29,7 @@ const DANGEROUS_ENV = /^(LD_|DYLD_|GIT_|NODE_|NPM_CONFIG_|PYTHON|PERL|RUBY|BASH_
 /** Decisions that a settings `allow` rule can never lift. */
 const STRUCTURAL = /^(path:|settings:|command:(parse-error|control-chars|non-literal-name|unsupported-syntax|env-dangerous|too-long|exec|network|system|computed-argument|recursive-denied|prompt-expansion))/;
 /** Commands whose arguments are only printed or compared: a computed argument there is harmless. */
-const DATA_ONLY = new Set(['echo', 'printf', 'true', 'false', 'test', '[', 'expr', ':']);
+const DATA_ONLY = new Set(['echo', 'printf', 'true', 'false', 'test', '[', '[[', 'expr', ':']);
 /** Commands that set shell variables from data the model controls. */
 const SETS_VARIABLES = new Set(['export', 'declare', 'typeset', 'local', 'readonly', 'read', 'mapfile', 'readarray', 'getopts', 'let']);
 const PLAIN_NAME = /^[A-Za-z0-9_.\/+-][A-Za-z0-9_.\/+@:%=-]*$/;
@@ -107,9 +107,40 @@ function walk(node: Node, state: WalkState, ctx: CommandPolicyContext): PolicyDe
     case 'command_substitution':
     case 'process_substitution':
       return walkAll(node.namedChildren, { ...state }, ctx);
+    case 'test_command':
+      return decideTestCommand(node, state, ctx);
     default:
       return DENY(`unsupported shell syntax (${node.type}); use simple commands joined by &&, || , ; or |`, 'command:unsupported-syntax');
   }
+}
+
+// The nodes of a test expression that only group its words; everything else is an operator or an operand.
+const TEST_GROUPS = new Set(['unary_expression', 'binary_expression', 'parenthesized_expression', 'postfix_expression', 'ternary_expression']);
+
+/** `[ ... ]` and `[[ ... ]]`: their words in order, judged as the command `[` or `[[` (see rules/testExpr.ts). */
+function decideTestCommand(node: Node, state: WalkState, ctx: CommandPolicyContext): PolicyDecision {
+  const open = node.children[0]?.type === '[[' ? '[[' : '[';
+  const words: Word[] = [];
+  const literal = (text: string): Word => ({ text, literal: true, glob: false, plain: true, substitutions: [], unknownKinds: [] });
+  const flatten = (n: Node): void => {
+    if (TEST_GROUPS.has(n.type)) {
+      for (const c of n.children) if (c) flatten(c);
+    } else if (!n.isNamed || n.type === 'test_operator') {
+      if (n.type !== open) words.push(literal(n.text));
+    } else if (n.type === 'extglob_pattern' || n.type === 'regex') {
+      // Patterns the parser keeps whole: what they expand cannot be seen.
+      words.push(/[$`]/.test(n.text) ? { ...literal(n.text), unknownKinds: [`${n.type} with expansions`] } : literal(n.text));
+    } else {
+      words.push(evalWord(n));
+    }
+  };
+  for (const c of node.children) if (c) flatten(c);
+  let d = ALLOW('test expression', 'command:all-allowed');
+  for (const w of words) {
+    if (w.unknownKinds.length) return DENY(`unsupported shell syntax (${w.unknownKinds.join(', ')})`, 'command:unsupported-syntax');
+    d = strictest(d, walkAll(w.substitutions, { ...state }, ctx));
+  }
+  return strictest(d, decideSimple({ name: open, args: words, assignments: [] }, state, ctx));
 }
 
 const REDIRECTS = new Set(['file_redirect', 'heredoc_redirect', 'herestring_redirect']);

@@ -118,7 +118,7 @@ export const DENIED_OR_ASKED: Case[] = [
   c('cd .. && rm -rf project', 'deny'), c('cd /tmp && ls', 'deny'), c('cd', 'deny'), c('(cd src); cat ../README.md', 'ask', 'the subshell cd does not persist, so this reads outside the root'),
   c('cat ../outside.txt', 'ask', 'reads outside the root ask'), c('ls /usr/lib', 'ask'), c('cat link-file', 'ask', 'a symlink that points outside reads outside'),
   // Unsupported syntax and parse errors.
-  c('for f in *.ts; do cat $f; done', 'deny'), c('if true; then ls; fi', 'deny'), c('f() { curl x; }; f', 'deny'), c('[[ -f x ]] && ls', 'deny'), c('ls $((1+1))', 'ask'),
+  c('for f in *.ts; do cat $f; done', 'deny'), c('if true; then ls; fi', 'deny'), c('f() { curl x; }; f', 'deny'), c('[[ -f x ]] && ls', 'allow', '[[ ]] is judged as test (rules/testExpr.ts)'), c('ls $((1+1))', 'ask'),
   c('echo "unterminated', 'deny'), c('ls (', 'deny'), c('', 'deny'),
   // File tools: sensitive files, case, links, escapes.
   r('.env', 'deny'), r('.ENV', 'deny'), r('.env.local', 'deny'), r('.env.production', 'deny'), r('config/.env', 'deny'), r('secrets/server.pem', 'deny'),

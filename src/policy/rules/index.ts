@@ -12,6 +12,7 @@ import { findRule } from './find.js';
 import { sed } from './sed.js';
 import { awk } from './awk.js';
 import { gitRule } from './git.js';
+import { decideTestExpression } from './testExpr.js';
 import { testRunnerRule, PACKAGE_MANAGERS, packageManagerRule } from './testRunners.js';
 
 export type { RuleContext, SimpleCommand };
@@ -171,6 +172,9 @@ function o1(x: string): string | null {
 export function decideSimpleCommand(c: SimpleCommand, ctx: RuleContext): PolicyDecision {
   const name = base(c.name);
   const argv = lit(c);
+  if (name === 'test' || name === '[') return decideTestExpression(name === '[' && c.args.at(-1)?.text === ']' ? c.args.slice(0, -1) : c.args, false);
+  // `[[ ... ]]` reaches here from the walker as the command `[[` with its words (its closing ]] included).
+  if (name === '[[') return decideTestExpression(c.args.at(-1)?.text === ']]' ? c.args.slice(0, -1) : c.args, true);
   if (DATA_ONLY.has(name)) return ALLOW(`${name} only prints or tests its arguments`, `command:read-only:${name}`);
   const runner = testRunnerRule(argv, ctx);
   if (runner) return runner;

@@ -145,15 +145,17 @@ export function parseArgs(m: Model, args: Word[]): Parsed {
         p.unknown.push(t);
         continue;
       }
+      // A value in the next word is judged as that word (quoted, expanded or literal), not as the option's.
+      let from = a;
       if (hit.spec.v === true && value === undefined) {
-        if (i + 1 < args.length) value = args[++i].text;
+        if (i + 1 < args.length) value = (from = args[++i]).text;
         else value = '';
       }
       if (!hit.spec.v && value !== undefined) {
         p.unknown.push(t);
         continue;
       }
-      record(hit.canon, hit.spec, value, a);
+      record(hit.canon, hit.spec, value, from);
       continue;
     }
     if (m.numeric && /^-\d+[a-zA-Z]?$/.test(t)) {
@@ -170,8 +172,9 @@ export function parseArgs(m: Model, args: Word[]): Parsed {
       }
       if (hit.spec.v) {
         let value = t.slice(j + 1);
-        if (!value && hit.spec.v === true) value = i + 1 < args.length ? args[++i].text : '';
-        record(hit.canon, hit.spec, value || undefined, a);
+        let from = a;
+        if (!value && hit.spec.v === true) value = i + 1 < args.length ? (from = args[++i]).text : '';
+        record(hit.canon, hit.spec, value || undefined, from);
         break;
       }
       record(hit.canon, hit.spec, undefined, a);
