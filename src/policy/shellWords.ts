@@ -54,7 +54,28 @@ export function evalWord(node: Node): Word {
   collectSubstitutions(node, w.substitutions);
   visit(node, w, true);
   if (w.substitutions.length) w.literal = false;
+  // The parser splits `{.env,x}` into several words; bash expands the braces across them (quoted parts included).
+  const shape = unquotedShape(node);
+  if (BRACE.test(shape)) {
+    w.literal = false;
+    w.plain = false;
+  }
+  // ~user, ~+ and ~- are other users' homes, $PWD and $OLDPWD; only ~ and ~/ (the home) are known here.
+  if (/^~[^/\0]/.test(shape)) {
+    w.literal = false;
+    w.plain = false;
+  }
   return w;
+}
+
+const BRACE = /\{[^{}]*(,|\.\.)[^{}]*\}/;
+
+/** The word as bash sees it before quote removal: unquoted text as written, quoted or escaped parts as NUL. */
+function unquotedShape(node: Node): string {
+  if (node.type === 'word') return node.text.replace(/\\[^]/g, '\0');
+  if (node.type === 'concatenation') return node.children.map((c) => (c ? unquotedShape(c) : '')).join('');
+  if (node.type === 'brace_expression' || !node.isNamed) return node.text;
+  return '\0';
 }
 
 function visit(node: Node, w: Word, top: boolean): void {
