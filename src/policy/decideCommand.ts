@@ -10,6 +10,7 @@ import { evalWord, type Word } from './shellWords.js';
 import { decidePath, type PathIntent, type PathPolicyContext } from './pathPolicy.js';
 import { decideSimpleCommand, type RuleContext, type SimpleCommand } from './rules/index.js';
 import { deniedUnder } from './deniedPaths.js';
+import { trackedDeniedPaths } from './trackedDenied.js';
 import { isInside } from '../sandbox/resolvePath.js';
 import { ALLOW, ASK, DENY, strictest, type PolicyDecision } from './types.js';
 import type { PermissionRules } from './permissions.js';
@@ -283,6 +284,7 @@ function decideSimple(cmd: SimpleCommand, state: WalkState, ctx: CommandPolicyCo
       return r;
     },
     checkRecursive: (w, o) => checkRecursive(w, { hidden: o?.hidden !== false, linksOut: o?.linksOut === true }, state, ctx),
+    trackedDenied: () => trackedDeniedPaths(ctx.paths.root, ctx.permissions),
     decideNested: (inner) => {
       for (const a of inner.assignments) {
         if (DANGEROUS_ENV.test(a.name)) return DENY(`setting ${a.name} for a command can make it run other code`, 'command:env-dangerous');

@@ -106,12 +106,12 @@ export function gitRule(c: SimpleCommand, ctx: RuleContext): PolicyDecision {
   }
   if (subName === 'stash') {
     const s = args.shift()?.text;
-    if (s === 'list') return strictest(d, evaluate(MODELS.log, { ...c, args }, ctx));
-    if (s === 'show') return strictest(d, evaluate(MODELS.diff, { ...c, args }, ctx));
+    if (s === 'list') return strictest(strictest(d, evaluate(MODELS.log, { ...c, args }, ctx)), guardObjects('log', args, ctx));
+    if (s === 'show') return strictest(strictest(d, evaluate(MODELS.diff, { ...c, args }, ctx)), guardObjects('log', args, ctx));
     return strictest(ASK('git stash changes the working tree', 'command:git-change'), scanExec(args, ctx));
   }
   if (model) {
-    d = strictest(d, evaluate(model, { ...c, args }, ctx));
+    d = strictest(strictest(d, evaluate(model, { ...c, args }, ctx)), guardObjects(subName, args, ctx));
     if (subName === 'grep') {
       // git grep searches the tree (and the index): a tree holding denied files is not searched unasked.
       const dd = args.findIndex((a) => a.text === '--');
@@ -131,6 +131,56 @@ export function gitRule(c: SimpleCommand, ctx: RuleContext): PolicyDecision {
   if (['fetch', 'clone', 'pull', 'ls-remote', 'archive', 'push'].includes(subName) && args.some((a) => /^-u/.test(a.text))) return DENY(`git ${subName} -u runs an upload-pack program`, 'command:exec:git');
   if (CHANGE.includes(subName)) return strictest(ASK(`git ${subName} changes the repository or talks to a remote`, 'command:git-change'), scanExec(args, ctx));
   return strictest(ASK(`git ${subName} is not a known git command`, 'command:git-unknown'), scanExec(args, ctx));
+}
+
+// What makes a subcommand print file contents from git's objects rather than names or statistics.
+const PATCH = /^(-p|-u|--patch|-U\d*|--unified(=.*)?|--cc|--word-diff(=.*)?|--color-words(=.*)?|-L.*|--patch-with-raw|--patch-with-stat|-W|--function-context|--full-diff)$/;
+const NAMES_ONLY = /^(--stat(=.*)?|--numstat|--shortstat|--summary|--name-only|--name-status|--raw|--no-patch|-s|--quiet|--dirstat(=.*)?|--compact-summary|--check)$/;
+
+function printsContents(subName: string, t: string[]): boolean {
+  const patch = t.some((x) => PATCH.test(x));
+  switch (subName) {
+    case 'diff':
+    case 'show':
+      return patch || !t.some((x) => NAMES_ONLY.test(x));
+    case 'log':
+    case 'reflog':
+      return patch;
+    case 'cat-file':
+      return t.some((x) => x === '-p' || x === '--batch' || x.startsWith('--batch=') || /^(blob|tree|commit|tag)$/.test(x) || (x === '--batch-all-objects' && !t.some((y) => y.startsWith('--batch-check'))));
+    case 'grep':
+      return t.includes('--cached');
+    default:
+      return false;
+  }
+}
+
+/**
+ * Paths after `--` are read like any path. A command that prints contents from git's objects, in a
+ * repository that tracks files the policy denies, asks unless its paths after `--` leave them all out:
+ * neither the path check nor the sandbox sees inside git's objects.
+ */
+// A pathspec narrows only when it is a plain name: git matches `*.ts`, `:(glob)…` and `:!x` itself.
+function guardObjects(subName: string, args: Word[], ctx: RuleContext): PolicyDecision {
+  const dd = args.findIndex((a) => a.text === '--');
+  const specs = dd >= 0 ? args.slice(dd + 1) : [];
+  let d = ALLOW('no paths after --', 'command:paths');
+  for (const w of specs) d = strictest(d, decideEffect(`git-${subName}`, 'read', w, 'a path after --', ctx));
+  if (d.decision === 'deny' || !printsContents(subName, (dd >= 0 ? args.slice(0, dd) : args).map((a) => a.text))) return d;
+  const tracked = ctx.trackedDenied();
+  if (!tracked.length) return d;
+  const narrowed = specs.length > 0 && specs.every((w) => w.literal && !/[*?[]/.test(w.text) && !w.text.startsWith(':')) && !tracked.some((t) => specs.some((w) => covers(w.text, t)));
+  if (narrowed) return d;
+  const example = tracked[0].split('/').slice(-2).join('/');
+  return strictest(d, ASK(`git ${subName} can print the contents of the ${tracked.length} tracked file(s) the policy denies (e.g. ${example}); name the paths you need after -- to leave them out`, 'command:recursive-denied:git'));
+}
+
+/** Does the pathspec (relative to the project, or absolute) name the tracked file or a folder above it? */
+function covers(spec: string, trackedAbs: string): boolean {
+  const norm = spec.replace(/\/+$/, '');
+  if (norm === '' || norm === '.') return true;
+  const tail = `/${trackedAbs}`;
+  return tail.endsWith(`/${norm}`) || tail.includes(`/${norm}/`);
 }
 
 /** For subcommands that ask anyway: options that run programs or write outside are still denied. */

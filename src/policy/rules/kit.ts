@@ -29,6 +29,8 @@ export interface RuleContext {
   /** A directory read recursively: does it hold denied paths (then only the sandbox may run it)?
    * `linksOut`: a listing that follows symlinks, so only symlinks leading out of the project count. */
   checkRecursive(word: Word, opts?: { hidden?: boolean; linksOut?: boolean }): PolicyDecision;
+  /** Files git tracks that the policy denies reading (absolute paths); git can print them from its objects. */
+  trackedDenied(): string[];
   /** Decides a nested command line (for wrappers such as env, xargs, timeout). */
   decideNested(cmd: SimpleCommand): PolicyDecision;
 }

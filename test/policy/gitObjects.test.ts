@@ -1,0 +1,62 @@
+// git prints file contents from its objects, where the path check and the sandbox do not look: in a
+// repository that tracks a file the policy denies, the commands that can print it ask, in every mode.
+import fs from 'node:fs';
+import path from 'node:path';
+import { execFileSync } from 'node:child_process';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { DEVX_BIN, tempDir } from '../helpers/env.js';
+
+let root: string;
+let plain: string;
+let home: string;
+
+const git = (cwd: string, ...args: string[]) => execFileSync('git', ['-c', 'user.email=t@t', '-c', 'user.name=t', ...args], { cwd, stdio: 'ignore' });
+
+function repo(files: Record<string, string>): string {
+  const dir = tempDir('devx-gitobj-');
+  for (const [f, content] of Object.entries(files)) {
+    fs.mkdirSync(path.dirname(path.join(dir, f)), { recursive: true });
+    fs.writeFileSync(path.join(dir, f), content);
+  }
+  git(dir, 'init', '-q');
+  git(dir, 'add', '-A');
+  git(dir, 'commit', '-qm', 'init');
+  fs.appendFileSync(path.join(dir, 'src/main.ts'), 'y\n');
+  return dir;
+}
+
+function decide(cwd: string, commands: string[], mode = 'default'): Record<string, string> {
+  const input = commands.map((c) => JSON.stringify({ kind: 'command', input: c })).join('\n') + '\n';
+  const out = execFileSync(process.execPath, [DEVX_BIN, 'policy', 'check', '--json', '--batch', '--approval-mode', mode], { cwd, env: { PATH: process.env.PATH, HOME: home }, input, encoding: 'utf8' });
+  const lines = out.trim().split('\n').map((l) => JSON.parse(l) as { decision: string });
+  return Object.fromEntries(commands.map((c, i) => [c, lines[i].decision]));
+}
+
+const PRINTS = ['git diff', 'git diff HEAD', 'git diff -- .', "git diff -- '*.production'", 'git log -p', 'git log --all -p', 'git show HEAD', 'git show 3f2a1b9', 'git cat-file -p 3f2a1b9', 'git cat-file --batch-all-objects --batch', 'git stash show -p'];
+const NARROW = ['git diff -- src', 'git diff HEAD -- src/main.ts', 'git log -p -- src', 'git show HEAD -- src', 'git diff --stat', 'git log --oneline', 'git show --stat HEAD', 'git status', 'git cat-file -t HEAD', 'git ls-files'];
+
+describe('git objects in a repository that tracks denied files', () => {
+  beforeAll(() => {
+    home = tempDir('devx-gitobj-home-');
+    root = repo({ 'src/main.ts': 'x\n', '.env.production': 'TOKEN=1\n', 'config/credentials.json': '{}' });
+    plain = repo({ 'src/main.ts': 'x\n', 'README.md': 'r\n' });
+  });
+
+  it('asks before git prints contents that could include them, and the ask holds in yolo', () => {
+    const d = decide(root, PRINTS);
+    expect(Object.entries(d).filter(([, v]) => v !== 'ask')).toEqual([]);
+    const yolo = decide(root, PRINTS, 'yolo');
+    expect(Object.entries(yolo).filter(([, v]) => v !== 'deny')).toEqual([]);
+  });
+
+  it('paths after -- are read like any path, and narrowing to other paths runs unasked', () => {
+    expect(decide(root, ['git diff -- .env.production', 'git log -p -- config/credentials.json'])).toEqual({ 'git diff -- .env.production': 'deny', 'git log -p -- config/credentials.json': 'deny' });
+    const d = decide(root, NARROW);
+    expect(Object.entries(d).filter(([, v]) => v !== 'allow')).toEqual([]);
+  });
+
+  it('a repository without such files keeps git diff, log -p and show unasked', () => {
+    const d = decide(plain, PRINTS.filter((c) => !c.includes('stash')));
+    expect(Object.entries(d).filter(([, v]) => v !== 'allow')).toEqual([]);
+  });
+});
