@@ -65,6 +65,9 @@ export const GTFO: Record<string, SbCase[]> = {
   shells: [c('coproc cat', 'deny'), c('echo ${x@P}', 'deny'), c('man --html=sh ls', 'deny'), c('man -P sh ls', 'deny'), c('man ls', 'ask'), c('less README.md', 'ask'), c('X=--compress-program=sh; sort $X README.md', 'deny', 'a computed option'), c('sort $(echo --compress-program=sh) README.md', 'deny'), c('cat $(echo .env)', 'deny'), c('env -S "sh -c id"', 'deny'), c('echo x | xargs sh -c id', 'deny'), c('timeout 5 sed "e id" README.md', 'deny')],
   yoloSafety: [c('cat "$FILE"', 'ask'), c('ls $HOME', 'ask')],
   // bash evaluates an array subscript as arithmetic in test -v, printf -v and [[ -eq ]]: a[$(cmd)] runs cmd, even quoted.
+  // An unknown program (it asks) given a path the policy denies: nothing says it does not read it, so deny, in every mode.
+  unknownReaders: [c('base64 .env', 'deny'), c('xz -c .env', 'deny'), c('mytool --config=.env', 'deny', 'an option value'), c('mytool ~/.ssh/id_rsa', 'deny'), c('less .env', 'deny', 'a pager'),
+    c('python3 script.py .env', 'deny', 'an interpreter script argument'), c('timeout 5 base64 .env', 'deny', 'through a wrapper'), c('mytool src/main.ts', 'ask'), c('base64 README.md', 'ask')],
   // Brace and tilde expansion happen before the command sees its words: {.env,x} reads .env, ~root/ is another home.
   expansion: [c('cat {.env,README.md}', 'ask', 'brace expansion across parser words'), c('cat .{env,x}', 'ask'), c("cat {'.env',README.md}", 'ask', 'a quoted part inside braces'), c('cat .{e..e}nv', 'ask', 'a sequence'),
     c('cat ~root/.bashrc', 'ask', "another user's home"), c('cat ~-/x', 'ask', '$OLDPWD'), c("cat '{.env,x}'", 'allow', 'quoted braces are literal'), c('git show HEAD@{1}', 'allow'), c('cat {.env,README.md} > /dev/null', 'ask')],

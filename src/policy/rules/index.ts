@@ -169,7 +169,32 @@ function o1(x: string): string | null {
   return /^-[a-zA-Z]./.test(x) && !x.startsWith('--') ? x.slice(0, 2) : null;
 }
 
+/**
+ * For commands devx has no model of (they ask): an argument naming a path the policy denies reading is
+ * denied, in every mode, since nothing says the program does not read it (`base64 .env`, `mytool ~/.ssh/id_rsa`).
+ */
+function deniedArgument(c: SimpleCommand, ctx: RuleContext): PolicyDecision | null {
+  for (const a of c.args) {
+    if (!a.literal) continue;
+    const eq = a.text.startsWith('-') ? a.text.indexOf('=') : -1;
+    if (a.text.startsWith('-') && eq < 0) continue;
+    const text = eq >= 0 ? a.text.slice(eq + 1) : a.text;
+    if (!text) continue;
+    const d = ctx.checkPath({ ...a, text }, 'read');
+    if (d.decision === 'deny') return d;
+  }
+  return null;
+}
+
 export function decideSimpleCommand(c: SimpleCommand, ctx: RuleContext): PolicyDecision {
+  const d = decideKnownOrAsk(c, ctx);
+  return d.decision === 'ask' && !MODELED.has(base(c.name)) ? (deniedArgument(c, ctx) ?? d) : d;
+}
+
+/** Commands whose arguments the rules already judge one by one (their asks are about something else). */
+const MODELED = new Set(['find', 'git', 'awk', 'gawk', 'mawk', 'nawk', 'busybox-awk', 'test', '[', '[[', ...Object.keys(MODELS)]);
+
+function decideKnownOrAsk(c: SimpleCommand, ctx: RuleContext): PolicyDecision {
   const name = base(c.name);
   const argv = lit(c);
   if (name === 'test' || name === '[') return decideTestExpression(name === '[' && c.args.at(-1)?.text === ']' ? c.args.slice(0, -1) : c.args, false);
