@@ -55,6 +55,10 @@ export function decideCommand(command: string, ctx: CommandPolicyContext): Polic
   // eslint-disable-next-line no-control-regex
   const ctl = /[\u0000-\u0008\u000b-\u001f\u007f]/.exec(command);
   if (ctl) return DENY(`command contains a control character (\\x${ctl[0].charCodeAt(0).toString(16).padStart(2, '0')}); refusing it`, 'command:control-chars');
+  // bash removes backslash-newline before it splits words, so `.e\<newline>nv` is `.env`; the parser splits there.
+  if (joinsWords(command)) {
+    return DENY('a backslash-newline inside a word joins its two parts; write the word on one line', 'command:parse-error');
+  }
   const tree = ctx.parser.parse(command);
   if (!tree) return DENY('the command could not be parsed', 'command:parse-error');
   try {
@@ -66,6 +70,17 @@ export function decideCommand(command: string, ctx: CommandPolicyContext): Polic
   } finally {
     tree.delete();
   }
+}
+
+/** A line continuation (an odd run of backslashes, then a newline) with no blank on either side. */
+function joinsWords(command: string): boolean {
+  for (const m of command.matchAll(/\\+\n/g)) {
+    const run = m[0].length - 1;
+    const before = command[m.index - 1];
+    const after = command[m.index + m[0].length];
+    if (run % 2 === 1 && before !== undefined && /\S/.test(before) && after !== undefined && /\S/.test(after)) return true;
+  }
+  return false;
 }
 
 function walkAll(nodes: (Node | null)[], state: WalkState, ctx: CommandPolicyContext): PolicyDecision {
@@ -90,10 +105,15 @@ function walk(node: Node, state: WalkState, ctx: CommandPolicyContext): PolicyDe
     case 'comment':
       return ALLOW('comment', 'command:comment');
     case 'redirected_statement': {
+      // The parser hangs words written after a redirection's target on the redirection (`cat 2>&1 .env`,
+      // `cat <<EOF .env`); bash gives them to the command as arguments.
+      const extras = node.namedChildren.flatMap((c) => (c && isRedirect(c) ? wordsAfterTarget(c) : []));
+      const body = node.namedChildren.find((c) => c && !isRedirect(c)) ?? null;
+      if (extras.length && body?.type !== 'command') return DENY('words after a redirection that no command takes; simplify the command', 'command:parse-error');
       let d = ALLOW('redirected statement', 'command:all-allowed');
       for (const c of node.namedChildren) {
         if (!c) continue;
-        d = strictest(d, isRedirect(c) ? decideRedirect(c, state, ctx) : walk(c, state, ctx));
+        d = strictest(d, isRedirect(c) ? decideRedirect(c, state, ctx) : c === body && extras.length ? decideCommandNode(c, state, ctx, extras) : walk(c, state, ctx));
       }
       return d;
     }
@@ -142,6 +162,14 @@ function decideTestCommand(node: Node, state: WalkState, ctx: CommandPolicyConte
     d = strictest(d, walkAll(w.substitutions, { ...state }, ctx));
   }
   return strictest(d, decideSimple({ name: open, args: words, assignments: [] }, state, ctx));
+}
+
+/** The words the parser put on a redirection after its target (or after a heredoc's delimiter). */
+function wordsAfterTarget(r: Node): Node[] {
+  const named = r.namedChildren.filter((c): c is Node => !!c && c.type !== 'file_descriptor');
+  if (r.type === 'heredoc_redirect') return named.filter((c) => !c.type.startsWith('heredoc_'));
+  if (r.type === 'file_redirect') return named.slice(1);
+  return [];
 }
 
 const REDIRECTS = new Set(['file_redirect', 'heredoc_redirect', 'herestring_redirect']);
@@ -225,12 +253,12 @@ function leadsOutside(p: string, root: string): boolean {
   }
 }
 
-function decideCommandNode(node: Node, state: WalkState, ctx: CommandPolicyContext): PolicyDecision {
+function decideCommandNode(node: Node, state: WalkState, ctx: CommandPolicyContext, extraArgs: Node[] = []): PolicyDecision {
   const assignments: SimpleCommand['assignments'] = [];
   const args: Word[] = [];
   let name: Word | null = null;
   let d = ALLOW('command', 'command:all-allowed');
-  for (const c of node.namedChildren) {
+  for (const c of [...node.namedChildren, ...extraArgs]) {
     if (!c) continue;
     if (c.type === 'variable_assignment') {
       const varName = c.childForFieldName('name')?.text ?? c.namedChildren[0]?.text ?? '';
