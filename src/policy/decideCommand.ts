@@ -193,9 +193,13 @@ function decideRedirect(node: Node, state: WalkState, ctx: CommandPolicyContext)
   if (!target) return DENY('redirection without a target', 'command:parse-error');
   const w = evalWord(target);
   if ((op === '>&' || op === '<&' || op === '>&-' || op === '<&-') && /^(\d+|-)$/.test(w.text)) return ALLOW('file descriptor duplication', 'command:fd-dup');
+  // A target such as $(cmd) or >(cmd) runs cmd: it is judged like any command.
+  const inner = walkAll(w.substitutions, { ...state }, ctx);
+  if (inner.decision === 'deny') return inner;
   const intent: PathIntent = op === '<' ? 'read' : 'write';
   const d = checkWord(w, intent, state, ctx);
-  if (d.decision === 'deny' || intent === 'read') return d;
+  // A computed target keeps its own reason first: yolo must not approve it as an ordinary write.
+  if (d.decision === 'deny' || intent === 'read' || !w.literal) return strictest(d, inner);
   if (d.rule === 'path:dev-null') return d;
   return strictest(ASK(`the redirection ${op} writes ${w.text}`, 'command:redirect-write'), d);
 }

