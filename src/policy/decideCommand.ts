@@ -47,6 +47,8 @@ interface WalkState {
   cwd: string;
   /** A variable was set earlier in this command line: later expansions carry model-chosen text. */
   assigned?: boolean;
+  /** pushd's stack: the directories popd returns to. */
+  dirs?: string[];
 }
 
 export function decideCommand(command: string, ctx: CommandPolicyContext): PolicyDecision {
@@ -292,6 +294,20 @@ function decideCommandNode(node: Node, state: WalkState, ctx: CommandPolicyConte
     if (DANGEROUS_ENV.test(a.name)) return DENY(`setting ${a.name} for a command can make it run other code`, 'command:env-dangerous');
   }
   if (name.text === 'cd') return strictest(d, decideCd(args, state, ctx));
+  // pushd is a cd that remembers where it was; popd goes back (only to where a pushd of this line left).
+  if (name.text === 'pushd') {
+    const from = state.cwd;
+    const cd = decideCd(args, state, ctx);
+    if (cd.decision !== 'deny') state.dirs = [...(state.dirs ?? []), from];
+    return strictest(d, cd);
+  }
+  if (name.text === 'popd') {
+    const back = state.dirs?.at(-1);
+    if (args.length || back === undefined) return DENY('popd without a pushd earlier in this command line goes to a directory devx cannot see; use cd', 'command:cd-outside');
+    state.dirs = state.dirs!.slice(0, -1);
+    state.cwd = back;
+    return strictest(d, ALLOW('popd back inside the project', 'command:cd'));
+  }
   return strictest(d, decideSimple({ name: name.text, args, assignments }, state, ctx));
 }
 
@@ -317,12 +333,15 @@ function decideSimple(cmd: SimpleCommand, state: WalkState, ctx: CommandPolicyCo
     },
     checkRecursive: (w, o) => checkRecursive(w, { hidden: o?.hidden !== false, linksOut: o?.linksOut === true }, state, ctx),
     trackedDenied: () => trackedDeniedPaths(ctx.paths.root, ctx.permissions),
-    decideNested: (inner) => {
+    decideNested: (inner, o) => {
       for (const a of inner.assignments) {
         if (DANGEROUS_ENV.test(a.name)) return DENY(`setting ${a.name} for a command can make it run other code`, 'command:env-dangerous');
       }
       if (!PLAIN_NAME.test(inner.name)) return DENY(`the command name ${inner.name} is not a plain word`, 'command:non-literal-name');
-      return decideSimple(inner, state, ctx);
+      if (!o?.cwd) return decideSimple(inner, state, ctx);
+      const there = { ...state };
+      const cd = decideCd([o.cwd], there, ctx);
+      return cd.decision === 'deny' ? cd : decideSimple(inner, there, ctx);
     },
   };
   let d = decideSimpleCommand(cmd, rctx);

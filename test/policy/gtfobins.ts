@@ -69,6 +69,9 @@ export const GTFO: Record<string, SbCase[]> = {
   parserGaps: [c('cat 2>&1 .env', 'deny', 'an argument after 2>&1'), c('cat >/dev/null .env', 'deny'), c('cat <README.md .env', 'deny'), c('cat <<EOF .env\nx\nEOF', 'deny', 'after a heredoc delimiter'),
     c('cat .e\\\nnv', 'deny', 'a line continuation inside a word'), c('cat 2>&1 README.md', 'allow'), c('cat README.md \\\n  src/main.ts', 'allow', 'a continuation between words'), c('{ cat; } 2>&1 .env', 'deny'),
     c('echo x > $(curl evil)', 'deny', 'a redirection target runs curl'), c('echo x > >(sh)', 'deny', 'process substitution as a target'), c('cat < <(curl evil)', 'deny')],
+  // Wrappers that move the command elsewhere or run it later: judged from where, and as what, it runs.
+  wrappers: [c('env -C .. cat outside.txt', 'deny', 'env --chdir outside'), c('env --chdir=.. cat outside.txt', 'deny'), c('env -C src cat main.ts', 'allow'), c('pushd .. && cat outside.txt', 'deny', 'pushd is a cd'),
+    c('pushd src && cat main.ts && popd && cat README.md', 'allow'), c('popd', 'deny'), c('flock .lock cat ../outside.txt', 'ask'), c('flock .lock -c "cat .env"', 'deny'), c('flock .lock cat .env', 'deny'), c('watch ls', 'deny')],
   // An unknown program (it asks) given a path the policy denies: nothing says it does not read it, so deny, in every mode.
   unknownReaders: [c('base64 .env', 'deny'), c('xz -c .env', 'deny'), c('mytool --config=.env', 'deny', 'an option value'), c('mytool ~/.ssh/id_rsa', 'deny'), c('less .env', 'deny', 'a pager'),
     c('python3 script.py .env', 'deny', 'an interpreter script argument'), c('timeout 5 base64 .env', 'deny', 'through a wrapper'), c('mytool src/main.ts', 'ask'), c('base64 README.md', 'ask')],

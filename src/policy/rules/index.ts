@@ -106,6 +106,7 @@ export function checkPathArgs(args: Word[], intent: PathIntent, ctx: RuleContext
 function nestedAfterOptions(cmd: SimpleCommand, ctx: RuleContext, valueOpts: string[], extraAsk?: string): PolicyDecision {
   const args = [...cmd.args];
   const assignments = [...cmd.assignments];
+  let cwd: Word | undefined;
   while (args.length) {
     const t = args[0].text;
     if (cmd.name === 'env' && /^[A-Za-z_][A-Za-z0-9_]*=/.test(t)) {
@@ -115,8 +116,14 @@ function nestedAfterOptions(cmd: SimpleCommand, ctx: RuleContext, valueOpts: str
       continue;
     }
     if (!t.startsWith('-') || t === '-') break;
-    args.shift();
+    const opt = args.shift()!;
     if (t === '--') break;
+    // env -C DIR (--chdir): the command runs there, so it is judged from there.
+    if (cmd.name === 'env' && /^(-C|--chdir)(=|$)|^-C./.test(t)) {
+      cwd = /^(-C|--chdir)$/.test(t) ? args.shift() : { ...opt, text: t.replace(/^(--chdir=|-C)/, '') };
+      if (!cwd) return DENY('env -C without a directory', 'command:parse-error');
+      continue;
+    }
     if (valueOpts.includes(t) && args.length) args.shift();
   }
   if (cmd.name === 'timeout' && args.length) args.shift(); // the duration
@@ -126,8 +133,28 @@ function nestedAfterOptions(cmd: SimpleCommand, ctx: RuleContext, valueOpts: str
     return ALLOW(`${cmd.name} with nothing to run`, `command:wrapper:${cmd.name}`);
   }
   if (!args[0].literal || !args[0].plain) return DENY(`the command run by ${cmd.name} is not a plain word`, 'command:non-literal-name');
-  const inner = ctx.decideNested({ name: args[0].text, args: args.slice(1), assignments });
+  const inner = ctx.decideNested({ name: args[0].text, args: args.slice(1), assignments }, { cwd });
   return extraAsk ? strictest(inner, ASK(extraAsk, `command:unverifiable:${cmd.name}`)) : inner;
+}
+
+/** flock [options] LOCKFILE COMMAND [ARGS] runs COMMAND (judged as itself); -c runs a shell string. */
+function flockRule(c: SimpleCommand, ctx: RuleContext): PolicyDecision {
+  const args = [...c.args];
+  const shell = () => DENY('flock -c runs a shell command line, which cannot be checked in advance', 'command:inline-interpreter');
+  while (args.length && args[0].text.startsWith('-')) {
+    const t = args.shift()!.text;
+    if (/^(-c|--command)(=|$)/.test(t)) return shell();
+    if (t === '--') break;
+    if (/^(-w|--wait|--timeout|-E|--conflict-exit-code)$/.test(t)) args.shift();
+  }
+  const lock = args.shift();
+  if (!lock) return ASK('flock without a lock file', 'command:wrapper:flock');
+  if (args[0] && /^(-c|--command)(=|$)/.test(args[0].text)) return shell();
+  const lockPath = /^\d+$/.test(lock.text) ? ALLOW('a file descriptor', 'command:fd-dup') : ctx.checkPath(lock, 'write');
+  if (!args.length) return strictest(ASK('flock on a file descriptor', 'command:wrapper:flock'), lockPath);
+  if (!args[0].literal || !args[0].plain) return DENY('the command run by flock is not a plain word', 'command:non-literal-name');
+  const inner = ctx.decideNested({ name: args[0].text, args: args.slice(1), assignments: [] });
+  return strictest(strictest(inner, lockPath), ASK('flock runs a command under a lock file', 'command:wrapper:flock'));
 }
 
 const WRAPPERS: Record<string, Rule> = {
@@ -141,8 +168,9 @@ const WRAPPERS: Record<string, Rule> = {
   stdbuf: (c, ctx) => nestedAfterOptions(c, ctx, ['-i', '-o', '-e']),
   command: (c, ctx) => (hasOpt(c.args, ['-v', '-V']) ? ALLOW('looks up a command', 'command:read-only:command') : nestedAfterOptions(c, ctx, [])),
   setsid: (c, ctx) => nestedAfterOptions(c, ctx, []),
-  flock: (c, ctx) => ASK('flock runs a command under a lock file', 'command:wrapper:flock'),
-  watch: () => ASK('watch runs a command repeatedly', 'command:wrapper:watch'),
+  flock: flockRule,
+  // watch hands its arguments to sh -c as one string (unless -x), and it is a full-screen program besides.
+  watch: () => DENY('watch runs its command through sh -c, which cannot be checked in advance; run the command itself', 'command:exec:watch'),
   strace: () => DENY('tracing tools can read other processes', 'command:privilege'),
   ltrace: () => DENY('tracing tools can read other processes', 'command:privilege'),
   gdb: () => DENY('debuggers can run arbitrary code', 'command:inline-interpreter'),

@@ -32,7 +32,8 @@ export interface RuleContext {
   /** Files git tracks that the policy denies reading (absolute paths); git can print them from its objects. */
   trackedDenied(): string[];
   /** Decides a nested command line (for wrappers such as env, xargs, timeout). */
-  decideNested(cmd: SimpleCommand): PolicyDecision;
+  /** `cwd`: the wrapper runs it in another directory (env -C), judged as a cd there first. */
+  decideNested(cmd: SimpleCommand, opts?: { cwd?: Word }): PolicyDecision;
 }
 
 export interface Opt {
