@@ -26,7 +26,7 @@ export interface CommandPolicyContext {
   readOnly?: boolean;
 }
 
-const DANGEROUS_ENV = /^(LD_|DYLD_|GIT_|NODE_|NPM_CONFIG_|PYTHON|PERL|RUBY|BASH_|JAVA_TOOL_OPTIONS$|_JAVA_OPTIONS$|JDK_JAVA_OPTIONS$|CLASSPATH$|PATH$|IFS$|ENV$|PAGER$|MANPAGER$|GIT_PAGER$|EDITOR$|VISUAL$|PROMPT_COMMAND$|SHELLOPTS$|BASHOPTS$|HOME$|TMPDIR$|XDG_CONFIG_HOME$|LESSOPEN$|LESSCLOSE$|GCONV_PATH$|SSH_|GNUPGHOME$|HISTFILE$|PS4$|CC$|CXX$|MAKEFLAGS$|RUSTC_WRAPPER$|RUSTFLAGS$|CARGO_)/i;
+const DANGEROUS_ENV = /^(CDPATH$|GLOBIGNORE$|LD_|DYLD_|GIT_|NODE_|NPM_CONFIG_|PYTHON|PERL|RUBY|BASH_|JAVA_TOOL_OPTIONS$|_JAVA_OPTIONS$|JDK_JAVA_OPTIONS$|CLASSPATH$|PATH$|IFS$|ENV$|PAGER$|MANPAGER$|GIT_PAGER$|EDITOR$|VISUAL$|PROMPT_COMMAND$|SHELLOPTS$|BASHOPTS$|HOME$|TMPDIR$|XDG_CONFIG_HOME$|LESSOPEN$|LESSCLOSE$|GCONV_PATH$|SSH_|GNUPGHOME$|HISTFILE$|PS4$|CC$|CXX$|MAKEFLAGS$|RUSTC_WRAPPER$|RUSTFLAGS$|CARGO_)/i;
 /** Decisions that a settings `allow` rule can never lift. */
 const STRUCTURAL = /^(path:|settings:|command:(parse-error|control-chars|non-literal-name|unsupported-syntax|env-dangerous|too-long|exec|network|system|computed-argument|recursive-denied|prompt-expansion))/;
 /** Commands whose arguments are only printed or compared: a computed argument there is harmless. */
@@ -47,8 +47,10 @@ interface WalkState {
   cwd: string;
   /** A variable was set earlier in this command line: later expansions carry model-chosen text. */
   assigned?: boolean;
-  /** pushd's stack: the directories popd returns to. */
-  dirs?: string[];
+  /** pushd's stack: the directories popd returns to (each entry: every directory the shell may have been in). */
+  dirs?: string[][];
+  /** Other directories the shell may be in (a cd into a folder that does not exist yet may fail). */
+  alt?: string[];
 }
 
 export function decideCommand(command: string, ctx: CommandPolicyContext): PolicyDecision {
@@ -124,6 +126,9 @@ function walk(node: Node, state: WalkState, ctx: CommandPolicyContext): PolicyDe
     case 'variable_assignment':
     case 'variable_assignments': {
       state.assigned = true;
+      const names = (node.type === 'variable_assignment' ? [node] : node.namedChildren).map((c) => c?.childForFieldName('name')?.text ?? '');
+      const dangerous = names.find((n) => DANGEROUS_ENV.test(n));
+      if (dangerous) return DENY(`setting ${dangerous} changes how later commands run (which program, which directory, which files a glob matches)`, 'command:env-dangerous');
       const subs = node.namedChildren.flatMap((c) => (c ? evalWord(c).substitutions : []));
       return strictest(ASK('sets a shell variable', 'command:shell-state'), walkAll(subs, { ...state }, ctx));
     }
@@ -206,16 +211,24 @@ function decideRedirect(node: Node, state: WalkState, ctx: CommandPolicyContext)
   return strictest(ASK(`the redirection ${op} writes ${w.text}`, 'command:redirect-write'), d);
 }
 
-/** Path-checks a word: literal paths directly, globs by their matches, unknown values ask. */
+/** Every directory the shell may be in at this point: a cd that may have failed leaves the old one possible. */
+const cwdsOf = (state: WalkState): string[] => [state.cwd, ...(state.alt ?? [])];
+
+/** Path-checks a word from every directory the shell may be in. */
 function checkWord(w: Word, intent: PathIntent, state: WalkState, ctx: CommandPolicyContext): PolicyDecision {
-  const pctx: PathPolicyContext = { ...ctx.paths, cwd: state.cwd, outside: 'ask-read' };
+  return cwdsOf(state).reduce<PolicyDecision | null>((d, cwd) => (d ? strictest(d, checkWordAt(w, intent, cwd, ctx)) : checkWordAt(w, intent, cwd, ctx)), null)!;
+}
+
+/** Path-checks a word: literal paths directly, globs by their matches, unknown values ask. */
+function checkWordAt(w: Word, intent: PathIntent, cwd: string, ctx: CommandPolicyContext): PolicyDecision {
+  const pctx: PathPolicyContext = { ...ctx.paths, cwd, outside: 'ask-read' };
   if (w.unknownKinds.length) return DENY(`unsupported shell syntax (${w.unknownKinds.join(', ')})`, 'command:unsupported-syntax');
   if (/^\/dev\/(tcp|udp)\//.test(w.text)) return DENY(`${w.text} opens a network connection`, 'command:network:dev-tcp');
   if (!w.literal) return ASK(`the argument ${w.text} expands at run time and cannot be checked in advance`, 'command:expansion');
   if (!w.glob) return withSettings(decidePath(w.text, intent, pctx), intent, ctx);
   const dir = w.text.slice(0, w.text.search(/[*?[]/)).replace(/[^/]*$/, '') || '.';
   let d = decidePath(dir, 'list', pctx);
-  const matches = expandGlob(w.text, state.cwd);
+  const matches = expandGlob(w.text, cwd);
   if (matches.length > MAX_GLOB_MATCHES) return strictest(d, ASK(`${w.text} matches more than ${MAX_GLOB_MATCHES} files`, 'command:glob-large'));
   for (const m of matches) d = strictest(d, withSettings(decidePath(m, intent, pctx), intent, ctx));
   return d;
@@ -233,8 +246,12 @@ function withSettings(d: PolicyDecision & { real?: string }, intent: PathIntent,
 /** A tree read recursively: denied paths below it can only be hidden by the sandbox. With `linksOut`
  * (a listing that follows symlinks), only the symlinks below that lead out of the project count. */
 function checkRecursive(w: Word, opts: { hidden: boolean; linksOut: boolean }, state: WalkState, ctx: CommandPolicyContext): PolicyDecision {
+  return cwdsOf(state).reduce<PolicyDecision | null>((d, cwd) => (d ? strictest(d, checkRecursiveAt(w, opts, cwd, ctx)) : checkRecursiveAt(w, opts, cwd, ctx)), null)!;
+}
+
+function checkRecursiveAt(w: Word, opts: { hidden: boolean; linksOut: boolean }, cwd: string, ctx: CommandPolicyContext): PolicyDecision {
   if (!w.literal || w.glob) return ALLOW('checked as a path', 'command:paths');
-  const pd = decidePath(w.text, opts.linksOut ? 'list' : 'read', { ...ctx.paths, cwd: state.cwd, outside: 'ask-read' });
+  const pd = decidePath(w.text, opts.linksOut ? 'list' : 'read', { ...ctx.paths, cwd, outside: 'ask-read' });
   if (pd.decision === 'deny' || !pd.real) return pd;
   const scan = deniedUnder(pd.real, { root: ctx.paths.root, home: ctx.paths.home, devxHome: ctx.paths.devxHome, permissions: ctx.permissions }, { hidden: opts.hidden });
   const what = opts.linksOut ? 'symlinks' : 'denied files';
@@ -296,7 +313,7 @@ function decideCommandNode(node: Node, state: WalkState, ctx: CommandPolicyConte
   if (name.text === 'cd') return strictest(d, decideCd(args, state, ctx));
   // pushd is a cd that remembers where it was; popd goes back (only to where a pushd of this line left).
   if (name.text === 'pushd') {
-    const from = state.cwd;
+    const from = cwdsOf(state);
     const cd = decideCd(args, state, ctx);
     if (cd.decision !== 'deny') state.dirs = [...(state.dirs ?? []), from];
     return strictest(d, cd);
@@ -305,7 +322,10 @@ function decideCommandNode(node: Node, state: WalkState, ctx: CommandPolicyConte
     const back = state.dirs?.at(-1);
     if (args.length || back === undefined) return DENY('popd without a pushd earlier in this command line goes to a directory devx cannot see; use cd', 'command:cd-outside');
     state.dirs = state.dirs!.slice(0, -1);
-    state.cwd = back;
+    // Back where the pushd left, or still there if the pushd failed.
+    const [first, ...rest] = [...new Set([...back, ...cwdsOf(state)])];
+    state.cwd = first;
+    state.alt = rest.length ? rest : undefined;
     return strictest(d, ALLOW('popd back inside the project', 'command:cd'));
   }
   return strictest(d, decideSimple({ name: name.text, args, assignments }, state, ctx));
@@ -315,10 +335,28 @@ function decideCd(args: Word[], state: WalkState, ctx: CommandPolicyContext): Po
   const target = args.filter((a) => a.text !== '--' && !/^-[LPe@]+$/.test(a.text));
   if (target.length !== 1 || target[0].text === '-') return DENY('cd must name one directory inside the project', 'command:cd-outside');
   if (!target[0].literal || target[0].glob) return DENY('cd to a computed directory cannot be checked', 'command:cd-outside');
-  const d = decidePath(target[0].text, 'list', { ...ctx.paths, cwd: state.cwd, outside: 'deny' });
-  if (d.decision === 'deny') return { ...d, reason: `cd: ${d.reason}` };
-  state.cwd = d.real ?? path.resolve(state.cwd, target[0].text);
+  // From each directory the shell may be in: where the cd leads, and, if that is not a directory now
+  // (it may be made earlier in the line, or the cd fails and the line goes on), the directory it leaves.
+  const next: string[] = [];
+  for (const cwd of cwdsOf(state)) {
+    const d = decidePath(target[0].text, 'list', { ...ctx.paths, cwd, outside: 'deny' });
+    if (d.decision === 'deny') return { ...d, reason: `cd: ${d.reason}` };
+    const to = d.real ?? path.resolve(cwd, target[0].text);
+    next.push(to);
+    if (!isDirectory(to)) next.push(cwd);
+  }
+  const [first, ...rest] = [...new Set(next)];
+  state.cwd = first;
+  state.alt = rest.length ? rest : undefined;
   return ALLOW('cd inside the project', 'command:cd');
+}
+
+function isDirectory(p: string): boolean {
+  try {
+    return fs.statSync(p).isDirectory();
+  } catch {
+    return false;
+  }
 }
 
 function decideSimple(cmd: SimpleCommand, state: WalkState, ctx: CommandPolicyContext): PolicyDecision {

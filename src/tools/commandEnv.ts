@@ -1,11 +1,16 @@
-// The environment a model-run command sees: the user's, minus credentials. A model that can run
-// `env` must not be able to read the API keys devx itself was given.
+// The environment a model-run command sees: the user's, minus credentials and the variables that would
+// make bash run a line otherwise than it was judged. A model that can run `env` must not be able to read
+// the API keys devx itself was given.
 const SECRET_NAME = /(API_KEY|APIKEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIAL|PRIVATE_KEY|ACCESS_KEY|SESSION_KEY)/i;
+// Variables that change what bash does with a command line after the policy judged it: where cd goes
+// (CDPATH), which files a glob matches (GLOBIGNORE, BASHOPTS=dotglob), startup files and exported
+// functions that replace commands (BASH_ENV, ENV, BASH_FUNC_name%%), tracing that expands PS4.
+const SHELL_CONTROL = /^(CDPATH|GLOBIGNORE|BASHOPTS|SHELLOPTS|BASH_ENV|ENV|PS4|BASH_XTRACEFD|PROMPT_COMMAND|POSIXLY_CORRECT|FIGNORE|BASH_FUNC_.*)$/;
 
 export function commandEnv(env: NodeJS.ProcessEnv): Record<string, string> {
   const out: Record<string, string> = {};
   for (const [k, v] of Object.entries(env)) {
-    if (v === undefined || SECRET_NAME.test(k)) continue;
+    if (v === undefined || SECRET_NAME.test(k) || SHELL_CONTROL.test(k)) continue;
     out[k] = v;
   }
   out.DEVX = '1';

@@ -72,6 +72,9 @@ export const GTFO: Record<string, SbCase[]> = {
   // Wrappers that move the command elsewhere or run it later: judged from where, and as what, it runs.
   wrappers: [c('env -C .. cat outside.txt', 'deny', 'env --chdir outside'), c('env --chdir=.. cat outside.txt', 'deny'), c('env -C src cat main.ts', 'allow'), c('pushd .. && cat outside.txt', 'deny', 'pushd is a cd'),
     c('pushd src && cat main.ts && popd && cat README.md', 'allow'), c('popd', 'deny'), c('flock .lock cat ../outside.txt', 'ask'), c('flock .lock -c "cat .env"', 'deny'), c('flock .lock cat .env', 'deny'), c('watch ls', 'deny')],
+  // A cd that may fail leaves the shell where it was: later paths are judged from both places. Variables that steer bash are not set.
+  cwd: [c('cd nonexist; cat ../outside.txt', 'ask', 'the cd may fail'), c('cd nonexist || cat ../outside.txt', 'ask'), c('cd src && cat main.ts', 'allow'), c('cd nonexist; cd ..; cat outside.txt', 'deny'),
+    c('CDPATH=/ cd etc', 'deny'), c('CDPATH=/; cd etc && cat passwd', 'deny'), c('PATH=/tmp:$PATH; ls', 'deny'), c('GLOBIGNORE=x; cat *', 'deny')],
   // An unknown program (it asks) given a path the policy denies: nothing says it does not read it, so deny, in every mode.
   unknownReaders: [c('base64 .env', 'deny'), c('xz -c .env', 'deny'), c('mytool --config=.env', 'deny', 'an option value'), c('mytool ~/.ssh/id_rsa', 'deny'), c('less .env', 'deny', 'a pager'),
     c('python3 script.py .env', 'deny', 'an interpreter script argument'), c('timeout 5 base64 .env', 'deny', 'through a wrapper'), c('mytool src/main.ts', 'ask'), c('base64 README.md', 'ask')],

@@ -305,6 +305,28 @@ describe('run_command', () => {
   });
 });
 
+describe('run_command runs the line it judged', () => {
+  it('an inherited CDPATH, GLOBIGNORE or exported function does not change where cd goes, what a glob matches or what a name runs', async () => {
+    const outside = tempDir('devx-cdpath-');
+    fs.mkdirSync(path.join(outside, 'lib'));
+    fs.writeFileSync(path.join(outside, 'lib', 'secret.txt'), 'OUTSIDE');
+    fs.writeFileSync(path.join(root, '.hidden'), 'HIDDEN');
+    const saved = { ...process.env };
+    Object.assign(process.env, { CDPATH: outside, GLOBIGNORE: 'x', 'BASH_FUNC_cat%%': '() { echo HIJACKED; }' });
+    try {
+      // Judged from the project: lib is not a folder here, so cd fails and cat sees the project's files.
+      const r = await call('run_command', { cmd: 'cd lib; cat secret.txt; echo *; cat src/main.ts | head -1' });
+      expect(r.content).not.toContain('OUTSIDE');
+      expect(r.content).not.toContain('.hidden');
+      expect(r.content).not.toContain('HIJACKED');
+      expect(r.content).toContain('const a = 1;');
+    } finally {
+      for (const k of ['CDPATH', 'GLOBIGNORE', 'BASH_FUNC_cat%%']) delete process.env[k];
+      Object.assign(process.env, saved);
+    }
+  });
+});
+
 describe('maskUrlCredentials', () => {
   it('masks URL passwords and token user names, and leaves other URLs and addresses alone', () => {
     const cases: [string, string][] = [
