@@ -226,8 +226,11 @@ function checkWordAt(w: Word, intent: PathIntent, cwd: string, ctx: CommandPolic
   if (/^\/dev\/(tcp|udp)\//.test(w.text)) return DENY(`${w.text} opens a network connection`, 'command:network:dev-tcp');
   if (!w.literal) return ASK(`the argument ${w.text} expands at run time and cannot be checked in advance`, 'command:expansion');
   if (!w.glob) return withSettings(decidePath(w.text, intent, pctx), intent, ctx);
+  // bash before 5.2 (macOS ships 3.2) lets `.*` match `.` and `..`: `./.*/x` can be `../x`, which the glob expansion here never lists.
+  const dots = w.text.split('/').find((seg) => /[*?[]/.test(seg) && matchesDotEntry(seg));
   const dir = w.text.slice(0, w.text.search(/[*?[]/)).replace(/[^/]*$/, '') || '.';
   let d = decidePath(dir, 'list', pctx);
+  if (dots) d = strictest(d, ASK(`${w.text}: the pattern ${dots} can match . or .. in bash before 5.2, which leads out of where it points; write the path without that glob`, 'command:computed-argument'));
   const matches = expandGlob(w.text, cwd);
   if (matches.length > MAX_GLOB_MATCHES) return strictest(d, ASK(`${w.text} matches more than ${MAX_GLOB_MATCHES} files`, 'command:glob-large'));
   for (const m of matches) d = strictest(d, withSettings(decidePath(m, intent, pctx), intent, ctx));
@@ -349,6 +352,58 @@ function decideCd(args: Word[], state: WalkState, ctx: CommandPolicyContext): Po
   state.cwd = first;
   state.alt = rest.length ? rest : undefined;
   return ALLOW('cd inside the project', 'command:cd');
+}
+
+const POSIX_CLASSES: Record<string, string> = {
+  alpha: 'a-zA-Z', digit: '0-9', alnum: 'a-zA-Z0-9', upper: 'A-Z', lower: 'a-z', space: '\\s', blank: ' \\t', xdigit: '0-9A-Fa-f',
+  punct: '!-\\/:-@\\[-`{-~', graph: '!-~', print: ' -~', cntrl: '\\x00-\\x1f', word: '\\w',
+};
+
+/** Can this one-segment bash glob match `.` or `..` (as bash without globskipdots lets it)? */
+function matchesDotEntry(seg: string): boolean {
+  // Without dotglob a leading dot is never matched by * or ?: the pattern must start with it.
+  if (!seg.startsWith('.') && !seg.startsWith('[') && !seg.startsWith('\\.')) return false;
+  let re = '';
+  for (let i = 0; i < seg.length; i++) {
+    const ch = seg[i];
+    if (ch === '\\' && i + 1 < seg.length) re += `\\${seg[++i]}`;
+    else if (ch === '*') re += '.*';
+    else if (ch === '?') re += '.';
+    else if (ch === '[') {
+      const end = bracketEnd(seg, i);
+      if (end < 0) {
+        re += '\\[';
+        continue;
+      }
+      let body = seg.slice(i + 1, end);
+      const negate = body.startsWith('!') || body.startsWith('^');
+      if (negate) body = body.slice(1);
+      body = body.replace(/\[:(\w+):\]/g, (_, n: string) => POSIX_CLASSES[n] ?? '').replace(/[\\\]]/g, '\\$&');
+      re += `[${negate ? '^' : ''}${body}]`;
+      i = end;
+    } else re += ch.replace(/[.+^${}()|]/g, '\\$&');
+  }
+  try {
+    const r = new RegExp(`^${re}$`);
+    return r.test('.') || r.test('..');
+  } catch {
+    return true;
+  }
+}
+
+/** Where the bracket expression opened at `open` closes (a leading ] and [:class:] parts included), or -1. */
+function bracketEnd(seg: string, open: number): number {
+  let j = open + 1;
+  if (seg[j] === '!' || seg[j] === '^') j++;
+  if (seg[j] === ']') j++;
+  for (; j < seg.length; j++) {
+    if (seg[j] === '[' && seg[j + 1] === ':') {
+      const close = seg.indexOf(':]', j + 2);
+      if (close < 0) return -1;
+      j = close + 1;
+    } else if (seg[j] === ']') return j;
+  }
+  return -1;
 }
 
 function isDirectory(p: string): boolean {

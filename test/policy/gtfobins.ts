@@ -75,6 +75,8 @@ export const GTFO: Record<string, SbCase[]> = {
   // A cd that may fail leaves the shell where it was: later paths are judged from both places. Variables that steer bash are not set.
   cwd: [c('cd nonexist; cat ../outside.txt', 'ask', 'the cd may fail'), c('cd nonexist || cat ../outside.txt', 'ask'), c('cd src && cat main.ts', 'allow'), c('cd nonexist; cd ..; cat outside.txt', 'deny'),
     c('CDPATH=/ cd etc', 'deny'), c('CDPATH=/; cd etc && cat passwd', 'deny'), c('PATH=/tmp:$PATH; ls', 'deny'), c('GLOBIGNORE=x; cat *', 'deny')],
+  // bash before 5.2 (macOS: 3.2) lets .* match . and ..; the glob expansion here never lists them.
+  dotGlobs: [c('cat .*/outside.txt', 'ask', '.* can be ..'), c('cat ./.*/project/.env', 'ask'), c('cat .[[:punct:]]/outside.txt', 'ask', 'a POSIX class'), c('cat .?/outside.txt', 'ask'), c('ls .gitignore*', 'allow'), c('cat src/*.ts', 'allow')],
   // An unknown program (it asks) given a path the policy denies: nothing says it does not read it, so deny, in every mode.
   unknownReaders: [c('base64 .env', 'deny'), c('xz -c .env', 'deny'), c('mytool --config=.env', 'deny', 'an option value'), c('mytool ~/.ssh/id_rsa', 'deny'), c('less .env', 'deny', 'a pager'),
     c('python3 script.py .env', 'deny', 'an interpreter script argument'), c('timeout 5 base64 .env', 'deny', 'through a wrapper'), c('mytool src/main.ts', 'ask'), c('base64 README.md', 'ask')],
