@@ -71,6 +71,9 @@ export function decideCommand(command: string, ctx: CommandPolicyContext): Polic
     if (/\$\{[^}]*@P\}/.test(command)) return DENY('${var@P} prompt expansion runs command substitutions hidden in a value', 'command:prompt-expansion');
     const state: WalkState = { cwd: ctx.paths.cwd ?? ctx.paths.root };
     return walk(tree.rootNode, state, ctx);
+  } catch (err) {
+    // A line the rules cannot walk is refused, never allowed.
+    return DENY(`devx could not judge this command (${(err as Error).message}); simplify it`, 'command:parse-error');
   } finally {
     tree.delete();
   }

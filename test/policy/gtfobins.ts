@@ -77,6 +77,11 @@ export const GTFO: Record<string, SbCase[]> = {
     c('CDPATH=/ cd etc', 'deny'), c('CDPATH=/; cd etc && cat passwd', 'deny'), c('PATH=/tmp:$PATH; ls', 'deny'), c('GLOBIGNORE=x; cat *', 'deny')],
   // bash before 5.2 (macOS: 3.2) lets .* match . and ..; the glob expansion here never lists them.
   dotGlobs: [c('cat .*/outside.txt', 'ask', '.* can be ..'), c('cat ./.*/project/.env', 'ask'), c('cat .[[:punct:]]/outside.txt', 'ask', 'a POSIX class'), c('cat .?/outside.txt', 'ask'), c('ls .gitignore*', 'allow'), c('cat src/*.ts', 'allow')],
+  // An interpreter or shell with no script file reads its program from stdin or runs interactively: that is inline code.
+  stdinPrograms: [c('echo x | python3 -', 'deny'), c('python3 /dev/stdin', 'deny'), c('python3 -W ignore', 'deny', 'an option value is not a script'), c('bash -i', 'deny', 'used to crash the policy'),
+    c('bash --rcfile x', 'deny'), c('sh /dev/stdin', 'deny'), c('ruby -', 'deny'), c('php -a', 'deny'), c('node --env-file=.env x.js', 'deny'), c('python3 -W ignore script.py', 'ask'), c('bash -o errexit script.sh', 'ask')],
+  // Ordinary work through the paths above that must stay unasked.
+  ordinary: [c('[ -d src ] && ls src', 'allow'), c('test -f package.json && cat package.json', 'allow'), c('cd src && ls && cd ..', 'allow'), c('env -C src ls', 'allow'), c('git log -p -- src/main.ts', 'allow'), c('cat README.md 2>/dev/null | head -5', 'allow')],
   // An unknown program (it asks) given a path the policy denies: nothing says it does not read it, so deny, in every mode.
   unknownReaders: [c('base64 .env', 'deny'), c('xz -c .env', 'deny'), c('mytool --config=.env', 'deny', 'an option value'), c('mytool ~/.ssh/id_rsa', 'deny'), c('less .env', 'deny', 'a pager'),
     c('python3 script.py .env', 'deny', 'an interpreter script argument'), c('timeout 5 base64 .env', 'deny', 'through a wrapper'), c('mytool src/main.ts', 'ask'), c('base64 README.md', 'ask')],

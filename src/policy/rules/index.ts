@@ -185,12 +185,39 @@ function interpreterRule(c: SimpleCommand, ctx: RuleContext): PolicyDecision | n
   if (a.some((x) => inline.includes(x) || inline.some((o) => o.startsWith('--') && x.startsWith(`${o}=`)) || (o1(x) && inline.includes(o1(x)!)))) {
     return DENY(`${name} with inline code (${inline.join(', ')}) runs arbitrary code`, 'command:inline-interpreter');
   }
-  if (a.length === 0) return DENY(`${name} with no script reads code from stdin`, 'command:inline-interpreter');
   if (/^python/.test(name) && a[0] === '-m' && a[1] === 'pip') return ASK('pip changes installed packages', 'command:package-install');
-  const script = c.args.find((w) => !w.text.startsWith('-'));
+  const family = /^python/.test(name) ? 'python' : name === 'nodejs' ? 'node' : name;
+  const module = /^python/.test(name) && a.includes('-m');
+  const script = module ? null : scriptOf(c.args, INTERPRETER_VALUE_OPTS[family] ?? []);
+  if (!module && (!script || readsStdin(script.text))) return DENY(`${name} without a script file reads its program from stdin (or runs interactively)`, 'command:inline-interpreter');
   const paths = script ? ctx.checkPath(script, 'read') : ALLOW('', '');
   return strictest(ASK(`${name} runs a program from the project`, `command:run-script:${name}`), paths);
 }
+
+/** Options of interpreters and shells that take the next word as their value (so it is not the script). */
+const INTERPRETER_VALUE_OPTS: Record<string, string[]> = {
+  python: ['-W', '-X', '-Q', '--check-hash-based-pycs'],
+  node: ['-C', '--conditions', '--title', '--input-type', '--env-file', '--disable-warning', '--stack-trace-limit', '--inspect-port', '--watch-path'],
+  ruby: ['-I', '-r', '-C', '-E', '-K', '-F'],
+  php: ['-d', '-c', '-z', '-t', '-S'],
+  lua: ['-l'],
+  shell: ['-o', '+o', '-O', '+O', '--rcfile', '--init-file'],
+};
+
+/** The script an interpreter or shell runs: the first word that is neither an option nor an option's value. */
+function scriptOf(args: Word[], valueOpts: string[]): Word | null {
+  for (let i = 0; i < args.length; i++) {
+    const t = args[i].text;
+    if (t === '--') return args[i + 1] ?? null;
+    if (t === '-' || !/^[-+]./.test(t)) return args[i];
+    if (t === '-f' && args[i + 1]) return args[i + 1]; // php -f FILE
+    if (valueOpts.includes(t)) i++;
+  }
+  return null;
+}
+
+/** `-`, /dev/stdin and descriptor paths: the program comes from stdin. */
+const readsStdin = (p: string) => p === '-' || /^\/dev\/(stdin|fd\/)|^\/proc\/[^/]+\/fd\//.test(p);
 
 /** `-cfoo` style: the option letter of a short option cluster. */
 function o1(x: string): string | null {
@@ -247,8 +274,9 @@ function decideKnownOrAsk(c: SimpleCommand, ctx: RuleContext): PolicyDecision {
   if (PRIVILEGE.includes(name)) return DENY(`${name} changes privileges`, 'command:privilege');
   if (DESTRUCTIVE.includes(name) || /^mkfs\./.test(name)) return DENY(`${name} is a system-level or destructive operation`, 'command:destructive');
   if (SHELLS.includes(name)) {
-    if (c.args.length === 0 || c.args.some((a) => /^-[a-zA-Z]*c/.test(a.text) || a.text === '-s')) return DENY(`${name} -c and a shell reading stdin run arbitrary code`, 'command:inline-interpreter');
-    return strictest(ASK(`${name} runs a shell script`, 'command:run-script:shell'), ctx.checkPath(c.args.find((a) => !a.text.startsWith('-'))!, 'read'));
+    const script = scriptOf(c.args, INTERPRETER_VALUE_OPTS.shell);
+    if (!script || readsStdin(script.text) || c.args.some((a) => /^-[a-zA-Z]*c/.test(a.text) || a.text === '-s')) return DENY(`${name} -c and a shell reading stdin run arbitrary code`, 'command:inline-interpreter');
+    return strictest(ASK(`${name} runs a shell script`, 'command:run-script:shell'), ctx.checkPath(script, 'read'));
   }
   if (SHELL_BUILTINS_DENY.includes(name)) return DENY(`${name} runs code that cannot be checked in advance`, 'command:inline-interpreter');
   if (ENV_DUMPS.includes(name)) {
