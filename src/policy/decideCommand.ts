@@ -441,6 +441,9 @@ function decideSimple(cmd: SimpleCommand, state: WalkState, ctx: CommandPolicyCo
     },
   };
   let d = decideSimpleCommand(cmd, rctx);
+  // bash expands an unquoted glob anywhere, also where the rules expect a pattern or a filter (`jq .*`
+  // becomes `jq .env .env.local`): the files it matches become arguments, so each is judged as a read.
+  if (!DATA_ONLY.has(cmd.name)) for (const a of cmd.args) if (a.glob && a.literal) d = strictest(d, checkWord(a, 'read', state, ctx));
   if (cmd.assignments.length) d = strictest(d, ASK(`sets ${cmd.assignments.map((a) => a.name).join(', ')} for the command`, 'command:env-prefix'));
   if (SETS_VARIABLES.has(cmd.name) || (cmd.name === 'printf' && cmd.args.some((a) => a.text.startsWith('-v')))) state.assigned = true;
   const computed = cmd.args.filter((a) => !a.literal && (a.substitutions.length > 0 || (state.assigned && /\$/.test(a.text))));
