@@ -83,7 +83,7 @@ export const GTFO: Record<string, SbCase[]> = {
   // Ordinary work through the paths above that must stay unasked.
   ordinary: [c('[ -d src ] && ls src', 'allow'), c('test -f package.json && cat package.json', 'allow'), c('cd src && ls && cd ..', 'allow'), c('env -C src ls', 'allow'), c('git log -p -- src/main.ts', 'allow'), c('cat README.md 2>/dev/null | head -5', 'allow')],
   // An unquoted glob where a rule expects a pattern is still expanded by bash: the matched files become arguments.
-  globsAsArguments: [c('jq .e*', 'deny', 'jq .env .env.local: the filter is .env, the rest are files'), c('grep -e .e* README.md', 'deny'), c('find . -name *.ts', 'allow'), c('echo .e*', 'allow', 'echo only prints the names')],
+  globsAsArguments: [c('jq .e*', 'deny', 'jq .env .env.local: the filter is .env, the rest are files'), c('git diff .env', 'deny', 'git takes an existing name as a path'), c('git log HEAD~1..HEAD', 'allow'), c('grep -e .e* README.md', 'deny'), c('find . -name *.ts', 'allow'), c('echo .e*', 'allow', 'echo only prints the names')],
   // An unknown program (it asks) given a path the policy denies: nothing says it does not read it, so deny, in every mode.
   unknownReaders: [c('base64 .env', 'deny'), c('xz -c .env', 'deny'), c('mytool --config=.env', 'deny', 'an option value'), c('mytool ~/.ssh/id_rsa', 'deny'), c('less .env', 'deny', 'a pager'),
     c('python3 script.py .env', 'deny', 'an interpreter script argument'), c('timeout 5 base64 .env', 'deny', 'through a wrapper'), c('mytool src/main.ts', 'ask'), c('base64 README.md', 'ask')],

@@ -35,8 +35,8 @@ const LOG: Record<string, Opt> = {
 };
 const HELP: Record<string, Opt> = { '-h': {}, '--help': { e: 'exec', why: '--help opens the manual in a pager or browser' } };
 
-/** Operands of log-like commands: revisions, `rev:path`, and paths after `--` or that look like paths. */
-function revsAndPaths(extraPaths = false) {
+/** Operands of log-like commands: `rev:path` reads that path; every other operand may be a path (git decides by what exists). */
+function revsAndPaths() {
   return (ops: Word[]): { word: Word; effect: Effect; why?: string }[] =>
     ops.flatMap((w) => {
       const t = w.text;
@@ -46,24 +46,25 @@ function revsAndPaths(extraPaths = false) {
         if (p) return [{ word: word(w, p.startsWith('./') || p.startsWith('../') ? p : p), effect: 'read' as Effect, why: `${t} reads a file's content from the repository` }];
         return [];
       }
-      if (extraPaths || /^(\/|\.\.?(\/|$)|~)/.test(t) || w.glob) return [{ word: w, effect: 'read' as Effect }];
-      return [];
+      // git takes a name that exists in the work tree as a path (`git diff .env`): every operand is judged as one;
+      // a revision such as HEAD~1 or main..topic names no file and passes.
+      return [{ word: w, effect: 'read' as Effect }];
     });
 }
 
 const sub = (id: string, opts: Record<string, Opt>, extra: Partial<Model> = {}): Model => ({ id: `git-${id}`, opts: { ...HELP, ...EXEC_OPTS, ...opts }, operands: revsAndPaths(), numeric: true, ...extra });
 
 const MODELS: Record<string, Model> = {
-  status: sub('status', { ...flags('sbvuz', '--short', '--branch', '--porcelain', '--long', '--verbose', '--show-stash', '--ahead-behind', '--no-ahead-behind', '--renames', '--no-renames', '--null', '--column', '--no-column'), '--porcelain': { v: 'attached' }, '--untracked-files': { v: 'attached' }, '-u': { v: 'attached' }, '--ignored': { v: 'attached' }, '--ignore-submodules': { v: 'attached' }, '--find-renames': { v: 'attached' } }, { operands: revsAndPaths(true) }),
+  status: sub('status', { ...flags('sbvuz', '--short', '--branch', '--porcelain', '--long', '--verbose', '--show-stash', '--ahead-behind', '--no-ahead-behind', '--renames', '--no-renames', '--null', '--column', '--no-column'), '--porcelain': { v: 'attached' }, '--untracked-files': { v: 'attached' }, '-u': { v: 'attached' }, '--ignored': { v: 'attached' }, '--ignore-submodules': { v: 'attached' }, '--find-renames': { v: 'attached' } }, { operands: revsAndPaths() }),
   diff: sub('diff', DIFF, { operands: (ops, p) => (p.opts.has('--no-index') ? ops.map((w) => ({ word: w, effect: 'read' as Effect })) : revsAndPaths()(ops)) }),
   log: sub('log', LOG),
   show: sub('show', LOG),
   shortlog: sub('shortlog', { ...LOG, ...flags('nse', '--numbered', '--summary', '--email'), ...values('-w', '--group') }),
   reflog: sub('reflog', LOG),
   'rev-parse': sub('rev-parse', { ...flags('q', '--verify', '--quiet', '--short', '--abbrev-ref', '--symbolic', '--symbolic-full-name', '--show-toplevel', '--show-prefix', '--show-cdup', '--git-dir', '--absolute-git-dir', '--git-common-dir', '--is-inside-work-tree', '--is-inside-git-dir', '--is-bare-repository', '--is-shallow-repository', '--all', '--branches', '--tags', '--remotes', '--show-object-format', '--show-superproject-working-tree', '--local-env-vars', '--revs-only', '--no-revs', '--flags', '--no-flags', '--default', '--sq', '--not'), '--short': { v: 'attached' }, ...values('--since', '--until', '--prefix', '--path-format', '--git-path') }),
-  'ls-files': sub('ls-files', { ...flags('cdmoiskuvfftz', '--cached', '--deleted', '--modified', '--others', '--ignored', '--stage', '--killed', '--unmerged', '--directory', '--no-empty-directory', '--eol', '--deduplicate', '--full-name', '--recurse-submodules', '--error-unmatch', '--exclude-standard', '--debug', '--sparse', '--resolve-undo'), ...values('-x|--exclude', '--with-tree', '--abbrev', '--format'), '-X|--exclude-from': { v: true, e: 'read' }, '--exclude-per-directory': { v: true } }, { operands: revsAndPaths(true) }),
+  'ls-files': sub('ls-files', { ...flags('cdmoiskuvfftz', '--cached', '--deleted', '--modified', '--others', '--ignored', '--stage', '--killed', '--unmerged', '--directory', '--no-empty-directory', '--eol', '--deduplicate', '--full-name', '--recurse-submodules', '--error-unmatch', '--exclude-standard', '--debug', '--sparse', '--resolve-undo'), ...values('-x|--exclude', '--with-tree', '--abbrev', '--format'), '-X|--exclude-from': { v: true, e: 'read' }, '--exclude-per-directory': { v: true } }, { operands: revsAndPaths() }),
   'ls-tree': sub('ls-tree', { ...flags('drtlz', '--long', '--name-only', '--name-status', '--object-only', '--full-name', '--full-tree'), ...values('--abbrev', '--format') }),
-  blame: sub('blame', { ...flags('bcefhlnpstw', '--root', '--show-stats', '--score-debug', '--show-name', '--show-number', '--show-email', '--porcelain', '--line-porcelain', '--incremental', '--progress', '--minimal'), ...values('-L', '--since', '-M', '-C', '--abbrev', '--ignore-rev', '--date', '--encoding'), '-S': { v: true, e: 'read' }, '--contents': { v: true, e: 'read' }, '--ignore-revs-file': { v: true, e: 'read' }, '-M': { v: 'attached' }, '-C': { v: 'attached' } }, { operands: revsAndPaths(true) }),
+  blame: sub('blame', { ...flags('bcefhlnpstw', '--root', '--show-stats', '--score-debug', '--show-name', '--show-number', '--show-email', '--porcelain', '--line-porcelain', '--incremental', '--progress', '--minimal'), ...values('-L', '--since', '-M', '-C', '--abbrev', '--ignore-rev', '--date', '--encoding'), '-S': { v: true, e: 'read' }, '--contents': { v: true, e: 'read' }, '--ignore-revs-file': { v: true, e: 'read' }, '-M': { v: 'attached' }, '-C': { v: 'attached' } }, { operands: revsAndPaths() }),
   describe: sub('describe', { ...flags('', '--all', '--tags', '--long', '--always', '--exact-match', '--first-parent', '--contains', '--debug'), ...values('--abbrev', '--candidates', '--match', '--exclude', '--dirty', '--broken') }),
   'show-ref': sub('show-ref', { ...flags('sdq', '--head', '--heads', '--tags', '--branches', '--dereference', '--quiet', '--verify', '--exists', '--exclude-existing'), '--hash': { v: 'attached' }, '--abbrev': { v: 'attached' } }),
   'cat-file': sub('cat-file', { ...flags('tspe', '--batch-all-objects', '--buffer', '--follow-symlinks', '--unordered', '--allow-unknown-type', '--mailmap', '--use-mailmap', '-Z'), '--batch': { v: 'attached' }, '--batch-check': { v: 'attached' }, '--filters': { e: 'exec', why: '--filters runs the configured filter programs' }, '--path': { v: true } }),
