@@ -21,6 +21,7 @@ export function awkProgramDanger(program: string): string | null {
   if (/@load|@include|\bextension\s*\(/.test(c)) return 'it loads code';
   if (/@[A-Za-z_]/.test(c)) return 'an indirect call (@name) can call system()';
   if (/\bENVIRON\b/.test(c)) return 'ENVIRON reads the environment (secrets included), as env would print it';
+  if (/\bARG[VC]\b/.test(c)) return 'ARGV and ARGC decide which files awk reads after BEGIN';
   return null;
 }
 
@@ -67,6 +68,9 @@ export const awk = (id: string): Model => ({
       if (danger) d = strictest(d, DENY(`the ${id} program can run commands or touch files: ${danger}`, `command:exec:${id}`));
     }
     if (p.opts.has('-W')) d = strictest(d, ASK(`${id} -W options are not modelled`, `command:unknown-option:${id}`));
+    // `-v ARGC=…` or an ARGV=… operand changes which files it reads, like ARGV in the program.
+    const assigned = [...(p.values.get('-v') ?? []), ...p.operands.slice(1)].find((w) => /^ARG[VC]\b/.test(w.text));
+    if (assigned) d = strictest(d, DENY(`${id}: ${assigned.text} changes which files it reads`, `command:exec:${id}`));
     return d;
   },
 });
