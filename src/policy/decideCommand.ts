@@ -12,6 +12,7 @@ import { decideSimpleCommand, type RuleContext, type SimpleCommand } from './rul
 import { deniedUnder } from './deniedPaths.js';
 import { trackedDeniedPaths } from './trackedDenied.js';
 import { isInside } from '../sandbox/resolvePath.js';
+import { joinsWords, matchesDotEntry } from './bashQuirks.js';
 import { ALLOW, ASK, DENY, strictest, type PolicyDecision } from './types.js';
 import type { PermissionRules } from './permissions.js';
 import { matchCommandRules, matchPathRules } from './permissions.js';
@@ -77,17 +78,6 @@ export function decideCommand(command: string, ctx: CommandPolicyContext): Polic
   } finally {
     tree.delete();
   }
-}
-
-/** A line continuation (an odd run of backslashes, then a newline) with no blank on either side. */
-function joinsWords(command: string): boolean {
-  for (const m of command.matchAll(/\\+\n/g)) {
-    const run = m[0].length - 1;
-    const before = command[m.index - 1];
-    const after = command[m.index + m[0].length];
-    if (run % 2 === 1 && before !== undefined && /\S/.test(before) && after !== undefined && /\S/.test(after)) return true;
-  }
-  return false;
 }
 
 function walkAll(nodes: (Node | null)[], state: WalkState, ctx: CommandPolicyContext): PolicyDecision {
@@ -219,7 +209,7 @@ const cwdsOf = (state: WalkState): string[] => [state.cwd, ...(state.alt ?? [])]
 
 /** Path-checks a word from every directory the shell may be in. */
 function checkWord(w: Word, intent: PathIntent, state: WalkState, ctx: CommandPolicyContext): PolicyDecision {
-  return cwdsOf(state).reduce<PolicyDecision | null>((d, cwd) => (d ? strictest(d, checkWordAt(w, intent, cwd, ctx)) : checkWordAt(w, intent, cwd, ctx)), null)!;
+  return cwdsOf(state).map((cwd) => checkWordAt(w, intent, cwd, ctx)).reduce(strictest);
 }
 
 /** Path-checks a word: literal paths directly, globs by their matches, unknown values ask. */
@@ -252,7 +242,7 @@ function withSettings(d: PolicyDecision & { real?: string }, intent: PathIntent,
 /** A tree read recursively: denied paths below it can only be hidden by the sandbox. With `linksOut`
  * (a listing that follows symlinks), only the symlinks below that lead out of the project count. */
 function checkRecursive(w: Word, opts: { hidden: boolean; linksOut: boolean }, state: WalkState, ctx: CommandPolicyContext): PolicyDecision {
-  return cwdsOf(state).reduce<PolicyDecision | null>((d, cwd) => (d ? strictest(d, checkRecursiveAt(w, opts, cwd, ctx)) : checkRecursiveAt(w, opts, cwd, ctx)), null)!;
+  return cwdsOf(state).map((cwd) => checkRecursiveAt(w, opts, cwd, ctx)).reduce(strictest);
 }
 
 function checkRecursiveAt(w: Word, opts: { hidden: boolean; linksOut: boolean }, cwd: string, ctx: CommandPolicyContext): PolicyDecision {
@@ -357,58 +347,6 @@ function decideCd(args: Word[], state: WalkState, ctx: CommandPolicyContext): Po
   return ALLOW('cd inside the project', 'command:cd');
 }
 
-const POSIX_CLASSES: Record<string, string> = {
-  alpha: 'a-zA-Z', digit: '0-9', alnum: 'a-zA-Z0-9', upper: 'A-Z', lower: 'a-z', space: '\\s', blank: ' \\t', xdigit: '0-9A-Fa-f',
-  punct: '!-\\/:-@\\[-`{-~', graph: '!-~', print: ' -~', cntrl: '\\x00-\\x1f', word: '\\w',
-};
-
-/** Can this one-segment bash glob match `.` or `..` (as bash without globskipdots lets it)? */
-function matchesDotEntry(seg: string): boolean {
-  // Without dotglob a leading dot is never matched by * or ?: the pattern must start with it.
-  if (!seg.startsWith('.') && !seg.startsWith('[') && !seg.startsWith('\\.')) return false;
-  let re = '';
-  for (let i = 0; i < seg.length; i++) {
-    const ch = seg[i];
-    if (ch === '\\' && i + 1 < seg.length) re += `\\${seg[++i]}`;
-    else if (ch === '*') re += '.*';
-    else if (ch === '?') re += '.';
-    else if (ch === '[') {
-      const end = bracketEnd(seg, i);
-      if (end < 0) {
-        re += '\\[';
-        continue;
-      }
-      let body = seg.slice(i + 1, end);
-      const negate = body.startsWith('!') || body.startsWith('^');
-      if (negate) body = body.slice(1);
-      body = body.replace(/\[:(\w+):\]/g, (_, n: string) => POSIX_CLASSES[n] ?? '').replace(/[\\\]]/g, '\\$&');
-      re += `[${negate ? '^' : ''}${body}]`;
-      i = end;
-    } else re += ch.replace(/[.+^${}()|]/g, '\\$&');
-  }
-  try {
-    const r = new RegExp(`^${re}$`);
-    return r.test('.') || r.test('..');
-  } catch {
-    return true;
-  }
-}
-
-/** Where the bracket expression opened at `open` closes (a leading ] and [:class:] parts included), or -1. */
-function bracketEnd(seg: string, open: number): number {
-  let j = open + 1;
-  if (seg[j] === '!' || seg[j] === '^') j++;
-  if (seg[j] === ']') j++;
-  for (; j < seg.length; j++) {
-    if (seg[j] === '[' && seg[j + 1] === ':') {
-      const close = seg.indexOf(':]', j + 2);
-      if (close < 0) return -1;
-      j = close + 1;
-    } else if (seg[j] === ']') return j;
-  }
-  return -1;
-}
-
 function isDirectory(p: string): boolean {
   try {
     return fs.statSync(p).isDirectory();
@@ -419,10 +357,13 @@ function isDirectory(p: string): boolean {
 
 function decideSimple(cmd: SimpleCommand, state: WalkState, ctx: CommandPolicyContext): PolicyDecision {
   const structural: PolicyDecision[] = [];
+  /** Words a rule already judged as paths (their globs need not be expanded again below). */
+  const checked = new Set<string>();
   const rctx: RuleContext = {
     headless: ctx.headless,
     sandboxed: ctx.sandboxed,
     checkPath: (w, intent) => {
+      checked.add(w.text);
       const r = checkWord(w, intent, state, ctx);
       if (STRUCTURAL.test(r.rule) && r.decision !== 'allow') structural.push(r);
       return r;
@@ -443,7 +384,7 @@ function decideSimple(cmd: SimpleCommand, state: WalkState, ctx: CommandPolicyCo
   let d = decideSimpleCommand(cmd, rctx);
   // bash expands an unquoted glob anywhere, also where the rules expect a pattern or a filter (`jq .*`
   // becomes `jq .env .env.local`): the files it matches become arguments, so each is judged as a read.
-  if (!DATA_ONLY.has(cmd.name)) for (const a of cmd.args) if (a.glob && a.literal) d = strictest(d, checkWord(a, 'read', state, ctx));
+  if (!DATA_ONLY.has(cmd.name)) for (const a of cmd.args) if (a.glob && a.literal && !checked.has(a.text)) d = strictest(d, checkWord(a, 'read', state, ctx));
   if (cmd.assignments.length) d = strictest(d, ASK(`sets ${cmd.assignments.map((a) => a.name).join(', ')} for the command`, 'command:env-prefix'));
   if (SETS_VARIABLES.has(cmd.name) || (cmd.name === 'printf' && cmd.args.some((a) => a.text.startsWith('-v')))) state.assigned = true;
   const computed = cmd.args.filter((a) => !a.literal && (a.substitutions.length > 0 || (state.assigned && /\$/.test(a.text))));

@@ -157,23 +157,22 @@ function printsContents(subName: string, t: string[]): boolean {
 }
 
 /**
- * Paths after `--` are read like any path. A command that prints contents from git's objects, in a
- * repository that tracks files the policy denies, asks unless its paths after `--` leave them all out:
- * neither the path check nor the sandbox sees inside git's objects.
+ * A command that prints contents from git's objects, in a repository that tracks files the policy
+ * denies, asks unless its paths after `--` leave them all out: neither the path check nor the sandbox
+ * sees inside git's objects. (The paths themselves are judged with the other operands, by revsAndPaths.)
+ * A pathspec narrows only when it is a plain name: git matches `*.ts`, `:(glob)…` and `:!x` itself.
  */
-// A pathspec narrows only when it is a plain name: git matches `*.ts`, `:(glob)…` and `:!x` itself.
 function guardObjects(subName: string, args: Word[], ctx: RuleContext): PolicyDecision {
   const dd = args.findIndex((a) => a.text === '--');
   const specs = dd >= 0 ? args.slice(dd + 1) : [];
-  let d = ALLOW('no paths after --', 'command:paths');
-  for (const w of specs) d = strictest(d, decideEffect(`git-${subName}`, 'read', w, 'a path after --', ctx));
-  if (d.decision === 'deny' || !printsContents(subName, (dd >= 0 ? args.slice(0, dd) : args).map((a) => a.text))) return d;
+  const d = ALLOW('prints no contents from git objects', 'command:paths');
+  if (!printsContents(subName, (dd >= 0 ? args.slice(0, dd) : args).map((a) => a.text))) return d;
   const tracked = ctx.trackedDenied();
   if (!tracked.length) return d;
   const narrowed = specs.length > 0 && specs.every((w) => w.literal && !/[*?[]/.test(w.text) && !w.text.startsWith(':')) && !tracked.some((t) => specs.some((w) => covers(w.text, t)));
   if (narrowed) return d;
   const example = tracked[0].split('/').slice(-2).join('/');
-  return strictest(d, ASK(`git ${subName} can print the contents of the ${tracked.length} tracked file(s) the policy denies (e.g. ${example}); name the paths you need after -- to leave them out`, 'command:recursive-denied:git'));
+  return ASK(`git ${subName} can print the contents of the ${tracked.length} tracked file(s) the policy denies (e.g. ${example}); name the paths you need after -- to leave them out`, 'command:recursive-denied:git');
 }
 
 /** Does the pathspec (relative to the project, or absolute) name the tracked file or a folder above it? */

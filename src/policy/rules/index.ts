@@ -88,10 +88,7 @@ export function checkPathArgs(args: Word[], intent: PathIntent, ctx: RuleContext
     }
     if (!afterDashDash && a.text.startsWith('-')) {
       const eq = a.text.indexOf('=');
-      if (eq > 0) {
-        const v = a.text.slice(eq + 1);
-        if (/^[~./]/.test(v) || v.includes('/')) d = strictest(d, ctx.checkPath({ ...a, text: v }, intent));
-      }
+      if (eq > 0 && eq < a.text.length - 1) d = strictest(d, ctx.checkPath({ ...a, text: a.text.slice(eq + 1) }, intent));
       continue;
     }
     if (!skipped) {
@@ -224,26 +221,13 @@ function o1(x: string): string | null {
   return /^-[a-zA-Z]./.test(x) && !x.startsWith('--') ? x.slice(0, 2) : null;
 }
 
-/**
- * For commands devx has no model of (they ask): an argument naming a path the policy denies reading is
- * denied, in every mode, since nothing says the program does not read it (`base64 .env`, `mytool ~/.ssh/id_rsa`).
- */
-function deniedArgument(c: SimpleCommand, ctx: RuleContext): PolicyDecision | null {
-  for (const a of c.args) {
-    if (!a.literal) continue;
-    const eq = a.text.startsWith('-') ? a.text.indexOf('=') : -1;
-    if (a.text.startsWith('-') && eq < 0) continue;
-    const text = eq >= 0 ? a.text.slice(eq + 1) : a.text;
-    if (!text) continue;
-    const d = ctx.checkPath({ ...a, text }, 'read');
-    if (d.decision === 'deny') return d;
-  }
-  return null;
-}
-
 export function decideSimpleCommand(c: SimpleCommand, ctx: RuleContext): PolicyDecision {
   const d = decideKnownOrAsk(c, ctx);
-  return d.decision === 'ask' && !MODELED.has(base(c.name)) ? (deniedArgument(c, ctx) ?? d) : d;
+  if (d.decision !== 'ask' || MODELED.has(base(c.name))) return d;
+  // A command devx has no model of asks; an argument naming a path the policy denies reading is denied, in
+  // every mode, since nothing says the program does not read it (`base64 .env`, `mytool ~/.ssh/id_rsa`).
+  const paths = checkPathArgs(c.args, 'read', ctx);
+  return paths.decision === 'deny' ? paths : d;
 }
 
 /** Commands whose arguments the rules already judge one by one (their asks are about something else). */
