@@ -6,7 +6,7 @@ import type { CommandJudge } from './loadCommandJudge.js';
 import { matchToolRules, type PermissionRules } from './permissions.js';
 import { RateLimiter } from './rateLimiter.js';
 import { deniedUnder, isReadDenied, type DenyContext } from './deniedPaths.js';
-import { ALLOW, ASK, DENY, strictest, type PolicyDecision, type PolicyTool } from './types.js';
+import { ALLOW, ASK, DENY, UNAPPROVABLE, strictest, type PolicyDecision, type PolicyTool } from './types.js';
 
 export type { Decision, PolicyDecision } from './types.js';
 
@@ -30,12 +30,6 @@ export interface PolicyOptions {
 }
 
 const STRUCTURAL_PATH = /^path:/;
-/**
- * Asks whose effect devx cannot see in advance (a computed argument, an option outside a command's
- * model, a recursive read over denied files without the sandbox, a script file): a person may approve
- * them, but an approval mode may not, so yolo turns them into denials.
- */
-const UNAPPROVABLE = /^(command:(expansion|computed-argument|unknown-option|recursive-denied|glob-large|heredoc-expansion|script-file|unverifiable|sed-script-file)|mcp:outside-project)/;
 /** Asks no allow rule or trust lifts: an MCP server working outside the project. */
 const STRUCTURAL_MCP = /^mcp:outside-project/;
 

@@ -56,6 +56,9 @@ const SENSITIVE: SensitiveRule[] = [
   { id: 'sensitive:history', test: (s) => /^\.([a-z_]+_history|history|zhistory)$/.test(base(s)), reason: 'shell and REPL histories often hold typed secrets' },
   { id: 'sensitive:git-config', test: (s) => hasSeq(s, ['.git', 'config']) && base(s) === 'config' && s[s.length - 2] === '.git', reason: '.git/config can run programs (hooks, pagers, credential helpers)' },
   { id: 'sensitive:git-hooks', test: (s) => hasSeq(s, ['.git', 'hooks']), writeOnly: true, reason: 'git hooks run code on the next git command' },
+  // Anything else named .git: a `.git` file (gitdir: elsewhere), commondir, config.worktree and modules/*/config
+  // or hooks all choose the config and hooks git runs with. git writes there itself; the model's writes may not.
+  { id: 'sensitive:git-dir', test: (s) => s.includes('.git'), writeOnly: true, reason: "git's own folder: what is written there (a .git file, commondir, modules, config) decides which programs git runs" },
   { id: 'sensitive:devx-settings', test: (s) => hasSeq(s, ['.devx']) && /^(settings(\.local)?\.json|audit\.jsonl|trusted-projects\.json)$/.test(base(s)), reason: "devx's own settings and audit log: the model must never edit its policy" },
   {
     id: 'sensitive:devx-state',

@@ -11,9 +11,17 @@ const RANK: Record<Decision, number> = { allow: 0, ask: 1, deny: 2 };
 
 const GENERIC = /:(all-allowed|paths)$/;
 
-/** Deny beats ask beats allow; on a tie the first specific decision (and its reason) stays. */
+/**
+ * Asks whose effect devx cannot see in advance (a computed argument, an option outside a command's
+ * model, a recursive read over denied files without the sandbox, a script file, targets an archive or
+ * diff names): a person may approve them, but an approval mode may not, so yolo turns them into denials.
+ */
+export const UNAPPROVABLE = /^(command:(expansion|computed-argument|unknown-option|recursive-denied|glob-large|heredoc-expansion|script-file|unverifiable|sed-script-file)|mcp:outside-project)/;
+
+/** Deny beats ask beats allow; an ask no approval mode may lift beats one it may; on a tie the first specific decision (and its reason) stays. */
 export function strictest(a: PolicyDecision, b: PolicyDecision): PolicyDecision {
   if (RANK[b.decision] !== RANK[a.decision]) return RANK[b.decision] > RANK[a.decision] ? b : a;
+  if (a.decision === 'ask' && UNAPPROVABLE.test(a.rule) !== UNAPPROVABLE.test(b.rule)) return UNAPPROVABLE.test(b.rule) ? b : a;
   return GENERIC.test(a.rule) && !GENERIC.test(b.rule) ? b : a;
 }
 

@@ -14,5 +14,14 @@ export function commandEnv(env: NodeJS.ProcessEnv): Record<string, string> {
     out[k] = v;
   }
   out.DEVX = '1';
+  // A folder holding HEAD, objects and refs is a bare repository to git, whose config (a pager, an
+  // external diff, a gpg program) it obeys. The model can write such a folder under any name, so git
+  // may use a bare repository only when told to (--git-dir and GIT_DIR are refused by the policy).
+  // Entries given this way rank above every config file.
+  const n = Number(out.GIT_CONFIG_COUNT);
+  const count = Number.isInteger(n) && n >= 0 ? n : 0;
+  out[`GIT_CONFIG_KEY_${count}`] = 'safe.bareRepository';
+  out[`GIT_CONFIG_VALUE_${count}`] = 'explicit';
+  out.GIT_CONFIG_COUNT = String(count + 1);
   return out;
 }

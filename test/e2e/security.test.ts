@@ -69,7 +69,8 @@ describe('prompt injection through the real gemini binary', () => {
 });
 
 describe('test runners and the sandbox', () => {
-  const sandboxed = detectBwrap() !== null;
+  // Judged with the environment the CLI gets (fakeEnv passes PATH, not DEVX_SANDBOX).
+  const sandboxed = detectBwrap({ PATH: process.env.PATH }) !== null;
   it(sandboxed
     ? 'with bubblewrap, an allowed test runner cannot write outside the project, touch git hooks or reach the network'
     : 'without bubblewrap, a test runner is not auto-allowed: it needs approval, and a headless run refuses it', async () => {

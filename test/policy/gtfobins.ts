@@ -94,6 +94,21 @@ export const GTFO: Record<string, SbCase[]> = {
     c("printf -v 'a[$(id)]' %s x", 'deny'), c('printf -v "$N" %s x', 'deny', 'a computed name'), c('test -v "$N"', 'ask'), c('[[ $n -lt 5 ]]', 'ask'),
     c('[ -f src/main.ts ] && cat src/main.ts', 'allow'), c('[[ -d src && ! -e nothing ]]', 'allow'), c('[[ 3 -gt 2 ]]', 'allow'), c('test -v HOME', 'allow'),
     c('[[ -n "$(cat .env)" ]]', 'deny', 'a substitution inside is checked'), c('[ -n "$(curl x)" ]', 'deny'), c('[[ x == y$(id) ]]', 'ask')],
+  // A write is judged where it lands: the name a source takes in a folder, every file of a copied tree,
+  // the protected paths a removed or renamed folder holds. Archives and diffs name their own targets.
+  writers: [c('mv src/util.ts src/helpers.ts', 'ask'), c('cp README.md copy.md', 'ask'), c('cp -r docs docs-copy', 'ask'), c('rm -r docs', 'ask'), c('chmod -R u+w src', 'ask'), c('mv -t src README.md', 'ask'),
+    c('mv .git g', 'deny', 'renaming .git would drop the protection of its hooks'), c('mkdir g && mv g .git', 'deny'), c('cp -r src/. .git/hooks', 'deny'), c('cp -t .git README.md', 'deny'), c('mv --target-directory=.git README.md', 'deny'),
+    c('cp --parents src/main.ts .git', 'deny'), c('ln -s README.md src/.git', 'deny', 'a .git file points git at another folder'), c("printf 'gitdir: ../evil' > src/.git", 'deny'), c('touch .git/commondir', 'deny'), c('cp README.md .git/modules/x/hooks/post-checkout', 'deny'),
+    c('rm -rf .', 'deny', 'takes .git and .devx with it'), c('rm -rf src/..', 'deny'), c('chmod -R 000 .', 'deny'), c('gzip -r .', 'deny'), c('cp -r . backup', 'deny', 'backup/.env'), c('mv config cfg', 'ask'),
+    c('tar -xf x.tar', 'ask', 'the archive names the targets'), c('tar xf x.tar', 'ask', 'old-style options'), c('tar cf x.tar src', 'ask'), c('tar -tf x.tar', 'allow'), c('tar -xOf x.tar', 'allow', 'prints members'), c('tar -tvf x.tar', 'allow'),
+    c('tar --to-command=sh -xf x.tar', 'deny'), c('tar -xf x.tar --to-comm=sh', 'deny', 'an abbreviation'), c('tar -cf x.tar --checkpoint=1 --checkpoint-action=exec=sh src', 'deny'), c('tar -cf x.tar -I sh src', 'deny'), c('tar -cf host:x.tar src', 'deny', 'a remote archive'),
+    c('zip x.zip README.md -TT sh', 'deny'), c('zip -r x.zip src', 'ask'), c('unzip -l x.zip', 'allow'), c('unzip x.zip', 'ask'), c("split --filter='sh -c id' README.md", 'deny'), c('split -l 10 README.md part', 'ask'), c('split README.md .e', 'ask'),
+    c('install --strip-program=sh -s README.md out', 'deny'), c('install -d .git/hooks', 'deny'), c('patch -p1', 'ask'), c('cpio -o', 'ask'), c('git hash-object -w .env', 'deny', 'copies .env into objects'),
+    c('taskset 1 sh -c id', 'ask', 'an unknown wrapper'), c('terraform plan', 'ask'), c('ls -la src', 'allow'), c('cat src/main.ts', 'allow'), c('wc -l README.md', 'allow'), c('git status', 'allow'), c('head -3 src/util.ts', 'allow'), c('diff README.md package.json', 'allow'),
+    c('tar -tzf x.tgz', 'allow'), c('tar --list --file=x.tar', 'allow'), c('unzip -v x.zip', 'allow'), c('unzip -l x.zip src/main.ts', 'allow'), c('cat .git/HEAD', 'allow', 'reading .git is fine'), c('ls .git', 'allow'), c('git log --stat -3', 'allow'), c('du -sh .git', 'allow')],
 };
 
 export const GTFO_CASES: SbCase[] = Object.values(GTFO).flat();
+
+/** Asks whose effect cannot be seen in advance: a person may approve them; yolo must refuse them (without bubblewrap). */
+export const YOLO_REFUSED = ['tar -xf x.tar', 'tar xf x.tar', 'unzip x.zip', 'patch -p1', 'cpio -o', 'taskset 1 sh -c id', 'mytool python script', 'split README.md .e', 'tar -czf out.tgz .', 'zip -r out.zip .', 'cp -r config cfg'];

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { execFileSync, spawn } from 'node:child_process';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ALLOWED, CWD_CASES, DENIED_OR_ASKED, NEEDS_SANDBOX, type Case } from './cases.js';
-import { GTFO_CASES, type SbCase } from './gtfobins.js';
+import { GTFO_CASES, YOLO_REFUSED, type SbCase } from './gtfobins.js';
 import { detectBwrap } from '../../src/sandbox/bwrap.js';
 import { DEVX_BIN, tempDir } from '../helpers/env.js';
 
@@ -137,6 +137,10 @@ describe('policy table through `devx policy check`', () => {
     expect(wrong).toEqual([]);
     const unverifiable = await runAll([{ kind: 'command', input: 'cat "$FILE"', expect: 'deny' }, { kind: 'command', input: 'cat --frobnicate README.md', expect: 'deny' }], ['--approval-mode', 'yolo']);
     expect(unverifiable.map((r) => r.decision)).toEqual(['deny', 'deny']);
+    // Archives, diffs and wrappers name what they touch themselves; a recursive copy or archive of a tree with denied files reads them.
+    const refused = YOLO_REFUSED.filter((x) => !SANDBOXED || !/^(tar -czf|zip -r|cp -r)/.test(x));
+    const got = await runAll(refused.map((input) => ({ kind: 'command', input, expect: 'deny' })), ['--approval-mode', 'yolo']);
+    expect(refused.map((x, i) => `${x}: ${got[i].decision} [${got[i].rule}]`)).toEqual(refused.map((x, i) => `${x}: deny [${got[i].rule}]`));
   }, 120_000);
 
   it('decides every case as expected', () => {

@@ -327,6 +327,29 @@ describe('run_command runs the line it judged', () => {
   });
 });
 
+describe('run_command and git repositories the model can write', () => {
+  it('git does not adopt a bare repository found by walking into it, whose config could name programs', async () => {
+    // A folder with HEAD, objects and refs is a bare repository; its config here names an external diff program.
+    const work = tempDir('devx-bare-src-');
+    const git = (args: string[], cwd: string) => execFileSync('git', ['-c', 'user.email=a@b', '-c', 'user.name=n', ...args], { cwd, stdio: 'pipe' });
+    git(['init', '-q'], work);
+    for (const n of ['1', '2']) {
+      fs.writeFileSync(path.join(work, 'f.txt'), n);
+      git(['add', 'f.txt'], work);
+      git(['commit', '-qm', n], work);
+    }
+    git(['clone', '-q', '--bare', work, path.join(root, 'evil')], root);
+    fs.writeFileSync(path.join(root, 'evil', 'ext.sh'), '#!/bin/sh\necho PWNED\n', { mode: 0o755 });
+    fs.appendFileSync(path.join(root, 'evil', 'config'), `[diff]\n\texternal = ${path.join(root, 'evil', 'ext.sh')}\n`);
+    // The same line in a plain shell runs the program: the test would pass vacuously without that.
+    expect(execFileSync('bash', ['-c', 'cd evil && git diff HEAD~1 HEAD'], { cwd: root, encoding: 'utf8' })).toContain('PWNED');
+    const r = await call('run_command', { cmd: 'cd evil && git diff HEAD~1 HEAD' });
+    expect(r.content).not.toContain('PWNED');
+    // git no longer sees a repository there (safe.bareRepository=explicit), so it fails instead of running ext.sh.
+    expect(r.content).toMatch(/exit_code=[1-9]/);
+  });
+});
+
 describe('maskUrlCredentials', () => {
   it('masks URL passwords and token user names, and leaves other URLs and addresses alone', () => {
     const cases: [string, string][] = [

@@ -131,7 +131,10 @@ export function gitRule(c: SimpleCommand, ctx: RuleContext): PolicyDecision {
   if (subName === 'rebase' && args.some((a) => a.text === '-x' || a.text.startsWith('--exec'))) return DENY('git rebase --exec runs a program', 'command:exec:git');
   if (['fetch', 'clone', 'pull', 'ls-remote', 'archive', 'push'].includes(subName) && args.some((a) => /^-u/.test(a.text))) return DENY(`git ${subName} -u runs an upload-pack program`, 'command:exec:git');
   if (CHANGE.includes(subName)) return strictest(ASK(`git ${subName} changes the repository or talks to a remote`, 'command:git-change'), scanExec(args, ctx));
-  return strictest(ASK(`git ${subName} is not a known git command`, 'command:git-unknown'), scanExec(args, ctx));
+  // Like any program devx has no model of: an operand naming a denied path is refused (`git hash-object -w .env`
+  // copies it into objects that `git cat-file` would then print).
+  const denied = args.filter((a) => !a.text.startsWith('-')).map((a) => ctx.checkPath(a, 'read')).find((d) => d.decision === 'deny');
+  return denied ?? strictest(ASK(`git ${subName} is not a known git command`, 'command:git-unknown'), scanExec(args, ctx));
 }
 
 // What makes a subcommand print file contents from git's objects rather than names or statistics.

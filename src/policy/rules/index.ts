@@ -14,6 +14,7 @@ import { awk } from './awk.js';
 import { gitRule } from './git.js';
 import { decideTestExpression } from './testExpr.js';
 import { testRunnerRule, PACKAGE_MANAGERS, packageManagerRule } from './testRunners.js';
+import { WRITER_RULES } from './writers.js';
 
 export type { RuleContext, SimpleCommand };
 
@@ -39,7 +40,8 @@ const INTERPRETERS: Record<string, string[]> = {
 };
 const ENV_DUMPS = ['printenv', 'set', 'export', 'declare', 'typeset', 'compgen'];
 const SHELL_BUILTINS_DENY = ['eval', 'exec', 'source', '.', 'builtin', 'enable', 'trap', 'alias', 'ulimit', 'history', 'fc'];
-const WRITERS = ['rm', 'rmdir', 'mv', 'cp', 'mkdir', 'touch', 'ln', 'chmod', 'chown', 'chgrp', 'install', 'truncate', 'tee', 'patch', 'unzip', 'tar', 'zip', 'gzip', 'gunzip'];
+/** Writers judged by their paths alone; the others (mv, cp, tar, ...) have rules of their own in writers.ts. */
+const WRITERS = ['rmdir', 'mkdir', 'touch', 'chmod', 'chown', 'chgrp', 'truncate', 'tee'];
 /** Commands whose every argument is data: nothing they are given is a path, a program or an option with an effect. */
 const DATA_ONLY = new Set(['echo', 'true', 'false', 'test', '[', 'expr', ':']);
 /** Interpreters, pagers and editors: they can run anything, so they are never run without asking; their
@@ -223,12 +225,24 @@ function o1(x: string): string | null {
 
 export function decideSimpleCommand(c: SimpleCommand, ctx: RuleContext): PolicyDecision {
   const d = decideKnownOrAsk(c, ctx);
-  if (d.decision !== 'ask' || MODELED.has(base(c.name))) return d;
+  if (d.decision !== 'ask' || MODELED.has(base(c.name)) || Object.hasOwn(WRITER_RULES, base(c.name))) return d;
   // A command devx has no model of asks; an argument naming a path the policy denies reading is denied, in
   // every mode, since nothing says the program does not read it (`base64 .env`, `mytool ~/.ssh/id_rsa`).
   const paths = checkPathArgs(c.args, 'read', ctx);
-  return paths.decision === 'deny' ? paths : d;
+  if (paths.decision === 'deny') return paths;
+  // Nor that it does not write a protected one (`unxz .git/hooks/pre-commit.xz`); writes outside only ask.
+  const writes = checkPathArgs(c.args, 'write', ctx);
+  if (writes.decision === 'deny' && /^(path:sensitive|settings:)/.test(writes.rule)) return writes;
+  if (d.rule !== 'command:unknown') return d;
+  // An unknown program given the name of another one may run it, as env and xargs do (`taskset 1 sh -c id`):
+  // a person may approve that, but no approval mode can, since what runs is not what was judged.
+  const runs = c.args.find((a) => a.literal && PROGRAMS.has(base(a.text)));
+  return runs ? ASK(`${c.name} is not a known command, and its argument ${runs.text} names a program it may run, which devx cannot judge there`, 'command:unverifiable:wrapper') : d;
 }
+
+/** Programs whose name as an argument of an unknown command suggests that command runs them. */
+// Only names that are programs and rarely anything else: `terraform init` or `mytool set x` must not count.
+const PROGRAMS = new Set([...SHELLS, ...Object.keys(INTERPRETERS), 'python', 'python2', 'pypy', 'pypy3', 'sudo', 'su', 'doas', 'pkexec', 'curl', 'wget', 'nc', 'ncat', 'netcat', 'socat', 'ssh', 'scp', 'rsync', 'telnet', 'openssl', 'xargs', 'nohup', 'setsid', 'stdbuf', 'flock', 'strace', 'gdb', 'eval', 'exec', 'source', 'awk', 'gawk', 'sed', 'npx', 'rm', 'dd', 'vim', 'vi', 'less']);
 
 /** Commands whose arguments the rules already judge one by one (their asks are about something else). */
 const MODELED = new Set(['find', 'git', 'awk', 'gawk', 'mawk', 'nawk', 'busybox-awk', 'test', '[', '[[', ...Object.keys(MODELS)]);
@@ -272,11 +286,13 @@ function decideKnownOrAsk(c: SimpleCommand, ctx: RuleContext): PolicyDecision {
   const interp = interpreterRule(c, ctx);
   if (interp) return interp;
   if (PACKAGE_MANAGERS.includes(name)) return packageManagerRule(c, argv);
+  if (Object.hasOwn(WRITER_RULES, name)) return WRITER_RULES[name](c, ctx);
   if (WRITERS.includes(name)) {
-    const targets = name === 'tee' || name === 'touch' || name === 'mkdir' || name === 'rm' || name === 'rmdir' || name === 'chmod' || name === 'chown' || name === 'chgrp' || name === 'truncate'
-      ? checkPathArgs(c.args, 'write', ctx, name === 'chmod' || name === 'chown' || name === 'chgrp')
-      : checkPathArgs(c.args, 'write', ctx);
-    return strictest(ASK(`${name} changes files`, `command:write:${name}`), targets);
+    const modes = name === 'chmod' || name === 'chown' || name === 'chgrp';
+    let d = strictest(ASK(`${name} changes files`, `command:write:${name}`), checkPathArgs(c.args, 'write', ctx, modes && !hasOpt(c.args, ['--reference'])));
+    // chmod -R . reaches the project's .devx and .git as well.
+    if (modes && hasOpt(c.args, ['-R', '--recursive'])) for (const a of c.args.slice(1)) if (!a.text.startsWith('-')) d = strictest(d, ctx.checkTree(a, `${name} -R on`));
+    return d;
   }
   if (c.name.includes('/')) {
     const self = ctx.checkPath({ text: c.name, literal: true, glob: false, plain: true, substitutions: [], unknownKinds: [] }, 'read');

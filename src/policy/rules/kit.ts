@@ -29,6 +29,11 @@ export interface RuleContext {
   /** A directory read recursively: does it hold denied paths (then only the sandbox may run it)?
    * `linksOut`: a listing that follows symlinks, so only symlinks leading out of the project count. */
   checkRecursive(word: Word, opts?: { hidden?: boolean; linksOut?: boolean }): PolicyDecision;
+  /** A folder removed, renamed or rewritten as a whole (rm -r, mv, chmod -R): refused when protected paths depend on it. */
+  checkTree(word: Word, how: string): PolicyDecision;
+  /** `sources` copied, moved or linked to `dest`: each judged as a write where it lands (inside `dest` when that is
+   * a folder, or `into: 'always'`), every file of a copied tree included. `parents`: cp --parents keeps the source path. */
+  checkPlacement(sources: Word[], dest: Word, opts: { into: 'auto' | 'always' | 'never'; parents?: boolean; moves?: boolean }): PolicyDecision;
   /** Files git tracks that the policy denies reading (absolute paths); git can print them from its objects. */
   trackedDenied(): string[];
   /** Decides a nested command line (for wrappers such as env, xargs, timeout). */

@@ -1,0 +1,338 @@
+// Commands that change files. They always ask (a person, or yolo, approves the change), but a write is
+// judged where it lands, not only by the words that name it: a folder destination takes its sources by
+// name (`mv g .git`), a copied tree keeps its file names under the new one (`cp -r stuff/. .`), a removed
+// or renamed folder takes what it protects with it (`rm -r .`, `mv .git g`), and archives and diffs
+// name their own targets, which nobody sees in advance (tar -x, unzip, patch, cpio).
+import type { Word } from '../shellWords.js';
+import { evaluate, flags, values, word, EXEC, READ, WRITE, type Model, type Parsed, type RuleContext, type SimpleCommand } from './kit.js';
+import { ALLOW, ASK, DENY, strictest, type PolicyDecision } from '../types.js';
+
+const allowed = ALLOW('nothing more to check', 'command:paths');
+const all = (ds: PolicyDecision[]) => ds.reduce(strictest, allowed);
+const unverifiable = (id: string, why: string) => ASK(why, `command:unverifiable:${id}`);
+
+/** Sources and destination of cp/mv/ln/install: `-t DIR` takes every operand as a source. */
+function placement(p: Parsed, ctx: RuleContext, opts: { parents?: boolean; moves?: boolean } = {}): PolicyDecision {
+  const target = p.values.get('-t')?.at(-1);
+  const noTarget = p.opts.has('-T');
+  if (target) return ctx.checkPlacement(p.operands, target, { ...opts, into: 'always' });
+  if (p.operands.length === 1) return ctx.checkPlacement(p.operands, word(p.operands[0], '.'), { ...opts, into: 'always' });
+  if (p.operands.length < 2) return allowed;
+  return ctx.checkPlacement(p.operands.slice(0, -1), p.operands[p.operands.length - 1], { ...opts, into: noTarget ? 'never' : 'auto' });
+}
+
+/** A backup suffix is part of a file name: one with a slash puts the backup somewhere else entirely. */
+function suffixCheck(p: Parsed, id: string): PolicyDecision | null {
+  const s = p.values.get('-S')?.at(-1);
+  return s && s.text.includes('/') ? unverifiable(id, `${id} --suffix ${s.text} puts backups in another folder`) : null;
+}
+
+const COMMON_MOVE = {
+  '-b': {},
+  '--backup': { v: 'attached' as const },
+  '-f|--force': {},
+  '-i|--interactive': {},
+  '-n|--no-clobber': {},
+  '-S|--suffix': { v: true as const },
+  '-t|--target-directory': WRITE,
+  '-T|--no-target-directory': {},
+  '-u': {},
+  '--update': { v: 'attached' as const },
+  '-v|--verbose': {},
+  '--strip-trailing-slashes': {},
+  '-Z': {},
+  '--context': { v: 'attached' as const },
+  '--debug': {},
+};
+
+const rm: Model = {
+  id: 'rm',
+  opts: { ...flags('fiId', '--force', '--one-file-system', '--dir'), '-r|-R|--recursive': {}, '-v|--verbose': {}, '--interactive': { v: 'attached' }, '--preserve-root': { v: 'attached' }, '--no-preserve-root': { e: 'system', why: '--no-preserve-root' } },
+  operands: 'write',
+  check: (p, _c, ctx) => (p.opts.has('-r') ? all(p.operands.map((w) => ctx.checkTree(w, 'removing'))) : null),
+  base: () => ASK('rm deletes files', 'command:write:rm'),
+};
+
+const mv: Model = {
+  id: 'mv',
+  opts: { ...COMMON_MOVE, '--no-copy': {} },
+  operands: 'write',
+  check: (p, _c, ctx) => {
+    const sources = p.values.get('-t') ? p.operands : p.operands.slice(0, -1);
+    return all([placement(p, ctx, { moves: true }), ...sources.map((w) => ctx.checkTree(w, 'moving')), suffixCheck(p, 'mv') ?? allowed]);
+  },
+  base: () => ASK('mv moves files', 'command:write:mv'),
+};
+
+const cp: Model = {
+  id: 'cp',
+  opts: {
+    ...COMMON_MOVE,
+    '-a|--archive': {},
+    '-r|-R|--recursive': {},
+    '--attributes-only': {},
+    '--copy-contents': {},
+    '-d': {},
+    '-H': {},
+    '-l|--link': {},
+    '-L|--dereference': {},
+    '-P|--no-dereference': {},
+    '-p': {},
+    '--preserve': { v: 'attached' },
+    '--no-preserve': { v: true },
+    '--parents': {},
+    '--reflink': { v: 'attached' },
+    '--remove-destination': {},
+    '--sparse': { v: true },
+    '-s|--symbolic-link': {},
+    '-x|--one-file-system': {},
+    '--keep-directory-symlink': {},
+  },
+  operands: (ops, p) => {
+    const recursive = p.opts.has('-r') || p.opts.has('-a');
+    const sources = p.values.get('-t') ? ops : ops.slice(0, -1);
+    const dest = p.values.get('-t') ? [] : ops.slice(-1);
+    // A folder copied whole is read whole: the denied files inside it would be copied under readable names.
+    return [...sources.map((word) => ({ word, effect: recursive ? ('rread' as const) : ('read' as const) })), ...dest.map((word) => ({ word, effect: 'write' as const }))];
+  },
+  check: (p, _c, ctx) => all([placement(p, ctx, { parents: p.opts.has('--parents') }), suffixCheck(p, 'cp') ?? allowed]),
+  base: () => ASK('cp copies files', 'command:write:cp'),
+};
+
+const ln: Model = {
+  id: 'ln',
+  opts: { ...COMMON_MOVE, '-d|-F|--directory': {}, '-L|--logical': {}, '-n|--no-dereference': {}, '-P|--physical': {}, '-r|--relative': {}, '-s|--symbolic': {} },
+  operands: 'write',
+  check: (p, _c, ctx) => all([placement(p, ctx), suffixCheck(p, 'ln') ?? allowed]),
+  base: () => ASK('ln makes links', 'command:write:ln'),
+};
+
+const install: Model = {
+  id: 'install',
+  opts: {
+    ...COMMON_MOVE,
+    '-c': {},
+    '-C|--compare': {},
+    '-d|--directory': {},
+    '-D': {},
+    '-g|--group': { v: true },
+    '-m|--mode': { v: true },
+    '-o|--owner': { v: true },
+    '-p|--preserve-timestamps': {},
+    '-s|--strip': {},
+    '--strip-program': { ...EXEC, why: '--strip-program' },
+    '--preserve-context': {},
+  },
+  operands: (ops, p) => {
+    if (p.opts.has('-d')) return ops.map((word) => ({ word, effect: 'write' as const }));
+    const sources = p.values.get('-t') ? ops : ops.slice(0, -1);
+    const dest = p.values.get('-t') ? [] : ops.slice(-1);
+    return [...sources.map((word) => ({ word, effect: 'read' as const })), ...dest.map((word) => ({ word, effect: 'write' as const }))];
+  },
+  check: (p, _c, ctx) => (p.opts.has('-d') ? null : all([placement(p, ctx), suffixCheck(p, 'install') ?? allowed])),
+  base: () => ASK('install copies files', 'command:write:install'),
+};
+
+const split: Model = {
+  id: 'split',
+  opts: {
+    ...values('-a|--suffix-length', '--additional-suffix', '-b|--bytes', '-C|--line-bytes', '-l|--lines', '-n|--number', '-t|--separator'),
+    '-d': {},
+    '--numeric-suffixes': { v: 'attached' },
+    '-x': {},
+    '--hex-suffixes': { v: 'attached' },
+    '-e|--elide-empty-files': {},
+    '-u|--unbuffered': {},
+    '--verbose': {},
+    '--filter': { ...EXEC, why: '--filter (a shell command for each piece)' },
+  },
+  // The output files are the prefix plus a suffix: `aa` stands for them all.
+  operands: (ops, p) => [
+    ...ops.slice(0, 1).map((word) => ({ word, effect: 'read' as const })),
+    ...ops.slice(1, 2).map((w) => ({ word: word(w, `${w.text}aa${p.values.get('--additional-suffix')?.at(-1)?.text ?? ''}`), effect: 'write' as const, why: 'output prefix' })),
+  ],
+  base: (p) => {
+    if (p.operands.length > 2) return ASK('split takes at most an input and a prefix', 'command:unknown-option:split');
+    // The suffixes run through the alphabet: a prefix `.e` reaches `.env` at the suffix `nv`.
+    if (/(^|\/)\.[^/]*$/.test(p.operands[1]?.text ?? '')) return unverifiable('split', `split's output names start with ${p.operands[1].text}, and with their suffixes they can spell a protected name`);
+    return ASK('split writes files', 'command:write:split');
+  },
+};
+
+/** GNU tar's old style (`tar czf out.tgz src`): the first word's letters are options, their values the next words in order. */
+function tarOldStyle(args: Word[]): Word[] {
+  const [first, ...rest] = args;
+  if (!first || first.text.startsWith('-') || !/^[A-Za-z]+$/.test(first.text) || !/[ctxruAd]/.test(first.text)) return args;
+  const out: Word[] = [];
+  for (const ch of first.text) {
+    out.push(word(first, `-${ch}`));
+    if ('bCfFgHIKLNTVX'.includes(ch) && rest.length) out.push(rest.shift()!);
+  }
+  return [...out, ...rest];
+}
+
+const TAR_MODES = ['-c', '-x', '-t', '-r', '-u', '-A', '-d', '--delete', '--test-label'];
+const tarModel: Model = {
+  id: 'tar',
+  opts: {
+    '-c|--create': {}, '-x|--extract|--get': {}, '-t|--list': {}, '-r|--append': {}, '-u|--update': {}, '-A|--catenate|--concatenate': {}, '-d|--diff|--compare': {}, '--delete': {}, '--test-label': {},
+    '-f|--file': { v: true }, '-C|--directory': { v: true },
+    '-O|--to-stdout': {}, '-P|--absolute-names': {},
+    ...flags('vzjJapkUhmWSlsBiGMwR', '--verbose', '--gzip', '--gunzip', '--ungzip', '--bzip2', '--xz', '--zstd', '--lzma', '--lzip', '--lzop', '--auto-compress', '--preserve-permissions', '--same-permissions', '--keep-old-files', '--keep-newer-files', '--skip-old-files', '--overwrite', '--unlink-first', '--dereference', '--touch', '--verify', '--sparse', '--check-links', '--preserve-order', '--same-order', '--read-full-records', '--ignore-zeros', '--incremental', '--multi-volume', '--interactive', '--confirmation', '--block-number'),
+    ...flags('', '--null', '--no-null', '--no-recursion', '--recursion', '--numeric-owner', '--no-same-owner', '--same-owner', '--no-same-permissions', '--exclude-vcs', '--exclude-vcs-ignores', '--exclude-caches', '--exclude-caches-all', '--exclude-backups', '--totals', '--wildcards', '--no-wildcards', '--anchored', '--no-anchored', '--ignore-case', '--no-ignore-case', '--force-local', '--remove-files', '--one-file-system', '--show-transformed-names', '--full-time', '--utc', '--xattrs', '--no-xattrs', '--acls', '--no-acls', '--selinux', '--no-selinux', '--posix', '--ignore-failed-read', '--no-overwrite-dir', '--keep-directory-symlink', '--delay-directory-restore', '--no-delay-directory-restore', '--restrict', '--show-omitted-dirs', '--no-auto-compress'),
+    ...values('--exclude', '--strip-components', '--transform|--xform', '--owner', '--group', '--mode', '--mtime', '--sort', '-b|--blocking-factor', '-H|--format', '--warning', '-N|--newer|--after-date', '--newer-mtime', '--level', '-V|--label', '--suffix', '--exclude-tag', '--exclude-tag-all', '--exclude-tag-under', '--quoting-style', '-L|--tape-length', '--hole-detection', '--record-size', '-K|--starting-file'),
+    '--checkpoint': { v: 'attached' }, '--backup': { v: 'attached' }, '--occurrence': { v: 'attached' }, '--one-top-level': { v: 'attached' },
+    '-X|--exclude-from': READ,
+    '-T|--files-from': { v: true, e: 'lread', why: '--files-from' },
+    '-g|--listed-incremental': WRITE, '--index-file': WRITE, '--volno-file': WRITE,
+    '--to-command': { ...EXEC, why: '--to-command' }, '--checkpoint-action': { ...EXEC, why: '--checkpoint-action' }, '-I|--use-compress-program': { ...EXEC, why: '--use-compress-program' },
+    '--rsh-command': { ...EXEC, why: '--rsh-command' }, '--rmt-command': { ...EXEC, why: '--rmt-command' }, '-F|--info-script|--new-volume-script': { ...EXEC, why: '--info-script' },
+  },
+  check: (p, _c, ctx) => {
+    const modes = TAR_MODES.filter((m) => p.opts.has(m));
+    if (modes.length !== 1) return ASK(`tar needs exactly one of -c, -x, -t, -r, -u, -A, -d (found ${modes.join(' ') || 'none'})`, 'command:unknown-option:tar');
+    const mode = modes[0];
+    const creates = ['-c', '-r', '-u', '-A', '--delete'].includes(mode);
+    const extracts = mode === '-x' && !p.opts.has('-O');
+    const ds: PolicyDecision[] = [];
+    for (const f of p.values.get('-f') ?? []) {
+      // A name with a colon before any slash is a remote archive, reached over rsh/ssh.
+      if (/^[^/]*:/.test(f.text) && !p.opts.has('--force-local')) ds.push(DENY(`tar -f ${f.text} names a remote archive (host:file), which tar reaches over the network`, 'command:network:tar'));
+      else if (f.text !== '-') ds.push(ctx.checkPath(f, creates ? 'write' : 'read'));
+    }
+    const dirs = p.values.get('-C') ?? [];
+    if (dirs.length > 1) ds.push(unverifiable('tar', 'tar changes folder more than once (-C), so which files it touches cannot be checked in advance'));
+    for (const d of dirs) ds.push(ctx.checkPath(d, extracts ? 'write' : 'read'));
+    // Names given to tar are relative to its -C folder.
+    const under = (w: Word) => (dirs.length === 1 && !w.text.startsWith('/') ? word(w, `${dirs[0].text.replace(/\/+$/, '')}/${w.text}`) : w);
+    if (creates && mode !== '--delete' && mode !== '-A') {
+      for (const w of p.operands) ds.push(ctx.checkPath(under(w), 'read'), ctx.checkRecursive(under(w)));
+      if (p.opts.has('--remove-files')) for (const w of p.operands) ds.push(ctx.checkPath(under(w), 'write'), ctx.checkTree(under(w), 'removing'));
+    }
+    if (extracts) ds.push(unverifiable('tar-extract', 'tar -x writes the files the archive names, and where it says; devx cannot see them in advance (tar -tf lists them)'));
+    return all(ds);
+  },
+  base: (p) => (p.opts.has('-t') || p.opts.has('-d') || (p.opts.has('-x') && p.opts.has('-O')) ? null : ASK('tar writes files', 'command:write:tar')),
+};
+
+function tarRule(c: SimpleCommand, ctx: RuleContext): PolicyDecision {
+  return evaluate(tarModel, { ...c, args: tarOldStyle(c.args) }, ctx);
+}
+
+/** Short-option clusters of zip/unzip (`-rq`), long options aside. */
+const clusters = (args: Word[]) => args.filter((a) => /^-[A-Za-z0-9@$:^]+$/.test(a.text)).map((a) => a.text.slice(1));
+
+function zipRule(c: SimpleCommand, ctx: RuleContext): PolicyDecision {
+  const ds: PolicyDecision[] = [ASK('zip writes an archive', 'command:write:zip')];
+  const args = c.args;
+  if (args.some((a) => /^(-TT|--unzip-command)(=|$)/.test(a.text))) return DENY('zip -TT (--unzip-command) runs another program, which cannot be checked in advance', 'command:exec:zip');
+  if (args.some((a) => a.text === '-@' || a.text === '--names-stdin')) ds.push(unverifiable('zip', 'zip -@ takes the file names from stdin, which cannot be checked in advance'));
+  const cs = clusters(args);
+  const recursive = cs.some((x) => /[rR]/.test(x)) || args.some((a) => /^--recurse-(paths|patterns)$/.test(a.text));
+  const moves = cs.some((x) => x.includes('m')) || args.some((a) => a.text === '--move');
+  const operands: Word[] = [];
+  for (let i = 0; i < args.length; i++) {
+    const t = args[i].text;
+    if (/^(-x|-i|--exclude|--include)$/.test(t)) {
+      // Patterns follow until the next option; they are matched against names, not opened.
+      while (i + 1 < args.length && !args[i + 1].text.startsWith('-')) i++;
+      continue;
+    }
+    if (/^(-b|--temp-path|-O|--output-file)$/.test(t) && args[i + 1]) {
+      ds.push(ctx.checkPath(args[++i], 'write'));
+      continue;
+    }
+    if (/^(-n|--suffixes|-t|-tt|--from-date|--before-date|-P|--password|-s|--split-size|-Z|--compression-method|-sp?|-ds|--dot-size)$/.test(t)) {
+      i++;
+      continue;
+    }
+    if (t.startsWith('-') && t !== '-') continue;
+    operands.push(args[i]);
+  }
+  const [archive, ...sources] = operands;
+  if (archive && archive.text !== '-') ds.push(ctx.checkPath(archive, 'write'));
+  for (const s of sources) {
+    ds.push(ctx.checkPath(s, 'read'));
+    if (recursive) ds.push(ctx.checkRecursive(s));
+    if (moves) ds.push(ctx.checkPath(s, 'write'), ctx.checkTree(s, 'moving into the archive'));
+  }
+  return all(ds);
+}
+
+function unzipRule(c: SimpleCommand, ctx: RuleContext): PolicyDecision {
+  const args = c.args;
+  const cs = clusters(args);
+  const ds: PolicyDecision[] = [];
+  const listsOnly = cs.some((x) => /[ltpczZ]/.test(x)) || (cs.length === 1 && cs[0] === 'v');
+  let archive: Word | undefined;
+  for (let i = 0; i < args.length; i++) {
+    const t = args[i].text;
+    if (t === '-d' && args[i + 1]) {
+      ds.push(ctx.checkPath(args[++i], 'write'));
+      continue;
+    }
+    if (t === '-P' || t === '-x') {
+      if (t === '-P') i++;
+      else while (i + 1 < args.length && !args[i + 1].text.startsWith('-')) i++;
+      continue;
+    }
+    if (t.startsWith('-')) continue;
+    // The archive, then names of its members (not files on disk).
+    if (!archive) archive = args[i];
+  }
+  if (archive) ds.push(ctx.checkPath(archive, 'read'));
+  if (!listsOnly) ds.push(unverifiable('unzip', 'unzip writes the files the archive names; devx cannot see them in advance (unzip -l lists them)'));
+  return all(ds);
+}
+
+/** gzip and kin replace each file with its compressed form (or print it with -c); -r does so for a whole tree. */
+function compressRule(c: SimpleCommand, ctx: RuleContext): PolicyDecision {
+  const args = c.args;
+  const cs = clusters(args.filter((a) => !a.text.startsWith('--')));
+  const toStdout = cs.some((x) => x.includes('c')) || args.some((a) => a.text === '--stdout' || a.text === '--to-stdout');
+  const recursive = cs.some((x) => x.includes('r')) || args.some((a) => a.text === '--recursive');
+  const ds: PolicyDecision[] = [];
+  for (let i = 0; i < args.length; i++) {
+    const t = args[i].text;
+    if (t === '-S' || t === '--suffix') {
+      const s = args[++i];
+      if (s?.text.includes('/')) ds.push(unverifiable(c.name, `${c.name} --suffix ${s.text} names files in another folder`));
+      continue;
+    }
+    if (t.startsWith('-') && t !== '-') continue;
+    ds.push(ctx.checkPath(args[i], toStdout ? 'read' : 'write'));
+    if (recursive) ds.push(ctx.checkRecursive(args[i]));
+    if (recursive && !toStdout) ds.push(ctx.checkTree(args[i], `${c.name} -r rewrites every file in`));
+  }
+  return strictest(toStdout ? ASK(`${c.name} prints files`, `command:write:${c.name}`) : ASK(`${c.name} replaces files`, `command:write:${c.name}`), all(ds));
+}
+
+function patchRule(c: SimpleCommand, ctx: RuleContext): PolicyDecision {
+  const dry = c.args.some((a) => a.text === '--dry-run' || a.text === '-C' || a.text === '--check');
+  const paths = all(
+    c.args.map((a, i) => {
+      const prev = c.args[i - 1]?.text;
+      if (a.text.startsWith('-') || (prev && /^(-p|-F|--fuzz|-V|--version-control|-z|--suffix|-B|--prefix|-Y|--basename-prefix|-g|--get|--quoting-style|-D|--ifdef)$/.test(prev))) return allowed;
+      return ctx.checkPath(a, 'write');
+    }),
+  );
+  const why = dry ? ASK('patch checks a diff', 'command:write:patch') : unverifiable('patch', 'patch changes the files its diff names, which devx cannot see in advance');
+  return strictest(why, paths);
+}
+
+/** Writers by name: each a rule (a kit model evaluated, or a function). */
+export const WRITER_RULES: Record<string, (c: SimpleCommand, ctx: RuleContext) => PolicyDecision> = {
+  rm: (c, ctx) => evaluate(rm, c, ctx),
+  mv: (c, ctx) => evaluate(mv, c, ctx),
+  cp: (c, ctx) => evaluate(cp, c, ctx),
+  ln: (c, ctx) => evaluate(ln, c, ctx),
+  install: (c, ctx) => evaluate(install, c, ctx),
+  split: (c, ctx) => evaluate(split, c, ctx),
+  tar: tarRule,
+  zip: zipRule,
+  unzip: unzipRule,
+  gzip: compressRule,
+  gunzip: compressRule,
+  patch: patchRule,
+  cpio: () => unverifiable('cpio', 'cpio takes file names from stdin, or writes what an archive names; neither can be checked in advance'),
+};
