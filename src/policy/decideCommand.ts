@@ -11,8 +11,8 @@ import { decidePath, type PathIntent, type PathPolicyContext } from './pathPolic
 import { decideSimpleCommand, type RuleContext, type SimpleCommand } from './rules/index.js';
 import { deniedUnder } from './deniedPaths.js';
 import { trackedDeniedPaths } from './trackedDenied.js';
-import { isInside, realpathDeepest } from '../sandbox/resolvePath.js';
-import { decidePlacedTree, decideTree, placedAt, type TargetContext } from './writeTargets.js';
+import { isInside } from '../sandbox/resolvePath.js';
+import { checkPlacement, checkTree, type WordResolver } from './writeTargets.js';
 import { joinsWords, matchesDotEntry } from './bashQuirks.js';
 import { ALLOW, ASK, DENY, strictest, type PolicyDecision } from './types.js';
 import type { PermissionRules } from './permissions.js';
@@ -264,51 +264,17 @@ function checkRecursiveAt(w: Word, opts: { hidden: boolean; linksOut: boolean },
   return ASK(`${w.text} holds ${found.length} path(s) the policy denies (e.g. ${example}); without bubblewrap they cannot be hidden from a recursive read`, 'command:recursive-denied');
 }
 
-/** The absolute paths a word names from `cwd` (a glob: what it matches), or null when that is not known in advance. */
-function pathsOf(w: Word, cwd: string, ctx: CommandPolicyContext): string[] | null {
-  if (!w.literal || w.unknownKinds.length) return null;
-  const t = w.text === '~' ? ctx.paths.home : w.text.startsWith('~/') ? path.join(ctx.paths.home, w.text.slice(2)) : w.text;
-  if (!w.glob) return [path.resolve(cwd, t || '.')];
-  const found = expandGlob(t, cwd);
-  return found.length > MAX_GLOB_MATCHES ? null : found;
-}
-
-const targetCtx = (ctx: CommandPolicyContext): TargetContext => ({ root: ctx.paths.root, permissions: ctx.permissions });
-const shownPath = (p: string, ctx: CommandPolicyContext) => path.relative(ctx.paths.root, p) || '.';
-
-/** A folder removed, renamed or rewritten whole: judged as given and where it leads. Unknown words asked already. */
-function checkTree(w: Word, how: string, state: WalkState, ctx: CommandPolicyContext): PolicyDecision {
-  let d = ALLOW('no protected paths depend on it', 'command:paths');
-  for (const cwd of cwdsOf(state)) {
-    for (const p of pathsOf(w, cwd, ctx) ?? []) {
-      let real = p;
-      try {
-        real = realpathDeepest(p);
-      } catch {
-        /* judged as given */
-      }
-      for (const q of new Set([p, real])) d = strictest(d, decideTree(q, shownPath(q, ctx), how, targetCtx(ctx)));
-    }
-  }
-  return d;
-}
-
-/** Each source judged as a write where it lands under `dest`, its tree included. */
-function checkPlacement(sources: Word[], dest: Word, opts: { into: 'auto' | 'always' | 'never'; parents?: boolean; moves?: boolean }, state: WalkState, ctx: CommandPolicyContext): PolicyDecision {
-  let d = ALLOW('nothing lands on a protected path', 'command:paths');
-  for (const cwd of cwdsOf(state)) {
-    const pctx: PathPolicyContext = { ...ctx.paths, cwd, outside: 'ask-read' };
-    for (const D of pathsOf(dest, cwd, ctx) ?? []) {
-      for (const s of sources) {
-        for (const S of pathsOf(s, cwd, ctx) ?? []) {
-          const T = placedAt(S, s.text, D, opts.into, opts.parents);
-          if (T !== D) d = strictest(d, withSettings(decidePath(T, 'write', pctx), 'write', ctx));
-          d = strictest(d, decidePlacedTree(S, T, shownPath(T, ctx), targetCtx(ctx), opts.moves));
-        }
-      }
-    }
-  }
-  return d;
+/** How the write-target checks see words here: from every directory the shell may be in, globs expanded, writes judged with settings. */
+function wordsHere(state: WalkState, ctx: CommandPolicyContext): WordResolver {
+  return {
+    cwds: cwdsOf(state),
+    home: ctx.paths.home,
+    expand: (pattern, cwd) => {
+      const found = expandGlob(pattern, cwd);
+      return found.length > MAX_GLOB_MATCHES ? null : found;
+    },
+    judgeWrite: (abs, cwd) => withSettings(decidePath(abs, 'write', { ...ctx.paths, cwd, outside: 'ask-read' }), 'write', ctx),
+  };
 }
 
 /** A symlink whose target is outside the project (dangling ones lead nowhere a listing can follow). */
@@ -417,8 +383,8 @@ function decideSimple(cmd: SimpleCommand, state: WalkState, ctx: CommandPolicyCo
       return r;
     },
     checkRecursive: (w, o) => checkRecursive(w, { hidden: o?.hidden !== false, linksOut: o?.linksOut === true }, state, ctx),
-    checkTree: (w, how) => checkTree(w, how, state, ctx),
-    checkPlacement: (sources, dest, o) => checkPlacement(sources, dest, o, state, ctx),
+    checkTree: (w, how) => checkTree(w, how, wordsHere(state, ctx), { root: ctx.paths.root, permissions: ctx.permissions }),
+    checkPlacement: (sources, dest, o) => checkPlacement(sources, dest, o, wordsHere(state, ctx), { root: ctx.paths.root, permissions: ctx.permissions }),
     trackedDenied: () => trackedDeniedPaths(ctx.paths.root, ctx.permissions),
     decideNested: (inner, o) => {
       for (const a of inner.assignments) {

@@ -5,10 +5,11 @@
 // a path its protected name (`mv .git g`, then edit g/hooks, then move it back) must be refused too.
 import fs from 'node:fs';
 import path from 'node:path';
-import { isInside } from '../sandbox/resolvePath.js';
+import { isInside, realpathDeepest } from '../sandbox/resolvePath.js';
+import type { Word } from './shellWords.js';
 import { sensitiveRule } from './pathPolicy.js';
 import { matchPathRules, type PermissionRules } from './permissions.js';
-import { ALLOW, ASK, DENY, type PolicyDecision } from './types.js';
+import { ALLOW, ASK, DENY, strictest, type PolicyDecision } from './types.js';
 
 export interface TargetContext {
   root: string;
@@ -108,4 +109,58 @@ export function decidePlacedTree(source: string, target: string, shownTarget: st
     }
   }
   return ALLOW('no protected names in the copied tree', 'command:paths');
+}
+
+/** How a command's words become paths where it runs (supplied by the command walker). */
+export interface WordResolver {
+  /** Every directory the shell may be in at this point. */
+  cwds: string[];
+  home: string;
+  /** A glob's matches from `cwd`, or null when there are too many to judge. */
+  expand(pattern: string, cwd: string): string[] | null;
+  /** The path policy (settings included) for writing `abs`. */
+  judgeWrite(abs: string, cwd: string): PolicyDecision;
+}
+
+/** The absolute paths a word names from `cwd` (a glob: what it matches), or null when that is not known in advance. */
+function pathsOf(w: Word, cwd: string, r: WordResolver): string[] | null {
+  if (!w.literal || w.unknownKinds.length) return null;
+  const t = w.text === '~' ? r.home : w.text.startsWith('~/') ? path.join(r.home, w.text.slice(2)) : w.text;
+  return w.glob ? r.expand(t, cwd) : [path.resolve(cwd, t || '.')];
+}
+
+const shownPath = (p: string, ctx: TargetContext) => path.relative(ctx.root, p) || '.';
+
+/** A folder removed, renamed or rewritten whole, judged as given and where it leads. Words not known in advance were asked about already. */
+export function checkTree(w: Word, how: string, r: WordResolver, ctx: TargetContext): PolicyDecision {
+  let d = ALLOW('no protected paths depend on it', 'command:paths');
+  for (const cwd of r.cwds) {
+    for (const p of pathsOf(w, cwd, r) ?? []) {
+      let real = p;
+      try {
+        real = realpathDeepest(p);
+      } catch {
+        /* judged as given */
+      }
+      for (const q of new Set([p, real])) d = strictest(d, decideTree(q, shownPath(q, ctx), how, ctx));
+    }
+  }
+  return d;
+}
+
+/** Each source judged as a write where it lands under `dest`, its tree included. */
+export function checkPlacement(sources: Word[], dest: Word, opts: { into: 'auto' | 'always' | 'never'; parents?: boolean; moves?: boolean }, r: WordResolver, ctx: TargetContext): PolicyDecision {
+  let d = ALLOW('nothing lands on a protected path', 'command:paths');
+  for (const cwd of r.cwds) {
+    for (const D of pathsOf(dest, cwd, r) ?? []) {
+      for (const s of sources) {
+        for (const S of pathsOf(s, cwd, r) ?? []) {
+          const T = placedAt(S, s.text, D, opts.into, opts.parents);
+          if (T !== D) d = strictest(d, r.judgeWrite(T, cwd));
+          d = strictest(d, decidePlacedTree(S, T, shownPath(T, ctx), ctx, opts.moves));
+        }
+      }
+    }
+  }
+  return d;
 }

@@ -4,7 +4,8 @@
 // or renamed folder takes what it protects with it (`rm -r .`, `mv .git g`), and archives and diffs
 // name their own targets, which nobody sees in advance (tar -x, unzip, patch, cpio).
 import type { Word } from '../shellWords.js';
-import { evaluate, flags, values, word, EXEC, READ, WRITE, type Model, type Parsed, type RuleContext, type SimpleCommand } from './kit.js';
+import { evaluate, flags, values, word, EXEC, WRITE, type Model, type Parsed, type RuleContext, type SimpleCommand } from './kit.js';
+import { tarRule } from './tar.js';
 import { ALLOW, ASK, DENY, strictest, type PolicyDecision } from '../types.js';
 
 const allowed = ALLOW('nothing more to check', 'command:paths');
@@ -19,6 +20,11 @@ function placement(p: Parsed, ctx: RuleContext, opts: { parents?: boolean; moves
   if (p.operands.length === 1) return ctx.checkPlacement(p.operands, word(p.operands[0], '.'), { ...opts, into: 'always' });
   if (p.operands.length < 2) return allowed;
   return ctx.checkPlacement(p.operands.slice(0, -1), p.operands[p.operands.length - 1], { ...opts, into: noTarget ? 'never' : 'auto' });
+}
+
+/** Operands of cp/mv/install: with `-t DIR` all are sources; otherwise the last is the destination. */
+function sourcesAndDest(ops: Word[], p: Parsed): { sources: Word[]; dest: Word[] } {
+  return p.values.get('-t') ? { sources: ops, dest: [] } : { sources: ops.slice(0, -1), dest: ops.slice(-1) };
 }
 
 /** A backup suffix is part of a file name: one with a slash puts the backup somewhere else entirely. */
@@ -58,7 +64,7 @@ const mv: Model = {
   opts: { ...COMMON_MOVE, '--no-copy': {} },
   operands: 'write',
   check: (p, _c, ctx) => {
-    const sources = p.values.get('-t') ? p.operands : p.operands.slice(0, -1);
+    const { sources } = sourcesAndDest(p.operands, p);
     return all([placement(p, ctx, { moves: true }), ...sources.map((w) => ctx.checkTree(w, 'moving')), suffixCheck(p, 'mv') ?? allowed]);
   },
   base: () => ASK('mv moves files', 'command:write:mv'),
@@ -90,8 +96,7 @@ const cp: Model = {
   },
   operands: (ops, p) => {
     const recursive = p.opts.has('-r') || p.opts.has('-a');
-    const sources = p.values.get('-t') ? ops : ops.slice(0, -1);
-    const dest = p.values.get('-t') ? [] : ops.slice(-1);
+    const { sources, dest } = sourcesAndDest(ops, p);
     // A folder copied whole is read whole: the denied files inside it would be copied under readable names.
     return [...sources.map((word) => ({ word, effect: recursive ? ('rread' as const) : ('read' as const) })), ...dest.map((word) => ({ word, effect: 'write' as const }))];
   },
@@ -125,8 +130,7 @@ const install: Model = {
   },
   operands: (ops, p) => {
     if (p.opts.has('-d')) return ops.map((word) => ({ word, effect: 'write' as const }));
-    const sources = p.values.get('-t') ? ops : ops.slice(0, -1);
-    const dest = p.values.get('-t') ? [] : ops.slice(-1);
+    const { sources, dest } = sourcesAndDest(ops, p);
     return [...sources.map((word) => ({ word, effect: 'read' as const })), ...dest.map((word) => ({ word, effect: 'write' as const }))];
   },
   check: (p, _c, ctx) => (p.opts.has('-d') ? null : all([placement(p, ctx), suffixCheck(p, 'install') ?? allowed])),
@@ -158,66 +162,6 @@ const split: Model = {
     return ASK('split writes files', 'command:write:split');
   },
 };
-
-/** GNU tar's old style (`tar czf out.tgz src`): the first word's letters are options, their values the next words in order. */
-function tarOldStyle(args: Word[]): Word[] {
-  const [first, ...rest] = args;
-  if (!first || first.text.startsWith('-') || !/^[A-Za-z]+$/.test(first.text) || !/[ctxruAd]/.test(first.text)) return args;
-  const out: Word[] = [];
-  for (const ch of first.text) {
-    out.push(word(first, `-${ch}`));
-    if ('bCfFgHIKLNTVX'.includes(ch) && rest.length) out.push(rest.shift()!);
-  }
-  return [...out, ...rest];
-}
-
-const TAR_MODES = ['-c', '-x', '-t', '-r', '-u', '-A', '-d', '--delete', '--test-label'];
-const tarModel: Model = {
-  id: 'tar',
-  opts: {
-    '-c|--create': {}, '-x|--extract|--get': {}, '-t|--list': {}, '-r|--append': {}, '-u|--update': {}, '-A|--catenate|--concatenate': {}, '-d|--diff|--compare': {}, '--delete': {}, '--test-label': {},
-    '-f|--file': { v: true }, '-C|--directory': { v: true },
-    '-O|--to-stdout': {}, '-P|--absolute-names': {},
-    ...flags('vzjJapkUhmWSlsBiGMwR', '--verbose', '--gzip', '--gunzip', '--ungzip', '--bzip2', '--xz', '--zstd', '--lzma', '--lzip', '--lzop', '--auto-compress', '--preserve-permissions', '--same-permissions', '--keep-old-files', '--keep-newer-files', '--skip-old-files', '--overwrite', '--unlink-first', '--dereference', '--touch', '--verify', '--sparse', '--check-links', '--preserve-order', '--same-order', '--read-full-records', '--ignore-zeros', '--incremental', '--multi-volume', '--interactive', '--confirmation', '--block-number'),
-    ...flags('', '--null', '--no-null', '--no-recursion', '--recursion', '--numeric-owner', '--no-same-owner', '--same-owner', '--no-same-permissions', '--exclude-vcs', '--exclude-vcs-ignores', '--exclude-caches', '--exclude-caches-all', '--exclude-backups', '--totals', '--wildcards', '--no-wildcards', '--anchored', '--no-anchored', '--ignore-case', '--no-ignore-case', '--force-local', '--remove-files', '--one-file-system', '--show-transformed-names', '--full-time', '--utc', '--xattrs', '--no-xattrs', '--acls', '--no-acls', '--selinux', '--no-selinux', '--posix', '--ignore-failed-read', '--no-overwrite-dir', '--keep-directory-symlink', '--delay-directory-restore', '--no-delay-directory-restore', '--restrict', '--show-omitted-dirs', '--no-auto-compress'),
-    ...values('--exclude', '--strip-components', '--transform|--xform', '--owner', '--group', '--mode', '--mtime', '--sort', '-b|--blocking-factor', '-H|--format', '--warning', '-N|--newer|--after-date', '--newer-mtime', '--level', '-V|--label', '--suffix', '--exclude-tag', '--exclude-tag-all', '--exclude-tag-under', '--quoting-style', '-L|--tape-length', '--hole-detection', '--record-size', '-K|--starting-file'),
-    '--checkpoint': { v: 'attached' }, '--backup': { v: 'attached' }, '--occurrence': { v: 'attached' }, '--one-top-level': { v: 'attached' },
-    '-X|--exclude-from': READ,
-    '-T|--files-from': { v: true, e: 'lread', why: '--files-from' },
-    '-g|--listed-incremental': WRITE, '--index-file': WRITE, '--volno-file': WRITE,
-    '--to-command': { ...EXEC, why: '--to-command' }, '--checkpoint-action': { ...EXEC, why: '--checkpoint-action' }, '-I|--use-compress-program': { ...EXEC, why: '--use-compress-program' },
-    '--rsh-command': { ...EXEC, why: '--rsh-command' }, '--rmt-command': { ...EXEC, why: '--rmt-command' }, '-F|--info-script|--new-volume-script': { ...EXEC, why: '--info-script' },
-  },
-  check: (p, _c, ctx) => {
-    const modes = TAR_MODES.filter((m) => p.opts.has(m));
-    if (modes.length !== 1) return ASK(`tar needs exactly one of -c, -x, -t, -r, -u, -A, -d (found ${modes.join(' ') || 'none'})`, 'command:unknown-option:tar');
-    const mode = modes[0];
-    const creates = ['-c', '-r', '-u', '-A', '--delete'].includes(mode);
-    const extracts = mode === '-x' && !p.opts.has('-O');
-    const ds: PolicyDecision[] = [];
-    for (const f of p.values.get('-f') ?? []) {
-      // A name with a colon before any slash is a remote archive, reached over rsh/ssh.
-      if (/^[^/]*:/.test(f.text) && !p.opts.has('--force-local')) ds.push(DENY(`tar -f ${f.text} names a remote archive (host:file), which tar reaches over the network`, 'command:network:tar'));
-      else if (f.text !== '-') ds.push(ctx.checkPath(f, creates ? 'write' : 'read'));
-    }
-    const dirs = p.values.get('-C') ?? [];
-    if (dirs.length > 1) ds.push(unverifiable('tar', 'tar changes folder more than once (-C), so which files it touches cannot be checked in advance'));
-    for (const d of dirs) ds.push(ctx.checkPath(d, extracts ? 'write' : 'read'));
-    // Names given to tar are relative to its -C folder.
-    const under = (w: Word) => (dirs.length === 1 && !w.text.startsWith('/') ? word(w, `${dirs[0].text.replace(/\/+$/, '')}/${w.text}`) : w);
-    if (creates && mode !== '--delete' && mode !== '-A') {
-      for (const w of p.operands) ds.push(ctx.checkPath(under(w), 'read'), ctx.checkRecursive(under(w)));
-      if (p.opts.has('--remove-files')) for (const w of p.operands) ds.push(ctx.checkPath(under(w), 'write'), ctx.checkTree(under(w), 'removing'));
-    }
-    if (extracts) ds.push(unverifiable('tar-extract', 'tar -x writes the files the archive names, and where it says; devx cannot see them in advance (tar -tf lists them)'));
-    return all(ds);
-  },
-  base: (p) => (p.opts.has('-t') || p.opts.has('-d') || (p.opts.has('-x') && p.opts.has('-O')) ? null : ASK('tar writes files', 'command:write:tar')),
-};
-
-function tarRule(c: SimpleCommand, ctx: RuleContext): PolicyDecision {
-  return evaluate(tarModel, { ...c, args: tarOldStyle(c.args) }, ctx);
-}
 
 /** Short-option clusters of zip/unzip (`-rq`), long options aside. */
 const clusters = (args: Word[]) => args.filter((a) => /^-[A-Za-z0-9@$:^]+$/.test(a.text)).map((a) => a.text.slice(1));
