@@ -10,7 +10,7 @@ import { evalWord, type Word } from './shellWords.js';
 import { decidePath, type PathIntent, type PathPolicyContext } from './pathPolicy.js';
 import { decideSimpleCommand, type RuleContext, type SimpleCommand } from './rules/index.js';
 import { deniedUnder } from './deniedPaths.js';
-import { trackedDeniedPaths } from './trackedDenied.js';
+import { trackedDeniedPaths, untrackedPaths } from './trackedDenied.js';
 import { isInside } from '../sandbox/resolvePath.js';
 import { checkPlacement, checkTree, type WordResolver } from './writeTargets.js';
 import { joinsWords, matchesDotEntry } from './bashQuirks.js';
@@ -386,6 +386,15 @@ function decideSimple(cmd: SimpleCommand, state: WalkState, ctx: CommandPolicyCo
     checkTree: (w, how) => checkTree(w, how, wordsHere(state, ctx), { root: ctx.paths.root, permissions: ctx.permissions }),
     checkPlacement: (sources, dest, o) => checkPlacement(sources, dest, o, wordsHere(state, ctx), { root: ctx.paths.root, permissions: ctx.permissions }),
     trackedDenied: () => trackedDeniedPaths(ctx.paths.root, ctx.permissions),
+    gitUntracked: (specs, o) => {
+      const all: string[] = [];
+      for (const cwd of cwdsOf(state)) {
+        const found = untrackedPaths(cwd, specs.map((w) => w.text), o);
+        if (!found) return null;
+        all.push(...found);
+      }
+      return all;
+    },
     decideNested: (inner, o) => {
       for (const a of inner.assignments) {
         if (DANGEROUS_ENV.test(a.name)) return DENY(`setting ${a.name} for a command can make it run other code`, 'command:env-dangerous');

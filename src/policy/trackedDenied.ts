@@ -18,7 +18,7 @@ export function trackedDeniedPaths(root: string, permissions?: PermissionRules):
   const key = `${indexKey(top)}\0${permissions?.rules.length ?? 0}`;
   const hit = cache.get(top);
   if (hit && hit.key === key) return hit.paths;
-  const r = spawnSync('git', ['ls-files', '-z', '--cached'], { cwd: top, encoding: 'utf8', timeout: 10_000, maxBuffer: 256 * 1024 * 1024, stdio: ['ignore', 'pipe', 'ignore'] });
+  const r = spawnSync('git', ['ls-files', '-z', '--cached'], { cwd: top, encoding: 'utf8', timeout: 10_000, maxBuffer: 256 * 1024 * 1024, stdio: ['ignore', 'pipe', 'ignore'], env: gitPolicyEnv() });
   const files = r.status === 0 && typeof r.stdout === 'string' ? r.stdout.split('\0').filter(Boolean) : [];
   const paths = files
     .map((f) => path.join(top, f))
@@ -27,10 +27,44 @@ export function trackedDeniedPaths(root: string, permissions?: PermissionRules):
   return paths;
 }
 
+/** At most this many untracked files are judged one by one; more make the command unverifiable. */
+export const UNTRACKED_LIMIT = 20_000;
+
+/**
+ * Untracked files below `pathspecs` (absolute paths), listed by git from `cwd`; null when git fails or
+ * lists more than UNTRACKED_LIMIT. Used for what `git add`, `git stash -u` and `git clean` would take.
+ */
+export function untrackedPaths(cwd: string, pathspecs: string[], opts: { ignored: 'no' | 'also' | 'only'; excludes: string[] }): string[] | null {
+  const args = ['ls-files', '-z', '--others'];
+  if (opts.ignored !== 'also') args.push('--exclude-standard');
+  if (opts.ignored === 'only') args.push('--ignored');
+  for (const e of opts.excludes) args.push(`--exclude=${e}`);
+  args.push('--', ...pathspecs);
+  const r = spawnSync('git', args, { cwd, encoding: 'utf8', timeout: 10_000, maxBuffer: 256 * 1024 * 1024, stdio: ['ignore', 'pipe', 'ignore'], env: gitPolicyEnv() });
+  if (r.status !== 0 || typeof r.stdout !== 'string') return null;
+  const files = r.stdout.split('\0').filter(Boolean);
+  return files.length > UNTRACKED_LIMIT ? null : files.map((f) => path.resolve(cwd, f));
+}
+
+/** git as the policy runs it: never from a bare repository found by discovery (one the model could have
+ * written, whose config git would obey), never taking locks, never starting an fsmonitor. */
+function gitPolicyEnv(): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = { ...process.env, GIT_OPTIONAL_LOCKS: '0' };
+  const n = Number(env.GIT_CONFIG_COUNT);
+  let i = Number.isInteger(n) && n >= 0 ? n : 0;
+  for (const [k, v] of [['safe.bareRepository', 'explicit'], ['core.fsmonitor', 'false']]) {
+    env[`GIT_CONFIG_KEY_${i}`] = k;
+    env[`GIT_CONFIG_VALUE_${i}`] = v;
+    i++;
+  }
+  env.GIT_CONFIG_COUNT = String(i);
+  return env;
+}
+
 function topLevel(root: string): string | null {
   // A folder that is not a repository yet may become one (git init): only a found top level is kept.
   if (!tops.get(root)) {
-    const r = spawnSync('git', ['rev-parse', '--show-toplevel'], { cwd: root, encoding: 'utf8', timeout: 10_000, stdio: ['ignore', 'pipe', 'ignore'] });
+    const r = spawnSync('git', ['rev-parse', '--show-toplevel'], { cwd: root, encoding: 'utf8', timeout: 10_000, stdio: ['ignore', 'pipe', 'ignore'], env: gitPolicyEnv() });
     tops.set(root, r.status === 0 && typeof r.stdout === 'string' && r.stdout.trim() ? r.stdout.trim() : null);
   }
   return tops.get(root) ?? null;

@@ -23,5 +23,11 @@ export function commandEnv(env: NodeJS.ProcessEnv): Record<string, string> {
   out[`GIT_CONFIG_KEY_${count}`] = 'safe.bareRepository';
   out[`GIT_CONFIG_VALUE_${count}`] = 'explicit';
   out.GIT_CONFIG_COUNT = String(count + 1);
+  // Nobody is at a terminal to answer: git neither opens an editor (a commit without -m keeps its
+  // message or aborts, rebase -i runs its list as it stands) nor prompts for a password, where it would
+  // otherwise wait until the command's timeout.
+  out.GIT_EDITOR = 'true';
+  out.GIT_SEQUENCE_EDITOR = 'true';
+  out.GIT_TERMINAL_PROMPT = '0';
   return out;
 }

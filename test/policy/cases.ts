@@ -98,7 +98,7 @@ export const DENIED_OR_ASKED: Case[] = [
   c('systemctl stop x', 'deny'), c('crontab -e', 'deny'), c('apt-get install x', 'deny'), c('docker run x', 'deny'),
   // Changes inside the project ask.
   c('rm src/old.ts', 'ask'), c('rm -rf build', 'ask'), c('mv a.ts b.ts', 'ask'), c('cp src/main.ts src/copy.ts', 'ask'), c('mkdir -p src/new', 'ask'), c('touch x', 'ask'),
-  c('git add -A', 'ask'), c('git commit -m "x"', 'ask'), c('git push', 'ask'), c('git reset --hard', 'ask'), c('git checkout -b x', 'ask'), c('git branch -D old', 'ask'),
+  c('git add src', 'ask'), c('git commit -m "x"', 'ask'), c('git push', 'ask'), c('git reset --hard', 'ask'), c('git checkout -b x', 'ask'), c('git branch -D old', 'ask'),
   c('npm install', 'ask'), c('npm ci', 'ask'), c('npm install lodash', 'ask'), c('pip install x', 'ask'), c('npx prettier --write .', 'ask'),
   c('echo done && exit 0', 'ask', 'exit is not a known command'), c('echo hi > out.txt', 'ask'), c('echo hi >> src/main.ts', 'ask'), c('ls > listing.txt', 'ask'), c('cat README.md | tee copy.md', 'ask'), c('make', 'ask'), c('frobnicate --all', 'ask'),
   // Environment dumps and sensitive reads by commands.

@@ -350,6 +350,30 @@ describe('run_command and git repositories the model can write', () => {
   });
 });
 
+describe('run_command and git, with nobody at a terminal', () => {
+  it('a commit without -m neither opens the editor nor waits on it: git runs with GIT_EDITOR=true', async () => {
+    const saved = process.env.GIT_EDITOR;
+    // The user's editor, which here never returns: git would wait on it until the command's timeout.
+    process.env.GIT_EDITOR = 'sleep 60';
+    try {
+      const repo = path.join(root, 'repo');
+      fs.mkdirSync(repo);
+      execFileSync('git', ['init', '-q'], { cwd: repo });
+      fs.writeFileSync(path.join(repo, 'a.txt'), 'a');
+      execFileSync('git', ['add', 'a.txt'], { cwd: repo });
+      for (const [k, v] of [['user.email', 'a@b'], ['user.name', 'n']]) execFileSync('git', ['config', k, v], { cwd: repo });
+      const started = Date.now();
+      const r = await call('run_command', { cmd: 'cd repo && git commit', timeout: '30' });
+      // GIT_EDITOR=true leaves the template, which holds only comments: git aborts on the empty message.
+      expect(r.content).toContain('Aborting commit due to empty commit message');
+      expect(Date.now() - started).toBeLessThan(20_000);
+    } finally {
+      if (saved === undefined) delete process.env.GIT_EDITOR;
+      else process.env.GIT_EDITOR = saved;
+    }
+  }, 40_000);
+});
+
 describe('maskUrlCredentials', () => {
   it('masks URL passwords and token user names, and leaves other URLs and addresses alone', () => {
     const cases: [string, string][] = [

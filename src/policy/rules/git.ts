@@ -1,59 +1,16 @@
 // git: global options, then a subcommand. Read-only subcommands have an option model; options that
 // run programs (-c, --exec-path, -O/--open-files-in-pager, --upload-pack, --receive-pack, --exec,
 // --ext-diff, --textconv) are denied in every subcommand; --output writes a file; `rev:path` and
-// --no-index operands are paths. Changes ask; config, hooks and transport plumbing are denied.
+// --no-index operands are paths. Changes ask, each judged by its own model (gitChanges.ts); config,
+// hooks and transport plumbing are denied; a subcommand outside both models asks in the class yolo refuses.
 import type { Word } from '../shellWords.js';
-import { ALLOW, ASK, DENY, decideEffect, evaluate, flags, strictest, values, word, type Effect, type Model, type Opt, type PolicyDecision, type RuleContext, type SimpleCommand } from './kit.js';
+import { ALLOW, ASK, DENY, decideEffect, evaluate, parseArgs, flags, strictest, values, word, type Effect, type Model, type PolicyDecision, type RuleContext, type SimpleCommand } from './kit.js';
+import { DIFF, LOG, revsAndPaths, sub } from './gitShared.js';
+import { gitChangeRule } from './gitChanges.js';
 
-const CHANGE = ['add', 'commit', 'push', 'pull', 'fetch', 'reset', 'checkout', 'switch', 'restore', 'merge', 'rebase', 'cherry-pick', 'revert', 'rm', 'mv', 'clean', 'init', 'clone', 'am', 'apply', 'worktree', 'gc', 'prune', 'notes', 'bisect', 'ls-remote', 'maintenance', 'sparse-checkout', 'format-patch', 'request-pull', 'pack-refs', 'repack', 'fsck', 'count-objects', 'check-ignore', 'check-attr', 'var', 'merge-base', 'name-rev', 'range-diff', 'whatchanged', 'cherry', 'help', 'version'];
+/** Changing subcommands without a model of their own in gitChanges.ts: they ask, and their program-running options are denied. */
+const CHANGE = ['worktree', 'var'];
 const DENIED = ['config', 'hook', 'submodule', 'filter-branch', 'filter-repo', 'daemon', 'send-email', 'credential', 'credential-store', 'credential-cache', 'http-backend', 'upload-pack', 'receive-pack', 'upload-archive', 'archive', 'bundle', 'fast-import', 'replace', 'instaweb', 'web--browse', 'difftool', 'mergetool', 'update-ref', 'symbolic-ref', 'remote-ext', 'remote-fd', 'shell', 'p4', 'svn', 'cvsimport', 'cvsserver', 'imap-send', 'quiltimport', 'update-index', 'fast-export', 'lfs'];
-/** In every subcommand: options that run programs or reach the network. */
-const EXEC_OPTS: Record<string, Opt> = {
-  '--upload-pack': { v: true, e: 'exec', why: '--upload-pack runs a program' },
-  '--receive-pack': { v: true, e: 'exec', why: '--receive-pack runs a program' },
-  '--exec': { v: true, e: 'exec', why: '--exec runs a program' },
-  '-O|--open-files-in-pager': { v: 'attached', e: 'exec', why: '-O runs a pager program' },
-  '--ext-diff': { e: 'exec', why: '--ext-diff runs the external diff program' },
-  '--textconv': { e: 'exec', why: '--textconv runs conversion programs' },
-  '--output': { v: true, e: 'write', why: '--output writes a file' },
-  '--template': { v: true, e: 'exec', why: '--template installs hooks' },
-  '--config': { v: true, e: 'exec', why: '--config sets configuration' },
-};
-
-const DIFF: Record<string, Opt> = {
-  ...flags('pusRazw', '--patch', '--no-patch', '--raw', '--patch-with-raw', '--patch-with-stat', '--stat', '--numstat', '--shortstat', '--summary', '--name-only', '--name-status', '--compact-summary', '--full-index', '--binary', '--no-color', '--no-ext-diff', '--no-textconv', '--ignore-space-at-eol', '--ignore-space-change', '--ignore-all-space', '--ignore-blank-lines', '--ignore-cr-at-eol', '--text', '--no-renames', '--check', '--exit-code', '--quiet', '--cached', '--staged', '--merge-base', '--minimal', '--patience', '--histogram', '--no-prefix', '--default-prefix', '--function-context', '--no-index', '--pickaxe-all', '--pickaxe-regex', '--irreversible-delete', '--ita-invisible-in-index', '--ita-visible-in-index', '--no-relative', '--indent-heuristic', '--no-indent-heuristic', '--find-copies-harder', '--follow', '--cc', '--combined-all-paths', '--no-stat', '-W', '-b', '-B', '-M', '-C', '-D', '--ours', '--theirs', '--base', '--word-diff-regex'),
-  ...values('-U|--unified', '--inter-hunk-context', '--stat-width', '--stat-name-width', '--stat-count', '--stat-graph-width', '--diff-filter', '-S', '-G', '--find-object', '-l', '--src-prefix', '--dst-prefix', '--line-prefix', '--anchored', '--diff-algorithm', '--ws-error-highlight', '-I|--ignore-matching-lines', '--skip-to', '--rotate-to', '--submodule', '--ignore-submodules', '--color-moved', '--color-moved-ws', '--abbrev', '--word-diff-regex', '--relative', '--dirstat', '--diff-merges', '--find-renames', '--find-copies', '--break-rewrites'),
-  '--color': { v: 'attached' }, '--word-diff': { v: 'attached' }, '--color-words': { v: 'attached' }, '--relative': { v: 'attached' }, '--dirstat': { v: 'attached' }, '--abbrev': { v: 'attached' }, '--submodule': { v: 'attached' }, '--ignore-submodules': { v: 'attached' }, '--color-moved': { v: 'attached' }, '--find-renames': { v: 'attached' }, '--find-copies': { v: 'attached' }, '--break-rewrites': { v: 'attached' }, '--stat': { v: 'attached' },
-  '-O': { v: 'attached', e: 'read', why: '-O reads an order file' },
-  '--orderfile': { v: true, e: 'read' },
-};
-const LOG: Record<string, Opt> = {
-  ...DIFF,
-  ...flags('', '--oneline', '--graph', '--all', '--branches', '--tags', '--remotes', '--reverse', '--no-merges', '--merges', '--first-parent', '--decorate', '--no-decorate', '--source', '--abbrev-commit', '--no-abbrev-commit', '--full-history', '--simplify-merges', '--simplify-by-decoration', '--ancestry-path', '--boundary', '--left-right', '--cherry-pick', '--cherry-mark', '--topo-order', '--date-order', '--author-date-order', '--regexp-ignore-case', '--extended-regexp', '--fixed-strings', '--perl-regexp', '--invert-grep', '--all-match', '--no-walk', '--do-walk', '--show-signature', '--log-size', '--use-mailmap', '--mailmap', '--no-mailmap', '--notes', '--no-notes', '--show-notes', '--relative-date', '--parents', '--children', '--left-only', '--right-only', '--walk-reflogs', '-g', '--dense', '--sparse', '--count', '--no-min-parents', '--no-max-parents', '--show-pulls', '--bisect', '--stdin', '--ignore-missing', '--exclude-first-parent-only', '--expand-tabs', '--no-expand-tabs', '-i', '-E', '-F', '-P', '-m', '-c', '-t', '-r'),
-  ...values('-n|--max-count', '--skip', '--since|--after', '--until|--before', '--author', '--committer', '--grep', '--grep-reflog', '--format', '--pretty', '--date', '--min-parents', '--max-parents', '--exclude', '--glob', '--decorate-refs', '--decorate-refs-exclude', '--since-as-filter', '-L', '--encoding', '--expand-tabs', '--max-age', '--min-age', '--branches', '--tags', '--remotes', '--notes', '--show-linear-break'),
-  '--pretty': { v: 'attached' }, '--format': { v: true }, '--decorate': { v: 'attached' }, '--branches': { v: 'attached' }, '--tags': { v: 'attached' }, '--remotes': { v: 'attached' }, '--notes': { v: 'attached' }, '--expand-tabs': { v: 'attached' }, '--date': { v: true }, '--show-linear-break': { v: 'attached' },
-};
-const HELP: Record<string, Opt> = { '-h': {}, '--help': { e: 'exec', why: '--help opens the manual in a pager or browser' } };
-
-/** Operands of log-like commands: `rev:path` reads that path; every other operand may be a path (git decides by what exists). */
-function revsAndPaths() {
-  return (ops: Word[]): { word: Word; effect: Effect; why?: string }[] =>
-    ops.flatMap((w) => {
-      const t = w.text;
-      const colon = t.indexOf(':');
-      if (colon >= 0 && !t.startsWith(':/') && !/^[a-z+]+:\/\//.test(t)) {
-        const p = t.slice(colon + 1);
-        if (p) return [{ word: word(w, p.startsWith('./') || p.startsWith('../') ? p : p), effect: 'read' as Effect, why: `${t} reads a file's content from the repository` }];
-        return [];
-      }
-      // git takes a name that exists in the work tree as a path (`git diff .env`): every operand is judged as one;
-      // a revision such as HEAD~1 or main..topic names no file and passes.
-      return [{ word: w, effect: 'read' as Effect }];
-    });
-}
-
-const sub = (id: string, opts: Record<string, Opt>, extra: Partial<Model> = {}): Model => ({ id: `git-${id}`, opts: { ...HELP, ...EXEC_OPTS, ...opts }, operands: revsAndPaths(), numeric: true, ...extra });
-
 const MODELS: Record<string, Model> = {
   status: sub('status', { ...flags('sbvuz', '--short', '--branch', '--porcelain', '--long', '--verbose', '--show-stash', '--ahead-behind', '--no-ahead-behind', '--renames', '--no-renames', '--null', '--column', '--no-column'), '--porcelain': { v: 'attached' }, '--untracked-files': { v: 'attached' }, '-u': { v: 'attached' }, '--ignored': { v: 'attached' }, '--ignore-submodules': { v: 'attached' }, '--find-renames': { v: 'attached' } }, { operands: revsAndPaths() }),
   diff: sub('diff', DIFF, { operands: (ops, p) => (p.opts.has('--no-index') ? ops.map((w) => ({ word: w, effect: 'read' as Effect })) : revsAndPaths()(ops)) }),
@@ -70,13 +27,18 @@ const MODELS: Record<string, Model> = {
   'cat-file': sub('cat-file', { ...flags('tspe', '--batch-all-objects', '--buffer', '--follow-symlinks', '--unordered', '--allow-unknown-type', '--mailmap', '--use-mailmap', '-Z'), '--batch': { v: 'attached' }, '--batch-check': { v: 'attached' }, '--filters': { e: 'exec', why: '--filters runs the configured filter programs' }, '--path': { v: true } }),
   grep: sub('grep', { ...flags('iIvwnlLhHcaqzEGFPe', '--cached', '--untracked', '--no-index', '--recurse-submodules', '--ignore-case', '--word-regexp', '--invert-match', '--full-name', '--line-number', '--column', '--files-with-matches', '--name-only', '--files-without-match', '--count', '--null', '--break', '--heading', '--show-function', '--function-context', '--all-match', '--quiet', '--extended-regexp', '--basic-regexp', '--fixed-strings', '--perl-regexp', '--or', '--and', '--not', '-p', '-W'), ...values('-e', '-A|--after-context', '-B|--before-context', '-C|--context', '-m|--max-count', '--max-depth', '--threads'), '-f': { v: true, e: 'read' }, '--color': { v: 'attached' } }, { operands: () => [] }),
   branch: sub('branch', { ...flags('arvl', '--all', '--remotes', '--verbose', '--list', '--show-current', '--no-color', '--ignore-case', '--omit-empty'), ...values('--contains', '--no-contains', '--merged', '--no-merged', '--sort', '--points-at', '--format', '--abbrev'), '--color': { v: 'attached' }, '--column': { v: 'attached' } }),
+  'rev-list': sub('rev-list', { ...LOG, ...flags('', '--objects', '--objects-edge', '--objects-edge-aggressive', '--count', '--timestamp', '--header', '--in-commit-order', '--no-object-names', '--object-names', '--unpacked', '--disk-usage', '--use-bitmap-index', '--indexed-objects', '--reflog', '--single-worktree', '--quiet', '--bisect-vars', '--bisect-all'), ...values('--missing', '--filter', '--no-filter'), '--disk-usage': { v: 'attached' } }),
+  'for-each-ref': sub('for-each-ref', { ...flags('sp', '--shell', '--perl', '--python', '--tcl', '--ignore-case', '--stdin'), ...values('--count', '--format', '--sort', '--points-at', '--merged', '--no-merged', '--contains', '--no-contains', '--exclude'), '--color': { v: 'attached' } }),
+  version: sub('version', flags('', '--build-options')),
   tag: sub('tag', { ...flags('l', '--list', '--ignore-case', '--omit-empty'), '-n': { v: 'attached' }, ...values('--contains', '--no-contains', '--merged', '--no-merged', '--sort', '--points-at', '--format') }),
 };
 
-function isListOnly(subName: string, ops: Word[], opts: Map<string, string[]>): boolean {
-  if (subName === 'branch') return ops.length === 0 || opts.has('-l') || opts.has('-a') || opts.has('-r');
-  if (subName === 'tag') return ops.length === 0 || opts.has('-l');
-  return true;
+/** Does `git branch` or `git tag` only list (every option in the listing model, and no name, or --list)? */
+function listsOnly(subName: 'branch' | 'tag', args: Word[]): boolean {
+  const p = parseArgs(MODELS[subName], args);
+  if (p.unknown.length) return false;
+  if (subName === 'branch') return p.operands.length === 0 || p.opts.has('-l') || p.opts.has('-a') || p.opts.has('-r');
+  return p.operands.length === 0 || p.opts.has('-l');
 }
 
 export function gitRule(c: SimpleCommand, ctx: RuleContext): PolicyDecision {
@@ -103,14 +65,15 @@ export function gitRule(c: SimpleCommand, ctx: RuleContext): PolicyDecision {
   if (subName === 'remote') {
     if (args.length === 0 || (args.length === 1 && /^(-v|--verbose)$/.test(args[0].text))) return d;
     if (/^(show|get-url)$/.test(args[0].text) && args.slice(1).every((a) => !a.text.startsWith('-') || a.text === '-n' || a.text === '--all' || a.text === '--push')) return args[0].text === 'show' && !args.some((a) => a.text === '-n') ? ASK('git remote show contacts the remote', 'command:network:git-remote') : d;
-    return ASK('git remote changes remotes', 'command:git-change');
+    return gitChangeRule(subName, args, c, ctx) ?? ASK('git remote changes remotes', 'command:unverifiable:git-remote');
   }
-  if (subName === 'stash') {
-    const s = args.shift()?.text;
+  if (subName === 'stash' && /^(list|show)$/.test(args[0]?.text ?? '')) {
+    const s = args.shift()!.text;
     if (s === 'list') return strictest(strictest(d, evaluate(MODELS.log, { ...c, args }, ctx)), guardObjects('log', args, ctx));
-    if (s === 'show') return strictest(strictest(d, evaluate(MODELS.diff, { ...c, args }, ctx)), guardObjects('log', args, ctx));
-    return strictest(ASK('git stash changes the working tree', 'command:git-change'), scanExec(args, ctx));
+    return strictest(strictest(d, evaluate(MODELS.diff, { ...c, args }, ctx)), guardObjects('log', args, ctx));
   }
+  // Creating, renaming or deleting a branch or tag is a change, with a model of its own.
+  if ((subName === 'branch' || subName === 'tag') && !listsOnly(subName, args)) return gitChangeRule(subName, args, c, ctx)!;
   if (model) {
     d = strictest(strictest(d, evaluate(model, { ...c, args }, ctx)), guardObjects(subName, args, ctx));
     if (subName === 'grep') {
@@ -118,24 +81,25 @@ export function gitRule(c: SimpleCommand, ctx: RuleContext): PolicyDecision {
       const dd = args.findIndex((a) => a.text === '--');
       const roots = dd >= 0 ? args.slice(dd + 1) : [];
       for (const r of roots.length ? roots : [word(subW!, '.')]) d = strictest(d, decideEffect('git-grep', 'rread', r, 'searches files', ctx));
-      if (d.decision === 'allow' && ctx.sandboxed === false) {
-        /* allowed: nothing denied below */
-      }
-    }
-    const parsedOps = args.filter((a) => !a.text.startsWith('-'));
-    if ((subName === 'branch' || subName === 'tag') && !isListOnly(subName, parsedOps, new Map(args.filter((a) => a.text.startsWith('-')).map((a) => [a.text, ['']])))) {
-      d = strictest(d, ASK(`git ${subName} with these arguments creates, renames or deletes`, 'command:git-change'));
+      // `git grep x HEAD` searches a commit's tree in git's objects, where the sandbox hides nothing.
+      const p = parseArgs(model, dd >= 0 ? args.slice(0, dd) : args);
+      const trees = p.operands.slice(p.opts.has('-e') || p.opts.has('-f') ? 0 : 1);
+      if (trees.length) d = strictest(d, guardObjects('grep-tree', args, ctx));
     }
     return d;
   }
-  if (subName === 'rebase' && args.some((a) => a.text === '-x' || a.text.startsWith('--exec'))) return DENY('git rebase --exec runs a program', 'command:exec:git');
-  if (['fetch', 'clone', 'pull', 'ls-remote', 'archive', 'push'].includes(subName) && args.some((a) => /^-u/.test(a.text))) return DENY(`git ${subName} -u runs an upload-pack program`, 'command:exec:git');
+  const changed = gitChangeRule(subName, args, c, ctx);
+  if (changed) return PRINTS_AS[subName] ? strictest(changed, guardObjects(PRINTS_AS[subName], args, ctx)) : changed;
   if (CHANGE.includes(subName)) return strictest(ASK(`git ${subName} changes the repository or talks to a remote`, 'command:git-change'), scanExec(args, ctx));
   // Like any program devx has no model of: an operand naming a denied path is refused (`git hash-object -w .env`
-  // copies it into objects that `git cat-file` would then print).
+  // copies it into objects that `git cat-file` would then print). Otherwise it asks, in the class yolo refuses:
+  // plumbing such as hash-object, mktree and commit-tree builds any tree, which checkout then writes anywhere.
   const denied = args.filter((a) => !a.text.startsWith('-')).map((a) => ctx.checkPath(a, 'read')).find((d) => d.decision === 'deny');
-  return denied ?? strictest(ASK(`git ${subName} is not a known git command`, 'command:git-unknown'), scanExec(args, ctx));
+  return denied ?? strictest(ASK(`git ${subName} is not in devx's model of git, so its effect is unknown`, 'command:unverifiable:git'), scanExec(args, ctx));
 }
+
+/** Changing subcommands that also print contents from git's objects, read as the subcommand they resemble. */
+const PRINTS_AS: Record<string, string> = { 'range-diff': 'diff', 'request-pull': 'diff', whatchanged: 'log', cherry: 'log' };
 
 // What makes a subcommand print file contents from git's objects rather than names or statistics.
 const PATCH = /^(-p|-u|--patch|-U\d*|--unified(=.*)?|--cc|--word-diff(=.*)?|--color-words(=.*)?|-L.*|--patch-with-raw|--patch-with-stat|-W|--function-context|--full-diff)$/;
@@ -154,6 +118,8 @@ function printsContents(subName: string, t: string[]): boolean {
       return t.some((x) => x === '-p' || x === '--batch' || x.startsWith('--batch=') || /^(blob|tree|commit|tag)$/.test(x) || (x === '--batch-all-objects' && !t.some((y) => y.startsWith('--batch-check'))));
     case 'grep':
       return t.includes('--cached');
+    case 'grep-tree':
+      return true;
     default:
       return false;
   }

@@ -20,7 +20,11 @@ export type { RuleContext, SimpleCommand };
 
 type Rule = (cmd: SimpleCommand, ctx: RuleContext) => PolicyDecision;
 
-const NETWORK = ['curl', 'wget', 'nc', 'ncat', 'netcat', 'socat', 'ssh', 'scp', 'sftp', 'rsync', 'ftp', 'tftp', 'telnet', 'ping', 'ping6', 'dig', 'nslookup', 'host', 'traceroute', 'tracepath', 'mtr', 'whois', 'aria2c', 'http', 'https', 'lynx', 'links', 'w3m', 'nmap', 'openssl', 'gh', 'ngrok', 'tailscale'];
+const NETWORK = ['curl', 'wget', 'nc', 'ncat', 'netcat', 'socat', 'ssh', 'scp', 'sftp', 'rsync', 'ftp', 'tftp', 'telnet', 'ping', 'ping6', 'dig', 'nslookup', 'host', 'traceroute', 'tracepath', 'mtr', 'whois', 'aria2c', 'http', 'https', 'lynx', 'links', 'w3m', 'nmap', 'openssl', 'gh', 'ngrok', 'tailscale',
+  // Cloud and forge clients: they reach their service with the credentials in the home folder (and print them: `aws configure get`).
+  'aws', 'gcloud', 'gsutil', 'bq', 'az', 'doctl', 'heroku', 'flyctl', 'fly', 'vercel', 'netlify', 'firebase', 'oci', 'ibmcloud', 'hcloud', 'linode-cli', 'scw', 'glab', 'hub', 'helm', 'eksctl', 's3cmd', 'rclone'];
+/** Secret stores and key agents: what they print is the credentials the path policy keeps the model from reading. */
+const CREDENTIALS = ['gpg', 'gpg2', 'gpg-agent', 'gpgconf', 'pass', 'gopass', 'op', 'bw', 'lpass', 'keepassxc-cli', 'vault', 'secret-tool', 'security', 'keyctl', 'ssh-add', 'ssh-agent', 'ssh-keygen', 'kinit', 'klist', 'pinentry'];
 const PRIVILEGE = ['sudo', 'su', 'doas', 'pkexec', 'runuser', 'chroot', 'unshare', 'nsenter', 'setpriv', 'capsh', 'setcap'];
 const DESTRUCTIVE = ['mkfs', 'mke2fs', 'dd', 'shutdown', 'reboot', 'halt', 'poweroff', 'init', 'telinit', 'mount', 'umount', 'fdisk', 'sfdisk', 'parted', 'wipefs', 'shred', 'iptables', 'ip6tables', 'nft', 'systemctl', 'service', 'crontab', 'at', 'batch', 'useradd', 'userdel', 'usermod', 'passwd', 'chpasswd', 'groupadd', 'visudo', 'modprobe', 'insmod', 'rmmod', 'sysctl', 'swapoff', 'kill', 'pkill', 'killall', 'apt', 'apt-get', 'dpkg', 'yum', 'dnf', 'pacman', 'brew', 'snap', 'docker', 'podman', 'kubectl'];
 const SHELLS = ['bash', 'sh', 'zsh', 'dash', 'ksh', 'fish', 'csh', 'tcsh', 'busybox'];
@@ -269,6 +273,7 @@ function decideKnownOrAsk(c: SimpleCommand, ctx: RuleContext): PolicyDecision {
     return strictest(ALLOW('tsc --noEmit only type-checks', 'command:read-only:tsc'), checkPathArgs(c.args.filter((a) => a.text !== '--noEmit'), 'read', ctx));
   }
   if (NETWORK.includes(name)) return DENY(`${name} reaches the network`, 'command:network');
+  if (CREDENTIALS.includes(name) || name.startsWith('git-credential')) return DENY(`${name} reads or manages your credentials`, 'command:credentials');
   if (PRIVILEGE.includes(name)) return DENY(`${name} changes privileges`, 'command:privilege');
   if (DESTRUCTIVE.includes(name) || /^mkfs\./.test(name)) return DENY(`${name} is a system-level or destructive operation`, 'command:destructive');
   if (SHELLS.includes(name)) {

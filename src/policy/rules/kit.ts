@@ -36,6 +36,10 @@ export interface RuleContext {
   checkPlacement(sources: Word[], dest: Word, opts: { into: 'auto' | 'always' | 'never'; parents?: boolean; moves?: boolean }): PolicyDecision;
   /** Files git tracks that the policy denies reading (absolute paths); git can print them from its objects. */
   trackedDenied(): string[];
+  /** Untracked files (absolute paths) under the pathspecs, as `git ls-files --others` lists them from the
+   * shell's directory: `ignored` no (git's excludes apply), also (all untracked) or only (only ignored ones);
+   * null when git could not tell or there are too many to judge. */
+  gitUntracked(pathspecs: Word[], opts: { ignored: 'no' | 'also' | 'only'; excludes: string[] }): string[] | null;
   /** Decides a nested command line (for wrappers such as env, xargs, timeout). */
   /** `cwd`: the wrapper runs it in another directory (env -C), judged as a cd there first. */
   decideNested(cmd: SimpleCommand, opts?: { cwd?: Word }): PolicyDecision;

@@ -50,11 +50,18 @@ export function testRunnerRule(argv: string[], ctx: RuleContext): PolicyDecision
 
 export const PACKAGE_MANAGERS = ['npm', 'yarn', 'pnpm', 'npx', 'pip', 'pip3', 'cargo', 'go', 'bun', 'make'];
 
+/** Subcommands that use or print the user's registry credentials (npm token list, yarn npm login, cargo publish, pip config). */
+const CREDENTIAL_SUBS = new Set(['token', 'login', 'logout', 'adduser', 'add-user', 'publish', 'unpublish', 'owner', 'access', 'profile', 'whoami', 'team', 'org', 'deprecate', 'dist-tag', 'star', 'unstar', 'hook', 'yank', 'config']);
+
 export function packageManagerRule(c: SimpleCommand, argv: string[]): PolicyDecision {
   const name = argv[0];
   const bad = dangerousOption(name, argv.slice(1));
   if (bad) return bad;
   const sub = argv[1] ?? '';
+  const words = argv.slice(1).filter((a) => !a.startsWith('-'));
+  // `yarn npm login`: yarn's npm subcommands.
+  const credential = [words[0], words[0] === 'npm' ? words[1] : undefined].find((w) => w !== undefined && CREDENTIAL_SUBS.has(w));
+  if (credential && !['make', 'go', 'npx'].includes(name)) return DENY(`${name} ${credential} uses or prints your registry credentials`, 'command:credentials');
   if (name === 'make') return ASK('make runs the project\'s build rules', 'command:package-manager');
   if (['--version', '-v', 'version'].includes(sub) && argv.length === 2 && name !== 'npx') return ALLOW(`${name} ${sub} prints its version`, `command:read-only:${name}`);
   if (['ls', 'list', 'outdated', 'why', 'view', 'info'].includes(sub) && name !== 'npx' && argv.slice(2).every((a) => /^(-[a-z]|--(all|depth=\d+|json|long|parseable|prod|production|dev|omit=\w+|link|global|-g))$/.test(a) || !a.startsWith('-'))) {
@@ -62,6 +69,5 @@ export function packageManagerRule(c: SimpleCommand, argv: string[]): PolicyDeci
       ? ASK(`${name} ${sub} contacts the registry`, 'command:package-manager')
       : ALLOW(`${name} ${sub} only reads`, `command:read-only:${name}`);
   }
-  if (name === 'npm' && sub === 'config') return DENY('npm config can change registries and credentials', 'command:package-config');
   return strictest(ASK(`${name} ${sub} changes dependencies or runs code`, 'command:package-manager'), ALLOW('', 'command:all-allowed'));
 }
