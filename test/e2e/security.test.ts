@@ -145,6 +145,9 @@ const ATTACKS = (outside: string, home: string, port: number): string[] => [
   `x='$(touch pwned-prompt)'; echo \${x@P}`,
   `npm test --script-shell=./evil.sh`,
   `git fetch --upload-pack=./evil.sh origin`,
+  // git reads a unique prefix of a long option as that option.
+  `git ls-remote --upload-pa=./evil.sh .`,
+  `git fetch --upload-p=./evil.sh .`,
   `X=--compress-program=./evil.sh; sort $X README.md`,
 ];
 
