@@ -22,6 +22,8 @@ type Rule = (cmd: SimpleCommand, ctx: RuleContext) => PolicyDecision;
 
 const NETWORK = ['curl', 'wget', 'nc', 'ncat', 'netcat', 'socat', 'ssh', 'scp', 'sftp', 'rsync', 'ftp', 'tftp', 'telnet', 'ping', 'ping6', 'dig', 'nslookup', 'host', 'traceroute', 'tracepath', 'mtr', 'whois', 'aria2c', 'http', 'https', 'lynx', 'links', 'w3m', 'nmap', 'openssl', 'gh', 'ngrok', 'tailscale',
   // Cloud and forge clients: they reach their service with the credentials in the home folder (and print them: `aws configure get`).
+  // Database clients reach a server, and each has a shell escape (psql and mysql: \\! cmd).
+  'psql', 'mysql', 'mariadb', 'mongo', 'mongosh', 'redis-cli', 'sqlcmd', 'cqlsh', 'clickhouse-client',
   'aws', 'gcloud', 'gsutil', 'bq', 'az', 'doctl', 'heroku', 'flyctl', 'fly', 'vercel', 'netlify', 'firebase', 'oci', 'ibmcloud', 'hcloud', 'linode-cli', 'scw', 'glab', 'hub', 'helm', 'eksctl', 's3cmd', 'rclone'];
 /** Secret stores and key agents: what they print is the credentials the path policy keeps the model from reading. */
 const CREDENTIALS = ['gpg', 'gpg2', 'gpg-agent', 'gpgconf', 'pass', 'gopass', 'op', 'bw', 'lpass', 'keepassxc-cli', 'vault', 'secret-tool', 'security', 'keyctl', 'ssh-add', 'ssh-agent', 'ssh-keygen', 'kinit', 'klist', 'pinentry'];
@@ -48,14 +50,20 @@ const SHELL_BUILTINS_DENY = ['eval', 'exec', 'source', '.', 'builtin', 'enable',
 const WRITERS = ['rmdir', 'mkdir', 'touch', 'chmod', 'chown', 'chgrp', 'truncate', 'tee'];
 /** Commands whose every argument is data: nothing they are given is a path, a program or an option with an effect. */
 const DATA_ONLY = new Set(['echo', 'true', 'false', 'test', '[', 'expr', ':']);
+/** Editors run commands (vim -c ':!id', +cmd, -S script, ex mode reading its commands from stdin), and nobody
+ * is at the keyboard to use one: they ask in the class yolo refuses; their command options are denied. */
+const EDITORS = ['vi', 'vim', 'nvim', 'view', 'vimdiff', 'gvim', 'ex', 'ed', 'red', 'nano', 'pico', 'micro', 'joe', 'kak', 'hx', 'mg', 'jed', 'ne', 'emacs'];
+const EDITOR = { why: 'editors run commands (vim -c, :!, ed and ex read commands from stdin), and nobody is at the keyboard; use edit_file', exec: /^(-c|--cmd|-S|-s|-u|-U|--remote.*|-e|-E|-es|-Es|-y)$|^\+(?!\d*$)/, unverifiable: true };
 /** Interpreters, pagers and editors: they can run anything, so they are never run without asking; their
  * program-running options are denied. */
-const ASK_ONLY: Record<string, { why: string; exec?: RegExp }> = {
+const ASK_ONLY: Record<string, { why: string; exec?: RegExp; unverifiable?: boolean }> = {
   less: { why: 'less is an interactive pager (it can run commands with !)', exec: /^(-k|--lesskey-file|--lesskey-src)/ },
   more: { why: 'more is an interactive pager (it can run commands with !)' },
   most: { why: 'most is an interactive pager' },
   man: { why: 'man runs a pager and preprocessors', exec: /^(--html|-H|--pager|-P|--preprocessor|-p|--config-file|-C|--gxditview|-X|--troff-device|-T|--ditroff|-Z|--local-file|-l)/ },
-  vi: { why: 'editors can run commands' }, vim: { why: 'editors can run commands' }, nano: { why: 'editors can run commands' }, emacs: { why: 'editors can run commands' }, ed: { why: 'ed can run commands with !' },
+  ...Object.fromEntries(EDITORS.map((e) => [e, EDITOR])),
+  emacs: { ...EDITOR, exec: /^(--?eval|-l|--load|-f|--funcall|--?batch|--script|-x|-L|--directory|--execute)/ },
+  ...Object.fromEntries(['sqlite3', 'sqlite', 'duckdb'].map((d) => [d, { why: `${d} runs SQL and dot-commands that read and write any file (.shell, writefile(), ATTACH, COPY) and load extensions`, unverifiable: true }])),
   ps: { why: "ps shows other processes' command lines" }, lsof: { why: "lsof shows other processes' files" },
   coproc: { why: 'coproc runs a command in the background', exec: /./ },
   script: { why: 'script runs a shell', exec: /^(-c|--command)/ },
@@ -174,6 +182,9 @@ const WRAPPERS: Record<string, Rule> = {
   flock: flockRule,
   // watch hands its arguments to sh -c as one string (unless -x), and it is a full-screen program besides.
   watch: () => DENY('watch runs its command through sh -c, which cannot be checked in advance; run the command itself', 'command:exec:watch'),
+  parallel: () => DENY('GNU parallel runs its command strings through a shell, which cannot be checked in advance; run the commands themselves', 'command:exec:parallel'),
+  chronic: (c, ctx) => nestedAfterOptions(c, ctx, []),
+  unbuffer: (c, ctx) => nestedAfterOptions(c, ctx, []),
   strace: () => DENY('tracing tools can read other processes', 'command:privilege'),
   ltrace: () => DENY('tracing tools can read other processes', 'command:privilege'),
   gdb: () => DENY('debuggers can run arbitrary code', 'command:inline-interpreter'),
@@ -267,7 +278,7 @@ function decideKnownOrAsk(c: SimpleCommand, ctx: RuleContext): PolicyDecision {
     const spec = ASK_ONLY[name];
     if (spec.exec && c.args.some((a) => spec.exec!.test(a.text))) return DENY(`${name} with these options runs other programs`, `command:exec:${name}`);
     if (name === 'coproc') return DENY('coproc runs a command in the background, out of sight', 'command:exec:coproc');
-    return ASK(spec.why, `command:pager:${name}`);
+    return ASK(spec.why, spec.unverifiable ? `command:unverifiable:${name}` : `command:pager:${name}`);
   }
   if (name === 'tsc' && argv.includes('--noEmit') && !argv.some((a) => /^(--build|-b|--watch|-w|--generateTrace|--outFile|--outDir)/.test(a))) {
     return strictest(ALLOW('tsc --noEmit only type-checks', 'command:read-only:tsc'), checkPathArgs(c.args.filter((a) => a.text !== '--noEmit'), 'read', ctx));
