@@ -245,10 +245,15 @@ export function decideSimpleCommand(c: SimpleCommand, ctx: RuleContext): PolicyD
   // every mode, since nothing says the program does not read it (`base64 .env`, `mytool ~/.ssh/id_rsa`).
   const paths = checkPathArgs(c.args, 'read', ctx);
   if (paths.decision === 'deny') return paths;
-  // Nor that it does not write a protected one (`unxz .git/hooks/pre-commit.xz`); writes outside only ask.
+  // Nor that it does not write a protected one (`unxz .git/hooks/pre-commit.xz`).
   const writes = checkPathArgs(c.args, 'write', ctx);
   if (writes.decision === 'deny' && /^(path:sensitive|settings:)/.test(writes.rule)) return writes;
   if (d.rule !== 'command:unknown') return d;
+  // A path outside the project may be where it writes (`csplit -f ../out`, `pandoc -o ../x.html`): a person
+  // may approve that, no approval mode can.
+  if (writes.decision === 'deny' && writes.rule === 'path:outside-root') {
+    return ASK(`${c.name} is not a known command, and an argument names a place outside the project, where it may write (${writes.reason})`, 'command:unverifiable:outside');
+  }
   // An unknown program given the name of another one may run it, as env and xargs do (`taskset 1 sh -c id`):
   // a person may approve that, but no approval mode can, since what runs is not what was judged.
   const runs = c.args.find((a) => a.literal && PROGRAMS.has(base(a.text)));

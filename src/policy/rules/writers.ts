@@ -264,6 +264,19 @@ function patchRule(c: SimpleCommand, ctx: RuleContext): PolicyDecision {
   return strictest(why, paths);
 }
 
+/** 7z, ar, rar, jar and unar: an archive is read by its listing command, and anything else (extracting, adding,
+ * updating) writes what the archive or a whole tree names. */
+const LISTS: Record<string, RegExp> = { '7z': /^[lt]$/, ar: /^-?[tv]*t[tv]*$/, unrar: /^(l[tbv]*|v[tb]*|t)$/, rar: /^(l[tbv]*|v[tb]*|t)$/, jar: /^-?t[vf]*$/ };
+function archiveRule(c: SimpleCommand, ctx: RuleContext): PolicyDecision {
+  const name = /^7z/.test(c.name) ? '7z' : c.name;
+  const words = c.args.filter((a) => !a.text.startsWith('-') || (name === 'ar' || name === 'jar' ? /^-[a-z]+$/.test(a.text) : false));
+  const key = words[0]?.text ?? '';
+  const list = LISTS[name];
+  const reads = all(c.args.filter((a) => !a.text.startsWith('-')).slice(1).map((a) => ctx.checkPath(a, 'read')));
+  if (list && list.test(key)) return strictest(ASK(`${c.name} lists an archive`, `command:write:${name}`), reads);
+  return strictest(unverifiable(name, `${c.name} ${key} writes what the archive or the tree names, which devx cannot see in advance (list it first)`), reads);
+}
+
 /** Writers by name: each a rule (a kit model evaluated, or a function). */
 export const WRITER_RULES: Record<string, (c: SimpleCommand, ctx: RuleContext) => PolicyDecision> = {
   rm: (c, ctx) => evaluate(rm, c, ctx),
@@ -275,8 +288,9 @@ export const WRITER_RULES: Record<string, (c: SimpleCommand, ctx: RuleContext) =
   tar: tarRule,
   zip: zipRule,
   unzip: unzipRule,
-  gzip: compressRule,
-  gunzip: compressRule,
+  ...Object.fromEntries(['gzip', 'gunzip', 'pigz', 'unpigz', 'xz', 'unxz', 'lzma', 'unlzma', 'bzip2', 'bunzip2', 'lz4', 'unlz4', 'zstd', 'unzstd', 'lzip', 'brotli'].map((n) => [n, compressRule])),
+  ...Object.fromEntries(['7z', '7za', '7zr', 'ar', 'rar', 'unrar', 'jar', 'unar'].map((n) => [n, archiveRule])),
+  bsdtar: tarRule,
   patch: patchRule,
   cpio: () => unverifiable('cpio', 'cpio takes file names from stdin, or writes what an archive names; neither can be checked in advance'),
 };
