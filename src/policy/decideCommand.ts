@@ -3,20 +3,18 @@
 // deny beat ask beat allow. Anything that cannot be understood statically is never allowed.
 import fs from 'node:fs';
 import path from 'node:path';
-import { createRequire } from 'node:module';
 import type { Parser } from 'web-tree-sitter';
 import type { Node } from './bashParser.js';
 import { evalWord, type Word } from './shellWords.js';
 import { decidePath, type PathIntent, type PathPolicyContext } from './pathPolicy.js';
 import { decideSimpleCommand, type RuleContext, type SimpleCommand } from './rules/index.js';
-import { deniedUnder } from './deniedPaths.js';
-import { trackedDeniedPaths, untrackedPaths } from './trackedDenied.js';
-import { isInside } from '../sandbox/resolvePath.js';
-import { checkPlacement, checkTree, type WordResolver } from './writeTargets.js';
-import { joinsWords, matchesDotEntry } from './bashQuirks.js';
+import { trackedDeniedPaths } from './trackedDenied.js';
+import { checkRecursive, checkWord, cwdsOf, gitUntrackedHere, wordsHere, type WalkState } from './checkWords.js';
+import { checkPlacement, checkTree } from './writeTargets.js';
+import { joinsWords } from './bashQuirks.js';
 import { ALLOW, ASK, DENY, strictest, type PolicyDecision } from './types.js';
 import type { PermissionRules } from './permissions.js';
-import { matchCommandRules, matchPathRules } from './permissions.js';
+import { matchCommandRules } from './permissions.js';
 
 export interface CommandPolicyContext {
   parser: Parser;
@@ -37,23 +35,7 @@ const DATA_ONLY = new Set(['echo', 'printf', 'true', 'false', 'test', '[', '[[',
 const SETS_VARIABLES = new Set(['export', 'declare', 'typeset', 'local', 'readonly', 'read', 'mapfile', 'readarray', 'getopts', 'let']);
 const PLAIN_NAME = /^[A-Za-z0-9_.\/+-][A-Za-z0-9_.\/+@:%=-]*$/;
 const MAX_COMMAND = 20_000;
-const MAX_GLOB_MATCHES = 500;
 
-let fgSync: ((p: string, o: object) => string[]) | null = null;
-function expandGlob(pattern: string, cwd: string): string[] {
-  if (!fgSync) fgSync = (createRequire(import.meta.url)('fast-glob') as { sync: (p: string, o: object) => string[] }).sync;
-  return fgSync(pattern, { cwd, dot: false, onlyFiles: false, followSymbolicLinks: false, absolute: true, suppressErrors: true });
-}
-
-interface WalkState {
-  cwd: string;
-  /** A variable was set earlier in this command line: later expansions carry model-chosen text. */
-  assigned?: boolean;
-  /** pushd's stack: the directories popd returns to (each entry: every directory the shell may have been in). */
-  dirs?: string[][];
-  /** Other directories the shell may be in (a cd into a folder that does not exist yet may fail). */
-  alt?: string[];
-}
 
 export function decideCommand(command: string, ctx: CommandPolicyContext): PolicyDecision {
   if (!command.trim()) return DENY('empty command', 'command:empty');
@@ -205,87 +187,6 @@ function decideRedirect(node: Node, state: WalkState, ctx: CommandPolicyContext)
   return strictest(ASK(`the redirection ${op} writes ${w.text}`, 'command:redirect-write'), d);
 }
 
-/** Every directory the shell may be in at this point: a cd that may have failed leaves the old one possible. */
-const cwdsOf = (state: WalkState): string[] => [state.cwd, ...(state.alt ?? [])];
-
-/** Path-checks a word from every directory the shell may be in. */
-function checkWord(w: Word, intent: PathIntent, state: WalkState, ctx: CommandPolicyContext): PolicyDecision {
-  return cwdsOf(state).map((cwd) => checkWordAt(w, intent, cwd, ctx)).reduce(strictest);
-}
-
-/** Path-checks a word: literal paths directly, globs by their matches, unknown values ask. */
-function checkWordAt(w: Word, intent: PathIntent, cwd: string, ctx: CommandPolicyContext): PolicyDecision {
-  const pctx: PathPolicyContext = { ...ctx.paths, cwd, outside: 'ask-read' };
-  if (w.unknownKinds.length) return DENY(`unsupported shell syntax (${w.unknownKinds.join(', ')})`, 'command:unsupported-syntax');
-  if (/^\/dev\/(tcp|udp)\//.test(w.text)) return DENY(`${w.text} opens a network connection`, 'command:network:dev-tcp');
-  if (!w.literal) return ASK(`the argument ${w.text} expands at run time and cannot be checked in advance`, 'command:expansion');
-  if (!w.glob) return withSettings(decidePath(w.text, intent, pctx), intent, ctx);
-  // bash before 5.2 (macOS ships 3.2) lets `.*` match `.` and `..`: `./.*/x` can be `../x`, which the glob expansion here never lists.
-  const dots = w.text.split('/').find((seg) => /[*?[]/.test(seg) && matchesDotEntry(seg));
-  const dir = w.text.slice(0, w.text.search(/[*?[]/)).replace(/[^/]*$/, '') || '.';
-  let d = decidePath(dir, 'list', pctx);
-  if (dots) d = strictest(d, ASK(`${w.text}: the pattern ${dots} can match . or .. in bash before 5.2, which leads out of where it points; write the path without that glob`, 'command:computed-argument'));
-  const matches = expandGlob(w.text, cwd);
-  if (matches.length > MAX_GLOB_MATCHES) return strictest(d, ASK(`${w.text} matches more than ${MAX_GLOB_MATCHES} files`, 'command:glob-large'));
-  for (const m of matches) d = strictest(d, withSettings(decidePath(m, intent, pctx), intent, ctx));
-  return d;
-}
-
-/** Settings Read(...)/Edit(...)/Write(...) rules hold for command arguments as for file tools. */
-function withSettings(d: PolicyDecision & { real?: string }, intent: PathIntent, ctx: CommandPolicyContext): PolicyDecision {
-  if (!ctx.permissions || !d.real || d.decision === 'deny') return d;
-  const m = matchPathRules(d.real, intent === 'list' ? 'list' : intent, ctx.permissions);
-  if (m?.kind === 'deny') return DENY(`denied by your settings rule ${m.rule}`, `settings:${m.source}:deny:${m.rule}`);
-  if (m?.kind === 'ask') return strictest(d, ASK(`your settings rule ${m.rule} asks first`, `settings:${m.source}:ask:${m.rule}`));
-  return d;
-}
-
-/** A tree read recursively: denied paths below it can only be hidden by the sandbox. With `linksOut`
- * (a listing that follows symlinks), only the symlinks below that lead out of the project count. */
-function checkRecursive(w: Word, opts: { hidden: boolean; linksOut: boolean }, state: WalkState, ctx: CommandPolicyContext): PolicyDecision {
-  return cwdsOf(state).map((cwd) => checkRecursiveAt(w, opts, cwd, ctx)).reduce(strictest);
-}
-
-function checkRecursiveAt(w: Word, opts: { hidden: boolean; linksOut: boolean }, cwd: string, ctx: CommandPolicyContext): PolicyDecision {
-  if (!w.literal || w.glob) return ALLOW('checked as a path', 'command:paths');
-  const pd = decidePath(w.text, opts.linksOut ? 'list' : 'read', { ...ctx.paths, cwd, outside: 'ask-read' });
-  if (pd.decision === 'deny' || !pd.real) return pd;
-  const scan = deniedUnder(pd.real, { root: ctx.paths.root, home: ctx.paths.home, devxHome: ctx.paths.devxHome, permissions: ctx.permissions }, { hidden: opts.hidden });
-  const what = opts.linksOut ? 'symlinks' : 'denied files';
-  if (scan.capped) return ASK(`${w.text} is too large to check for ${what} before a recursive ${opts.linksOut ? 'listing' : 'read'}`, 'command:recursive-denied');
-  const found = opts.linksOut ? scan.paths.filter((p) => leadsOutside(p, ctx.paths.root)) : scan.paths;
-  if (!found.length) return ALLOW(opts.linksOut ? 'no symlinks below lead out of the project' : 'no denied files below', 'command:paths');
-  const example = path.relative(ctx.paths.root, found[0]) || found[0];
-  if (opts.linksOut) {
-    if (ctx.sandboxed) return ALLOW(`lists ${w.text} inside the sandbox, where its ${found.length} symlink(s) out of the project reach only what the sandbox shows (no home folder)`, 'command:recursive-sandboxed');
-    return ASK(`${w.text} holds ${found.length} symlink(s) leading out of the project (e.g. ${example}), and this listing follows them; without bubblewrap they cannot be hidden`, 'command:recursive-denied');
-  }
-  if (ctx.sandboxed) return ALLOW(`reads ${w.text} recursively inside the sandbox, with its ${found.length} denied path(s) hidden`, 'command:recursive-sandboxed');
-  return ASK(`${w.text} holds ${found.length} path(s) the policy denies (e.g. ${example}); without bubblewrap they cannot be hidden from a recursive read`, 'command:recursive-denied');
-}
-
-/** How the write-target checks see words here: from every directory the shell may be in, globs expanded, writes judged with settings. */
-function wordsHere(state: WalkState, ctx: CommandPolicyContext): WordResolver {
-  return {
-    cwds: cwdsOf(state),
-    home: ctx.paths.home,
-    expand: (pattern, cwd) => {
-      const found = expandGlob(pattern, cwd);
-      return found.length > MAX_GLOB_MATCHES ? null : found;
-    },
-    judgeWrite: (abs, cwd) => withSettings(decidePath(abs, 'write', { ...ctx.paths, cwd, outside: 'ask-read' }), 'write', ctx),
-  };
-}
-
-/** A symlink whose target is outside the project (dangling ones lead nowhere a listing can follow). */
-function leadsOutside(p: string, root: string): boolean {
-  try {
-    return fs.lstatSync(p).isSymbolicLink() && !isInside(root, fs.realpathSync(p));
-  } catch {
-    return false;
-  }
-}
-
 function decideCommandNode(node: Node, state: WalkState, ctx: CommandPolicyContext, extraArgs: Node[] = []): PolicyDecision {
   const assignments: SimpleCommand['assignments'] = [];
   const args: Word[] = [];
@@ -386,15 +287,7 @@ function decideSimple(cmd: SimpleCommand, state: WalkState, ctx: CommandPolicyCo
     checkTree: (w, how) => checkTree(w, how, wordsHere(state, ctx), { root: ctx.paths.root, permissions: ctx.permissions }),
     checkPlacement: (sources, dest, o) => checkPlacement(sources, dest, o, wordsHere(state, ctx), { root: ctx.paths.root, permissions: ctx.permissions }),
     trackedDenied: () => trackedDeniedPaths(ctx.paths.root, ctx.permissions),
-    gitUntracked: (specs, o) => {
-      const all: string[] = [];
-      for (const cwd of cwdsOf(state)) {
-        const found = untrackedPaths(cwd, specs.map((w) => w.text), o);
-        if (!found) return null;
-        all.push(...found);
-      }
-      return all;
-    },
+    gitUntracked: (specs, o) => gitUntrackedHere(specs, o, state),
     decideNested: (inner, o) => {
       for (const a of inner.assignments) {
         if (DANGEROUS_ENV.test(a.name)) return DENY(`setting ${a.name} for a command can make it run other code`, 'command:env-dangerous');

@@ -3,7 +3,7 @@
 // output operand, xxd's output operand, tree -o, file -C), command (sort --compress-program),
 // and date -f / -s.
 import type { Word } from '../shellWords.js';
-import { ASK, DENY, EXEC, READ, WRITE, flags, listOperands, values, type Effect, type Model, type Opt, type Parsed, type PolicyDecision } from './kit.js';
+import { ASK, DENY, EXEC, READ, flags, listOperands, values, type Effect, type Model, type Opt, type Parsed, type PolicyDecision } from './kit.js';
 
 const HELP: Record<string, Opt> = { '--help': {}, '--version': {} };
 const FILES0: Record<string, Opt> = { '--files0-from': { v: true, e: 'lread', why: '--files0-from reads the files a list names' } };

@@ -111,7 +111,8 @@ const CHANGES: Record<string, Change> = {
       return strictest(d, untracked('add', specs, ctx, { ignored: p.opts.has('-f') ? 'also' : 'no', excludes: [], intent: 'read' }));
     },
   },
-  commit: { opts: { '--template': READ_FILE, '-F': READ_FILE }, check: (p, ctx) => all([reads(p.operands, ctx), pathspecFile('commit', p)]) },
+  // --allow-empty and --allow-empty-message are hidden from `git commit -h`.
+  commit: { opts: { '--template': READ_FILE, '-F': READ_FILE, '--allow-empty': {}, '--allow-empty-message': {} }, check: (p, ctx) => all([reads(p.operands, ctx), pathspecFile('commit', p)]) },
   'stash push': {
     check: (p, ctx) => {
       const d = all([reads(p.operands, ctx), pathspecFile('stash', p)]);
