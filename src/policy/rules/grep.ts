@@ -51,3 +51,21 @@ export const rg: Model = {
     return paths.map((w) => ({ word: w, effect }));
   },
 };
+
+/** ag (the silver searcher): a pattern, then the trees it searches; --pager runs a program. */
+export const ag: Model = {
+  id: 'ag',
+  opts: {
+    ...HELP,
+    ...flags('acDfFilLnoQsSstuUvVwz0', '--all-types', '--ackmate', '--count', '--nocolor', '--column', '--debug', '--follow', '--fixed-strings', '--literal', '--hidden', '--ignore-case', '--files-with-matches', '--files-without-matches', '--norecurse', '--only-matching', '--print-long-lines', '--case-sensitive', '--smart-case', '--search-binary', '--all-text', '--unrestricted', '--invert-match', '--version', '--vimgrep', '--word-regexp', '--search-zip', '--null', '--noheading', '--heading', '--nobreak', '--break', '--numbers', '--nonumbers', '--filename', '--nofilename', '--stats', '--silent', '--one-device', '--list-file-types', '--print0', '--noaffinity', '--nomultiline', '--multiline', '--nopager', '--no-numbers'),
+    ...values('-A|--after', '-B|--before', '-C|--context', '--depth', '-g', '-G|--file-search-regex', '-m|--max-count', '--ignore', '--workers', '--color-line-number', '--color-match', '--color-path', '--width', '-W'),
+    '--color': {},
+    '-p|--path-to-ignore': READ,
+    '--pager': { ...EXEC, why: '--pager runs a program' },
+  },
+  operands: (ops, p) => {
+    const paths = ops.slice(p.opts.has('-g') ? 0 : 1);
+    if (!paths.length) return [{ word: word(ops[0] ?? { text: '.', literal: true, glob: false, plain: true, substitutions: [], unknownKinds: [] }, '.'), effect: 'rread' as Effect, why: 'searches the current directory' }];
+    return paths.map((w) => ({ word: w, effect: 'rread' as Effect }));
+  },
+};

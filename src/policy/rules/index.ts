@@ -7,8 +7,8 @@ import { ALLOW, ASK, DENY, strictest, type PolicyDecision } from '../types.js';
 import type { PathIntent } from '../pathPolicy.js';
 import { evaluate, type Model, type RuleContext, type SimpleCommand } from './kit.js';
 import { READERS } from './coreutils-readers.js';
-import { grep, rg } from './grep.js';
-import { findRule } from './find.js';
+import { ag, grep, rg } from './grep.js';
+import { fd, findRule } from './find.js';
 import { sed } from './sed.js';
 import { awk } from './awk.js';
 import { gitRule } from './git.js';
@@ -63,6 +63,8 @@ const ASK_ONLY: Record<string, { why: string; exec?: RegExp; unverifiable?: bool
   man: { why: 'man runs a pager and preprocessors', exec: /^(--html|-H|--pager|-P|--preprocessor|-p|--config-file|-C|--gxditview|-X|--troff-device|-T|--ditroff|-Z|--local-file|-l)/ },
   ...Object.fromEntries(EDITORS.map((e) => [e, EDITOR])),
   emacs: { ...EDITOR, exec: /^(--?eval|-l|--load|-f|--funcall|--?batch|--script|-x|-L|--directory|--execute)/ },
+  // ack reads a project .ackrc, whose options run Perl (--output) or a pager; ugrep's config and --filter run commands.
+  ...Object.fromEntries(['ack', 'ack-grep', 'ugrep', 'ug'].map((n) => [n, { why: `${n} takes options from a config file in the project, which can run programs`, exec: /^--(pager|output|filter|ackrc|config)/, unverifiable: true }])),
   ...Object.fromEntries(['sqlite3', 'sqlite', 'duckdb'].map((d) => [d, { why: `${d} runs SQL and dot-commands that read and write any file (.shell, writefile(), ATTACH, COPY) and load extensions`, unverifiable: true }])),
   ps: { why: "ps shows other processes' command lines" }, lsof: { why: "lsof shows other processes' files" },
   coproc: { why: 'coproc runs a command in the background', exec: /./ },
@@ -74,7 +76,7 @@ const ASK_ONLY: Record<string, { why: string; exec?: RegExp; unverifiable?: bool
 /** Commands devx runs without asking: each has a complete argument model (see kit.ts). */
 export const MODELS: Record<string, Model> = {
   ...READERS,
-  grep, egrep: { ...grep, id: 'egrep' }, fgrep: { ...grep, id: 'fgrep' }, rg,
+  grep, egrep: { ...grep, id: 'egrep' }, fgrep: { ...grep, id: 'fgrep' }, rg, ag, fd, fdfind: { ...fd, id: 'fdfind' },
   sed,
 };
 
