@@ -132,6 +132,10 @@ export const GTFO: Record<string, SbCase[]> = {
   // fd, ag, ack and ugrep: listers and searchers whose options run programs.
   searchers: [c('fd --exec id', 'deny'), c('fd -X id', 'deny'), c('fd -x touch pwned', 'deny', 'any program, not only a shell'), c('fd ts src', 'allow'), c('fd -H env', 'allow', 'names only'), c('fdfind -e ts', 'allow'), c('fd --base-directory ~/.ssh x', 'deny'),
     c('ag x src', 'allow'), both('ag SECRET', 'allow', 'ask', 'a tree with denied files'), c('ag --pager=./evil.sh x src', 'deny'), c('ack x', 'ask', 'a project .ackrc can run Perl'), c('ack --output=x x', 'deny'), c('ugrep --filter=x y', 'deny'), c('fd -e md', 'allow'), c('fd -t f . src', 'allow')],
+  // python -m and node options that take code from the line or stdin, open a server or a debugger port.
+  interpreterModules: [c('python3 -m code', 'deny', 'a REPL on stdin'), c('python3 -m pdb script.py', 'deny'), c("python3 -m timeit 'import os'", 'deny'), c('python3 -m http.server 8000', 'deny'), c('python3 -m webbrowser https://example.com', 'deny'), c('python3 -m pydoc -p 1234', 'deny'),
+    c('node --inspect script.js', 'deny', 'a debugger port'), c('node --test --require ./x.js', 'deny'), c('python3 -m venv .venv', 'ask'), both('node --test', 'allow', 'ask', "node's test runner"), both('python3 -m unittest', 'allow', 'ask'), c('python3 -m pydoc os', 'ask'),
+    c('cat script.py', 'allow'), c('ls scripts', 'allow'), c('grep -n def script.py', 'allow'), c('head -2 scripts/build.js', 'allow')],
 };
 
 export const GTFO_CASES: SbCase[] = Object.values(GTFO).flat();

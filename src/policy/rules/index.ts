@@ -31,7 +31,7 @@ const PRIVILEGE = ['sudo', 'su', 'doas', 'pkexec', 'runuser', 'chroot', 'unshare
 const DESTRUCTIVE = ['mkfs', 'mke2fs', 'dd', 'shutdown', 'reboot', 'halt', 'poweroff', 'init', 'telinit', 'mount', 'umount', 'fdisk', 'sfdisk', 'parted', 'wipefs', 'shred', 'iptables', 'ip6tables', 'nft', 'systemctl', 'service', 'crontab', 'at', 'batch', 'useradd', 'userdel', 'usermod', 'passwd', 'chpasswd', 'groupadd', 'visudo', 'modprobe', 'insmod', 'rmmod', 'sysctl', 'swapoff', 'kill', 'pkill', 'killall', 'apt', 'apt-get', 'dpkg', 'yum', 'dnf', 'pacman', 'brew', 'snap', 'docker', 'podman', 'kubectl'];
 const SHELLS = ['bash', 'sh', 'zsh', 'dash', 'ksh', 'fish', 'csh', 'tcsh', 'busybox'];
 const INTERPRETERS: Record<string, string[]> = {
-  node: ['-e', '--eval', '-p', '--print', '-r', '--require', '--import', '--loader', '--experimental-loader', '-i', '--interactive'],
+  node: ['-e', '--eval', '-p', '--print', '-r', '--require', '--import', '--loader', '--experimental-loader', '-i', '--interactive', '--inspect', '--inspect-brk', '--inspect-port', '--inspect-wait'],
   nodejs: ['-e', '--eval', '-p', '--print'],
   deno: ['eval', 'repl'],
   bun: ['-e', '--eval', 'x'],
@@ -192,6 +192,11 @@ const WRAPPERS: Record<string, Rule> = {
   gdb: () => DENY('debuggers can run arbitrary code', 'command:inline-interpreter'),
 };
 
+/** Standard modules that run code from their arguments or stdin (a REPL, a debugger, timeit's statements). */
+const PY_CODE_MODULES = /^(code|pdb|timeit|asyncio|idlelib(\..*)?|IPython|ipython|bpython|ptpython|turtledemo)$/;
+/** Standard modules that serve, connect or open a browser. */
+const PY_NET_MODULES = /^(http\.server|smtpd|xmlrpc\.server|webbrowser|ftplib|smtplib|telnetlib|nntplib|poplib|imaplib|wsgiref\.simple_server|antigravity)$/;
+
 function interpreterRule(c: SimpleCommand, ctx: RuleContext): PolicyDecision | null {
   const name = base(c.name);
   const inline = INTERPRETERS[name] ?? (/^python3(\.\d+)?$/.test(name) ? INTERPRETERS.python : undefined);
@@ -202,6 +207,11 @@ function interpreterRule(c: SimpleCommand, ctx: RuleContext): PolicyDecision | n
     return DENY(`${name} with inline code (${inline.join(', ')}) runs arbitrary code`, 'command:inline-interpreter');
   }
   if (/^python/.test(name) && a[0] === '-m' && a[1] === 'pip') return ASK('pip changes installed packages', 'command:package-install');
+  const mod = /^python/.test(name) ? a[a.indexOf('-m') + 1] : undefined;
+  if (mod && a.includes('-m')) {
+    if (PY_CODE_MODULES.test(mod)) return DENY(`python -m ${mod} runs code given on the line or read from stdin`, 'command:inline-interpreter');
+    if (PY_NET_MODULES.test(mod) || (mod === 'pydoc' && a.some((x) => /^-[pbn]/.test(x)))) return DENY(`python -m ${mod} opens a server, a connection or a browser`, 'command:network');
+  }
   const family = /^python/.test(name) ? 'python' : name === 'nodejs' ? 'node' : name;
   const module = /^python/.test(name) && a.includes('-m');
   const script = module ? null : scriptOf(c.args, INTERPRETER_VALUE_OPTS[family] ?? []);

@@ -8,7 +8,9 @@ const TEST_RUNNERS: ((a: string[]) => boolean)[] = [
   (a) => a[0] === 'npm' && ['test', 't', 'run', 'run-script'].includes(a[1] ?? '') && (a[1] === 'test' || a[1] === 't' || a.length >= 3),
   (a) => (a[0] === 'yarn' || a[0] === 'pnpm') && (a[1] === 'test' || (a[1] === 'run' && a.length >= 3)),
   (a) => a[0] === 'pytest' || a[0] === 'py.test',
-  (a) => /^python3?$/.test(a[0]) && a[1] === '-m' && a[2] === 'pytest',
+  (a) => /^python3?$/.test(a[0]) && a[1] === '-m' && (a[2] === 'pytest' || a[2] === 'unittest'),
+  // node's own runner: node --test [files]; its program-running options are in EXEC_OPTIONS.
+  (a) => a[0] === 'node' && a.includes('--test'),
   (a) => a[0] === 'cargo' && a[1] === 'test',
   (a) => a[0] === 'go' && (a[1] === 'test' || a[1] === 'vet'),
   (a) => a[0] === 'make' && ['test', 'check'].includes(a[1] ?? ''),
@@ -17,6 +19,7 @@ const TEST_RUNNERS: ((a: string[]) => boolean)[] = [
 /** Options that make the tool run another program, in any position before `--`. */
 const EXEC_OPTIONS: Record<string, RegExp> = {
   npm: /^--(script-shell|node-options|shell|call|userconfig|globalconfig|init-module|editor|browser|viewer|git|prefix|cache)(=|$)|^-c$/,
+  node: /^(-e|--eval|-p|--print|-r|--require|--import|--loader|--experimental-loader|-i|--interactive|--inspect(-brk|-port|-wait)?|-c|--check)(=|$)/,
   npx: /^--(script-shell|node-options|shell|call|userconfig|globalconfig)(=|$)|^-c$/,
   yarn: /^--(script-shell|shell|use-yarnrc|cwd)(=|$)/,
   pnpm: /^--(script-shell|shell-emulator|node-options|config\.[a-z-]*shell)(=|$)/,
