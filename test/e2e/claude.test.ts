@@ -169,9 +169,15 @@ describe('the claude provider', () => {
     let err = '';
     child.stderr.on('data', (d) => (err += d));
     try {
+      const calls = claude.modelCalls.length;
       await until(() => err.includes('started claude ahead'), 20_000);
       child.kill('SIGKILL');
-      await until(() => processesUnder(path.join(home, '.devx', 'run')).length === 0, 15_000);
+      // On a loaded machine devx may have written the prompt before the kill landed: then claude waits on the
+      // hung API, not on stdin. Ending that connection makes it fail (devx sets no retries) and exit on its own.
+      await until(() => {
+        if (claude.modelCalls.length > calls) claude.dropConnections();
+        return processesUnder(path.join(home, '.devx', 'run')).length === 0;
+      }, 15_000);
     } finally {
       child.kill('SIGKILL');
     }

@@ -60,6 +60,11 @@ export abstract class FakeServer<Reply, Rec> {
     return this;
   }
 
+  /** Ends every open connection (a hung reply among them); the server keeps listening. */
+  dropConnections(): void {
+    for (const s of this.sockets) s.destroy();
+  }
+
   async close(): Promise<void> {
     for (const s of this.sockets) s.destroy();
     await new Promise<void>((resolve) => this.server.close(() => resolve()));
