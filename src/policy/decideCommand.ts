@@ -8,7 +8,7 @@ import type { Node } from './bashParser.js';
 import { evalWord, type Word } from './shellWords.js';
 import { decidePath, type PathIntent, type PathPolicyContext } from './pathPolicy.js';
 import { decideSimpleCommand, type RuleContext, type SimpleCommand } from './rules/index.js';
-import { trackedDeniedPaths } from './trackedDenied.js';
+import { historyDeniedPaths, trackedDeniedPaths } from './trackedDenied.js';
 import { checkRecursive, checkWord, cwdsOf, gitUntrackedHere, wordsHere, type WalkState } from './checkWords.js';
 import { checkPlacement, checkTree } from './writeTargets.js';
 import { joinsWords } from './bashQuirks.js';
@@ -286,7 +286,7 @@ function decideSimple(cmd: SimpleCommand, state: WalkState, ctx: CommandPolicyCo
     checkRecursive: (w, o) => checkRecursive(w, { hidden: o?.hidden !== false, linksOut: o?.linksOut === true }, state, ctx),
     checkTree: (w, how) => checkTree(w, how, wordsHere(state, ctx), { root: ctx.paths.root, permissions: ctx.permissions }),
     checkPlacement: (sources, dest, o) => checkPlacement(sources, dest, o, wordsHere(state, ctx), { root: ctx.paths.root, permissions: ctx.permissions }),
-    trackedDenied: () => trackedDeniedPaths(ctx.paths.root, ctx.permissions),
+    trackedDenied: () => [...new Set([...trackedDeniedPaths(ctx.paths.root, ctx.permissions), ...historyDeniedPaths(ctx.paths.root, ctx.permissions)])],
     gitUntracked: (specs, o) => gitUntrackedHere(specs, o, state),
     decideNested: (inner, o) => {
       for (const a of inner.assignments) {

@@ -1,7 +1,8 @@
 // Files git tracks that the policy denies reading (a committed .env.production, credentials.json, ...).
 // git prints their contents from its objects, where neither the path check nor the sandbox sees them:
 // `git diff`, `git log -p`, `git show <blob>`, `git cat-file -p <sha>`. The list comes from the index
-// (`git ls-files`), cached until the index changes; files only in older commits are not in it.
+// (`git ls-files`), cached until the index changes, and from history: a secret committed and later
+// removed is still in every older commit (`git log --all`, cached until a ref moves; best effort, see HISTORY_MS).
 import fs from 'node:fs';
 import path from 'node:path';
 import { spawnSync } from 'node:child_process';
@@ -20,10 +21,28 @@ export function trackedDeniedPaths(root: string, permissions?: PermissionRules):
   if (hit && hit.key === key) return hit.paths;
   const r = spawnSync('git', ['ls-files', '-z', '--cached'], { cwd: top, encoding: 'utf8', timeout: 10_000, maxBuffer: 256 * 1024 * 1024, stdio: ['ignore', 'pipe', 'ignore'], env: gitPolicyEnv() });
   const files = r.status === 0 && typeof r.stdout === 'string' ? r.stdout.split('\0').filter(Boolean) : [];
-  const paths = files
-    .map((f) => path.join(top, f))
-    .filter((abs) => sensitiveRule([abs], 'read') !== null || (permissions !== undefined && matchPathRules(abs, 'read', permissions)?.kind === 'deny'));
+  const paths = deniedAmong(top, files, permissions);
   if (!key.startsWith('-')) cache.set(top, { key, paths });
+  return paths;
+}
+
+/** How long listing every path history ever added may take; a repository slower than that is judged by its index alone. */
+const HISTORY_MS = 5_000;
+const historyCache = new Map<string, { key: string; paths: string[] }>();
+
+/** Paths (absolute) that some commit on any ref added and the policy denies reading, whether or not they are still tracked. */
+export function historyDeniedPaths(root: string, permissions?: PermissionRules): string[] {
+  const top = topLevel(root);
+  if (!top) return [];
+  const refs = spawnSync('git', ['for-each-ref', '--format=%(objectname)'], { cwd: top, encoding: 'utf8', timeout: 10_000, maxBuffer: 64 * 1024 * 1024, stdio: ['ignore', 'pipe', 'ignore'], env: gitPolicyEnv() });
+  const head = spawnSync('git', ['rev-parse', '-q', '--verify', 'HEAD'], { cwd: top, encoding: 'utf8', timeout: 10_000, stdio: ['ignore', 'pipe', 'ignore'], env: gitPolicyEnv() });
+  const key = `${refs.stdout ?? ''}${head.stdout ?? ''}\0${permissions?.rules.length ?? 0}`;
+  const hit = historyCache.get(top);
+  if (hit && hit.key === key) return hit.paths;
+  const r = spawnSync('git', ['log', '--all', '--format=', '--name-only', '-z', '--diff-filter=ACR', '--no-renames'], { cwd: top, encoding: 'utf8', timeout: HISTORY_MS, maxBuffer: 256 * 1024 * 1024, stdio: ['ignore', 'pipe', 'ignore'], env: gitPolicyEnv() });
+  const names = r.status === 0 && typeof r.stdout === 'string' ? [...new Set(r.stdout.split('\0').map((n) => n.trim()).filter(Boolean))] : [];
+  const paths = deniedAmong(top, names, permissions);
+  if (r.status === 0) historyCache.set(top, { key, paths });
   return paths;
 }
 
@@ -59,6 +78,11 @@ function gitPolicyEnv(): NodeJS.ProcessEnv {
   }
   env.GIT_CONFIG_COUNT = String(i);
   return env;
+}
+
+/** The names (relative to the top level) whose reading the policy denies, as absolute paths. */
+function deniedAmong(top: string, names: string[], permissions?: PermissionRules): string[] {
+  return names.map((f) => path.join(top, f)).filter((abs) => sensitiveRule([abs], 'read') !== null || (permissions !== undefined && matchPathRules(abs, 'read', permissions)?.kind === 'deny'));
 }
 
 function topLevel(root: string): string | null {

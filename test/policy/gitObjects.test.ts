@@ -55,6 +55,18 @@ describe('git objects in a repository that tracks denied files', () => {
     expect(Object.entries(d).filter(([, v]) => v !== 'allow')).toEqual([]);
   });
 
+  it('a secret committed once and removed since is still in the objects: git log -p asks, narrowed paths do not', () => {
+    const dir = repo({ 'src/main.ts': 'x\n', '.env': 'TOKEN=1\n' });
+    git(dir, 'rm', '-q', '--cached', '.env');
+    fs.rmSync(path.join(dir, '.env'));
+    git(dir, 'commit', '-qm', 'remove the secret');
+    // Nothing tracks it now, so without history the policy would see a clean repository.
+    expect(execFileSync('git', ['ls-files'], { cwd: dir, encoding: 'utf8' })).not.toContain('.env');
+    const d = decide(dir, ['git log -p', 'git log --all -p', 'git show HEAD~1', 'git log -p -- src', 'git log --stat']);
+    expect(d).toEqual({ 'git log -p': 'ask', 'git log --all -p': 'ask', 'git show HEAD~1': 'ask', 'git log -p -- src': 'allow', 'git log --stat': 'allow' });
+    expect(decide(dir, ['git log -p'], 'yolo')).toEqual({ 'git log -p': 'deny' });
+  });
+
   it('a repository without such files keeps git diff, log -p and show unasked', () => {
     const d = decide(plain, PRINTS.filter((c) => !c.includes('stash')));
     expect(Object.entries(d).filter(([, v]) => v !== 'allow')).toEqual([]);

@@ -141,7 +141,7 @@ function guardObjects(subName: string, args: Word[], ctx: RuleContext): PolicyDe
   const narrowed = specs.length > 0 && specs.every((w) => w.literal && !/[*?[]/.test(w.text) && !w.text.startsWith(':')) && !tracked.some((t) => specs.some((w) => covers(w.text, t)));
   if (narrowed) return d;
   const example = tracked[0].split('/').slice(-2).join('/');
-  return ASK(`git ${subName} can print the contents of the ${tracked.length} tracked file(s) the policy denies (e.g. ${example}); name the paths you need after -- to leave them out`, 'command:recursive-denied:git');
+  return ASK(`git ${subName} can print the contents of the ${tracked.length} file(s) in git's objects (tracked, or in history) that the policy denies (e.g. ${example}); name the paths you need after -- to leave them out`, 'command:recursive-denied:git');
 }
 
 /** Does the pathspec (relative to the project, or absolute) name the tracked file or a folder above it? */

@@ -34,7 +34,7 @@ export interface RuleContext {
   /** `sources` copied, moved or linked to `dest`: each judged as a write where it lands (inside `dest` when that is
    * a folder, or `into: 'always'`), every file of a copied tree included. `parents`: cp --parents keeps the source path. */
   checkPlacement(sources: Word[], dest: Word, opts: { into: 'auto' | 'always' | 'never'; parents?: boolean; moves?: boolean }): PolicyDecision;
-  /** Files git tracks that the policy denies reading (absolute paths); git can print them from its objects. */
+  /** Files in git's objects that the policy denies reading (absolute paths): tracked now, or added by any commit on a ref. */
   trackedDenied(): string[];
   /** Untracked files (absolute paths) under the pathspecs, as `git ls-files --others` lists them from the
    * shell's directory: `ignored` no (git's excludes apply), also (all untracked) or only (only ignored ones);
