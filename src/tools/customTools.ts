@@ -64,7 +64,7 @@ function toTool(def: CustomToolDef, file: string): Tool {
     async execute(ctx, args) {
       const argv = fillCommand(def, args as Record<string, string>);
       const [bin, list] = ctx.sandbox ? [ctx.sandbox.bin, [...sandboxArgs(ctx.sandbox, ctx.root), ...argv]] : [argv[0], argv.slice(1)];
-      const r = await ctx.runner(bin, list, { cwd: ctx.root, timeoutMs: def.timeout * 1000, signal: ctx.signal, env: commandEnv(process.env), extendEnv: false, maxBuffer: 10 * 1024 * 1024 });
+      const r = await ctx.runner(bin, list, { cwd: ctx.root, timeoutMs: def.timeout * 1000, signal: ctx.signal, env: commandEnv(process.env), extendEnv: false, maxBuffer: 10 * 1024 * 1024, reapGroup: true });
       const text = [`exit_code=${r.exitCode ?? 'none'}${r.timedOut ? ` (killed after ${def.timeout}s)` : ''}`, `stdout:\n${r.stdout}`, ...(r.stderr ? [`stderr:\n${r.stderr}`] : [])].join('\n');
       return { content: text, isError: r.exitCode !== 0, meta: { exit_code: r.exitCode ?? 'none' } };
     },

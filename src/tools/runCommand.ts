@@ -28,11 +28,13 @@ export const runCommandTool = defineTool({
       env: commandEnv(process.env),
       extendEnv: false,
       maxBuffer: 10 * 1024 * 1024,
+      reapGroup: true,
     });
     const parts: string[] = [];
     if (r.timedOut) parts.push(`[killed after ${Math.round(timeoutMs / 1000)}s timeout; pass timeout= for longer commands]`);
     if (r.cancelled) parts.push('[cancelled by the user]');
     if (r.outputCapped) parts.push('[output exceeded 10 MB; the command was stopped]');
+    if (r.reaped) parts.push('[stopped what the command left running in the background: a command\'s processes end when it does]');
     parts.push(`exit_code=${r.exitCode ?? 'none'}${r.signal ? ` signal=${r.signal}` : ''}`);
     parts.push(`stdout:\n${r.stdout}`);
     if (r.stderr) parts.push(`stderr:\n${r.stderr}`);

@@ -27,6 +27,8 @@ export interface RunOptions {
   launch?: LaunchInfo;
   /** Settle as soon as stdout holds a successful answer, while the process exits (util/settleOnAnswer). */
   answered?: AnswerCheck;
+  /** When the child exits, stop what it left running in its process group (`cmd &`, nohup): a command's processes end with it. */
+  reapGroup?: boolean;
 }
 
 /** What a pre-started copy of a launch needs, and how to tell it started before devx was ready. */
@@ -48,6 +50,8 @@ export interface RunResult {
   durationMs: number;
   /** Settled on the answer in stdout before the process exited: exitCode and signal are not known. */
   answered?: boolean;
+  /** reapGroup stopped processes the child left running in its group. */
+  reaped?: boolean;
 }
 
 export class BinaryMissingError extends Error {
@@ -84,6 +88,16 @@ export function observeChildren(runner: ProcessRunner, observer: ChildObserver):
   };
 }
 let exitHookInstalled = false;
+
+/** Is any process left in the group? */
+function groupAlive(pid: number): boolean {
+  try {
+    process.kill(-pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
 
 function killGroup(pid: number | undefined, signal: NodeJS.Signals = 'SIGKILL'): void {
   if (!pid) return;
@@ -143,6 +157,7 @@ export const runProcess: ProcessRunner = async (file, args, opts) => {
   }
   let timedOut = false;
   let cancelled = false;
+  let reaped = false;
   const timer = opts.timeoutMs
     ? setTimeout(() => {
         timedOut = true;
@@ -155,6 +170,18 @@ export const runProcess: ProcessRunner = async (file, args, opts) => {
   };
   if (opts.signal?.aborted) onAbort();
   opts.signal?.addEventListener('abort', onAbort, { once: true });
+  // The leader has exited: whatever is still in its group was started in the background and would outlive
+  // the call (and devx). A background job holding the output pipe would also keep the call open until its timeout.
+  if (opts.reapGroup && pid) {
+    child.once('exit', () => {
+      setTimeout(() => {
+        if (groupAlive(pid)) {
+          reaped = true;
+          killGroup(pid);
+        }
+      }, 50).unref();
+    });
+  }
   const exited = (async (): Promise<RunResult> => {
     try {
       const r = await child;
@@ -164,6 +191,10 @@ export const runProcess: ProcessRunner = async (file, args, opts) => {
       }
       // Reap anything the child left behind in its group (grandchildren holding pipes).
       if (timedOut || cancelled || r.isMaxBuffer) killGroup(pid);
+      else if (opts.reapGroup && pid && !reaped && groupAlive(pid)) {
+        reaped = true;
+        killGroup(pid);
+      }
       return {
         exitCode: r.exitCode ?? null,
         signal: r.signal ?? null,
@@ -173,6 +204,7 @@ export const runProcess: ProcessRunner = async (file, args, opts) => {
         cancelled,
         outputCapped: Boolean(r.isMaxBuffer),
         durationMs: Date.now() - started,
+        ...(reaped ? { reaped } : {}),
       };
     } finally {
       if (timer) clearTimeout(timer);

@@ -374,6 +374,33 @@ describe('run_command and git, with nobody at a terminal', () => {
   }, 40_000);
 });
 
+describe('run_command leaves nothing running', () => {
+  const alive = (tag: string) => {
+    try {
+      return execFileSync('pgrep', ['-f', tag], { encoding: 'utf8' }).trim() !== '';
+    } catch {
+      return false;
+    }
+  };
+  it('stops what a command started in the background, and a background job holding the output does not keep the call open', async () => {
+    const tag = `sleep ${7000 + Math.floor(Math.random() * 999)}`;
+    const r = await call('run_command', { cmd: `nohup ${tag} > /dev/null 2>&1 & echo started` });
+    expect(r.content).toContain('started');
+    expect(r.content).toContain('stopped what the command left running in the background');
+    await new Promise((res) => setTimeout(res, 200));
+    expect(alive(tag)).toBe(false);
+    const tag2 = `sleep ${8000 + Math.floor(Math.random() * 999)}`;
+    const t = Date.now();
+    const r2 = await call('run_command', { cmd: `${tag2} & echo second`, timeout: '30' });
+    expect(r2.content).toContain('second');
+    expect(Date.now() - t).toBeLessThan(10_000);
+    await new Promise((res) => setTimeout(res, 200));
+    expect(alive(tag2)).toBe(false);
+    // A command that leaves nothing behind says nothing about it.
+    expect((await call('run_command', { cmd: 'echo plain' })).content).not.toContain('background');
+  }, 40_000);
+});
+
 describe('maskUrlCredentials', () => {
   it('masks URL passwords and token user names, and leaves other URLs and addresses alone', () => {
     const cases: [string, string][] = [

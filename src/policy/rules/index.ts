@@ -28,7 +28,7 @@ const NETWORK = ['curl', 'wget', 'nc', 'ncat', 'netcat', 'socat', 'ssh', 'scp', 
 /** Secret stores and key agents: what they print is the credentials the path policy keeps the model from reading. */
 const CREDENTIALS = ['gpg', 'gpg2', 'gpg-agent', 'gpgconf', 'pass', 'gopass', 'op', 'bw', 'lpass', 'keepassxc-cli', 'vault', 'secret-tool', 'security', 'keyctl', 'ssh-add', 'ssh-agent', 'ssh-keygen', 'kinit', 'klist', 'pinentry'];
 const PRIVILEGE = ['sudo', 'su', 'doas', 'pkexec', 'runuser', 'chroot', 'unshare', 'nsenter', 'setpriv', 'capsh', 'setcap'];
-const DESTRUCTIVE = ['mkfs', 'mke2fs', 'dd', 'shutdown', 'reboot', 'halt', 'poweroff', 'init', 'telinit', 'mount', 'umount', 'fdisk', 'sfdisk', 'parted', 'wipefs', 'shred', 'iptables', 'ip6tables', 'nft', 'systemctl', 'service', 'crontab', 'at', 'batch', 'useradd', 'userdel', 'usermod', 'passwd', 'chpasswd', 'groupadd', 'visudo', 'modprobe', 'insmod', 'rmmod', 'sysctl', 'swapoff', 'kill', 'pkill', 'killall', 'apt', 'apt-get', 'dpkg', 'yum', 'dnf', 'pacman', 'brew', 'snap', 'docker', 'podman', 'kubectl'];
+const DESTRUCTIVE = ['mkfs', 'mke2fs', 'dd', 'shutdown', 'reboot', 'halt', 'poweroff', 'init', 'telinit', 'mount', 'umount', 'fdisk', 'sfdisk', 'parted', 'wipefs', 'shred', 'iptables', 'ip6tables', 'nft', 'systemctl', 'service', 'crontab', 'at', 'batch', 'useradd', 'userdel', 'usermod', 'passwd', 'chpasswd', 'groupadd', 'visudo', 'modprobe', 'insmod', 'rmmod', 'sysctl', 'swapoff', 'kill', 'pkill', 'killall', 'systemd-run', 'daemonize', 'start-stop-daemon', 'launchctl', 'apt', 'apt-get', 'dpkg', 'yum', 'dnf', 'pacman', 'brew', 'snap', 'docker', 'podman', 'kubectl'];
 const SHELLS = ['bash', 'sh', 'zsh', 'dash', 'ksh', 'fish', 'csh', 'tcsh', 'busybox'];
 const INTERPRETERS: Record<string, string[]> = {
   node: ['-e', '--eval', '-p', '--print', '-r', '--require', '--import', '--loader', '--experimental-loader', '-i', '--interactive', '--inspect', '--inspect-brk', '--inspect-port', '--inspect-wait'],
@@ -180,7 +180,8 @@ const WRAPPERS: Record<string, Rule> = {
   nohup: (c, ctx) => nestedAfterOptions(c, ctx, []),
   stdbuf: (c, ctx) => nestedAfterOptions(c, ctx, ['-i', '-o', '-e']),
   command: (c, ctx) => (hasOpt(c.args, ['-v', '-V']) ? ALLOW('looks up a command', 'command:read-only:command') : nestedAfterOptions(c, ctx, [])),
-  setsid: (c, ctx) => nestedAfterOptions(c, ctx, []),
+  // setsid takes what it runs out of the command's process group, beyond devx's reach once the command ends.
+  setsid: (c, ctx) => strictest(nestedAfterOptions(c, ctx, []), ASK('setsid detaches what it runs from the command, so it outlives it', 'command:unverifiable:setsid')),
   flock: flockRule,
   // watch hands its arguments to sh -c as one string (unless -x), and it is a full-screen program besides.
   watch: () => DENY('watch runs its command through sh -c, which cannot be checked in advance; run the command itself', 'command:exec:watch'),
