@@ -6,6 +6,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { spawnSync } from 'node:child_process';
+import { withGitConfig } from '../util/gitConfigEnv.js';
 import { sensitiveRule } from './pathPolicy.js';
 import { matchPathRules, type PermissionRules } from './permissions.js';
 
@@ -34,9 +35,9 @@ const historyCache = new Map<string, { key: string; paths: string[] }>();
 export function historyDeniedPaths(root: string, permissions?: PermissionRules): string[] {
   const top = topLevel(root);
   if (!top) return [];
-  const refs = spawnSync('git', ['for-each-ref', '--format=%(objectname)'], { cwd: top, encoding: 'utf8', timeout: 10_000, maxBuffer: 64 * 1024 * 1024, stdio: ['ignore', 'pipe', 'ignore'], env: gitPolicyEnv() });
-  const head = spawnSync('git', ['rev-parse', '-q', '--verify', 'HEAD'], { cwd: top, encoding: 'utf8', timeout: 10_000, stdio: ['ignore', 'pipe', 'ignore'], env: gitPolicyEnv() });
-  const key = `${refs.stdout ?? ''}${head.stdout ?? ''}\0${permissions?.rules.length ?? 0}`;
+  // Where HEAD and every ref point: history changes only when one of them moves.
+  const refs = spawnSync('git', ['rev-parse', 'HEAD', '--all'], { cwd: top, encoding: 'utf8', timeout: 10_000, maxBuffer: 64 * 1024 * 1024, stdio: ['ignore', 'pipe', 'ignore'], env: gitPolicyEnv() });
+  const key = `${refs.stdout ?? ''}\0${permissions?.rules.length ?? 0}`;
   const hit = historyCache.get(top);
   if (hit && hit.key === key) return hit.paths;
   const r = spawnSync('git', ['log', '--all', '--format=', '--name-only', '-z', '--diff-filter=ACR', '--no-renames'], { cwd: top, encoding: 'utf8', timeout: HISTORY_MS, maxBuffer: 256 * 1024 * 1024, stdio: ['ignore', 'pipe', 'ignore'], env: gitPolicyEnv() });
@@ -68,16 +69,10 @@ export function untrackedPaths(cwd: string, pathspecs: string[], opts: { ignored
 /** git as the policy runs it: never from a bare repository found by discovery (one the model could have
  * written, whose config git would obey), never taking locks, never starting an fsmonitor. */
 function gitPolicyEnv(): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = { ...process.env, GIT_OPTIONAL_LOCKS: '0' };
-  const n = Number(env.GIT_CONFIG_COUNT);
-  let i = Number.isInteger(n) && n >= 0 ? n : 0;
-  for (const [k, v] of [['safe.bareRepository', 'explicit'], ['core.fsmonitor', 'false']]) {
-    env[`GIT_CONFIG_KEY_${i}`] = k;
-    env[`GIT_CONFIG_VALUE_${i}`] = v;
-    i++;
-  }
-  env.GIT_CONFIG_COUNT = String(i);
-  return env;
+  return withGitConfig({ ...process.env, GIT_OPTIONAL_LOCKS: '0' }, [
+    ['safe.bareRepository', 'explicit'],
+    ['core.fsmonitor', 'false'],
+  ]);
 }
 
 /** The names (relative to the top level) whose reading the policy denies, as absolute paths. */

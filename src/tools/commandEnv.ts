@@ -1,6 +1,7 @@
 // The environment a model-run command sees: the user's, minus credentials and the variables that would
 // make bash run a line otherwise than it was judged. A model that can run `env` must not be able to read
 // the API keys devx itself was given.
+import { withGitConfig } from '../util/gitConfigEnv.js';
 const SECRET_NAME = /(API_KEY|APIKEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIAL|PRIVATE_KEY|ACCESS_KEY|SESSION_KEY)/i;
 // Variables that change what bash does with a command line after the policy judged it: where cd goes
 // (CDPATH), which files a glob matches (GLOBIGNORE, BASHOPTS=dotglob), startup files and exported
@@ -18,11 +19,7 @@ export function commandEnv(env: NodeJS.ProcessEnv): Record<string, string> {
   // external diff, a gpg program) it obeys. The model can write such a folder under any name, so git
   // may use a bare repository only when told to (--git-dir and GIT_DIR are refused by the policy).
   // Entries given this way rank above every config file.
-  const n = Number(out.GIT_CONFIG_COUNT);
-  const count = Number.isInteger(n) && n >= 0 ? n : 0;
-  out[`GIT_CONFIG_KEY_${count}`] = 'safe.bareRepository';
-  out[`GIT_CONFIG_VALUE_${count}`] = 'explicit';
-  out.GIT_CONFIG_COUNT = String(count + 1);
+  Object.assign(out, withGitConfig(out, [['safe.bareRepository', 'explicit']]));
   // Nobody is at a terminal to answer: git neither opens an editor (a commit without -m keeps its
   // message or aborts, rebase -i runs its list as it stands) nor prompts for a password, where it would
   // otherwise wait until the command's timeout.

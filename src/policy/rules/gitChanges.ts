@@ -8,12 +8,12 @@
 import type { Word } from '../shellWords.js';
 import { GIT_OPTIONS } from './gitOptions.js';
 import { EXEC_OPTS, HELP, LOG } from './gitShared.js';
-import { ALLOW, ASK, DENY, evaluate, strictest, word, type Model, type Opt, type Parsed, type PolicyDecision, type RuleContext, type SimpleCommand } from './kit.js';
+import { ASK, DENY, NOTHING_MORE, allOf, evaluate, strictest, unverifiable as unverifiableAs, word, type Model, type Opt, type Parsed, type PolicyDecision, type RuleContext, type SimpleCommand } from './kit.js';
 
-const allowed = ALLOW('nothing more to check', 'command:paths');
+const allowed = NOTHING_MORE;
+const all = allOf;
 const change = (sub: string) => ASK(`git ${sub} changes the repository or talks to a remote`, 'command:git-change');
-const unverifiable = (sub: string, why: string) => ASK(why, `command:unverifiable:git-${sub}`);
-const all = (ds: PolicyDecision[]) => ds.reduce(strictest, allowed);
+const unverifiable = (sub: string, why: string) => unverifiableAs(`git-${sub}`, why);
 
 /** The strategies git ships; any other name runs the program git-merge-<name> found on PATH. */
 const STRATEGIES = new Set(['ort', 'recursive', 'resolve', 'octopus', 'ours', 'subtree']);

@@ -272,6 +272,12 @@ export function values(...names: string[]): Record<string, Opt> {
   return out;
 }
 
+/** The neutral decision of a rule's own checks, and their sum (deny beats ask beats allow). */
+export const NOTHING_MORE = ALLOW('nothing more to check', 'command:paths');
+export const allOf = (ds: PolicyDecision[]): PolicyDecision => ds.reduce(strictest, NOTHING_MORE);
+/** An ask whose effect devx cannot see in advance: a person may approve it, no approval mode can. */
+export const unverifiable = (id: string, why: string): PolicyDecision => ASK(why, `command:unverifiable:${id}`);
+
 export const READ: Opt = { v: true, e: 'read' };
 export const WRITE: Opt = { v: true, e: 'write' };
 export const EXEC: Opt = { v: true, e: 'exec' };

@@ -2,11 +2,10 @@
 // run programs (--to-command, --checkpoint-action, -I, --rsh-command, -F) denied. Creating reads its
 // operands recursively; extracting writes what the archive names, which nobody sees in advance.
 import type { Word } from '../shellWords.js';
-import { evaluate, flags, values, word, EXEC, READ, WRITE, type Model, type RuleContext, type SimpleCommand } from './kit.js';
-import { ALLOW, ASK, DENY, strictest, type PolicyDecision } from '../types.js';
+import { allOf, evaluate, flags, unverifiable, values, word, EXEC, READ, WRITE, type Model, type RuleContext, type SimpleCommand } from './kit.js';
+import { ASK, DENY, type PolicyDecision } from '../types.js';
 
-const all = (ds: PolicyDecision[]) => ds.reduce(strictest, ALLOW('nothing more to check', 'command:paths'));
-const unverifiable = (id: string, why: string) => ASK(why, `command:unverifiable:${id}`);
+const all = allOf;
 
 /** GNU tar's old style (`tar czf out.tgz src`): the first word's letters are options, their values the next words in order. */
 function tarOldStyle(args: Word[]): Word[] {

@@ -4,13 +4,12 @@
 // or renamed folder takes what it protects with it (`rm -r .`, `mv .git g`), and archives and diffs
 // name their own targets, which nobody sees in advance (tar -x, unzip, patch, cpio).
 import type { Word } from '../shellWords.js';
-import { evaluate, flags, values, word, EXEC, WRITE, type Model, type Parsed, type RuleContext, type SimpleCommand } from './kit.js';
+import { allOf, evaluate, flags, unverifiable, values, word, EXEC, NOTHING_MORE, WRITE, type Model, type Parsed, type RuleContext, type SimpleCommand } from './kit.js';
 import { tarRule } from './tar.js';
-import { ALLOW, ASK, DENY, strictest, type PolicyDecision } from '../types.js';
+import { ASK, DENY, strictest, type PolicyDecision } from '../types.js';
 
-const allowed = ALLOW('nothing more to check', 'command:paths');
-const all = (ds: PolicyDecision[]) => ds.reduce(strictest, allowed);
-const unverifiable = (id: string, why: string) => ASK(why, `command:unverifiable:${id}`);
+const allowed = NOTHING_MORE;
+const all = allOf;
 
 /** Sources and destination of cp/mv/ln/install: `-t DIR` takes every operand as a source. */
 function placement(p: Parsed, ctx: RuleContext, opts: { parents?: boolean; moves?: boolean } = {}): PolicyDecision {
