@@ -67,6 +67,17 @@ describe('git objects in a repository that tracks denied files', () => {
     expect(decide(dir, ['git log -p'], 'yolo')).toEqual({ 'git log -p': 'deny' });
   });
 
+  it('a secret stashed with -u is in the stash commit: showing the stash asks, whichever part is shown', () => {
+    const dir = repo({ 'src/main.ts': 'x\n' });
+    fs.writeFileSync(path.join(dir, '.env'), 'TOKEN=1\n');
+    git(dir, 'stash', 'push', '-u', '-q');
+    expect(fs.existsSync(path.join(dir, '.env'))).toBe(false);
+    const shows = ['git stash show -p', 'git stash show -p -u', 'git stash show --include-untracked -p', 'git stash show --only-untracked -p', 'git stash list -p'];
+    expect(decide(dir, shows)).toEqual(Object.fromEntries(shows.map((c) => [c, 'ask'])));
+    expect(decide(dir, ['git stash show --only-untracked -p'], 'yolo')).toEqual({ 'git stash show --only-untracked -p': 'deny' });
+    expect(decide(dir, ['git stash show --stat', 'git stash list'])).toEqual({ 'git stash show --stat': 'allow', 'git stash list': 'allow' });
+  });
+
   it('a repository without such files keeps git diff, log -p and show unasked', () => {
     const d = decide(plain, PRINTS.filter((c) => !c.includes('stash')));
     expect(Object.entries(d).filter(([, v]) => v !== 'allow')).toEqual([]);

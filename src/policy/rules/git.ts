@@ -70,7 +70,9 @@ export function gitRule(c: SimpleCommand, ctx: RuleContext): PolicyDecision {
   if (subName === 'stash' && /^(list|show)$/.test(args[0]?.text ?? '')) {
     const s = args.shift()!.text;
     if (s === 'list') return strictest(strictest(d, evaluate(MODELS.log, { ...c, args }, ctx)), guardObjects('log', args, ctx));
-    return strictest(strictest(d, evaluate(MODELS.diff, { ...c, args }, ctx)), guardObjects('log', args, ctx));
+    // stash show's own options only choose which part of the stash is shown; the object guard below judges what it prints.
+    const shown = args.filter((a) => !/^--(no-)?(include|only)-untracked$/.test(a.text));
+    return strictest(strictest(d, evaluate(MODELS.diff, { ...c, args: shown }, ctx)), guardObjects('log', args, ctx));
   }
   // Creating, renaming or deleting a branch or tag is a change, with a model of its own.
   if ((subName === 'branch' || subName === 'tag') && !listsOnly(subName, args)) return gitChangeRule(subName, args, c, ctx)!;
