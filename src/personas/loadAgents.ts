@@ -11,7 +11,7 @@ import { createRequire } from 'node:module';
 
 // yaml loads only when a file needs parsing (start-up stays light).
 const yaml = () => createRequire(import.meta.url)('yaml') as typeof import('yaml');
-import { resolveImports } from './resolveImports.js';
+import { readAgentText, resolveImports, type ImportScope } from './resolveImports.js';
 import { knownToolNames, resolveToolName } from '../tools/registry.js';
 import { AGENT_TOOL_PREFIX } from '../tools/agentTool.js';
 import { packageRoot } from '../util/packageRoot.js';
@@ -90,8 +90,10 @@ export function agentSources(root: string, home: string, devxHome: string): Sour
   ];
 }
 
-function parseMarkdownAgent(file: string, src: Source, home: string, warnings: AgentIssue[]): AgentDef {
-  const text = fs.readFileSync(file, 'utf8');
+function parseMarkdownAgent(file: string, src: Source, scope: ImportScope, warnings: AgentIssue[]): AgentDef {
+  const home = scope.home;
+  // The agent file itself may be a link the user made to a shared one: only its kind and size are checked.
+  const text = readAgentText(file, { home });
   const fm = splitFrontMatter(text);
   if (!fm) throw new Error('missing YAML front-matter (a file starting with --- ... ---)');
   const d = fm.data;
@@ -110,11 +112,11 @@ function parseMarkdownAgent(file: string, src: Source, home: string, warnings: A
   if (src.format === 'claude') provider ??= 'claude';
   // "inherit" (Claude Code's word) means the session's model.
   if (model && /^inherit$/i.test(model)) model = undefined;
-  let prompt = resolveImports(fm.body, file, home).trim();
+  let prompt = resolveImports(fm.body, file, scope).trim();
   if (typeof d.memory === 'string' && d.memory.trim()) {
     const mem = d.memory.startsWith('~/') ? path.join(home, d.memory.slice(2)) : path.resolve(path.dirname(file), d.memory);
     if (!fs.existsSync(mem)) throw new Error(`memory file not found: ${mem}`);
-    prompt += `\n\n# Memory (${path.basename(mem)})\n${resolveImports(fs.readFileSync(mem, 'utf8'), mem, home).trim()}`;
+    prompt += `\n\n# Memory (${path.basename(mem)})\n${resolveImports(readAgentText(mem, scope, `memory file ${d.memory}`, d.memory.startsWith('~/')), mem, scope).trim()}`;
   }
   return { name: d.name, description: d.description.trim(), tools, model, provider, prompt, scope: src.scope, format: src.format, file };
 }
@@ -145,8 +147,8 @@ function resolveTools(names: string[], file: string, warnings: AgentIssue[]): st
 }
 
 /** Seed 000's extension personas: {"name", "prompt", "contextFileName"} in .gemini/extensions/<name>.json. */
-function parseExtension(file: string, src: Source, home: string, warnings: AgentIssue[]): AgentDef {
-  const j = JSON.parse(fs.readFileSync(file, 'utf8')) as Record<string, unknown>;
+function parseExtension(file: string, src: Source, scope: ImportScope, warnings: AgentIssue[]): AgentDef {
+  const j = JSON.parse(readAgentText(file, { home: scope.home })) as Record<string, unknown>;
   for (const k of Object.keys(j)) if (!['name', 'prompt', 'contextFileName', 'description', 'version'].includes(k)) warnings.push({ file, message: `unknown key "${k}" is ignored` });
   if (typeof j.name !== 'string' || !NAME.test(j.name)) throw new Error('"name" is required (letters, digits, - or _)');
   let prompt = typeof j.prompt === 'string' ? j.prompt : '';
@@ -155,7 +157,7 @@ function parseExtension(file: string, src: Source, home: string, warnings: Agent
     const alt = path.resolve(path.dirname(file), j.name, j.contextFileName);
     const found = [ctxFile, alt].find((p) => fs.existsSync(p));
     if (!found) warnings.push({ file, message: `contextFileName not found: ${ctxFile}; the agent runs with its prompt only` });
-    else prompt = `${prompt}\n\n${resolveImports(fs.readFileSync(found, 'utf8'), found, home)}`.trim();
+    else prompt = `${prompt}\n\n${resolveImports(readAgentText(found, scope, `contextFileName ${j.contextFileName}`), found, scope)}`.trim();
   }
   if (!prompt) throw new Error('"prompt" or "contextFileName" is required');
   const description = typeof j.description === 'string' ? j.description : prompt.split('\n')[0].slice(0, 120);
@@ -176,7 +178,8 @@ export function loadAgents(root: string, home: string, devxHome: string): Loaded
       if (!n.endsWith(ext)) continue;
       const file = path.join(src.dir, n);
       try {
-        const def = src.format === 'gemini-extension' ? parseExtension(file, src, home, out.warnings) : parseMarkdownAgent(file, src, home, out.warnings);
+        const scope: ImportScope = { home, projectRoot: src.scope === 'project' ? root : undefined };
+        const def = src.format === 'gemini-extension' ? parseExtension(file, src, scope, out.warnings) : parseMarkdownAgent(file, src, scope, out.warnings);
         const prev = out.agents.get(def.name);
         if (prev) out.overridden.push(prev);
         out.agents.set(def.name, def);

@@ -1,11 +1,55 @@
 // `@path` imports in agent bodies: a line holding only `@some/file.md` is replaced by that file,
 // resolved relative to the importing file (or `~/`). Imports nest; a cycle is an error naming the chain.
+// An agent file may come with a cloned repository, so what it can pull into a prompt (which goes to the
+// model) is bounded: only regular files (a FIFO or /dev/zero would hang or fill memory at every start),
+// at most MAX_IMPORT_BYTES, never a file the path policy protects (keys, .env, cloud credentials), and for
+// a project's own agents only files inside the project or named from the home folder with `~/` (the
+// documented way to share a personal file): a relative or absolute path out of the project is refused.
 import fs from 'node:fs';
 import path from 'node:path';
+import { isInside } from '../sandbox/resolvePath.js';
+import { sensitiveRule } from '../policy/pathPolicy.js';
 
 const IMPORT = /^[ \t]*@((?:~\/|\.{0,2}\/)?[^\s@][^\s]*)[ \t]*$/;
+export const MAX_IMPORT_BYTES = 256 * 1024;
 
-export function resolveImports(text: string, fromFile: string, home: string, chain: string[] = [fromFile]): string {
+export interface ImportScope {
+  home: string;
+  /** The project root, when the importing agent is the project's: imports must stay inside it. */
+  projectRoot?: string;
+}
+
+/** Reads an agent file, an import or a memory file under the rules above; errors name the file and the rule. */
+export function readAgentText(file: string, scope: ImportScope, shown = file, namedFromHome = false): string {
+  let real: string;
+  try {
+    real = fs.realpathSync.native(file);
+  } catch {
+    throw new Error(`not found: ${shown}`);
+  }
+  const rule = sensitiveRule([file, real], 'read');
+  if (rule) throw new Error(`${shown} is protected (${rule.reason}); agents cannot import it`);
+  if (scope.projectRoot && !namedFromHome) {
+    let root = scope.projectRoot;
+    try {
+      root = fs.realpathSync.native(root);
+    } catch {
+      /* compared as given */
+    }
+    if (!isInside(root, real)) throw new Error(`${shown} is outside the project (${real}); a project's agents import only files inside it, or from your home folder written as ~/`);
+  }
+  const fd = fs.openSync(real, fs.constants.O_RDONLY | fs.constants.O_NONBLOCK);
+  try {
+    const st = fs.fstatSync(fd);
+    if (!st.isFile()) throw new Error(`${shown} is not a regular file`);
+    if (st.size > MAX_IMPORT_BYTES) throw new Error(`${shown} is ${st.size} bytes, over the ${MAX_IMPORT_BYTES}-byte limit for agent files and imports`);
+    return fs.readFileSync(fd, 'utf8');
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
+export function resolveImports(text: string, fromFile: string, scope: ImportScope, chain: string[] = [fromFile]): string {
   if (chain.length > 20) throw new Error(`imports nest deeper than 20 files: ${chain.join(' -> ')}`);
   let fence = false;
   return text
@@ -14,10 +58,11 @@ export function resolveImports(text: string, fromFile: string, home: string, cha
       if (/^\s*(```|~~~)/.test(line)) fence = !fence;
       const m = fence ? null : IMPORT.exec(line);
       if (!m || !/[/.]/.test(m[1])) return line; // "@someone" in prose is not an import
-      const target = m[1].startsWith('~/') ? path.join(home, m[1].slice(2)) : path.resolve(path.dirname(fromFile), m[1]);
+      const target = m[1].startsWith('~/') ? path.join(scope.home, m[1].slice(2)) : path.resolve(path.dirname(fromFile), m[1]);
       if (chain.includes(target)) throw new Error(`import cycle: ${[...chain, target].map((f) => path.basename(f)).join(' -> ')}`);
       if (!fs.existsSync(target)) throw new Error(`import not found: ${m[1]} (from ${path.basename(fromFile)})`);
-      return resolveImports(fs.readFileSync(target, 'utf8'), target, home, [...chain, target]).replace(/\n$/, '');
+      const body = readAgentText(target, scope, `import ${m[1]} (from ${path.basename(fromFile)})`, m[1].startsWith('~/'));
+      return resolveImports(body, target, scope, [...chain, target]).replace(/\n$/, '');
     })
     .join('\n');
 }

@@ -6,9 +6,9 @@
 //   ## Summary / ## Done / ## Next / ## Blockers / ## Artifacts / ## Open questions
 //
 // The marker must be the first non-blank line. Sections are Markdown; lists are "- " bullets.
-import fs from 'node:fs';
 import path from 'node:path';
 import { writeFileAtomicSync } from '../util/atomicWrite.js';
+import { readRegularFileSync } from '../util/readRegularFileSync.js';
 
 export type Turn = 'CLAUDE_TURN' | 'GEMINI_TURN';
 export const SECTIONS = ['Summary', 'Done', 'Next', 'Blockers', 'Artifacts', 'Open questions'] as const;
@@ -44,7 +44,8 @@ export function bullets(section: string | undefined): string[] {
 
 export function readHandoff(root: string): ParsedHandoff | null {
   try {
-    return parseHandoff(fs.readFileSync(handoffPath(root), 'utf8'));
+    const text = readRegularFileSync(handoffPath(root));
+    return text === undefined ? null : parseHandoff(text);
   } catch {
     return null;
   }

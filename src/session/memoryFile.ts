@@ -2,6 +2,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { writeFileAtomicSync } from '../util/atomicWrite.js';
+import { readRegularFileSync } from '../util/readRegularFileSync.js';
 
 const HEADER = '# Memory\n\nDurable facts about this project, one per line, newest last. devx sends this file with every prompt.\n\n';
 const norm = (s: string) => s.toLowerCase().replace(/\s+/g, ' ').replace(/[.\s]+$/, '').trim();
@@ -12,7 +13,8 @@ export function remember(root: string, text: string, now: Date): RememberResult 
   const fact = text.replace(/\s+/g, ' ').trim();
   if (!fact) return { added: false, reason: 'empty' };
   const file = path.join(root, 'MEMORY.md');
-  const current = fs.existsSync(file) ? fs.readFileSync(file, 'utf8') : HEADER;
+  if (fs.existsSync(file) && !fs.statSync(file).isFile()) return { added: false, reason: 'MEMORY.md is not a regular file' };
+  const current = readRegularFileSync(file) ?? HEADER;
   const existing = current.split('\n').map((l) => norm(l.replace(/^- (\d{4}-\d{2}-\d{2}: )?/, '')));
   if (existing.includes(norm(fact))) return { added: false, reason: 'already in MEMORY.md' };
   const line = `- ${now.toISOString().slice(0, 10)}: ${fact}`;

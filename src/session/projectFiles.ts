@@ -1,10 +1,11 @@
 import fs from 'node:fs';
 import path from 'node:path';
+import { readRegularFileSync } from '../util/readRegularFileSync.js';
 
-/** Reads MEMORY.md / HANDOFF.md at the project root, if present. */
+/** Reads MEMORY.md / HANDOFF.md at the project root, if present (and a regular file). */
 export function readProjectNote(root: string, name: 'MEMORY.md' | 'HANDOFF.md'): string | undefined {
   try {
-    return fs.readFileSync(path.join(root, name), 'utf8');
+    return readRegularFileSync(path.join(root, name));
   } catch {
     return undefined;
   }

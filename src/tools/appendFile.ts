@@ -4,6 +4,7 @@ import * as z from 'zod';
 import { defineTool, ToolError } from './types.js';
 import { pathArg } from './argTypes.js';
 import { displayPath } from '../sandbox/resolvePath.js';
+import { fileKind } from '../sandbox/openNoFollow.js';
 import { readIfExists } from './diffPreview.js';
 import { prepareWrite } from './prepareWrite.js';
 
@@ -37,13 +38,17 @@ export const appendFileTool = defineTool({
     const { abs, shown, existed: st } = await prepareWrite(ctx, args.path);
     // O_APPEND: the existing content is never rewritten, only extended.
     // O_NOFOLLOW: a link swapped in after the path was checked is refused, not followed out of the project.
-    const { O_RDWR, O_APPEND, O_CREAT, O_NOFOLLOW } = fsConstants;
-    const handle = await fs.open(abs, O_RDWR | O_APPEND | O_CREAT | O_NOFOLLOW, 0o644).catch((err: NodeJS.ErrnoException) => {
+    // O_NONBLOCK: a FIFO opens at once (and is then refused) instead of blocking; no effect on a regular file.
+    const { O_RDWR, O_APPEND, O_CREAT, O_NOFOLLOW, O_NONBLOCK } = fsConstants;
+    const handle = await fs.open(abs, O_RDWR | O_APPEND | O_CREAT | O_NOFOLLOW | O_NONBLOCK, 0o644).catch((err: NodeJS.ErrnoException) => {
       if (err.code === 'ELOOP') throw new ToolError(`${shown} is a symbolic link; append_file writes only regular files.`);
+      if (err.code === 'ENXIO') throw new ToolError(`${shown} is not a regular file; append_file writes only regular files.`);
       throw err;
     });
     try {
-      const size = (await handle.stat()).size;
+      const stat = await handle.stat();
+      if (!stat.isFile()) throw new ToolError(`${shown} is ${fileKind(stat)}, not a regular file; append_file writes only regular files.`);
+      const size = stat.size;
       let lastByte: string | null = null;
       if (size > 0) {
         const buf = Buffer.alloc(1);

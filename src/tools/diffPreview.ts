@@ -1,14 +1,15 @@
 // Unified diffs for confirmations: what an edit or a write would change, before it runs.
-import fs from 'node:fs/promises';
 import { createRequire } from 'node:module';
+import { readTextIfRegular } from '../sandbox/openNoFollow.js';
 
 // diff loads on the first preview, not at every start (a one-shot answer never shows one).
 const diffLib = () => createRequire(import.meta.url)('diff') as typeof import('diff');
 
 const MAX_PREVIEW_LINES = 400;
 
+/** The file's current text for a preview; null for a new file (or a FIFO or device, which the tool then refuses). */
 export async function readIfExists(abs: string): Promise<string | null> {
-  return fs.readFile(abs, 'utf8').catch(() => null);
+  return readTextIfRegular(abs);
 }
 
 /** A unified diff of a file's change, cut to a readable length. */

@@ -24,7 +24,7 @@ function countOccurrences(haystack: string, needle: string): number {
 /** The edit as it would land: the file's text and its replacement, or a ToolError the model can act on. */
 async function planEdit(abs: string, root: string, args: EditArgs) {
   const shown = displayPath(root, abs);
-  const buf = await readFileNoFollow(abs).catch((err) => (err instanceof PathError ? Promise.reject(err) : null));
+  const buf = await readFileNoFollow(abs, shown).catch((err) => (err instanceof PathError ? Promise.reject(err) : null));
   if (!buf) throw new ToolError(`file not found: ${shown}. To create a new file use write_file.`);
   if (looksBinary(buf)) throw new ToolError(`${shown} looks like a binary file; it cannot be edited as text.`);
   const text = buf.toString('utf8');

@@ -1,5 +1,6 @@
 // Images the model can see (seed 003 §3.2): PNG, JPEG, WebP and GIF, told apart by their bytes, not
 // their names, and capped in size so a request stays within what the model APIs accept.
+import fs from 'node:fs/promises';
 import { readFileNoFollow } from '../sandbox/openNoFollow.js';
 
 export const MAX_IMAGE_BYTES = 5 * 1024 * 1024;
@@ -29,8 +30,11 @@ const mb = (n: number) => `${(n / 1024 / 1024).toFixed(1)} MB`;
 export async function loadImage(abs: string, shown: string): Promise<LoadedImage> {
   let buf: Buffer;
   try {
-    buf = await readFileNoFollow(abs);
+    const size = (await fs.stat(abs).catch(() => null))?.size ?? 0;
+    if (size > MAX_IMAGE_BYTES) throw new ImageError(`${shown} is ${mb(size)}; images are limited to ${mb(MAX_IMAGE_BYTES)} (scale it down or crop it)`);
+    buf = await readFileNoFollow(abs, shown);
   } catch (err) {
+    if (err instanceof ImageError) throw err;
     const code = (err as NodeJS.ErrnoException).code;
     throw new ImageError(code === 'ENOENT' ? `image not found: ${shown}` : `cannot read the image ${shown} (${code ?? (err as Error).message})`);
   }

@@ -3,7 +3,7 @@ import * as z from 'zod';
 import { defineTool, ToolError } from './types.js';
 import { intArg, pathArg } from './argTypes.js';
 import { displayPath } from '../sandbox/resolvePath.js';
-import { readFileNoFollow } from '../sandbox/openNoFollow.js';
+import { fileKind, readFileNoFollow } from '../sandbox/openNoFollow.js';
 
 const MAX_FILE_BYTES = 20 * 1024 * 1024;
 const DEFAULT_LIMIT = 2000;
@@ -34,10 +34,11 @@ export const readFileTool = defineTool({
     const st = await fs.stat(abs).catch(() => null);
     if (!st) throw new ToolError(`file not found: ${shown}. Use list_directory or glob to find the right path.`);
     if (st.isDirectory()) throw new ToolError(`${shown} is a directory; use list_directory to see what it holds.`);
+    if (!st.isFile()) throw new ToolError(`${shown} is ${fileKind(st)}, not a regular file; read_file reads only regular files.`);
     if (st.size > MAX_FILE_BYTES) {
       throw new ToolError(`${shown} is ${st.size} bytes, over the ${MAX_FILE_BYTES}-byte limit; use search_code to find the part you need.`);
     }
-    const buf = await readFileNoFollow(abs);
+    const buf = await readFileNoFollow(abs, shown);
     if (looksBinary(buf)) throw new ToolError(`${shown} looks like a binary file (it contains NUL bytes); it was not read.`);
     const text = buf.toString('utf8');
     const lines = text.split(/\r?\n/);

@@ -1,8 +1,10 @@
+import fs from 'node:fs/promises';
 import path from 'node:path';
 import * as z from 'zod';
 import { defineTool, ToolError } from './types.js';
 import { pathArg } from './argTypes.js';
 import { displayPath } from '../sandbox/resolvePath.js';
+import { fileKind } from '../sandbox/openNoFollow.js';
 import { searchWithJs, type Match } from './searchFallback.js';
 
 /** Matches the model sees (the limit module saves the rest); COLLECT bounds the search itself. */
@@ -39,6 +41,9 @@ export const searchCodeTool = defineTool({
   async execute(ctx, args) {
     const abs = ctx.resolve(args.path ?? '.');
     const rel = displayPath(ctx.root, abs);
+    // rg given a FIFO or a device reads it until the timeout; only files and folders are searched.
+    const st = await fs.stat(abs).catch(() => null);
+    if (st && !st.isFile() && !st.isDirectory()) throw new ToolError(`${rel} is ${fileKind(st)}; search_code searches only files and folders.`);
     const found = ctx.rgPath
       ? await searchWithRg(ctx, args.pattern, rel, args.glob)
       : await searchWithJs(ctx.root, abs, args.pattern, args.glob, COLLECT + 1);

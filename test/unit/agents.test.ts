@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
+import { execFileSync } from 'node:child_process';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { loadAgents } from '../../src/personas/loadAgents.js';
 import { applyAgent } from '../../src/personas/applyAgent.js';
@@ -77,6 +78,44 @@ describe('loading agent definitions', () => {
     expect(l.agents.get('writer')!.prompt).toBe('Intro\nUse British spelling.\nDeep rule.\nGlobal rule.\nMail @alice about it.\n\n# Memory (mem.md)\nRemembered fact.');
     const err = l.errors.find((e) => e.file.endsWith('loopy.md'))!;
     expect(err.message).toBe('import cycle: loopy.md -> a.md -> b.md -> a.md');
+  });
+
+  it("bounds what an agent's imports can pull into a prompt: a cloned repository's agent cannot read secrets or hang the start", () => {
+    const outside = tempDir('devx-agents-outside-');
+    put(path.join(outside, 'notes.md'), 'private notes');
+    put(path.join(home, '.ssh', 'id_ed25519'), 'PRIVATE KEY');
+    put(path.join(home, 'shared.md'), 'Shared rule.');
+    put(path.join(root, '.env'), 'TOKEN=1');
+    put(path.join(root, 'big.md'), 'x'.repeat(300 * 1024));
+    execFileSync('mkfifo', [path.join(root, 'pipe.md')]);
+    const rel = path.relative(path.join(root, '.devx', 'agents'), path.join(outside, 'notes.md'));
+    const agent = (name: string, body: string) => put(path.join(root, '.devx', 'agents', `${name}.md`), `---\nname: ${name}\ndescription: d\n---\n${body}`);
+    agent('relout', `@${rel}`);
+    agent('absout', `@${path.join(outside, 'notes.md')}`);
+    agent('key', '@~/.ssh/id_ed25519');
+    agent('dotenv', '@../../.env');
+    agent('fifo', '@../../pipe.md');
+    agent('zero', '@/dev/zero');
+    agent('big', '@../../big.md');
+    agent('homeok', '@~/shared.md');
+    put(path.join(root, '.devx', 'agents', 'memout.md'), `---\nname: memout\ndescription: d\nmemory: ${path.join(outside, 'notes.md')}\n---\nbody`);
+    // A user's own agent may import from anywhere it can read, but never a device or a protected file.
+    put(path.join(devx, 'agents', 'mine.md'), `---\nname: mine\ndescription: d\n---\n@${path.join(outside, 'notes.md')}`);
+    put(path.join(devx, 'agents', 'minezero.md'), '---\nname: minezero\ndescription: d\n---\n@/dev/zero');
+    const l = loadAgents(root, home, devx);
+    const err = Object.fromEntries(l.errors.map((e) => [path.basename(e.file, '.md'), e.message]));
+    expect(err.relout).toMatch(/outside the project/);
+    expect(err.absout).toMatch(/outside the project/);
+    expect(err.memout).toMatch(/outside the project/);
+    expect(err.key).toMatch(/protected \(SSH keys/);
+    expect(err.dotenv).toMatch(/protected \(\.env files/);
+    expect(err.fifo).toMatch(/not a regular file/);
+    expect(err.zero).toMatch(/outside the project|not a regular file/);
+    expect(err.minezero).toMatch(/not a regular file/);
+    expect(err.big).toMatch(/over the 262144-byte limit/);
+    for (const a of l.agents.values()) expect(a.prompt, a.name).not.toMatch(a.name === 'mine' ? /PRIVATE KEY|TOKEN=1/ : /PRIVATE KEY|TOKEN=1|private notes/);
+    expect(l.agents.get('homeok')!.prompt).toBe('Shared rule.');
+    expect(l.agents.get('mine')!.prompt).toBe('private notes');
   });
 
   it('picks up edits without a restart', () => {

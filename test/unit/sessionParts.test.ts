@@ -2,7 +2,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
-import { bullets, parseHandoff, renderHandoff, sectionsFromDraft } from '../../src/session/handoff.js';
+import { bullets, parseHandoff, readHandoff, renderHandoff, sectionsFromDraft } from '../../src/session/handoff.js';
+import { readProjectNote } from '../../src/session/projectFiles.js';
 import { chunkMarkdown } from '../../src/knowledge/chunkMarkdown.js';
 import { documentVector, queryVector, tokenize } from '../../src/knowledge/sparse.js';
 import { remember } from '../../src/session/memoryFile.js';
@@ -60,6 +61,17 @@ describe('MEMORY.md', () => {
     expect(remember(root, '  builds USE   pnpm. ', now)).toEqual({ added: false, reason: 'already in MEMORY.md' });
     expect(remember(root, '', now).added).toBe(false);
     expect(fs.readFileSync(path.join(root, 'MEMORY.md'), 'utf8')).toMatch(/^# Memory\n[\s\S]*- 2026-03-04: Builds use pnpm\n$/);
+  });
+
+  it('a FIFO at MEMORY.md or HANDOFF.md (a `mkfifo` a command left) neither blocks the start nor takes a fact', () => {
+    const root = tempDir();
+    for (const f of ['MEMORY.md', 'HANDOFF.md']) spawnSync('mkfifo', [path.join(root, f)]);
+    // Each of these blocked on the open before, for good: the test would time out.
+    expect(readProjectNote(root, 'MEMORY.md')).toBeUndefined();
+    expect(readProjectNote(root, 'HANDOFF.md')).toBeUndefined();
+    expect(readHandoff(root)).toBeNull();
+    expect(remember(root, 'Builds use pnpm', new Date())).toEqual({ added: false, reason: 'MEMORY.md is not a regular file' });
+    expect(fs.statSync(path.join(root, 'MEMORY.md')).isFIFO()).toBe(true);
   });
 });
 

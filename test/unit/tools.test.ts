@@ -127,6 +127,39 @@ describe('read_file', () => {
   });
 });
 
+describe('a named pipe (FIFO) in the project', () => {
+  // Opening a FIFO blocks until a writer comes: before, read_file, edit_file, search_code and the
+  // write previews hung the turn (and a libuv thread) for good. Each call must now settle with an error.
+  it('is refused by every tool that reads or appends, without blocking', async () => {
+    execFileSync('mkfifo', [path.join(root, 'pipe')]);
+    const settle = <T,>(p: Promise<T>) => Promise.race([p, new Promise<'hung'>((r) => setTimeout(() => r('hung'), 3000))]);
+    const calls: [string, Record<string, string>][] = [
+      ['read_file', { path: 'pipe' }],
+      ['edit_file', { path: 'pipe', old_text: 'a', new_text: 'b' }],
+      ['append_file', { path: 'pipe', content: 'x' }],
+      ['search_code', { pattern: 'x', path: 'pipe' }],
+      ['analyze_image', { path: 'pipe' }],
+    ];
+    for (const [tool, args] of calls) {
+      const r = await settle(call(tool, args));
+      expect(r, tool).not.toBe('hung');
+      if (r === 'hung') continue;
+      expect(r.status, tool).toBe('error');
+      expect(r.content, tool).toMatch(/named pipe|not a regular file/);
+    }
+    // A search of the folder holding it skips it, with ripgrep and with the JS fallback alike.
+    for (const rgPath of [RG, null]) {
+      const r = await settle(call('search_code', { pattern: 'greet' }, deps({ rgPath })));
+      expect(r).not.toBe('hung');
+      if (r !== 'hung') expect(r.content).toContain('src/main.ts:3:');
+    }
+    // write_file replaces the pipe with a regular file (an atomic rename), as it would any file.
+    const w = await settle(call('write_file', { path: 'pipe', content: 'now a file\n' }));
+    expect(w).not.toBe('hung');
+    expect(fs.readFileSync(path.join(root, 'pipe'), 'utf8')).toBe('now a file\n');
+  });
+});
+
 describe('write_file', () => {
   it('creates parent directories and writes atomically', async () => {
     const r = await call('write_file', { path: 'deep/er/file.txt', content: 'hello\n' });
