@@ -3,8 +3,9 @@
 // An agent file may come with a cloned repository, so what it can pull into a prompt (which goes to the
 // model) is bounded: only regular files (a FIFO or /dev/zero would hang or fill memory at every start),
 // at most MAX_IMPORT_BYTES, never a file the path policy protects (keys, .env, cloud credentials), and for
-// a project's own agents only files inside the project or named from the home folder with `~/` (the
-// documented way to share a personal file): a relative or absolute path out of the project is refused.
+// a project's own agents only files inside the project or, named with `~/`, the user's own files in the
+// agent folders (~/.claude, ~/.devx, ~/.gemini: Claude Code's `@~/.claude/...` pattern). A cloned
+// repository's agent cannot pull ~/.bashrc or a path outside the project into a prompt.
 import fs from 'node:fs';
 import path from 'node:path';
 import { isInside } from '../sandbox/resolvePath.js';
@@ -12,6 +13,16 @@ import { sensitiveRule } from '../policy/pathPolicy.js';
 
 const IMPORT = /^[ \t]*@((?:~\/|\.{0,2}\/)?[^\s@][^\s]*)[ \t]*$/;
 export const MAX_IMPORT_BYTES = 256 * 1024;
+/** Where a project's agent may import the user's own files from (written `@~/.claude/...`). */
+const AGENT_HOME_DIRS = ['.claude', '.devx', '.gemini'];
+
+function realOrSelf(dir: string): string {
+  try {
+    return fs.realpathSync.native(dir);
+  } catch {
+    return dir;
+  }
+}
 
 export interface ImportScope {
   home: string;
@@ -29,14 +40,11 @@ export function readAgentText(file: string, scope: ImportScope, shown = file, na
   }
   const rule = sensitiveRule([file, real], 'read');
   if (rule) throw new Error(`${shown} is protected (${rule.reason}); agents cannot import it`);
-  if (scope.projectRoot && !namedFromHome) {
-    let root = scope.projectRoot;
-    try {
-      root = fs.realpathSync.native(root);
-    } catch {
-      /* compared as given */
+  if (scope.projectRoot) {
+    const allowed = namedFromHome ? AGENT_HOME_DIRS.map((d) => path.join(scope.home, d)) : [scope.projectRoot];
+    if (!allowed.some((dir) => isInside(realOrSelf(dir), real))) {
+      throw new Error(`${shown} is outside the project (${real}); a project's agents import only files inside it, or yours from ${AGENT_HOME_DIRS.map((d) => `~/${d}/`).join(', ')}`);
     }
-    if (!isInside(root, real)) throw new Error(`${shown} is outside the project (${real}); a project's agents import only files inside it, or from your home folder written as ~/`);
   }
   const fd = fs.openSync(real, fs.constants.O_RDONLY | fs.constants.O_NONBLOCK);
   try {

@@ -68,9 +68,9 @@ describe('loading agent definitions', () => {
   it('resolves @imports relative to the file and ~, appends the memory file, and names an import cycle', () => {
     put(path.join(root, '.devx', 'agents', 'shared', 'style.md'), 'Use British spelling.\n@../more/deep.md');
     put(path.join(root, '.devx', 'agents', 'more', 'deep.md'), 'Deep rule.');
-    put(path.join(home, 'global.md'), 'Global rule.');
+    put(path.join(home, '.claude', 'global.md'), 'Global rule.');
     put(path.join(root, '.devx', 'agents', 'mem.md'), 'Remembered fact.');
-    put(path.join(root, '.devx', 'agents', 'writer.md'), '---\nname: writer\ndescription: writes\nmemory: mem.md\n---\nIntro\n@./shared/style.md\n@~/global.md\nMail @alice about it.');
+    put(path.join(root, '.devx', 'agents', 'writer.md'), '---\nname: writer\ndescription: writes\nmemory: mem.md\n---\nIntro\n@./shared/style.md\n@~/.claude/global.md\nMail @alice about it.');
     put(path.join(root, '.devx', 'agents', 'a.md'), 'A\n@./b.md');
     put(path.join(root, '.devx', 'agents', 'b.md'), 'B\n@./a.md');
     put(path.join(root, '.devx', 'agents', 'loopy.md'), '---\nname: loopy\ndescription: cycles\n---\n@./a.md');
@@ -84,7 +84,8 @@ describe('loading agent definitions', () => {
     const outside = tempDir('devx-agents-outside-');
     put(path.join(outside, 'notes.md'), 'private notes');
     put(path.join(home, '.ssh', 'id_ed25519'), 'PRIVATE KEY');
-    put(path.join(home, 'shared.md'), 'Shared rule.');
+    put(path.join(home, '.devx', 'shared.md'), 'Shared rule.');
+    put(path.join(home, '.bashrc'), 'export GITHUB_TOKEN=ghp_x');
     put(path.join(root, '.env'), 'TOKEN=1');
     put(path.join(root, 'big.md'), 'x'.repeat(300 * 1024));
     execFileSync('mkfifo', [path.join(root, 'pipe.md')]);
@@ -97,7 +98,8 @@ describe('loading agent definitions', () => {
     agent('fifo', '@../../pipe.md');
     agent('zero', '@/dev/zero');
     agent('big', '@../../big.md');
-    agent('homeok', '@~/shared.md');
+    agent('homeok', '@~/.devx/shared.md');
+    agent('bashrc', '@~/.bashrc');
     put(path.join(root, '.devx', 'agents', 'memout.md'), `---\nname: memout\ndescription: d\nmemory: ${path.join(outside, 'notes.md')}\n---\nbody`);
     // A user's own agent may import from anywhere it can read, but never a device or a protected file.
     put(path.join(devx, 'agents', 'mine.md'), `---\nname: mine\ndescription: d\n---\n@${path.join(outside, 'notes.md')}`);
@@ -112,8 +114,9 @@ describe('loading agent definitions', () => {
     expect(err.fifo).toMatch(/not a regular file/);
     expect(err.zero).toMatch(/outside the project|not a regular file/);
     expect(err.minezero).toMatch(/not a regular file/);
+    expect(err.bashrc).toMatch(/outside the project .*~\/\.claude\//);
     expect(err.big).toMatch(/over the 262144-byte limit/);
-    for (const a of l.agents.values()) expect(a.prompt, a.name).not.toMatch(a.name === 'mine' ? /PRIVATE KEY|TOKEN=1/ : /PRIVATE KEY|TOKEN=1|private notes/);
+    for (const a of l.agents.values()) expect(a.prompt, a.name).not.toMatch(a.name === 'mine' ? /PRIVATE KEY|TOKEN=1|ghp_/ : /PRIVATE KEY|TOKEN=1|private notes|ghp_/);
     expect(l.agents.get('homeok')!.prompt).toBe('Shared rule.');
     expect(l.agents.get('mine')!.prompt).toBe('private notes');
   });
