@@ -5,6 +5,7 @@ import crypto from 'node:crypto';
 import { createRequire } from 'node:module';
 import * as z from 'zod';
 import { VERDICT_KINDS } from './verdict.js';
+import { artifactTemplateProblem } from './artifactPath.js';
 
 const yaml = () => createRequire(import.meta.url)('yaml') as typeof import('yaml');
 
@@ -24,7 +25,14 @@ const StepSchema = z
     /** Steps whose artifacts this one is given ("request" is the user's request). */
     reads: z.array(z.string()).default([]),
     /** The artifact path this step produces; {id} and {slug} are filled in. */
-    writes: z.string().min(1).optional(),
+    writes: z
+      .string()
+      .min(1)
+      .superRefine((p, ctx) => {
+        const problem = artifactTemplateProblem(p);
+        if (problem) ctx.addIssue({ code: 'custom', message: `"writes" ${problem}` });
+      })
+      .optional(),
     /** A verdict schema name, or a list of verdict words. */
     verdict: z.union([z.enum(VERDICT_KINDS), z.array(z.string().regex(/^[A-Z][A-Z_]*$/)).min(1)]).optional(),
     /** Claims devx checks itself: the commit exists on the branch, the test command passes. */
@@ -58,9 +66,16 @@ const DefinitionSchema = z
     git: z
       .object({
         branch: z.boolean().default(true),
-        branchPrefix: z.string().default('task/'),
+        // Part of a branch name on git's command line: never an option.
+        branchPrefix: z.string().regex(/^(?!-)[A-Za-z0-9._/-]*$/, 'letters, digits, ".", "_", "/" and "-", not starting with "-"').default('task/'),
         merge: z.enum(['no-ff', 'ff', 'none']).default('no-ff'),
-        archiveDir: z.string().default('docs/dev_docs/archived'),
+        archiveDir: z
+          .string()
+          .superRefine((p, ctx) => {
+            const problem = artifactTemplateProblem(p);
+            if (problem) ctx.addIssue({ code: 'custom', message: `"archiveDir" ${problem}` });
+          })
+          .default('docs/dev_docs/archived'),
       })
       .strict()
       .default({ branch: true, branchPrefix: 'task/', merge: 'no-ff', archiveDir: 'docs/dev_docs/archived' }),

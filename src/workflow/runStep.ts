@@ -10,6 +10,9 @@ import type { AgentEvent } from '../core/loop.js';
 import type { WorkflowDef } from './definition.js';
 import type { StepRecord, WorkflowState } from './state.js';
 import { buildStepPrompt, fillPath, repairPrompt } from './stepPrompt.js';
+import { artifactTargetProblem } from './artifactPath.js';
+import { readRegularFileSync } from '../util/readRegularFileSync.js';
+import { writeFileAtomicSync } from '../util/atomicWrite.js';
 import { readVerdict, stripVerdict, type VerdictKind } from './verdict.js';
 import { commitOnBranch, type Git } from './git.js';
 import type { TestCommand, TestRun } from './testCommand.js';
@@ -91,10 +94,14 @@ export async function runStep(def: WorkflowDef, state: WorkflowState, name: stri
   const verdict = step.verdict ? (readVerdict(answer, step.verdict as VerdictKind | string[]) as { ok: true; value: Record<string, unknown> }).value : undefined;
   // The role may have written the artifact itself; otherwise its answer is the artifact.
   if (artifactAbs && readOrNull(artifactAbs) === before) {
+    // Checked now, not only when the definition loaded: the role's commands may have made a folder on the way a link.
+    const refused = artifactTargetProblem(deps.root, artifactAbs);
+    if (refused) return { kind: 'pause', reason: `step ${name}: its artifact cannot be saved: ${refused}` };
     fs.mkdirSync(path.dirname(artifactAbs), { recursive: true });
     // A bare verdict still leaves a readable report.
     const body = stripVerdict(answer) || `Verdict: ${String(verdict?.verdict ?? '')}${typeof verdict?.feedback === 'string' ? `\n\n${verdict.feedback}` : ''}`;
-    fs.writeFileSync(artifactAbs, `${body}\n`);
+    // Atomic: a link or FIFO left at the name is replaced, never written through.
+    writeFileAtomicSync(artifactAbs, `${body}\n`);
   }
   const record = {
     step: name,
@@ -131,11 +138,7 @@ export async function finishStep(def: WorkflowDef, state: WorkflowState, record:
 }
 
 function readOrNull(file: string): string | null {
-  try {
-    return fs.readFileSync(file, 'utf8');
-  } catch {
-    return null;
-  }
+  return readRegularFileSync(file) ?? null;
 }
 
 function failure(r: HeadlessResult, name: string): StepOutcome | null {

@@ -1,10 +1,11 @@
 // What one step's role is told: the request, the artifacts of the steps it reads, feedback meant for
 // it, and what it must produce. No conversation passes between steps (seed 002 §4): only this text.
-import fs from 'node:fs';
 import path from 'node:path';
 import type { StepDef, WorkflowDef } from './definition.js';
 import type { StepRecord, WorkflowState } from './state.js';
 import { verdictExample } from './verdict.js';
+import { readRegularFileSync } from '../util/readRegularFileSync.js';
+import { artifactTargetProblem } from './artifactPath.js';
 
 const MAX_ARTIFACT_CHARS = 20_000;
 
@@ -20,7 +21,11 @@ export function latestRecord(state: WorkflowState, step: string): StepRecord | u
 
 function readArtifact(root: string, rel: string): string {
   try {
-    const text = fs.readFileSync(path.join(root, rel), 'utf8');
+    // What a role left at the artifact's name (a link to a key, say) is not shown to the next role.
+    const refused = artifactTargetProblem(root, path.join(root, rel), 'read');
+    if (refused) return `(not shown: ${refused})`;
+    const text = readRegularFileSync(path.join(root, rel));
+    if (text === undefined) return `(missing: ${rel})`;
     return text.length > MAX_ARTIFACT_CHARS ? `${text.slice(0, MAX_ARTIFACT_CHARS)}\n...(cut; read ${rel} for the rest)` : text;
   } catch {
     return `(missing: ${rel})`;

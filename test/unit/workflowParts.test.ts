@@ -7,6 +7,7 @@ import { extractLastJson, readVerdict, stripVerdict } from '../../src/workflow/v
 import { parseWorkflow, WorkflowDefinitionError } from '../../src/workflow/definition.js';
 import { detectTestCommand } from '../../src/workflow/testCommand.js';
 import { slugOf } from '../../src/workflow/state.js';
+import { artifactTargetProblem } from '../../src/workflow/artifactPath.js';
 
 describe('verdicts', () => {
   it('takes the last JSON object that parses, fenced or not, outer over nested', () => {
@@ -63,6 +64,47 @@ describe('workflow definitions', () => {
     expect(err('name: w\nsteps:\n  ONE:\n    role: a\n    colour: red\n')).toMatch(/^\/x\/w\.yaml:5: unknown key "colour"/);
     expect(err('name: w\nsteps: [\n')).toMatch(/^\/x\/w\.yaml:\d+: invalid YAML/);
     expect(err('name: w\nmodes:\n  fast: GONE\nsteps:\n  ONE:\n    role: a\n')).toMatch(/^\/x\/w\.yaml:3: transition to a missing step "GONE"/);
+  });
+
+  it("a step's artifact path stays inside the project and off git's, devx's and protected files (devx writes it itself)", () => {
+    const writes = (w: string) => {
+      try {
+        parse(`name: w\nsteps:\n  ONE:\n    role: a\n    writes: ${JSON.stringify(w)}\n`);
+        return 'ok';
+      } catch (e) {
+        return (e as Error).message;
+      }
+    };
+    expect(writes('docs/reviews/{id}.md')).toBe('ok');
+    expect(writes('../outside.md')).toMatch(/"writes" must not contain "\.\." segments/);
+    expect(writes('docs/../../x.md')).toMatch(/"\.\." segments/);
+    expect(writes('/etc/cron.d/x')).toMatch(/relative to the project root/);
+    expect(writes('~/.bashrc')).toMatch(/relative to the project root/);
+    expect(writes('.git/hooks/pre-commit')).toMatch(/inside \.git or \.devx/);
+    expect(writes('sub/.GIT/config')).toMatch(/inside \.git or \.devx/);
+    expect(writes('.devx/settings.json')).toMatch(/inside \.git or \.devx/);
+    const gitKey = (k: string, v: string) => {
+      try {
+        parse(`name: w\ngit:\n  ${k}: ${JSON.stringify(v)}\nsteps:\n  ONE:\n    role: a\n`);
+        return 'ok';
+      } catch (e) {
+        return (e as Error).message;
+      }
+    };
+    expect(gitKey('archiveDir', '../../elsewhere')).toMatch(/"archiveDir" must not contain/);
+    expect(gitKey('archiveDir', '.git/hooks')).toMatch(/"archiveDir" must not be inside \.git/);
+    expect(gitKey('branchPrefix', '--orphan=')).toMatch(/not starting with "-"/);
+    expect(gitKey('branchPrefix', 'feature/')).toBe('ok');
+
+    const root = fs.mkdtempSync(path.join(os.tmpdir(), 'devx-artifact-'));
+    const outside = fs.mkdtempSync(path.join(os.tmpdir(), 'devx-artifact-out-'));
+    fs.mkdirSync(path.join(root, 'docs'));
+    fs.symlinkSync(outside, path.join(root, 'reports'));
+    expect(artifactTargetProblem(root, path.join(root, 'docs', 'a.md'))).toBeNull();
+    expect(artifactTargetProblem(root, path.join(root, 'reports', 'a.md'))).toMatch(/resolves outside the project/);
+    expect(artifactTargetProblem(root, path.join(root, 'docs', '.env.local'))).toMatch(/protected \(\.env files/);
+    fs.symlinkSync(path.join(root, '.git', 'hooks'), path.join(root, 'hooks'));
+    expect(artifactTargetProblem(root, path.join(root, 'hooks', 'pre-commit'))).toMatch(/protected/);
   });
 
   it('accepts a cycle capped on one of its edges even when the workflow default is none', () => {
