@@ -8,7 +8,7 @@
 // The marker must be the first non-blank line. Sections are Markdown; lists are "- " bullets.
 import path from 'node:path';
 import { writeFileAtomicSync } from '../util/atomicWrite.js';
-import { readRegularFileSync } from '../util/readRegularFileSync.js';
+import { readProjectNote } from './projectFiles.js';
 
 export type Turn = 'CLAUDE_TURN' | 'GEMINI_TURN';
 export const SECTIONS = ['Summary', 'Done', 'Next', 'Blockers', 'Artifacts', 'Open questions'] as const;
@@ -44,7 +44,7 @@ export function bullets(section: string | undefined): string[] {
 
 export function readHandoff(root: string): ParsedHandoff | null {
   try {
-    const text = readRegularFileSync(handoffPath(root));
+    const text = readProjectNote(root, 'HANDOFF.md');
     return text === undefined ? null : parseHandoff(text);
   } catch {
     return null;

@@ -1,11 +1,20 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { readRegularFileSync } from '../util/readRegularFileSync.js';
+import { isInside } from '../sandbox/resolvePath.js';
+import { sensitiveRule } from '../policy/pathPolicy.js';
 
-/** Reads MEMORY.md / HANDOFF.md at the project root, if present (and a regular file). */
+/**
+ * Reads MEMORY.md / HANDOFF.md at the project root, if present. They go into every prompt, and a cloned
+ * repository can hold either as a symlink: one that leads out of the project, or to a file the path policy
+ * protects (a key, .env), is not read, nor is anything but a regular file.
+ */
 export function readProjectNote(root: string, name: 'MEMORY.md' | 'HANDOFF.md'): string | undefined {
+  const file = path.join(root, name);
   try {
-    return readRegularFileSync(path.join(root, name));
+    const real = fs.realpathSync.native(file);
+    if (!isInside(fs.realpathSync.native(root), real) || sensitiveRule([file, real], 'read')) return undefined;
+    return readRegularFileSync(real);
   } catch {
     return undefined;
   }

@@ -70,8 +70,28 @@ describe('MEMORY.md', () => {
     expect(readProjectNote(root, 'MEMORY.md')).toBeUndefined();
     expect(readProjectNote(root, 'HANDOFF.md')).toBeUndefined();
     expect(readHandoff(root)).toBeNull();
-    expect(remember(root, 'Builds use pnpm', new Date())).toEqual({ added: false, reason: 'MEMORY.md is not a regular file' });
+    expect(remember(root, 'Builds use pnpm', new Date())).toMatchObject({ added: false, reason: expect.stringMatching(/not a regular file in the project/) });
     expect(fs.statSync(path.join(root, 'MEMORY.md')).isFIFO()).toBe(true);
+  });
+
+  it('MEMORY.md or HANDOFF.md committed as a link out of the project (or to a key) is not read into prompts, nor copied in', () => {
+    const root = tempDir();
+    const outside = tempDir();
+    fs.writeFileSync(path.join(outside, 'secret.txt'), 'AWS_SECRET=abc');
+    fs.mkdirSync(path.join(root, 'keys'));
+    fs.writeFileSync(path.join(root, 'keys', 'id_ed25519'), 'PRIVATE KEY');
+    fs.writeFileSync(path.join(root, 'notes.md'), '# Memory\n- kept\n');
+    fs.symlinkSync(path.join(outside, 'secret.txt'), path.join(root, 'MEMORY.md'));
+    fs.symlinkSync('keys/id_ed25519', path.join(root, 'HANDOFF.md'));
+    expect(readProjectNote(root, 'MEMORY.md')).toBeUndefined();
+    expect(readProjectNote(root, 'HANDOFF.md')).toBeUndefined();
+    expect(readHandoff(root)).toBeNull();
+    expect(remember(root, 'a fact', new Date()).added).toBe(false);
+    expect(fs.lstatSync(path.join(root, 'MEMORY.md')).isSymbolicLink()).toBe(true);
+    // A link inside the project to an ordinary file is read as that file.
+    fs.rmSync(path.join(root, 'MEMORY.md'));
+    fs.symlinkSync('notes.md', path.join(root, 'MEMORY.md'));
+    expect(readProjectNote(root, 'MEMORY.md')).toBe('# Memory\n- kept\n');
   });
 });
 
