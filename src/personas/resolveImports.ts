@@ -8,21 +8,13 @@
 // repository's agent cannot pull ~/.bashrc or a path outside the project into a prompt.
 import fs from 'node:fs';
 import path from 'node:path';
-import { isInside } from '../sandbox/resolvePath.js';
-import { sensitiveRule } from '../policy/pathPolicy.js';
+import { outsideOrProtected } from '../policy/pathPolicy.js';
+import { readRegularFileOrThrow } from '../util/readRegularFileSync.js';
 
 const IMPORT = /^[ \t]*@((?:~\/|\.{0,2}\/)?[^\s@][^\s]*)[ \t]*$/;
 export const MAX_IMPORT_BYTES = 256 * 1024;
 /** Where a project's agent may import the user's own files from (written `@~/.claude/...`). */
 const AGENT_HOME_DIRS = ['.claude', '.devx', '.gemini'];
-
-function realOrSelf(dir: string): string {
-  try {
-    return fs.realpathSync.native(dir);
-  } catch {
-    return dir;
-  }
-}
 
 export interface ImportScope {
   home: string;
@@ -32,29 +24,15 @@ export interface ImportScope {
 
 /** Reads an agent file, an import or a memory file under the rules above; errors name the file and the rule. */
 export function readAgentText(file: string, scope: ImportScope, shown = file, namedFromHome = false): string {
-  let real: string;
-  try {
-    real = fs.realpathSync.native(file);
-  } catch {
-    throw new Error(`not found: ${shown}`);
+  if (!fs.existsSync(file)) throw new Error(`not found: ${shown}`);
+  // The user's own agents may import from anywhere (the filesystem root bounds nothing); a project's are bounded.
+  const roots = !scope.projectRoot ? [path.parse(path.resolve(file)).root] : namedFromHome ? AGENT_HOME_DIRS.map((d) => path.join(scope.home, d)) : [scope.projectRoot];
+  const problem = outsideOrProtected(file, roots, 'read', shown);
+  if (problem) {
+    const hint = problem.why === 'outside' ? `a project's agents import only files inside it, or yours from ${AGENT_HOME_DIRS.map((d) => `~/${d}/`).join(', ')}` : 'agents cannot import it';
+    throw new Error(`${problem.reason}; ${hint}`);
   }
-  const rule = sensitiveRule([file, real], 'read');
-  if (rule) throw new Error(`${shown} is protected (${rule.reason}); agents cannot import it`);
-  if (scope.projectRoot) {
-    const allowed = namedFromHome ? AGENT_HOME_DIRS.map((d) => path.join(scope.home, d)) : [scope.projectRoot];
-    if (!allowed.some((dir) => isInside(realOrSelf(dir), real))) {
-      throw new Error(`${shown} is outside the project (${real}); a project's agents import only files inside it, or yours from ${AGENT_HOME_DIRS.map((d) => `~/${d}/`).join(', ')}`);
-    }
-  }
-  const fd = fs.openSync(real, fs.constants.O_RDONLY | fs.constants.O_NONBLOCK);
-  try {
-    const st = fs.fstatSync(fd);
-    if (!st.isFile()) throw new Error(`${shown} is not a regular file`);
-    if (st.size > MAX_IMPORT_BYTES) throw new Error(`${shown} is ${st.size} bytes, over the ${MAX_IMPORT_BYTES}-byte limit for agent files and imports`);
-    return fs.readFileSync(fd, 'utf8');
-  } finally {
-    fs.closeSync(fd);
-  }
+  return readRegularFileOrThrow(file, shown, MAX_IMPORT_BYTES);
 }
 
 export function resolveImports(text: string, fromFile: string, scope: ImportScope, chain: string[] = [fromFile]): string {

@@ -91,6 +91,31 @@ export function sensitiveRule(paths: string[], intent: PathIntent): { id: string
   return matchSensitive(paths, intent);
 }
 
+/**
+ * Why devx should not read or write `file` itself on a definition's behalf (an agent import, MEMORY.md, a
+ * workflow artifact): it resolves outside every one of `roots`, or to a file the path policy protects.
+ * Null when it may. The tools' own calls go through decidePath instead.
+ */
+export function outsideOrProtected(file: string, roots: string[], intent: PathIntent, shown = file): { why: 'protected' | 'outside' | 'unresolvable'; reason: string } | null {
+  let real: string;
+  try {
+    real = realpathDeepest(path.resolve(file));
+  } catch (err) {
+    return { why: 'unresolvable', reason: (err as Error).message };
+  }
+  const realOf = (dir: string) => {
+    try {
+      return realpathDeepest(dir);
+    } catch {
+      return dir;
+    }
+  };
+  const rule = matchSensitive([file, real], intent);
+  if (rule) return { why: 'protected', reason: `${shown} is protected (${rule.reason})` };
+  if (!roots.some((r) => isInside(realOf(r), real))) return { why: 'outside', reason: `${shown} resolves outside the project (${real})` };
+  return null;
+}
+
 export interface PathDecision extends PolicyDecision {
   /** The resolved real path (when it could be resolved). */
   real?: string;

@@ -4,18 +4,9 @@
 // such as a zero or disk node inside the project never ends. O_NONBLOCK makes the open of a FIFO return
 // at once, so the check happens on the opened handle, not on a name that could be swapped.
 import fs from 'node:fs/promises';
-import { constants, type Stats } from 'node:fs';
+import { constants } from 'node:fs';
 import { PathError } from './resolvePath.js';
-
-/** What a path that is not a regular file is, in words for the model. */
-export function fileKind(st: Stats): string {
-  if (st.isDirectory()) return 'a directory';
-  if (st.isFIFO()) return 'a named pipe (FIFO)';
-  if (st.isCharacterDevice()) return 'a character device';
-  if (st.isBlockDevice()) return 'a block device';
-  if (st.isSocket()) return 'a socket';
-  return 'not a regular file';
-}
+import { fileKind } from '../util/readRegularFileSync.js';
 
 /** Opens a regular file for reading without following a final symlink or blocking on a FIFO; null if it does not exist. */
 async function openRegular(realPath: string, shown: string): Promise<fs.FileHandle | null> {

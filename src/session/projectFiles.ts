@@ -1,8 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { readRegularFileSync } from '../util/readRegularFileSync.js';
-import { isInside } from '../sandbox/resolvePath.js';
-import { sensitiveRule } from '../policy/pathPolicy.js';
+import { outsideOrProtected } from '../policy/pathPolicy.js';
 
 /**
  * Reads MEMORY.md / HANDOFF.md at the project root, if present. They go into every prompt, and a cloned
@@ -11,13 +10,7 @@ import { sensitiveRule } from '../policy/pathPolicy.js';
  */
 export function readProjectNote(root: string, name: 'MEMORY.md' | 'HANDOFF.md'): string | undefined {
   const file = path.join(root, name);
-  try {
-    const real = fs.realpathSync.native(file);
-    if (!isInside(fs.realpathSync.native(root), real) || sensitiveRule([file, real], 'read')) return undefined;
-    return readRegularFileSync(real);
-  } catch {
-    return undefined;
-  }
+  return outsideOrProtected(file, [root], 'read') ? undefined : readRegularFileSync(file);
 }
 
 // Shared and committed: settings.json, agents/*.md, tools/*.yaml. Everything else is personal state.

@@ -3,7 +3,8 @@ import * as z from 'zod';
 import { defineTool, ToolError } from './types.js';
 import { intArg, pathArg } from './argTypes.js';
 import { displayPath } from '../sandbox/resolvePath.js';
-import { fileKind, readFileNoFollow } from '../sandbox/openNoFollow.js';
+import { readFileNoFollow } from '../sandbox/openNoFollow.js';
+import { fileKind } from '../util/readRegularFileSync.js';
 
 const MAX_FILE_BYTES = 20 * 1024 * 1024;
 const DEFAULT_LIMIT = 2000;

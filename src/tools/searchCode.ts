@@ -4,7 +4,7 @@ import * as z from 'zod';
 import { defineTool, ToolError } from './types.js';
 import { pathArg } from './argTypes.js';
 import { displayPath } from '../sandbox/resolvePath.js';
-import { fileKind } from '../sandbox/openNoFollow.js';
+import { fileKind } from '../util/readRegularFileSync.js';
 import { searchWithJs, type Match } from './searchFallback.js';
 
 /** Matches the model sees (the limit module saves the rest); COLLECT bounds the search itself. */

@@ -3,8 +3,7 @@
 // be relative, stay inside the project (also after symlinks), and not name git's or devx's own files,
 // a file the policy protects (.env, keys) or anything a later git command would run.
 import path from 'node:path';
-import { isInside, realpathDeepest } from '../sandbox/resolvePath.js';
-import { sensitiveRule } from '../policy/pathPolicy.js';
+import { outsideOrProtected } from '../policy/pathPolicy.js';
 
 /** Why a `writes:` template cannot be an artifact path, or null when it can. */
 export function artifactTemplateProblem(p: string): string | null {
@@ -19,19 +18,5 @@ export function artifactTemplateProblem(p: string): string | null {
 
 /** Why devx may not write (or show the next step) the artifact at `abs` now: a symlink out of the project, a protected file. */
 export function artifactTargetProblem(root: string, abs: string, intent: 'read' | 'write' = 'write'): string | null {
-  let real: string;
-  try {
-    real = realpathDeepest(abs);
-  } catch (err) {
-    return (err as Error).message;
-  }
-  let realRoot: string;
-  try {
-    realRoot = realpathDeepest(root);
-  } catch {
-    realRoot = root;
-  }
-  if (!isInside(realRoot, real)) return `${path.relative(root, abs)} resolves outside the project (${real})`;
-  const rule = sensitiveRule([abs, real, path.relative(realRoot, real)], intent);
-  return rule ? `${path.relative(root, abs)} is protected (${rule.reason})` : null;
+  return outsideOrProtected(abs, [root], intent, path.relative(root, abs))?.reason ?? null;
 }
