@@ -15,6 +15,7 @@ import { gitRule } from './git.js';
 import { decideTestExpression } from './testExpr.js';
 import { testRunnerRule, PACKAGE_MANAGERS, packageManagerRule } from './testRunners.js';
 import { WRITER_RULES } from './writers.js';
+import { INTERPRETERS, INTERPRETER_VALUE_OPTS, interpreterRule, readsStdin, scriptOf } from './interpreters.js';
 
 export type { RuleContext, SimpleCommand };
 
@@ -30,20 +31,6 @@ const CREDENTIALS = ['gpg', 'gpg2', 'gpg-agent', 'gpgconf', 'pass', 'gopass', 'o
 const PRIVILEGE = ['sudo', 'su', 'doas', 'pkexec', 'runuser', 'chroot', 'unshare', 'nsenter', 'setpriv', 'capsh', 'setcap'];
 const DESTRUCTIVE = ['mkfs', 'mke2fs', 'dd', 'shutdown', 'reboot', 'halt', 'poweroff', 'init', 'telinit', 'mount', 'umount', 'fdisk', 'sfdisk', 'parted', 'wipefs', 'shred', 'iptables', 'ip6tables', 'nft', 'systemctl', 'service', 'crontab', 'at', 'batch', 'useradd', 'userdel', 'usermod', 'passwd', 'chpasswd', 'groupadd', 'visudo', 'modprobe', 'insmod', 'rmmod', 'sysctl', 'swapoff', 'kill', 'pkill', 'killall', 'systemd-run', 'daemonize', 'start-stop-daemon', 'launchctl', 'apt', 'apt-get', 'dpkg', 'yum', 'dnf', 'pacman', 'brew', 'snap', 'docker', 'podman', 'kubectl'];
 const SHELLS = ['bash', 'sh', 'zsh', 'dash', 'ksh', 'fish', 'csh', 'tcsh', 'busybox'];
-const INTERPRETERS: Record<string, string[]> = {
-  node: ['-e', '--eval', '-p', '--print', '-r', '--require', '--import', '--loader', '--experimental-loader', '-i', '--interactive', '--inspect', '--inspect-brk', '--inspect-port', '--inspect-wait'],
-  nodejs: ['-e', '--eval', '-p', '--print'],
-  deno: ['eval', 'repl'],
-  bun: ['-e', '--eval', 'x'],
-  python: ['-c'],
-  python3: ['-c'],
-  perl: ['-e', '-E'],
-  ruby: ['-e'],
-  php: ['-r'],
-  lua: ['-e'],
-  Rscript: ['-e'],
-  osascript: ['-e'],
-};
 const ENV_DUMPS = ['printenv', 'set', 'export', 'declare', 'typeset', 'compgen'];
 const SHELL_BUILTINS_DENY = ['eval', 'exec', 'source', '.', 'builtin', 'enable', 'trap', 'alias', 'ulimit', 'history', 'fc'];
 /** Writers judged by their paths alone; the others (mv, cp, tar, ...) have rules of their own in writers.ts. */
@@ -192,64 +179,6 @@ const WRAPPERS: Record<string, Rule> = {
   ltrace: () => DENY('tracing tools can read other processes', 'command:privilege'),
   gdb: () => DENY('debuggers can run arbitrary code', 'command:inline-interpreter'),
 };
-
-/** Standard modules that run code from their arguments or stdin (a REPL, a debugger, timeit's statements). */
-const PY_CODE_MODULES = /^(code|pdb|timeit|asyncio|idlelib(\..*)?|IPython|ipython|bpython|ptpython|turtledemo)$/;
-/** Standard modules that serve, connect or open a browser. */
-const PY_NET_MODULES = /^(http\.server|smtpd|xmlrpc\.server|webbrowser|ftplib|smtplib|telnetlib|nntplib|poplib|imaplib|wsgiref\.simple_server|antigravity)$/;
-
-function interpreterRule(c: SimpleCommand, ctx: RuleContext): PolicyDecision | null {
-  const name = base(c.name);
-  const inline = INTERPRETERS[name] ?? (/^python3(\.\d+)?$/.test(name) ? INTERPRETERS.python : undefined);
-  if (!inline) return null;
-  const a = c.args.map((w) => w.text);
-  if (a.length === 1 && (a[0] === '--version' || a[0] === '-v' || a[0] === '-V')) return ALLOW(`${name} --version`, `command:read-only:${name}-version`);
-  if (a.some((x) => inline.includes(x) || inline.some((o) => o.startsWith('--') && x.startsWith(`${o}=`)) || (o1(x) && inline.includes(o1(x)!)))) {
-    return DENY(`${name} with inline code (${inline.join(', ')}) runs arbitrary code`, 'command:inline-interpreter');
-  }
-  if (/^python/.test(name) && a[0] === '-m' && a[1] === 'pip') return ASK('pip changes installed packages', 'command:package-install');
-  const mod = /^python/.test(name) ? a[a.indexOf('-m') + 1] : undefined;
-  if (mod && a.includes('-m')) {
-    if (PY_CODE_MODULES.test(mod)) return DENY(`python -m ${mod} runs code given on the line or read from stdin`, 'command:inline-interpreter');
-    if (PY_NET_MODULES.test(mod) || (mod === 'pydoc' && a.some((x) => /^-[pbn]/.test(x)))) return DENY(`python -m ${mod} opens a server, a connection or a browser`, 'command:network');
-  }
-  const family = /^python/.test(name) ? 'python' : name === 'nodejs' ? 'node' : name;
-  const module = /^python/.test(name) && a.includes('-m');
-  const script = module ? null : scriptOf(c.args, INTERPRETER_VALUE_OPTS[family] ?? []);
-  if (!module && (!script || readsStdin(script.text))) return DENY(`${name} without a script file reads its program from stdin (or runs interactively)`, 'command:inline-interpreter');
-  const paths = script ? ctx.checkPath(script, 'read') : ALLOW('', '');
-  return strictest(ASK(`${name} runs a program from the project`, `command:run-script:${name}`), paths);
-}
-
-/** Options of interpreters and shells that take the next word as their value (so it is not the script). */
-const INTERPRETER_VALUE_OPTS: Record<string, string[]> = {
-  python: ['-W', '-X', '-Q', '--check-hash-based-pycs'],
-  node: ['-C', '--conditions', '--title', '--input-type', '--env-file', '--disable-warning', '--stack-trace-limit', '--inspect-port', '--watch-path'],
-  ruby: ['-I', '-r', '-C', '-E', '-K', '-F'],
-  php: ['-d', '-c', '-z', '-t', '-S'],
-  lua: ['-l'],
-  shell: ['-o', '+o', '-O', '+O', '--rcfile', '--init-file'],
-};
-
-/** The script an interpreter or shell runs: the first word that is neither an option nor an option's value. */
-function scriptOf(args: Word[], valueOpts: string[]): Word | null {
-  for (let i = 0; i < args.length; i++) {
-    const t = args[i].text;
-    if (t === '--') return args[i + 1] ?? null;
-    if (t === '-' || !/^[-+]./.test(t)) return args[i];
-    if (t === '-f' && args[i + 1]) return args[i + 1]; // php -f FILE
-    if (valueOpts.includes(t)) i++;
-  }
-  return null;
-}
-
-/** `-`, /dev/stdin and descriptor paths: the program comes from stdin. */
-const readsStdin = (p: string) => p === '-' || /^\/dev\/(stdin|fd\/)|^\/proc\/[^/]+\/fd\//.test(p);
-
-/** `-cfoo` style: the option letter of a short option cluster. */
-function o1(x: string): string | null {
-  return /^-[a-zA-Z]./.test(x) && !x.startsWith('--') ? x.slice(0, 2) : null;
-}
 
 export function decideSimpleCommand(c: SimpleCommand, ctx: RuleContext): PolicyDecision {
   const d = decideKnownOrAsk(c, ctx);
