@@ -1,10 +1,11 @@
 #!/usr/bin/env node
-// The `devx` binary. A CommonJS file starts ~8 ms sooner than the ES module bundle: `--version` answers
-// here, and a one-shot run's model CLI is started ahead (util/prestart) before the rest of devx loads.
+// The `devx` binary, a small CommonJS file: `--version` answers here, a one-shot run's model CLI is
+// started ahead (util/prestart), and then the main bundle beside it runs with V8's code cache (util/runWithCodeCache).
 import { existsSync, readFileSync, realpathSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { devxHome } from '../config/paths.js';
-import { prestart } from '../util/prestart.js';
+import { debug, oneShotCommand, prestart } from '../util/prestart.js';
+import { COVERAGE, runWithCodeCache } from '../util/runWithCodeCache.js';
 
 const argv = process.argv.slice(2);
 
@@ -26,6 +27,13 @@ function version(): string | null {
 const v = argv[0] === '--version' || argv[0] === '-v' ? version() : null;
 if (v) process.stdout.write(`devx ${v}\n`);
 else {
-  prestart(argv, process.cwd(), process.env, devxHome());
-  void import('./main.js');
+  const home = devxHome();
+  prestart(argv, process.cwd(), process.env, home);
+  // The REPL (no command word) and one-shot runs make model calls: their cache holds the agent's code.
+  const agent = oneShotCommand(argv) !== null || argv[0] === undefined || (argv[0].startsWith('-') && !['--help', '-h'].includes(argv[0]));
+  const run = runWithCodeCache(join(__dirname, 'devx-main.cjs'), {
+    dir: process.env.DEVX_CODE_CACHE === 'off' ? null : join(home, 'cache'),
+    coverage: agent ? COVERAGE.agent : COVERAGE.other,
+  });
+  debug(`code cache ${run.cache}${run.file ? ` (${run.file})` : ''}`);
 }

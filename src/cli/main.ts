@@ -1,5 +1,5 @@
-#!/usr/bin/env node
-// Entry point. `--version` and `--help` answer before anything heavy is imported (cold start).
+// The main bundle's entry (dist/bundle/devx-main.cjs, run by the `devx` binary, src/cli/bin.ts).
+// `--version` and `--help` answer before anything heavy is loaded (cold start).
 import { devxHome } from '../config/paths.js';
 import { prestartOnce } from '../util/prestart.js';
 import { packageVersion } from '../util/packageRoot.js';
@@ -21,8 +21,12 @@ if (argv[0] === '--version' || argv[0] === '-v') {
 } else {
   // A one-shot run starts its model CLI now, while the rest of devx loads (see util/prestart), unless the binary did.
   prestartOnce(argv, process.cwd(), process.env, devxHome());
-  const { runCli } = await import('./runCli.js');
+  void main();
+}
+
+async function main(): Promise<void> {
   try {
+    const { runCli } = await import('./runCli.js');
     const code = await runCli(argv);
     // A model CLI that already answered may still be exiting: devx never leaves one behind.
     await awaitLingering();

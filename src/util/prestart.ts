@@ -12,13 +12,12 @@ import { existsSync, mkdirSync, readFileSync, realpathSync, renameSync, rmSync, 
 import { basename, dirname, join, resolve as resolvePath, sep } from 'node:path';
 import type { ChildProcess } from 'node:child_process';
 import { OWNER_ENV } from './reapGroups.js';
+import { hashOf } from './hashOf.js';
+import { builtin } from './builtin.js';
 
 // node:child_process (with net and stream, ~4 ms) loads only when a head start is spawned, so
-// `devx --version` and commands without a plan do not pay for it here. process.getBuiltinModule (Node
-// 20.16+) loads it without node:module, whose ES module loader (~0.5 ms) then loads after the spawn
-// instead of before it; older Nodes use the bundles' own `require`.
-const childProcess = (): typeof import('node:child_process') =>
-  (process.getBuiltinModule as ((id: 'node:child_process') => typeof import('node:child_process')) | undefined)?.('node:child_process') ?? require('node:child_process');
+// `devx --version` and commands without a plan do not pay for it here.
+const childProcess = () => builtin('node:child_process');
 
 /** Stands for the run's scratch folder (`~/.devx/run/<pid>-<hex>`) in a recorded plan. */
 const RUN = '{{DEVX_RUN}}';
@@ -85,18 +84,6 @@ function planFileFor(devxHome: string, cwd: string, argv: string[], command: str
   const shape = [cwd, ...command, ...argv.filter((a) => a.startsWith('-')).map((a) => a.split('=')[0]).sort()].join('\0');
   const key = hashOf(shape);
   return join(devxHome, 'run', 'launch-plans', `${key}.json`);
-}
-
-/** A 2×32-bit FNV-1a hash in hex: a file name for the command's shape (node:crypto alone costs ~2.5 ms to load here). */
-function hashOf(text: string): string {
-  let a = 0x811c9dc5;
-  let b = 0x01000193 ^ text.length;
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    a = Math.imul(a ^ c, 0x01000193);
-    b = Math.imul(b ^ c, 0x5bd1e995) ^ (b >>> 15);
-  }
-  return (a >>> 0).toString(16).padStart(8, '0') + (b >>> 0).toString(16).padStart(8, '0');
 }
 
 function readPlan(file: string): LaunchPlan | null {
