@@ -3,13 +3,16 @@
 // command that execs gemini with the arguments devx appends (e.g. ["gemini-account.sh", "1"]).
 import * as z from 'zod';
 
-export const AccountSchema = z
-  .object({
-    name: z.string().min(1),
-    env: z.record(z.string(), z.string()).optional(),
-    command: z.array(z.string().min(1)).min(1).optional(),
-  })
-  .strict();
+// Built on first use, as settings' schemas are (config/settings.ts).
+export const AccountSchema = z.lazy(() =>
+  z
+    .object({
+      name: z.string().min(1),
+      env: z.record(z.string(), z.string()).optional(),
+      command: z.array(z.string().min(1)).min(1).optional(),
+    })
+    .strict(),
+);
 
 export type Account = z.infer<typeof AccountSchema>;
 

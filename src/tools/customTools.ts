@@ -15,16 +15,19 @@ import { defineTool, type Tool } from './types.js';
 import { commandEnv } from './commandEnv.js';
 import { sandboxArgs } from '../sandbox/bwrap.js';
 
-const DefSchema = z
-  .object({
-    name: z.string().regex(/^[a-z][a-z0-9_]*$/, 'lowercase letters, digits and _'),
-    description: z.string().min(1),
-    command: z.array(z.string()).min(1),
-    args: z.record(z.string().regex(/^[a-z_][a-z0-9_]*$/), z.object({ description: z.string().default(''), required: z.boolean().default(false), default: z.string().optional() }).strict()).default({}),
-    confirmation_required: z.boolean().default(true),
-    timeout: z.number().int().min(1).max(3600).default(120),
-  })
-  .strict();
+// Built on first use: most projects define no custom tools.
+const DefSchema = z.lazy(() =>
+  z
+    .object({
+      name: z.string().regex(/^[a-z][a-z0-9_]*$/, 'lowercase letters, digits and _'),
+      description: z.string().min(1),
+      command: z.array(z.string()).min(1),
+      args: z.record(z.string().regex(/^[a-z_][a-z0-9_]*$/), z.object({ description: z.string().default(''), required: z.boolean().default(false), default: z.string().optional() }).strict()).default({}),
+      confirmation_required: z.boolean().default(true),
+      timeout: z.number().int().min(1).max(3600).default(120),
+    })
+    .strict(),
+);
 
 export type CustomToolDef = z.infer<typeof DefSchema>;
 
