@@ -50,6 +50,15 @@ function timeProcess(cmd: string, args: string[], opts: { cwd: string; env: Node
   });
 }
 
+/**
+ * A one-shot run is timed as a single request, as the bare call is: `devx run` continues the project's
+ * conversation (.devx/history.json), so without this the 21st run would send the model 20 earlier
+ * exchanges (~8 KB, which costs claude itself ~5 ms to take in) against the bare call's one message.
+ */
+function forgetConversation(project: string): void {
+  fs.rmSync(path.join(project, '.devx', 'history.json'), { force: true });
+}
+
 async function benchTurnOverhead(): Promise<void> {
   const runs = Number(process.env.BENCH_TURN_RUNS ?? 9);
   const fake = await new FakeGeminiApi().start();
@@ -69,6 +78,7 @@ async function benchTurnOverhead(): Promise<void> {
   await timeProcess(process.execPath, [DEVX_BIN, 'run', 'ping'], { cwd: project, env });
   for (let i = 0; i < runs; i++) {
     bare.push(await timeProcess(GEMINI_BIN, ['-m', 'gemini-2.5-pro', '-p', 'ping'], { cwd: bareDir, env: bareEnv }));
+    forgetConversation(project);
     devx.push(await timeProcess(process.execPath, [DEVX_BIN, 'run', 'ping'], { cwd: project, env }));
   }
   // Per turn inside a running session (the REPL pays process start-up once, not per turn):
@@ -189,6 +199,7 @@ async function benchClaude(): Promise<void> {
   await timeProcess(process.execPath, [DEVX_BIN, 'run', '--provider', 'claude', 'ping'], { cwd: project, env });
   for (let i = 0; i < runs; i++) {
     bare.push(await timeProcess(bin, bareArgs, { cwd: bareDir, env: bareEnv, input: 'ping' }));
+    forgetConversation(project);
     devx.push(await timeProcess(process.execPath, [DEVX_BIN, 'run', '--provider', 'claude', 'ping'], { cwd: project, env }));
     nodeAlone.push(await timeProcess(process.execPath, ['-e', '0'], { cwd: project, env }));
     asDefault.push(await timeProcess(bin, defaultArgs, { cwd: bareDir, env: bareEnv, input: 'ping' }));
