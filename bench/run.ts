@@ -1,5 +1,6 @@
 // npm run bench: each figure is a ratio against a baseline measured in the same run.
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { spawnSync, spawn } from 'node:child_process';
 import { performance } from 'node:perf_hooks';
@@ -23,6 +24,15 @@ const median = (xs: number[]) => {
 };
 const fmt = (ms: number) => `${ms.toFixed(1)} ms`;
 const only = process.argv.slice(2);
+// Every temp folder of the run goes under one, removed at the end (the knowledge section alone writes
+// ~260 MB); DEVX_KEEP_TEMP=1 keeps it. Sections run as child processes inherit it.
+if (!process.env.DEVX_TEST_TMP) {
+  const root = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'devx-bench-')));
+  process.env.DEVX_TEST_TMP = root;
+  process.on('exit', () => {
+    if (!process.env.DEVX_KEEP_TEMP) fs.rmSync(root, { recursive: true, force: true, maxRetries: 3 });
+  });
+}
 const SECTIONS = ['knowledge', 'cold', 'claude', 'warm', 'parser', 'prompt', 'turn', 'stream', 'workflow', 'spawn'];
 // Without names, each section runs in a process of its own: a parent that still holds the knowledge
 // bench's heap (GBs at 100k chunks) forks every later child more slowly, which skews the process timings.

@@ -20,8 +20,9 @@ export const GEMINI_BIN = path.join(REPO_ROOT, 'node_modules', '.bin', 'gemini')
 /** The shipped binary (package.json "bin"): the bundle `npm run build` writes. */
 export const DEVX_BIN = path.join(REPO_ROOT, 'dist', 'bundle', 'devx.cjs');
 
+/** A new directory under this run's temp folder (test/globalSetup.ts; the bench sets its own), else under the system's. */
 export function tempDir(prefix = 'devx-test-'): string {
-  return fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), prefix)));
+  return fs.realpathSync(fs.mkdtempSync(path.join(process.env.DEVX_TEST_TMP ?? os.tmpdir(), prefix)));
 }
 
 /** A temp HOME whose gemini settings select API-key auth and turn off telemetry and update checks. */

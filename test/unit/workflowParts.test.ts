@@ -1,6 +1,5 @@
 // The workflow engine's pure parts: verdict extraction, definition checks, test command detection.
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { extractLastJson, readVerdict, stripVerdict } from '../../src/workflow/verdict.js';
@@ -8,6 +7,7 @@ import { parseWorkflow, WorkflowDefinitionError } from '../../src/workflow/defin
 import { detectTestCommand } from '../../src/workflow/testCommand.js';
 import { slugOf } from '../../src/workflow/state.js';
 import { artifactTargetProblem } from '../../src/workflow/artifactPath.js';
+import { tempDir } from '../helpers/env.js';
 
 describe('verdicts', () => {
   it('takes the last JSON object that parses, fenced or not, outer over nested', () => {
@@ -96,8 +96,8 @@ describe('workflow definitions', () => {
     expect(gitKey('branchPrefix', '--orphan=')).toMatch(/not starting with "-"/);
     expect(gitKey('branchPrefix', 'feature/')).toBe('ok');
 
-    const root = fs.mkdtempSync(path.join(os.tmpdir(), 'devx-artifact-'));
-    const outside = fs.mkdtempSync(path.join(os.tmpdir(), 'devx-artifact-out-'));
+    const root = tempDir('devx-artifact-');
+    const outside = tempDir('devx-artifact-out-');
     fs.mkdirSync(path.join(root, 'docs'));
     fs.symlinkSync(outside, path.join(root, 'reports'));
     expect(artifactTargetProblem(root, path.join(root, 'docs', 'a.md'))).toBeNull();
@@ -122,7 +122,7 @@ describe('workflow definitions', () => {
 });
 
 describe('the test command', () => {
-  const dir = () => fs.mkdtempSync(path.join(os.tmpdir(), 'devx-tc-'));
+  const dir = () => tempDir('devx-tc-');
   it('prefers settings, then package.json (not npm init\'s placeholder), pytest, make, cargo, go', () => {
     const d = dir();
     expect(detectTestCommand(d)).toBeNull();
