@@ -8,12 +8,13 @@
 // start-up; if it failed before devx was ready (gemini gives up on a stdin silent for 500 ms), it made no
 // model call and devx spawns a fresh one. Only node built-ins are imported: this runs before the rest of devx loads.
 // Named imports: the CommonJS binary then uses the builtins as they are, without copying each export (~0.5 ms before the spawn).
-import { existsSync, mkdirSync, readFileSync, realpathSync, renameSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, realpathSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join, resolve as resolvePath, sep } from 'node:path';
 import type { ChildProcess } from 'node:child_process';
 import { OWNER_ENV } from './reapGroups.js';
 import { hashOf } from './hashOf.js';
 import { builtin } from './builtin.js';
+import { replaceFileSync } from './replaceFileSync.js';
 
 // node:child_process (with net and stream, ~4 ms) loads only when a head start is spawned, so
 // `devx --version` and commands without a plan do not pay for it here.
@@ -244,9 +245,7 @@ export function recordLaunch(file: string, args: string[], cwd: string, env: Rec
   }
   try {
     mkdirSync(dirname(state.planFile), { recursive: true, mode: 0o700 });
-    const tmp = `${state.planFile}.${process.pid}.tmp`;
-    writeFileSync(tmp, text, { mode: 0o600 });
-    renameSync(tmp, state.planFile);
+    replaceFileSync(state.planFile, text);
     debug(`recorded the launch plan ${state.planFile}`);
   } catch {
     /* the next run starts without a head start */

@@ -3,11 +3,12 @@
 // one-shot run, which slows the model CLI started beside it). The cache is made at the exit of a run,
 // so it holds the functions that run used, not only the top level. Node 22 has this built in
 // (module.enableCompileCache); Node 20 does not. Only node built-ins are imported: this runs first.
-import { closeSync, fstatSync, mkdirSync, openSync, readFileSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { closeSync, fstatSync, mkdirSync, openSync, readFileSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type Module from 'node:module';
 import { hashOf } from './hashOf.js';
 import { builtin } from './builtin.js';
+import { replaceFileSync } from './replaceFileSync.js';
 
 // A cache file: 4 bytes naming the format, 1 byte for who made it (COVERAGE), the CRC-32 of the rest,
 // then V8's own data. V8 (11 in Node 20) does not checksum a code cache: damaged data crashes the
@@ -99,9 +100,7 @@ function writeCache(file: string, coverage: number, data: Buffer, crc32: (data: 
   header.writeUInt32LE(MAGIC, 0);
   header[4] = coverage;
   header.writeUInt32LE(crc32(data), 5);
-  const tmp = `${file}.${process.pid}.tmp`;
-  writeFileSync(tmp, Buffer.concat([header, data]), { mode: 0o600 });
-  renameSync(tmp, file);
+  replaceFileSync(file, Buffer.concat([header, data]));
   const now = Date.now();
   const others = readdirSync(dir)
     .filter((f) => f.startsWith('main-') && join(dir, f) !== file)
