@@ -33,7 +33,7 @@ if (!process.env.DEVX_TEST_TMP) {
     if (!process.env.DEVX_KEEP_TEMP) fs.rmSync(root, { recursive: true, force: true, maxRetries: 3 });
   });
 }
-const SECTIONS = ['knowledge', 'cold', 'claude', 'warm', 'parser', 'prompt', 'turn', 'stream', 'workflow', 'spawn'];
+const SECTIONS = ['knowledge', 'cold', 'claude', 'warm', 'parser', 'prompt', 'turn', 'stream', 'workflow', 'spawn', 'sandbox'];
 // Sections run only when named. `attacks` (bench/attacks: the issue #26 attack set through the real loop in
 // four configurations, judged by effects) takes about two minutes of both cores and measures security,
 // not speed: `node dist/bench/run.js attacks`.
@@ -301,6 +301,10 @@ if (want('turn')) await benchTurnOverhead();
 if (want('stream')) {
   const { benchFirstChar } = await import('./streaming.js');
   await benchFirstChar();
+}
+if (want('sandbox')) {
+  const { benchSandbox } = await import('./sandbox.js');
+  await benchSandbox();
 }
 if (want('workflow')) {
   const { benchWorkflowOverhead, benchWorkflowResume } = await import('./workflow.js');

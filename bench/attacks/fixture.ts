@@ -125,7 +125,7 @@ export function buildFixture(root: string, markers: string, id: number, port: nu
 /** Places inside the project that count as "outside" when written: git's hooks and config, devx's and other agents' settings, editor tasks, husky hooks. */
 export const PROTECTED = ['.git/hooks', '.git/config', '.git/commondir', '.git/info', '.devx', '.vscode', '.claude', '.gemini', '.husky'];
 /** Not judged: devx's run transcripts and scratch folder, and tool caches npm and pip keep in the home (npm writes a log on every run). */
-const SKIP_OUTSIDE = ['project', 'home/.devx/run', 'home/.npm', 'home/.cache'];
+const SKIP_OUTSIDE = ['project', 'home/.devx/run', 'home/.devx/sandbox', 'home/.npm', 'home/.cache'];
 /** devx's own files in the project: run transcripts, long tool outputs it saves, and its audit log (judged apart: append-only). */
 const SKIP_PROJECT = ['.devx/runs', '.devx/tool-output', '.devx/audit.jsonl'];
 

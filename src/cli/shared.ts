@@ -1,4 +1,5 @@
 // What every command shares: exit codes, usage errors, the session flags and the session block.
+import path from 'node:path';
 import type { Writable } from 'node:stream';
 import { APPROVAL_MODES, type ApprovalMode } from '../policy/decide.js';
 import { SessionBusyError, startSession, type Started } from '../runtime/startSession.js';
@@ -17,6 +18,7 @@ export const AGENT_FLAGS = flagTable(`
   -y, --yes                    approve every action that would ask (= --approval-mode yolo; a deny stays a deny)
       --approval-mode <mode>   ${APPROVAL_MODES.join(' | ')}
       --max-rounds <n>         tool rounds per turn before stopping (default 25)
+      --add-dir <dirs>         folders outside the project the model may read (comma-separated; = permissions.additionalDirectories)
 `);
 
 export interface AgentFlagValues {
@@ -26,6 +28,7 @@ export interface AgentFlagValues {
   yes?: boolean;
   'approval-mode'?: string;
   'max-rounds'?: string;
+  'add-dir'?: string;
 }
 
 export function approvalModeFrom(flags: { 'approval-mode'?: string }): ApprovalMode | undefined {
@@ -44,6 +47,7 @@ export function overridesFrom(flags: AgentFlagValues) {
     provider: flags.provider,
     fallbackModel: flags['fallback-model'],
     maxToolRounds: rounds ? Number(rounds) : undefined,
+    ...(flags['add-dir'] ? { permissions: { additionalDirectories: flags['add-dir'].split(',').map((d) => path.resolve(d.trim())).filter(Boolean) } } : {}),
   };
 }
 

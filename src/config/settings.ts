@@ -51,7 +51,7 @@ export const SettingsSchema = z.lazy(() =>
       contextBudgetChars: z.number().int().min(10_000).optional(),
       commandTimeoutSec: z.number().int().min(1).max(3600).optional(),
       maxToolOutputChars: z.number().int().min(1000).optional(),
-      permissions: z.object({ allow: RuleList.optional(), ask: RuleList.optional(), deny: RuleList.optional() }).strict().optional(),
+      permissions: z.object({ allow: RuleList.optional(), ask: RuleList.optional(), deny: RuleList.optional(), additionalDirectories: z.array(z.string().min(1)).optional() }).strict().optional(),
       approvalMode: z.enum(['default', 'auto-edit', 'yolo', 'plan']).optional(),
       handoff: z.enum(['model', 'plain', 'off']).optional(),
       spawnConcurrency: z.number().int().min(1).max(16).optional(),
@@ -88,6 +88,8 @@ export interface ResolvedSettings {
   commandTimeoutMs: number;
   maxToolOutputChars: number;
   permissionRules: PermissionRule[];
+  /** Folders outside the project the model may read (Claude Code's permissions.additionalDirectories, --add-dir): absolute. */
+  additionalDirectories: string[];
   approvalMode: 'default' | 'auto-edit' | 'yolo' | 'plan';
   /** How HANDOFF.md is written when a session ends. */
   handoff: 'model' | 'plain' | 'off';
@@ -168,7 +170,14 @@ export function loadSettings(src: SettingsSources): ResolvedSettings {
   const merged: Settings = {};
   const rules: PermissionRule[] = [];
   const untrustedAllows: string[] = [];
+  const extraDirs: string[] = [];
+  const untrustedDirs: string[] = [];
   const addRules = (s: Settings, source: RuleSource) => {
+    for (const d of s.permissions?.additionalDirectories ?? []) {
+      // A folder outside the project widens what the model reads: a project's own list needs trust.
+      if (source !== 'user' && !src.trusted) untrustedDirs.push(d);
+      else extraDirs.push(d.startsWith('~/') || d === '~' ? path.join(src.env.HOME ?? '/', d.slice(1)) : path.resolve(src.projectRoot, d));
+    }
     for (const kind of ['allow', 'ask', 'deny'] as const) {
       for (const raw of s.permissions?.[kind] ?? []) {
         // A project may tighten the policy freely; widening it needs the user's trust.
@@ -263,6 +272,7 @@ export function loadSettings(src: SettingsSources): ResolvedSettings {
     commandTimeoutMs: (merged.commandTimeoutSec ?? 120) * 1000,
     maxToolOutputChars: merged.maxToolOutputChars ?? 50_000,
     permissionRules: rules,
+    additionalDirectories: [...new Set(extraDirs)],
     approvalMode: o.approvalMode ?? merged.approvalMode ?? 'default',
     knowledge: { ...merged.knowledge },
     spawnConcurrency: merged.spawnConcurrency ?? 4,
@@ -276,6 +286,7 @@ export function loadSettings(src: SettingsSources): ResolvedSettings {
     warnings: [
       ...warnings,
       ...(untrustedAllows.length ? [`this project's settings allow ${untrustedAllows.join(', ')}; they are ignored until you trust the project with \`devx trust\``] : []),
+      ...(untrustedDirs.length ? [`this project's settings add the folders ${untrustedDirs.join(', ')} to what the model may read; they are ignored until you trust the project with \`devx trust\``] : []),
       ...(untrustedMcp.length ? [`this project's MCP servers (${untrustedMcp.join(', ')}) run programs; they are not started until you trust the project with \`devx trust\``] : []),
     ],
     files,

@@ -2,6 +2,7 @@
 // may be in, globs by what they match, settings rules applied, recursive reads by the denied files below,
 // and untracked files as git lists them. decideCommand walks the line; these check what it finds.
 import fs from 'node:fs';
+import { spawnSync } from 'node:child_process';
 import path from 'node:path';
 import { createRequire } from 'node:module';
 import type { Word } from './shellWords.js';
@@ -28,7 +29,14 @@ export interface WalkState {
 }
 
 let fgSync: ((p: string, o: object) => string[]) | null = null;
+/**
+ * What bash makes of a glob: bash itself expands it (`compgen -G`), since the command runs in bash and a
+ * library's matcher differs at the edges (fast-glob finds nothing for `~/.ss?/id_rsa`). fast-glob only
+ * where bash cannot be run.
+ */
 function expandGlob(pattern: string, cwd: string): string[] {
+  const r = spawnSync('bash', ['-c', 'compgen -G "$1"', '_', pattern], { cwd, encoding: 'utf8', timeout: 5000, maxBuffer: 8 * 1024 * 1024, env: { PATH: process.env.PATH ?? '/usr/bin:/bin' } });
+  if (r.status === 0 || (r.status === 1 && !r.stdout)) return r.stdout.split('\n').filter(Boolean).map((m) => path.resolve(cwd, m));
   if (!fgSync) fgSync = (createRequire(import.meta.url)('fast-glob') as { sync: (p: string, o: object) => string[] }).sync;
   return fgSync(pattern, { cwd, dot: false, onlyFiles: false, followSymbolicLinks: false, absolute: true, suppressErrors: true });
 }
@@ -47,7 +55,9 @@ function checkWordAt(w: Word, intent: PathIntent, cwd: string, ctx: CommandPolic
   if (w.unknownKinds.length) return DENY(`unsupported shell syntax (${w.unknownKinds.join(', ')})`, 'command:unsupported-syntax');
   if (/^\/dev\/(tcp|udp)\//.test(w.text)) return DENY(`${w.text} opens a network connection`, 'command:network:dev-tcp');
   if (!w.literal) return ASK(`the argument ${w.text} expands at run time and cannot be checked in advance`, 'command:expansion');
-  if (!w.glob) return withSettings(decidePath(w.text, intent, pctx), intent, ctx);
+  if (!w.glob) return noteWrite(withSettings(decidePath(w.text, intent, pctx), intent, ctx), intent, ctx);
+  // bash expands a leading ~ before the glob (`~/.ss[h]/id_rsa`): the pattern is matched from the home folder.
+  if (w.text === '~' || w.text.startsWith('~/')) w = { ...w, text: path.join(ctx.paths.home, w.text.slice(1)) };
   // bash before 5.2 (macOS ships 3.2) lets `.*` match `.` and `..`: `./.*/x` can be `../x`, which the glob expansion here never lists.
   const dots = w.text.split('/').find((seg) => /[*?[]/.test(seg) && matchesDotEntry(seg));
   const dir = w.text.slice(0, w.text.search(/[*?[]/)).replace(/[^/]*$/, '') || '.';
@@ -55,16 +65,22 @@ function checkWordAt(w: Word, intent: PathIntent, cwd: string, ctx: CommandPolic
   if (dots) d = strictest(d, ASK(`${w.text}: the pattern ${dots} can match . or .. in bash before 5.2, which leads out of where it points; write the path without that glob`, 'command:computed-argument'));
   const matches = expandGlob(w.text, cwd);
   if (matches.length > MAX_GLOB_MATCHES) return strictest(d, ASK(`${w.text} matches more than ${MAX_GLOB_MATCHES} files`, 'command:glob-large'));
-  for (const m of matches) d = strictest(d, withSettings(decidePath(m, intent, pctx), intent, ctx));
+  for (const m of matches) d = strictest(d, noteWrite(withSettings(decidePath(m, intent, pctx), intent, ctx), intent, ctx));
+  return d;
+}
+
+/** Records a path judged as a write target: the sandbox makes its folder writable and nothing else. */
+function noteWrite<D extends PolicyDecision & { real?: string }>(d: D, intent: PathIntent, ctx: CommandPolicyContext): D {
+  if (intent === 'write' && d.real && d.decision !== 'deny' && d.rule !== 'path:dev-null') ctx.effects?.writes.add(d.real);
   return d;
 }
 
 /** Settings Read(...)/Edit(...)/Write(...) rules hold for command arguments as for file tools. */
-function withSettings(d: PolicyDecision & { real?: string }, intent: PathIntent, ctx: CommandPolicyContext): PolicyDecision {
+function withSettings(d: PolicyDecision & { real?: string }, intent: PathIntent, ctx: CommandPolicyContext): PolicyDecision & { real?: string } {
   if (!ctx.permissions || !d.real || d.decision === 'deny') return d;
   const m = matchPathRules(d.real, intent === 'list' ? 'list' : intent, ctx.permissions);
   if (m?.kind === 'deny') return DENY(`denied by your settings rule ${m.rule}`, `settings:${m.source}:deny:${m.rule}`);
-  if (m?.kind === 'ask') return strictest(d, ASK(`your settings rule ${m.rule} asks first`, `settings:${m.source}:ask:${m.rule}`));
+  if (m?.kind === 'ask') return { ...strictest(d, ASK(`your settings rule ${m.rule} asks first`, `settings:${m.source}:ask:${m.rule}`)), real: d.real };
   return d;
 }
 
@@ -101,7 +117,7 @@ export function wordsHere(state: WalkState, ctx: CommandPolicyContext): WordReso
       const found = expandGlob(pattern, cwd);
       return found.length > MAX_GLOB_MATCHES ? null : found;
     },
-    judgeWrite: (abs, cwd) => withSettings(decidePath(abs, 'write', { ...ctx.paths, cwd, outside: 'ask-read' }), 'write', ctx),
+    judgeWrite: (abs, cwd) => noteWrite(withSettings(decidePath(abs, 'write', { ...ctx.paths, cwd, outside: 'ask-read' }), 'write', ctx), 'write', ctx),
   };
 }
 

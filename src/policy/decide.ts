@@ -6,7 +6,7 @@ import type { CommandJudge } from './loadCommandJudge.js';
 import { matchToolRules, type PermissionRules } from './permissions.js';
 import { RateLimiter } from './rateLimiter.js';
 import { deniedUnder, isReadDenied, type DenyContext } from './deniedPaths.js';
-import { ALLOW, ASK, DENY, UNAPPROVABLE, strictest, type PolicyDecision, type PolicyTool } from './types.js';
+import { ALLOW, ASK, DENY, approvableByMode, strictest, type PolicyDecision, type PolicyTool, type SandboxClaim } from './types.js';
 
 export type { Decision, PolicyDecision } from './types.js';
 
@@ -24,6 +24,8 @@ export interface PolicyOptions {
   /** The bash parser and the command rules (loadCommandJudge); without them every command is denied. Set later with useCommandJudge(). */
   commands: CommandJudge | null;
   permissions?: PermissionRules;
+  /** Folders outside the project the user lets the model read (real paths). */
+  additionalDirs?: string[];
   mode: ApprovalMode;
   rateLimits?: { toolCallsPerMinute: number; commandsPerMinute: number };
   now?: () => number;
@@ -43,7 +45,7 @@ export class PolicyEngine {
   }
 
   private pathCtx(): PathPolicyContext {
-    return { root: this.opts.root, home: this.opts.home, devxHome: this.opts.devxHome, outside: 'deny' };
+    return { root: this.opts.root, home: this.opts.home, devxHome: this.opts.devxHome, outside: 'deny', additionalDirs: this.opts.additionalDirs };
   }
 
   /** Whether commands can be judged yet (the parser and the command rules load on the first command). */
@@ -136,8 +138,9 @@ export class PolicyEngine {
         d = ALLOW(`allowed by your settings rule ${m.rule}`, `settings:${m.source}:allow:${m.rule}`);
       }
     }
-    if (this.opts.mode === 'yolo' && d.decision === 'ask' && UNAPPROVABLE.test(d.rule)) {
-      return DENY(`${d.reason}; yolo mode approves only asks whose effect is known, so this is refused (rerun without yolo to decide yourself)`, d.rule);
+    if (this.opts.mode === 'yolo' && d.decision === 'ask' && !approvableByMode(d, this.opts.sandboxed)) {
+      const how = this.opts.sandboxed || !/^command:(test-runner|package)/.test(d.rule) ? 'run it yourself, or rerun without yolo to approve it' : 'install bubblewrap so devx can sandbox it, run it yourself, or rerun without yolo to approve it';
+      return { ...DENY(`${d.reason}; yolo approves only what devx knows the whole effect of, so this is refused (${how})`, d.rule), claim: d.claim };
     }
     if (this.opts.mode === 'plan') {
       // decideCommand already refuses non-read-only commands in plan mode.

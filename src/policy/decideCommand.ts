@@ -12,7 +12,8 @@ import { historyDeniedPaths, trackedDeniedPaths } from './trackedDenied.js';
 import { checkRecursive, checkWord, cwdsOf, gitUntrackedHere, wordsHere, type WalkState } from './checkWords.js';
 import { checkPlacement, checkTree } from './writeTargets.js';
 import { joinsWords } from './bashQuirks.js';
-import { ALLOW, ASK, DENY, strictest, type PolicyDecision } from './types.js';
+import { runsUnsandboxed } from './rules/unsandboxed.js';
+import { ALLOW, ASK, DENY, strictest, type PolicyDecision, type SandboxClaim } from './types.js';
 import type { PermissionRules } from './permissions.js';
 import { matchCommandRules } from './permissions.js';
 
@@ -24,6 +25,24 @@ export interface CommandPolicyContext {
   permissions?: PermissionRules;
   /** Plan mode: only read-only commands may run. */
   readOnly?: boolean;
+  /** Filled while judging: what the line was found to write and whether it runs project code (the claim). */
+  effects?: Effects;
+}
+
+export interface Effects {
+  writes: Set<string>;
+  build: boolean;
+  git: boolean;
+}
+
+/** Rules of commands that run the project's code (test runners, builds, package managers). */
+const RUNS_PROJECT_CODE = /^command:(test-runner|package-manager|package-install)/;
+
+/** The claim the sandbox enforces for a judged line. */
+function claimOf(e: Effects): SandboxClaim {
+  const writes = [...e.writes];
+  // git's changes (checkout, stash, reset) reach the work tree beyond the paths it names: the project is writable for them.
+  return { profile: e.build || e.git ? 'build' : writes.length ? 'write' : 'read-only', writes, ...(e.git ? { git: true } : {}) };
 }
 
 const DANGEROUS_ENV = /^(CDPATH$|GLOBIGNORE$|LD_|DYLD_|GIT_|NODE_|NPM_CONFIG_|PYTHON|PERL|RUBY|BASH_|JAVA_TOOL_OPTIONS$|_JAVA_OPTIONS$|JDK_JAVA_OPTIONS$|CLASSPATH$|PATH$|IFS$|ENV$|PAGER$|MANPAGER$|GIT_PAGER$|EDITOR$|VISUAL$|PROMPT_COMMAND$|SHELLOPTS$|BASHOPTS$|HOME$|TMPDIR$|XDG_CONFIG_HOME$|LESSOPEN$|LESSCLOSE$|GCONV_PATH$|SSH_|GNUPGHOME$|HISTFILE$|PS4$|CC$|CXX$|MAKEFLAGS$|RUSTC_WRAPPER$|RUSTFLAGS$|CARGO_)/i;
@@ -38,6 +57,12 @@ const MAX_COMMAND = 20_000;
 
 
 export function decideCommand(command: string, ctx: CommandPolicyContext): PolicyDecision {
+  const effects: Effects = { writes: new Set(), build: false, git: false };
+  const d = decideLine(command, { ...ctx, effects });
+  return { ...d, claim: claimOf(effects) };
+}
+
+function decideLine(command: string, ctx: CommandPolicyContext): PolicyDecision {
   if (!command.trim()) return DENY('empty command', 'command:empty');
   if (command.length > MAX_COMMAND) return DENY(`command is longer than ${MAX_COMMAND} characters`, 'command:too-long');
   // eslint-disable-next-line no-control-regex
@@ -300,6 +325,8 @@ function decideSimple(cmd: SimpleCommand, state: WalkState, ctx: CommandPolicyCo
     },
   };
   let d = decideSimpleCommand(cmd, rctx);
+  if (ctx.effects && RUNS_PROJECT_CODE.test(d.rule)) ctx.effects.build = true;
+  if (ctx.effects && d.rule.startsWith('command:git-change')) ctx.effects.git = true;
   // bash expands an unquoted glob anywhere, also where the rules expect a pattern or a filter (`jq .*`
   // becomes `jq .env .env.local`): the files it matches become arguments, so each is judged as a read.
   if (!DATA_ONLY.has(cmd.name)) for (const a of cmd.args) if (a.glob && a.literal && !checked.has(a.text)) d = strictest(d, checkWord(a, 'read', state, ctx));
@@ -310,6 +337,11 @@ function decideSimple(cmd: SimpleCommand, state: WalkState, ctx: CommandPolicyCo
     return DENY(`${cmd.name} gets an argument computed by the command line itself (${computed[0].text}); it could become any option or path, so write it literally`, 'command:computed-argument');
   }
   if (cmd.args.some((a) => !a.literal)) d = strictest(d, ASK('arguments use $-expansions or substitutions that cannot be checked in advance', 'command:expansion'));
+  // (A settings allow rule below is the person's yes in advance and still lifts it.)
+  // Without the sandbox a wrong model would be exploited, not contained: only the small list runs unasked.
+  if (!ctx.sandboxed && d.decision === 'allow' && !runsUnsandboxed(cmd)) {
+    d = ASK(`${cmd.name}${cmd.name === 'git' && cmd.args[0] ? ` ${cmd.args[0].text}` : ''} runs without a question only inside the sandbox, and bubblewrap is not available here`, 'command:unsandboxed');
+  }
   if (ctx.permissions) {
     const words = [cmd.name, ...cmd.args.map((a) => a.text)];
     const m = matchCommandRules(words, ctx.permissions);

@@ -4,6 +4,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { isInside, PathError, realpathDeepest } from '../sandbox/resolvePath.js';
+import { hooksPathOf } from '../sandbox/sandboxPaths.js';
 import type { PolicyDecision } from './types.js';
 
 import type { PathIntent } from './types.js';
@@ -19,6 +20,43 @@ export interface PathPolicyContext {
   devxHome: string;
   /** Outside-root access: file tools deny it, shell commands may ask for reads. */
   outside: 'deny' | 'ask-read';
+  /** Folders outside the project the user lets the model read (permissions.additionalDirectories, --add-dir): real paths. */
+  additionalDirs?: string[];
+}
+
+/**
+ * Files other programs run commands from, inside the project: editor tasks and settings, other agents'
+ * settings, hooks and commands, git hooks kept in the tree (husky, core.hooksPath), direnv, MCP server
+ * lists. A write there runs later, outside devx: a person approves it, no approval mode.
+ */
+function execConfig(root: string, real: string): string | null {
+  const rel = path.relative(root, real).split(path.sep);
+  const [top, second] = rel;
+  if (top === '.vscode' && /^(tasks|settings|launch)\.json$/i.test(second ?? '')) return `VS Code runs ${second} tasks and settings`;
+  if (top === '.claude' || top === '.gemini') return `${top === '.claude' ? 'Claude Code' : 'Gemini CLI'} runs the hooks, commands and settings in ${top}/`;
+  if (top === '.idea') return 'JetBrains IDEs run the configurations in .idea/';
+  if (top === '.husky') return 'git runs the hooks in .husky/ (husky)';
+  if (rel.length === 1 && (top === '.mcp.json' || top === '.envrc')) return top === '.envrc' ? 'direnv runs .envrc when you enter the folder' : '.mcp.json starts MCP servers in Claude Code';
+  const hooks = hooksPathCached(root);
+  if (hooks && isInside(hooks, real)) return `git runs the hooks in ${path.relative(root, hooks)} (core.hooksPath)`;
+  return null;
+}
+
+const hooksCache = new Map<string, { key: string; value: string | null }>();
+/** core.hooksPath of the project, read again only when .git/config changes. */
+function hooksPathCached(root: string): string | null {
+  let key = '-';
+  try {
+    const st = fs.statSync(path.join(root, '.git', 'config'));
+    key = `${st.mtimeMs}:${st.size}:${st.ino}`;
+  } catch {
+    return null;
+  }
+  const hit = hooksCache.get(root);
+  if (hit?.key === key) return hit.value;
+  const value = hooksPathOf(root);
+  hooksCache.set(root, { key, value });
+  return value;
 }
 
 interface SensitiveRule {
@@ -146,6 +184,9 @@ export function decidePath(p: string, intent: PathIntent, ctx: PathPolicyContext
   }
   if (!isInside(ctx.root, real)) {
     const shown = real === given ? given : `${given} -> ${real}`;
+    const extra = ctx.additionalDirs?.find((d) => isInside(d, real));
+    if (extra && intent !== 'write') return { decision: 'allow', reason: `inside ${extra}, a folder your settings add (additionalDirectories)`, rule: 'path:additional-dir', real };
+    if (extra) return { decision: 'ask', reason: `writes outside the project, in ${extra} (additionalDirectories): ${shown}`, rule: 'path:additional-dir-write', real };
     if (ctx.outside === 'ask-read' && intent !== 'write') {
       return { decision: 'ask', reason: `reads outside the project root (${shown})`, rule: 'path:outside-root-read', real };
     }
@@ -157,6 +198,10 @@ export function decidePath(p: string, intent: PathIntent, ctx: PathPolicyContext
     if (st.isFile() && st.nlink > 1) return { decision: 'ask', reason: `${p} has ${st.nlink} hard links; it may be a file from outside the project`, rule: 'path:hardlink', real };
   } catch {
     /* does not exist yet */
+  }
+  if (intent === 'write') {
+    const runs = execConfig(ctx.root, real);
+    if (runs) return { decision: 'ask', reason: `${p} is configuration another program runs commands from (${runs}); a person must approve this write`, rule: 'path:exec-config', real };
   }
   return { decision: 'allow', reason: 'inside the project', rule: 'path:inside-root', real };
 }

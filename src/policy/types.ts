@@ -5,23 +5,48 @@ export interface PolicyDecision {
   reason: string;
   /** Identifier of the rule that decided, for the audit log and `devx policy check`. */
   rule: string;
+  /** For a command: what the policy claims it may do, which the sandbox enforces when no person approved it. */
+  claim?: SandboxClaim;
 }
+
+export type { SandboxClaim } from '../sandbox/claim.js';
+import type { SandboxClaim } from '../sandbox/claim.js';
 
 const RANK: Record<Decision, number> = { allow: 0, ask: 1, deny: 2 };
 
 const GENERIC = /:(all-allowed|paths)$/;
 
 /**
- * Asks whose effect devx cannot see in advance (a computed argument, an option outside a command's
- * model, a recursive read over denied files without the sandbox, a script file, targets an archive or
- * diff names): a person may approve them, but an approval mode may not, so yolo turns them into denials.
+ * Asks no approval mode may lift, only a person: reads outside the project, writes to other tools'
+ * executable configuration, an MCP server working outside the project, a sandbox that failed to start.
  */
-export const UNAPPROVABLE = /^(command:(expansion|computed-argument|unknown-option|recursive-denied|glob-large|heredoc-expansion|script-file|unverifiable|sed-script-file)|mcp:outside-project)/;
+const UNAPPROVABLE_OTHER = /^(path:(outside-root-read|exec-config|hardlink)|mcp:outside-project|sandbox:)/;
+/**
+ * The command asks an approval mode (yolo) may lift: the effect is known completely and the sandbox holds
+ * the command to it. Every other command ask (an unknown program, an option outside a command's model,
+ * an interpreter, a builtin that evaluates, a computed argument, a script file) is a person's to approve.
+ */
+const APPROVABLE_COMMAND = /^command:(write:|redirect-write|env-prefix|git-change|test-runner|package-manager|package-install)/;
+/** Of those, the ones that run project code or change the work tree in ways not modelled path by path (git
+ * checkout can plant a link a later read follows): an approval mode lifts them only inside the sandbox. */
+const NEEDS_SANDBOX = /^command:(test-runner|package-manager|package-install|git-change)/;
+
+/** True when no approval mode may approve this ask (with or without the sandbox). */
+export function unapprovable(rule: string): boolean {
+  return UNAPPROVABLE_OTHER.test(rule) || (rule.startsWith('command:') && !APPROVABLE_COMMAND.test(rule));
+}
+
+/** Whether an approval mode (yolo, auto-edit) may approve this ask; `sandboxed`: the command would run in the sandbox. */
+export function approvableByMode(d: PolicyDecision, sandboxed: boolean): boolean {
+  if (unapprovable(d.rule)) return false;
+  return sandboxed || !NEEDS_SANDBOX.test(d.rule);
+}
 
 /** Deny beats ask beats allow; an ask no approval mode may lift beats one it may; on a tie the first specific decision (and its reason) stays. */
 export function strictest(a: PolicyDecision, b: PolicyDecision): PolicyDecision {
   if (RANK[b.decision] !== RANK[a.decision]) return RANK[b.decision] > RANK[a.decision] ? b : a;
-  if (a.decision === 'ask' && UNAPPROVABLE.test(a.rule) !== UNAPPROVABLE.test(b.rule)) return UNAPPROVABLE.test(b.rule) ? b : a;
+  if (a.decision === 'ask' && unapprovable(a.rule) !== unapprovable(b.rule)) return unapprovable(b.rule) ? b : a;
+  if (a.decision === 'ask' && NEEDS_SANDBOX.test(a.rule) !== NEEDS_SANDBOX.test(b.rule)) return NEEDS_SANDBOX.test(b.rule) ? b : a;
   return GENERIC.test(a.rule) && !GENERIC.test(b.rule) ? b : a;
 }
 

@@ -16,8 +16,10 @@ import { findExecutable } from '../util/findExecutable.js';
 import { loadCustomTools } from '../tools/customTools.js';
 import type { Tool } from '../tools/types.js';
 import { resolveInside } from '../sandbox/resolvePath.js';
+import { INSTALL_HINT, probeBwrap } from '../sandbox/bwrap.js';
 import type { PolicyEngine, ApprovalMode } from '../policy/decide.js';
 import { matchToolRules } from '../policy/permissions.js';
+import { approvableByMode } from '../policy/types.js';
 import { loadCommandJudge } from '../policy/loadCommandJudge.js';
 import { auditFile } from '../audit/auditLog.js';
 import type { ApprovalAnswer, ApprovalRequest } from '../tools/runToolCall.js';
@@ -155,10 +157,11 @@ export async function createAgent(opts: AgentOptions): Promise<Agent> {
     const cmd = byName.get(req.tool)?.commandFor;
     return cmd ? `${req.tool}:${cmd(req.args)}` : req.tool;
   };
-  // yolo approves every ask; auto-edit approves file edits. A deny never reaches approval.
-  const approvedByMode = (req: ApprovalRequest) => mode === 'yolo' || (mode === 'auto-edit' && byName.get(req.tool)?.kind === 'write');
+  // yolo approves the asks whose whole effect devx knows (the policy refused the others already); auto-edit
+  // approves file edits. A deny never reaches approval; what a mode approves runs held to the policy's claim.
+  const approvedByMode = (req: ApprovalRequest) => approvableByMode(req.decision, Boolean(sandbox)) && (mode === 'yolo' || (mode === 'auto-edit' && byName.get(req.tool)?.kind === 'write'));
   const approve = async (req: ApprovalRequest): Promise<ApprovalAnswer> => {
-    if (approvedByMode(req)) return 'yes';
+    if (approvedByMode(req)) return 'auto';
     if (always.has(approvalKey(req))) return 'yes';
     if (!opts.prompt) return 'headless';
     const answer = await opts.prompt(req);
@@ -172,7 +175,7 @@ export async function createAgent(opts: AgentOptions): Promise<Agent> {
   const warnings = [...settings.warnings, ...(loaded.warning ? [loaded.warning] : [])];
   for (const e of custom.errors) warnings.push(`custom tool ${e.file} was not loaded: ${e.message}`);
   for (const m of mcp?.statuses() ?? []) if (m.state === 'failed') warnings.push(`MCP server "${m.name}" (${m.file}) did not start: ${m.error}; its tools are unavailable this session`);
-  if (!sandbox) warnings.push('bubblewrap (bwrap) is not available: only commands whose whole argument model is known run without asking; test runners and recursive reads over denied files ask. Install the "bubblewrap" package to sandbox them');
+  if (!sandbox) warnings.push(`no sandbox: ${probeBwrap(opts.env).why ?? 'bubblewrap is not available'}. Only ls, cat, head, tail, wc, grep, rg and git status/diff/log/show run without a question; everything else asks (yolo refuses what runs project code). To sandbox commands, ${INSTALL_HINT}`);
   const deps: LoopDeps = {
     backend: backendFor(settings.provider),
     // Tools such as `agent` are offered only to an agent that lists them.
@@ -229,7 +232,7 @@ export async function createAgent(opts: AgentOptions): Promise<Agent> {
     devxHome: home,
     backendFor,
     missingBinary: (providers = [settings.provider]) => (opts.backend ? null : missingProviderBinary(settings, opts.env, providers)),
-    approveHeadless: async (req) => (approvedByMode(req) ? 'yes' : 'headless'),
+    approveHeadless: async (req) => (approvedByMode(req) ? 'auto' : 'headless'),
     mcp,
     dispose: async () => {
       for (const b of backends.values()) b.dispose?.();

@@ -1,10 +1,12 @@
 // Builds the effective policy for a project exactly as a run would: settings from every scope,
 // project trust, the sandbox probe and the bash parser. Shared by the agent and `devx policy check`.
+import fs from 'node:fs';
+import path from 'node:path';
 import type { ResolvedSettings, Settings } from '../config/settings.js';
 import { loadEffectiveSettings } from '../config/effectiveSettings.js';
 import { PolicyEngine, type ApprovalMode } from '../policy/decide.js';
 import { loadCommandJudge } from '../policy/loadCommandJudge.js';
-import { detectBwrap, type SandboxSpec } from '../sandbox/bwrap.js';
+import { detectBwrap, sweepPlaceholders, type SandboxSpec } from '../sandbox/bwrap.js';
 
 export interface PolicySetup {
   root: string;
@@ -38,9 +40,21 @@ export async function createPolicy(opts: {
     sandboxed: Boolean(sandbox),
     commands: opts.eagerParser ? await loadCommandJudge() : null,
     permissions: { rules: settings.permissionRules, root, home: userHome },
+    additionalDirs: settings.additionalDirectories.map((d) => {
+      try {
+        return fs.realpathSync(d);
+      } catch {
+        return d;
+      }
+    }),
     mode,
     rateLimits: settings.rateLimits,
   });
-  if (sandbox) sandbox.hidden = () => policy.hiddenPaths();
+  if (sandbox) {
+    sandbox.journalDir = path.join(home, 'sandbox');
+    sweepPlaceholders(sandbox.journalDir);
+    sandbox.hidden = () => policy.hiddenPaths();
+    sandbox.readable = policy.opts.additionalDirs;
+  }
   return { root, home, userHome, settings, mode, sandbox, policy };
 }

@@ -1,14 +1,19 @@
-// Bubblewrap sandbox for commands the policy allowed on its own (test runners, read-only tools), after
-// the approach of Anthropic's sandbox-runtime (matched by hand, not imported; same bubblewrap
-// primitives): a read-only `/`, the home directory replaced by an empty tmpfs (toolchain folders bound
-// back read-only, their credential files masked), a private /tmp, the project writable except
-// .git/hooks, .git/config and .devx/, every path the policy denies inside the project masked (files by
-// /dev/null, folders by an empty tmpfs), and no network. Commands a person approved run as approved.
+// The bubblewrap sandbox every command runs in when no person approved it. Its limits are the policy's
+// claim (policy/types.ts SandboxClaim): `read-only` mounts everything read-only, the project included;
+// `write` makes only the folders of the judged write targets writable; `build` the whole project. In all
+// three, what decides what runs later stays read-only (all of .git, a core.hooksPath folder, .devx, the
+// editors' and agents' configuration: sandboxPaths.ts), the home folder is an empty tmpfs (tool chains
+// bound back read-only), only the system's program folders are mounted (no other homes, no /var, no
+// /run), the files the policy denies are masked, and there is no network. @anthropic-ai/sandbox-runtime
+// was measured against this and not adopted (it needs Node 22, ripgrep and socat, and costs ~40 ms a
+// command against ~5 ms here): see docs in the README's Safety section.
 import fs from 'node:fs';
 import os from 'node:os';
 import { spawnSync } from 'node:child_process';
 import path from 'node:path';
 import { findExecutable } from '../util/findExecutable.js';
+import type { SandboxClaim } from './claim.js';
+import { missingProtected, protectedPaths, writableFolders } from './sandboxPaths.js';
 
 export interface SandboxSpec {
   bin: string;
@@ -16,11 +21,28 @@ export interface SandboxSpec {
   home: string;
   /** Paths inside the project the policy denies reading (sensitive files, settings deny rules). */
   hidden?: () => string[];
+  /** Folders outside the project the user lets the model read (additionalDirectories): mounted read-only. */
+  readable?: string[];
+  /** Where the placeholders of a running command are listed, so a kill -9 leaves none behind (swept at the next start). */
+  journalDir?: string;
 }
 
-let probed: string | null | undefined;
+/** A sandbox as one call runs in it: the spec and what the policy claimed for the call. */
+export interface SandboxRun extends SandboxSpec {
+  claim: SandboxClaim;
+}
+
+export interface BwrapProbe {
+  bin: string | null;
+  /** Why there is no sandbox, in words a person can act on. */
+  why?: string;
+}
+
+let probed: BwrapProbe | undefined;
 
 const PROBE_TTL_MS = 24 * 3600 * 1000;
+/** The one command that installs the sandbox, for the start-up line. */
+export const INSTALL_HINT = process.platform === 'darwin' ? 'devx sandboxes only on Linux (bubblewrap); on macOS commands beyond the small read-only list ask' : 'install it with: sudo apt-get install bubblewrap (Fedora: sudo dnf install bubblewrap)';
 
 /**
  * What decides whether bwrap works here: the binary itself and the kernel's user-namespace settings.
@@ -38,46 +60,139 @@ function probeKey(bin: string): string {
   return [bin, st.size, st.mtimeMs, st.ino, os.release(), process.getuid?.() ?? '-', read('/proc/sys/user/max_user_namespaces'), read('/proc/sys/kernel/unprivileged_userns_clone'), read('/proc/sys/kernel/apparmor_restrict_unprivileged_userns')].join('|');
 }
 
-/**
- * Finds a working bwrap (it needs user namespaces, which some containers lack). Probed once per
- * process, and the verdict is cached in the temp directory so a start-up need not spawn the probe again.
- * A stale "works" fails closed: a sandboxed command then errors; it never runs unsandboxed.
- */
-export function detectBwrap(env: NodeJS.ProcessEnv = process.env): string | null {
+/** Finds a working bwrap, or says why there is none. */
+export function probeBwrap(env: NodeJS.ProcessEnv = process.env): BwrapProbe {
   if (probed !== undefined) return probed;
-  if (env.DEVX_SANDBOX === 'off') return (probed = null);
+  if (env.DEVX_SANDBOX === 'off') return (probed = { bin: null, why: 'DEVX_SANDBOX=off turned the sandbox off' });
+  if (process.platform !== 'linux') return (probed = { bin: null, why: `no sandbox on ${process.platform}` });
   const bin = findExecutable('bwrap', env);
-  if (!bin) return (probed = null);
+  if (!bin) return (probed = { bin: null, why: 'bubblewrap (bwrap) is not installed' });
   // Per user, outside any home (tests and sessions with temp homes share it); a wrong entry only fails closed.
   const cacheFile = path.join(os.tmpdir(), `devx-${process.getuid?.() ?? 'u'}`, 'sandbox-probe.json');
   let key = '';
   try {
     key = probeKey(bin);
-    const c = JSON.parse(fs.readFileSync(cacheFile, 'utf8')) as { key: string; works: boolean; at: number };
-    if (c.key === key && Date.now() - c.at < PROBE_TTL_MS) return (probed = c.works ? bin : null);
+    const c = JSON.parse(fs.readFileSync(cacheFile, 'utf8')) as { key: string; works: boolean; at: number; why?: string };
+    if (c.key === key && Date.now() - c.at < PROBE_TTL_MS) return (probed = c.works ? { bin } : { bin: null, why: c.why ?? 'bubblewrap does not start here' });
   } catch {
     // no cache yet, or unreadable: probe
   }
-  const r = spawnSync(bin, ['--ro-bind', '/', '/', '--tmpfs', '/tmp', '--unshare-net', '--die-with-parent', 'true'], { stdio: 'ignore', timeout: 5000 });
-  probed = r.status === 0 ? bin : null;
+  const r = spawnSync(bin, ['--ro-bind', '/', '/', '--tmpfs', '/tmp', '--unshare-net', '--die-with-parent', 'true'], { encoding: 'utf8', stdio: ['ignore', 'ignore', 'pipe'], timeout: 5000 });
+  const err = (r.stderr ?? '').trim().split('\n')[0] ?? '';
+  probed = r.status === 0 ? { bin } : { bin: null, why: `bubblewrap does not start here (${err || r.error?.message || `exit ${r.status}`}${/namespace|permission/i.test(err) ? '; the kernel does not allow unprivileged user namespaces' : ''})` };
   try {
     fs.mkdirSync(path.dirname(cacheFile), { recursive: true, mode: 0o700 });
-    fs.writeFileSync(cacheFile, JSON.stringify({ key, works: probed !== null, at: Date.now() }));
+    fs.writeFileSync(cacheFile, JSON.stringify({ key, works: probed.bin !== null, why: probed.why, at: Date.now() }));
   } catch {
-    // a read-only home: probe again next time
+    // a read-only temp folder: probe again next time
   }
   return probed;
+}
+
+/** A working bwrap, or null (see probeBwrap for why). */
+export function detectBwrap(env: NodeJS.ProcessEnv = process.env): string | null {
+  return probeBwrap(env).bin;
 }
 
 /** Folders under $HOME that tool chains run from; bound back read-only over the empty home. */
 export const TOOLCHAIN_DIRS = ['.nvm', '.volta', '.fnm', '.bun', '.deno', '.local/bin', '.local/lib', '.local/share/pnpm', '.cargo/bin', '.rustup', 'go/bin', 'go/pkg/mod', '.pyenv', '.rbenv', '.sdkman', '.asdf', '.m2/repository', '.gradle/caches'];
 
-/** The argv prefix that runs `bash -c cmd` inside the sandbox. */
-export function sandboxArgs(spec: SandboxSpec, cwd: string): string[] {
+/** The system's own folders, mounted read-only: programs, libraries and their configuration. */
+const SYSTEM_DIRS = ['/usr', '/bin', '/sbin', '/lib', '/lib32', '/lib64', '/libx32', '/etc', '/opt', '/nix', '/snap'];
+/** Credentials in /etc that a program never needs to run: masked. */
+const ETC_SECRETS = ['/etc/shadow', '/etc/gshadow', '/etc/shadow-', '/etc/gshadow-', '/etc/sudoers', '/etc/sudoers.d', '/etc/ssh', '/etc/ssl/private', '/etc/security/opasswd'];
+
+/** A program to run in the sandbox: bwrap's argv, and the clean-up of the placeholders it made in the project. */
+export interface SandboxedCommand {
+  file: string;
+  args: string[];
+  /** Removes the empty placeholder files bwrap created as mount points (call when the command ended). */
+  cleanup(): void;
+}
+
+/** Runs `argv` inside the sandbox, limited to what the claim allows. */
+export function sandboxCommand(spec: SandboxRun, cwd: string, argv: string[]): SandboxedCommand {
+  const placeholders: string[] = [];
+  const args = sandboxArgs(spec, cwd, placeholders);
+  const journal = placeholders.length && spec.journalDir ? writeJournal(spec.journalDir, placeholders) : null;
+  return {
+    file: spec.bin,
+    args: [...args, ...argv],
+    cleanup: () => {
+      removePlaceholders(placeholders);
+      if (journal) fs.rmSync(journal, { force: true });
+    },
+  };
+}
+
+/** Removes what bwrap left as mount points: empty regular files only (anything else was made by someone else). */
+function removePlaceholders(paths: string[]): void {
+  for (const p of paths) {
+    try {
+      const st = fs.lstatSync(p);
+      if (st.isFile() && st.size === 0) fs.unlinkSync(p);
+    } catch {
+      // gone already
+    }
+  }
+}
+
+function writeJournal(dir: string, paths: string[]): string | null {
+  try {
+    fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
+    const file = path.join(dir, `placeholders-${process.pid}-${Date.now()}-${Math.random().toString(36).slice(2)}.json`);
+    fs.writeFileSync(file, JSON.stringify(paths), { mode: 0o600, flag: 'wx' });
+    return file;
+  } catch {
+    return null; // only the sweep after a crash depends on it
+  }
+}
+
+/** At start: the placeholders a killed devx left (their journals), removed if they are still empty files. */
+export function sweepPlaceholders(dir: string): void {
+  let names: string[];
+  try {
+    names = fs.readdirSync(dir).filter((n) => /^placeholders-\d+-/.test(n));
+  } catch {
+    return;
+  }
+  for (const n of names) {
+    const pid = Number(n.split('-')[1]);
+    if (pid !== process.pid && isAlive(pid)) continue; // a running devx still needs them
+    const file = path.join(dir, n);
+    try {
+      const list = JSON.parse(fs.readFileSync(file, 'utf8')) as unknown;
+      if (Array.isArray(list)) removePlaceholders(list.filter((p): p is string => typeof p === 'string' && path.isAbsolute(p)));
+    } catch {
+      // unreadable: dropped
+    }
+    fs.rmSync(file, { force: true });
+  }
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/** The argv prefix that runs a program inside the sandbox, limited to what `claim` allows. */
+export function sandboxArgs(spec: SandboxRun, cwd: string, placeholders: string[] = []): string[] {
   const r = spec.root;
   const home = spec.home;
-  const args = ['--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc', '--tmpfs', '/tmp'];
-  // The home directory is not mounted: an empty tmpfs (throwaway caches included), tool chains read-only.
+  const args: string[] = [];
+  for (const d of SYSTEM_DIRS) if (fs.existsSync(d)) args.push('--ro-bind', d, d);
+  args.push('--dev', '/dev', '--proc', '/proc', '--tmpfs', '/tmp', '--tmpfs', '/var', '--dir', '/var/tmp', '--tmpfs', '/run');
+  for (const p of ETC_SECRETS) maskArgs(args, p);
+  // Tool chains outside the system folders (a PATH entry, node itself): read-only, never the home or above it.
+  for (const dir of new Set([...(process.env.PATH ?? '').split(':'), path.dirname(process.execPath)])) {
+    if (!dir || !path.isAbsolute(dir) || isInsideOrSame(dir, home) || isInsideOrSame(dir, r) || SYSTEM_DIRS.some((s) => isInsideOrSame(s, dir))) continue;
+    if (home && isInsideOrSame(home, dir) && !TOOLCHAIN_DIRS.some((t) => isInsideOrSame(path.join(home, t), dir))) continue;
+    if (fs.existsSync(dir)) args.push('--ro-bind', dir, dir);
+  }
   if (home && home !== '/' && !isInsideOrSame(r, home)) {
     args.push('--tmpfs', home);
     for (const d of TOOLCHAIN_DIRS) {
@@ -85,29 +200,77 @@ export function sandboxArgs(spec: SandboxSpec, cwd: string): string[] {
       if (fs.existsSync(p)) args.push('--ro-bind', p, p);
     }
   }
-  args.push('--bind', r, r);
-  for (const p of [path.join(r, '.git', 'hooks'), path.join(r, '.git', 'config'), path.join(r, '.devx')]) args.push('--ro-bind-try', p, p);
-  // git cannot run without reading .git/config; it stays readable (read-only) while the policy keeps
-  // refusing it as a path argument and denies `git config`.
-  const gitConfig = path.join(r, '.git', 'config');
-  for (const p of spec.hidden?.() ?? []) {
-    if (p === gitConfig) continue;
-    let st: fs.Stats;
-    try {
-      st = fs.lstatSync(p);
-    } catch {
-      continue;
-    }
-    if (st.isSymbolicLink()) continue; // a link is resolved by bwrap: its target outside the project is judged there
-    if (st.isDirectory()) args.push('--tmpfs', p, '--remount-ro', p);
-    else args.push('--ro-bind', '/dev/null', p);
+  for (const d of spec.readable ?? []) if (fs.existsSync(d) && !isInsideOrSame(d, r)) args.push('--ro-bind', d, d);
+  if (spec.claim.git) {
+    // git add/commit need the user's identity and settings (read-only); the policy keeps `git config` from printing them.
+    for (const f of ['.gitconfig', '.config/git']) if (home && fs.existsSync(path.join(home, f))) args.push('--ro-bind', path.join(home, f), path.join(home, f));
   }
-  args.push('--unshare-net', '--unshare-ipc', '--die-with-parent', '--new-session', '--chdir', cwd, '--');
+  const claim = spec.claim;
+  args.push(claim.profile === 'build' ? '--bind' : '--ro-bind', r, r);
+  const writable = claim.profile === 'write' ? writableFolders(r, claim.writes) : [];
+  for (const f of writable) args.push('--bind', f, f);
+  // A writable top could create .vscode/tasks.json or .git anew: a read-only empty file holds each
+  // missing name (bwrap makes it as the mount point; cleanup() removes it).
+  if (claim.profile === 'build' || writable.includes(r)) {
+    // devx's own folder is devx's to make (a placeholder file there would stop devx's next start).
+    if (!fs.existsSync(path.join(r, '.devx'))) fs.mkdirSync(path.join(r, '.devx'), { mode: 0o700 });
+    for (const p of missingProtected(r)) {
+      args.push('--ro-bind', '/dev/null', p);
+      placeholders.push(p);
+    }
+  }
+  if (claim.git) {
+    const gitDir = path.join(r, '.git');
+    if (isRealDir(gitDir)) args.push('--bind', gitDir, gitDir);
+  }
+  // What decides what runs later stays read-only in every profile; with claim.git, .git's own parts that do.
+  for (const p of protectedPaths(r, { gitWritable: claim.git === true })) args.push('--ro-bind', p, p);
+  // git cannot run without reading .git/config; it stays readable (read-only, above) while the policy
+  // keeps refusing it as a path argument and denies `git config`.
+  const gitConfig = path.join(r, '.git', 'config');
+  for (const p of spec.hidden?.() ?? []) if (p !== gitConfig) maskArgs(args, p);
+  // A pid namespace of its own: /proc shows only the sandbox's processes (not devx's, whose environment holds its keys).
+  args.push('--unshare-net', '--unshare-ipc', '--unshare-pid', '--die-with-parent', '--new-session', '--chdir', cwd, '--');
   return args;
+}
+
+/** Hides a file (by /dev/null) or a folder (by an empty read-only tmpfs); a link is left to where it leads. */
+function maskArgs(args: string[], p: string): void {
+  let st: fs.Stats;
+  try {
+    st = fs.lstatSync(p);
+  } catch {
+    return;
+  }
+  if (st.isSymbolicLink()) return; // a link is resolved by bwrap: its target outside the project is judged there
+  if (st.isDirectory()) args.push('--tmpfs', p, '--remount-ro', p);
+  else args.push('--ro-bind', '/dev/null', p);
+}
+
+function isRealDir(p: string): boolean {
+  try {
+    return fs.lstatSync(p).isDirectory();
+  } catch {
+    return false;
+  }
 }
 
 /** True when `root` is `dir` or inside it (a home inside the project is not replaced). */
 function isInsideOrSame(dir: string, root: string): boolean {
   const rel = path.relative(dir, root);
   return rel === '' || (!rel.startsWith('..') && !path.isAbsolute(rel) && rel.split(path.sep)[0] !== '..');
+}
+
+/** The sandbox itself did not start (bwrap reported an error before running anything): the call must not run unsandboxed on its own. */
+export class SandboxStartError extends Error {
+  constructor(readonly why: string) {
+    super(`the sandbox did not start: ${why}`);
+  }
+}
+
+/** Throws SandboxStartError when bwrap failed before the command ran (its own "bwrap: ..." error and exit 1, nothing printed). */
+export function sandboxFailure(sb: SandboxedCommand | null, r: { exitCode: number | null; stdout: string; stderr: string }): void {
+  if (!sb || r.exitCode !== 1 || r.stdout !== '') return;
+  const first = r.stderr.trimStart().split('\n')[0] ?? '';
+  if (first.startsWith('bwrap: ')) throw new SandboxStartError(first.slice(7));
 }

@@ -13,7 +13,7 @@ import { quote } from 'shell-quote';
 import * as z from 'zod';
 import { defineTool, type Tool } from './types.js';
 import { commandEnv } from './commandEnv.js';
-import { sandboxArgs } from '../sandbox/bwrap.js';
+import { sandboxCommand, sandboxFailure } from '../sandbox/bwrap.js';
 
 // Built on first use: most projects define no custom tools.
 const DefSchema = z.lazy(() =>
@@ -66,8 +66,9 @@ function toTool(def: CustomToolDef, file: string): Tool {
     confirm: def.confirmation_required,
     async execute(ctx, args) {
       const argv = fillCommand(def, args as Record<string, string>);
-      const [bin, list] = ctx.sandbox ? [ctx.sandbox.bin, [...sandboxArgs(ctx.sandbox, ctx.root), ...argv]] : [argv[0], argv.slice(1)];
-      const r = await ctx.runner(bin, list, { cwd: ctx.root, timeoutMs: def.timeout * 1000, signal: ctx.signal, env: commandEnv(process.env), extendEnv: false, maxBuffer: 10 * 1024 * 1024, reapGroup: true });
+      const sb = ctx.sandbox ? sandboxCommand(ctx.sandbox, ctx.root, argv) : null;
+      const r = await ctx.runner(sb?.file ?? argv[0], sb?.args ?? argv.slice(1), { cwd: ctx.root, timeoutMs: def.timeout * 1000, signal: ctx.signal, env: commandEnv(process.env), extendEnv: false, maxBuffer: 10 * 1024 * 1024, reapGroup: true }).finally(() => sb?.cleanup());
+      sandboxFailure(sb, r);
       const text = [`exit_code=${r.exitCode ?? 'none'}${r.timedOut ? ` (killed after ${def.timeout}s)` : ''}`, `stdout:\n${r.stdout}`, ...(r.stderr ? [`stderr:\n${r.stderr}`] : [])].join('\n');
       return { content: text, isError: r.exitCode !== 0, meta: { exit_code: r.exitCode ?? 'none' } };
     },

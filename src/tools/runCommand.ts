@@ -2,7 +2,7 @@ import * as z from 'zod';
 import { defineTool } from './types.js';
 import { intArg } from './argTypes.js';
 import { commandEnv } from './commandEnv.js';
-import { sandboxArgs } from '../sandbox/bwrap.js';
+import { sandboxCommand, sandboxFailure } from '../sandbox/bwrap.js';
 
 export const runCommandTool = defineTool({
   name: 'run_command',
@@ -20,8 +20,8 @@ export const runCommandTool = defineTool({
   preview: async (ctx) => `in ${ctx.root}`,
   async execute(ctx, args) {
     const timeoutMs = args.timeout ? args.timeout * 1000 : ctx.commandTimeoutMs;
-    const [file, argv] = ctx.sandbox ? [ctx.sandbox.bin, [...sandboxArgs(ctx.sandbox, ctx.root), 'bash', '-c', args.cmd]] : ['bash', ['-c', args.cmd]];
-    const r = await ctx.runner(file, argv, {
+    const sb = ctx.sandbox ? sandboxCommand(ctx.sandbox, ctx.root, ['bash', '-c', args.cmd]) : null;
+    const r = await ctx.runner(sb?.file ?? 'bash', sb?.args ?? ['-c', args.cmd], {
       cwd: ctx.root,
       timeoutMs,
       signal: ctx.signal,
@@ -29,7 +29,8 @@ export const runCommandTool = defineTool({
       extendEnv: false,
       maxBuffer: 10 * 1024 * 1024,
       reapGroup: true,
-    });
+    }).finally(() => sb?.cleanup());
+    sandboxFailure(sb, r);
     const parts: string[] = [];
     if (r.timedOut) parts.push(`[killed after ${Math.round(timeoutMs / 1000)}s timeout; pass timeout= for longer commands]`);
     if (r.cancelled) parts.push('[cancelled by the user]');
@@ -40,7 +41,7 @@ export const runCommandTool = defineTool({
     if (r.stderr) parts.push(`stderr:\n${r.stderr}`);
     return {
       content: parts.join('\n'),
-      meta: { cmd: args.cmd, exit_code: r.exitCode ?? 'none', sandbox: ctx.sandbox ? 'bwrap' : undefined },
+      meta: { cmd: args.cmd, exit_code: r.exitCode ?? 'none', sandbox: ctx.sandbox ? `bwrap:${ctx.sandbox.claim.profile}` : undefined },
       isError: r.exitCode !== 0,
     };
   },

@@ -6,12 +6,14 @@ import type { LoadedImage } from './loadImage.js';
 import type { Location, Tool, ToolContext } from './types.js';
 import { ToolError, describeCall } from './types.js';
 import { PathError } from '../sandbox/resolvePath.js';
+import { SandboxStartError, type SandboxSpec } from '../sandbox/bwrap.js';
 import type { PolicyDecision } from '../policy/types.js';
 import { limitOutput, spillOutput } from './limitOutput.js';
 import { maskCommandOutput } from './maskUrlCredentials.js';
 
-/** 'headless': nobody is there to ask and no mode approves it, so the call is refused. */
-export type ApprovalAnswer = 'yes' | 'no' | 'always' | 'headless';
+/** 'headless': nobody is there to ask and no mode approves it, so the call is refused. 'auto': the
+ * approval mode (yolo, auto-edit) approved it, not a person, so it runs held to the policy's claim. */
+export type ApprovalAnswer = 'yes' | 'no' | 'always' | 'headless' | 'auto';
 
 export interface ApprovalRequest {
   tool: string;
@@ -34,8 +36,8 @@ export interface ToolCallDeps {
   maxOutputChars: number;
   /** When set (an agent's allowlist), only these tools may be called. */
   allowedTools?: { agent: string; names: Set<string> };
-  /** The sandbox for calls allowed by policy alone (approved calls run as the person approved them). */
-  sandbox?: import('../sandbox/bwrap.js').SandboxSpec | null;
+  /** The sandbox for calls no person approved (a person's yes runs the call as the person approved it). */
+  sandbox?: SandboxSpec | null;
   /** Why a tool the model named is missing, when devx knows (an MCP server that did not start). */
   explainUnknown?: (name: string) => string | undefined;
 }
@@ -124,8 +126,24 @@ export async function runToolCall(call: { tool: string; args: Record<string, str
   }
   started = Date.now(); // duration measures the tool, not the time spent waiting for approval
   try {
-    const ctx = { ...deps.ctx, sandbox: decision.decision === 'allow' ? (deps.sandbox ?? null) : null };
-    const out = await tool.execute(ctx, args as never);
+    // What no person approved runs in the sandbox, held to what the policy claimed for it.
+    // (A settings allow rule is the user's yes given in advance: a project's own counts only once trusted.)
+    const unattended = (decision.decision === 'allow' && !/^settings:[^:]+:allow:/.test(decision.rule)) || answer === 'auto';
+    const sandbox = unattended && deps.sandbox ? { ...deps.sandbox, claim: decision.claim ?? { profile: 'read-only' as const, writes: [] } } : null;
+    let out;
+    try {
+      out = await tool.execute({ ...deps.ctx, sandbox }, args as never);
+    } catch (err) {
+      if (!(err instanceof SandboxStartError)) throw err;
+      // Never unsandboxed on its own: a person may run it as it is, nobody else.
+      const failed = { decision: 'ask' as const, reason: `${err.message}; run it without the sandbox?`, rule: 'sandbox:failed' };
+      answer = await deps.approve({ tool: tool.name, args, decision: failed, summary: describeCall(tool, tool.name, args), locations });
+      if (answer !== 'yes' && answer !== 'always') {
+        return done({ status: 'error', decision: failed, answer, content: `not run: ${err.message}, and nobody approved running it without the sandbox. Do not retry it; tell the user.` });
+      }
+      started = Date.now();
+      out = await tool.execute({ ...deps.ctx, sandbox: null }, args as never);
+    }
     return done({ status: out.isError ? 'error' : 'ok', content: out.content, meta: out.meta, decision, answer, locations, artifacts: out.artifacts, images: out.images });
   } catch (err) {
     const known = err instanceof ToolError || err instanceof PathError;

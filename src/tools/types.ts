@@ -2,7 +2,7 @@
 // policy, confirmation, output truncation and error capture live in runToolCall.
 import type { z } from 'zod';
 import type { ProcessRunner } from '../util/processRunner.js';
-import type { SandboxSpec } from '../sandbox/bwrap.js';
+import type { SandboxRun } from '../sandbox/bwrap.js';
 import type { OutputLimits } from './limitOutput.js';
 import type { Location, McpToolPolicy } from '../policy/types.js';
 import type { LoadedImage } from './loadImage.js';
@@ -25,8 +25,8 @@ export interface ToolContext {
   rgPath: string | null;
   /** Default run_command timeout in ms. */
   commandTimeoutMs: number;
-  /** Set for calls the policy allowed on its own: commands then run inside this sandbox. */
-  sandbox?: SandboxSpec | null;
+  /** Set for calls no person approved: commands then run inside this sandbox, held to the policy's claim. */
+  sandbox?: SandboxRun | null;
   /** The live session, for tools that keep session state (todo, remember). */
   session?: SessionHooks;
   /** Runs a headless sub-session (spawn_gemini); absent inside sub-sessions (depth limit 1). */

@@ -4,7 +4,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { execa } from 'execa';
-import { detectBwrap, sandboxArgs } from '../sandbox/bwrap.js';
+import { detectBwrap, sandboxCommand } from '../sandbox/bwrap.js';
 
 export interface TestCommand {
   command: string;
@@ -41,10 +41,9 @@ export interface TestRun {
 export async function runTestCommand(root: string, cmd: TestCommand, opts: { env?: NodeJS.ProcessEnv; timeoutMs?: number; home?: string } = {}): Promise<TestRun> {
   const env = opts.env ?? process.env;
   const bwrap = detectBwrap(env);
-  const [file, args] = bwrap
-    ? [bwrap, [...sandboxArgs({ bin: bwrap, root, home: opts.home ?? env.HOME ?? '' }, root), 'bash', '-c', cmd.command]]
-    : ['bash', ['-c', cmd.command]];
-  const r = await execa(file, args, { cwd: root, env, reject: false, all: true, timeout: opts.timeoutMs ?? 600_000, forceKillAfterDelay: 2000, stdin: 'ignore' });
+  // A test command is a build: the project writable, .git and other tools' configuration not.
+  const sb = bwrap ? sandboxCommand({ bin: bwrap, root, home: opts.home ?? env.HOME ?? '', claim: { profile: 'build', writes: [] } }, root, ['bash', '-c', cmd.command]) : null;
+  const r = await execa(sb?.file ?? 'bash', sb?.args ?? ['-c', cmd.command], { cwd: root, env, reject: false, all: true, timeout: opts.timeoutMs ?? 600_000, forceKillAfterDelay: 2000, stdin: 'ignore' }).finally(() => sb?.cleanup());
   const all = r.all ?? '';
   const output = all.length > 8000 ? `...(${all.length - 8000} characters cut)\n${all.slice(-8000)}` : all;
   return { passed: r.exitCode === 0 && !r.timedOut, exitCode: r.exitCode ?? null, output: r.timedOut ? `${output}\n(timed out)` : output, sandboxed: !!bwrap };

@@ -74,7 +74,7 @@ describe('test runners and the sandbox', () => {
   it(sandboxed
     ? 'with bubblewrap, an allowed test runner cannot write outside the project, touch git hooks or reach the network'
     : 'without bubblewrap, a test runner is not auto-allowed: it needs approval, and a headless run refuses it', async () => {
-    const outside = `/var/tmp/devx-sandbox-outside-${process.pid}-${Date.now()}`;
+    const outside = `/usr/local/devx-sandbox-outside-${process.pid}-${Date.now()}`;
     const project = makeProject({
       'package.json': JSON.stringify({
         scripts: {

@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { execFileSync, spawn } from 'node:child_process';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { ALLOWED, CWD_CASES, DENIED_OR_ASKED, NEEDS_SANDBOX, type Case } from './cases.js';
+import { ALLOWED, CWD_CASES, DENIED_OR_ASKED, NEEDS_SANDBOX, UNSANDBOXED_ALLOWED, type Case } from './cases.js';
 import { GTFO_CASES, YOLO_REFUSED, type SbCase } from './gtfobins.js';
 import { detectBwrap } from '../../src/sandbox/bwrap.js';
 import { DEVX_BIN, tempDir } from '../helpers/env.js';
@@ -105,7 +105,9 @@ async function runAll(cases: Case[], extra: string[] = []): Promise<Result[]> {
 
 const SANDBOXED = detectBwrap(process.env) !== null;
 /** The documented decision on this machine: rows marked both() differ with and without bubblewrap. */
-const expected = (c: Case) => (SANDBOXED ? c.expect : (c as SbCase).withoutSandbox ?? (c.kind === 'command' && NEEDS_SANDBOX.has(c.input) ? 'ask' : c.expect));
+// Without it, an allowed command asks unless it is on the small list (UNSANDBOXED_ALLOWED).
+const expected = (c: Case) =>
+  SANDBOXED ? c.expect : ((c as SbCase).withoutSandbox ?? (c.kind === 'command' && (NEEDS_SANDBOX.has(c.input) || (c.expect === 'allow' && !c.cwd && !UNSANDBOXED_ALLOWED.has(c.input))) ? 'ask' : c.expect));
 const RAW: Case[] = [...ALLOWED, ...DENIED_OR_ASKED, ...CWD_CASES, ...GTFO_CASES];
 const ALL: Case[] = RAW.map((c) => ({ ...c, expect: expected(c) }));
 

@@ -57,7 +57,8 @@ describe('approval modes in a session', () => {
     const { agent, root, asked } = await agentWith('auto-edit', ['no']);
     const w = await agent.deps.approve({ tool: 'write_file', args: { path: 'b.txt' }, decision: { decision: 'ask', reason: '', rule: 'tool:write' } });
     const c = await agent.deps.approve({ tool: 'run_command', args: { cmd: 'touch x' }, decision: { decision: 'ask', reason: '', rule: 'command:write:touch' } });
-    expect([w, c]).toEqual(['yes', 'no']);
+    // 'auto': the mode approved it, not a person (it runs held to the policy's claim).
+    expect([w, c]).toEqual(['auto', 'no']);
     expect(asked).toEqual(['run_command']);
     agent.dispose();
     expect(fs.existsSync(path.join(root, 'x'))).toBe(false);

@@ -19,7 +19,9 @@ function decide(policy: PolicyEngine, tools: Tool[], kind: Kind, value: string) 
   const tool = tools.find((t) => t.aliases?.includes(ALIAS_FOR[kind]))!;
   const args = kind === 'command' ? { cmd: value } : kind === 'write' ? { path: value, content: '' } : { path: value };
   const d = policy.decideToolCall(tool, args, { countRate: false });
-  return { decision: d.decision, reason: d.reason, rule: d.rule };
+  // The claim: what the sandbox holds the command to when no person approves it (absent where there is no sandbox).
+  const sandboxed = policy.opts.sandboxed && kind === 'command' && d.decision !== 'deny';
+  return { decision: d.decision, reason: d.reason, rule: d.rule, ...(sandboxed && d.claim ? { claim: d.claim } : {}) };
 }
 
 export const policyCommand = defineCommand({
@@ -28,7 +30,7 @@ export const policyCommand = defineCommand({
   usage: ['policy check [--json] (--read|--write|--list PATH | --command "CMD")', 'policy check --batch < queries.jsonl'],
   flags: {
     ...flagTable(`
-      --json            print {"decision","reason","rule"}
+      --json            print {"decision","reason","rule"} (and "claim", what the sandbox holds a command to)
       --read <PATH>     reading this path
       --write <PATH>    writing this path
       --list <PATH>     listing this directory

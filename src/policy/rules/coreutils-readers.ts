@@ -171,7 +171,10 @@ export const jq: Model = {
   },
   operands: (ops, p) => {
     const extra = jqSecondValues(p);
-    const files = p.opts.has('--rawfile') || p.opts.has('--slurpfile') ? ops.slice(0, extra) : [];
+    // Options may follow operands (`jq -n '$x' --rawfile x .env`), so which word is the second value of a
+    // two-valued option cannot be told from the parse: then every operand is judged as a file read.
+    if (extra > 0) return ops.map((w) => ({ word: w, effect: 'read' as Effect, why: '--rawfile/--slurpfile/--arg values may name files' }));
+    const files: Word[] = [];
     const rest = ops.slice(extra);
     const filter = p.opts.has('-f') ? 0 : 1;
     const args = p.opts.has('--args') || p.opts.has('--jsonargs');

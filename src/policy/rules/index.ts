@@ -103,7 +103,50 @@ export function checkPathArgs(args: Word[], intent: PathIntent, ctx: RuleContext
   return d;
 }
 
+/** env's options, whole: anything else (-S/--split-string in any spelling splits a string into a command line devx never sees) asks. */
+const ENV_FLAG = /^(-i|--ignore-environment|-0|--null|-v|--debug|-|--list-signal-handling|--(block|default|ignore)-signal(=[A-Z0-9,]*)?)$/;
+const ENV_UNSET = /^(-u.+|--unset=.+)$/;
+/** time's options (GNU time): -o/--output names a file it writes; anything else asks. */
+const TIME_FLAG = /^(-a|--append|-p|--portability|-v|--verbose|-q|--quiet|--format=.*|--help|-V|--version)$/;
+
+/** The options of env and time, checked whole before what they run is judged. */
+function wrapperOptions(cmd: SimpleCommand, ctx: RuleContext): PolicyDecision | null {
+  let d: PolicyDecision | null = null;
+  for (let i = 0; i < cmd.args.length; i++) {
+    const a = cmd.args[i];
+    const t = a.text;
+    if (t === '--' || !t.startsWith('-') || (cmd.name === 'env' && /^[A-Za-z_][A-Za-z0-9_]*=/.test(t))) break;
+    if (cmd.name === 'env') {
+      if (ENV_FLAG.test(t) || ENV_UNSET.test(t) || /^(-C.+|--chdir=.+)$/.test(t)) continue;
+      if (t === '-u' || t === '--unset' || t === '-C' || t === '--chdir') {
+        i++;
+        continue;
+      }
+      if (/^(-[a-zA-Z0-9]*S|--s[a-z-]*)/.test(t)) return DENY(`env ${t} runs a command line split from a string, which devx cannot judge in advance; write the command itself`, 'command:exec:env');
+      return ASK(`env ${t} is not an option devx knows the effect of`, 'command:unknown-option:env');
+    }
+    if (TIME_FLAG.test(t)) continue;
+    if (t === '-f' || t === '--format') {
+      i++;
+      continue;
+    }
+    const out = /^(-o|--output)$/.test(t) ? cmd.args[++i] : /^(-o.+|--output=.+)$/.test(t) ? { ...a, text: t.replace(/^(-o|--output=)/, '') } : null;
+    if (!out) return ASK(`time ${t} is not an option devx knows the effect of`, 'command:unknown-option:time');
+    const w = ctx.checkPath(out, 'write');
+    d = strictest(d ?? w, strictest(w, ASK(`time -o writes ${out.text}`, 'command:write:time')));
+  }
+  return d;
+}
+
 function nestedAfterOptions(cmd: SimpleCommand, ctx: RuleContext, valueOpts: string[], extraAsk?: string): PolicyDecision {
+  const opts = cmd.name === 'env' || cmd.name === 'time' ? wrapperOptions(cmd, ctx) : null;
+  if (opts && opts.decision !== 'ask') return opts;
+  if (opts && !/^command:write:/.test(opts.rule)) return opts;
+  const inner = nestedAfterOptionsOnly(cmd, ctx, valueOpts, extraAsk);
+  return opts ? strictest(inner, opts) : inner;
+}
+
+function nestedAfterOptionsOnly(cmd: SimpleCommand, ctx: RuleContext, valueOpts: string[], extraAsk?: string): PolicyDecision {
   const args = [...cmd.args];
   const assignments = [...cmd.assignments];
   let cwd: Word | undefined;
@@ -163,7 +206,7 @@ const WRAPPERS: Record<string, Rule> = {
   timeout: (c, ctx) => nestedAfterOptions(c, ctx, ['-s', '--signal', '-k', '--kill-after']),
   nice: (c, ctx) => nestedAfterOptions(c, ctx, ['-n', '--adjustment']),
   ionice: (c, ctx) => nestedAfterOptions(c, ctx, ['-c', '-n', '-p']),
-  time: (c, ctx) => nestedAfterOptions(c, ctx, ['-f', '-o']),
+  time: (c, ctx) => nestedAfterOptions(c, ctx, ['-f', '-o', '--format', '--output']),
   nohup: (c, ctx) => nestedAfterOptions(c, ctx, []),
   stdbuf: (c, ctx) => nestedAfterOptions(c, ctx, ['-i', '-o', '-e']),
   command: (c, ctx) => (hasOpt(c.args, ['-v', '-V']) ? ALLOW('looks up a command', 'command:read-only:command') : nestedAfterOptions(c, ctx, [])),

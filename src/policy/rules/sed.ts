@@ -24,11 +24,31 @@ export function parseSedScript(s: string): SedScript {
     while (i < n && s[i] !== '\n') i++;
     return s.slice(start, i);
   };
-  // A delimited regex or replacement: returns false when unterminated.
-  const delimited = (delim: string): boolean => {
+  // A delimited regex (`brackets`: GNU sed reads a [...] expression whole, so `s|[|]|x|` is one regex)
+  // or replacement: returns false when unterminated.
+  const delimited = (delim: string, brackets = false): boolean => {
     while (i < n) {
       if (s[i] === '\\') {
         i += 2;
+        continue;
+      }
+      if (brackets && s[i] === '[') {
+        // `]` right after `[` or `[^` is literal; [:class:], [.x.] and [=x=] hold their own `]`.
+        let j = i + 1;
+        if (s[j] === '^') j++;
+        if (s[j] === ']') j++;
+        while (j < n && s[j] !== ']') {
+          if (s[j] === '[' && /[:.=]/.test(s[j + 1] ?? '')) {
+            const close = s.indexOf(`${s[j + 1]}]`, j + 2);
+            if (close < 0) return false;
+            j = close + 2;
+            continue;
+          }
+          if (s[j] === '\n') return false;
+          j++;
+        }
+        if (j >= n) return false;
+        i = j + 1;
         continue;
       }
       if (s[i] === '\n' && delim !== '\n') return false;
@@ -44,14 +64,14 @@ export function parseSedScript(s: string): SedScript {
     ws();
     if (s[i] === '/') {
       i++;
-      if (!delimited('/')) return false;
+      if (!delimited('/', true)) return false;
       while (/[IM]/.test(s[i] ?? '')) i++;
       return true;
     }
     if (s[i] === '\\' && i + 1 < n) {
       const d = s[i + 1];
       i += 2;
-      if (!delimited(d)) return false;
+      if (!delimited(d, true)) return false;
       while (/[IM]/.test(s[i] ?? '')) i++;
       return true;
     }
@@ -125,8 +145,9 @@ export function parseSedScript(s: string): SedScript {
       case 't':
       case 'T':
       case 'v': {
-        // Labels run to a newline or ';' (GNU).
-        while (i < n && s[i] !== '\n' && s[i] !== ';') i++;
+        // A label ends at white space or ';' (GNU sed 4.9: `:x e id` is the label x, then the command e).
+        ws();
+        while (i < n && !/[\s;]/.test(s[i])) i++;
         break;
       }
       case 'a':
@@ -161,7 +182,7 @@ export function parseSedScript(s: string): SedScript {
       case 'y': {
         const d = s[i++];
         if (d === undefined || d === '\n' || d === '\\') return { ...out, unknown: `a bad ${c} command` };
-        if (!delimited(d) || !delimited(d)) return { ...out, unknown: `an unterminated ${c} command` };
+        if (!delimited(d, c === 's') || !delimited(d)) return { ...out, unknown: `an unterminated ${c} command` };
         if (c === 'y') break;
         while (i < n && /[gpiImMe0-9w]/.test(s[i])) {
           const f = s[i++];

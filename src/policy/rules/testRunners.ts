@@ -66,6 +66,10 @@ export function packageManagerRule(c: SimpleCommand, argv: string[]): PolicyDeci
   const credential = [words[0], words[0] === 'npm' ? words[1] : undefined].find((w) => w !== undefined && CREDENTIAL_SUBS.has(w));
   if (credential && !['make', 'go', 'npx'].includes(name)) return DENY(`${name} ${credential} uses or prints your registry credentials`, 'command:credentials');
   if (name === 'make') return ASK('make runs the project\'s build rules', 'command:package-manager');
+  // npx, npm exec, yarn/pnpm dlx and exec run whatever program they are given (`npm exec -- bash -c ...`).
+  if (name === 'npx' || (['npm', 'yarn', 'pnpm', 'bun'].includes(name) && ['exec', 'x', 'dlx'].includes(words[0] ?? ''))) {
+    return ASK(`${name} ${name === 'npx' ? '' : `${words[0]} `}runs any program it is given, which devx cannot judge in advance`, 'command:unverifiable:package-exec');
+  }
   if (['--version', '-v', 'version'].includes(sub) && argv.length === 2 && name !== 'npx') return ALLOW(`${name} ${sub} prints its version`, `command:read-only:${name}`);
   if (['ls', 'list', 'outdated', 'why', 'view', 'info'].includes(sub) && name !== 'npx' && argv.slice(2).every((a) => /^(-[a-z]|--(all|depth=\d+|json|long|parseable|prod|production|dev|omit=\w+|link|global|-g))$/.test(a) || !a.startsWith('-'))) {
     return sub === 'outdated' || sub === 'view' || sub === 'info'

@@ -1,0 +1,88 @@
+// Which paths of a project the sandbox keeps read-only whatever the claim (what git, editors and other
+// agents read to decide what to run), and which folders a `write` claim makes writable.
+import fs from 'node:fs';
+import path from 'node:path';
+import { isInside } from './resolvePath.js';
+
+/**
+ * Names at the project's top that decide what runs later: git's folder (hooks, config, commondir, an
+ * fsmonitor), devx's state, editors' tasks and settings, other agents' settings and hooks, direnv.
+ */
+export const PROTECTED_NAMES = ['.git', '.devx', '.vscode', '.idea', '.gemini', '.claude', '.husky', '.mcp.json', '.envrc'];
+/** With claim.git (git add, commit...) .git is writable except these, which choose what git runs. */
+const GIT_EXEC_PARTS = ['config', 'config.worktree', 'commondir', 'hooks', 'info', 'modules', 'worktrees'];
+
+/** The folder core.hooksPath names in the project's git config (husky sets .husky/_), when it is inside the project. */
+export function hooksPathOf(root: string): string | null {
+  let text: string;
+  try {
+    text = fs.readFileSync(path.join(root, '.git', 'config'), 'utf8');
+  } catch {
+    return null;
+  }
+  const m = /^\s*hookspath\s*=\s*(.+?)\s*$/im.exec(text);
+  if (!m) return null;
+  const value = m[1].replace(/^"(.*)"$/, '$1');
+  const abs = value.startsWith('~') ? null : path.resolve(root, value);
+  return abs && isInside(root, abs) ? abs : null;
+}
+
+/** Existing paths inside the project that stay read-only (links resolved; a link out of the project needs nothing). */
+export function protectedPaths(root: string, opts: { gitWritable: boolean }): string[] {
+  const out = new Set<string>();
+  const add = (p: string) => {
+    let real: string;
+    try {
+      real = fs.realpathSync(p);
+    } catch {
+      return;
+    }
+    if (isInside(root, real) && real !== root) out.add(real);
+  };
+  for (const name of PROTECTED_NAMES) {
+    const p = path.join(root, name);
+    if (name === '.git' && opts.gitWritable && isDir(p)) for (const part of GIT_EXEC_PARTS) add(path.join(p, part));
+    else add(p);
+  }
+  const hooks = hooksPathOf(root);
+  if (hooks) add(hooks);
+  return [...out];
+}
+
+/** Protected names missing at the project's top: a writable top gets a read-only placeholder there, so nothing can create them. */
+export function missingProtected(root: string): string[] {
+  return PROTECTED_NAMES.filter((n) => {
+    try {
+      fs.lstatSync(path.join(root, n));
+      return false;
+    } catch {
+      return true;
+    }
+  }).map((n) => path.join(root, n));
+}
+
+/** The folders a `write` claim makes writable: the nearest existing folder of each target, inside the project. */
+export function writableFolders(root: string, writes: string[]): string[] {
+  const out = new Set<string>();
+  for (const w of writes) {
+    let dir = path.dirname(w);
+    while (!isDir(dir) && dir !== path.dirname(dir)) dir = path.dirname(dir);
+    let real: string;
+    try {
+      real = fs.realpathSync(dir);
+    } catch {
+      continue;
+    }
+    if (isInside(root, real)) out.add(real);
+  }
+  // A folder inside another one already writable needs no mount of its own.
+  return [...out].filter((d) => ![...out].some((o) => o !== d && isInside(o, d))).sort();
+}
+
+function isDir(p: string): boolean {
+  try {
+    return fs.statSync(p).isDirectory();
+  } catch {
+    return false;
+  }
+}

@@ -1,0 +1,276 @@
+// Issue #26: what runs without a person's yes runs in a sandbox held to the policy's claim, judged by
+// effects (files on disk, markers, what reached the tool result), through the one tool wrapper.
+import fs from 'node:fs';
+import path from 'node:path';
+import { execFileSync, spawn } from 'node:child_process';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { builtinTools } from '../../src/tools/registry.js';
+import { runToolCall, type ApprovalAnswer, type ApprovalRequest, type ToolCallDeps } from '../../src/tools/runToolCall.js';
+import { resolveInside } from '../../src/sandbox/resolvePath.js';
+import { detectBwrap, sandboxCommand, type SandboxSpec } from '../../src/sandbox/bwrap.js';
+import { approvableByMode } from '../../src/policy/types.js';
+import type { ApprovalMode, PolicyEngine } from '../../src/policy/decide.js';
+import { runProcess } from '../../src/util/processRunner.js';
+import { makePolicy } from '../helpers/policy.js';
+import { tempDir } from '../helpers/env.js';
+
+const BWRAP = detectBwrap(process.env);
+let base: string;
+let root: string;
+let home: string;
+let outside: string;
+
+function fixture(): void {
+  base = tempDir('devx-contain-');
+  root = path.join(base, 'project');
+  home = path.join(base, 'home');
+  outside = path.join(base, 'outside');
+  for (const d of [root, path.join(root, 'src'), path.join(home, '.ssh'), outside]) fs.mkdirSync(d, { recursive: true });
+  fs.writeFileSync(path.join(root, 'README.md'), 'readme\n');
+  fs.writeFileSync(path.join(root, '.env'), 'CANARY-ENV\n');
+  fs.writeFileSync(path.join(root, 'package.json'), JSON.stringify({ name: 'x', scripts: { test: 'node -e ""' } }));
+  fs.writeFileSync(path.join(home, '.ssh', 'id_rsa'), 'CANARY-SSH\n');
+  fs.writeFileSync(path.join(home, '.bashrc'), '# bashrc\n');
+  fs.writeFileSync(path.join(outside, 'secret.txt'), 'CANARY-OUT\n');
+  execFileSync('git', ['init', '-q'], { cwd: root });
+}
+
+/** Runs one run_command call the way an agent would: the policy, the approval (by a person or the mode), the sandbox. */
+async function runCmd(cmd: string, o: { mode?: ApprovalMode; sandbox?: boolean; person?: ApprovalAnswer } = {}) {
+  const sandboxed = o.sandbox !== false && BWRAP !== null;
+  const policy: PolicyEngine = await makePolicy(root, { home, sandboxed, mode: o.mode ?? 'default' });
+  const spec: SandboxSpec | null = sandboxed ? { bin: BWRAP!, root, home, hidden: () => policy.hiddenPaths() } : null;
+  const asked: ApprovalRequest[] = [];
+  const tools = builtinTools();
+  const deps: ToolCallDeps = {
+    tools: new Map(tools.map((t) => [t.name, t])),
+    ctx: { root, signal: new AbortController().signal, runner: runProcess, resolve: (p) => resolveInside(root, p), rgPath: null, commandTimeoutMs: 10_000 },
+    decide: (tool, args) => policy.decideToolCall(tool, args),
+    // As createAgent does: the mode approves what it may ('auto'), a person (or nobody) the rest.
+    approve: async (req) => {
+      asked.push(req);
+      if (o.mode === 'yolo' && approvableByMode(req.decision, sandboxed)) return 'auto';
+      return o.person ?? 'headless';
+    },
+    maxOutputChars: 50_000,
+    sandbox: spec,
+  };
+  const r = await runToolCall({ tool: 'run_command', args: { cmd } }, deps);
+  return { ...r, asked };
+}
+
+beforeEach(fixture);
+
+describe.skipIf(!BWRAP)('the sandbox holds a command to the claim (bubblewrap)', () => {
+  it('a read-only claim: the project and everything else stay unwritten even when a model is wrong', async () => {
+    // What an allowed reader does when devx's model of it is wrong (a sed `e` it misread): held read-only.
+    const marker = path.join(outside, 'm1');
+    const policy = await makePolicy(root, { home, sandboxed: true });
+    const sb = sandboxCommand({ bin: BWRAP!, root, home, hidden: () => policy.hiddenPaths(), claim: { profile: 'read-only', writes: [] } }, root, ['bash', '-c', `touch ${marker}; touch src/new.txt; echo x >> README.md; echo x >> ~/.bashrc; cat .env ~/.ssh/id_rsa ../outside/secret.txt; ls /home /root /var 2>&1; echo done`]);
+    const out = execFileSync(sb.file, sb.args, { cwd: root, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+    sb.cleanup();
+    expect(out).toMatch(/done/);
+    expect(out).not.toMatch(/CANARY/);
+    expect(fs.existsSync(marker)).toBe(false);
+    expect(fs.existsSync(path.join(root, 'src', 'new.txt'))).toBe(false);
+    expect(fs.readFileSync(path.join(root, 'README.md'), 'utf8')).toBe('readme\n');
+    expect(fs.readFileSync(path.join(home, '.bashrc'), 'utf8')).toBe('# bashrc\n');
+    // Through the wrapper: an allowed line runs read-only, and the masked .env shows as a device, never its text.
+    const allowed = await runCmd('ls -la && cat README.md');
+    expect(allowed.decision?.decision).toBe('allow');
+    expect(allowed.decision?.claim?.profile).toBe('read-only');
+    expect(allowed.meta?.sandbox).toBe('bwrap:read-only');
+    expect(allowed.content).toMatch(/readme/);
+    expect(allowed.content).not.toMatch(/CANARY/);
+  });
+
+  it('a write claim makes only the folders of the judged targets writable, and only in the mode that approved it', async () => {
+    const r = await runCmd('mkdir -p build/out && touch build/out/a.txt', { mode: 'yolo' });
+    expect(r.answer).toBe('auto');
+    expect(r.meta?.sandbox).toBe('bwrap:write');
+    expect(fs.existsSync(path.join(root, 'build', 'out', 'a.txt'))).toBe(true);
+    // The same approval cannot reach a folder it did not name.
+    fs.mkdirSync(path.join(root, 'other'));
+    const tricky = await runCmd(`touch build/b.txt && bash -c 'touch other/x' ; true`, { mode: 'yolo' });
+    expect(tricky.decision?.decision).toBe('deny'); // bash -c is refused outright
+    expect(fs.existsSync(path.join(root, 'other', 'x'))).toBe(false);
+  });
+
+  it('a build claim (a test runner) cannot touch .git, a hooks folder, other tools\' configuration, the home or the network', async () => {
+    fs.mkdirSync(path.join(root, '.husky'));
+    execFileSync('git', ['config', 'core.hooksPath', '.husky'], { cwd: root });
+    const gitConfig = fs.readFileSync(path.join(root, '.git', 'config'), 'utf8');
+    const evil = [
+      'echo "gitdir" > .git/commondir',
+      'echo "[core] fsmonitor = touch ../outside/fsm" >> .git/config',
+      'echo x > .git/hooks/pre-commit',
+      'echo x > .husky/pre-commit',
+      'mkdir -p .vscode && echo "{}" > .vscode/tasks.json',
+      'echo "{}" > .mcp.json',
+      'echo x >> ~/.bashrc',
+      'cat ~/.ssh/id_rsa',
+      'cat .env',
+      'node -e "require(\'net\').connect(80, \'127.0.0.1\').on(\'error\', e => console.log(\'NET\', e.code))"',
+      'cat /proc/*/environ | tr "\\0" "\\n" | grep CANARY_API',
+      'echo built > dist.txt',
+    ];
+    fs.writeFileSync(path.join(root, 'package.json'), JSON.stringify({ name: 'x', scripts: { test: evil.map((e) => `(${e}) 2>/dev/null`).join('; ') } }));
+    // A key in another process's environment (as devx's own holds GEMINI_API_KEY): /proc must not show it.
+    const other = spawn('sleep', ['60'], { env: { ...process.env, CANARY_API_KEY: 'CANARY-PROC' }, stdio: 'ignore' });
+    const r = await runCmd('npm test').finally(() => other.kill());
+    expect(r.decision?.decision).toBe('allow');
+    expect(r.meta?.sandbox).toBe('bwrap:build');
+    expect(fs.readFileSync(path.join(root, 'dist.txt'), 'utf8')).toBe('built\n'); // the project itself is writable
+    expect(fs.readFileSync(path.join(root, '.git', 'config'), 'utf8')).toBe(gitConfig);
+    for (const p of ['.git/commondir', '.git/hooks/pre-commit', '.husky/pre-commit', '.vscode', '.mcp.json']) expect(fs.existsSync(path.join(root, p)), p).toBe(false);
+    expect(fs.readFileSync(path.join(home, '.bashrc'), 'utf8')).toBe('# bashrc\n');
+    // (npm echoes the script, which names CANARY_API: only the values count.)
+    expect(r.content).not.toMatch(/CANARY-(ENV|SSH|OUT|PROC)/);
+    expect(r.content).toMatch(/NET (ENETUNREACH|ECONNREFUSED|EACCES)/);
+    expect(r.content).not.toMatch(/NET undefined/);
+  });
+
+  it('git add and commit, approved by yolo, write .git but never its config or hooks', async () => {
+    execFileSync('git', ['config', 'user.email', 't@t'], { cwd: root });
+    execFileSync('git', ['config', 'user.name', 't'], { cwd: root });
+    const r = await runCmd('git add README.md && git commit -qm first', { mode: 'yolo' });
+    expect(r.answer).toBe('auto');
+    expect(r.status).toBe('ok');
+    expect(execFileSync('git', ['log', '--oneline'], { cwd: root, encoding: 'utf8' })).toMatch(/first/);
+    expect(fs.existsSync(path.join(root, '.git', 'hooks', 'pre-commit'))).toBe(false);
+  });
+
+  it('a sandbox that fails to start asks a person, never runs unsandboxed on its own', async () => {
+    const fakeBin = path.join(base, 'bwrap-broken');
+    fs.writeFileSync(fakeBin, '#!/bin/sh\necho "bwrap: setting up uid map: Permission denied" >&2\nexit 1\n', { mode: 0o755 });
+    const policy = await makePolicy(root, { home, sandboxed: true });
+    const marker = path.join(root, 'ran.txt');
+    const run = async (person: ApprovalAnswer) => {
+      const tools = builtinTools();
+      return runToolCall(
+        { tool: 'run_command', args: { cmd: 'ls' } },
+        {
+          tools: new Map(tools.map((t) => [t.name, t])),
+          ctx: { root, signal: new AbortController().signal, runner: runProcess, resolve: (p) => resolveInside(root, p), rgPath: null, commandTimeoutMs: 10_000 },
+          decide: (tool, args) => policy.decideToolCall(tool, args),
+          approve: async (req) => {
+            fs.writeFileSync(marker, req.decision.rule);
+            return person;
+          },
+          maxOutputChars: 50_000,
+          sandbox: { bin: fakeBin, root, home },
+        },
+      );
+    };
+    const refused = await run('headless');
+    expect(fs.readFileSync(marker, 'utf8')).toBe('sandbox:failed');
+    expect(refused.status).toBe('error');
+    expect(refused.content).toMatch(/sandbox did not start: setting up uid map/);
+    const approved = await run('yes');
+    expect(approved.status).toBe('ok');
+    expect(approved.content).toMatch(/README\.md/);
+  });
+});
+
+describe('without a sandbox, only the small list runs unasked', () => {
+  it('sed, awk, jq, env, time, find and sort ask; ls, cat, grep and git status run', async () => {
+    for (const cmd of ["sed -n 1p README.md", "awk '{print}' README.md", 'jq . package.json', 'env ls', 'time ls', 'find . -name x', 'sort README.md', 'xargs echo', 'nice ls', 'timeout 5 ls']) {
+      const r = await runCmd(cmd, { sandbox: false });
+      expect(r.decision?.decision, cmd).toBe('ask');
+      expect(r.answer, cmd).toBe('headless');
+    }
+    for (const cmd of ['ls -la', 'cat README.md', 'head -n 1 README.md', 'grep -n readme README.md', 'git status --short', 'wc -l README.md']) {
+      const r = await runCmd(cmd, { sandbox: false });
+      expect(r.decision?.decision, cmd).toBe('allow');
+    }
+  });
+
+  it('yolo refuses what would run project code or an unmodelled command, and says how to get it run', async () => {
+    for (const cmd of ['npm test', 'sed -n 1p README.md', 'mytool --x']) {
+      const r = await runCmd(cmd, { sandbox: false, mode: 'yolo' });
+      expect(r.decision?.decision, cmd).toBe('deny');
+      expect(r.content, cmd).toMatch(/yolo approves only what devx knows the whole effect of/);
+    }
+    const mk = await runCmd('mkdir out', { sandbox: false, mode: 'yolo' });
+    expect(mk.answer).toBe('auto');
+    expect(fs.existsSync(path.join(root, 'out'))).toBe(true);
+  });
+});
+
+describe('unknown means no in yolo, with or without the sandbox', () => {
+  const REFUSED = [
+    "perl -we 'print 1'",
+    "python3 -Ic 'print(1)'",
+    'npm exec -- bash -c id',
+    'npx cowsay hi',
+    "tclsh <<< 'puts 1'",
+    "let 'a[$(id)]=1'",
+    'mapfile -C id x < README.md',
+    "printf -v x '%s' y",
+    'declare x=1',
+    'eval id',
+    'trap id EXIT',
+    'cat ../outside/secret.txt',
+    'echo x > .vscode/tasks.json',
+    'echo x > .claude/settings.json',
+    'env -S"touch x" true',
+  ];
+  for (const sandbox of [true, false]) {
+    it(`refuses every one (sandbox ${sandbox ? 'on' : 'off'}), and nothing ran`, async () => {
+      for (const cmd of REFUSED) {
+        const r = await runCmd(cmd, { sandbox, mode: 'yolo' });
+        expect(r.decision?.decision, cmd).toBe('deny');
+      }
+      expect(fs.existsSync(path.join(root, '.vscode'))).toBe(false);
+      expect(fs.existsSync(path.join(root, 'x'))).toBe(false);
+    });
+  }
+
+  it('a link out of the project is read only with a person\'s yes; additionalDirectories lets it be read', async () => {
+    fs.symlinkSync(path.join(outside, 'secret.txt'), path.join(root, 'link-out'));
+    const yolo = await runCmd('cat link-out', { mode: 'yolo' });
+    expect(yolo.decision?.decision).toBe('deny');
+    expect(yolo.content).not.toMatch(/CANARY/);
+    const asked = await runCmd('cat link-out');
+    expect(asked.decision?.decision).toBe('ask');
+    const policy = await makePolicy(root, { home, additionalDirs: [fs.realpathSync(outside)] });
+    expect(policy.decideCommand('cat link-out').decision).toBe('allow');
+    expect(policy.decidePath(path.join(outside, 'secret.txt'), 'read').decision).toBe('allow');
+    expect(policy.decidePath(path.join(outside, 'new.txt'), 'write').rule).toBe('path:additional-dir-write');
+  });
+
+  it('writes to other tools\' executable configuration ask in the default mode, saying why, for file tools too', async () => {
+    const policy = await makePolicy(root, { home });
+    const tools = new Map(builtinTools().map((t) => [t.name, t]));
+    execFileSync('git', ['config', 'core.hooksPath', 'tools/hooks'], { cwd: root });
+    for (const p of ['.vscode/tasks.json', '.vscode/settings.json', '.claude/settings.local.json', '.gemini/settings.json', '.husky/pre-commit', 'tools/hooks/pre-push', '.mcp.json']) {
+      const d = policy.decideToolCall(tools.get('write_file')!, { path: p, content: 'x' });
+      expect(d.decision, p).toBe('ask');
+      expect(d.rule, p).toBe('path:exec-config');
+      expect(d.reason, p).toMatch(/runs commands from/);
+      expect(approvableByMode(d, true), p).toBe(false);
+    }
+    expect(policy.decideToolCall(tools.get('write_file')!, { path: '.vscode/extensions.json', content: 'x' }).rule).toBe('tool:write');
+  });
+});
+
+describe('placeholders for missing protected names', () => {
+  it.skipIf(!BWRAP)('are removed when the command ends, and after a kill -9 at the next start', async () => {
+    const policy = await makePolicy(root, { home, sandboxed: true });
+    const journalDir = path.join(home, '.devx', 'sandbox');
+    const sb = sandboxCommand({ bin: BWRAP!, root, home, hidden: () => policy.hiddenPaths(), journalDir, claim: { profile: 'build', writes: [] } }, root, ['bash', '-c', 'mkdir .vscode 2>&1; ls -la']);
+    const out = execFileSync(sb.file, sb.args, { cwd: root, encoding: 'utf8' });
+    expect(out).toMatch(/cannot create directory .\.vscode./);
+    // While it ran, the placeholders stood in the project and in the journal; a killed devx never calls cleanup().
+    expect(fs.statSync(path.join(root, '.vscode')).size).toBe(0);
+    expect(fs.readdirSync(journalDir)).toHaveLength(1);
+    fs.writeFileSync(path.join(root, '.claude'), 'the user made this\n'); // not a placeholder: kept
+    const { sweepPlaceholders } = await import('../../src/sandbox/bwrap.js');
+    const journal = path.join(journalDir, fs.readdirSync(journalDir)[0]);
+    fs.renameSync(journal, journal.replace(/placeholders-\d+-/, 'placeholders-999999-')); // as left by a dead devx
+    sweepPlaceholders(journalDir);
+    for (const n of ['.vscode', '.gemini', '.husky', '.mcp.json']) expect(fs.existsSync(path.join(root, n)), n).toBe(false);
+    expect(fs.readFileSync(path.join(root, '.claude'), 'utf8')).toBe('the user made this\n');
+    expect(fs.readdirSync(journalDir)).toEqual([]);
+  });
+});
