@@ -5,6 +5,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import crypto from 'node:crypto';
 import lockfile from 'proper-lockfile';
+import { appendOwnedSync, mkdirOwnedSync } from '../util/ownedFile.js';
 
 export const GENESIS = '0'.repeat(64);
 const sleeper = new Int32Array(new SharedArrayBuffer(4));
@@ -56,7 +57,7 @@ function lockSyncWithRetry(file: string): () => void {
 
 /** `line` is one serialized JSON object without prevHash/hash. */
 export function appendChained(file: string, line: string): void {
-  fs.mkdirSync(path.dirname(file), { recursive: true });
+  mkdirOwnedSync(path.dirname(file));
   const release = lockSyncWithRetry(file);
   try {
     const prev = lastHash(file);
@@ -65,7 +66,7 @@ export function appendChained(file: string, line: string): void {
     obj.prevHash = prev;
     const body = JSON.stringify(obj);
     const full = `${body.slice(0, -1)},"hash":"${hashEntry(prev, body)}"}\n`;
-    fs.appendFileSync(file, full);
+    appendOwnedSync(file, full);
   } finally {
     release();
   }

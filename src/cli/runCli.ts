@@ -1,6 +1,7 @@
 // The dispatcher: finds the command in the table, answers --help for it and its subcommands,
 // parses its flags, runs it, and turns usage and settings errors into exit code 2.
 import { ConfigError } from '../config/settings.js';
+import { DiskError, OwnedPathError } from '../util/ownedFile.js';
 import { parseFlags, renderCommandHelp, renderMainHelp } from './command.js';
 import { EXIT, UsageError, normalizeResume } from './shared.js';
 import { HELP_FOOTER } from './help.js';
@@ -31,6 +32,14 @@ export async function runCli(argv: string[]): Promise<number> {
     if (err instanceof ConfigError) {
       process.stderr.write(`devx: bad settings: ${err.message}\n`);
       return EXIT.usage;
+    }
+    if (err instanceof OwnedPathError) {
+      process.stderr.write(`devx: ${err.message}\n`);
+      return EXIT.usage;
+    }
+    if (err instanceof DiskError) {
+      process.stderr.write(`devx: ${err.message}; nothing was half-written (free some space and run again)\n`);
+      return EXIT.failed;
     }
     throw err;
   }

@@ -4,6 +4,7 @@
 // generation the changes follow: a journal left over from an interrupted compaction is ignored.
 import fs from 'node:fs';
 import { writeFileAtomicSync } from '../util/atomicWrite.js';
+import { assertOwnedPath, diskError } from '../util/ownedFile.js';
 
 export type JournalOp<D> = { op: 'add'; docs: D[] } | { op: 'del'; ids: string[] };
 
@@ -81,7 +82,8 @@ export function resetJournal(file: string, gen: string): number {
 
 /** Appends one operation as a whole line (dropping a torn tail first). Returns the new size. Call under the lock. */
 export function appendJournal<D>(file: string, op: JournalOp<D>): number {
-  const fd = fs.openSync(file, 'r+');
+  assertOwnedPath(file);
+  const fd = fs.openSync(file, fs.constants.O_RDWR | fs.constants.O_NOFOLLOW);
   try {
     let size = fs.fstatSync(fd).size;
     if (size > 0) {
@@ -95,8 +97,18 @@ export function appendJournal<D>(file: string, op: JournalOp<D>): number {
       }
     }
     const line = Buffer.from(`${JSON.stringify(op)}\n`);
-    fs.writeSync(fd, line, 0, line.length, size);
-    fs.fsyncSync(fd);
+    try {
+      // A full disk may take part of the line: cut back to where it started, so no acknowledged id is ever lost.
+      for (let off = 0; off < line.length; ) off += fs.writeSync(fd, line, off, line.length - off, size + off);
+      fs.fsyncSync(fd);
+    } catch (err) {
+      try {
+        fs.ftruncateSync(fd, size);
+      } catch {
+        // a torn tail is cut by the next append or read
+      }
+      throw diskError(err, file);
+    }
     return size + line.length;
   } finally {
     fs.closeSync(fd);

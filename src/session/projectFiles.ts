@@ -2,6 +2,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { readRegularFileSync } from '../util/readRegularFileSync.js';
 import { outsideOrProtected } from '../policy/pathPolicy.js';
+import { OwnedPathError, mkdirOwnedSync } from '../util/ownedFile.js';
+import { writeFileAtomicSync } from '../util/atomicWrite.js';
 
 /**
  * Reads MEMORY.md / HANDOFF.md at the project root, if present. They go into every prompt, and a cloned
@@ -32,11 +34,22 @@ agents/queue.lock
 *.log
 `;
 
-/** Creates .devx/ with a .gitignore for its personal files. */
+/**
+ * Creates .devx/ with a .gitignore for its personal files. A .devx that is a link or not a folder stops
+ * devx (exit 2): its history, audit log and sessions would land wherever the link points.
+ */
 export function ensureDevxDir(root: string): string {
   const dir = path.join(root, '.devx');
-  fs.mkdirSync(dir, { recursive: true });
+  let st: fs.Stats | null = null;
+  try {
+    st = fs.lstatSync(dir);
+  } catch {
+    // not there yet
+  }
+  if (st?.isSymbolicLink()) throw new OwnedPathError(`${dir} is a symbolic link (to ${fs.readlinkSync(dir)}); devx keeps its state there and will not follow it. Remove the link and start again`, dir);
+  if (st && !st.isDirectory()) throw new OwnedPathError(`${dir} is not a folder; devx keeps its state there. Move it aside and start again`, dir);
+  if (!st) mkdirOwnedSync(dir);
   const gi = path.join(dir, '.gitignore');
-  if (!fs.existsSync(gi)) fs.writeFileSync(gi, DEVX_GITIGNORE);
+  if (!fs.existsSync(gi)) writeFileAtomicSync(gi, DEVX_GITIGNORE);
   return dir;
 }

@@ -9,6 +9,7 @@ import type { Task, TaskQueue } from './taskQueue.js';
 import { describeCall } from '../tools/types.js';
 import { refusedCalls, runHeadless, type HeadlessOptions } from '../runtime/runHeadless.js';
 import type { ChildObserver } from '../util/processRunner.js';
+import { appendOwnedSync } from '../util/ownedFile.js';
 
 export interface RunOptions {
   all: boolean;
@@ -44,7 +45,7 @@ function logLine(e: AgentEvent): string | null {
 export async function runOneTask(queue: TaskQueue, task: Task, runner: string, opts: RunOptions, childObserver: ChildObserver): Promise<Task> {
   const logFile = path.join(queue.root, task.logFile);
   fs.mkdirSync(path.dirname(logFile), { recursive: true });
-  const log = (s: string) => fs.appendFileSync(logFile, `${s}\n`);
+  const log = (s: string) => appendOwnedSync(logFile, `${s}\n`);
   log(`[${new Date().toISOString()}] runner ${runner} (pid ${process.pid}) starts attempt ${task.attempts}`);
   let prompt = `Task: ${task.prompt}. Your plan file is at ${task.planFile}. All file I/O must be within the './.devx/agents/workspace/' directory.`;
   if (task.after) {

@@ -3,6 +3,7 @@
 import fs from 'node:fs';
 import { linesToAppend } from '../tools/appendFile.js';
 import type { TaskFolder } from './taskFiles.js';
+import { appendOwnedSync } from '../util/ownedFile.js';
 
 /** The agent-tool call a step's model is told to make, in one protocol line. */
 export function changelogCall(t: TaskFolder, at: Date, entry: string): string {
@@ -25,6 +26,6 @@ export function ensureChangelogEntry(t: TaskFolder, before: number, at: Date, en
   if (changelogLines(t) > before) return null;
   const file = t.file('changelog');
   const existing = fs.existsSync(file) ? fs.readFileSync(file, 'utf8') : null;
-  fs.appendFileSync(file, linesToAppend(existing, `- ${at.toISOString()} ${entry} (recorded by devx: the ${role} agent did not call the changelog agent)`));
+  appendOwnedSync(file, linesToAppend(existing, `- ${at.toISOString()} ${entry} (recorded by devx: the ${role} agent did not call the changelog agent)`));
   return `the ${role} agent did not record a changelog entry; devx added it to ${t.relFile('changelog')}`;
 }

@@ -111,7 +111,7 @@ export class TaskQueue {
       attempts: 0,
       ...(after ? { after } : {}),
     };
-    fs.writeFileSync(path.join(this.root, task.planFile), `# Plan for ${agent} - ${prompt}\n`);
+    writeFileAtomicSync(path.join(this.root, task.planFile), `# Plan for ${agent} - ${prompt}\n`);
     this.write(task);
     return task;
   }

@@ -4,6 +4,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import crypto from 'node:crypto';
+import { writeStateSync } from '../util/atomicWrite.js';
 
 export interface OutputLimits {
   /** Characters the model sees at most (default: the maxToolOutputChars setting). */
@@ -24,7 +25,7 @@ export function spillOutput(root: string, tool: string, content: string): string
     const dir = spillDir(root);
     fs.mkdirSync(dir, { recursive: true });
     const name = `${tool}-${new Date().toISOString().replace(/[:.]/g, '-')}-${crypto.randomBytes(3).toString('hex')}.txt`;
-    fs.writeFileSync(path.join(dir, name), content);
+    writeStateSync(path.join(dir, name), content);
     return path.relative(root, path.join(dir, name));
   } catch {
     return null;

@@ -1,13 +1,23 @@
 // Atomic file replacement: write a temp file beside the target, fsync, rename. Readers never see
-// a half-written file, and a crash leaves either the old or the new content.
+// a half-written file, and a crash or a full disk leaves the old content (write-file-atomic removes its
+// temp file when a step fails). devx's own files are never written through a symbolic link (ownedFile.ts).
 import writeFileAtomicLib from 'write-file-atomic';
+import { assertOwnedPath, diskError } from './ownedFile.js';
 
 export async function writeFileAtomic(file: string, data: string): Promise<void> {
-  await writeFileAtomicLib(file, data, { encoding: 'utf8', fsync: true });
+  assertOwnedPath(file);
+  await writeFileAtomicLib(file, data, { encoding: 'utf8', fsync: true }).catch((err: unknown) => {
+    throw diskError(err, file);
+  });
 }
 
 export function writeFileAtomicSync(file: string, data: string): void {
-  writeFileAtomicLib.sync(file, data, { encoding: 'utf8', fsync: true });
+  assertOwnedPath(file);
+  try {
+    writeFileAtomicLib.sync(file, data, { encoding: 'utf8', fsync: true });
+  } catch (err) {
+    throw diskError(err, file);
+  }
 }
 
 /**
@@ -15,5 +25,10 @@ export function writeFileAtomicSync(file: string, data: string): void {
  * killed process leaves the old or the new file, never a torn one), without waiting for the disk.
  */
 export function writeStateSync(file: string, data: string): void {
-  writeFileAtomicLib.sync(file, data, { encoding: 'utf8', fsync: false });
+  assertOwnedPath(file);
+  try {
+    writeFileAtomicLib.sync(file, data, { encoding: 'utf8', fsync: false });
+  } catch (err) {
+    throw diskError(err, file);
+  }
 }

@@ -94,7 +94,7 @@ export function writeState(root: string, state: WorkflowState): void {
   fs.mkdirSync(dir, { recursive: true });
   // The run's folder is personal state, whatever .devx/.gitignore says.
   const gi = path.join(dir, '.gitignore');
-  if (!fs.existsSync(gi)) fs.writeFileSync(gi, '*\n');
+  if (!fs.existsSync(gi)) writeFileAtomicSync(gi, '*\n');
   writeFileAtomicSync(statePath(root, state.id), `${JSON.stringify(state, null, 2)}\n`);
 }
 

@@ -1,0 +1,114 @@
+// Files devx writes itself (HANDOFF.md, MEMORY.md, .devx/*, ~/.devx/*): never through a symbolic link.
+// A cloned repository can commit `HANDOFF.md -> ../../.bashrc` or make `.devx` a link out of the project;
+// devx's own writes must land where devx expects them, not where a link points. Every writer goes
+// through assertOwnedPath (util/atomicWrite.ts and appendOwnedSync here), so there is one rule.
+import fs from 'node:fs';
+import path from 'node:path';
+
+/** devx refused one of its own writes: a link or a non-folder on the way. Named so the user can act. */
+export class OwnedPathError extends Error {
+  constructor(
+    message: string,
+    readonly link: string,
+  ) {
+    super(message);
+  }
+}
+
+/** A write devx could not make for lack of room or a read-only disk: one line naming the path. */
+export class DiskError extends Error {
+  constructor(
+    readonly file: string,
+    readonly code: string,
+  ) {
+    super(`${code === 'ENOSPC' || code === 'EDQUOT' ? 'no space left on the device' : code === 'EROFS' ? 'the file system is read-only' : code} writing ${file}`);
+  }
+}
+
+const DISK_CODES = new Set(['ENOSPC', 'EDQUOT', 'EROFS']);
+
+/** Turns ENOSPC/EDQUOT/EROFS into a DiskError that names the file; other errors pass through. */
+export function diskError(err: unknown, file: string): unknown {
+  const code = (err as NodeJS.ErrnoException)?.code;
+  return code && DISK_CODES.has(code) ? new DiskError(file, code) : err;
+}
+
+/**
+ * Throws OwnedPathError when `file` or any folder above it is a symbolic link, or a folder on the way
+ * is not a folder. Components that do not exist yet are fine (they will be made as folders). The walk
+ * stops at the first existing folder whose real path is itself: nothing above it is a link.
+ */
+export function assertOwnedPath(file: string): void {
+  const abs = path.resolve(file);
+  let cur = abs;
+  for (;;) {
+    let st: fs.Stats | null = null;
+    try {
+      st = fs.lstatSync(cur);
+    } catch {
+      // not there yet
+    }
+    if (st?.isSymbolicLink()) {
+      let target = '?';
+      try {
+        target = fs.readlinkSync(cur);
+      } catch {
+        // unreadable link
+      }
+      throw new OwnedPathError(`refusing to write ${abs}: ${cur} is a symbolic link (to ${target}); remove the link or move it aside`, cur);
+    }
+    if (st && cur !== abs && !st.isDirectory()) throw new OwnedPathError(`refusing to write ${abs}: ${cur} is not a folder`, cur);
+    if (st?.isDirectory()) {
+      let real: string;
+      try {
+        real = fs.realpathSync(cur);
+      } catch {
+        real = '';
+      }
+      if (real === cur) return;
+    }
+    const up = path.dirname(cur);
+    if (up === cur) return;
+    cur = up;
+  }
+}
+
+/** Makes a folder devx owns (and those above it), refusing to go through a link. */
+export function mkdirOwnedSync(dir: string, mode = 0o755): void {
+  assertOwnedPath(path.join(dir, '.probe'));
+  try {
+    fs.mkdirSync(dir, { recursive: true, mode });
+  } catch (err) {
+    throw diskError(err, dir);
+  }
+}
+
+/**
+ * Appends `data` whole or not at all: the file is opened without following a link, and a write that
+ * fails part-way (a full disk) is cut back to where it started, so no half line is left.
+ */
+export function appendOwnedSync(file: string, data: string | Buffer): void {
+  assertOwnedPath(file);
+  const buf = typeof data === 'string' ? Buffer.from(data) : data;
+  let fd: number;
+  try {
+    fd = fs.openSync(file, fs.constants.O_WRONLY | fs.constants.O_APPEND | fs.constants.O_CREAT | fs.constants.O_NOFOLLOW, 0o600);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ELOOP') throw new OwnedPathError(`refusing to write ${file}: it is a symbolic link`, file);
+    throw diskError(err, file);
+  }
+  const start = fs.fstatSync(fd).size;
+  try {
+    let off = 0;
+    while (off < buf.length) off += fs.writeSync(fd, buf, off, buf.length - off);
+  } catch (err) {
+    try {
+      fs.ftruncateSync(fd, start);
+    } catch {
+      // the cut failed too: the reader skips a torn last line
+    }
+    throw diskError(err, file);
+  } finally {
+    fs.closeSync(fd);
+  }
+}
