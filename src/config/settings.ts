@@ -99,6 +99,8 @@ export interface ResolvedSettings {
   knowledge: { collection?: string; embeddings?: 'none' | 'gemini' | { command: string[]; dims: number } };
   rateLimits: { toolCallsPerMinute: number; commandsPerMinute: number };
   testCommand?: string;
+  /** The user trusted this project (`devx trust`): its own tools, agents' home imports and allow rules apply. */
+  trusted: boolean;
   /** Project `allow` rules that were not applied because the project is not trusted. */
   untrustedAllows: string[];
   /** MCP servers from every scope (project over user by name); a project's only once it is trusted. */
@@ -227,6 +229,10 @@ export function loadSettings(src: SettingsSources): ResolvedSettings {
       warnings.push(`${file}: "testCommand" runs a program and is ignored until you trust the project with \`devx trust\``);
       delete s.testCommand;
     }
+    if (s.defaultAgent && !src.trusted) {
+      warnings.push(`${file}: "defaultAgent": "${s.defaultAgent}" chooses the agent (its prompt, imports and tools) every session starts with; it is ignored until you trust the project with \`devx trust\``);
+      delete s.defaultAgent;
+    }
     if (s.approvalMode && (s.approvalMode === 'yolo' || s.approvalMode === 'auto-edit') && !src.trusted) {
       warnings.push(`${file}: "approvalMode": "${s.approvalMode}" loosens approvals and is ignored until you trust the project with \`devx trust\``);
       delete s.approvalMode;
@@ -280,6 +286,7 @@ export function loadSettings(src: SettingsSources): ResolvedSettings {
     handoff: (['model', 'plain', 'off'].includes(src.env.DEVX_HANDOFF ?? '') ? (src.env.DEVX_HANDOFF as 'model') : undefined) ?? merged.handoff ?? 'model',
     rateLimits: { toolCallsPerMinute: merged.rateLimits?.toolCallsPerMinute ?? 120, commandsPerMinute: merged.rateLimits?.commandsPerMinute ?? 30 },
     testCommand: merged.testCommand,
+    trusted: src.trusted === true,
     untrustedAllows,
     mcpServers: [...mcp.values()],
     defaultAgent: merged.defaultAgent,

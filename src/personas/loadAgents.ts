@@ -15,6 +15,7 @@ import { readAgentText, resolveImports, type ImportScope } from './resolveImport
 import { knownToolNames, resolveToolName } from '../tools/registry.js';
 import { AGENT_TOOL_PREFIX } from '../tools/agentTool.js';
 import { packageRoot } from '../util/packageRoot.js';
+import { isTrusted } from '../config/trust.js';
 
 export type AgentScope = 'project' | 'user' | 'builtin';
 export type AgentFormat = 'devx' | 'claude' | 'gemini-extension';
@@ -165,6 +166,7 @@ function parseExtension(file: string, src: Source, scope: ImportScope, warnings:
 }
 
 export function loadAgents(root: string, home: string, devxHome: string): LoadedAgents {
+  let trusted: boolean | undefined;
   const out: LoadedAgents = { agents: new Map(), overridden: [], errors: [], warnings: [] };
   for (const src of agentSources(root, home, devxHome)) {
     let names: string[];
@@ -178,7 +180,7 @@ export function loadAgents(root: string, home: string, devxHome: string): Loaded
       if (!n.endsWith(ext)) continue;
       const file = path.join(src.dir, n);
       try {
-        const scope: ImportScope = { home, projectRoot: src.scope === 'project' ? root : undefined };
+        const scope: ImportScope = { home, projectRoot: src.scope === 'project' ? root : undefined, trusted: src.scope === 'project' ? (trusted ??= isTrusted(devxHome, root)) : undefined };
         const def = src.format === 'gemini-extension' ? parseExtension(file, src, scope, out.warnings) : parseMarkdownAgent(file, src, scope, out.warnings);
         const prev = out.agents.get(def.name);
         if (prev) out.overridden.push(prev);

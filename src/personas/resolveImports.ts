@@ -20,11 +20,36 @@ export interface ImportScope {
   home: string;
   /** The project root, when the importing agent is the project's: imports must stay inside it. */
   projectRoot?: string;
+  /** The user trusted that project (`devx trust`): only then may its agents import from the home folder. */
+  trusted?: boolean;
+}
+
+/** Under ~/.claude, ~/.gemini and ~/.devx only prompt files are importable: Markdown, never their state. */
+const STATE_PARTS = new Set(['tmp', 'history', 'projects', 'logs', 'knowledge', 'cache', 'todos', 'shell-snapshots', 'statsig', 'ide', 'sessions', 'runs', 'sandbox', 'run']);
+function homeStateProblem(file: string, home: string): string | null {
+  const real = (() => {
+    try {
+      return fs.realpathSync(file);
+    } catch {
+      return path.resolve(file);
+    }
+  })();
+  const dir = AGENT_HOME_DIRS.map((d) => path.join(home, d)).find((d) => real === d || real.startsWith(`${d}${path.sep}`));
+  if (!dir) return null;
+  const parts = path.relative(dir, real).split(path.sep);
+  if (!/\.md$/i.test(real)) return `${file} is not a Markdown file; from ${path.basename(dir)}/ only prompt files (agents, snippets, memory) can be imported, never settings, histories, logs or credentials`;
+  if (parts.some((p) => STATE_PARTS.has(p))) return `${file} is in ${path.basename(dir)}/${parts[0]}/, the tool's own state; only prompt files can be imported`;
+  return null;
 }
 
 /** Reads an agent file, an import or a memory file under the rules above; errors name the file and the rule. */
 export function readAgentText(file: string, scope: ImportScope, shown = file, namedFromHome = false): string {
   if (!fs.existsSync(file)) throw new Error(`not found: ${shown}`);
+  if (namedFromHome && scope.projectRoot && !scope.trusted) {
+    throw new Error(`${shown}: this project's agents may import from your home folder only once you trust the project (\`devx trust\`)`);
+  }
+  const state = homeStateProblem(file, scope.home);
+  if (state) throw new Error(state);
   // The user's own agents may import from anywhere (the filesystem root bounds nothing); a project's are bounded.
   const roots = !scope.projectRoot ? [path.parse(path.resolve(file)).root] : namedFromHome ? AGENT_HOME_DIRS.map((d) => path.join(scope.home, d)) : [scope.projectRoot];
   const problem = outsideOrProtected(file, roots, 'read', shown);

@@ -37,6 +37,7 @@ import type { SessionHooks } from '../tools/types.js';
 import type { McpManager } from '../mcp/manager.js';
 import { packageVersion } from '../util/packageRoot.js';
 import { awaitLingering } from '../util/settleOnAnswer.js';
+import { yamlFilesIn } from '../util/yamlFiles.js';
 
 export interface AgentOptions {
   cwd: string;
@@ -144,7 +145,10 @@ export async function createAgent(opts: AgentOptions): Promise<Agent> {
   const rgPath = opts.env.DEVX_RG === 'none' ? null : findExecutable('rg', opts.env);
   const always = new Set<string>();
   const builtins = builtinTools();
-  const custom = loadCustomTools([path.join(home, 'tools'), path.join(root, '.devx', 'tools')], new Set(builtins.map((t) => t.name)));
+  // A project's own tools run programs of its choosing: loaded only once the user trusts the project.
+  const projectTools = path.join(root, '.devx', 'tools');
+  const custom = loadCustomTools([path.join(home, 'tools'), ...(settings.trusted ? [projectTools] : [])], new Set(builtins.map((t) => t.name)));
+  const untrustedTools = settings.trusted ? [] : yamlFilesIn(projectTools);
   // MCP servers start in parallel, each within its start-up timeout; one that fails is a warning line.
   const extra = opts.extraMcpServers ?? [];
   const servers = [...settings.mcpServers.filter((m) => !extra.some((e) => e.name === m.name)), ...extra];
@@ -174,6 +178,7 @@ export async function createAgent(opts: AgentOptions): Promise<Agent> {
   const loaded = opts.projectHistory ? loadHistory(historyFile(root)) : { messages: [] as Message[], warning: undefined };
   const warnings = [...settings.warnings, ...(loaded.warning ? [loaded.warning] : [])];
   for (const e of custom.errors) warnings.push(`custom tool ${e.file} was not loaded: ${e.message}`);
+  if (untrustedTools.length) warnings.push(`this project asks for its own tools (${untrustedTools.join(', ')} in .devx/tools); run \`devx trust\` to allow them`);
   for (const m of mcp?.statuses() ?? []) if (m.state === 'failed') warnings.push(`MCP server "${m.name}" (${m.file}) did not start: ${m.error}; its tools are unavailable this session`);
   if (!sandbox) warnings.push(`no sandbox: ${probeBwrap(opts.env).why ?? 'bubblewrap is not available'}. Only ls, cat, head, tail, wc, grep, rg and git status/diff/log/show run without a question; everything else asks (yolo refuses what runs project code). To sandbox commands, ${INSTALL_HINT}`);
   const deps: LoopDeps = {

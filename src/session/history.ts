@@ -5,9 +5,12 @@ import path from 'node:path';
 import * as z from 'zod';
 import type { Message } from '../core/messages.js';
 import { writeStateSync } from '../util/atomicWrite.js';
+import { ownerId, trackedByGit } from './ownerId.js';
 
 const HistorySchema = z.object({
   version: z.literal(1),
+  /** Who wrote it (session/ownerId.ts); absent in files older than that. */
+  owner: z.string().optional(),
   messages: z.array(z.object({ role: z.enum(['user', 'assistant', 'tool', 'devx']), content: z.string(), at: z.string() })),
 });
 
@@ -29,7 +32,13 @@ export function loadHistory(file: string, now: () => Date = () => new Date()): L
     throw err;
   }
   try {
-    return { messages: HistorySchema.parse(JSON.parse(text)).messages };
+    const h = HistorySchema.parse(JSON.parse(text));
+    const me = ownerId();
+    // Someone else's conversation (committed to the repository, or copied from another machine) is not resumed.
+    if (me && (h.owner ? h.owner !== me : trackedByGit(file))) {
+      return { messages: [], warning: `${file} holds a conversation devx did not have with you (${h.owner ? 'written by another user' : 'it came with the repository'}); starting a new one (the file is replaced when this session saves)` };
+    }
+    return { messages: h.messages };
   } catch (err) {
     const stamp = now().toISOString().replace(/[:.]/g, '-');
     const aside = file.replace(/\.json$/, '') + `.corrupt-${stamp}.json`;
@@ -58,5 +67,6 @@ export function saveHistory(file: string, messages: Message[], maxChars = HISTOR
   // Trim in place so the live session and the file agree; older turns stay in .devx/sessions/*.transcript.json.
   const kept = trimHistory(messages, maxChars);
   if (kept !== messages) messages.splice(0, messages.length - kept.length);
-  writeStateSync(file, JSON.stringify({ version: 1, messages }, null, 1) + '\n');
+  const owner = ownerId();
+  writeStateSync(file, JSON.stringify({ version: 1, ...(owner ? { owner } : {}), messages }, null, 1) + '\n');
 }

@@ -53,3 +53,4 @@ export function ensureDevxDir(root: string): string {
   if (!fs.existsSync(gi)) writeFileAtomicSync(gi, DEVX_GITIGNORE);
   return dir;
 }
+

@@ -3,6 +3,7 @@ import path from 'node:path';
 import { execFileSync } from 'node:child_process';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { loadAgents } from '../../src/personas/loadAgents.js';
+import { setTrusted } from '../../src/config/trust.js';
 import { applyAgent } from '../../src/personas/applyAgent.js';
 import { suggestAgent } from '../../src/personas/suggestAgent.js';
 import { parseChain } from '../../src/cli/commands/agent.js';
@@ -74,6 +75,9 @@ describe('loading agent definitions', () => {
     put(path.join(root, '.devx', 'agents', 'a.md'), 'A\n@./b.md');
     put(path.join(root, '.devx', 'agents', 'b.md'), 'B\n@./a.md');
     put(path.join(root, '.devx', 'agents', 'loopy.md'), '---\nname: loopy\ndescription: cycles\n---\n@./a.md');
+    // Until the user trusts the project, its agents cannot import from the home folder at all.
+    expect(loadAgents(root, home, devx).errors.find((e) => e.file.endsWith('writer.md'))?.message).toMatch(/@?~\/\.claude\/global\.md.*only once you trust the project/);
+    setTrusted(devx, root, true);
     const l = loadAgents(root, home, devx);
     expect(l.agents.get('writer')!.prompt).toBe('Intro\nUse British spelling.\nDeep rule.\nGlobal rule.\nMail @alice about it.\n\n# Memory (mem.md)\nRemembered fact.');
     const err = l.errors.find((e) => e.file.endsWith('loopy.md'))!;
@@ -81,6 +85,7 @@ describe('loading agent definitions', () => {
   });
 
   it("bounds what an agent's imports can pull into a prompt: a cloned repository's agent cannot read secrets or hang the start", () => {
+    setTrusted(devx, root, true); // what even a trusted project's agents cannot import
     const outside = tempDir('devx-agents-outside-');
     put(path.join(outside, 'notes.md'), 'private notes');
     put(path.join(home, '.ssh', 'id_ed25519'), 'PRIVATE KEY');
@@ -119,6 +124,40 @@ describe('loading agent definitions', () => {
     for (const a of l.agents.values()) expect(a.prompt, a.name).not.toMatch(a.name === 'mine' ? /PRIVATE KEY|TOKEN=1|ghp_/ : /PRIVATE KEY|TOKEN=1|private notes|ghp_/);
     expect(l.agents.get('homeok')!.prompt).toBe('Shared rule.');
     expect(l.agents.get('mine')!.prompt).toBe('private notes');
+  });
+
+  it("imports from ~/.claude, ~/.gemini and ~/.devx are prompt files only, and an untrusted project's agents import nothing from home", () => {
+    put(path.join(home, '.claude', 'settings.json'), '{"env":{"ANTHROPIC_API_KEY":"sk-ant-SECRET"}}');
+    put(path.join(home, '.claude', 'history.jsonl'), '{"display":"SECRET prompt"}');
+    put(path.join(home, '.gemini', 'settings.json'), '{"mcpServers":{"x":{"headers":{"Authorization":"Bearer SECRET"}}}}');
+    put(path.join(home, '.gemini', 'tmp', 'abc', 'chat.md'), 'SECRET chat');
+    put(path.join(home, '.devx', 'knowledge', 'notes.md'), 'SECRET other project');
+    put(path.join(home, '.claude', 'agents', 'style.md'), 'House style.');
+    const agent = (dir: string, name: string, body: string) => put(path.join(dir, `${name}.md`), `---\nname: ${name}\ndescription: d\n---\n${body}`);
+    const projectAgents = path.join(root, '.devx', 'agents');
+    agent(projectAgents, 'psettings', '@~/.claude/settings.json');
+    agent(projectAgents, 'pstyle', '@~/.claude/agents/style.md');
+    put(path.join(projectAgents, 'pmem.md'), '---\nname: pmem\ndescription: d\nmemory: ~/.claude/agents/style.md\n---\nBody');
+    // Untrusted: nothing from home, not even a prompt file.
+    let l = loadAgents(root, home, devx);
+    for (const n of ['psettings', 'pstyle', 'pmem']) expect(l.errors.find((e) => e.file.endsWith(`${n}.md`))?.message, n).toMatch(/only once you trust the project/);
+    // Trusted: prompt files yes, the tools' settings, histories, scratch files and knowledge never; the user's own agents too.
+    setTrusted(devx, root, true);
+    const userAgents = path.join(devx, 'agents');
+    agent(userAgents, 'uhistory', '@~/.claude/history.jsonl');
+    agent(userAgents, 'ugemini', '@~/.gemini/settings.json');
+    agent(userAgents, 'utmp', '@~/.gemini/tmp/abc/chat.md');
+    agent(userAgents, 'uknowledge', '@~/.devx/knowledge/notes.md');
+    l = loadAgents(root, home, devx);
+    expect(l.agents.get('pstyle')!.prompt).toBe('House style.');
+    expect(l.agents.get('pmem')!.prompt).toMatch(/House style\./);
+    const errOf = (n: string) => l.errors.find((e) => e.file.endsWith(`${n}.md`))?.message;
+    expect(errOf('psettings')).toMatch(/not a Markdown file/);
+    expect(errOf('uhistory')).toMatch(/not a Markdown file/);
+    expect(errOf('ugemini')).toMatch(/not a Markdown file/);
+    expect(errOf('utmp')).toMatch(/the tool's own state/);
+    expect(errOf('uknowledge')).toMatch(/the tool's own state/);
+    for (const a of l.agents.values()) expect(a.prompt, a.name).not.toMatch(/SECRET/);
   });
 
   it('picks up edits without a restart', () => {

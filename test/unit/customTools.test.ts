@@ -1,4 +1,5 @@
 import fs from 'node:fs';
+import { setTrusted } from '../../src/config/trust.js';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { createAgent } from '../../src/runtime/createAgent.js';
@@ -20,9 +21,16 @@ describe('custom tools', () => {
       'done',
     ]);
     const asked: string[] = [];
+    const userHome = tempDir();
+    // A project's own tools load only once the user trusts it; before that, start-up names them.
+    const untrusted = await createAgent({ cwd: root, env: { PATH: process.env.PATH, HOME: userHome }, backend: new ScriptedBackend([]) });
+    expect(untrusted.tools.map((t) => t.name)).not.toContain('exfil');
+    expect(untrusted.warnings.join('\n')).toMatch(/this project asks for its own tools \(.*exfil\.yaml.*\); run `devx trust` to allow them/);
+    untrusted.dispose();
+    setTrusted(path.join(userHome, '.devx'), root, true);
     const agent = await createAgent({
       cwd: root,
-      env: { PATH: process.env.PATH, HOME: tempDir() },
+      env: { PATH: process.env.PATH, HOME: userHome },
       backend,
       prompt: async (req) => {
         asked.push(req.tool);
