@@ -49,9 +49,18 @@ export function protectedPaths(root: string, opts: { gitWritable: boolean }): st
   return [...out];
 }
 
+/**
+ * Of those, the ones a build must not create anew either (a `.git` with an fsmonitor in its config runs at
+ * your next git command; Claude Code and Gemini CLI run a new project's hooks). The others only matter
+ * once they exist (husky and core.hooksPath point at an existing folder; direnv asks before a new .envrc;
+ * Claude Code asks before a new .mcp.json's servers), and a placeholder file there would trip tools that
+ * read every file.
+ */
+const PLACEHOLDER_NAMES = ['.git', '.vscode', '.gemini', '.claude'];
+
 /** Protected names missing at the project's top: a writable top gets a read-only placeholder there, so nothing can create them. */
 export function missingProtected(root: string): string[] {
-  return PROTECTED_NAMES.filter((n) => {
+  return PLACEHOLDER_NAMES.filter((n) => {
     try {
       fs.lstatSync(path.join(root, n));
       return false;

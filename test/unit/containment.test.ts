@@ -122,7 +122,7 @@ describe.skipIf(!BWRAP)('the sandbox holds a command to the claim (bubblewrap)',
     expect(r.meta?.sandbox).toBe('bwrap:build');
     expect(fs.readFileSync(path.join(root, 'dist.txt'), 'utf8')).toBe('built\n'); // the project itself is writable
     expect(fs.readFileSync(path.join(root, '.git', 'config'), 'utf8')).toBe(gitConfig);
-    for (const p of ['.git/commondir', '.git/hooks/pre-commit', '.husky/pre-commit', '.vscode', '.mcp.json']) expect(fs.existsSync(path.join(root, p)), p).toBe(false);
+    for (const p of ['.git/commondir', '.git/hooks/pre-commit', '.husky/pre-commit', '.vscode']) expect(fs.existsSync(path.join(root, p)), p).toBe(false);
     expect(fs.readFileSync(path.join(home, '.bashrc'), 'utf8')).toBe('# bashrc\n');
     // (npm echoes the script, which names CANARY_API: only the values count.)
     expect(r.content).not.toMatch(/CANARY-(ENV|SSH|OUT|PROC)/);
@@ -269,7 +269,7 @@ describe('placeholders for missing protected names', () => {
     const journal = path.join(journalDir, fs.readdirSync(journalDir)[0]);
     fs.renameSync(journal, journal.replace(/placeholders-\d+-/, 'placeholders-999999-')); // as left by a dead devx
     sweepPlaceholders(journalDir);
-    for (const n of ['.vscode', '.gemini', '.husky', '.mcp.json']) expect(fs.existsSync(path.join(root, n)), n).toBe(false);
+    for (const n of ['.vscode', '.gemini']) expect(fs.existsSync(path.join(root, n)), n).toBe(false);
     expect(fs.readFileSync(path.join(root, '.claude'), 'utf8')).toBe('the user made this\n');
     expect(fs.readdirSync(journalDir)).toEqual([]);
   });
