@@ -7,6 +7,7 @@ import { writeFileAtomic } from '../util/atomicWrite.js';
 import { findClosestLines } from './closestLines.js';
 import { looksBinary } from './readFile.js';
 import { unifiedDiff } from './diffPreview.js';
+import { readOnlyReason, refuseReadOnly } from './prepareWrite.js';
 
 interface EditArgs {
   path: string;
@@ -81,11 +82,14 @@ export const editFileTool = defineTool({
     replace_all: boolArg('replace every occurrence instead of exactly one').optional(),
   }),
   async preview(ctx, args) {
-    const { shown, text, updated } = await planEdit(ctx.resolve(args.path), ctx.root, args);
-    return unifiedDiff(shown, text, updated);
+    const abs = ctx.resolve(args.path);
+    const { shown, text, updated } = await planEdit(abs, ctx.root, args);
+    const ro = await readOnlyReason(abs);
+    return `${ro ? `note: ${shown} is ${ro}; devx will refuse to write it\n` : ''}${unifiedDiff(shown, text, updated)}`;
   },
   async execute(ctx, args) {
     const { abs, shown, updated, count } = await planEdit(ctx.resolve(args.path), ctx.root, args);
+    await refuseReadOnly(abs, shown);
     await writeFileAtomic(abs, updated);
     return {
       content: `edited ${shown}: replaced ${args.replace_all ? count : 1} occurrence${count > 1 && args.replace_all ? 's' : ''}`,

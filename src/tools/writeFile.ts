@@ -4,7 +4,7 @@ import { pathArg } from './argTypes.js';
 import { displayPath } from '../sandbox/resolvePath.js';
 import { writeFileAtomic } from '../util/atomicWrite.js';
 import { readIfExists, unifiedDiff } from './diffPreview.js';
-import { prepareWrite } from './prepareWrite.js';
+import { prepareWrite, readOnlyReason } from './prepareWrite.js';
 
 /** Lines as an editor counts them: a final newline ends the last line, it does not start another. */
 function lineCount(t: string): number {
@@ -31,7 +31,8 @@ export const writeFileTool = defineTool({
       before === null
         ? `create ${shown} (${lineCount(args.content)} lines, ${Buffer.byteLength(args.content)} bytes)`
         : `overwrite ${shown}: replaces ${Buffer.byteLength(before)} bytes (${lineCount(before)} lines) with ${Buffer.byteLength(args.content)} bytes (${lineCount(args.content)} lines)`;
-    return `${head}\n${unifiedDiff(shown, before ?? '', args.content)}`;
+    const ro = before === null ? null : await readOnlyReason(abs);
+    return `${ro ? `note: ${shown} is ${ro}; devx will refuse to write it\n` : ''}${head}\n${unifiedDiff(shown, before ?? '', args.content)}`;
   },
   async execute(ctx, args) {
     const { abs, shown, existed: st } = await prepareWrite(ctx, args.path);

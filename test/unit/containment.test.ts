@@ -274,3 +274,38 @@ describe('placeholders for missing protected names', () => {
     expect(fs.readdirSync(journalDir)).toEqual([]);
   });
 });
+
+describe('files keep their permissions (#28)', () => {
+  it('write_file, edit_file and append_file refuse a read-only file, say so in the confirmation, and leave it as it was', async () => {
+    const f = path.join(root, 'locked.txt');
+    fs.writeFileSync(f, 'keep me\n');
+    fs.chmodSync(f, 0o444);
+    const policy = await makePolicy(root, { home });
+    const previews: string[] = [];
+    const tools = builtinTools();
+    const deps: ToolCallDeps = {
+      tools: new Map(tools.map((t) => [t.name, t])),
+      ctx: { root, signal: new AbortController().signal, runner: runProcess, resolve: (p) => resolveInside(root, p), rgPath: null, commandTimeoutMs: 10_000 },
+      decide: (tool, args) => policy.decideToolCall(tool, args),
+      approve: async (req) => {
+        previews.push(req.preview ?? '');
+        return 'yes';
+      },
+      maxOutputChars: 50_000,
+    };
+    const calls = [
+      { tool: 'write_file', args: { path: 'locked.txt', content: 'changed\n' } },
+      { tool: 'edit_file', args: { path: 'locked.txt', old_text: 'keep', new_text: 'lose' } },
+      { tool: 'append_file', args: { path: 'locked.txt', content: 'more\n' } },
+    ];
+    for (const c of calls) {
+      const r = await runToolCall(c, deps);
+      expect(r.status, c.tool).toBe('error');
+      expect(r.content, c.tool).toMatch(/locked\.txt is read-only \(mode 0444\); devx does not change permissions/);
+    }
+    expect(previews[0]).toMatch(/note: locked\.txt is read-only/);
+    expect(previews[1]).toMatch(/note: locked\.txt is read-only/);
+    expect(fs.readFileSync(f, 'utf8')).toBe('keep me\n');
+    expect(fs.statSync(f).mode & 0o777).toBe(0o444);
+  });
+});
