@@ -11,6 +11,9 @@ import { describeCall, type SubtaskProgress } from '../tools/types.js';
 import pLimit from 'p-limit';
 import type { LoadedImage } from '../tools/loadImage.js';
 
+/** How often the same refused or failing call may be made in one turn. */
+export const REPEAT_LIMIT = 3;
+
 export type TurnStatus = 'answered' | 'max_rounds' | 'cancelled' | 'error';
 
 export type AgentEvent =
@@ -99,6 +102,9 @@ export async function runTurn(
   const limit = pLimit(deps.concurrency ?? 4);
   push('user', input, opts.images);
 
+  // The same call refused or failing again and again is a model stuck in a loop: the third time ends the turn.
+  const failed = new Map<string, { count: number; summary: string }>();
+  let stuck: string | null = null;
   for (let round = 1; round <= deps.maxRounds; round++) {
     if (signal.aborted) return cancelled(round - 1);
     const prompt = deps.buildPrompt(messages, turnStart);
@@ -145,6 +151,13 @@ export async function runTurn(
         }
         const outcome = await runToolCall(call, callDeps);
         if (outcome.images) roundImages.push(...outcome.images);
+        if (outcome.status === 'error') {
+          const key = `${call.tool}\0${JSON.stringify(Object.entries(call.args).sort())}`;
+          const seen = failed.get(key) ?? { count: 0, summary: outcome.summary };
+          seen.count++;
+          failed.set(key, seen);
+          if (seen.count >= REPEAT_LIMIT) stuck ??= seen.summary;
+        }
         emit({ type: 'tool_end', outcome });
         return formatToolResult({ tool: outcome.tool, status: outcome.status, meta: outcome.meta, content: outcome.content });
       },
@@ -166,6 +179,11 @@ export async function runTurn(
     }
     push('tool', [...feedback, ...blocks].join('\n\n'), roundImages);
     if (deps.dryRun) return finish({ status: 'answered', answer: parsed.prose, rounds: round });
+    if (stuck) {
+      const message = `Stopped: the model made the same call ${REPEAT_LIMIT} times and it was refused or failed each time (${stuck}). Tell it what to do instead, or run it yourself.`;
+      push('devx', message);
+      return finish({ status: 'error', error: { kind: 'repeated_call', message }, rounds: round });
+    }
   }
   const message = `Stopped after ${deps.maxRounds} tool rounds without a final answer. Say "continue" to let the model go on, or give it more direction.`;
   push('devx', message);

@@ -101,6 +101,19 @@ describe('runTurn', () => {
     expect(result.added.at(-1)?.role).toBe('devx');
   });
 
+  it('ends the turn when the same refused or failing call comes a third time, saying so', async () => {
+    const { deps, backend } = makeDeps([...Array(10).fill('TOOL_CALL: read_file | path=.env'), 'never asked']);
+    const { result } = await turn(deps, 'read the secrets');
+    expect(result.status).toBe('error');
+    expect(result.error?.kind).toBe('repeated_call');
+    expect(result.error?.message).toMatch(/the same call 3 times and it was refused or failed each time \(read \.env\)/);
+    expect(backend.requests).toHaveLength(3);
+    expect(result.added.at(-1)).toMatchObject({ role: 'devx' });
+    // Different calls that fail do not count together.
+    const other = makeDeps(['TOOL_CALL: read_file | path=x1', 'TOOL_CALL: read_file | path=x2', 'TOOL_CALL: read_file | path=x3', 'done']);
+    expect((await turn(other.deps, 'go')).result.status).toBe('answered');
+  });
+
   it('reports a backend failure as a turn error and records it', async () => {
     const { deps } = makeDeps([new BackendError('auth', 'not logged in')]);
     const { result } = await turn(deps, 'hi');
