@@ -26,5 +26,7 @@ export function commandEnv(env: NodeJS.ProcessEnv): Record<string, string> {
   out.GIT_EDITOR = 'true';
   out.GIT_SEQUENCE_EDITOR = 'true';
   out.GIT_TERMINAL_PROMPT = '0';
+  // git status and friends do not take the index lock to refresh it opportunistically: a read stays a read.
+  out.GIT_OPTIONAL_LOCKS = '0';
   return out;
 }

@@ -32,10 +32,17 @@ const EXEC_OPTIONS: Record<string, RegExp> = {
 
 const NETWORK_OPTIONS = /^--(registry|proxy|https-proxy|@[^=]*:registry)(=|$)/;
 
+/** npm's config options (nopt) accept any unambiguous prefix: `--script-she=` is `--script-shell=`. */
+const ABBREVIATING = new Set(['npm', 'npx']);
+const longNames = (re: RegExp) => (re.source.match(/--\(([^)]*)\)/)?.[1] ?? '').split('|').filter((n) => /^[a-z-]+$/.test(n));
+
 function dangerousOption(name: string, args: string[]): PolicyDecision | null {
   const re = EXEC_OPTIONS[name === 'py.test' ? 'pytest' : /^python/.test(name) ? 'pytest' : name];
+  const names = re && ABBREVIATING.has(name) ? longNames(re) : [];
   for (const a of args) {
     if (a === '--') break;
+    const long = /^--([a-z][a-z-]*)(=|$)/.exec(a)?.[1];
+    if (long && names.some((n) => n.startsWith(long) && long.length >= 2)) return DENY(`${name} ${a} (an abbreviation of --${names.find((n) => n.startsWith(long))}) makes it run another program or use other configuration`, `command:exec:${name}`);
     if (re && re.test(a)) return DENY(`${name} ${a} makes it run another program or use other configuration`, `command:exec:${name}`);
     if (NETWORK_OPTIONS.test(a)) return DENY(`${name} ${a} points it at another server`, `command:network:${name}`);
   }
