@@ -26,8 +26,8 @@ export interface CliSpec {
   name: string;
   installHint: string;
   args(model: string, systemFile: string): string[];
-  /** Environment for one call; `base` is devx's env merged with the account's. */
-  env(base: Record<string, string>, call: { systemFile: string }): Record<string, string>;
+  /** Environment for one call; `base` is devx's env merged with the account's (the account itself is `call.account`). */
+  env(base: Record<string, string>, call: { systemFile: string; account?: Account }): Record<string, string>;
   classify(r: RunResult, model: string, account: string): AttemptResult;
   /** A chunk of stdout that can end a complete answer: the call settles on it (util/settleOnAnswer). */
   answerMarker?: RegExp;
@@ -108,7 +108,7 @@ export class CliBackend implements ModelBackend {
     const streaming = withImages ?? (req.onDelta ? this.spec.streaming : undefined);
     const mode = streaming ?? this.spec;
     const [file, args] = commandFor(account, this.opts.bin, mode.args(model, systemFile));
-    const env = this.spec.env({ ...this.opts.env, ...account.env }, { systemFile });
+    const env = this.spec.env({ ...this.opts.env, ...account.env }, { systemFile, account });
     // Stopped early (the CLI began retrying on its own) or by the caller.
     const stop = new AbortController();
     const onAbort = () => stop.abort();

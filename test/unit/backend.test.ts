@@ -81,7 +81,11 @@ describe('GeminiCliBackend', () => {
     await b.complete(req);
     await b.complete(req);
     expect(calls.map((c) => c.file)).toEqual(['gemini', 'gemini-account.sh', 'gemini']);
-    expect(calls[0].env.GEMINI_CLI_HOME).toBe('/homes/a');
+    // The account's own home is sealed (only its login carries over), the same seal each time it comes round;
+    // a wrapper-command account gets none (its script chooses its home).
+    expect(calls[0].env.GEMINI_CLI_HOME).not.toBe('/homes/a');
+    expect(calls[0].env.GEMINI_CLI_HOME).toBe(calls[2].env.GEMINI_CLI_HOME);
+    expect(calls[1].env.GEMINI_CLI_HOME).toBeUndefined();
     expect(calls[1].args.slice(0, 3)).toEqual(['2', '-m', 'm']);
   });
 

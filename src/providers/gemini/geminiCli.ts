@@ -1,11 +1,13 @@
 // The Gemini CLI, one headless `gemini` process per attempt. gemini runs in an empty scratch
 // directory devx owns (never the user's project), all its native tools are removed by a deny-all
-// policy, and its system prompt is replaced through GEMINI_SYSTEM_MD.
+// policy, its system prompt is replaced through GEMINI_SYSTEM_MD, and its home is a sealed one of
+// devx's (sealedHome.ts): the person's login, none of their hooks, MCP servers, context files or extensions.
 import fs from 'node:fs';
 import path from 'node:path';
 import { writeStateSync } from '../../util/atomicWrite.js';
 import { CliBackend, type CliBackendOptions, type CliSpec } from '../cliBackend.js';
 import { classifyGeminiResult, classifyGeminiStream, geminiInternalRetry, streamLine } from './classifyGeminiExit.js';
+import { sealedGeminiHome } from './sealedHome.js';
 
 export type GeminiCliOptions = CliBackendOptions;
 
@@ -36,11 +38,15 @@ export function geminiSpec(workDir: string): CliSpec & { acpArgs(model: string):
       classify: classifyGeminiStream,
       answerMarker: /"type":\s*"result"/,
     },
-    env: (base, { systemFile }) => ({
+    env: (base, { systemFile, account }) => ({
       // gemini re-launches itself in a second node process only to raise its heap limit; one headless
       // call does not need that, and skipping it cut a call from ~1.7 s to ~1.1 s (`npm run bench`). Overridable.
       GEMINI_CLI_NO_RELAUNCH: 'true',
       ...base,
+      // Sealed relative to the home this call's gemini would use (an account's own GEMINI_CLI_HOME, else
+      // HOME). An account that is a wrapper command chooses gemini's home itself (it may set HOME or
+      // GEMINI_CLI_HOME for its login), so devx does not override it.
+      ...(account?.command ? {} : { GEMINI_CLI_HOME: sealedGeminiHome(base, workDir) }),
       GEMINI_SYSTEM_MD: systemFile,
       GEMINI_CLI_TRUST_WORKSPACE: 'true',
       TMPDIR: tmp,

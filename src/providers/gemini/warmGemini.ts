@@ -18,6 +18,20 @@ import { byLine } from '../cliBackend.js';
 
 const START_TIMEOUT_MS = 60_000;
 
+/**
+ * The warm process's workspace settings (they override user settings). Besides one attempt per call,
+ * a second wall behind the sealed home (sealedHome.ts), for a gemini that would read the person's own
+ * settings anyway (one older than GEMINI_CLI_HOME, or an account wrapper that sets its home): hooks
+ * off, none of their extra context file names (0.61 always adds GEMINI.md, so only the seal keeps
+ * ~/.gemini/GEMINI.md out), and no memory-file search above this folder. MCP servers and tool
+ * discovery have no such switch: only the seal stops them.
+ */
+export const WARM_WORKSPACE_SETTINGS = {
+  general: { maxAttempts: 1 },
+  hooksConfig: { enabled: false },
+  context: { fileName: 'DEVX-NO-CONTEXT-FILE.md', memoryBoundaryMarkers: [], loadMemoryFromIncludeDirectories: false },
+};
+
 export interface WarmGeminiOptions extends GeminiCliOptions {
   observer?: ChildObserver;
 }
@@ -223,12 +237,12 @@ export class WarmGeminiBackend implements ModelBackend {
       const systemFile = path.join(dir, 'system.md');
       const [file, args] = account.command ? [account.command[0], [...account.command.slice(1)]] : [this.opts.bin, []];
       const geminiArgs = spec.acpArgs(model);
-      const env = spec.env({ ...this.opts.env, ...account.env }, { systemFile });
+      const env = spec.env({ ...this.opts.env, ...account.env }, { systemFile, account });
       // Its own working directory, whose workspace settings turn off gemini's internal retries: an API
       // error comes back at once (a warm process shows devx no retry log to stop it by), and devx retries.
       const cwd = path.join(dir, 'scratch');
       fs.mkdirSync(path.join(cwd, '.gemini'), { recursive: true, mode: 0o700 });
-      fs.writeFileSync(path.join(cwd, '.gemini', 'settings.json'), JSON.stringify({ general: { maxAttempts: 1 } }));
+      fs.writeFileSync(path.join(cwd, '.gemini', 'settings.json'), JSON.stringify(WARM_WORKSPACE_SETTINGS));
       p = new WarmProcess({ file, args: [...args, ...geminiArgs], env, cwd, observer: this.opts.observer }, systemFile);
       pool.push(p);
     }
