@@ -6,8 +6,10 @@
 //   ## Summary / ## Done / ## Next / ## Blockers / ## Artifacts / ## Open questions
 //
 // The marker must be the first non-blank line. Sections are Markdown; lists are "- " bullets.
+import fs from 'node:fs';
 import path from 'node:path';
 import { writeFileAtomicSync } from '../util/atomicWrite.js';
+import { mkdirOwnedSync } from '../util/ownedFile.js';
 import { readProjectNote } from './projectFiles.js';
 
 export type Turn = 'CLAUDE_TURN' | 'GEMINI_TURN';
@@ -65,9 +67,52 @@ export function renderHandoff(h: HandoffContent): string {
   return parts.join('\n');
 }
 
+/** Where replaced handoffs are kept (newest last by name), so a baton is never lost. */
+export function handoffArchive(root: string): string {
+  return path.join(root, '.devx', 'handoffs');
+}
+
+/** The kept handoffs, oldest first. */
+export function listHandoffs(root: string): string[] {
+  try {
+    return fs
+      .readdirSync(handoffArchive(root))
+      .filter((n) => n.endsWith('.md'))
+      .sort()
+      .map((n) => path.join(handoffArchive(root), n));
+  } catch {
+    return [];
+  }
+}
+
+const norm = (s: string) => s.toLowerCase().replace(/\s+/g, ' ').replace(/\(carried over[^)]*\)/, '').trim();
+
+/**
+ * Writes HANDOFF.md. The one it replaces is kept in .devx/handoffs/, and its open Next items that this
+ * session neither finished (named under Done) nor listed again are carried over into the new Next.
+ */
 export function writeHandoff(root: string, h: HandoffContent): string {
-  const text = renderHandoff(h);
-  writeFileAtomicSync(handoffPath(root), text);
+  const file = handoffPath(root);
+  const before = readProjectNote(root, 'HANDOFF.md');
+  const sections = { ...h.sections };
+  if (before !== undefined && before.trim()) {
+    const stamp = h.now.toISOString().replace(/[:.]/g, '-');
+    mkdirOwnedSync(handoffArchive(root));
+    writeFileAtomicSync(path.join(handoffArchive(root), `${stamp}-replaced-by-${h.session}.md`), before);
+    const prev = parseHandoff(before);
+    const done = norm(sections.Done ?? '');
+    const next = norm(sections.Next ?? '');
+    const open = bullets(prev.sections.Next).filter((item) => {
+      const key = norm(item).slice(0, 60);
+      return key && key !== 'none.' && !done.includes(key) && !next.includes(key);
+    });
+    if (open.length) {
+      const kept = (sections.Next ?? '').trim();
+      sections.Next = [...(kept && !/^- None\.?$/.test(kept) ? [kept] : []), ...open.map((i) => `- ${i.replace(/ \(carried over[^)]*\)$/, '')} (carried over from the previous handoff)`)].join('\n');
+    }
+  }
+  const text = renderHandoff({ ...h, sections });
+  writeFileAtomicSync(file, text);
   return text;
 }
 

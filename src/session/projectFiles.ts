@@ -25,6 +25,7 @@ sessions/
 audit.jsonl
 runs/
 tool-output/
+handoffs/
 agents/tasks/
 agents/plans/
 agents/logs/

@@ -37,6 +37,8 @@ export class Session implements SessionHooks {
   private readonly transcript: Message[] = [];
   private readonly now: () => Date;
   private ended = false;
+  /** Turns that ended with an answer (a failed or cancelled turn is not work to hand over). */
+  private answered = 0;
   /** Pass to the runs of this session: their child process groups go into the lock for crash recovery. */
   readonly childObserver: ChildObserver = {
     started: (pgid) => this.lock.childStarted(pgid),
@@ -131,6 +133,7 @@ export class Session implements SessionHooks {
       }
       for (const a of e.outcome.artifacts ?? []) if (a.startsWith('knowledge:')) this.record.storeIds.push(a.slice('knowledge:'.length));
     } else if (e.type === 'turn_end') {
+      if (e.status === 'answered') this.answered++;
       this.record.turns++;
       if (e.answer) this.record.lastAnswer = e.answer;
       this.save();
@@ -146,7 +149,10 @@ export class Session implements SessionHooks {
     this.ended = true;
     let result: { handoff: 'model' | 'plain' | 'none'; error?: string } = { handoff: 'none' };
     try {
-      if (opts.handoff !== 'off' && (this.record.turns > 0 || opts.turn)) {
+      // A session that changed no file and answered nothing has nothing to hand over: the baton stays as it
+      // is (a GEMINI_TURN handoff from Claude is replaced only by a session that worked on it).
+      const worked = this.answered > 0 || this.record.filesTouched.length > 0;
+      if (opts.handoff !== 'off' && (worked || opts.turn)) {
         let sections = null;
         if (opts.handoff === 'model' && opts.backend && (this.record.turns > 0 || (opts.history?.length ?? 0) > 0)) {
           try {

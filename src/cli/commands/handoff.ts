@@ -2,7 +2,8 @@
 // `devx handoff --wait`: wait for GEMINI_TURN: READY, run a session seeded with the handoff, hand back.
 import fs from 'node:fs';
 import { findProjectRoot } from '../../config/paths.js';
-import { handoffPath, parseHandoff, bullets } from '../../session/handoff.js';
+import path from 'node:path';
+import { handoffPath, listHandoffs, parseHandoff, bullets } from '../../session/handoff.js';
 import { AGENT_FLAGS, UsageError, EXIT, withSession } from '../shared.js';
 import { endSession } from '../../runtime/startSession.js';
 import { createRenderer } from '../renderEvents.js';
@@ -13,19 +14,31 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 export const handoffCommand = defineCommand({
   name: 'handoff',
   summary: 'hand the work to Claude Code through HANDOFF.md, or wait for it to hand back',
-  usage: ['handoff --to claude', 'handoff --wait [--timeout SECONDS] [--interval MS]'],
+  usage: ['handoff --to claude', 'handoff --wait [--timeout SECONDS] [--interval MS]', 'handoff --list'],
   flags: {
     ...flagTable(`
       --to <claude>        write HANDOFF.md (CLAUDE_TURN: READY) from the conversation and stop
       --wait               wait for GEMINI_TURN: READY in HANDOFF.md, work on it, then hand back
       --timeout <SECONDS>  with --wait: give up after this long
       --interval <MS>      with --wait: how often to look (default 1000)
+      --list               the handoffs devx replaced, kept in .devx/handoffs/ (newest last)
 `),
     ...pickFlags(AGENT_FLAGS, 'yes', 'approval-mode', 'model'),
   },
   async run({ values: raw }) {
-  const values = raw as { to?: string; wait?: boolean; timeout?: string; interval?: string; yes?: boolean; 'approval-mode'?: string; model?: string };
-  if (Boolean(values.to) === Boolean(values.wait)) throw new UsageError('usage: devx handoff --to claude | devx handoff --wait [--timeout SECONDS]');
+  const values = raw as { to?: string; wait?: boolean; list?: boolean; timeout?: string; interval?: string; yes?: boolean; 'approval-mode'?: string; model?: string };
+  if (values.list) {
+    const root = findProjectRoot(process.cwd());
+    const kept = listHandoffs(root);
+    if (!kept.length) process.stdout.write('no replaced handoffs are kept yet (.devx/handoffs/ is empty)\n');
+    for (const f of kept) {
+      const h = parseHandoff(fs.readFileSync(f, 'utf8'));
+      const summary = (h.sections.Summary ?? '').split('\n').find((l) => l.trim())?.replace(/^[-*]\s*/, '') ?? '';
+      process.stdout.write(`${path.relative(root, f)}  ${h.turn ?? '(no turn marker)'}  ${summary.slice(0, 100)}\n`);
+    }
+    return EXIT.ok;
+  }
+  if (Boolean(values.to) === Boolean(values.wait)) throw new UsageError('usage: devx handoff --to claude | devx handoff --wait [--timeout SECONDS] | devx handoff --list');
   if (values.to && values.to !== 'claude') throw new UsageError('devx handoff --to takes "claude"');
   const root = findProjectRoot(process.cwd());
 
