@@ -1,11 +1,7 @@
 import { existsSync, realpathSync } from 'node:fs';
-import { homedir } from 'node:os';
-import { dirname, join, resolve as resolvePath } from 'node:path';
+import { dirname, join } from 'node:path';
 
-/** devx's own home: $DEVX_HOME, else ~/.devx. */
-export function devxHome(env: NodeJS.ProcessEnv = process.env): string {
-  return env.DEVX_HOME ? resolvePath(env.DEVX_HOME) : join(env.HOME ?? homedir(), '.devx');
-}
+export { devxHome } from '../util/devxHome.js';
 
 /** The project root: the nearest ancestor holding .git (or .devx), else the directory itself. Realpath'd. */
 export function findProjectRoot(cwd: string): string {

@@ -138,15 +138,21 @@ describe('defaultAgent', () => {
     expect(fake.modelCalls[0].systemText).toContain('# Your role: the test-runner agent');
 
     fs.writeFileSync(path.join(project, '.devx', 'settings.json'), JSON.stringify({ defaultAgent: 'code-reviewer' }));
+    // A project's defaultAgent applies only once the user trusts the project (issue #27); until then start-up names it.
+    fake.push({ text: 'untrusted: still the user default' });
+    const untrusted = await runDevx(['run', 'hi'], { cwd: project, env });
+    expect(untrusted.stderr).toMatch(/"defaultAgent": "code-reviewer" .* ignored until you trust the project/);
+    expect(fake.modelCalls[1].systemText).toContain('# Your role: the test-runner agent');
+    await runDevx(['trust'], { cwd: project, env });
     fake.push({ text: 'as the project default' });
     expect((await runDevx(['run', 'hi'], { cwd: project, env })).code).toBe(0);
-    expect(fake.modelCalls[1].systemText).toContain('# Your role: the code-reviewer agent');
+    expect(fake.modelCalls[2].systemText).toContain('# Your role: the code-reviewer agent');
 
     fs.writeFileSync(path.join(project, '.devx', 'settings.json'), JSON.stringify({ defaultAgent: 'nobody' }));
     fake.push({ text: 'plain' });
     const r = await runDevx(['run', 'hi'], { cwd: project, env });
     expect(r.code, r.stderr).toBe(0);
     expect(r.stderr).toContain('devx: warning: defaultAgent "nobody" in settings: no agent named "nobody". Known: ');
-    expect(fake.modelCalls[2].systemText).not.toContain('# Your role');
+    expect(fake.modelCalls[3].systemText).not.toContain('# Your role');
   }, 60_000);
 });

@@ -199,7 +199,7 @@ describe('MCP servers as tools', () => {
       expect(r.code, r.stderr).toBe(0);
       const res = resultsIn(before + 1);
       expect(res).not.toContain('outside data');
-      if (mode.length) expect(res).toMatch(/denied by policy \(mcp:outside-project:out\): the MCP server out works on .*outside the project.*yolo mode approves only/);
+      if (mode.length) expect(res).toMatch(/denied by policy \(mcp:outside-project:out\): the MCP server out works on .*outside the project.*yolo approves only/);
       else expect(res).toMatch(/not run: mcp__out__read_text_file needs approval \(the MCP server out works on .*, outside the project/);
       expect(res).toContain('inside data');
       expect(res).toMatch(/TOOL_RESULT: mcp__in__read_text_file \| status=error\n`{3,}\ndenied by policy \(path:sensitive:dotenv\)/);
@@ -258,11 +258,14 @@ describe('MCP servers as tools', () => {
     const untrusted = await runDevx(['run', 'review'], { cwd: project, env });
     expect(untrusted.code, untrusted.stderr).toBe(0);
     expect(untrusted.stderr).toContain("this project's MCP servers (example) run programs; they are not started until you trust the project");
-    expect(fake.modelCalls[0].systemText).toContain('# Your role: the code-reviewer agent');
+    // Its defaultAgent too waits for trust (issue #27).
+    expect(untrusted.stderr).toMatch(/"defaultAgent": "code-reviewer" .* ignored until you trust the project/);
+    expect(fake.modelCalls[0].systemText).not.toContain('# Your role: the code-reviewer agent');
     await runDevx(['trust'], { cwd: project, env });
     fake.push({ text: 'reviewed again' });
     const trusted = await runDevx(['run', 'review'], { cwd: project, env });
     expect(trusted.code, trusted.stderr).toBe(0);
+    expect(fake.modelCalls[1].systemText).toContain('# Your role: the code-reviewer agent');
     // The example's server (node dist/server.js) does not exist here: one line, and the run goes on.
     expect(trusted.stderr).toMatch(/devx: warning: MCP server "example" \(.*\) did not start: .*; its tools are unavailable this session\n/);
     expect(trusted.stdout.trim()).toBe('reviewed again');

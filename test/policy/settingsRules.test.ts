@@ -122,7 +122,8 @@ describe('approval modes', () => {
     // A test runner is allowed on its own only inside the bubblewrap sandbox; without it, it asks (judged with the CLI's own environment).
     const testRunner = detectBwrap(env()) ? 'allow' : 'ask';
     expect(run('plan', q)).toEqual(['allow', 'allow', 'deny', 'deny', 'deny', 'deny']);
-    // The policy itself is unchanged by yolo (asks stay asks); approval turns them into yes later.
-    expect(run('yolo', q)).toEqual(['allow', 'allow', 'ask', testRunner, 'ask', 'deny']);
+    // yolo leaves the asks it may approve as asks (approval turns them into yes later, run in the sandbox);
+    // without a sandbox it refuses what runs project code (issue #26).
+    expect(run('yolo', q)).toEqual(['allow', 'allow', 'ask', testRunner === 'allow' ? 'allow' : 'deny', 'ask', 'deny']);
   });
 });

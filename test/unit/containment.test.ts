@@ -35,27 +35,32 @@ function fixture(): void {
   execFileSync('git', ['init', '-q'], { cwd: root });
 }
 
+/** The tool wrapper's deps as an agent builds them: built-in tools, this policy, this approval, this sandbox. */
+function toolDeps(policy: PolicyEngine, approve: ToolCallDeps['approve'], sandbox: SandboxSpec | null = null): ToolCallDeps {
+  const tools = builtinTools();
+  return {
+    tools: new Map(tools.map((t) => [t.name, t])),
+    ctx: { root, signal: new AbortController().signal, runner: runProcess, resolve: (p) => resolveInside(root, p), rgPath: null, commandTimeoutMs: 10_000 },
+    decide: (tool, args) => policy.decideToolCall(tool, args),
+    approve,
+    maxOutputChars: 50_000,
+    sandbox,
+  };
+}
+
 /** Runs one run_command call the way an agent would: the policy, the approval (by a person or the mode), the sandbox. */
 async function runCmd(cmd: string, o: { mode?: ApprovalMode; sandbox?: boolean; person?: ApprovalAnswer } = {}) {
   const sandboxed = o.sandbox !== false && BWRAP !== null;
   const policy: PolicyEngine = await makePolicy(root, { home, sandboxed, mode: o.mode ?? 'default' });
   const spec: SandboxSpec | null = sandboxed ? { bin: BWRAP!, root, home, hidden: () => policy.hiddenPaths() } : null;
   const asked: ApprovalRequest[] = [];
-  const tools = builtinTools();
-  const deps: ToolCallDeps = {
-    tools: new Map(tools.map((t) => [t.name, t])),
-    ctx: { root, signal: new AbortController().signal, runner: runProcess, resolve: (p) => resolveInside(root, p), rgPath: null, commandTimeoutMs: 10_000 },
-    decide: (tool, args) => policy.decideToolCall(tool, args),
-    // As createAgent does: the mode approves what it may ('auto'), a person (or nobody) the rest.
-    approve: async (req) => {
-      asked.push(req);
-      if (o.mode === 'yolo' && approvableByMode(req.decision, sandboxed)) return 'auto';
-      return o.person ?? 'headless';
-    },
-    maxOutputChars: 50_000,
-    sandbox: spec,
+  // As createAgent does: the mode approves what it may ('auto'), a person (or nobody) the rest.
+  const approve = async (req: ApprovalRequest): Promise<ApprovalAnswer> => {
+    asked.push(req);
+    if (o.mode === 'yolo' && approvableByMode(req.decision, sandboxed)) return 'auto';
+    return o.person ?? 'headless';
   };
-  const r = await runToolCall({ tool: 'run_command', args: { cmd } }, deps);
+  const r = await runToolCall({ tool: 'run_command', args: { cmd } }, toolDeps(policy, approve, spec));
   return { ...r, asked };
 }
 
@@ -145,23 +150,18 @@ describe.skipIf(!BWRAP)('the sandbox holds a command to the claim (bubblewrap)',
     fs.writeFileSync(fakeBin, '#!/bin/sh\necho "bwrap: setting up uid map: Permission denied" >&2\nexit 1\n', { mode: 0o755 });
     const policy = await makePolicy(root, { home, sandboxed: true });
     const marker = path.join(root, 'ran.txt');
-    const run = async (person: ApprovalAnswer) => {
-      const tools = builtinTools();
-      return runToolCall(
+    const run = (person: ApprovalAnswer) =>
+      runToolCall(
         { tool: 'run_command', args: { cmd: 'ls' } },
-        {
-          tools: new Map(tools.map((t) => [t.name, t])),
-          ctx: { root, signal: new AbortController().signal, runner: runProcess, resolve: (p) => resolveInside(root, p), rgPath: null, commandTimeoutMs: 10_000 },
-          decide: (tool, args) => policy.decideToolCall(tool, args),
-          approve: async (req) => {
+        toolDeps(
+          policy,
+          async (req) => {
             fs.writeFileSync(marker, req.decision.rule);
             return person;
           },
-          maxOutputChars: 50_000,
-          sandbox: { bin: fakeBin, root, home },
-        },
+          { bin: fakeBin, root, home },
+        ),
       );
-    };
     const refused = await run('headless');
     expect(fs.readFileSync(marker, 'utf8')).toBe('sandbox:failed');
     expect(refused.status).toBe('error');
@@ -282,17 +282,10 @@ describe('files keep their permissions (#28)', () => {
     fs.chmodSync(f, 0o444);
     const policy = await makePolicy(root, { home });
     const previews: string[] = [];
-    const tools = builtinTools();
-    const deps: ToolCallDeps = {
-      tools: new Map(tools.map((t) => [t.name, t])),
-      ctx: { root, signal: new AbortController().signal, runner: runProcess, resolve: (p) => resolveInside(root, p), rgPath: null, commandTimeoutMs: 10_000 },
-      decide: (tool, args) => policy.decideToolCall(tool, args),
-      approve: async (req) => {
-        previews.push(req.preview ?? '');
-        return 'yes';
-      },
-      maxOutputChars: 50_000,
-    };
+    const deps = toolDeps(policy, async (req) => {
+      previews.push(req.preview ?? '');
+      return 'yes';
+    });
     const calls = [
       { tool: 'write_file', args: { path: 'locked.txt', content: 'changed\n' } },
       { tool: 'edit_file', args: { path: 'locked.txt', old_text: 'keep', new_text: 'lose' } },

@@ -34,7 +34,7 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { devxHome } from '../../config/paths.js';
+import { devxHome } from '../../util/devxHome.js';
 import { writeStateSync } from '../../util/atomicWrite.js';
 
 /** Files in `<home>/.gemini` that carry a login. */
