@@ -13,8 +13,16 @@ const PASTE_OFF = '\x1b[?2004l';
 export interface ReplInput {
   /** The next whole message, or null at end of input. */
   nextMessage(): Promise<string | null>;
-  /** The next raw line (answers to confirmations), or null at end of input. */
+  /** The next raw line, or null at end of input. */
   nextLine(): Promise<string | null>;
+  /**
+   * A fresh answer to a confirmation: what was typed before it was shown (complete lines, or a line half
+   * typed) never answers it, and is kept as queued messages for after the turn. Null at end of input or
+   * when cancelAnswer() was called (Ctrl-C).
+   */
+  nextAnswer(): Promise<string | null>;
+  /** Ends a pending nextAnswer() with null (Ctrl-C at a confirmation means no). */
+  cancelAnswer(): void;
   /** Opens the editor on `initial`; returns what was saved (trimmed of a final newline), or null. */
   edit(initial?: string): string | null;
   close(): void;
@@ -84,6 +92,35 @@ export function createReplInput(rl: readline.Interface, opts: { interactive: boo
     return new Promise((resolve) => waiters.push(resolve));
   };
 
+  let answering: ((l: string | null) => void) | null = null;
+  const nextAnswer = async (): Promise<string | null> => {
+    if (!opts.interactive) return nextLine(); // piped input is a script: its lines answer in order
+    // Type-ahead is a message for after the turn, never an answer: a stray "y" must not approve anything.
+    const typed = (rl as unknown as { line: string }).line;
+    const held = lines.splice(0);
+    if (typed.trim()) {
+      held.push(typed);
+      rl.write(null, { ctrl: true, name: 'u' });
+    }
+    if (held.length) opts.out.write(`\n(queued for after this turn: ${held.map((h) => JSON.stringify(h.length > 60 ? `${h.slice(0, 57)}...` : h)).join(', ')})\n`);
+    const answer = await new Promise<string | null>((resolve) => {
+      answering = resolve;
+      waiters.push((l) => {
+        if (answering === resolve) {
+          answering = null;
+          resolve(l);
+        } else if (l !== null) deliver(l); // cancelled meanwhile: the line is a message
+      });
+    });
+    lines.unshift(...held);
+    return answer;
+  };
+  const cancelAnswer = () => {
+    const a = answering;
+    answering = null;
+    a?.(null);
+  };
+
   const edit = (initial = pendingEdit ?? ''): string | null => {
     pendingEdit = null;
     const editor = opts.env.VISUAL ?? opts.env.EDITOR ?? 'vi';
@@ -102,6 +139,8 @@ export function createReplInput(rl: readline.Interface, opts: { interactive: boo
 
   return {
     nextLine,
+    nextAnswer,
+    cancelAnswer,
     async nextMessage() {
       const parts: string[] = [];
       for (;;) {

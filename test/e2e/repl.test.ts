@@ -67,6 +67,50 @@ describe('the REPL in a terminal', () => {
     expect(fake.modelCalls[0].promptText).toMatch(/written in the editor\nsecond line/);
   });
 
+  it('type-ahead never answers a confirmation: a stray y typed while the model works stays a queued message', async () => {
+    const project = makeProject({ 'src/keep.txt': 'keep\n' });
+    fake.push(
+      { text: 'TOOL_CALL: run_command | cmd=rm -rf src', delayMs: 2500 },
+      (req) => {
+        expect(req.promptText).toMatch(/the user declined this run_command call/);
+        return { text: 'Not removed.' };
+      },
+      (req) => {
+        // The queued message is sent after the turn, as a message of its own.
+        expect(req.promptText).toMatch(/## User\s+y\s/);
+        return { text: 'You said y.' };
+      },
+    );
+    const s = repl(project);
+    await s.waitFor(/Type a task/);
+    s.type('clean up\r');
+    await new Promise((r) => setTimeout(r, 600)); // the model is working
+    s.type('y\r'); // meant for later, typed ahead
+    await s.waitFor(/Allow\? \[y\]es/);
+    await s.waitFor(/queued for after this turn: "y"/);
+    expect(fs.existsSync(path.join(project, 'src', 'keep.txt'))).toBe(true);
+    s.type('n\r'); // the fresh answer
+    await s.waitFor(/Not removed\./);
+    await s.waitFor(/You said y\./);
+    expect(fs.existsSync(path.join(project, 'src', 'keep.txt'))).toBe(true);
+  });
+
+  it('Ctrl-C at a confirmation is no and stops the turn; a later y approves nothing', async () => {
+    const project = makeProject({ 'src/keep.txt': 'keep\n' });
+    fake.push({ text: 'TOOL_CALL: run_command | cmd=rm -rf src' });
+    fake.fallback = { text: 'should not be asked' };
+    const s = repl(project);
+    await s.waitFor(/Type a task/);
+    s.type('clean up\r');
+    await s.waitFor(/Allow\? \[y\]es/);
+    s.type('\x03'); // Ctrl-C
+    await s.waitFor(/no \(the turn is cancelled\)/);
+    s.type('y\r');
+    await new Promise((r) => setTimeout(r, 1500));
+    expect(fs.existsSync(path.join(project, 'src', 'keep.txt'))).toBe(true);
+    expect(fake.modelCalls.length).toBeLessThanOrEqual(2);
+  });
+
   it('confirmations show a diff for an overwrite, "create" for a new file, and the directory of a command', async () => {
     const project = makeProject({ 'notes.txt': 'old line\nkept line\n' });
     fake.push(

@@ -61,13 +61,21 @@ async function runRepl(flags: { resume?: string; agent?: string } & Parameters<t
   const rl = readline.createInterface({ input: process.stdin, output: out, terminal: interactive, prompt: 'devx> ' });
   const input = createReplInput(rl, { interactive, out, env: process.env });
   const { nextLine } = input;
+  let answering = false;
   const color = useColor(out, process.env);
 
   const askApproval = async (req: ApprovalRequest): Promise<ApprovalAnswer> => {
     // What will happen (a diff, the directory a command runs in), then why the policy asks.
     const preview = req.preview ? `${(color ? colorDiff(req.preview) : req.preview).replace(/^/gm, '  ')}\n` : '';
     out.write(`\n? devx wants to ${makeVisible(req.summary)}\n${preview}  (asks because ${req.decision.reason})\n  Allow? [y]es / [n]o / [a]lways this session: `);
-    const answer = (await nextLine())?.trim().toLowerCase() ?? 'n';
+    answering = true;
+    const got = await input.nextAnswer().finally(() => (answering = false));
+    if (got === null) {
+      // Ctrl-C (or the end of input) at a confirmation: no, and the turn stops.
+      out.write('no (the turn is cancelled)\n');
+      return 'no';
+    }
+    const answer = got.trim().toLowerCase();
     if (answer === 'a' || answer === 'always') return 'always';
     return answer === 'y' || answer === 'yes' ? 'yes' : 'no';
   };
@@ -87,6 +95,7 @@ async function runRepl(flags: { resume?: string; agent?: string } & Parameters<t
       let armedExit = false;
       let lastFailed = false;
       const onInterrupt = () => {
+        if (answering) input.cancelAnswer();
         if (running) {
           running.abort();
           return;
