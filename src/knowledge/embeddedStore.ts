@@ -14,6 +14,8 @@ import { STOP_WORDS } from './stopWords.js';
 import './oramaPatch.js';
 import { decodeSnapshot, encodeSnapshot } from './snapshot.js';
 import { appendJournal, journalSize, readJournal, resetJournal, type JournalOp } from './journal.js';
+import { assertOwnedPath, diskError } from '../util/ownedFile.js';
+import { writeFileAtomicSync } from '../util/atomicWrite.js';
 
 /** Past this size the journal is folded into a new snapshot (replaying ~2 MB of chunks takes about a second). */
 export const JOURNAL_MAX_BYTES = 2 * 1024 * 1024;
@@ -162,8 +164,20 @@ export class EmbeddedStore implements KnowledgeStore {
   private writeSnapshot(db: AnyOrama): void {
     const gen = crypto.randomBytes(8).toString('hex');
     const tmp = `${this.location}.${process.pid}.tmp`;
-    fs.writeFileSync(tmp, encodeSnapshot(save(db), gen));
-    fs.renameSync(tmp, this.location);
+    assertOwnedPath(this.location);
+    try {
+      const fd = fs.openSync(tmp, fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_TRUNC | fs.constants.O_NOFOLLOW, 0o644);
+      try {
+        fs.writeFileSync(fd, encodeSnapshot(save(db), gen));
+      } finally {
+        fs.closeSync(fd);
+      }
+      fs.renameSync(tmp, this.location);
+    } catch (err) {
+      // A full disk leaves the old snapshot and journal, and no half-written temp file.
+      fs.rmSync(tmp, { force: true });
+      throw diskError(err, this.location);
+    }
     // A crash here leaves the old journal, which names the old generation and is ignored from now on.
     this.journalAt = resetJournal(this.journalFile, gen);
     this.gen = gen;
@@ -191,7 +205,7 @@ export class EmbeddedStore implements KnowledgeStore {
         if (this.journalAt === 0) this.journalAt = resetJournal(this.journalFile, this.gen);
         this.journalAt = appendJournal(this.journalFile, op);
       }
-      fs.writeFileSync(this.metaFile, JSON.stringify({ version: 2, dims: this.dims }));
+      writeFileAtomicSync(this.metaFile, JSON.stringify({ version: 2, dims: this.dims }));
       return n;
     });
   }

@@ -1,4 +1,5 @@
-import { renameSync, writeFileSync } from 'node:fs';
+import { closeSync, constants, lstatSync, openSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { dirname } from 'node:path';
 
 /**
  * Replaces `file` whole (a temp file beside it, then a rename), readable by its owner only. For the
@@ -6,7 +7,22 @@ import { renameSync, writeFileSync } from 'node:fs';
  * built-ins; everything else uses util/atomicWrite.ts.
  */
 export function replaceFileSync(file: string, data: string | Uint8Array): void {
+  // Its folder (~/.devx/cache, a run folder) must be a folder of its own, not a link a repository or
+  // another program planted; the rename replaces a link at the file itself rather than following it.
+  if (lstatSync(dirname(file)).isSymbolicLink()) throw new Error(`refusing to write ${file}: its folder is a symbolic link`);
   const tmp = `${file}.${process.pid}.tmp`;
-  writeFileSync(tmp, data, { mode: 0o600 });
-  renameSync(tmp, file);
+  rmSync(tmp, { force: true }); // a leftover of a killed run with this pid (or a planted link: removed, not followed)
+  try {
+    // O_EXCL|O_NOFOLLOW: a planted temp name (or a link there) is not written through.
+    const fd = openSync(tmp, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, 0o600);
+    try {
+      writeFileSync(fd, data);
+    } finally {
+      closeSync(fd);
+    }
+    renameSync(tmp, file);
+  } catch (err) {
+    rmSync(tmp, { force: true });
+    throw err;
+  }
 }

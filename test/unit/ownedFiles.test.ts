@@ -148,3 +148,19 @@ describe.skipIf(!mounted)('a full disk (a real 256 KB tmpfs)', () => {
     fs.rmSync(filler);
   });
 });
+
+describe('the writers that run before the rest of devx loads', () => {
+  it('replaceFileSync (launch plans, the code cache) refuses a folder that is a link and never writes through a planted temp name', async () => {
+    const { replaceFileSync } = await import('../../src/util/replaceFileSync.js');
+    const outDir = path.join(base, 'elsewhere');
+    fs.mkdirSync(outDir);
+    fs.symlinkSync(outDir, path.join(root, 'cache'));
+    expect(() => replaceFileSync(path.join(root, 'cache', 'main.v8'), 'x')).toThrow(/its folder is a symbolic link/);
+    expect(fs.readdirSync(outDir)).toEqual([]);
+    fs.mkdirSync(path.join(root, 'real'));
+    fs.symlinkSync(victim, path.join(root, 'real', `plan.json.${process.pid}.tmp`));
+    replaceFileSync(path.join(root, 'real', 'plan.json'), '{"ok":true}');
+    expect(fs.readFileSync(path.join(root, 'real', 'plan.json'), 'utf8')).toBe('{"ok":true}');
+    victimIntact();
+  });
+});
