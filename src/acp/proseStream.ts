@@ -18,6 +18,8 @@ export function unsentProse(prose: string, sent: string): string {
   const seen = norm(sent.replace(/\n$/, ''));
   const lines = norm(prose);
   while (seen.length && seen[0] === '') seen.shift();
+  // A blank line streamed before the calls (the usual shape) is not prose the parser keeps.
+  while (seen.length && seen[seen.length - 1] === '') seen.pop();
   const prefix = seen.every((l, i) => lines[i] === l);
   return prefix ? lines.slice(seen.length).join('\n').replace(/^\n+/, '') : prose;
 }

@@ -1,6 +1,7 @@
 // Turns agent events into human-readable progress lines (the REPL and `devx run` share it).
 import type { AgentEvent } from '../core/loop.js';
 import { Spinner } from './spinner.js';
+import { unsentProse } from '../acp/proseStream.js';
 
 function oneLine(s: string, max = 100): string {
   const flat = s.replace(/\s+/g, ' ').trim();
@@ -53,17 +54,6 @@ function createStreamShow(write: (s: string) => void) {
   };
 }
 
-/** The prose lines not already streamed to the screen (compared line by line, trailing blanks aside). */
-function unshown(prose: string, shown: string): string {
-  if (!shown) return prose;
-  const norm = (t: string) => t.split('\n').map((l) => l.trimEnd());
-  const seen = norm(shown.replace(/\n$/, ''));
-  const lines = norm(prose);
-  while (seen.length && seen[0] === '') seen.shift();
-  const prefix = seen.every((l, i) => lines[i] === l);
-  return prefix ? lines.slice(seen.length).join('\n').replace(/^\n+/, '') : prose;
-}
-
 export function createRenderer(opts: RenderOptions): { onEvent: (e: AgentEvent) => void; stop: () => void } {
   const spinner = new Spinner(opts.out, opts.env);
   const write = (s: string) => {
@@ -96,7 +86,7 @@ export function createRenderer(opts: RenderOptions): { onEvent: (e: AgentEvent) 
           break;
         case 'assistant_text': {
           // What streamed in already was shown; show the rest of the prose.
-          const text = unshown(e.text, stream.shown);
+          const text = unsentProse(e.text, stream.shown);
           if (e.final) {
             spinner.stop();
             if (opts.answerOut && (text || !stream.shown)) opts.answerOut.write(`${text}\n`);

@@ -30,6 +30,20 @@ describe('prose stream', () => {
     expect(sent.join('')).toBe('Looking.\n');
   });
 
+  it('prose followed by a blank line and then the calls (the usual shape) is sent once, not twice (#28)', () => {
+    const { sent, stream } = collect();
+    stream.reset();
+    stream.add('I will read the file first.\n\nTOOL_CALL: read_file | path=a.txt\n');
+    stream.finish('I will read the file first.', false);
+    expect(sent.join('').match(/I will read the file first\./g)).toHaveLength(1);
+    // Two paragraphs before the calls: still once each.
+    const two = collect();
+    two.stream.reset();
+    two.stream.add('First.\n\nSecond.\n\nTOOL_CALL: read_file | path=a.txt\n');
+    two.stream.finish('First.\n\nSecond.', false);
+    expect(two.sent.join('')).toBe('First.\n\nSecond.\n\n');
+  });
+
   it('a reply that did not stream is sent whole; a later reply starts a new paragraph', () => {
     const { sent, stream } = collect();
     stream.reset();
