@@ -1,5 +1,5 @@
-// The model's prose as ACP message chunks: whole lines stream as they complete, up to the first
-// TOOL_CALL line (calls are shown as tool calls, never as prose); the rest of the prose follows
+// The model's prose as ACP message chunks: text streams as it arrives, up to the first TOOL_CALL line
+// (a line that may still become one waits until it cannot) (calls are shown as tool calls, never as prose); the rest of the prose follows
 // when the reply is complete.
 
 export interface ProseStream {
@@ -11,17 +11,57 @@ export interface ProseStream {
   finish(prose: string, final: boolean): void;
 }
 
-/** The prose lines not already sent (compared line by line, trailing blanks aside). */
+/** The prose not already sent (compared line by line, trailing blanks aside; a line sent in part is continued). */
 export function unsentProse(prose: string, sent: string): string {
   if (!sent) return prose;
+  const partial = !sent.endsWith('\n');
   const norm = (t: string) => t.split('\n').map((l) => l.trimEnd());
-  const seen = norm(sent.replace(/\n$/, ''));
+  const seen = partial ? sent.split('\n').map((l, i, all) => (i === all.length - 1 ? l : l.trimEnd())) : norm(sent.replace(/\n$/, ''));
   const lines = norm(prose);
   while (seen.length && seen[0] === '') seen.shift();
   // A blank line streamed before the calls (the usual shape) is not prose the parser keeps.
-  while (seen.length && seen[seen.length - 1] === '') seen.pop();
-  const prefix = seen.every((l, i) => lines[i] === l);
-  return prefix ? lines.slice(seen.length).join('\n').replace(/^\n+/, '') : prose;
+  while (!partial && seen.length && seen[seen.length - 1] === '') seen.pop();
+  const last = seen.length - 1;
+  const prefix = seen.every((l, i) => (partial && i === last ? (lines[i] ?? '').startsWith(l) : lines[i] === l));
+  if (!prefix) return prose;
+  // The rest of a line shown in part continues it (no new line first).
+  if (partial && last >= 0) return [lines[last].slice(seen[last].length), ...lines.slice(last + 1)].join('\n');
+  return lines.slice(seen.length).join('\n').replace(/^\n+/, '');
+}
+
+const CALL = 'tool_call';
+
+/**
+ * What of `buffer` (beyond the `from` characters already shown) can be shown now: whole lines, and the
+ * part of the line still arriving that cannot turn into a TOOL_CALL line (a tail that may be the start
+ * of "TOOL_CALL", or a line holding only markup so far, waits). `stop`: a line holding TOOL_CALL came.
+ */
+export function streamable(buffer: string, from: number): { text: string; stop: boolean } {
+  let text = '';
+  let i = from;
+  while (i < buffer.length) {
+    const lineStart = buffer.lastIndexOf('\n', i - 1) + 1;
+    const nl = buffer.indexOf('\n', i);
+    const line = buffer.slice(lineStart, nl === -1 ? buffer.length : nl);
+    if (/TOOL_CALL/i.test(line)) return { text, stop: true };
+    if (nl !== -1) {
+      text += buffer.slice(i, nl + 1);
+      i = nl + 1;
+      continue;
+    }
+    if (/^[\s>*_`#-]*$/.test(line)) return { text, stop: false };
+    let hold = 0;
+    for (let k = Math.min(CALL.length, line.length); k > 0; k--) {
+      if (CALL.startsWith(line.slice(-k).toLowerCase())) {
+        hold = k;
+        break;
+      }
+    }
+    const upto = buffer.length - hold;
+    if (upto > i) text += buffer.slice(i, upto);
+    return { text, stop: false };
+  }
+  return { text, stop: false };
 }
 
 export function createProseStream(send: (text: string) => void): ProseStream {
@@ -44,15 +84,10 @@ export function createProseStream(send: (text: string) => void): ProseStream {
     },
     add(text) {
       buffer += text;
-      let nl: number;
-      while (!stopped && (nl = buffer.indexOf('\n', sent.length)) !== -1) {
-        const line = buffer.slice(sent.length, nl);
-        if (/TOOL_CALL/i.test(line)) {
-          stopped = true;
-          break;
-        }
-        emit(`${line}\n`);
-      }
+      if (stopped) return;
+      const next = streamable(buffer, sent.length);
+      stopped = next.stop;
+      emit(next.text);
     },
     finish(prose, final) {
       const rest = unsentProse(prose, sent);

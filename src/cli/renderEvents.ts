@@ -1,7 +1,7 @@
 // Turns agent events into human-readable progress lines (the REPL and `devx run` share it).
 import type { AgentEvent } from '../core/loop.js';
 import { Spinner } from './spinner.js';
-import { unsentProse } from '../acp/proseStream.js';
+import { streamable, unsentProse } from '../acp/proseStream.js';
 
 function oneLine(s: string, max = 100): string {
   const flat = s.replace(/\s+/g, ' ').trim();
@@ -22,8 +22,8 @@ export interface RenderOptions {
 }
 
 /**
- * Model prose as it streams in: whole lines are shown as they complete, up to the first TOOL_CALL
- * line (calls are shown as tool lines once the reply is complete; nothing runs before that).
+ * Model prose as it streams in: text is shown as it arrives, up to the first TOOL_CALL line (a line that
+ * may still become one waits until it cannot; calls are shown as tool lines once the reply is complete).
  */
 function createStreamShow(write: (s: string) => void) {
   let buffer = '';
@@ -40,15 +40,12 @@ function createStreamShow(write: (s: string) => void) {
     },
     add(text: string) {
       buffer += text;
-      let nl: number;
-      while (!stopped && (nl = buffer.indexOf('\n', shown.length)) !== -1) {
-        const line = buffer.slice(shown.length, nl);
-        if (/TOOL_CALL/i.test(line)) {
-          stopped = true;
-          break;
-        }
-        write(`${line}\n`);
-        shown += `${line}\n`;
+      if (stopped) return;
+      const next = streamable(buffer, shown.length);
+      stopped = next.stop;
+      if (next.text) {
+        write(next.text);
+        shown += next.text;
       }
     },
   };
@@ -87,10 +84,12 @@ export function createRenderer(opts: RenderOptions): { onEvent: (e: AgentEvent) 
         case 'assistant_text': {
           // What streamed in already was shown; show the rest of the prose.
           const text = unsentProse(e.text, stream.shown);
+          // A line shown in part is ended here when nothing of it is left to show.
+          const open = stream.shown !== '' && !stream.shown.endsWith('\n');
           if (e.final) {
             spinner.stop();
-            if (opts.answerOut && (text || !stream.shown)) opts.answerOut.write(`${text}\n`);
-          } else if (text) write(`${text}\n`);
+            if (opts.answerOut && (text || !stream.shown || open)) opts.answerOut.write(`${text}\n`);
+          } else if (text || open) write(`${text}\n`);
           break;
         }
         case 'parse_issues':

@@ -9,16 +9,35 @@ function collect() {
 }
 
 describe('prose stream', () => {
-  it('sends whole lines as they arrive and the unfinished last line at the end', () => {
+  it('sends text as it arrives, within a line too, and the whole prose exactly once (#28)', () => {
     const { sent, stream } = collect();
     stream.reset();
     stream.add('Hello ');
-    expect(sent).toEqual([]);
+    expect(sent.join('')).toBe('Hello ');
     stream.add('there.\nSecond');
-    expect(sent).toEqual(['Hello there.\n']);
+    expect(sent.join('')).toBe('Hello there.\nSecond');
     stream.add(' line.');
     stream.finish('Hello there.\nSecond line.', true);
     expect(sent.join('')).toBe('Hello there.\nSecond line.');
+  });
+
+  it('holds back only what may still become a TOOL_CALL line', () => {
+    const { sent, stream } = collect();
+    stream.reset();
+    stream.add('Reading it now.\nTOO');
+    expect(sent.join('')).toBe('Reading it now.\n');
+    stream.add('L_CALL: read_file | path=a.txt\n');
+    expect(sent.join('')).toBe('Reading it now.\n');
+    // A line of markup only waits (a near-miss like **TOOL_CALL** would follow); "The tool" is prose.
+    const b = collect();
+    b.stream.reset();
+    b.stream.add('**');
+    expect(b.sent).toEqual([]);
+    b.stream.add('The tool');
+    expect(b.sent.join('')).toBe('**The ');
+    b.stream.add(' works.');
+    b.stream.finish('**The tool works.', true);
+    expect(b.sent.join('')).toBe('**The tool works.');
   });
 
   it('never sends a TOOL_CALL line or what follows it while streaming', () => {
