@@ -3,7 +3,7 @@
 // started ahead (util/prestart), and then the main bundle beside it runs with V8's code cache (util/runWithCodeCache).
 import { existsSync, readFileSync, realpathSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { devxHome } from '../config/paths.js';
+import { devxHome, devxHomeUsable } from '../util/devxHome.js';
 import { debug, oneShotCommand, prestart } from '../util/prestart.js';
 import { COVERAGE, runWithCodeCache } from '../util/runWithCodeCache.js';
 
@@ -28,11 +28,13 @@ const v = argv[0] === '--version' || argv[0] === '-v' ? version() : null;
 if (v) process.stdout.write(`devx ${v}\n`);
 else {
   const home = devxHome();
-  prestart(argv, process.cwd(), process.env, home);
+  // A ~/.devx that is a link gets nothing written here; the main bundle stops with the reason.
+  const usable = devxHomeUsable(home);
+  if (usable) prestart(argv, process.cwd(), process.env, home);
   // The REPL (no command word) and one-shot runs make model calls: their cache holds the agent's code.
   const agent = oneShotCommand(argv) !== null || argv[0] === undefined || (argv[0].startsWith('-') && !['--help', '-h'].includes(argv[0]));
   const run = runWithCodeCache(join(__dirname, 'devx-main.cjs'), {
-    dir: process.env.DEVX_CODE_CACHE === 'off' ? null : join(home, 'cache'),
+    dir: process.env.DEVX_CODE_CACHE === 'off' || !usable ? null : join(home, 'cache'),
     coverage: agent ? COVERAGE.agent : COVERAGE.other,
   });
   debug(`code cache ${run.cache}${run.file ? ` (${run.file})` : ''}`);

@@ -1,6 +1,6 @@
 // The main bundle's entry (dist/bundle/devx-main.cjs, run by the `devx` binary, src/cli/bin.ts).
 // `--version` and `--help` answer before anything heavy is loaded (cold start).
-import { devxHome } from '../config/paths.js';
+import { devxHome, devxHomeUsable } from '../util/devxHome.js';
 import { prestartOnce } from '../util/prestart.js';
 import { packageVersion } from '../util/packageRoot.js';
 import { awaitLingering } from '../util/settleOnAnswer.js';
@@ -20,7 +20,8 @@ if (argv[0] === '--version' || argv[0] === '-v') {
   process.stdout.write(`devx ${packageVersion()}\n`);
 } else {
   // A one-shot run starts its model CLI now, while the rest of devx loads (see util/prestart), unless the binary did.
-  prestartOnce(argv, process.cwd(), process.env, devxHome());
+  const home = devxHome();
+  if (devxHomeUsable(home)) prestartOnce(argv, process.cwd(), process.env, home);
   void main();
 }
 

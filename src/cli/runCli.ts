@@ -2,6 +2,7 @@
 // parses its flags, runs it, and turns usage and settings errors into exit code 2.
 import { ConfigError } from '../config/settings.js';
 import { DiskError, OwnedPathError } from '../util/ownedFile.js';
+import { checkDevxHome } from '../util/devxHome.js';
 import { parseFlags, renderCommandHelp, renderMainHelp } from './command.js';
 import { EXIT, UsageError, normalizeResume } from './shared.js';
 import { HELP_FOOTER } from './help.js';
@@ -23,7 +24,9 @@ export async function runCli(argv: string[]): Promise<number> {
       return EXIT.ok;
     }
     if (!named && rest.length && !rest[0].startsWith('-')) throw new UsageError(`unknown command "${rest[0]}". See devx --help.`);
-    return await command.run(parseFlags(command.flags, rest));
+    const flags = parseFlags(command.flags, rest);
+    checkDevxHome(process.env);
+    return await command.run(flags);
   } catch (err) {
     if (err instanceof UsageError || (err as NodeJS.ErrnoException).code?.startsWith?.('ERR_PARSE_ARGS')) {
       process.stderr.write(`devx: ${(err as Error).message}\n`);

@@ -3,6 +3,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { writeFileAtomicSync } from '../util/atomicWrite.js';
+import { mkdirOwnedSync } from '../util/ownedFile.js';
 
 interface TrustFile {
   projects: Record<string, { trustedAt: string }>;
@@ -27,6 +28,6 @@ export function setTrusted(devxHome: string, root: string, trusted: boolean, now
   const t = read(devxHome);
   if (trusted) t.projects[root] = { trustedAt: now.toISOString() };
   else delete t.projects[root];
-  fs.mkdirSync(devxHome, { recursive: true });
+  mkdirOwnedSync(devxHome);
   writeFileAtomicSync(fileOf(devxHome), JSON.stringify(t, null, 2) + '\n');
 }

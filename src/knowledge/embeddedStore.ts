@@ -14,7 +14,7 @@ import { STOP_WORDS } from './stopWords.js';
 import './oramaPatch.js';
 import { decodeSnapshot, encodeSnapshot } from './snapshot.js';
 import { appendJournal, journalSize, readJournal, resetJournal, type JournalOp } from './journal.js';
-import { assertOwnedPath, diskError } from '../util/ownedFile.js';
+import { assertOwnedPath, diskError, mkdirOwnedSync } from '../util/ownedFile.js';
 import { writeFileAtomicSync } from '../util/atomicWrite.js';
 
 /** Past this size the journal is folded into a new snapshot (replaying ~2 MB of chunks takes about a second). */
@@ -185,7 +185,7 @@ export class EmbeddedStore implements KnowledgeStore {
   }
 
   private async withLock<T>(fn: () => Promise<T>): Promise<T> {
-    fs.mkdirSync(this.dir, { recursive: true });
+    mkdirOwnedSync(this.dir);
     const release = await lockfile.lock(this.dir, { lockfilePath: `${this.location}.lock`, realpath: false, stale: 30_000, retries: { retries: 200, minTimeout: 20, maxTimeout: 200 } });
     try {
       return await fn();

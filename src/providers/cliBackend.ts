@@ -1,7 +1,6 @@
 // What every CLI-driven provider shares: a scratch working directory devx owns, the system prompt
 // written to a file once per distinct content, one process per attempt (prompt on stdin), and the
 // shared retries. A provider supplies only its argv, its environment and how to read its result.
-import fs from 'node:fs';
 import path from 'node:path';
 import crypto from 'node:crypto';
 import { BackendError, type BackendEvent, type ModelBackend, type ModelRequest, type ModelResponse, type ProviderContext, type ProviderSettings } from './types.js';
@@ -10,6 +9,7 @@ import type { AnswerCheck } from '../util/settleOnAnswer.js';
 import { writeStateSync } from '../util/atomicWrite.js';
 import { RetryingBackend, type Attempt, type AttemptResult, type RetryOptions } from './retrying.js';
 import type { Account } from './accounts.js';
+import { mkdirOwnedSync } from '../util/ownedFile.js';
 
 export interface CliBackendOptions extends RetryOptions {
   /** The executable (a bare name is looked up on PATH). */
@@ -82,7 +82,7 @@ export class CliBackend implements ModelBackend {
     private readonly opts: CliBackendOptions,
   ) {
     this.scratch = path.join(opts.workDir, 'scratch');
-    fs.mkdirSync(this.scratch, { recursive: true, mode: 0o700 });
+    mkdirOwnedSync(this.scratch, 0o700);
     this.retrying = new RetryingBackend((a) => this.runOnce(a), opts);
   }
 

@@ -38,6 +38,7 @@ import type { McpManager } from '../mcp/manager.js';
 import { packageVersion } from '../util/packageRoot.js';
 import { awaitLingering } from '../util/settleOnAnswer.js';
 import { yamlFilesIn } from '../util/yamlFiles.js';
+import { mkdirOwnedSync } from '../util/ownedFile.js';
 
 export interface AgentOptions {
   cwd: string;
@@ -124,7 +125,7 @@ export async function createAgent(opts: AgentOptions): Promise<Agent> {
   removeDeadScratch(path.join(home, 'run'));
   // A one-shot command's entry point reserved the name (its model CLI may already be starting in it).
   const workDir = path.join(home, 'run', takeReservedRunName(home) ?? `${process.pid}-${crypto.randomBytes(4).toString('hex')}`);
-  fs.mkdirSync(workDir, { recursive: true, mode: 0o700 });
+  mkdirOwnedSync(workDir, 0o700);
   // The environment devx was given (tests and embedders pass their own; the CLI passes process.env).
   const env = Object.fromEntries(Object.entries(opts.env).filter((e): e is [string, string] => e[1] !== undefined));
   const backends = new Map<string, ModelBackend>();
@@ -133,7 +134,7 @@ export async function createAgent(opts: AgentOptions): Promise<Agent> {
     let b = backends.get(id);
     if (!b) {
       const dir = path.join(workDir, id);
-      fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
+      mkdirOwnedSync(dir, 0o700);
       const ps = settings.providers[id];
       // A person's session makes many calls: one warm process pays off. A one-shot run starts faster spawning.
       const mode = ps.mode === 'auto' ? (opts.prompt ? 'warm' : 'spawn') : ps.mode;

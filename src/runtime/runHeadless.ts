@@ -1,6 +1,5 @@
 // One agent run with nobody to ask: a persona, a prompt, a result. Queued tasks, agent runs and
 // chains, and workflow steps all run through here.
-import fs from 'node:fs';
 import path from 'node:path';
 import crypto from 'node:crypto';
 import type { AgentEvent, TurnStatus } from '../core/loop.js';
@@ -14,6 +13,7 @@ import type { Settings } from '../config/settings.js';
 import type { AgentDef } from '../personas/loadAgents.js';
 import { AgentRun } from './agentRun.js';
 import type { ApprovalAnswer, ApprovalRequest } from '../tools/runToolCall.js';
+import { mkdirOwnedSync } from '../util/ownedFile.js';
 
 export interface HeadlessOptions {
   prompt: string;
@@ -110,7 +110,7 @@ export async function runHeadless(opts: HeadlessOptions): Promise<HeadlessResult
 
 function saveRunTranscript(root: string, started: Date, record: Record<string, unknown>): string {
   const dir = path.join(ensureDevxDir(root), 'runs');
-  fs.mkdirSync(dir, { recursive: true });
+  mkdirOwnedSync(dir);
   const file = path.join(dir, `${started.toISOString().replace(/[:.]/g, '-')}-${crypto.randomBytes(3).toString('hex')}.json`);
   writeFileAtomicSync(file, `${JSON.stringify({ version: 1, startedAt: started.toISOString(), ...record }, null, 1)}\n`);
   return file;

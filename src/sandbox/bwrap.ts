@@ -14,6 +14,8 @@ import path from 'node:path';
 import { findExecutable } from '../util/findExecutable.js';
 import type { SandboxClaim } from './claim.js';
 import { missingProtected, protectedPaths, writableFolders } from './sandboxPaths.js';
+import { mkdirOwnedSync, writeNewOwnedSync } from '../util/ownedFile.js';
+import { replaceFileSync } from '../util/replaceFileSync.js';
 
 export interface SandboxSpec {
   bin: string;
@@ -81,8 +83,8 @@ export function probeBwrap(env: NodeJS.ProcessEnv = process.env): BwrapProbe {
   const err = (r.stderr ?? '').trim().split('\n')[0] ?? '';
   probed = r.status === 0 ? { bin } : { bin: null, why: `bubblewrap does not start here (${err || r.error?.message || `exit ${r.status}`}${/namespace|permission/i.test(err) ? '; the kernel does not allow unprivileged user namespaces' : ''})` };
   try {
-    fs.mkdirSync(path.dirname(cacheFile), { recursive: true, mode: 0o700 });
-    fs.writeFileSync(cacheFile, JSON.stringify({ key, works: probed.bin !== null, why: probed.why, at: Date.now() }));
+    mkdirOwnedSync(path.dirname(cacheFile), 0o700);
+    replaceFileSync(cacheFile, JSON.stringify({ key, works: probed.bin !== null, why: probed.why, at: Date.now() }));
   } catch {
     // a read-only temp folder: probe again next time
   }
@@ -139,9 +141,9 @@ function removePlaceholders(paths: string[]): void {
 
 function writeJournal(dir: string, paths: string[]): string | null {
   try {
-    fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
+    mkdirOwnedSync(dir, 0o700);
     const file = path.join(dir, `placeholders-${process.pid}-${Date.now()}-${Math.random().toString(36).slice(2)}.json`);
-    fs.writeFileSync(file, JSON.stringify(paths), { mode: 0o600, flag: 'wx' });
+    writeNewOwnedSync(file, JSON.stringify(paths));
     return file;
   } catch {
     return null; // only the sweep after a crash depends on it
@@ -213,7 +215,7 @@ export function sandboxArgs(spec: SandboxRun, cwd: string, placeholders: string[
   // missing name (bwrap makes it as the mount point; cleanup() removes it).
   if (claim.profile === 'build' || writable.includes(r)) {
     // devx's own folder is devx's to make (a placeholder file there would stop devx's next start).
-    if (!fs.existsSync(path.join(r, '.devx'))) fs.mkdirSync(path.join(r, '.devx'), { mode: 0o700 });
+    if (!fs.existsSync(path.join(r, '.devx'))) mkdirOwnedSync(path.join(r, '.devx'), 0o700);
     for (const p of missingProtected(r)) {
       args.push('--ro-bind', '/dev/null', p);
       placeholders.push(p);

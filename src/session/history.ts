@@ -6,6 +6,7 @@ import * as z from 'zod';
 import type { Message } from '../core/messages.js';
 import { writeStateSync } from '../util/atomicWrite.js';
 import { ownerId, trackedByGit } from './ownerId.js';
+import { mkdirOwnedSync } from '../util/ownedFile.js';
 
 const HistorySchema = z.object({
   version: z.literal(1),
@@ -63,7 +64,7 @@ export function trimHistory(messages: Message[], maxChars = HISTORY_MAX_CHARS): 
 }
 
 export function saveHistory(file: string, messages: Message[], maxChars = HISTORY_MAX_CHARS): void {
-  fs.mkdirSync(path.dirname(file), { recursive: true });
+  mkdirOwnedSync(path.dirname(file));
   // Trim in place so the live session and the file agree; older turns stay in .devx/sessions/*.transcript.json.
   const kept = trimHistory(messages, maxChars);
   if (kept !== messages) messages.splice(0, messages.length - kept.length);

@@ -8,6 +8,7 @@ import crypto from 'node:crypto';
 import { spawnSync } from 'node:child_process';
 import { devxHome } from '../config/paths.js';
 import { writeFileAtomicSync } from '../util/atomicWrite.js';
+import { mkdirOwnedSync } from '../util/ownedFile.js';
 
 const cache = new Map<string, string>();
 
@@ -27,7 +28,7 @@ export function ownerId(env: NodeJS.ProcessEnv = process.env): string | null {
   }
   try {
     const id = crypto.randomBytes(16).toString('hex');
-    fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
+    mkdirOwnedSync(path.dirname(file), 0o700);
     writeFileAtomicSync(file, `${id}\n`);
     cache.set(file, id);
     return id;
@@ -40,4 +41,29 @@ export function ownerId(env: NodeJS.ProcessEnv = process.env): string | null {
 export function trackedByGit(file: string): boolean {
   const r = spawnSync('git', ['-C', path.dirname(file), 'ls-files', '--error-unmatch', '--', path.basename(file)], { stdio: 'ignore', timeout: 5000 });
   return r.status === 0;
+}
+
+const trackedCache = new Map<string, Set<string>>();
+
+/** The files git tracks under `dir` (one `git ls-files` per folder and process), as absolute paths. */
+function trackedUnder(dir: string): Set<string> {
+  let set = trackedCache.get(dir);
+  if (set) return set;
+  const r = spawnSync('git', ['-C', dir, 'ls-files', '-z', '--full-name', '--', '.'], { encoding: 'utf8', timeout: 5000 });
+  const top = spawnSync('git', ['-C', dir, 'rev-parse', '--show-toplevel'], { encoding: 'utf8', timeout: 5000 });
+  set = new Set(r.status === 0 && top.status === 0 ? r.stdout.split('\0').filter(Boolean).map((f) => path.join(top.stdout.trim(), f)) : []);
+  trackedCache.set(dir, set);
+  return set;
+}
+
+/**
+ * Why the state in `file` (a session, a queued task, a workflow run) is not this user's to resume, or
+ * null when it is: it names another owner, or names none and came with the repository. `dir` is the
+ * folder whose tracked files are listed once (for many files in one folder).
+ */
+export function foreignState(file: string, owner: string | undefined, dir = path.dirname(file)): string | null {
+  const me = ownerId();
+  if (!me) return null;
+  if (owner) return owner === me ? null : 'written by another user';
+  return trackedUnder(dir).has(path.resolve(file)) ? 'it came with the repository' : null;
 }

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { readRegularFileSync } from '../util/readRegularFileSync.js';
 import { outsideOrProtected } from '../policy/pathPolicy.js';
-import { OwnedPathError, mkdirOwnedSync } from '../util/ownedFile.js';
+import { assertOwnedPath, OwnedPathError, mkdirOwnedSync } from '../util/ownedFile.js';
 import { writeFileAtomicSync } from '../util/atomicWrite.js';
 
 /**
@@ -26,6 +26,7 @@ audit.jsonl
 runs/
 tool-output/
 handoffs/
+undo/
 agents/tasks/
 agents/plans/
 agents/logs/
@@ -51,7 +52,9 @@ export function ensureDevxDir(root: string): string {
   if (st && !st.isDirectory()) throw new OwnedPathError(`${dir} is not a folder; devx keeps its state there. Move it aside and start again`, dir);
   if (!st) mkdirOwnedSync(dir);
   const gi = path.join(dir, '.gitignore');
-  if (!fs.existsSync(gi)) writeFileAtomicSync(gi, DEVX_GITIGNORE);
+  // lstat: a planted link there is refused by the write, not taken for the file.
+  if (!fs.lstatSync(gi, { throwIfNoEntry: false })) writeFileAtomicSync(gi, DEVX_GITIGNORE);
+  else if (fs.lstatSync(gi).isSymbolicLink()) assertOwnedPath(gi);
   return dir;
 }
 

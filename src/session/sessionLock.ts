@@ -5,6 +5,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import crypto from 'node:crypto';
 import { reapGroups } from '../util/reapGroups.js';
+import { mkdirOwnedSync, writeNewOwnedSync } from '../util/ownedFile.js';
 
 export interface LockInfo {
   pid: number;
@@ -43,7 +44,7 @@ export function readLock(file: string): LockInfo | null {
 
 function tryLink(file: string, info: LockInfo): boolean {
   const tmp = `${file}.${process.pid}.${crypto.randomBytes(4).toString('hex')}`;
-  fs.writeFileSync(tmp, JSON.stringify(info));
+  writeNewOwnedSync(tmp, JSON.stringify(info));
   try {
     fs.linkSync(tmp, file);
     return true;
@@ -62,7 +63,7 @@ export function reapChildren(info: LockInfo): number {
 
 /** `file` defaults to the project's session lock; workflows keep one per workflow. */
 export function acquireLock(root: string, session: string, now = new Date(), file = lockPath(root)): AcquireResult {
-  fs.mkdirSync(path.dirname(file), { recursive: true });
+  mkdirOwnedSync(path.dirname(file));
   const info: LockInfo = { pid: process.pid, session, startedAt: now.toISOString(), children: [] };
   for (let attempt = 0; attempt < 5; attempt++) {
     if (tryLink(file, info)) return { status: 'acquired' };
@@ -98,8 +99,9 @@ export class SessionLock {
     // not bring the lock file back.
     if (this.released) return;
     const file = this.file;
-    const tmp = `${file}.w${process.pid}`;
-    fs.writeFileSync(tmp, JSON.stringify({ pid: process.pid, ...this.info, children: [...this.children] } satisfies LockInfo));
+    const tmp = `${file}.w${process.pid}.${crypto.randomBytes(4).toString('hex')}`;
+    writeNewOwnedSync(tmp, JSON.stringify({ pid: process.pid, ...this.info, children: [...this.children] } satisfies LockInfo));
+    // rename replaces a link at `file` itself, never what it points to
     fs.renameSync(tmp, file);
   }
 

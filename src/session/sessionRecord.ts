@@ -5,6 +5,8 @@ import path from 'node:path';
 import * as z from 'zod';
 import { writeStateSync } from '../util/atomicWrite.js';
 import type { Message } from '../core/messages.js';
+import { mkdirOwnedSync } from '../util/ownedFile.js';
+import { foreignState, ownerId } from './ownerId.js';
 
 const TodoSchema = z.object({ text: z.string(), done: z.boolean() });
 export const CheckpointSchema = z.object({ objective: z.string().optional(), todos: z.array(TodoSchema), updatedAt: z.string() });
@@ -21,6 +23,8 @@ const RecordSchema = z.object({
   filesTouched: z.array(z.string()),
   storeIds: z.array(z.string()),
   resumedFrom: z.string().optional(),
+  /** Who wrote it (session/ownerId.ts): a session that came with a clone is never resumed. */
+  owner: z.string().optional(),
 });
 
 export type Todo = z.infer<typeof TodoSchema>;
@@ -32,18 +36,22 @@ export function sessionsDir(root: string): string {
 }
 
 export function saveRecord(root: string, rec: SessionRecord): void {
-  fs.mkdirSync(sessionsDir(root), { recursive: true });
-  writeStateSync(path.join(sessionsDir(root), `${rec.id}.json`), JSON.stringify(rec, null, 1) + '\n');
+  mkdirOwnedSync(sessionsDir(root));
+  const owner = rec.owner ?? ownerId() ?? undefined;
+  writeStateSync(path.join(sessionsDir(root), `${rec.id}.json`), JSON.stringify({ ...rec, ...(owner ? { owner } : {}) }, null, 1) + '\n');
 }
 
 export function saveTranscript(root: string, id: string, messages: Message[]): void {
-  fs.mkdirSync(sessionsDir(root), { recursive: true });
-  writeStateSync(path.join(sessionsDir(root), `${id}.transcript.json`), JSON.stringify({ version: 1, messages }) + '\n');
+  mkdirOwnedSync(sessionsDir(root));
+  const owner = ownerId();
+  writeStateSync(path.join(sessionsDir(root), `${id}.transcript.json`), JSON.stringify({ version: 1, ...(owner ? { owner } : {}), messages }) + '\n');
 }
 
 export function loadTranscript(root: string, id: string): Message[] {
   try {
-    return (JSON.parse(fs.readFileSync(path.join(sessionsDir(root), `${id}.transcript.json`), 'utf8')) as { messages: Message[] }).messages;
+    const file = path.join(sessionsDir(root), `${id}.transcript.json`);
+    const t = JSON.parse(fs.readFileSync(file, 'utf8')) as { owner?: string; messages: Message[] };
+    return foreignState(file, t.owner, sessionsDir(root)) ? [] : t.messages;
   } catch {
     return [];
   }
@@ -51,7 +59,10 @@ export function loadTranscript(root: string, id: string): Message[] {
 
 export function loadRecord(root: string, id: string): SessionRecord | null {
   try {
-    return RecordSchema.parse(JSON.parse(fs.readFileSync(path.join(sessionsDir(root), `${id}.json`), 'utf8')));
+    const file = path.join(sessionsDir(root), `${id}.json`);
+    const rec = RecordSchema.parse(JSON.parse(fs.readFileSync(file, 'utf8')));
+    // Another user's session, or one committed to the repository, is not this user's to resume.
+    return foreignState(file, rec.owner, sessionsDir(root)) ? null : rec;
   } catch {
     return null;
   }

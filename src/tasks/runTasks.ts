@@ -1,7 +1,6 @@
 // Runs queued tasks: claim, run the agent headless (runtime's runHeadless) with its plan file and
 // the workspace, write the transcript to the task's log file, keep the lease alive, and record the
 // outcome. A task whose every tool call was refused ends `blocked`, with the refused calls listed.
-import fs from 'node:fs';
 import path from 'node:path';
 import crypto from 'node:crypto';
 import type { AgentEvent } from '../core/loop.js';
@@ -9,7 +8,7 @@ import type { Task, TaskQueue } from './taskQueue.js';
 import { describeCall } from '../tools/types.js';
 import { refusedCalls, runHeadless, type HeadlessOptions } from '../runtime/runHeadless.js';
 import type { ChildObserver } from '../util/processRunner.js';
-import { appendOwnedSync } from '../util/ownedFile.js';
+import { appendOwnedSync, mkdirOwnedSync } from '../util/ownedFile.js';
 
 export interface RunOptions {
   all: boolean;
@@ -44,7 +43,7 @@ function logLine(e: AgentEvent): string | null {
 
 export async function runOneTask(queue: TaskQueue, task: Task, runner: string, opts: RunOptions, childObserver: ChildObserver): Promise<Task> {
   const logFile = path.join(queue.root, task.logFile);
-  fs.mkdirSync(path.dirname(logFile), { recursive: true });
+  mkdirOwnedSync(path.dirname(logFile));
   const log = (s: string) => appendOwnedSync(logFile, `${s}\n`);
   log(`[${new Date().toISOString()}] runner ${runner} (pid ${process.pid}) starts attempt ${task.attempts}`);
   let prompt = `Task: ${task.prompt}. Your plan file is at ${task.planFile}. All file I/O must be within the './.devx/agents/workspace/' directory.`;

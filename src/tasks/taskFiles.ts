@@ -3,6 +3,7 @@
 // is a note for the user.
 import fs from 'node:fs';
 import path from 'node:path';
+import { mkdirOwnedSync, writeNewOwnedSync } from '../util/ownedFile.js';
 
 export const TASK_FILES = {
   description: 'task_description.md',
@@ -100,11 +101,11 @@ export function readTaskStatus(t: TaskFolder): TaskStatus | null {
 export function createTask(root: string, folder: string, description: string, cwd = process.cwd()): TaskFolder {
   if (!description.trim()) throw new TaskFileError('the description is empty; say what the task is');
   const abs = path.resolve(cwd, folder);
-  fs.mkdirSync(abs, { recursive: true });
+  mkdirOwnedSync(abs);
   const t = openTaskFolder(root, abs);
   try {
-    // 'wx': fails if the file exists, so a description the user wrote is never overwritten.
-    fs.writeFileSync(t.file('description'), `${description.trim()}\n`, { flag: 'wx' });
+    // Exclusive: fails if the file exists, so a description the user wrote is never overwritten.
+    writeNewOwnedSync(t.file('description'), `${description.trim()}\n`);
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'EEXIST') throw new TaskFileError(`${t.relFile('description')} already exists; edit it, or choose another folder`);
     throw err;

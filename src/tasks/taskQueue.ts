@@ -11,6 +11,8 @@ import * as z from 'zod';
 import { writeFileAtomicSync } from '../util/atomicWrite.js';
 import { isAlive } from '../session/sessionLock.js';
 import { reapGroups } from '../util/reapGroups.js';
+import { mkdirOwnedSync } from '../util/ownedFile.js';
+import { foreignState, ownerId } from '../session/ownerId.js';
 
 export const TaskSchema = z.object({
   taskId: z.string(),
@@ -31,6 +33,8 @@ export const TaskSchema = z.object({
   cancelRequested: z.boolean().optional(),
   /** Chained steps: the task that must complete first, whose answer is passed on. */
   after: z.string().optional(),
+  /** Who queued it (session/ownerId.ts): a task that came with a clone is never run as the user's own. */
+  queuedBy: z.string().optional(),
 });
 export type Task = z.infer<typeof TaskSchema>;
 
@@ -52,7 +56,7 @@ export class TaskQueue {
   }
 
   private ensure(): void {
-    for (const d of [this.tasksDir, this.plansDir, this.logsDir, this.workspace]) fs.mkdirSync(d, { recursive: true });
+    for (const d of [this.tasksDir, this.plansDir, this.logsDir, this.workspace]) mkdirOwnedSync(d);
   }
 
   private file(id: string): string {
@@ -61,7 +65,8 @@ export class TaskQueue {
 
   read(id: string): Task | null {
     try {
-      return TaskSchema.parse(JSON.parse(fs.readFileSync(this.file(id), 'utf8')));
+      const t = TaskSchema.parse(JSON.parse(fs.readFileSync(this.file(id), 'utf8')));
+      return foreignState(this.file(id), t.queuedBy, this.tasksDir) ? null : t;
     } catch {
       return null;
     }
@@ -100,6 +105,7 @@ export class TaskQueue {
     const now = this.now();
     const taskId = `task_${now.getTime()}${crypto.randomBytes(2).toString('hex')}`;
     const rel = (p: string) => path.relative(this.root, p).split(path.sep).join('/');
+    const queuedBy = ownerId() ?? undefined;
     const task: Task = {
       taskId,
       status: 'pending',
@@ -110,6 +116,7 @@ export class TaskQueue {
       createdAt: now.toISOString(),
       attempts: 0,
       ...(after ? { after } : {}),
+      ...(queuedBy ? { queuedBy } : {}),
     };
     writeFileAtomicSync(path.join(this.root, task.planFile), `# Plan for ${agent} - ${prompt}\n`);
     this.write(task);
@@ -142,7 +149,7 @@ export class TaskQueue {
 
   /** Records the process groups a runner has running, so they can be stopped if the runner dies. */
   trackChildren(pid: number, children: number[]): void {
-    fs.mkdirSync(path.join(this.base, 'runners'), { recursive: true });
+    mkdirOwnedSync(path.join(this.base, 'runners'));
     if (children.length) writeFileAtomicSync(this.runnerFile(pid), JSON.stringify({ pid, children }));
     else fs.rmSync(this.runnerFile(pid), { force: true });
   }

@@ -1,10 +1,10 @@
 // The one place tool output is cut. Each tool declares its limits (lines and characters, and
 // whether the head or both ends matter); output past them is saved whole in a file under .devx/
 // and the result tells the model where it is and how to read the rest.
-import fs from 'node:fs';
 import path from 'node:path';
 import crypto from 'node:crypto';
 import { writeStateSync } from '../util/atomicWrite.js';
+import { mkdirOwnedSync } from '../util/ownedFile.js';
 
 export interface OutputLimits {
   /** Characters the model sees at most (default: the maxToolOutputChars setting). */
@@ -23,7 +23,7 @@ export function spillDir(root: string): string {
 export function spillOutput(root: string, tool: string, content: string): string | null {
   try {
     const dir = spillDir(root);
-    fs.mkdirSync(dir, { recursive: true });
+    mkdirOwnedSync(dir);
     const name = `${tool}-${new Date().toISOString().replace(/[:.]/g, '-')}-${crypto.randomBytes(3).toString('hex')}.txt`;
     writeStateSync(path.join(dir, name), content);
     return path.relative(root, path.join(dir, name));

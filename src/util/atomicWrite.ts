@@ -1,23 +1,43 @@
-// Atomic file replacement: write a temp file beside the target, fsync, rename. Readers never see
-// a half-written file, and a crash or a full disk leaves the old content (write-file-atomic removes its
-// temp file when a step fails). devx's own files are never written through a symbolic link (ownedFile.ts).
-import writeFileAtomicLib from 'write-file-atomic';
+// Atomic file replacement: write a temp file beside the target, (fsync,) rename. Readers never see a
+// half-written file, and a crash or a full disk leaves the old content and no temp file. Written here
+// rather than with write-file-atomic: its sync path writes with one writeSync and ignores a short count,
+// so on a nearly full disk it renamed a truncated file over a good one (found by test/unit/diskFull).
+// devx's own files are never written through a symbolic link (ownedFile.ts).
+import fs from 'node:fs';
+import crypto from 'node:crypto';
 import { assertOwnedPath, diskError } from './ownedFile.js';
 
-export async function writeFileAtomic(file: string, data: string): Promise<void> {
+function replaceWhole(file: string, data: string, fsync: boolean): void {
   assertOwnedPath(file);
-  await writeFileAtomicLib(file, data, { encoding: 'utf8', fsync: true }).catch((err: unknown) => {
+  const old = fs.lstatSync(file, { throwIfNoEntry: false });
+  const tmp = `${file}.${process.pid}.${crypto.randomBytes(4).toString('hex')}.tmp`;
+  let fd: number | null = null;
+  try {
+    // O_EXCL|O_NOFOLLOW: a planted temp name or link is never written through.
+    fd = fs.openSync(tmp, fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_EXCL | fs.constants.O_NOFOLLOW, old?.isFile() ? old.mode & 0o7777 : 0o666);
+    if (old?.isFile()) {
+      // The file keeps its mode (a script stays executable) and, when root rewrites it, its owner.
+      fs.fchmodSync(fd, old.mode & 0o7777);
+      if (process.getuid?.() === 0 && (old.uid !== 0 || old.gid !== 0)) fs.fchownSync(fd, old.uid, old.gid);
+    }
+    fs.writeFileSync(fd, data, 'utf8'); // loops until every byte is written, or throws
+    if (fsync) fs.fsyncSync(fd);
+    fs.closeSync(fd);
+    fd = null;
+    fs.renameSync(tmp, file);
+  } catch (err) {
+    if (fd !== null) fs.closeSync(fd);
+    fs.rmSync(tmp, { force: true });
     throw diskError(err, file);
-  });
+  }
+}
+
+export async function writeFileAtomic(file: string, data: string): Promise<void> {
+  replaceWhole(file, data, true);
 }
 
 export function writeFileAtomicSync(file: string, data: string): void {
-  assertOwnedPath(file);
-  try {
-    writeFileAtomicLib.sync(file, data, { encoding: 'utf8', fsync: true });
-  } catch (err) {
-    throw diskError(err, file);
-  }
+  replaceWhole(file, data, true);
 }
 
 /**
@@ -25,10 +45,5 @@ export function writeFileAtomicSync(file: string, data: string): void {
  * killed process leaves the old or the new file, never a torn one), without waiting for the disk.
  */
 export function writeStateSync(file: string, data: string): void {
-  assertOwnedPath(file);
-  try {
-    writeFileAtomicLib.sync(file, data, { encoding: 'utf8', fsync: false });
-  } catch (err) {
-    throw diskError(err, file);
-  }
+  replaceWhole(file, data, false);
 }

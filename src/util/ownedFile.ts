@@ -112,3 +112,36 @@ export function appendOwnedSync(file: string, data: string | Buffer): void {
     fs.closeSync(fd);
   }
 }
+
+/**
+ * Writes a new file devx owns: created exclusively (an existing file or a planted link of that name
+ * fails), never through a link, removed again when the write fails part-way.
+ */
+export function writeNewOwnedSync(file: string, data: string | Buffer): void {
+  assertOwnedPath(file);
+  let fd: number;
+  try {
+    fd = fs.openSync(file, fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_EXCL | fs.constants.O_NOFOLLOW, 0o600);
+  } catch (err) {
+    throw diskError(err, file);
+  }
+  try {
+    fs.writeFileSync(fd, data);
+  } catch (err) {
+    fs.closeSync(fd);
+    fs.rmSync(file, { force: true });
+    throw diskError(err, file);
+  }
+  fs.closeSync(fd);
+}
+
+/** Opens a file devx owns for writing from the start (a log), never through a link. Returns the descriptor. */
+export function openOwnedForWriteSync(file: string): number {
+  assertOwnedPath(file);
+  try {
+    return fs.openSync(file, fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_TRUNC | fs.constants.O_NOFOLLOW, 0o600);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ELOOP') throw new OwnedPathError(`refusing to write ${file}: it is a symbolic link`, file);
+    throw diskError(err, file);
+  }
+}

@@ -8,13 +8,14 @@
 // start-up; if it failed before devx was ready (gemini gives up on a stdin silent for 500 ms), it made no
 // model call and devx spawns a fresh one. Only node built-ins are imported: this runs before the rest of devx loads.
 // Named imports: the CommonJS binary then uses the builtins as they are, without copying each export (~0.5 ms before the spawn).
-import { existsSync, mkdirSync, readFileSync, realpathSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, realpathSync, rmSync, unlinkSync } from 'node:fs';
 import { basename, dirname, join, resolve as resolvePath, sep } from 'node:path';
 import type { ChildProcess } from 'node:child_process';
 import { OWNER_ENV } from './reapGroups.js';
 import { hashOf } from './hashOf.js';
 import { builtin } from './builtin.js';
 import { replaceFileSync } from './replaceFileSync.js';
+import { mkdirOwnedSync } from './ownedFile.js';
 
 // node:child_process (with net and stream, ~4 ms) loads only when a head start is spawned, so
 // `devx --version` and commands without a plan do not pay for it here.
@@ -118,8 +119,8 @@ export function prestart(argv: string[], cwd: string, env: NodeJS.ProcessEnv, de
     // Everything the plan creates must land in this run's own folder; a plan saying otherwise is not used.
     const inside = (p: string) => resolvePath(fill(p, runDir)).startsWith(runDir + sep);
     if (!plan || ![...plan.dirs, plan.cwd, ...Object.keys(plan.files)].every(inside)) return;
-    for (const d of [...plan.dirs, plan.cwd]) mkdirSync(fill(d, runDir), { recursive: true, mode: 0o700 });
-    for (const [f, content] of Object.entries(plan.files)) writeFileSync(fill(f, runDir), content, { mode: 0o600 });
+    for (const d of [...plan.dirs, plan.cwd]) mkdirOwnedSync(fill(d, runDir), 0o700);
+    for (const [f, content] of Object.entries(plan.files)) replaceFileSync(fill(f, runDir), content);
     const launchEnv = Object.fromEntries(Object.entries(plan.env).map(([k, v]) => [k, fill(v, runDir)]));
     const p: Prestarted = {
       child: null as unknown as ChildProcess,
@@ -244,7 +245,7 @@ export function recordLaunch(file: string, args: string[], cwd: string, env: Rec
     /* none yet */
   }
   try {
-    mkdirSync(dirname(state.planFile), { recursive: true, mode: 0o700 });
+    mkdirOwnedSync(dirname(state.planFile), 0o700);
     replaceFileSync(state.planFile, text);
     debug(`recorded the launch plan ${state.planFile}`);
   } catch {

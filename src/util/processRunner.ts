@@ -5,6 +5,7 @@ import { spawn } from 'node:child_process';
 import type { execa as Execa } from 'execa';
 import { OWNER_ENV } from './reapGroups.js';
 import { settleOnAnswer, type AnswerCheck } from './settleOnAnswer.js';
+import { openOwnedForWriteSync } from './ownedFile.js';
 
 export interface RunOptions {
   cwd: string;
@@ -302,7 +303,7 @@ export function startProcess(file: string, args: string[], opts: { cwd: string; 
     env: { ...process.env, ...opts.env, [OWNER_ENV]: String(process.pid) },
     detached: true,
     // stderr into a file when asked: gemini --acp writes its retry log only to a file or a terminal.
-    stdio: ['pipe', 'pipe', opts.stderrFile ? fs.openSync(opts.stderrFile, 'w') : 'pipe'],
+    stdio: ['pipe', 'pipe', opts.stderrFile ? openOwnedForWriteSync(opts.stderrFile) : 'pipe'],
   });
   const pid = child.pid;
   if (pid) {

@@ -1,5 +1,6 @@
-import { closeSync, constants, lstatSync, openSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { closeSync, constants, openSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
+import { assertOwnedPath } from './ownedFile.js';
 
 /**
  * Replaces `file` whole (a temp file beside it, then a rename), readable by its owner only. For the
@@ -7,9 +8,9 @@ import { dirname } from 'node:path';
  * built-ins; everything else uses util/atomicWrite.ts.
  */
 export function replaceFileSync(file: string, data: string | Uint8Array): void {
-  // Its folder (~/.devx/cache, a run folder) must be a folder of its own, not a link a repository or
+  // Its folders (~/.devx/cache, a run folder) must be folders of their own, not links a repository or
   // another program planted; the rename replaces a link at the file itself rather than following it.
-  if (lstatSync(dirname(file)).isSymbolicLink()) throw new Error(`refusing to write ${file}: its folder is a symbolic link`);
+  assertOwnedPath(dirname(file) + '/.probe');
   const tmp = `${file}.${process.pid}.tmp`;
   rmSync(tmp, { force: true }); // a leftover of a killed run with this pid (or a planted link: removed, not followed)
   try {

@@ -3,12 +3,13 @@
 // one-shot run, which slows the model CLI started beside it). The cache is made at the exit of a run,
 // so it holds the functions that run used, not only the top level. Node 22 has this built in
 // (module.enableCompileCache); Node 20 does not. Only node built-ins are imported: this runs first.
-import { closeSync, fstatSync, mkdirSync, openSync, readFileSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { closeSync, fstatSync, openSync, readFileSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type Module from 'node:module';
 import { hashOf } from './hashOf.js';
 import { builtin } from './builtin.js';
 import { replaceFileSync } from './replaceFileSync.js';
+import { mkdirOwnedSync } from './ownedFile.js';
 
 // A cache file: 4 bytes naming the format, 1 byte for who made it (COVERAGE), the CRC-32 of the rest,
 // then V8's own data. V8 (11 in Node 20) does not checksum a code cache: damaged data crashes the
@@ -95,7 +96,7 @@ const KEEP = 4;
 /** Replaces the cache atomically (a devx starting meanwhile reads the old file or the new one) and prunes old ones. */
 function writeCache(file: string, coverage: number, data: Buffer, crc32: (data: Buffer) => number): void {
   const dir = dirname(file);
-  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  mkdirOwnedSync(dir, 0o700);
   const header = Buffer.alloc(HEADER);
   header.writeUInt32LE(MAGIC, 0);
   header[4] = coverage;

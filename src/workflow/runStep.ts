@@ -1,7 +1,6 @@
 // One step: a fresh headless run of the step's role, one repair round for a missing or invalid
 // verdict, the artifact saved, and the claims devx can check (commit on the branch, tests pass)
 // checked by devx itself.
-import fs from 'node:fs';
 import path from 'node:path';
 import type { HeadlessOptions, HeadlessResult } from '../runtime/runHeadless.js';
 import type { AgentDef } from '../personas/loadAgents.js';
@@ -16,6 +15,7 @@ import { writeFileAtomicSync } from '../util/atomicWrite.js';
 import { readVerdict, stripVerdict, type VerdictKind } from './verdict.js';
 import { commitOnBranch, type Git } from './git.js';
 import type { TestCommand, TestRun } from './testCommand.js';
+import { mkdirOwnedSync } from '../util/ownedFile.js';
 
 export interface StepDeps {
   root: string;
@@ -97,7 +97,7 @@ export async function runStep(def: WorkflowDef, state: WorkflowState, name: stri
     // Checked now, not only when the definition loaded: the role's commands may have made a folder on the way a link.
     const refused = artifactTargetProblem(deps.root, artifactAbs);
     if (refused) return { kind: 'pause', reason: `step ${name}: its artifact cannot be saved: ${refused}` };
-    fs.mkdirSync(path.dirname(artifactAbs), { recursive: true });
+    mkdirOwnedSync(path.dirname(artifactAbs));
     // A bare verdict still leaves a readable report.
     const body = stripVerdict(answer) || `Verdict: ${String(verdict?.verdict ?? '')}${typeof verdict?.feedback === 'string' ? `\n\n${verdict.feedback}` : ''}`;
     // Atomic: a link or FIFO left at the name is replaced, never written through.

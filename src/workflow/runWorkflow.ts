@@ -13,6 +13,7 @@ import { branchExists, commitPaths, currentBranch, dirtyPaths, head, isRepo, mer
 import type { AgentDef } from '../personas/loadAgents.js';
 import { acquireLock, reapChildren, SessionLock } from '../session/sessionLock.js';
 import { awaitLingering } from '../util/settleOnAnswer.js';
+import { mkdirOwnedSync } from '../util/ownedFile.js';
 
 export type WorkflowEvent =
   | { type: 'step_start'; step: string; role: string; model?: string; attempt: number }
@@ -91,7 +92,7 @@ export async function startWorkflow(def: WorkflowDef, opts: StartOptions, deps: 
  */
 export async function driveWorkflow(def: WorkflowDef, state: WorkflowState, deps: EngineDeps): Promise<WorkflowState> {
   const file = lockFile(deps.root, state.id);
-  fs.mkdirSync(path.dirname(file), { recursive: true });
+  mkdirOwnedSync(path.dirname(file));
   const got = acquireLock(deps.root, state.id, deps.now(), file);
   if (got.status === 'busy') throw new WorkflowBusy(`workflow ${state.id} is being run by process ${got.holder.pid} (since ${got.holder.startedAt})`);
   if (got.stale) reapChildren(got.stale);
@@ -232,7 +233,7 @@ async function finish(def: WorkflowDef, state: WorkflowState, deps: EngineDeps, 
       const moved: string[] = [];
       for (const a of artifacts) {
         const to = path.join(dest, path.basename(a));
-        fs.mkdirSync(path.join(deps.root, dest), { recursive: true });
+        mkdirOwnedSync(path.join(deps.root, dest));
         await deps.git.run(['mv', '-k', a, to]);
         if (!fs.existsSync(path.join(deps.root, a))) moved.push(a, to);
       }

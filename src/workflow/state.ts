@@ -6,6 +6,8 @@ import path from 'node:path';
 import crypto from 'node:crypto';
 import * as z from 'zod';
 import { writeFileAtomicSync } from '../util/atomicWrite.js';
+import { mkdirOwnedSync } from '../util/ownedFile.js';
+import { foreignState, ownerId } from '../session/ownerId.js';
 
 export const STATUSES = ['running', 'paused', 'failed', 'done', 'cancelled'] as const;
 export type WorkflowStatus = (typeof STATUSES)[number];
@@ -60,6 +62,8 @@ const StateSchema = z.object({
   steps: z.array(StepRecord),
   createdAt: z.string(),
   updatedAt: z.string(),
+  /** Who started it (session/ownerId.ts): a run that came with a clone is never resumed. */
+  owner: z.string().optional(),
 });
 export type WorkflowState = z.infer<typeof StateSchema>;
 
@@ -91,11 +95,12 @@ export function slugOf(request: string): string {
 
 export function writeState(root: string, state: WorkflowState): void {
   const dir = stateDir(root, state.id);
-  fs.mkdirSync(dir, { recursive: true });
+  mkdirOwnedSync(dir);
   // The run's folder is personal state, whatever .devx/.gitignore says.
   const gi = path.join(dir, '.gitignore');
   if (!fs.existsSync(gi)) writeFileAtomicSync(gi, '*\n');
-  writeFileAtomicSync(statePath(root, state.id), `${JSON.stringify(state, null, 2)}\n`);
+  const owner = state.owner ?? ownerId() ?? undefined;
+  writeFileAtomicSync(statePath(root, state.id), `${JSON.stringify(owner ? { ...state, owner } : state, null, 2)}\n`);
 }
 
 export class StateError extends Error {}
@@ -117,6 +122,8 @@ export function readState(root: string, id: string): WorkflowState {
   }
   const r = StateSchema.safeParse(raw);
   if (!r.success) throw new StateError(`${file}: ${r.error.issues[0].path.join('.')}: ${r.error.issues[0].message}`);
+  const foreign = foreignState(file, r.data.owner, workflowsDir(root));
+  if (foreign) throw new StateError(`workflow ${id} is not yours to resume (${foreign}); devx leaves ${file} alone`);
   return r.data;
 }
 

@@ -15,6 +15,7 @@ import { createRenderer } from '../renderEvents.js';
 import { devxHome, findProjectRoot } from '../../config/paths.js';
 import { packageRoot } from '../../util/packageRoot.js';
 import { pickAgent, pickerItems } from '../agentPicker.js';
+import { mkdirOwnedSync, writeNewOwnedSync } from '../../util/ownedFile.js';
 
 const SUBCOMMANDS = subcommandTable(`
 list | agent list [--json] | agents from every scope (project overrides user, which overrides builtin), with broken files reported
@@ -221,8 +222,8 @@ async function agentMain(values: RunFlags & { all?: boolean; parallel?: string; 
       const dir = scope === 'project' ? path.join(root, '.devx', 'agents') : path.join(w.devx, 'agents');
       const file = path.join(dir, `${name}.md`);
       if (fs.existsSync(file)) throw new UsageError(`${file} already exists; edit it with devx agent edit ${name}`);
-      fs.mkdirSync(dir, { recursive: true });
-      fs.writeFileSync(file, text.replace(/^name: .*$/m, `name: ${name}`).replace(/^description: .*$/m, `description: ${description.replace(/\n/g, ' ')}`));
+      mkdirOwnedSync(dir);
+      writeNewOwnedSync(file, text.replace(/^name: .*$/m, `name: ${name}`).replace(/^description: .*$/m, `description: ${description.replace(/\n/g, ' ')}`));
       process.stdout.write(`created ${file}\n`);
       return EXIT.ok;
     }

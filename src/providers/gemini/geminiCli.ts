@@ -8,6 +8,7 @@ import { writeStateSync } from '../../util/atomicWrite.js';
 import { CliBackend, type CliBackendOptions, type CliSpec } from '../cliBackend.js';
 import { classifyGeminiResult, classifyGeminiStream, geminiInternalRetry, streamLine } from './classifyGeminiExit.js';
 import { sealedGeminiHome } from './sealedHome.js';
+import { mkdirOwnedSync } from '../../util/ownedFile.js';
 
 export type GeminiCliOptions = CliBackendOptions;
 
@@ -24,7 +25,7 @@ export const INSTALL_HINT =
 export function geminiSpec(workDir: string): CliSpec & { acpArgs(model: string): string[] } {
   const policyFile = path.join(workDir, 'deny-all-tools.toml');
   const tmp = path.join(workDir, 'tmp');
-  fs.mkdirSync(tmp, { recursive: true, mode: 0o700 });
+  mkdirOwnedSync(tmp, 0o700);
   // A pre-started gemini (util/prestart) may be reading the file this run's head start wrote.
   if (!sameContent(policyFile, DENY_ALL_POLICY)) writeStateSync(policyFile, DENY_ALL_POLICY);
   return {

@@ -36,6 +36,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { devxHome } from '../../util/devxHome.js';
 import { writeStateSync } from '../../util/atomicWrite.js';
+import { mkdirOwnedSync } from '../../util/ownedFile.js';
 
 /** Files in `<home>/.gemini` that carry a login. */
 export const GEMINI_AUTH_FILES = ['oauth_creds.json', 'google_accounts.json', 'gemini-credentials.json', '.env'] as const;
@@ -128,7 +129,7 @@ function pruneProjects(geminiDir: string): void {
 
 /** Makes `dir` hold exactly the plan's settings and links, touching only what differs (a gemini may be reading it). */
 function buildSeal(dir: string, plan: SealPlan): void {
-  fs.mkdirSync(path.join(dir, '.gemini'), { recursive: true, mode: 0o700 });
+  mkdirOwnedSync(path.join(dir, '.gemini'), 0o700);
   for (const d of [path.dirname(dir), dir, path.join(dir, '.gemini')]) {
     if ((fs.statSync(d).mode & 0o077) !== 0) fs.chmodSync(d, 0o700);
   }

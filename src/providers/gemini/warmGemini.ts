@@ -15,6 +15,8 @@ import type { Account } from '../accounts.js';
 import { GeminiCliBackend, geminiSpec, type GeminiCliOptions } from './geminiCli.js';
 import { GEMINI_HINTS, geminiInternalRetry, kindForHttpStatus, networkError } from './classifyGeminiExit.js';
 import { byLine } from '../cliBackend.js';
+import { mkdirOwnedSync } from '../../util/ownedFile.js';
+import { replaceFileSync } from '../../util/replaceFileSync.js';
 
 const START_TIMEOUT_MS = 60_000;
 
@@ -128,7 +130,7 @@ class WarmProcess {
 
   async prompt(req: ModelRequest, timeoutMs: number, account: string): Promise<AttemptResult> {
     // gemini reads GEMINI_SYSTEM_MD when it starts and again for every new session.
-    fs.writeFileSync(this.systemFile, req.systemPrompt);
+    replaceFileSync(this.systemFile, req.systemPrompt);
     await this.start();
     const conn = this.conn!;
     const session = await this.withDeadline(conn.agent.request(acp.methods.agent.session.new, { cwd: this.spawnArgs.cwd, mcpServers: [] }), timeoutMs, 'session/new').catch((err: unknown) => {
@@ -232,7 +234,7 @@ export class WarmGeminiBackend implements ModelBackend {
     if (!p) {
       const id = this.seq++;
       const dir = path.join(this.opts.workDir, `warm-${id}`);
-      fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
+      mkdirOwnedSync(dir, 0o700);
       const spec = geminiSpec(this.opts.workDir);
       const systemFile = path.join(dir, 'system.md');
       const [file, args] = account.command ? [account.command[0], [...account.command.slice(1)]] : [this.opts.bin, []];
@@ -241,8 +243,8 @@ export class WarmGeminiBackend implements ModelBackend {
       // Its own working directory, whose workspace settings turn off gemini's internal retries: an API
       // error comes back at once (a warm process shows devx no retry log to stop it by), and devx retries.
       const cwd = path.join(dir, 'scratch');
-      fs.mkdirSync(path.join(cwd, '.gemini'), { recursive: true, mode: 0o700 });
-      fs.writeFileSync(path.join(cwd, '.gemini', 'settings.json'), JSON.stringify(WARM_WORKSPACE_SETTINGS));
+      mkdirOwnedSync(path.join(cwd, '.gemini'), 0o700);
+      replaceFileSync(path.join(cwd, '.gemini', 'settings.json'), JSON.stringify(WARM_WORKSPACE_SETTINGS));
       p = new WarmProcess({ file, args: [...args, ...geminiArgs], env, cwd, observer: this.opts.observer }, systemFile);
       pool.push(p);
     }
