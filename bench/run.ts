@@ -33,7 +33,7 @@ if (!process.env.DEVX_TEST_TMP) {
     if (!process.env.DEVX_KEEP_TEMP) fs.rmSync(root, { recursive: true, force: true, maxRetries: 3 });
   });
 }
-const SECTIONS = ['knowledge', 'cold', 'claude', 'warm', 'parser', 'prompt', 'turn', 'stream', 'workflow', 'spawn', 'sandbox'];
+const SECTIONS = ['knowledge', 'cold', 'claude', 'warm', 'parser', 'prompt', 'compaction', 'turn', 'stream', 'workflow', 'spawn', 'sandbox'];
 // Sections run only when named. `attacks` (bench/attacks: the issue #26 attack set through the real loop in
 // four configurations, judged by effects) takes about two minutes of both cores and measures security,
 // not speed: `node dist/bench/run.js attacks`.
@@ -298,6 +298,10 @@ if (want('warm')) await benchWarm();
 if (want('parser')) benchParser();
 if (want('prompt')) await benchPromptSize();
 if (want('turn')) await benchTurnOverhead();
+if (want('compaction')) {
+  const { benchCompaction } = await import('./compaction.js');
+  await benchCompaction();
+}
 if (want('stream')) {
   const { benchFirstChar } = await import('./streaming.js');
   await benchFirstChar();

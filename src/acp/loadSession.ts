@@ -1,7 +1,7 @@
 // `session/load` from devx's own session records: a session loaded and continued in ACP starts a
 // new devx record that `resumedFrom` it, so loading the first id again follows that chain and
 // restores the whole conversation.
-import type { Message } from '../core/messages.js';
+import { dropOrphanedToolResults, type Message } from '../core/messages.js';
 import { saveHistory } from '../session/history.js';
 import { listRecords, loadTranscript, type SessionRecord } from '../session/sessionRecord.js';
 import type { Started } from '../runtime/startSession.js';
@@ -28,7 +28,7 @@ export function resumeChain(s: Started, chain: SessionRecord[]): Message[] {
   const { note } = s.session.resume(chain[chain.length - 1]);
   const transcript = chain.flatMap((r) => loadTranscript(root, r.id));
   const history = s.run.history;
-  history.splice(0, history.length, ...transcript, { role: 'devx', content: note, at: new Date().toISOString() });
+  history.splice(0, history.length, ...dropOrphanedToolResults(transcript), { role: 'devx', content: note, at: new Date().toISOString() });
   saveHistory(s.run.agent.historyPath, history);
   return transcript;
 }

@@ -12,6 +12,7 @@ export const REPL_HELP = `Commands:
   /mcp       MCP servers of this session: state and tools
   /history   the conversation so far
   /clear     forget the conversation and start over
+  /compact   summarise the older turns into one note now (done on its own near the context budget)
   /todos     the task checkpoint (objective and todo list)
   /resume [id]  restore an earlier session's checkpoint and conversation
   /agent     pick an agent persona (arrow keys, type to filter, Enter to switch)

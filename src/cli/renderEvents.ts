@@ -8,6 +8,11 @@ function oneLine(s: string, max = 100): string {
   return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
 }
 
+/** 58 k, 6.2 k, 900: character counts at a glance. */
+function kchars(n: number): string {
+  return n >= 10_000 ? `${Math.round(n / 1000)} k` : n >= 1000 ? `${(n / 1000).toFixed(1)} k` : String(n);
+}
+
 export function summarizeArgs(args: Record<string, string>): string {
   return Object.entries(args)
     .map(([k, v]) => (v.includes('\n') || v.length > 80 ? `${k}=<${v.split('\n').length} lines>` : `${k}=${v}`))
@@ -103,8 +108,15 @@ export function createRenderer(opts: RenderOptions): { onEvent: (e: AgentEvent) 
           const o = e.outcome;
           const first = oneLine(o.content.split('\n')[0] ?? '', 120);
           write(`    ${o.status === 'ok' ? '✓' : '✗'} ${o.tool} (${o.durationMs} ms) ${o.status === 'ok' ? '' : first}\n`);
+          if (o.cut) write(`      output cut for the model to ${o.content.length.toLocaleString('en-US')} of ${o.cut.totalChars.toLocaleString('en-US')} characters${o.cut.savedAs ? `; the whole output is in ${o.cut.savedAs}` : ''}\n`);
           break;
         }
+        case 'compaction':
+          if (e.phase === 'start') spinner.start(e.reason === 'auto' ? 'compacting the conversation (near the context budget)' : 'compacting the conversation');
+          else if (e.phase === 'done') write(`◇ compacted ${e.messages} messages into a summary (${kchars(e.beforeChars)} → ${kchars(e.afterChars)} characters); the full transcript is in ${e.transcript}\n`);
+          else write(`! could not compact the conversation: ${e.error}; nothing was lost${e.reason === 'auto' ? ', and older messages are elided from the prompt instead' : ''}\n`);
+          if (e.phase !== 'start') spinner.stop();
+          break;
         case 'subtask': {
           const p = e.progress;
           spinner.subtask(p.id, p.phase === 'start' ? p.label : null);

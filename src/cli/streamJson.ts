@@ -6,6 +6,7 @@
 //   {"type":"tool_start","tool":...,"args":{...},"summary":...}
 //   {"type":"tool_end","tool":...,"status":"ok|error","decision":"allow|ask|deny"|null,"rule":...,"answer":...,"durationMs":n,"summary":...}
 //   {"type":"retry","kind":...,"delayMs":n,"message":...}  and account_switch / model_fallback
+//   {"type":"compaction","phase":"done|failed","reason":"auto|asked","messages":n,...}  older turns summarised (or why not)
 //   {"type":"turn_end","status":...,"answer":...,"error":...,"rounds":n,"usage":{"input":n,"output":n}}
 import type { AgentEvent } from '../core/loop.js';
 
@@ -37,6 +38,9 @@ export function createStreamJson(write: (line: string) => void): (e: AgentEvent)
         out({ type: 'tool_end', tool: o.tool, args: o.args, summary: o.summary, status: o.status, decision: o.decision?.decision ?? null, rule: o.decision?.rule ?? null, answer: o.answer ?? null, durationMs: o.durationMs });
         break;
       }
+      case 'compaction':
+        if (e.phase !== 'start') out({ ...e });
+        break;
       case 'turn_end':
         out({ type: 'turn_end', status: e.status, answer: e.answer ?? null, error: e.error ?? null, rounds: e.rounds, usage });
         break;

@@ -49,6 +49,8 @@ export const SettingsSchema = z.lazy(() =>
       gemini: ProviderSection.optional(),
       maxToolRounds: z.number().int().min(1).max(500).optional(),
       contextBudgetChars: z.number().int().min(10_000).optional(),
+      /** Compact the older turns when the conversation passes this share of the budget (1: never on its own). */
+      compactThreshold: z.number().min(0.2).max(1).optional(),
       commandTimeoutSec: z.number().int().min(1).max(3600).optional(),
       maxToolOutputChars: z.number().int().min(1000).optional(),
       permissions: z.object({ allow: RuleList.optional(), ask: RuleList.optional(), deny: RuleList.optional(), additionalDirectories: z.array(z.string().min(1)).optional() }).strict().optional(),
@@ -85,6 +87,8 @@ export interface ResolvedSettings {
   providers: Record<string, ProviderSettings>;
   maxToolRounds: number;
   contextBudgetChars: number;
+  /** The share of the context budget at which the older turns are compacted into a summary (1: only on /compact). */
+  compactThreshold: number;
   commandTimeoutMs: number;
   maxToolOutputChars: number;
   permissionRules: PermissionRule[];
@@ -275,6 +279,7 @@ export function loadSettings(src: SettingsSources): ResolvedSettings {
     providers,
     maxToolRounds: o.maxToolRounds ?? merged.maxToolRounds ?? 25,
     contextBudgetChars: merged.contextBudgetChars ?? 400_000,
+    compactThreshold: merged.compactThreshold ?? 0.8,
     commandTimeoutMs: (merged.commandTimeoutSec ?? 120) * 1000,
     maxToolOutputChars: merged.maxToolOutputChars ?? 50_000,
     permissionRules: rules,

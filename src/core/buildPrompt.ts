@@ -34,24 +34,41 @@ function capSection(name: string, text: string | undefined): string {
   return `# ${name}\n${body.trim()}\n\n`;
 }
 
-function render(m: Message): string {
+/** A message as the prompt shows it (heading, text, image lines). */
+export function renderMessage(m: Message): string {
   const images = (m.images ?? []).map((i) => `\n[image attached: ${i.path} (${i.mimeType}, ${i.bytes} bytes)]`).join('');
   return `${HEADINGS[m.role]}\n${m.content}${images}\n\n`;
 }
 
+function headOf(inp: Pick<PromptInputs, 'memory' | 'handoff'>): string {
+  return capSection('Project memory (MEMORY.md)', inp.memory) + capSection('Handoff from the last session (HANDOFF.md)', inp.handoff);
+}
+
+/** The characters the conversation may take in a prompt: the budget less memory, handoff and the closing. */
+export function conversationRoom(inp: Pick<PromptInputs, 'memory' | 'handoff' | 'budgetChars'>): number {
+  return Math.max(1000, inp.budgetChars - headOf(inp).length - CLOSING.length - 200);
+}
+
+/** The characters these messages take in a prompt before anything is elided. */
+export function renderedChars(messages: readonly Message[]): number {
+  return messages.reduce((n, m) => n + renderMessage(m).length, 0);
+}
+
 export function buildPrompt(inp: PromptInputs): BuiltPrompt {
-  const head = capSection('Project memory (MEMORY.md)', inp.memory) + capSection('Handoff from the last session (HANDOFF.md)', inp.handoff);
-  const available = Math.max(1000, inp.budgetChars - head.length - CLOSING.length - 200);
-  const parts = inp.messages.map(render);
+  const head = headOf(inp);
+  const available = conversationRoom(inp);
+  const parts = inp.messages.map(renderMessage);
   let size = parts.reduce((n, p) => n + p.length, 0);
   let elidedToolResults = 0;
-  let firstKept = 0;
+  // A summary of compacted messages stays when older messages are dropped: it stands for many in little room.
+  const pinned = inp.messages[0]?.summaryOf && inp.turnStart > 0 ? 1 : 0;
+  let firstKept = pinned;
 
   // 1. Elide tool results, oldest first, keeping the newest one intact.
   const lastTool = inp.messages.map((m) => m.role).lastIndexOf('tool');
   for (let i = 0; i < parts.length && size > available; i++) {
     if (inp.messages[i].role !== 'tool' || i === lastTool) continue;
-    const stub = render({ ...inp.messages[i], content: `[tool results elided to save context: ${inp.messages[i].content.length} characters]` });
+    const stub = renderMessage({ ...inp.messages[i], content: `[tool results elided to save context: ${inp.messages[i].content.length} characters]` });
     size -= parts[i].length - stub.length;
     parts[i] = stub;
     elidedToolResults++;
@@ -61,9 +78,12 @@ export function buildPrompt(inp: PromptInputs): BuiltPrompt {
     size -= parts[firstKept].length;
     firstKept++;
   }
-  let convo = parts.slice(firstKept).join('');
+  // A tool result whose call was dropped goes with it: the conversation never starts with an orphan.
+  while (firstKept < Math.min(inp.turnStart, parts.length) && inp.messages[firstKept].role === 'tool') size -= parts[firstKept++].length;
+  let convo = (pinned ? parts[0] : '') + parts.slice(firstKept).join('');
+  const elidedMessages = firstKept - pinned;
   const notes: string[] = [];
-  if (firstKept > 0) notes.push(`[${firstKept} earlier messages were elided to fit the context budget]`);
+  if (elidedMessages > 0) notes.push(`[${elidedMessages} earlier messages${pinned ? ' (after the summary)' : ''} were elided to fit the context budget]`);
   if (elidedToolResults > 0) notes.push(`[${elidedToolResults} older tool results were elided; call the tools again if you need them]`);
   // 3. The current turn alone is too big: keep its start (the request) and its newest end.
   if (convo.length > available) {
@@ -73,5 +93,5 @@ export function buildPrompt(inp: PromptInputs): BuiltPrompt {
     notes.push('[parts of the current turn were elided to fit the context budget]');
   }
   const text = `${head}# Conversation\n${notes.length ? notes.join('\n') + '\n\n' : ''}${convo}${CLOSING}`;
-  return { text, elidedToolResults, elidedMessages: firstKept };
+  return { text, elidedToolResults, elidedMessages };
 }

@@ -10,6 +10,7 @@ import { runToolCall, type ToolCallDeps, type ToolCallOutcome } from '../tools/r
 import { describeCall, type SubtaskProgress } from '../tools/types.js';
 import pLimit from 'p-limit';
 import type { LoadedImage } from '../tools/loadImage.js';
+import type { CompactionEvent } from './compact.js';
 
 /** How often the same refused or failing call may be made in one turn. */
 export const REPEAT_LIMIT = 3;
@@ -27,7 +28,8 @@ export type AgentEvent =
   | { type: 'tool_start'; tool: string; args: Record<string, string> }
   | { type: 'tool_end'; outcome: ToolCallOutcome }
   | { type: 'subtask'; progress: SubtaskProgress }
-  | { type: 'turn_end'; status: TurnStatus; answer?: string; error?: { kind: string; message: string }; rounds: number };
+  | { type: 'turn_end'; status: TurnStatus; answer?: string; error?: { kind: string; message: string }; rounds: number }
+  | CompactionEvent;
 
 export interface LoopDeps extends ToolCallDeps {
   backend: ModelBackend;

@@ -12,6 +12,7 @@ import { createHistoryWriter } from '../session/historyWriter.js';
 import { createAuditSubscriber } from '../audit/auditLog.js';
 import { createAgent, type Agent, type AgentOptions } from './createAgent.js';
 import { attachImages } from './attachImages.js';
+import { compactHistory, compactionDue, oversizedInput, type CompactResult } from './compaction.js';
 
 export type Listener = (e: AgentEvent) => void;
 
@@ -102,16 +103,35 @@ export class AgentRun {
   async prompt(input: string, opts: { signal?: AbortSignal } = {}): Promise<TurnResult> {
     // An edited agent file (or its memory file) takes effect on the next turn.
     if (this.personaName) this.usePersona(this.personaName);
-    const history = this.keepHistory ? [...this.agent.history] : [];
-    const attached = await attachImages(input, this.deps);
+    const tooBig = oversizedInput(input, this.agent.root, this.agent.settings.contextBudgetChars);
+    const attached = tooBig ? { ok: false as const, message: tooBig } : await attachImages(input, this.deps);
     if (!attached.ok) {
-      // Nothing is sent: the user fixes the mention and asks again.
-      const error = { kind: 'image', message: attached.message };
+      // Nothing is sent: the user fixes the mention (or shortens the message) and asks again.
+      const error = { kind: tooBig ? 'too_large' : 'image', message: attached.message };
       this.emit({ type: 'turn_start', input });
       this.emit({ type: 'turn_end', status: 'error', error, rounds: 0 });
       return { status: 'error', error, rounds: 0, added: [] };
     }
+    if (this.keepHistory) await this.autoCompact(input, opts.signal);
+    const history = this.keepHistory ? [...this.agent.history] : [];
     return runTurn(this.deps, history, input, { signal: opts.signal ?? new AbortController().signal, emit: this.emit, images: attached.images });
+  }
+
+  /** Turns to wait after a failed automatic compaction before trying again. */
+  private compactPause = 0;
+
+  private async autoCompact(input: string, signal?: AbortSignal): Promise<void> {
+    if (this.compactPause > 0) return void this.compactPause--;
+    const s = this.agent.settings;
+    if (!compactionDue(this.agent.history, input, this.agent.root, s.contextBudgetChars, s.compactThreshold)) return;
+    if ((await this.compact({ signal }, 'auto')).status === 'failed') this.compactPause = 3;
+  }
+
+  /** Summarises the older turns of the conversation into one note with one model call (/compact; automatic near the budget). */
+  compact(opts: { signal?: AbortSignal } = {}, reason: 'auto' | 'asked' = 'asked'): Promise<CompactResult> {
+    if (!this.keepHistory) return Promise.resolve({ status: 'nothing', message: 'nothing to compact: this run keeps no conversation' });
+    const save = () => saveHistory(this.agent.historyPath, this.agent.history);
+    return compactHistory({ root: this.agent.root, history: this.agent.history, budgetChars: this.agent.settings.contextBudgetChars, backend: this.deps.backend, model: this.deps.model, emit: this.emit, save, now: this.deps.now, signal: opts.signal }, reason);
   }
 
   /** Switches persona by name or definition; null goes back to plain devx. Throws PersonaError. */

@@ -4,7 +4,7 @@ import { Session, SessionBusyError, orientation, pickResume } from '../session/s
 import { findProjectRoot } from '../config/paths.js';
 import { ensureDevxDir } from '../session/projectFiles.js';
 import { saveHistory } from '../session/history.js';
-import type { Message } from '../core/messages.js';
+import { dropOrphanedToolResults, type Message } from '../core/messages.js';
 import type { Turn } from '../session/handoff.js';
 import { AgentRun, PersonaError, type AgentRunOptions } from './agentRun.js';
 
@@ -49,8 +49,10 @@ export function applyResume(s: Started, id: string | undefined): string | null {
   const { transcript, note } = s.session.resume(from);
   const history = s.run.history;
   // The crashed session is usually the one history.json already ends with; otherwise load its transcript.
-  const continues = transcript.length > 0 && history.length >= transcript.length && history[history.length - transcript.length]?.at === transcript[0].at;
-  if (!continues && transcript.length) history.splice(0, history.length, ...transcript);
+  // A compacted history ends with the session's last message but holds fewer of its messages: it continues too.
+  const last = transcript.at(-1);
+  const continues = transcript.length > 0 && ((history.length >= transcript.length && history[history.length - transcript.length]?.at === transcript[0].at) || (history.at(-1)?.at === last?.at && history.at(-1)?.content === last?.content));
+  if (!continues && transcript.length) history.splice(0, history.length, ...dropOrphanedToolResults(transcript));
   const msg: Message = { role: 'devx', content: note, at: new Date().toISOString() };
   history.push(msg);
   saveHistory(s.run.agent.historyPath, history);

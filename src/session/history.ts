@@ -3,7 +3,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import * as z from 'zod';
-import type { Message } from '../core/messages.js';
+import { dropOrphanedToolResults, type Message } from '../core/messages.js';
 import { writeStateSync } from '../util/atomicWrite.js';
 import { ownerId, trackedByGit } from './ownerId.js';
 import { mkdirOwnedSync } from '../util/ownedFile.js';
@@ -12,7 +12,7 @@ const HistorySchema = z.object({
   version: z.literal(1),
   /** Who wrote it (session/ownerId.ts); absent in files older than that. */
   owner: z.string().optional(),
-  messages: z.array(z.object({ role: z.enum(['user', 'assistant', 'tool', 'devx']), content: z.string(), at: z.string() })),
+  messages: z.array(z.object({ role: z.enum(['user', 'assistant', 'tool', 'devx']), content: z.string(), at: z.string(), summaryOf: z.number().int().positive().optional() })),
 });
 
 export interface LoadedHistory {
@@ -39,7 +39,7 @@ export function loadHistory(file: string, now: () => Date = () => new Date()): L
     if (me && (h.owner ? h.owner !== me : trackedByGit(file))) {
       return { messages: [], warning: `${file} holds a conversation devx did not have with you (${h.owner ? 'written by another user' : 'it came with the repository'}); starting a new one (the file is replaced when this session saves)` };
     }
-    return { messages: h.messages };
+    return { messages: dropOrphanedToolResults(h.messages) };
   } catch (err) {
     const stamp = now().toISOString().replace(/[:.]/g, '-');
     const aside = file.replace(/\.json$/, '') + `.corrupt-${stamp}.json`;
@@ -60,6 +60,8 @@ export function trimHistory(messages: Message[], maxChars = HISTORY_MAX_CHARS): 
     total += messages[start - 1].content.length;
     start--;
   }
+  // A tool result whose call fell outside the cap goes too: history never starts with an orphan.
+  while (start > 0 && start < messages.length - 1 && messages[start].role === 'tool') start++;
   return start === 0 ? messages : messages.slice(start);
 }
 

@@ -62,6 +62,8 @@ export interface ToolCallOutcome {
   artifacts?: string[];
   /** Images shown to the model with the result. */
   images?: LoadedImage[];
+  /** The output was cut to the tool's limit: its whole length, and where it was saved whole (project-relative). */
+  cut?: { totalChars: number; savedAs?: string };
 }
 
 export function formatZodError(err: z.ZodError): string {
@@ -80,15 +82,15 @@ export async function runToolCall(call: { tool: string; args: Record<string, str
   const tool = deps.tools.get(call.tool);
   const summary = describeCall(tool, call.tool, call.args);
   const limits = { ...DEFAULT_LIMITS, maxChars: deps.maxOutputChars, ...tool?.limits };
-  const done = (o: Omit<ToolCallOutcome, 'tool' | 'args' | 'durationMs' | 'summary'>): ToolCallOutcome => ({
-    tool: call.tool,
-    args: call.args,
-    summary,
-    durationMs: Date.now() - started,
-    ...o,
+  const done = (o: Omit<ToolCallOutcome, 'tool' | 'args' | 'durationMs' | 'summary'>): ToolCallOutcome => {
     // Output of a tool that runs a program can print credentials inside URLs (git remote -v, logs): masked before it is kept or shown.
-    content: limitOutput(tool?.kind === 'execute' ? maskCommandOutput(o.content) : o.content, limits, (full) => spillOutput(deps.ctx.root, call.tool, full)),
-  });
+    const full = tool?.kind === 'execute' ? maskCommandOutput(o.content) : o.content;
+    let savedAs: string | null = null;
+    const content = limitOutput(full, limits, (whole) => (savedAs = spillOutput(deps.ctx.root, call.tool, whole)));
+    // The person sees that the output was cut too, not only the model.
+    const cut = content === full ? undefined : { totalChars: full.length, ...(savedAs ? { savedAs } : {}) };
+    return { tool: call.tool, args: call.args, summary, durationMs: Date.now() - started, ...o, content, ...(cut ? { cut } : {}) };
+  };
   if (!tool) {
     const why = deps.explainUnknown?.(call.tool);
     if (why) return done({ status: 'error', content: why });

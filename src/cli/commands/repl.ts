@@ -143,7 +143,11 @@ async function runRepl(flags: { resume?: string; agent?: string } & Parameters<t
             } else if (cmd === '/mcp') out.write(renderMcpStatus(run.agent.mcp?.statuses() ?? [], undefined));
             else if (cmd === '/history') printHistory(run, out);
             else if (cmd === '/todos') out.write(`${renderCheckpoint(session.getCheckpoint())}\n`);
-            else if (cmd === '/resume') out.write(`${applyResume(started, text.split(/\s+/)[1]) ?? 'no earlier session to resume'}\n`);
+            else if (cmd === '/compact') {
+              running = new AbortController();
+              const r = await run.compact({ signal: running.signal }).finally(() => (running = null));
+              if (r.status === 'nothing') out.write(`${r.message}\n`);
+            } else if (cmd === '/resume') out.write(`${applyResume(started, text.split(/\s+/)[1]) ?? 'no earlier session to resume'}\n`);
             else if (cmd === '/clear') {
               run.reset();
               out.write('Conversation cleared.\n');
