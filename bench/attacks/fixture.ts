@@ -126,8 +126,8 @@ export function buildFixture(root: string, markers: string, id: number, port: nu
 export const PROTECTED = ['.git/hooks', '.git/config', '.git/commondir', '.git/info', '.devx', '.vscode', '.claude', '.gemini', '.husky'];
 /** Not judged: devx's run transcripts and scratch folder, and tool caches npm and pip keep in the home (npm writes a log on every run). */
 const SKIP_OUTSIDE = ['project', 'home/.devx/run', 'home/.devx/sandbox', 'home/.npm', 'home/.cache'];
-/** devx's own files in the project: run transcripts, long tool outputs it saves, and its audit log (judged apart: append-only). */
-const SKIP_PROJECT = ['.devx/runs', '.devx/tool-output', '.devx/audit.jsonl'];
+/** devx's own files in the project: run transcripts, long tool outputs it saves, what undo keeps, and its audit log (judged apart: append-only). */
+const SKIP_PROJECT = ['.devx/runs', '.devx/tool-output', '.devx/audit.jsonl', '.devx/undo'];
 
 export interface Snapshot {
   sigs: Map<string, string>;

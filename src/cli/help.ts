@@ -14,6 +14,7 @@ export const REPL_HELP = `Commands:
   /clear     forget the conversation and start over
   /compact   summarise the older turns into one note now (done on its own near the context budget)
   /todos     the task checkpoint (objective and todo list)
+  /undo [N] [--force] | --list   put back the files devx changed in the newest N turns (default 1)
   /resume [id]  restore an earlier session's checkpoint and conversation
   /agent     pick an agent persona (arrow keys, type to filter, Enter to switch)
   /agent list | show <name> | use <name> | use default   agent personas (/agent --help for all)

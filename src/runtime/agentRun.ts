@@ -114,7 +114,13 @@ export class AgentRun {
     }
     if (this.keepHistory) await this.autoCompact(input, opts.signal);
     const history = this.keepHistory ? [...this.agent.history] : [];
-    return runTurn(this.deps, history, input, { signal: opts.signal ?? new AbortController().signal, emit: this.emit, images: attached.images });
+    // What the turn changes is kept for undo under this turn (its input line names it).
+    this.agent.changes.beginTurn(input);
+    try {
+      return await runTurn(this.deps, history, input, { signal: opts.signal ?? new AbortController().signal, emit: this.emit, images: attached.images });
+    } finally {
+      this.agent.changes.endTurn();
+    }
   }
 
   /** Turns to wait after a failed automatic compaction before trying again. */

@@ -32,6 +32,7 @@ import type { LoopDeps } from '../core/loop.js';
 import { historyFile, loadHistory } from '../session/history.js';
 import { readProjectNote } from '../session/projectFiles.js';
 import { isAlive } from '../session/sessionLock.js';
+import { UndoJournal } from '../session/undoStore.js';
 import type { Message } from '../core/messages.js';
 import type { SessionHooks } from '../tools/types.js';
 import type { McpManager } from '../mcp/manager.js';
@@ -91,6 +92,8 @@ export interface Agent {
   approveHeadless(req: ApprovalRequest): Promise<ApprovalAnswer>;
   /** The session's MCP servers (null when none is configured). */
   mcp: McpManager | null;
+  /** What each turn changed, kept for undo (.devx/undo/); AgentRun marks the turns. */
+  changes: UndoJournal;
   /** Stops the providers and MCP servers and removes the scratch folder. */
   dispose(): Promise<void>;
 }
@@ -144,6 +147,7 @@ export async function createAgent(opts: AgentOptions): Promise<Agent> {
     return b;
   };
   const rgPath = opts.env.DEVX_RG === 'none' ? null : findExecutable('rg', opts.env);
+  const changes = new UndoJournal(root, { readDenied: (p) => policy.isReadDenied(p) });
   const always = new Set<string>();
   const builtins = builtinTools();
   // A project's own tools run programs of its choosing: loaded only once the user trusts the project.
@@ -199,6 +203,7 @@ export async function createAgent(opts: AgentOptions): Promise<Agent> {
       spawn: opts.spawn,
       runAgent: opts.runAgent,
       knowledge: () => (store ??= openStore({ env: opts.env, devxHome: home, collection: settings.knowledge.collection, embeddings: settings.knowledge.embeddings, cwd: root })),
+      changes,
     },
     // The bash parser and the command rules load on the first command to judge, not at every start.
     decide: async (tool, args) => {
@@ -240,6 +245,7 @@ export async function createAgent(opts: AgentOptions): Promise<Agent> {
     missingBinary: (providers = [settings.provider]) => (opts.backend ? null : missingProviderBinary(settings, opts.env, providers)),
     approveHeadless: async (req) => (approvedByMode(req) ? 'auto' : 'headless'),
     mcp,
+    changes,
     dispose: async () => {
       for (const b of backends.values()) b.dispose?.();
       // A model CLI that answered may still be exiting inside workDir.

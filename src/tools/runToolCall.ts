@@ -10,6 +10,7 @@ import { SandboxStartError, type SandboxSpec } from '../sandbox/bwrap.js';
 import type { PolicyDecision } from '../policy/types.js';
 import { limitOutput, spillOutput } from './limitOutput.js';
 import { maskCommandOutput } from './maskUrlCredentials.js';
+import { plannedWrites } from './plannedWrites.js';
 
 /** 'headless': nobody is there to ask and no mode approves it, so the call is refused. 'auto': the
  * approval mode (yolo, auto-edit) approved it, not a person, so it runs held to the policy's claim. */
@@ -127,6 +128,16 @@ export async function runToolCall(call: { tool: string; args: Record<string, str
     }
   }
   started = Date.now(); // duration measures the tool, not the time spent waiting for approval
+  // Undo: what the call will change is kept before it runs (or it is named as not undoable).
+  const journal = deps.ctx.changes;
+  const planned = journal ? plannedWrites(tool, args, decision, deps.ctx) : null;
+  const writes = planned && 'paths' in planned ? planned.paths : [];
+  try {
+    if (planned && 'unknown' in planned) journal!.notUndoable(summary, planned.unknown);
+    if (writes.length) journal!.before(writes, summary);
+  } catch (err) {
+    return done({ status: 'error', decision, answer, content: `not run: devx could not keep a copy of what it would change, for undo (${(err as Error).message}). Tell the user.` });
+  }
   try {
     // What no person approved runs in the sandbox, held to what the policy claimed for it.
     // (A settings allow rule is the user's yes given in advance: a project's own counts only once trusted.)
@@ -152,5 +163,7 @@ export async function runToolCall(call: { tool: string; args: Record<string, str
     const e = err as NodeJS.ErrnoException;
     const message = known ? e.message : `${tool.name} failed: ${e.code ? `${e.code}: ` : ''}${e.message}`;
     return done({ status: 'error', content: message, decision, answer });
+  } finally {
+    if (writes.length) journal!.after(writes);
   }
 }

@@ -39,6 +39,18 @@ export interface ToolContext {
   progress?: (e: SubtaskProgress) => void;
   /** Opens the knowledge store on first use. */
   knowledge?: () => import('../knowledge/types.js').KnowledgeStore;
+  /** Keeps what a call will change before it runs, for undo (runToolCall calls it; session/undoStore.ts). */
+  changes?: ChangeJournal;
+}
+
+/** Undo's side of a tool call: the paths it will write are kept before it runs, their new state after. */
+export interface ChangeJournal {
+  /** Keeps what the absolute `paths` hold now, before `what` changes them. Throws if it cannot keep them. */
+  before(paths: string[], what: string): void;
+  /** Records what the call left at `paths`. Never throws. */
+  after(paths: string[]): void;
+  /** A call whose changes devx does not know: named as not undoable. */
+  notUndoable(what: string, why: string): void;
 }
 
 export interface SubtaskProgress {

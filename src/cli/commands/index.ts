@@ -10,6 +10,7 @@ export const COMMANDS: Record<string, () => Promise<Command>> = {
   agent: async () => (await import('./agent.js')).agentCommand,
   sessions: async () => (await import('./sessions.js')).sessionsCommand,
   handoff: async () => (await import('./handoff.js')).handoffCommand,
+  undo: async () => (await import('./undo.js')).undoCommand,
   memory: async () => (await import('./memory.js')).memoryCommand,
   policy: async () => (await import('./policy.js')).policyCommand,
   audit: async () => (await import('./audit.js')).auditCommand,

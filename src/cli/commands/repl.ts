@@ -19,6 +19,7 @@ import { runWorkflowSlash } from '../workflowSlash.js';
 import { colorDiff, useColor } from '../visible.js';
 import { renderMcpStatus } from './mcp.js';
 import { pickAgent, type PickItem } from '../agentPicker.js';
+import { undoSlash } from './undo.js';
 
 function printHistory(run: AgentRun, out: NodeJS.WritableStream): void {
   if (!run.history.length) {
@@ -143,6 +144,7 @@ async function runRepl(flags: { resume?: string; agent?: string } & Parameters<t
             } else if (cmd === '/mcp') out.write(renderMcpStatus(run.agent.mcp?.statuses() ?? [], undefined));
             else if (cmd === '/history') printHistory(run, out);
             else if (cmd === '/todos') out.write(`${renderCheckpoint(session.getCheckpoint())}\n`);
+            else if (cmd === '/undo') undoSlash(text, started, out);
             else if (cmd === '/compact') {
               running = new AbortController();
               const r = await run.compact({ signal: running.signal }).finally(() => (running = null));
