@@ -114,6 +114,9 @@ export class UndoJournal implements ChangeJournal {
     if (this.turn) return this.turn;
     ensureDevxDir(this.root);
     mkdirOwnedSync(turnsDir(this.root), 0o700);
+    // Copies of the user's files: never committed, whatever an older .devx/.gitignore says.
+    const ignore = path.join(undoDir(this.root), '.gitignore');
+    if (!fs.lstatSync(ignore, { throwIfNoEntry: false })) writeFileAtomicSync(ignore, '*\n');
     const at = this.now();
     this.turn = {
       version: 1,

@@ -76,6 +76,8 @@ describe('undo store', () => {
     expect(mode('b.txt')).toBe(0o600);
     // Marked undone: a second undo has nothing left.
     expect(undo().status).toBe('nothing');
+    // Copies of the user's files are never committed, whatever an older .devx/.gitignore says.
+    expect(fs.readFileSync(path.join(undoDir(root), '.gitignore'), 'utf8')).toBe('*\n');
   });
 
   it('a removed folder comes back whole: files, modes, a link, an empty folder', () => {
