@@ -56,8 +56,28 @@ function createStreamShow(write: (s: string) => void) {
   };
 }
 
-export function createRenderer(opts: RenderOptions): { onEvent: (e: AgentEvent) => void; stop: () => void } {
+/** The last non-empty line of a command's output so far, as plain text (colours and control codes dropped). */
+export function lastLine(tail: string): string {
+  const lines = tail.replace(/\x1b\[[0-9;?]*[ -\/]*[@-~]/g, '').split(/\r\n|\n|\r/);
+  for (let i = lines.length - 1; i >= 0; i--) {
+    // eslint-disable-next-line no-control-regex
+    const l = lines[i].replace(/[\x00-\x08\x0b-\x1f\x7f]/g, '').trim();
+    if (l) return l;
+  }
+  return '';
+}
+
+export interface Renderer {
+  onEvent: (e: AgentEvent) => void;
+  stop: () => void;
+  /** Ctrl-O: show a running command's whole output as it arrives, or only its last line. Returns the new state. */
+  toggleWatch: () => boolean;
+}
+
+export function createRenderer(opts: RenderOptions): Renderer {
   const spinner = new Spinner(opts.out, opts.env);
+  let watching = false;
+  let tail = '';
   const write = (s: string) => {
     spinner.stop();
     opts.out.write(s);
@@ -70,6 +90,14 @@ export function createRenderer(opts: RenderOptions): { onEvent: (e: AgentEvent) 
   });
   return {
     stop: () => spinner.stop(),
+    toggleWatch() {
+      watching = !watching;
+      if (spinner.running) {
+        spinner.setDetail(watching ? '' : lastLine(tail));
+        spinner.above(watching ? `  (Ctrl-O: showing the output as it arrives${tail ? '; earlier output:' : ''})\n${tail.slice(-2000)}${tail && !tail.endsWith('\n') ? '\n' : ''}` : '  (Ctrl-O: showing the last line only)\n');
+      }
+      return watching;
+    },
     onEvent(e) {
       switch (e.type) {
         case 'model_request':
@@ -104,7 +132,20 @@ export function createRenderer(opts: RenderOptions): { onEvent: (e: AgentEvent) 
         case 'tool_start':
           write(`  → ${e.tool} ${oneLine(summarizeArgs(e.args))}\n`);
           break;
+        case 'tool_running':
+          // A command may run for minutes: the spinner says for how long, and what it printed last.
+          tail = '';
+          if (e.tool === 'run_command' || e.tool.startsWith('mcp') || e.tool === 'spawn_gemini' || e.tool === 'agent') spinner.start(`running ${e.tool}${spinner.enabled && e.tool === 'run_command' ? ' (Ctrl-O shows its output)' : ''}`);
+          break;
+        case 'tool_output':
+          tail = (tail + e.text).slice(-8000);
+          if (watching) spinner.above(e.text);
+          else spinner.setDetail(lastLine(tail).slice(0, Math.max(20, (opts.out.columns ?? 80) - 8)));
+          break;
         case 'tool_end': {
+          spinner.stop();
+          if (watching && tail && !tail.endsWith('\n')) opts.out.write('\n');
+          tail = '';
           const o = e.outcome;
           const first = oneLine(o.content.split('\n')[0] ?? '', 120);
           write(`    ${o.status === 'ok' ? '✓' : '✗'} ${o.tool} (${o.durationMs} ms) ${o.status === 'ok' ? '' : first}\n`);

@@ -25,6 +25,8 @@ export interface ReplInput {
   cancelAnswer(): void;
   /** Opens the editor on `initial`; returns what was saved (trimmed of a final newline), or null. */
   edit(initial?: string): string | null;
+  /** Sets what Ctrl-O does (the renderer's watch toggle while a command runs). */
+  onCtrlO(fn: (() => void) | null): void;
   close(): void;
 }
 
@@ -64,12 +66,16 @@ export function createReplInput(rl: readline.Interface, opts: { interactive: boo
   });
 
   const input = (rl as unknown as { input: NodeJS.ReadStream }).input;
+  let onCtrlO: (() => void) | null = null;
   const onKey = (_s: string | undefined, key: Key | undefined) => {
     if (!key) return;
     if (key.name === 'paste-start') pasting = true;
     else if (key.name === 'paste-end') {
       pasting = false;
       if (pasted.length) opts.out.write(`\n[pasted ${pasted.length + 1} lines: Enter sends them as one message]\n`);
+    } else if (key.ctrl && key.name === 'o') {
+      onCtrlO?.();
+      return;
     } else if (key.ctrl && key.name === 'x') {
       ctrlX = true;
       return;
@@ -159,6 +165,9 @@ export function createReplInput(rl: readline.Interface, opts: { interactive: boo
       }
     },
     edit,
+    onCtrlO(fn: (() => void) | null) {
+      onCtrlO = fn;
+    },
     close() {
       if (opts.interactive) {
         input.off('keypress', onKey);

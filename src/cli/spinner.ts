@@ -9,6 +9,7 @@ export class Spinner {
   private frame = 0;
   private drawn = 0;
   private readonly tasks = new Map<number, { label: string; started: number }>();
+  private detail = '';
   readonly enabled: boolean;
 
   constructor(private readonly out: NodeJS.WriteStream, env: NodeJS.ProcessEnv = process.env) {
@@ -18,9 +19,30 @@ export class Spinner {
   start(label: string): void {
     if (!this.enabled) return;
     this.stop();
+    this.detail = '';
     this.label = label;
     this.started = Date.now();
     this.timer = setInterval(() => this.draw(), 100);
+    this.draw();
+  }
+
+  /** A line under the label (a running command's last line of output); '' for none. */
+  setDetail(text: string): void {
+    this.detail = text;
+  }
+
+  get running(): boolean {
+    return this.timer !== undefined;
+  }
+
+  /** Writes `text` above the live block, which keeps running below it. */
+  above(text: string): void {
+    if (!this.timer) {
+      this.out.write(text);
+      return;
+    }
+    this.clear();
+    this.out.write(text);
     this.draw();
   }
 
@@ -49,8 +71,12 @@ export class Spinner {
 
   private draw(): void {
     const secs = (t: number) => `${Math.floor((Date.now() - t) / 1000)}s`;
-    const lines = [`${FRAMES[this.frame++ % FRAMES.length]} ${this.label} ${secs(this.started)}`];
-    for (const [id, t] of this.tasks) lines.push(`   ⇉ [${id}] ${t.label} ${secs(t.started)}`);
+    // Each line fits the terminal: a wrapped line would throw off the count used to clear the block.
+    const width = Math.max(20, (this.out.columns ?? 80) - 1);
+    const fit = (l: string) => (l.length > width ? `${l.slice(0, width - 1)}…` : l);
+    const lines = [fit(`${FRAMES[this.frame++ % FRAMES.length]} ${this.label} ${secs(this.started)}`)];
+    for (const [id, t] of this.tasks) lines.push(fit(`   ⇉ [${id}] ${t.label} ${secs(t.started)}`));
+    if (this.detail) lines.push(`\x1b[2m${fit(`  │ ${this.detail}`)}\x1b[22m`);
     this.clear();
     this.out.write(lines.join('\n'));
     this.drawn = lines.length;

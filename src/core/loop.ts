@@ -28,6 +28,10 @@ export type AgentEvent =
   | { type: 'tool_start'; tool: string; args: Record<string, string> }
   | { type: 'tool_end'; outcome: ToolCallOutcome }
   | { type: 'subtask'; progress: SubtaskProgress }
+  /** Output of a running command as it arrives (the REPL shows its last line, or all of it with Ctrl-O). */
+  | { type: 'tool_output'; tool: string; text: string }
+  /** An approved call starts executing (after any confirmation). */
+  | { type: 'tool_running'; tool: string }
   | { type: 'turn_end'; status: TurnStatus; answer?: string; error?: { kind: string; message: string }; rounds: number }
   | CompactionEvent;
 
@@ -100,7 +104,7 @@ export async function runTurn(
 
   emit({ type: 'turn_start', input });
   const turnStart = messages.length;
-  const callDeps: ToolCallDeps = { ...deps, ctx: { ...deps.ctx, signal, progress: (p) => emit({ type: 'subtask', progress: p }) } };
+  const callDeps: ToolCallDeps = { ...deps, ctx: { ...deps.ctx, signal, progress: (p) => emit({ type: 'subtask', progress: p }), output: (tool, text) => emit({ type: 'tool_output', tool, text }), started: (tool) => emit({ type: 'tool_running', tool }) } };
   const limit = pLimit(deps.concurrency ?? 4);
   push('user', input, opts.images);
 

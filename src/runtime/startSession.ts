@@ -88,7 +88,7 @@ export async function endSession(s: Started, opts: { draft: HandoffDraft; turn?:
     signal: opts.signal,
   });
   if (r.handoff === 'none') return '';
-  return r.handoff === 'model' ? 'HANDOFF.md written (drafted by the model).' : `HANDOFF.md written from the session record${r.error ? ` (the model could not draft it: ${r.error.slice(0, 200)})` : ''}.`;
+  return r.handoff === 'model' ? 'HANDOFF.md written (drafted by the model).' : `HANDOFF.md written from the session record${opts.signal?.aborted ? ' (the draft was skipped)' : r.error ? ` (the model could not draft it: ${r.error.slice(0, 200)})` : ''}.`;
 }
 
 export { SessionBusyError };

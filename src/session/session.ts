@@ -190,6 +190,15 @@ export class Session implements SessionHooks {
   }
 
   /** Releases the lock without a handoff (used when startup fails after the lock was taken). */
+  /** Stops now, even while end() is drafting the handoff (a second Ctrl-C): the record is closed and the lock released. */
+  stopNow(): void {
+    this.ended = true;
+    this.record.status = 'ended';
+    this.record.endedAt = this.now().toISOString();
+    this.save();
+    this.lock.release();
+  }
+
   abandon(): void {
     if (this.ended) return;
     this.ended = true;

@@ -205,7 +205,7 @@ export function putBack(abs: string, want: PathState, now: PathState, blobs: Blo
       return;
     case 'file': {
       if (now.t === 'dir') fs.rmSync(abs, { recursive: true, force: true });
-      fs.mkdirSync(path.dirname(abs), { recursive: true });
+      mkdirOwnedSync(path.dirname(abs));
       if (now.t === 'file' && now.hash === want.hash) fs.chmodSync(abs, want.mode);
       // rename replaces a link or a file at `abs` itself, never what a link points to
       else writeDurable(abs, blobs.get(want.hash), want.mode);
@@ -213,12 +213,12 @@ export function putBack(abs: string, want: PathState, now: PathState, blobs: Blo
     }
     case 'link':
       if (now.t !== 'absent') fs.rmSync(abs, { recursive: true, force: true });
-      fs.mkdirSync(path.dirname(abs), { recursive: true });
+      mkdirOwnedSync(path.dirname(abs));
       fs.symlinkSync(want.target, abs);
       return;
     case 'dir': {
       if (now.t !== 'dir' && now.t !== 'absent') fs.rmSync(abs, { recursive: true, force: true });
-      if (now.t !== 'dir') fs.mkdirSync(abs, { recursive: true, mode: 0o700 });
+      if (now.t !== 'dir') mkdirOwnedSync(abs, 0o700);
       // writable while its entries are put back; its own mode last
       fs.chmodSync(abs, want.mode | 0o700);
       const have = now.t === 'dir' ? now.entries : {};

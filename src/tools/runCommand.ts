@@ -29,6 +29,8 @@ export const runCommandTool = defineTool({
       extendEnv: false,
       maxBuffer: 10 * 1024 * 1024,
       reapGroup: true,
+      onStdout: ctx.output && ((t) => ctx.output!('run_command', t)),
+      onStderr: ctx.output && ((t) => ctx.output!('run_command', t)),
     }).finally(() => sb?.cleanup());
     sandboxFailure(sb, r);
     const parts: string[] = [];

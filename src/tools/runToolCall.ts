@@ -145,6 +145,7 @@ export async function runToolCall(call: { tool: string; args: Record<string, str
     const sandbox = unattended && deps.sandbox ? { ...deps.sandbox, claim: decision.claim ?? { profile: 'read-only' as const, writes: [] } } : null;
     let out;
     try {
+      deps.ctx.started?.(tool.name); // approved and about to run: the REPL's spinner starts now, not over a question
       out = await tool.execute({ ...deps.ctx, sandbox }, args as never);
     } catch (err) {
       if (!(err instanceof SandboxStartError)) throw err;
@@ -155,6 +156,7 @@ export async function runToolCall(call: { tool: string; args: Record<string, str
         return done({ status: 'error', decision: failed, answer, content: `not run: ${err.message}, and nobody approved running it without the sandbox. Do not retry it; tell the user.` });
       }
       started = Date.now();
+      deps.ctx.started?.(tool.name);
       out = await tool.execute({ ...deps.ctx, sandbox: null }, args as never);
     }
     return done({ status: out.isError ? 'error' : 'ok', content: out.content, meta: out.meta, decision, answer, locations, artifacts: out.artifacts, images: out.images });

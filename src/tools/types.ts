@@ -37,6 +37,10 @@ export interface ToolContext {
   callableAgents?: string[];
   /** Live progress of long-running work inside a tool (one line per sub-task in the REPL). */
   progress?: (e: SubtaskProgress) => void;
+  /** Output of a running command as it arrives, for a person watching (the model gets the whole result). */
+  output?: (tool: string, text: string) => void;
+  /** Told when an approved call starts executing (after any question). */
+  started?: (tool: string) => void;
   /** Opens the knowledge store on first use. */
   knowledge?: () => import('../knowledge/types.js').KnowledgeStore;
   /** Keeps what a call will change before it runs, for undo (runToolCall calls it; session/undoStore.ts). */

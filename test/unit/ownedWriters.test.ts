@@ -183,6 +183,7 @@ const ALLOWED: Record<string, string> = {
   'src/providers/gemini/sealedHome.ts': 'the auth links gemini needs, made in devx\'s own gemini home',
   'src/session/sessionLock.ts': 'linkSync/renameSync of a temp file written by writeNewOwnedSync',
   'src/session/history.ts': 'renames an unreadable history aside (rename does not follow a link)',
+  'src/session/undoState.ts': 'undo: writeDurable is assertOwnedPath then an O_EXCL|O_NOFOLLOW temp file renamed over; putBack recreates a link the project had, after assertOwnedPath',
   'src/knowledge/journal.ts': 'appends after assertOwnedPath, opened O_NOFOLLOW without O_CREAT (resetJournal makes it)',
 };
 const RAW = /\b(?:writeFileSync|appendFileSync|mkdirSync|createWriteStream|copyFileSync|cpSync|symlinkSync|linkSync|truncateSync|renameSync)\(|\bfs\.promises\.(?:writeFile|appendFile|mkdir)\(|\bopenSync\([^)]*(?:'w|'a|O_WRONLY|O_RDWR|O_CREAT)/;

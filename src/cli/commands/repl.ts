@@ -3,7 +3,7 @@
 // unless --yes was given).
 import readline from 'node:readline';
 import type { AgentRun } from '../../runtime/agentRun.js';
-import { applyResume, endSession, handoffFor } from '../../runtime/startSession.js';
+import { applyResume, endSession, handoffFor, type Started } from '../../runtime/startSession.js';
 import { renderCheckpoint } from '../../tools/todo.js';
 import { AGENT_FLAGS, EXIT, UsageError, approvalModeFrom, overridesFrom, withSession, type AgentFlagValues } from '../shared.js';
 import { defineCommand, flagTable } from '../command.js';
@@ -30,6 +30,43 @@ function printHistory(run: AgentRun, out: NodeJS.WritableStream): void {
     const first = m.content.split('\n')[0].slice(0, 100);
     const more = m.content.includes('\n') ? ` (+${m.content.split('\n').length - 1} lines)` : '';
     out.write(`${m.at.slice(11, 19)} ${m.role.padEnd(9)} ${first}${more}\n`);
+  }
+}
+
+/**
+ * The end of a session: the handoff. Ctrl-C while the model drafts it skips the draft and writes the plain
+ * summary; a second Ctrl-C exits at once, releasing the lock and stopping the model CLI, and says what it left.
+ */
+async function finishSession(started: Started, io: { info: NodeJS.WritableStream; rl: readline.Interface; failed: boolean }): Promise<number> {
+  const draft = handoffFor(started, { interactive: true, failed: io.failed });
+  const drafting = new AbortController();
+  let presses = 0;
+  let exiting: Promise<never> | null = null;
+  const onInterrupt = () => {
+    presses++;
+    if (presses === 1 && draft === 'model') {
+      drafting.abort();
+      io.info.write('\n(skipping the model\'s draft: writing HANDOFF.md from the session record; Ctrl-C again exits at once)\n');
+      return;
+    }
+    exiting ??= (async () => {
+      started.session.stopNow();
+      await Promise.race([started.run.dispose(), new Promise((r) => setTimeout(r, 3000))]);
+      io.info.write(`\nexited at once: ${draft === 'none' ? 'no handoff was due' : 'HANDOFF.md was not written (the previous one is kept)'}; the session lock is released and no model process is left\n`);
+      process.exit(EXIT.cancelled);
+    })();
+  };
+  io.rl.on('SIGINT', onInterrupt);
+  process.on('SIGINT', onInterrupt);
+  try {
+    if (draft === 'model') io.info.write('Writing HANDOFF.md… (Ctrl-C writes it from the session record instead)\n');
+    const note = await endSession(started, { draft, signal: drafting.signal });
+    if (exiting) await exiting;
+    if (note) io.info.write(`${note}\n`);
+    return EXIT.ok;
+  } finally {
+    io.rl.off('SIGINT', onInterrupt);
+    process.off('SIGINT', onInterrupt);
   }
 }
 
@@ -92,6 +129,7 @@ async function runRepl(flags: { resume?: string; agent?: string } & Parameters<t
 
       const render = createRenderer({ out, answerOut: out });
       run.subscribe(render.onEvent);
+      input.onCtrlO(() => render.toggleWatch());
       let running: AbortController | null = null;
       let armedExit = false;
       let lastFailed = false;
@@ -165,13 +203,11 @@ async function runRepl(flags: { resume?: string; agent?: string } & Parameters<t
         }
       } finally {
         process.off('SIGINT', onInterrupt);
+        rl.off('SIGINT', onInterrupt);
+        input.onCtrlO(null);
         render.stop();
       }
-      const draft = handoffFor(started, { interactive: true, failed: lastFailed });
-      if (draft === 'model') info.write('Writing HANDOFF.md…\n');
-      const note = await endSession(started, { draft });
-      if (note) info.write(`${note}\n`);
-      return EXIT.ok;
+      return await finishSession(started, { info, rl, failed: lastFailed });
     });
   } finally {
     input.close();
