@@ -22,5 +22,7 @@ export const REPL_HELP = `Commands:
   /workflow list | run --mode bugfix "<request>" | status [id] | resume <id> | ...   multi-phase workflows
   /edit [text]  write a long message in $VISUAL/$EDITOR (Ctrl-X Ctrl-E too)
   /exit      leave (Ctrl-D works too)
+Keys: Ctrl-C stops the turn (at a question: no); Ctrl-O shows a running command's whole output;
+  /drop typed while devx works takes back what you typed meanwhile.
 A pasted block is one message; a line ending in \\ continues on the next.
 Ctrl-C cancels a running turn; Ctrl-C twice at the prompt exits.`;

@@ -44,7 +44,20 @@ export function createReplInput(rl: readline.Interface, opts: { interactive: boo
   let pendingEdit: string | null = null;
   let ctrlX = false;
 
-  const deliver = (l: string) => (waiters.length ? waiters.shift()!(l) : lines.push(l));
+  // A line typed while devx works waits for the turn's end; `/drop` typed meanwhile takes back what waits.
+  let queuedWhileBusy = 0;
+  let dropped = 0;
+  const deliver = (l: string) => {
+    if (waiters.length) return waiters.shift()!(l);
+    if (opts.interactive && l.trim() === '/drop') {
+      dropped += lines.length;
+      queuedWhileBusy = 0;
+      lines.length = 0;
+      return;
+    }
+    lines.push(l);
+    if (opts.interactive) queuedWhileBusy++;
+  };
   rl.on('line', (l) => {
     // Lines inside a bracketed paste are held until the paste is sent with Enter.
     if (pasting) {
@@ -148,6 +161,11 @@ export function createReplInput(rl: readline.Interface, opts: { interactive: boo
     nextAnswer,
     cancelAnswer,
     async nextMessage() {
+      // Say what happens to what was typed during the turn: sent now, or dropped with /drop.
+      if (dropped) opts.out.write(`(dropped ${dropped === 1 ? 'the message' : `${dropped} messages`} typed while devx worked)\n`);
+      else if (queuedWhileBusy && lines.length) opts.out.write(`(sending what you typed while devx worked: ${JSON.stringify(lines[0].length > 60 ? `${lines[0].slice(0, 57)}...` : lines[0])}; type /drop during a turn to take it back)\n`);
+      dropped = 0;
+      queuedWhileBusy = 0;
       const parts: string[] = [];
       for (;;) {
         const l = await nextLine();

@@ -107,3 +107,31 @@ describe('a running command', () => {
     expect(s.raw()).not.toContain('│ step-5');
   }, 90_000);
 });
+
+describe('what is typed while devx works', () => {
+  it('is sent when the turn ends, saying so; /drop typed during a turn takes it back', async () => {
+    const home = makeHome();
+    const project = makeProject({ 'README.md': 'hi\n' });
+    fake.push({ text: 'First.', delayMs: 2500 }, { text: 'Got the queued one.' }, { text: 'Third.', delayMs: 2500 });
+    fake.fallback = { text: 'should not be asked' };
+    const s = repl(project, home);
+    await s.waitFor(/Type a task/);
+    s.type('one\r');
+    await new Promise((r) => setTimeout(r, 800));
+    s.type('and also this\r'); // typed while the model works
+    await s.waitFor(/First\./);
+    await s.waitFor(/sending what you typed while devx worked: "and also this"/);
+    await s.waitFor(/Got the queued one\./);
+    expect(fake.modelCalls[1].promptText).toMatch(/## User\s+and also this\s/);
+    s.type('three\r');
+    await new Promise((r) => setTimeout(r, 800));
+    s.type('never mind this\r');
+    s.type('/drop\r');
+    await s.waitFor(/Third\./);
+    await s.waitFor(/dropped the message typed while devx worked/);
+    await new Promise((r) => setTimeout(r, 1500));
+    expect(fake.modelCalls).toHaveLength(3);
+    expect(fake.modelCalls.some((c) => c.promptText.includes('never mind this'))).toBe(false);
+  }, 90_000);
+});
+
