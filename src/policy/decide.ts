@@ -6,6 +6,7 @@ import type { CommandJudge } from './loadCommandJudge.js';
 import { matchToolRules, type PermissionRules } from './permissions.js';
 import { RateLimiter } from './rateLimiter.js';
 import { deniedUnder, isReadDenied, type DenyContext } from './deniedPaths.js';
+import { applyWriteScope, type WriteScope } from './writeScope.js';
 import { ALLOW, ASK, DENY, approvableByMode, strictest, type PolicyDecision, type PolicyTool, type SandboxClaim } from './types.js';
 
 export type { Decision, PolicyDecision } from './types.js';
@@ -29,6 +30,8 @@ export interface PolicyOptions {
   mode: ApprovalMode;
   rateLimits?: { toolCallsPerMinute: number; commandsPerMinute: number };
   now?: () => number;
+  /** Set by limitWrites: the only paths this run may write (a queued task). */
+  writeScope?: WriteScope;
 }
 
 const STRUCTURAL_PATH = /^path:/;
@@ -55,6 +58,11 @@ export class PolicyEngine {
 
   useCommandJudge(judge: CommandJudge): void {
     this.opts.commands = judge;
+  }
+
+  /** From now on this run writes only inside `scope` (policy/writeScope.ts); spawned sub-sessions share it. */
+  limitWrites(scope: WriteScope): void {
+    this.opts.writeScope = scope;
   }
 
   /** The decision a shell command gets (ask stays ask; approval decides later). */
@@ -138,6 +146,7 @@ export class PolicyEngine {
         d = ALLOW(`allowed by your settings rule ${m.rule}`, `settings:${m.source}:allow:${m.rule}`);
       }
     }
+    if (this.opts.writeScope) d = applyWriteScope(this.opts.writeScope, tool, d, reals);
     if (this.opts.mode === 'yolo' && d.decision === 'ask' && !approvableByMode(d, this.opts.sandboxed)) {
       const how = this.opts.sandboxed || !/^command:(test-runner|package)/.test(d.rule) ? 'run it yourself, or rerun without yolo to approve it' : 'install bubblewrap so devx can sandbox it, run it yourself, or rerun without yolo to approve it';
       return { ...DENY(`${d.reason}; yolo approves only what devx knows the whole effect of, so this is refused (${how})`, d.rule), claim: d.claim };

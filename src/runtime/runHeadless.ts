@@ -5,6 +5,7 @@ import crypto from 'node:crypto';
 import type { AgentEvent, TurnStatus } from '../core/loop.js';
 import type { Message } from '../core/messages.js';
 import type { ApprovalMode } from '../policy/decide.js';
+import type { WriteScope } from '../policy/writeScope.js';
 import { ensureDevxDir } from '../session/projectFiles.js';
 import { writeFileAtomicSync } from '../util/atomicWrite.js';
 import type { ChildObserver, ProcessRunner } from '../util/processRunner.js';
@@ -38,6 +39,8 @@ export interface HeadlessOptions {
    * write only its own files). Returning 'headless' refuses the call as an unattended run would.
    */
   approve?: (req: ApprovalRequest) => Promise<ApprovalAnswer>;
+  /** The only paths the run may write (a queued task); the policy refuses writes elsewhere. */
+  writeScope?: WriteScope;
 }
 
 export interface HeadlessToolCall {
@@ -46,8 +49,15 @@ export interface HeadlessToolCall {
   summary: string;
   status: 'ok' | 'error';
   decision: string | null;
+  /** The rule that decided (policy), and its reason. */
+  rule: string | null;
+  reason: string | null;
   answer: string | null;
   durationMs: number;
+  /** The call changes files: 'file' for a write tool, 'command' for a command the policy judged to write. */
+  writes: 'file' | 'command' | null;
+  /** What the tool said when it failed (its first line). */
+  error?: string;
 }
 
 export interface HeadlessResult {
@@ -64,7 +74,34 @@ export interface HeadlessResult {
 
 /** Calls that did not run because the policy, the approval mode or a person refused them. */
 export function refusedCalls(calls: HeadlessToolCall[]): HeadlessToolCall[] {
-  return calls.filter((c) => c.status === 'error' && (c.decision === 'deny' || c.answer === 'headless' || c.answer === 'no'));
+  return calls.filter(refused);
+}
+
+const refused = (c: HeadlessToolCall) => c.status === 'error' && (c.decision === 'deny' || c.answer === 'headless' || c.answer === 'no');
+
+/**
+ * Writes that did not happen: refused calls that change files and file writes that failed (a command
+ * that ran and exited non-zero is not one), except a file tool's call on a path a later call of the
+ * run wrote successfully (the model tried again and it stood).
+ */
+export function failedWrites(calls: HeadlessToolCall[]): HeadlessToolCall[] {
+  const target = (c: HeadlessToolCall) => (c.writes === 'file' ? (c.args.path ?? null) : null);
+  return calls.filter(
+    (c, i) =>
+      c.status === 'error' &&
+      (c.writes === 'file' || (c.writes === 'command' && refused(c))) &&
+      !calls.slice(i + 1).some((l) => l.status === 'ok' && target(l) !== null && target(l) === target(c)),
+  );
+}
+
+/** A call that did not happen, and why: `write_file notes.md (denied: … [rule])`. */
+export function describeFailedCall(c: HeadlessToolCall): string {
+  const why = c.decision === 'deny' ? `denied: ${c.reason} [${c.rule}]` : c.answer === 'headless' ? `needs approval: ${c.reason} [${c.rule}]` : c.answer === 'no' ? 'declined' : `failed: ${c.error ?? 'no message'}`;
+  return `${c.summary} (${why})`;
+}
+
+export function describeCalls(calls: HeadlessToolCall[]): string {
+  return calls.map(describeFailedCall).join('; ');
 }
 
 export async function runHeadless(opts: HeadlessOptions): Promise<HeadlessResult> {
@@ -82,6 +119,7 @@ export async function runHeadless(opts: HeadlessOptions): Promise<HeadlessResult
     runner: opts.runner,
     prompt: opts.approve,
   });
+  if (opts.writeScope) run.agent.policy.limitWrites(opts.writeScope);
   for (const w of run.agent.warnings) opts.onWarning?.(w);
   const toolCalls: HeadlessToolCall[] = [];
   const usage = { input: 0, output: 0 };
@@ -90,7 +128,9 @@ export async function runHeadless(opts: HeadlessOptions): Promise<HeadlessResult
     run.subscribe((e) => {
       if (e.type === 'tool_end') {
         const o = e.outcome;
-        toolCalls.push({ tool: o.tool, args: o.args, summary: o.summary, status: o.status, decision: o.decision?.decision ?? null, answer: o.answer ?? null, durationMs: o.durationMs });
+        const claim = o.decision?.claim;
+        const writes = run.agent.deps.tools.get(o.tool)?.kind === 'write' ? 'file' : claim && (claim.writes.length || claim.profile !== 'read-only') ? 'command' : null;
+        toolCalls.push({ tool: o.tool, args: o.args, summary: o.summary, status: o.status, decision: o.decision?.decision ?? null, rule: o.decision?.rule ?? null, reason: o.decision?.reason ?? null, answer: o.answer ?? null, durationMs: o.durationMs, writes, ...(o.status === 'error' ? { error: o.content.split('\n').find((l) => l.trim())?.slice(0, 300) } : {}) });
       } else if (e.type === 'model_response' && e.usage) {
         usage.input += e.usage.input ?? 0;
         usage.output += e.usage.output ?? 0;

@@ -227,6 +227,7 @@ export function sandboxArgs(spec: SandboxRun, cwd: string, placeholders: string[
   }
   // What decides what runs later stays read-only in every profile; with claim.git, .git's own parts that do.
   for (const p of protectedPaths(r, { gitWritable: claim.git === true })) args.push('--ro-bind', p, p);
+  for (const p of claim.scopeBinds ?? []) if (fs.existsSync(p) && isInsideOrSame(r, p)) args.push('--bind', p, p);
   // git cannot run without reading .git/config; it stays readable (read-only, above) while the policy
   // keeps refusing it as a path argument and denies `git config`.
   const gitConfig = path.join(r, '.git', 'config');

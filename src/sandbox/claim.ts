@@ -10,4 +10,9 @@ export interface SandboxClaim {
   /** Absolute paths the line was judged to write (their folders become writable). */
   writes: string[];
   git?: boolean;
+  /**
+   * Paths a write scope (a queued task's workspace and plan file) lets the command write, bound writable
+   * after the protected ones: the queue's workspace lies inside .devx, which stays read-only otherwise.
+   */
+  scopeBinds?: string[];
 }

@@ -1,12 +1,15 @@
 // Runs queued tasks: claim, run the agent headless (runtime's runHeadless) with its plan file and
 // the workspace, write the transcript to the task's log file, keep the lease alive, and record the
-// outcome. A task whose every tool call was refused ends `blocked`, with the refused calls listed.
+// outcome, derived from what happened: a task whose every tool call was refused ends `blocked`; one
+// with a refused or failed write ends `incomplete`; each lists those calls. The agent writes only in
+// the queue's workspace, its plan file and the paths the task names (policy/writeScope.ts).
 import path from 'node:path';
 import crypto from 'node:crypto';
 import type { AgentEvent } from '../core/loop.js';
 import type { Task, TaskQueue } from './taskQueue.js';
 import { describeCall } from '../tools/types.js';
-import { refusedCalls, runHeadless, type HeadlessOptions } from '../runtime/runHeadless.js';
+import { describeCalls, describeFailedCall, failedWrites, refusedCalls, runHeadless, type HeadlessOptions } from '../runtime/runHeadless.js';
+import { describeWriteScope, makeWriteScope } from '../policy/writeScope.js';
 import type { ChildObserver } from '../util/processRunner.js';
 import { appendOwnedSync, mkdirOwnedSync } from '../util/ownedFile.js';
 
@@ -45,8 +48,10 @@ export async function runOneTask(queue: TaskQueue, task: Task, runner: string, o
   const logFile = path.join(queue.root, task.logFile);
   mkdirOwnedSync(path.dirname(logFile));
   const log = (s: string) => appendOwnedSync(logFile, `${s}\n`);
-  log(`[${new Date().toISOString()}] runner ${runner} (pid ${process.pid}) starts attempt ${task.attempts}`);
-  let prompt = `Task: ${task.prompt}. Your plan file is at ${task.planFile}. All file I/O must be within the './.devx/agents/workspace/' directory.`;
+  log(`[${new Date().toISOString()}] runner ${runner} (pid ${process.pid}) starts run ${task.runs} (${task.attempts} failed attempts, ${task.runnerDeaths} runner deaths before)`);
+  const workspace = path.relative(queue.root, queue.workspace).split(path.sep).join('/');
+  const writeScope = makeWriteScope(queue.root, [workspace, task.planFile, ...(task.writes ?? [])], `task ${task.taskId}`);
+  let prompt = `Task: ${task.prompt}. Your plan file is at ${task.planFile}. All file I/O must be within the './${workspace}/' directory${task.writes?.length ? ` (you may also write ${task.writes.join(', ')})` : ''}.`;
   if (task.after) {
     const prev = queue.read(task.after);
     if (prev?.summary) prompt += `\n\nInput from the previous step (${prev.agent}, ${prev.taskId}):\n${prev.summary}`;
@@ -66,6 +71,7 @@ export async function runOneTask(queue: TaskQueue, task: Task, runner: string, o
       prompt,
       persona: task.agent,
       model: opts.model,
+      writeScope,
       signal: controller.signal,
       childObserver,
       onEvent: (e) => {
@@ -74,14 +80,21 @@ export async function runOneTask(queue: TaskQueue, task: Task, runner: string, o
       },
     }).catch((err: Error) => ({ status: 'error' as const, error: { kind: 'config', message: err.message }, answer: undefined, toolCalls: [], usage: { input: 0, output: 0 } }));
     const refused = refusedCalls(result.toolCalls);
-    const blocked = result.status === 'answered' && result.toolCalls.length > 0 && refused.length === result.toolCalls.length;
-    const status = blocked ? 'blocked' : result.status === 'answered' ? 'complete' : result.status === 'cancelled' ? 'cancelled' : 'failed';
-    const error = blocked
-      ? `every tool call was refused: ${refused.map((c) => `${c.summary} (${c.decision === 'deny' ? 'denied' : 'needs approval'})`).join('; ')}`
-      : result.status === 'answered'
-        ? undefined
-        : (result.error?.message ?? result.status);
-    const done = await queue.finish(task.taskId, runner, { status, summary: result.answer?.slice(0, 4000), error, usage: result.usage });
+    const unwritten = failedWrites(result.toolCalls);
+    const answered = result.status === 'answered';
+    const blocked = answered && result.toolCalls.length > 0 && refused.length === result.toolCalls.length;
+    const status = blocked ? 'blocked' : answered && unwritten.length ? 'incomplete' : answered ? 'complete' : result.status === 'cancelled' ? 'cancelled' : 'failed';
+    const listed = blocked ? refused : unwritten;
+    const error =
+      status === 'blocked'
+        ? `every tool call was refused: ${describeCalls(refused)}`
+        : status === 'incomplete'
+          ? `${unwritten.length} write${unwritten.length === 1 ? '' : 's'} did not happen (the task may write ${describeWriteScope(writeScope)}): ${describeCalls(unwritten)}`
+          : answered
+            ? undefined
+            : (result.error?.message ?? result.status);
+    const failedCalls = listed.length && (status === 'blocked' || status === 'incomplete') ? listed.map(describeFailedCall) : undefined;
+    const done = await queue.finish(task.taskId, runner, { status, summary: result.answer?.slice(0, 4000), error, usage: result.usage, failedCalls });
     log(`[${new Date().toISOString()}] task ${status}${error ? `: ${error}` : ''}`);
     return done ?? task;
   } finally {

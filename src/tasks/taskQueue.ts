@@ -1,7 +1,10 @@
 // The file-based task queue (.devx/agents/{tasks,plans,logs,workspace}). devx makes every state
 // change itself: claims happen under a queue lock, a claimed task records its owner and a lease,
 // and a task whose runner died (dead PID or expired lease) goes back to pending, or fails after
-// too many attempts. Task files are replaced atomically.
+// too many of them. Task files are replaced atomically. `attempts` counts the task's own failures
+// (a run that ended failed, blocked or incomplete, a lease that expired under a live runner);
+// `runnerDeaths` counts runners that died while running it, which the task had no part in, under a
+// higher cap.
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -16,7 +19,7 @@ import { foreignState, ownerId } from '../session/ownerId.js';
 
 export const TaskSchema = z.object({
   taskId: z.string(),
-  status: z.enum(['pending', 'running', 'complete', 'failed', 'blocked', 'cancelled']),
+  status: z.enum(['pending', 'running', 'complete', 'incomplete', 'failed', 'blocked', 'cancelled']),
   agent: z.string(),
   prompt: z.string(),
   planFile: z.string(),
@@ -26,7 +29,16 @@ export const TaskSchema = z.object({
   completedAt: z.string().optional(),
   owner: z.object({ pid: z.number(), host: z.string(), runner: z.string() }).optional(),
   leaseExpiresAt: z.string().optional(),
+  /** The task's own failures. */
   attempts: z.number().default(0),
+  /** Runners that died (or lost their lease) while running it. */
+  runnerDeaths: z.number().default(0),
+  /** Times a runner claimed it. */
+  runs: z.number().default(0),
+  /** Paths beyond the workspace and the plan file the task may write (relative to the project root). */
+  writes: z.array(z.string()).optional(),
+  /** The calls that did not do what they were asked (refused or failed writes; refused calls of a blocked task). */
+  failedCalls: z.array(z.string()).optional(),
   summary: z.string().optional(),
   error: z.string().optional(),
   usage: z.object({ input: z.number(), output: z.number() }).optional(),
@@ -39,6 +51,10 @@ export const TaskSchema = z.object({
 export type Task = z.infer<typeof TaskSchema>;
 
 export const MAX_ATTEMPTS = 3;
+/** Runner deaths a task survives: a killed runner is not the task's fault, so the cap is higher. */
+export const MAX_RUNNER_DEATHS = 10;
+/** How a task ended: these count as its own failure. */
+const OWN_FAILURES = new Set(['failed', 'blocked', 'incomplete']);
 
 export class TaskQueue {
   readonly base: string;
@@ -100,7 +116,7 @@ export class TaskQueue {
     }
   }
 
-  async start(agent: string, prompt: string, after?: string): Promise<Task> {
+  async start(agent: string, prompt: string, after?: string, writes: string[] = []): Promise<Task> {
     this.ensure();
     const now = this.now();
     const taskId = `task_${now.getTime()}${crypto.randomBytes(2).toString('hex')}`;
@@ -115,6 +131,9 @@ export class TaskQueue {
       logFile: rel(path.join(this.logsDir, `${taskId}.log`)),
       createdAt: now.toISOString(),
       attempts: 0,
+      runnerDeaths: 0,
+      runs: 0,
+      ...(writes.length ? { writes } : {}),
       ...(after ? { after } : {}),
       ...(queuedBy ? { queuedBy } : {}),
     };
@@ -123,7 +142,10 @@ export class TaskQueue {
     return task;
   }
 
-  /** Puts tasks whose runner died back to pending (or failed after MAX_ATTEMPTS). Call under the lock. */
+  /**
+   * Puts tasks whose runner died back to pending, or fails them after MAX_RUNNER_DEATHS deaths (a lease
+   * that expired under a live runner is the task's own failure: MAX_ATTEMPTS). Call under the lock.
+   */
   private recoverLocked(): Task[] {
     const recovered: Task[] = [];
     const host = os.hostname();
@@ -134,9 +156,14 @@ export class TaskQueue {
       if (!expired && !dead) continue;
       const reason = dead ? `its runner (pid ${t.owner!.pid}) died` : `its runner's lease expired at ${t.leaseExpiresAt}`;
       if (dead) this.reapRunner(t.owner!.pid);
-      const next: Task = t.attempts >= MAX_ATTEMPTS
-        ? { ...t, status: 'failed', error: `${reason}; gave up after ${t.attempts} attempts`, completedAt: this.now().toISOString(), owner: undefined, leaseExpiresAt: undefined }
-        : { ...t, status: 'pending', error: `${reason}; queued again`, owner: undefined, leaseExpiresAt: undefined };
+      // A live runner on this host that stopped renewing the lease is stuck in this task; a dead one, or
+      // one on another host, is the runner's own fate.
+      const own = !dead && t.owner !== undefined && t.owner.host === host;
+      const counted: Task = own ? { ...t, attempts: t.attempts + 1 } : { ...t, runnerDeaths: t.runnerDeaths + 1 };
+      const gaveUp = own ? (counted.attempts >= MAX_ATTEMPTS ? `gave up after ${counted.attempts} failed attempts of its own` : null) : counted.runnerDeaths >= MAX_RUNNER_DEATHS ? `gave up after ${counted.runnerDeaths} runner deaths` : null;
+      const next: Task = gaveUp
+        ? { ...counted, status: 'failed', error: `${reason}; ${gaveUp}`, completedAt: this.now().toISOString(), owner: undefined, leaseExpiresAt: undefined }
+        : { ...counted, status: 'pending', error: `${reason}; queued again`, owner: undefined, leaseExpiresAt: undefined };
       this.write(next);
       recovered.push(next);
     }
@@ -184,7 +211,7 @@ export class TaskQueue {
         startedAt: this.now().toISOString(),
         owner: { pid: process.pid, host: os.hostname(), runner },
         leaseExpiresAt: new Date(this.now().getTime() + leaseMs).toISOString(),
-        attempts: next.attempts + 1,
+        runs: next.runs + 1,
       };
       this.write(claimed);
       return claimed;
@@ -202,11 +229,11 @@ export class TaskQueue {
     });
   }
 
-  async finish(id: string, runner: string, result: Pick<Task, 'status' | 'summary' | 'error' | 'usage'>): Promise<Task | null> {
+  async finish(id: string, runner: string, result: Pick<Task, 'status' | 'summary' | 'error' | 'usage' | 'failedCalls'>): Promise<Task | null> {
     return this.withLock(() => {
       const t = this.read(id);
       if (!t || t.owner?.runner !== runner) return null; // lost the task (recovered by another runner)
-      const next: Task = { ...t, ...result, completedAt: this.now().toISOString(), owner: undefined, leaseExpiresAt: undefined };
+      const next: Task = { ...t, ...result, attempts: t.attempts + (OWN_FAILURES.has(result.status) ? 1 : 0), completedAt: this.now().toISOString(), owner: undefined, leaseExpiresAt: undefined };
       this.write(next);
       return next;
     });
@@ -234,8 +261,8 @@ export class TaskQueue {
     return this.withLock(() => {
       const t = this.read(id);
       if (!t) throw new Error(`no task ${id}`);
-      if (t.status !== 'failed' && t.status !== 'blocked' && t.status !== 'cancelled') throw new Error(`task ${id} is ${t.status}; only failed, blocked or cancelled tasks can be retried`);
-      const next: Task = { ...t, status: 'pending', attempts: 0, error: undefined, completedAt: undefined, cancelRequested: undefined, summary: undefined };
+      if (!['failed', 'blocked', 'incomplete', 'cancelled'].includes(t.status)) throw new Error(`task ${id} is ${t.status}; only failed, blocked, incomplete or cancelled tasks can be retried`);
+      const next: Task = { ...t, status: 'pending', attempts: 0, runnerDeaths: 0, error: undefined, failedCalls: undefined, completedAt: undefined, cancelRequested: undefined, summary: undefined };
       this.write(next);
       return next;
     });
@@ -244,10 +271,10 @@ export class TaskQueue {
 
 /** The seed's status table. */
 export function renderStatusTable(tasks: Task[]): string {
-  // Why a task failed or is blocked shows beside it.
-  const why = (t: Task) => (t.status === 'failed' || t.status === 'blocked' ? (t.error ?? '').replace(/\s+/g, ' ').slice(0, 60) : '');
-  const rows = tasks.map((t) => [t.taskId, t.agent, t.status, t.createdAt, t.prompt.replace(/\s+/g, ' ').slice(0, 50), why(t)]);
-  const head = ['Task ID', 'Agent', 'Status', 'Created At', 'Prompt', 'Why'];
+  // Why a task failed, is blocked or incomplete shows beside it (the calls in full: agent status <id>).
+  const why = (t: Task) => (['failed', 'blocked', 'incomplete'].includes(t.status) || (t.status === 'pending' && t.error) ? (t.error ?? '').replace(/\s+/g, ' ').slice(0, 80) : '');
+  const rows = tasks.map((t) => [t.taskId, t.agent, t.status, t.createdAt, t.prompt.replace(/\s+/g, ' ').slice(0, 50), String(t.attempts), String(t.runnerDeaths), why(t)]);
+  const head = ['Task ID', 'Agent', 'Status', 'Created At', 'Prompt', 'Attempts', 'Runner deaths', 'Why'];
   const w = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
   const line = (cells: string[]) => `| ${cells.map((c, i) => c.padEnd(w[i])).join(' | ')} |`;
   return [line(head), `| ${w.map((n) => '-'.repeat(n)).join(' | ')} |`, ...rows.map(line)].join('\n');

@@ -37,13 +37,13 @@ describe('task queue', () => {
 
     const status = JSON.parse((await runDevx(['agent', 'status', '--json'], { cwd: project, env })).stdout) as any[];
     expect(status).toHaveLength(40);
-    expect(status.every((t) => t.status === 'complete' && t.attempts === 1)).toBe(true);
+    expect(status.every((t) => t.status === 'complete' && t.attempts === 0 && t.runnerDeaths === 0 && t.runs === 1)).toBe(true);
     for (const t of status) {
       expect(t.summary).toBe(`Finished ${t.prompt}.`);
       expect(t.usage.input).toBeGreaterThan(0);
       expect(t.completedAt).toBeDefined();
       const log = fs.readFileSync(path.join(project, t.logFile), 'utf8');
-      expect(log.match(/starts attempt/g)).toHaveLength(1);
+      expect(log.match(/starts run/g)).toHaveLength(1);
       expect(fs.readFileSync(path.join(project, t.planFile), 'utf8')).toBe(`# Plan for worker - ${t.prompt}\n`);
     }
     const perJob = new Map<string, number>();
@@ -68,7 +68,7 @@ describe('task queue', () => {
     expect(orphansBefore.length).toBeGreaterThan(0); // kill -9 left the runner's gemini running
     const after = JSON.parse((await runDevx(['agent', 'status', '--json'], { cwd: project, env })).stdout)[0];
     expect(processesUnder(path.join(home, '.devx'))).toEqual([]); // recovery stopped them
-    expect(after.status).toBe('pending');
+    expect(after).toMatchObject({ status: 'pending', attempts: 0, runnerDeaths: 1 });
     expect(after.error).toBe(`its runner (pid ${a.pid}) died; queued again`);
 
     fake.push({ text: 'Finished job 1 on the second try.' });
@@ -76,7 +76,7 @@ describe('task queue', () => {
     expect(b.code, b.stderr).toBe(0);
     expect(b.stdout).toMatch(/Orchestrator finished task task_\w+: complete\./);
     const done = JSON.parse((await runDevx(['agent', 'status', '--json'], { cwd: project, env })).stdout)[0];
-    expect(done).toMatchObject({ status: 'complete', attempts: 2, summary: 'Finished job 1 on the second try.' });
+    expect(done).toMatchObject({ status: 'complete', attempts: 0, runnerDeaths: 1, runs: 2, summary: 'Finished job 1 on the second try.' });
   }, 90_000);
 
   it('cancel and retry', async () => {
@@ -87,7 +87,7 @@ describe('task queue', () => {
     expect((await runDevx(['agent', 'run'], { cwd: project, env })).stdout).toBe('No pending agent tasks found.\n');
     expect((await runDevx(['agent', 'retry', id], { cwd: project, env })).stdout).toBe(`Task ${id} is now pending.\n`);
     const table = (await runDevx(['agent', 'status'], { cwd: project, env })).stdout;
-    expect(table.split('\n')[0]).toMatch(/^\| Task ID\s+\| Agent\s+\| Status\s+\| Created At\s+\| Prompt\s+\| Why\s+\|$/);
+    expect(table.split('\n')[0]).toMatch(/^\| Task ID\s+\| Agent\s+\| Status\s+\| Created At\s+\| Prompt\s+\| Attempts \| Runner deaths \| Why\s+\|$/);
     expect(table).toMatch(new RegExp(`\\| ${id} \\| worker \\| pending \\|`));
   });
 });

@@ -103,7 +103,9 @@ describe('agents at run time', () => {
     const [done] = await runTasks(queue, { all: false, parallel: 1, leaseMs: 60_000, run: { cwd: root, env: env(), backend } });
     expect(done.taskId).toBe(t.taskId);
     expect(done.status).toBe('blocked');
-    expect(done.error).toMatch(/every tool call was refused: write out\.txt \(1 lines\) \(needs approval\)/);
+    expect(done.error).toMatch(/^every tool call was refused: write out\.txt \(1 lines\) \(denied: write_file writes out\.txt, outside what task task_\w+ may write .*\[scope:outside-write\]\)$/);
+    expect(done.failedCalls).toHaveLength(1);
+    expect(done.attempts).toBe(1);
   });
 
   it("a killed devx's scratch folder is removed by the next start; a live one's is kept", async () => {

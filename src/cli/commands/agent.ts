@@ -6,11 +6,9 @@ import { createRequire } from 'node:module';
 import { UsageError, approvalModeFrom, EXIT, AGENT_FLAGS } from '../shared.js';
 import { defineCommand, flagTable, pickFlags, subcommandTable } from '../command.js';
 import { findAgent, loadAgents, PersonaError, type AgentDef } from '../../personas/loadAgents.js';
-import { TaskQueue, renderStatusTable } from '../../tasks/taskQueue.js';
-import { runTasks } from '../../tasks/runTasks.js';
+import { queueSubcommand, type QueueFlags } from './agentQueue.js';
 import { suggestAgent } from '../../personas/suggestAgent.js';
 import { runHeadless } from '../../runtime/runHeadless.js';
-import { checkBinaries } from '../../runtime/checkBinaries.js';
 import { createRenderer } from '../renderEvents.js';
 import { devxHome, findProjectRoot } from '../../config/paths.js';
 import { packageRoot } from '../../util/packageRoot.js';
@@ -23,10 +21,10 @@ pick | agent pick | choose an agent in a picker (type to filter, arrow keys, Ent
 show | agent show <name> [--json] | the resolved definition
 use | agent use <name> | how to switch persona (in the REPL: /agent use <name>)
 run | agent run <name> "<prompt>" [then <name> "<prompt>"]... [--dry-run] [--yes], or agent run [--all] [--parallel N] | a one-shot run (answers chained), or the oldest pending task (or the whole queue)
-start | agent start <name> "<prompt>" | queue a task
-status | agent status [--json] | the task table, with why a task failed or is blocked
+start | agent start <name> "<prompt>" [--write <path,...>] | queue a task (it may write the queue's workspace, its plan file and the paths named)
+status | agent status [--json] | the task table: status, attempts, runner deaths, why a task failed, is blocked or incomplete
 cancel | agent cancel <id> | cancel a pending or running task
-retry | agent retry <id> | queue a failed, blocked or cancelled task again
+retry | agent retry <id> | queue a failed, blocked, incomplete or cancelled task again
 create | agent create [--name N] [--description D] [--template T] [--scope project|user] | a new agent file from a template
 edit | agent edit <name> | open the agent's file in $EDITOR
 rm | agent rm <name> [--scope project|user] | remove the agent's file
@@ -125,6 +123,7 @@ export const agentCommand = defineCommand({
       --description <D>       create: its description
       --template <T>          create: one of ${TEMPLATES.join(', ')}
       --lease <SECONDS>       run: task lease before another runner may take it over (default 120)
+      --write <PATHS>         start: more paths the task may write (comma-separated; a folder covers its files)
 `),
   },
   subcommands: SUBCOMMANDS,
@@ -138,11 +137,14 @@ export const agentCommand = defineCommand({
   },
 });
 
-async function agentMain(values: RunFlags & { all?: boolean; parallel?: string; scope?: string; name?: string; description?: string; template?: string; lease?: string }, positionals: string[]): Promise<number> {
+async function agentMain(values: RunFlags & QueueFlags & { scope?: string; name?: string; description?: string; template?: string }, positionals: string[]): Promise<number> {
   const [sub, ...rest] = positionals;
   const root = findProjectRoot(process.cwd());
   const w = where(root);
-  const queue = new TaskQueue(root);
+  if (sub !== 'run') {
+    const queued = await queueSubcommand(sub, rest, values, root);
+    if (queued !== null) return queued;
+  }
   switch (sub) {
     case 'list': {
       const l = loadAgents(root, w.home, w.devx);
@@ -182,31 +184,6 @@ async function agentMain(values: RunFlags & { all?: boolean; parallel?: string; 
       const s = suggestAgent(rest.join(' '), [...loadAgents(root, w.home, w.devx).agents.values()]);
       process.stdout.write(s ? `${s.agent.name} (score ${s.score.toFixed(2)}): ${s.agent.description}\n` : 'no agent fits clearly\n');
       return EXIT.ok;
-    }
-    case 'start': {
-      if (rest.length !== 2) throw new UsageError('usage: devx agent start <agent> "<prompt>"');
-      findAgent(loadAgents(root, w.home, w.devx), rest[0]);
-      const t = await queue.start(rest[0], rest[1]);
-      process.stdout.write(values.json ? `${JSON.stringify(t)}\n` : `Task ${t.taskId} created for agent '${rest[0]}' and is now pending.\n`);
-      return EXIT.ok;
-    }
-    case 'status': {
-      await queue.recover();
-      const tasks = queue.list();
-      process.stdout.write(values.json ? `${JSON.stringify(tasks, null, 2)}\n` : tasks.length ? `${renderStatusTable(tasks)}\n` : 'No agent tasks.\n');
-      return EXIT.ok;
-    }
-    case 'cancel':
-    case 'retry': {
-      if (rest.length !== 1) throw new UsageError(`usage: devx agent ${sub} <task id>`);
-      try {
-        const t = sub === 'cancel' ? await queue.cancel(rest[0]) : await queue.retry(rest[0]);
-        process.stdout.write(`Task ${t.taskId} is now ${t.cancelRequested ? 'being cancelled' : t.status}.\n`);
-        return EXIT.ok;
-      } catch (err) {
-        process.stderr.write(`devx: ${(err as Error).message}\n`);
-        return EXIT.failed;
-      }
     }
     case 'create': {
       const interactive = Boolean(process.stdin.isTTY);
@@ -249,27 +226,9 @@ async function agentMain(values: RunFlags & { all?: boolean; parallel?: string; 
       const r = spawnSync(editor, [target.file], { stdio: 'inherit', shell: /\s/.test(editor) });
       return r.status === 0 ? EXIT.ok : EXIT.failed;
     }
-    case 'run': {
+    case 'run':
       if (rest.length) return await oneShot(root, parseChain(rest), values);
-      const parallel = values.parallel ? Number(values.parallel) : 1;
-      if (!Number.isInteger(parallel) || parallel < 1 || parallel > 32) throw new UsageError('--parallel takes a whole number from 1 to 32');
-      const missing = checkBinaries({ cwd: process.cwd(), env: process.env, provider: values.provider });
-      if (missing) {
-        process.stderr.write(`${missing}\n`);
-        return EXIT.missingBinary;
-      }
-      const ran = await runTasks(queue, {
-        all: Boolean(values.all),
-        parallel,
-        leaseMs: values.lease ? Number(values.lease) * 1000 : 120_000,
-        model: values.model,
-        run: { cwd: process.cwd(), env: process.env, provider: values.provider, approval: values.yes ? 'yolo' : approvalModeFrom(values) },
-        onTaskStart: (t) => process.stderr.write(`running ${t.taskId} (${t.agent}, attempt ${t.attempts})\n`),
-        onTaskEnd: (t) => process.stdout.write(`Orchestrator finished task ${t.taskId}: ${t.status}${t.error && t.status !== 'complete' ? ` (${t.error})` : ''}.\n`),
-      });
-      if (!ran.length) process.stdout.write('No pending agent tasks found.\n');
-      return ran.every((t) => t.status === 'complete') ? EXIT.ok : EXIT.failed;
-    }
+      return (await queueSubcommand('run', rest, values, root))!;
     default:
       throw new UsageError(AGENT_USAGE);
   }
