@@ -7,6 +7,7 @@ import { matchToolRules, type PermissionRules } from './permissions.js';
 import { RateLimiter } from './rateLimiter.js';
 import { deniedUnder, isReadDenied, type DenyContext } from './deniedPaths.js';
 import { applyWriteScope, type WriteScope } from './writeScope.js';
+import { decideUrl } from './webRules.js';
 import { ALLOW, ASK, DENY, approvableByMode, strictest, type PolicyDecision, type PolicyTool, type SandboxClaim } from './types.js';
 
 export type { Decision, PolicyDecision } from './types.js';
@@ -123,6 +124,9 @@ export class PolicyEngine {
     const reals: { path: string; intent: PathIntent }[] = [];
     if (tool.mcp) {
       d = this.decideMcp(tool, args, reals);
+    } else if (tool.urlFor) {
+      // web_fetch: judged by the WebFetch(domain:…) rules alone (bare tool rules below cannot lift the ask).
+      return this.finish(tool, decideUrl(tool.urlFor(args), this.opts.permissions));
     } else if (tool.commandFor) {
       // Tools that run a program (run_command, custom tools) are judged by the command line they run;
       // confirm: true can only add an ask.
@@ -147,6 +151,11 @@ export class PolicyEngine {
       }
     }
     if (this.opts.writeScope) d = applyWriteScope(this.opts.writeScope, tool, d, reals);
+    return this.finish(tool, d);
+  }
+
+  /** The approval mode's part: yolo refuses the asks it may not lift, plan mode allows only reads. */
+  private finish(tool: PolicyTool, d: PolicyDecision): PolicyDecision {
     if (this.opts.mode === 'yolo' && d.decision === 'ask' && !approvableByMode(d, this.opts.sandboxed)) {
       const how = this.opts.sandboxed || !/^command:(test-runner|package)/.test(d.rule) ? 'run it yourself, or rerun without yolo to approve it' : 'install bubblewrap so devx can sandbox it, run it yourself, or rerun without yolo to approve it';
       return { ...DENY(`${d.reason}; yolo approves only what devx knows the whole effect of, so this is refused (${how})`, d.rule), claim: d.claim };

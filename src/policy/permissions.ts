@@ -47,6 +47,7 @@ export function validateRule(raw: string): string | null {
   if (!m) return 'expected ToolName or ToolName(pattern), e.g. Bash(npm run test:*) or Read(./secrets/**)';
   const [, tool, pattern] = m;
   if (pattern !== undefined && pattern.trim() === '') return `${tool}() needs a pattern inside the parentheses`;
+  if (tool === 'WebFetch' && pattern !== undefined) return /^domain:\s*(\*\.)?[A-Za-z0-9.:_-]+$/.test(pattern.trim()) ? null : 'WebFetch takes domain:<host>, e.g. WebFetch(domain:docs.python.org) or WebFetch(domain:*.example.com)';
   if (pattern !== undefined && !['Bash', 'Read', 'Edit', 'Write', 'Grep', 'Glob', 'LS', 'MultiEdit'].includes(tool)) return `${tool} does not take a pattern`;
   return null;
 }
@@ -119,7 +120,7 @@ export function toolNameMatches(pattern: string, tool: Pick<PolicyTool, 'name' |
 export function matchToolRules(tool: Pick<PolicyTool, 'name' | 'aliases' | 'mcp'>, touched: { path: string; intent: PathIntent }[], rules: PermissionRules): RuleMatch | null {
   for (const kind of ORDER) {
     const hit = rules.rules.find((r) => {
-      if (r.kind !== kind || (r.tool === 'Bash' && r.pattern !== undefined)) return false;
+      if (r.kind !== kind || (r.pattern !== undefined && (r.tool === 'Bash' || r.tool === 'WebFetch'))) return false;
       const intents = PATH_RULE_INTENTS[r.tool];
       if (r.pattern === undefined) {
         const byIntent = BROAD.has(r.tool) && touched.some((t) => intents!.includes(t.intent));

@@ -18,9 +18,10 @@ const GENERIC = /:(all-allowed|paths)$/;
 
 /**
  * Asks no approval mode may lift, only a person: reads outside the project, writes to other tools'
- * executable configuration, an MCP server working outside the project, a sandbox that failed to start.
+ * executable configuration, an MCP server working outside the project, a sandbox that failed to start,
+ * a fetch of a host no rule allows.
  */
-const UNAPPROVABLE_OTHER = /^(path:(outside-root-read|exec-config|hardlink)|mcp:outside-project|sandbox:)/;
+const UNAPPROVABLE_OTHER = /^(path:(outside-root-read|exec-config|hardlink)|mcp:outside-project|sandbox:|web:)/;
 /**
  * The command asks an approval mode (yolo) may lift: the effect is known completely and the sandbox holds
  * the command to it. Every other command ask (an unknown program, an option outside a command's model,
@@ -72,6 +73,8 @@ export interface PolicyTool {
   aliases?: string[];
   /** Set for a tool of an MCP server. */
   mcp?: McpToolPolicy;
+  /** For a tool that fetches a URL (web_fetch): the URL, judged by the WebFetch(domain:…) rules. */
+  urlFor?: (args: Record<string, unknown>) => string;
 }
 
 /** What the policy knows of an MCP server's tool. */

@@ -19,6 +19,7 @@ import { resolveInside } from '../sandbox/resolvePath.js';
 import { INSTALL_HINT, probeBwrap } from '../sandbox/bwrap.js';
 import type { PolicyEngine, ApprovalMode } from '../policy/decide.js';
 import { matchToolRules } from '../policy/permissions.js';
+import { namesHost } from '../policy/webRules.js';
 import { approvableByMode } from '../policy/types.js';
 import { loadCommandJudge } from '../policy/loadCommandJudge.js';
 import { auditFile } from '../audit/auditLog.js';
@@ -204,6 +205,7 @@ export async function createAgent(opts: AgentOptions): Promise<Agent> {
       runAgent: opts.runAgent,
       knowledge: () => (store ??= openStore({ env: opts.env, devxHome: home, collection: settings.knowledge.collection, embeddings: settings.knowledge.embeddings, cwd: root })),
       changes,
+      webHostNamed: (host) => namesHost(host, policy.opts.permissions),
     },
     // The bash parser and the command rules load on the first command to judge, not at every start.
     decide: async (tool, args) => {

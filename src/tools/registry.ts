@@ -15,14 +15,15 @@ import { spawnGeminiTool } from './spawnGemini.js';
 import { analyzeImageTool } from './analyzeImage.js';
 import { appendFileTool } from './appendFile.js';
 import { agentTool } from './agentTool.js';
+import { webFetchTool } from './webFetch.js';
 import { readPrompt } from '../util/packageRoot.js';
 
 export function builtinTools(): Tool[] {
-  return [readFileTool, writeFileTool, appendFileTool, editFileTool, listDirectoryTool, globTool, searchCodeTool, analyzeImageTool, runCommandTool, todoTool, rememberTool, storeKnowledgeTool, queryKnowledgeTool, spawnGeminiTool, agentTool] as Tool[];
+  return [readFileTool, writeFileTool, appendFileTool, editFileTool, listDirectoryTool, globTool, searchCodeTool, analyzeImageTool, runCommandTool, todoTool, rememberTool, storeKnowledgeTool, queryKnowledgeTool, spawnGeminiTool, agentTool, webFetchTool] as Tool[];
 }
 
 /** Claude Code tools devx has no equivalent of (an agent that lists them runs without them). */
-const NO_EQUIVALENT = ['WebFetch', 'WebSearch', 'KillShell', 'BashOutput', 'ExitPlanMode', 'SlashCommand'];
+const NO_EQUIVALENT = ['WebSearch', 'KillShell', 'BashOutput', 'ExitPlanMode', 'SlashCommand'];
 
 /**
  * A tool name as agent files and rules write it, in devx's terms: a devx name or a Claude Code alias

@@ -41,6 +41,8 @@ export interface ToolContext {
   output?: (tool: string, text: string) => void;
   /** Told when an approved call starts executing (after any question). */
   started?: (tool: string) => void;
+  /** Whether a WebFetch(domain:…) allow rule names this host, so web_fetch may reach it at a private address. */
+  webHostNamed?: (host: string) => boolean;
   /** Opens the knowledge store on first use. */
   knowledge?: () => import('../knowledge/types.js').KnowledgeStore;
   /** Keeps what a call will change before it runs, for undo (runToolCall calls it; session/undoStore.ts). */
@@ -115,6 +117,8 @@ export interface Tool<S extends z.ZodType = z.ZodType> {
   onlyWhenListed?: boolean;
   /** A tool of an MCP server (the policy asks unless the server is trusted). */
   mcp?: McpToolPolicy;
+  /** For a tool that fetches a URL: the URL the policy judges (WebFetch(domain:…) rules). */
+  urlFor?: (args: Record<string, unknown>) => string;
   /** The argument list the manual shows, when the zod schema cannot say it (MCP tools: required unless json= gives it). */
   manualArgs?: { name: string; optional: boolean; description: string }[];
   execute(ctx: ToolContext, args: z.infer<S>): Promise<ToolOutput>;

@@ -32,7 +32,7 @@ describe('loading agent definitions', () => {
     put(path.join(devx, 'agents', 'researcher.md'), '---\nname: researcher\ndescription: user researcher\n---\nUser body');
     put(path.join(devx, 'agents', 'planner.md'), '---\nname: planner\ndescription: plans work\nmodel: gemini-2.5-flash\n---\nPlan carefully.');
     put(path.join(root, '.devx', 'agents', 'researcher.md'), '---\nname: researcher\ndescription: project researcher\ntools: [read_file, search_code]\n---\nProject body');
-    put(path.join(root, '.claude', 'agents', 'reviewer.md'), '---\nname: reviewer\ndescription: Claude reviewer\ntools: Read, Grep, Glob, Bash, WebFetch\nmodel: sonnet\ncolor: blue\n---\nReview things.');
+    put(path.join(root, '.claude', 'agents', 'reviewer.md'), '---\nname: reviewer\ndescription: Claude reviewer\ntools: Read, Grep, Glob, Bash, WebFetch, WebSearch\nmodel: sonnet\ncolor: blue\n---\nReview things.');
     put(path.join(root, '.gemini', 'extensions', 'coder-agent.json'), JSON.stringify({ name: 'coder-agent', prompt: 'You write code.', contextFileName: 'CODER.md' }));
     put(path.join(root, '.gemini', 'extensions', 'CODER.md'), 'Prefer small functions.');
     const l = loadAgents(root, home, devx);
@@ -42,10 +42,10 @@ describe('loading agent definitions', () => {
     expect(l.overridden.map((o) => `${o.name}:${o.scope}`)).toEqual(['researcher:builtin', 'researcher:user']);
     expect(l.agents.get('planner')).toMatchObject({ scope: 'user', model: 'gemini-2.5-flash' });
     const reviewer = l.agents.get('reviewer')!;
-    expect(reviewer.tools).toEqual(['read_file', 'search_code', 'glob', 'run_command']);
+    expect(reviewer.tools).toEqual(['read_file', 'search_code', 'glob', 'run_command', 'web_fetch']);
     // A Claude Code agent runs on Claude with its own model, with no warning about it.
     expect([reviewer.provider, reviewer.model]).toEqual(['claude', 'sonnet']);
-    expect(l.warnings.map((w) => w.message)).toEqual([expect.stringMatching(/no equivalent of Claude Code's WebFetch/)]);
+    expect(l.warnings.map((w) => w.message)).toEqual([expect.stringMatching(/no equivalent of Claude Code's WebSearch/)]);
     expect(l.agents.get('coder-agent')!.prompt).toBe('You write code.\n\nPrefer small functions.');
     expect(l.errors).toEqual([]);
   });

@@ -1,0 +1,31 @@
+import * as z from 'zod';
+import { defineTool, ToolError } from './types.js';
+import { fetchPage } from './fetchPage.js';
+
+/** web_fetch: a page as Markdown (HTML) or text. The policy judges the URL (policy/webRules.ts). */
+export const webFetchTool = defineTool({
+  name: 'web_fetch',
+  kind: 'read',
+  descriptionFile: 'tools/web_fetch.md',
+  urlFor: (a) => String(a.url ?? ''),
+  describe: (a) => `fetch ${a.url}`,
+  aliases: ['WebFetch'],
+  example: 'TOOL_CALL: web_fetch | url=https://docs.python.org/3/library/json.html',
+  limits: { maxChars: 100_000, keep: 'head' },
+  schema: z.object({
+    url: z.string().trim().min(1, 'url must not be empty').describe('an absolute http:// or https:// URL'),
+    prompt: z.string().optional().describe('what you are looking for (devx returns the page; you read it)'),
+  }),
+  async execute(ctx, args) {
+    try {
+      const page = await fetchPage(args.url, { signal: ctx.signal, privateAllowed: (host) => ctx.webHostNamed?.(host) ?? false });
+      if (page.redirectedTo) {
+        return { content: `${args.url} redirects to ${page.redirectedTo}, another host. Fetch that URL with web_fetch if you need it (it is judged by its own host).`, meta: { url: args.url, status: page.status } };
+      }
+      const head = `${page.url} (${page.status}, ${page.contentType || 'no content type'}, ${page.bytes} bytes)`;
+      return { content: `${head}\n\n${page.text}`, meta: { url: args.url, status: page.status }, isError: page.status >= 400 };
+    } catch (err) {
+      throw new ToolError(`could not fetch ${args.url}: ${(err as Error).message}`);
+    }
+  },
+});
