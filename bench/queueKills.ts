@@ -75,22 +75,26 @@ async function main(): Promise<void> {
   };
   const t1 = Date.now();
   let killing = true;
-  // Kills at random times, about one every 0.2-1.6 s, of a random live runner.
+  let tasks: TaskJson[] = [];
+  // The kills fall at random times over the whole run: K random points of its progress (tasks ended,
+  // 0 to 95% of T), each followed by a random 0-1.5 s, kill a random live runner.
+  const points = Array.from({ length: KILLS }, () => Math.random() * TASKS * 0.95).sort((a, b) => a - b);
+  const ended = () => tasks.filter((t) => t.status !== 'pending' && t.status !== 'running').length;
   const killer = (async () => {
-    while (kills < KILLS && killing) {
-      await sleep(200 + Math.random() * 1400);
+    for (const point of points) {
+      while (killing && ended() < point) await sleep(100);
+      if (!killing) return;
+      await sleep(Math.random() * 1500);
       const runners = [...live].filter((c) => c.exitCode === null && c.signalCode === null);
-      if (!runners.length) continue;
       const victim = runners[Math.floor(Math.random() * runners.length)];
       try {
-        process.kill(victim.pid!, 'SIGKILL');
-        kills++;
+        if (victim) process.kill(victim.pid!, 'SIGKILL');
+        if (victim) kills++;
       } catch {
         /* it had just exited */
       }
     }
   })();
-  let tasks: TaskJson[] = [];
   for (;;) {
     while (live.size < RUNNERS) startRunner();
     await sleep(1000);
