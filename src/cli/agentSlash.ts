@@ -1,9 +1,11 @@
 // /agent commands inside the REPL, persona switching, and autodelegation suggestions.
 import { suggestAgent } from '../personas/suggestAgent.js';
+import { formatIssue } from '../personas/loadAgents.js';
 import { PersonaError } from '../runtime/agentRun.js';
 import type { Started } from '../runtime/startSession.js';
 import { UsageError } from './shared.js';
-import { agentCommand } from './commands/agent.js';
+import { agentCommand, runAgentCommand } from './commands/agent.js';
+import type { Ask } from './agentScaffold.js';
 import { parseFlags, renderCommandHelp } from './command.js';
 import { pickerItems, type PickItem } from './agentPicker.js';
 
@@ -22,8 +24,11 @@ export function switchAgent(s: Started, name: string): string {
   }
 }
 
-/** `/agent` alone (or `/agent pick`) opens the picker when there is a terminal (`pick` set), else lists. */
-export async function handleAgentSlash(input: string, s: Started, out: NodeJS.WritableStream, pick?: (items: PickItem[]) => Promise<string | null>): Promise<void> {
+/**
+ * `/agent` alone (or `/agent pick`) opens the picker when there is a terminal (`pick` set), else lists.
+ * `ask` reads the answers of /agent create and /agent init through the REPL's own input.
+ */
+export async function handleAgentSlash(input: string, s: Started, out: NodeJS.WritableStream, pick?: (items: PickItem[]) => Promise<string | null>, ask?: Ask): Promise<void> {
   const words = (input.match(/"[^"]*"|'[^']*'|\S+/g) ?? []).map((w) => w.replace(/^["']|["']$/g, ''));
   let [cmd, ...rest] = words;
   // /agent:start, /agent:run, /agent:status are the seed's spellings.
@@ -34,7 +39,7 @@ export async function handleAgentSlash(input: string, s: Started, out: NodeJS.Wr
   }
   if (pick && (!rest.length || (rest.length === 1 && rest[0] === 'pick'))) {
     const loaded = s.run.loadAgents();
-    for (const e of loaded.errors) out.write(`error: ${e.file}: ${e.message}\n`);
+    for (const e of loaded.errors) out.write(`error: ${formatIssue(e)}\n`);
     const name = await pick(pickerItems(loaded));
     out.write(name ? `${switchAgent(s, name)}\n` : '(no agent chosen)\n');
     return;
@@ -45,7 +50,7 @@ export async function handleAgentSlash(input: string, s: Started, out: NodeJS.Wr
     return;
   }
   try {
-    await agentCommand.run(parseFlags(agentCommand.flags, rest));
+    await runAgentCommand(parseFlags(agentCommand.flags, rest), { ask });
   } catch (err) {
     if (err instanceof UsageError || (err as NodeJS.ErrnoException).code?.startsWith?.('ERR_PARSE_ARGS')) out.write(`${(err as Error).message}\n`);
     else throw err;

@@ -16,6 +16,7 @@ import { knownToolNames, resolveToolName } from '../tools/registry.js';
 import { AGENT_TOOL_PREFIX } from '../tools/agentTool.js';
 import { packageRoot } from '../util/packageRoot.js';
 import { isTrusted } from '../config/trust.js';
+import { findProvider, providerIds } from '../providers/registry.js';
 
 export type AgentScope = 'project' | 'user' | 'builtin';
 export type AgentFormat = 'devx' | 'claude' | 'gemini-extension';
@@ -32,11 +33,27 @@ export interface AgentDef {
   scope: AgentScope;
   format: AgentFormat;
   file: string;
+  /** The memory file its front-matter names (included in the prompt). */
+  memoryFile?: string;
 }
 
 export interface AgentIssue {
   file: string;
+  /** The line the problem is on (1-based), when it is one line's. */
+  line?: number;
   message: string;
+}
+
+/** `file:line: message`, as `agent list` and the commands that load an agent print it. */
+export function formatIssue(e: AgentIssue): string {
+  return `${e.file}${e.line ? `:${e.line}` : ''}: ${e.message}`;
+}
+
+/** An error in an agent file, at a line when known. */
+class AgentFileError extends Error {
+  constructor(message: string, readonly line?: number) {
+    super(message);
+  }
 }
 
 export interface LoadedAgents {
@@ -56,9 +73,23 @@ const MCP_TOOL = /^mcp__[A-Za-z0-9_-]+(__([A-Za-z0-9_-]+|\*))?$|^mcp__\*$/;
 export function splitFrontMatter(text: string): { data: Record<string, unknown>; body: string } | null {
   const m = /^\uFEFF?---\r?\n([\s\S]*?)\r?\n---[ \t]*(?:\r?\n|$)([\s\S]*)$/.exec(text);
   if (!m) return null;
-  const data = yaml().parse(m[1]) as unknown;
-  if (data === null || typeof data !== 'object' || Array.isArray(data)) throw new Error('front-matter must be a YAML mapping');
+  let data: unknown;
+  try {
+    data = yaml().parse(m[1]) as unknown;
+  } catch (err) {
+    // The YAML error's line is within the front-matter, which starts on the file's second line.
+    const line = (err as { linePos?: { line: number }[] }).linePos?.[0]?.line;
+    throw new AgentFileError(`front-matter is not valid YAML: ${(err as Error).message.split('\n')[0]}`, line ? line + 1 : undefined);
+  }
+  if (data === null || typeof data !== 'object' || Array.isArray(data)) throw new AgentFileError('front-matter must be a YAML mapping', 2);
   return { data: data as Record<string, unknown>, body: m[2] };
+}
+
+/** The line of a front-matter key (1-based), for an error about its value. */
+function keyLine(text: string, key: string): number | undefined {
+  const lines = text.split('\n');
+  for (let i = 1; i < lines.length && !/^---\s*$/.test(lines[i]); i++) if (new RegExp(`^${key}\\s*:`).test(lines[i])) return i + 1;
+  return undefined;
 }
 
 function asToolList(v: unknown): string[] | undefined {
@@ -98,31 +129,45 @@ function parseMarkdownAgent(file: string, src: Source, scope: ImportScope, warni
   const fm = splitFrontMatter(text);
   if (!fm) throw new Error('missing YAML front-matter (a file starting with --- ... ---)');
   const d = fm.data;
+  const at = (key: string) => keyLine(text, key);
+  const fail = (key: string, message: string) => new AgentFileError(message, at(key));
   for (const k of Object.keys(d)) {
-    if (!KNOWN_KEYS.has(k) && !(src.format === 'claude' && CLAUDE_IGNORED.has(k))) warnings.push({ file, message: `unknown key "${k}" is ignored` });
+    if (!KNOWN_KEYS.has(k) && !(src.format === 'claude' && CLAUDE_IGNORED.has(k))) warnings.push({ file, line: at(k), message: `unknown key "${k}" is ignored` });
   }
-  if (typeof d.name !== 'string' || !d.name.trim()) throw new Error('"name" is required');
-  if (!NAME.test(d.name)) throw new Error(`"name" must be letters, digits, - or _ (got "${d.name}")`);
-  if (typeof d.description !== 'string' || !d.description.trim()) throw new Error('"description" is required');
-  let tools = asToolList(d.tools);
+  if (typeof d.name !== 'string' || !d.name.trim()) throw fail('name', '"name" is required');
+  if (!NAME.test(d.name)) throw fail('name', `"name" must be letters, digits, - or _ (got "${d.name}")`);
+  if (typeof d.description !== 'string' || !d.description.trim()) throw fail('description', '"description" is required');
+  let tools: string[] | undefined;
+  try {
+    tools = asToolList(d.tools);
+  } catch (err) {
+    throw fail('tools', (err as Error).message);
+  }
+  if (d.model !== undefined && d.model !== null && (typeof d.model !== 'string' || !d.model.trim())) throw fail('model', '"model" must be a model name');
   let model = typeof d.model === 'string' ? d.model : undefined;
   // Claude Code's tool names are valid in every format; each name is resolved through the tools' own aliases.
-  if (tools) tools = resolveTools(tools, file, warnings);
+  if (tools) tools = resolveTools(tools, file, warnings, at('tools'));
+  if (d.provider !== undefined && d.provider !== null && (typeof d.provider !== 'string' || !findProvider(d.provider))) {
+    throw fail('provider', `"provider: ${String(d.provider)}" is not a provider devx has (${providerIds().join(', ')})${d.provider === 'openai' ? '; OpenAI is not supported yet' : ''}`);
+  }
+  if (d.memory !== undefined && d.memory !== null && typeof d.memory !== 'string') throw fail('memory', '"memory" must be a file path');
   let provider = typeof d.provider === 'string' ? d.provider : undefined;
   // A Claude Code agent runs on Claude with its own model, unless it names another provider.
   if (src.format === 'claude') provider ??= 'claude';
   // "inherit" (Claude Code's word) means the session's model.
   if (model && /^inherit$/i.test(model)) model = undefined;
   let prompt = resolveImports(fm.body, file, scope).trim();
+  let memoryFile: string | undefined;
   if (typeof d.memory === 'string' && d.memory.trim()) {
     const mem = d.memory.startsWith('~/') ? path.join(home, d.memory.slice(2)) : path.resolve(path.dirname(file), d.memory);
-    if (!fs.existsSync(mem)) throw new Error(`memory file not found: ${mem}`);
+    memoryFile = mem;
+    if (!fs.existsSync(mem)) throw fail('memory', `memory file not found: ${mem}`);
     prompt += `\n\n# Memory (${path.basename(mem)})\n${resolveImports(readAgentText(mem, scope, `memory file ${d.memory}`, d.memory.startsWith('~/')), mem, scope).trim()}`;
   }
-  return { name: d.name, description: d.description.trim(), tools, model, provider, prompt, scope: src.scope, format: src.format, file };
+  return { name: d.name, description: d.description.trim(), tools, model, provider, prompt, scope: src.scope, format: src.format, file, ...(memoryFile ? { memoryFile } : {}) };
 }
 
-function resolveTools(names: string[], file: string, warnings: AgentIssue[]): string[] {
+function resolveTools(names: string[], file: string, warnings: AgentIssue[], line?: number): string[] {
   const out: string[] = [];
   for (const t of names) {
     // MCP tools (mcp__server__tool, mcp__server__*) are known only once their servers start: kept as written.
@@ -132,15 +177,15 @@ function resolveTools(names: string[], file: string, warnings: AgentIssue[]): st
     }
     if (t.startsWith(AGENT_TOOL_PREFIX)) {
       const name = t.slice(AGENT_TOOL_PREFIX.length);
-      if (!NAME.test(name)) throw new Error(`"${t}" in tools must be agent:<name> with a name of letters, digits, - or _`);
+      if (!NAME.test(name)) throw new AgentFileError(`"${t}" in tools must be agent:<name> with a name of letters, digits, - or _`, line);
       if (!out.includes(t)) out.push(t);
       continue;
     }
     const m = resolveToolName(t);
-    if (m === null) warnings.push({ file, message: `devx has no equivalent of Claude Code's ${t}; the agent runs without it` });
+    if (m === null) warnings.push({ file, line, message: `devx has no equivalent of Claude Code's ${t}; the agent runs without it` });
     else if (m === undefined) {
       // Kept as written: it may name a custom tool (.devx/tools); the allowlist only narrows.
-      warnings.push({ file, message: `unknown tool "${t}"; valid names are ${knownToolNames().join(', ')} (or a custom tool's name, or an MCP tool as mcp__<server>__<tool>)` });
+      warnings.push({ file, line, message: `unknown tool "${t}"; valid names are ${knownToolNames().join(', ')} (or a custom tool's name, or an MCP tool as mcp__<server>__<tool>)` });
       if (!out.includes(t)) out.push(t);
     } else if (!out.includes(m)) out.push(m);
   }
@@ -186,10 +231,13 @@ export function loadAgents(root: string, home: string, devxHome: string): Loaded
         if (prev) out.overridden.push(prev);
         out.agents.set(def.name, def);
       } catch (err) {
-        out.errors.push({ file, message: (err as Error).message });
+        out.errors.push({ file, ...(err instanceof AgentFileError && err.line ? { line: err.line } : {}), message: (err as Error).message });
       }
     }
   }
+  // A memory file kept beside its agent (seed 001: `memory: agent-memory.md`) is not an agent of its own.
+  const memories = new Set([...out.agents.values(), ...out.overridden].map((a) => a.memoryFile).filter(Boolean));
+  out.errors = out.errors.filter((e) => !memories.has(e.file));
   for (const def of out.agents.values()) {
     for (const t of def.tools ?? []) {
       const callee = t.startsWith(AGENT_TOOL_PREFIX) ? t.slice(AGENT_TOOL_PREFIX.length) : null;
@@ -212,7 +260,7 @@ export class PersonaError extends Error {
  */
 export function findAgent(loaded: LoadedAgents, name: string): AgentDef {
   const broken = loaded.errors.filter((e) => path.basename(e.file).replace(/\.(md|json)$/, '') === name);
-  if (broken.length) throw new PersonaError(broken.map((e) => `agent "${name}" cannot be loaded: ${e.file}: ${e.message}`).join('\n'));
+  if (broken.length) throw new PersonaError(broken.map((e) => `agent "${name}" cannot be loaded: ${formatIssue(e)}`).join('\n'));
   const def = loaded.agents.get(name);
   if (def) return def;
   throw new PersonaError(`no agent named "${name}". Known: ${[...loaded.agents.keys()].join(', ') || '(none)'}; see devx agent list`);

@@ -63,7 +63,7 @@ describe('loading agent definitions', () => {
     expect(byFile['noname.md']).toMatch(/"name" is required/);
     expect(byFile['nodesc.md']).toMatch(/"description" is required/);
     expect(byFile['badyaml.md']).toBeDefined();
-    expect(l.warnings).toEqual([{ file: path.join(root, '.devx', 'agents', 'good.md'), message: 'unknown key "flavour" is ignored' }]);
+    expect(l.warnings).toEqual([{ file: path.join(root, '.devx', 'agents', 'good.md'), line: 4, message: 'unknown key "flavour" is ignored' }]);
   });
 
   it('resolves @imports relative to the file and ~, appends the memory file, and names an import cycle', () => {

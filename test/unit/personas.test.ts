@@ -44,7 +44,7 @@ describe('agent files', () => {
     const broken = path.join(root, '.devx', 'agents', 'helper.md');
     put(broken, '---\nname: helper\ndescription: project one\nmemory: ./missing-memory.md\n---\nProject.');
     const l = loadAgents(root, home, devx);
-    expect(() => findAgent(l, 'helper')).toThrow(`agent "helper" cannot be loaded: ${broken}: memory file not found`);
+    expect(() => findAgent(l, 'helper')).toThrow(`agent "helper" cannot be loaded: ${broken}:4: memory file not found`);
     put(path.join(root, '.devx', 'agents', 'a.md'), '---\nname: a\ndescription: d\n---\n@b.md');
     put(path.join(root, '.devx', 'agents', 'b.md'), '@a.md');
     expect(() => findAgent(loadAgents(root, home, devx), 'a')).toThrow(/agent "a" cannot be loaded: .*a\.md: .*cycle/);

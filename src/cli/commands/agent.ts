@@ -1,19 +1,17 @@
 // `devx agent list|show|use|run|start|status|cancel|retry|create|edit|rm|suggest` (also /agent in the REPL).
 import fs from 'node:fs';
-import path from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { createRequire } from 'node:module';
 import { UsageError, approvalModeFrom, EXIT, AGENT_FLAGS } from '../shared.js';
-import { defineCommand, flagTable, pickFlags, subcommandTable } from '../command.js';
-import { findAgent, loadAgents, PersonaError, type AgentDef } from '../../personas/loadAgents.js';
+import { defineCommand, flagTable, pickFlags, subcommandTable, type ParsedArgs } from '../command.js';
+import { findAgent, formatIssue, loadAgents, PersonaError, type AgentDef } from '../../personas/loadAgents.js';
 import { queueSubcommand, type QueueFlags } from './agentQueue.js';
 import { suggestAgent } from '../../personas/suggestAgent.js';
 import { runHeadless } from '../../runtime/runHeadless.js';
 import { createRenderer } from '../renderEvents.js';
 import { devxHome, findProjectRoot } from '../../config/paths.js';
-import { packageRoot } from '../../util/packageRoot.js';
 import { pickAgent, pickerItems } from '../agentPicker.js';
-import { mkdirOwnedSync, writeNewOwnedSync } from '../../util/ownedFile.js';
+import { TEMPLATES, createAgentFile, initAgentFile, type Ask } from '../agentScaffold.js';
 
 const SUBCOMMANDS = subcommandTable(`
 list | agent list [--json] | agents from every scope (project overrides user, which overrides builtin), with broken files reported
@@ -25,14 +23,14 @@ start | agent start <name> "<prompt>" [--write <path,...>] | queue a task (it ma
 status | agent status [--json] | the task table: status, attempts, runner deaths, why a task failed, is blocked or incomplete
 cancel | agent cancel <id> | cancel a pending or running task
 retry | agent retry <id> | queue a failed, blocked, incomplete or cancelled task again
-create | agent create [--name N] [--description D] [--template T] [--scope project|user] | a new agent file from a template
+create | agent create [--name N] [--description D] [--template T] [--scope project|user] | a new agent file from a template (asks what is not given)
+init | agent init <name> [--description D] [--scope project|user] | a new agent file with the sections to fill in: Responsibilities, When to use, Tooling, Guardrails, Example prompts
 edit | agent edit <name> | open the agent's file in $EDITOR
 rm | agent rm <name> [--scope project|user] | remove the agent's file
 suggest | agent suggest "<prompt>" | which agent fits a task
 `);
 export const AGENT_USAGE = `usage:\n${SUBCOMMANDS.map((c) => `  devx ${c.usage}`).join('\n')}`;
 
-const TEMPLATES = ['code-reviewer', 'test-runner', 'docs-writer', 'release-bot'];
 
 function where(root: string) {
   const home = process.env.HOME ?? '';
@@ -118,26 +116,29 @@ export const agentCommand = defineCommand({
       --all                   run: drain the whole queue
       --parallel <N>          run: how many tasks at once (1-32)
       --dry-run               run: show each call and what the policy would decide, run nothing
-      --scope <project|user>  create, rm: which scope
+      --scope <project|user>  create, init, rm: which scope
       --name <N>              create: the agent name
-      --description <D>       create: its description
+      --description <D>       create, init: its description
       --template <T>          create: one of ${TEMPLATES.join(', ')}
       --lease <SECONDS>       run: task lease before another runner may take it over (default 120)
       --write <PATHS>         start: more paths the task may write (comma-separated; a folder covers its files)
 `),
   },
   subcommands: SUBCOMMANDS,
-  async run({ values, positionals }) {
-    try {
-      return await agentMain(values as Parameters<typeof agentMain>[0], positionals);
-    } catch (err) {
-      if (err instanceof PersonaError) throw new UsageError(err.message);
-      throw err;
-    }
-  },
+  run: (args) => runAgentCommand(args, {}),
 });
 
-async function agentMain(values: RunFlags & QueueFlags & { scope?: string; name?: string; description?: string; template?: string }, positionals: string[]): Promise<number> {
+/** `devx agent …`; the REPL's /agent passes `ask`, its own input, for the create and init wizards. */
+export async function runAgentCommand({ values, positionals }: ParsedArgs, io: { ask?: Ask }): Promise<number> {
+  try {
+    return await agentMain(values as Parameters<typeof agentMain>[0], positionals, io);
+  } catch (err) {
+    if (err instanceof PersonaError) throw new UsageError(err.message);
+    throw err;
+  }
+}
+
+async function agentMain(values: RunFlags & QueueFlags & { scope?: string; name?: string; description?: string; template?: string }, positionals: string[], io: { ask?: Ask }): Promise<number> {
   const [sub, ...rest] = positionals;
   const root = findProjectRoot(process.cwd());
   const w = where(root);
@@ -148,8 +149,8 @@ async function agentMain(values: RunFlags & QueueFlags & { scope?: string; name?
   switch (sub) {
     case 'list': {
       const l = loadAgents(root, w.home, w.devx);
-      for (const e of l.errors) process.stderr.write(`error: ${e.file}: ${e.message}\n`);
-      for (const e of l.warnings) process.stderr.write(`warning: ${e.file}: ${e.message}\n`);
+      for (const e of l.errors) process.stderr.write(`error: ${formatIssue(e)}\n`);
+      for (const e of l.warnings) process.stderr.write(`warning: ${formatIssue(e)}\n`);
       const rows = [...l.agents.values()].map((a) => ({ name: a.name, scope: a.scope, format: a.format, description: a.description, overrides: l.overridden.filter((o) => o.name === a.name).map((o) => `${o.scope}:${o.format}`) }));
       if (values.json) process.stdout.write(`${JSON.stringify({ agents: rows, errors: l.errors, warnings: l.warnings }, null, 2)}\n`);
       else if (!rows.length) process.stdout.write(`no agents yet: create one with devx agent create (templates: ${TEMPLATES.join(', ')})\n`);
@@ -159,7 +160,7 @@ async function agentMain(values: RunFlags & QueueFlags & { scope?: string; name?
     case 'pick': {
       if (!process.stdin.isTTY || typeof process.stdin.setRawMode !== 'function') throw new UsageError('devx agent pick needs a terminal; devx agent list prints the agents');
       const l = loadAgents(root, w.home, w.devx);
-      for (const e of l.errors) process.stderr.write(`error: ${e.file}: ${e.message}\n`);
+      for (const e of l.errors) process.stderr.write(`error: ${formatIssue(e)}\n`);
       // The picker draws on stderr, so `devx --agent "$(devx agent pick)"` works.
       const name = await pickAgent(pickerItems(l), { input: process.stdin, out: process.stderr, env: process.env });
       process.stdin.pause();
@@ -185,24 +186,13 @@ async function agentMain(values: RunFlags & QueueFlags & { scope?: string; name?
       process.stdout.write(s ? `${s.agent.name} (score ${s.score.toFixed(2)}): ${s.agent.description}\n` : 'no agent fits clearly\n');
       return EXIT.ok;
     }
-    case 'create': {
-      const interactive = Boolean(process.stdin.isTTY);
-      const ask = (q: string, def = '') => (interactive ? (createRequire(import.meta.url)('readline-sync') as typeof import('readline-sync')).question(`${q}${def ? ` [${def}]` : ''}: `, { defaultInput: def }) : def);
-      const template = values.template ?? ask(`Template (${TEMPLATES.join(', ')})`, 'code-reviewer');
-      if (!TEMPLATES.includes(template)) throw new UsageError(`unknown template "${template}"; choose one of ${TEMPLATES.join(', ')}`);
-      const name = values.name ?? ask('Name', template);
-      if (!/^[a-z0-9][a-z0-9_-]*$/i.test(name)) throw new UsageError('names are letters, digits, - or _');
-      const scope = values.scope ?? ask('Scope (project or user)', 'project');
-      if (scope !== 'project' && scope !== 'user') throw new UsageError('--scope is project or user');
-      const text = fs.readFileSync(path.join(packageRoot(), 'prompts', 'agent-templates', `${template}.md`), 'utf8');
-      const description = values.description ?? ask('Description', /description: (.*)/.exec(text)?.[1] ?? '');
-      const dir = scope === 'project' ? path.join(root, '.devx', 'agents') : path.join(w.devx, 'agents');
-      const file = path.join(dir, `${name}.md`);
-      if (fs.existsSync(file)) throw new UsageError(`${file} already exists; edit it with devx agent edit ${name}`);
-      mkdirOwnedSync(dir);
-      writeNewOwnedSync(file, text.replace(/^name: .*$/m, `name: ${name}`).replace(/^description: .*$/m, `description: ${description.replace(/\n/g, ' ')}`));
-      process.stdout.write(`created ${file}\n`);
-      return EXIT.ok;
+    case 'create':
+    case 'init': {
+      // Outside the REPL the wizard asks on the terminal (readline-sync); the REPL passes its own input.
+      const ask: Ask | null = io.ask ?? (process.stdin.isTTY ? async (q) => (createRequire(import.meta.url)('readline-sync') as typeof import('readline-sync')).question(q) : null);
+      const message = sub === 'create' ? await createAgentFile(root, w.devx, values, ask) : await initAgentFile(root, w.devx, rest[0], values, ask);
+      process.stdout.write(`${message}\n`);
+      return message.startsWith('created ') ? EXIT.ok : EXIT.failed;
     }
     case 'edit':
     case 'rm': {

@@ -171,7 +171,9 @@ async function runRepl(flags: { resume?: string; agent?: string } & Parameters<t
             if (cmd === '/exit' || cmd === '/quit') break;
             if (cmd === '/agent' || cmd.startsWith('/agent:')) {
               const pick = interactive ? (items: PickItem[]) => pickAgent(items, { input: process.stdin, out, env: process.env }) : undefined;
-              await handleAgentSlash(text, started, out, pick);
+              // The create and init wizards ask through this input (a second reader of stdin would fight it).
+              const ask = interactive ? (q: string) => (out.write(q), (answering = true), input.nextAnswer().finally(() => (answering = false))) : undefined;
+              await handleAgentSlash(text, started, out, pick, ask);
               continue;
             } else if (cmd === '/workflow') {
               await runWorkflowSlash(text, out);
