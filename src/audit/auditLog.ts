@@ -29,6 +29,12 @@ export function createAuditSubscriber(file: string, session: string): (e: AgentE
   // The logger (and pino) load on the first tool call: a run that calls no tool never pays for them.
   let log: pino.Logger | undefined;
   return (e) => {
+    if (e.type === 'hook') {
+      // A hook is a program the user's settings run: recorded like a call, with what it decided.
+      log ??= createAuditLogger(file, session);
+      log.info({ hook: e.event, command: summarizeArgValue(e.command), file: e.file, tool: e.tool ?? null, outcome: e.outcome, exitCode: e.exitCode, durationMs: e.durationMs, message: e.message ?? null }, 'hook');
+      return;
+    }
     if (e.type !== 'tool_end') return;
     log ??= createAuditLogger(file, session);
     const o = e.outcome;

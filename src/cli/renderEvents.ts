@@ -132,6 +132,10 @@ export function createRenderer(opts: RenderOptions): Renderer {
         case 'tool_start':
           write(`  → ${e.tool} ${oneLine(summarizeArgs(e.args))}\n`);
           break;
+        case 'hook':
+          if (e.outcome === 'blocked') write(`  ⛔ ${e.event} hook${e.tool ? ` (${e.tool})` : ''}: ${oneLine(e.message ?? '', 200)}\n`);
+          else if (e.outcome === 'error') write(`  ! ${e.event} hook \`${oneLine(e.command, 60)}\` failed (${oneLine(e.message ?? '', 160)}); going on\n`);
+          break;
         case 'tool_running':
           // A command may run for minutes: the spinner says for how long, and what it printed last.
           tail = '';

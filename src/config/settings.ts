@@ -10,6 +10,7 @@ import type { ProviderSettings } from '../providers/types.js';
 import { DEFAULT_PROVIDER, getProvider, providerIds } from '../providers/registry.js';
 import { parseRule, validateRule, type PermissionRule, type RuleSource } from '../policy/permissions.js';
 import { McpServersSchema, type McpServerEntry } from './mcpSettings.js';
+import { HooksSchema, flattenHooks, readClaudeHooks, type HookEntry } from './hookSettings.js';
 
 // Schemas are built on first use (z.lazy): a run without settings files never pays the ~1 ms each
 // costs, and that time is taken from the model CLI a one-shot run starts beside devx.
@@ -72,6 +73,8 @@ export const SettingsSchema = z.lazy(() =>
       rateLimits: z.object({ toolCallsPerMinute: z.number().int().min(1).optional(), commandsPerMinute: z.number().int().min(1).optional() }).strict().optional(),
       /** The project's test command, which workflows run to confirm a developer's claim (else detected). */
       testCommand: z.string().min(1).optional(),
+      /** Programs run at points of a session, in Claude Code's format (config/hookSettings.ts). */
+      hooks: HooksSchema.optional(),
     })
     .strict(),
 );
@@ -111,6 +114,8 @@ export interface ResolvedSettings {
   mcpServers: McpServerEntry[];
   /** The persona a session starts with (project over user). */
   defaultAgent?: string;
+  /** Hooks from every scope, user first; a project's (and its .claude settings') only once it is trusted. */
+  hooks: HookEntry[];
   warnings: string[];
   files: string[];
 }
@@ -202,9 +207,12 @@ export function loadSettings(src: SettingsSources): ResolvedSettings {
       else mcp.set(name, { ...cfg, name, file });
     }
   };
+  const hooks: HookEntry[] = [];
+  const untrustedHooks: string[] = [];
   const userRaw = readSettingsFile(userFile);
   const user = userRaw && foldLegacy(userFile, userRaw, warnings);
   if (user) {
+    hooks.push(...flattenHooks(user.hooks, userFile));
     addRules(user, 'user');
     addMcp(user, userFile, false);
     files.push(userFile);
@@ -217,6 +225,9 @@ export function loadSettings(src: SettingsSources): ResolvedSettings {
     const s = foldLegacy(file, raw, warnings);
     addRules(s, file.endsWith('.local.json') ? 'local' : 'project');
     addMcp(s, file, true);
+    // A project's hooks run programs of its choosing: like its MCP servers, they need the user's trust.
+    if (s.hooks && !src.trusted) untrustedHooks.push(path.relative(src.projectRoot, file));
+    else hooks.push(...flattenHooks(s.hooks, file));
     files.push(file);
     if (s.accounts) warnings.push(`${file}: "accounts" is ignored in project settings (it can run commands); set it in ${userFile}`);
     if (s.knowledge?.embeddings && typeof s.knowledge.embeddings === 'object') {
@@ -241,10 +252,14 @@ export function loadSettings(src: SettingsSources): ResolvedSettings {
       warnings.push(`${file}: "approvalMode": "${s.approvalMode}" loosens approvals and is ignored until you trust the project with \`devx trust\``);
       delete s.approvalMode;
     }
-    const { accounts: _a, providers: _p, mcpServers: _m, ...rest } = s;
+    const { accounts: _a, providers: _p, mcpServers: _m, hooks: _h, ...rest } = s;
     const knowledge = { ...merged.knowledge, ...Object.fromEntries(Object.entries(rest.knowledge ?? {}).filter(([, v]) => v !== undefined)) };
     Object.assign(merged, rest, { knowledge });
   }
+  const claude = readClaudeHooks(src.projectRoot);
+  if (claude.hooks.length && !src.trusted) untrustedHooks.push(...new Set(claude.hooks.map((h) => path.relative(src.projectRoot, h.file))));
+  else hooks.push(...claude.hooks);
+  if (src.trusted) warnings.push(...claude.errors);
   const o = src.overrides ?? {};
   // Rules the invoking program adds with the user's authority (a workflow step's `allow`).
   if (o.permissions) addRules({ permissions: o.permissions }, 'user');
@@ -295,10 +310,12 @@ export function loadSettings(src: SettingsSources): ResolvedSettings {
     untrustedAllows,
     mcpServers: [...mcp.values()],
     defaultAgent: merged.defaultAgent,
+    hooks,
     warnings: [
       ...warnings,
       ...(untrustedAllows.length ? [`this project's settings allow ${untrustedAllows.join(', ')}; they are ignored until you trust the project with \`devx trust\``] : []),
       ...(untrustedDirs.length ? [`this project's settings add the folders ${untrustedDirs.join(', ')} to what the model may read; they are ignored until you trust the project with \`devx trust\``] : []),
+      ...(untrustedHooks.length ? [`this project asks for hooks (in ${untrustedHooks.join(', ')}), which run programs; they are not run until you trust the project with \`devx trust\``] : []),
       ...(untrustedMcp.length ? [`this project's MCP servers (${untrustedMcp.join(', ')}) run programs; they are not started until you trust the project with \`devx trust\``] : []),
     ],
     files,

@@ -32,6 +32,8 @@ export type AgentEvent =
   | { type: 'tool_output'; tool: string; text: string }
   /** An approved call starts executing (after any confirmation). */
   | { type: 'tool_running'; tool: string }
+  /** A hook ran (runtime/hooks.ts): what it decided, for the person and the audit log. */
+  | { type: 'hook'; event: string; command: string; file: string; tool?: string; outcome: 'ok' | 'blocked' | 'error'; exitCode: number | null; durationMs: number; message?: string }
   | { type: 'turn_end'; status: TurnStatus; answer?: string; error?: { kind: string; message: string }; rounds: number }
   | CompactionEvent;
 

@@ -54,6 +54,18 @@ export class AgentRun {
     this.subListeners.add(audit);
     // Saved after every message, atomically, so a killed process loses at most the one in flight.
     if (this.keepHistory) this.listeners.add(createHistoryWriter(agent.root, agent.historyPath, agent.history));
+    agent.hookEvents.emit = this.emit;
+  }
+
+  /** What SessionStart hooks said, added to the next message. */
+  private hookContext: string[] = [];
+
+  /** Runs the SessionStart hooks; what they print is context for the first turn. */
+  async sessionStart(source: 'startup' | 'resume' = 'startup'): Promise<void> {
+    const h = this.agent.hooks;
+    if (!h?.has('SessionStart')) return;
+    const v = await h.run('SessionStart', { source });
+    this.hookContext.push(...v.context);
   }
 
   static async create(opts: AgentRunOptions): Promise<AgentRun> {
@@ -112,12 +124,36 @@ export class AgentRun {
       this.emit({ type: 'turn_end', status: 'error', error, rounds: 0 });
       return { status: 'error', error, rounds: 0, added: [] };
     }
+    const hooks = this.agent.hooks;
+    if (hooks?.has('UserPromptSubmit')) {
+      // A UserPromptSubmit hook may stop the message before it is sent, or add context to it.
+      const v = await hooks.run('UserPromptSubmit', { prompt: input }, undefined, opts.signal);
+      if (v.block) {
+        const error = { kind: 'hook', message: `a UserPromptSubmit hook stopped this message: ${v.block}` };
+        this.emit({ type: 'turn_start', input });
+        this.emit({ type: 'turn_end', status: 'error', error, rounds: 0 });
+        return { status: 'error', error, rounds: 0, added: [] };
+      }
+      this.hookContext.push(...v.context);
+    }
+    if (this.hookContext.length) input = `${input}\n\n[context from your hooks]\n${this.hookContext.splice(0).join('\n')}`;
     if (this.keepHistory) await this.autoCompact(input, opts.signal);
     const history = this.keepHistory ? [...this.agent.history] : [];
     // What the turn changes is kept for undo under this turn (its input line names it).
     this.agent.changes.beginTurn(input);
     try {
-      return await runTurn(this.deps, history, input, { signal: opts.signal ?? new AbortController().signal, emit: this.emit, images: attached.images });
+      const signal = opts.signal ?? new AbortController().signal;
+      let r = await runTurn(this.deps, history, input, { signal, emit: this.emit, images: attached.images });
+      // Stop hooks may send the model back to work, with their reason (three times at most).
+      let seen = [...history, ...r.added];
+      for (let i = 0; i < 3 && r.status === 'answered' && hooks?.has('Stop'); i++) {
+        const v = await hooks.run('Stop', { stop_hook_active: i > 0, last_answer: r.answer ?? '' }, undefined, signal);
+        if (!v.block) break;
+        const next = await runTurn(this.deps, this.keepHistory ? [...this.agent.history] : seen, `[a Stop hook asks you to go on: ${v.block}]`, { signal, emit: this.emit });
+        seen = [...seen, ...next.added];
+        r = { ...next, added: [...r.added, ...next.added] };
+      }
+      return r;
     } finally {
       this.agent.changes.endTurn();
     }

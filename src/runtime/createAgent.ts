@@ -29,11 +29,12 @@ import { withPrestarted } from '../util/withPrestarted.js';
 import { takeReservedRunName } from '../util/prestart.js';
 import { buildPrompt } from '../core/buildPrompt.js';
 import { renderSystemPrompt } from '../core/systemPrompt.js';
-import type { LoopDeps } from '../core/loop.js';
+import type { AgentEvent, LoopDeps } from '../core/loop.js';
 import { historyFile, loadHistory } from '../session/history.js';
 import { readProjectNote } from '../session/projectFiles.js';
 import { isAlive } from '../session/sessionLock.js';
 import { UndoJournal } from '../session/undoStore.js';
+import { HookRunner, toolHooks } from './hooks.js';
 import type { Message } from '../core/messages.js';
 import type { SessionHooks } from '../tools/types.js';
 import type { McpManager } from '../mcp/manager.js';
@@ -95,6 +96,9 @@ export interface Agent {
   mcp: McpManager | null;
   /** What each turn changed, kept for undo (.devx/undo/); AgentRun marks the turns. */
   changes: UndoJournal;
+  /** The user's hooks (null when none is configured); their events go where AgentRun points `hookEvents`. */
+  hooks: HookRunner | null;
+  hookEvents: { emit: (e: AgentEvent) => void };
   /** Stops the providers and MCP servers and removes the scratch folder. */
   dispose(): Promise<void>;
 }
@@ -149,6 +153,8 @@ export async function createAgent(opts: AgentOptions): Promise<Agent> {
   };
   const rgPath = opts.env.DEVX_RG === 'none' ? null : findExecutable('rg', opts.env);
   const changes = new UndoJournal(root, { readDenied: (p) => policy.isReadDenied(p) });
+  const hookEvents = { emit: (_e: AgentEvent) => {} };
+  const hooks = settings.hooks.length ? new HookRunner(settings.hooks, { root, runner, session: () => opts.session?.record.id ?? 'none', env: opts.env, emit: (e) => hookEvents.emit(e) }) : null;
   const always = new Set<string>();
   const builtins = builtinTools();
   // A project's own tools run programs of its choosing: loaded only once the user trusts the project.
@@ -214,6 +220,7 @@ export async function createAgent(opts: AgentOptions): Promise<Agent> {
     },
     approve,
     sandbox,
+    hooks: hooks ? toolHooks(hooks) : undefined,
     explainUnknown: mcp ? (name) => mcp.explainUnknown(name) : undefined,
     maxOutputChars: settings.maxToolOutputChars,
     buildPrompt: (messages, turnStart) =>
@@ -248,6 +255,8 @@ export async function createAgent(opts: AgentOptions): Promise<Agent> {
     approveHeadless: async (req) => (approvedByMode(req) ? 'auto' : 'headless'),
     mcp,
     changes,
+    hooks,
+    hookEvents,
     dispose: async () => {
       for (const b of backends.values()) b.dispose?.();
       // A model CLI that answered may still be exiting inside workDir.

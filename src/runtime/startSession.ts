@@ -23,6 +23,7 @@ export async function startSession(opts: Omit<AgentRunOptions, 'session' | 'hist
     const run = await AgentRun.create({ ...opts, session, childObserver: session.childObserver, history: 'project' });
     run.subscribe(session.onEvent);
     useDefaultAgent(run, opts.persona);
+    await run.sessionStart();
     return { run, session, orientation: orientation(run.agent.root, session) };
   } catch (err) {
     session.abandon();

@@ -7,7 +7,7 @@ import type { Location, Tool, ToolContext } from './types.js';
 import { ToolError, describeCall } from './types.js';
 import { PathError } from '../sandbox/resolvePath.js';
 import { SandboxStartError, type SandboxSpec } from '../sandbox/bwrap.js';
-import type { PolicyDecision } from '../policy/types.js';
+import { approvableByMode, type PolicyDecision } from '../policy/types.js';
 import { limitOutput, spillOutput } from './limitOutput.js';
 import { maskCommandOutput } from './maskUrlCredentials.js';
 import { plannedWrites } from './plannedWrites.js';
@@ -41,6 +41,14 @@ export interface ToolCallDeps {
   sandbox?: SandboxSpec | null;
   /** Why a tool the model named is missing, when devx knows (an MCP server that did not start). */
   explainUnknown?: (name: string) => string | undefined;
+  /** The user's PreToolUse and PostToolUse hooks (runtime/hooks.ts). */
+  hooks?: ToolHooks;
+}
+
+/** Hooks around a call: PreToolUse may block it, approve it, ask for it or rewrite its arguments; PostToolUse may add to its result. */
+export interface ToolHooks {
+  pre(tool: Tool, args: Record<string, unknown>): Promise<{ block?: string; allow?: boolean; ask?: string; updatedInput?: Record<string, string> }>;
+  post(tool: Tool, args: Record<string, unknown>, result: { status: 'ok' | 'error'; content: string }): Promise<{ block?: string; context: string[] }>;
 }
 
 /** Output limits every tool gets unless it declares its own. */
@@ -79,6 +87,16 @@ export function formatZodError(err: z.ZodError): string {
 }
 
 export async function runToolCall(call: { tool: string; args: Record<string, string> }, deps: ToolCallDeps): Promise<ToolCallOutcome> {
+  const ran = { tool: null as Tool | null, args: {} as Record<string, unknown> };
+  const o = await runCall(call, deps, ran);
+  if (!deps.hooks || !ran.tool) return o;
+  // PostToolUse: after the tool ran (not after a refusal); what a hook says reaches the model with the result.
+  const post = await deps.hooks.post(ran.tool, ran.args, { status: o.status, content: o.content });
+  const notes = [...(post.block ? [`[PostToolUse hook: ${post.block}]`] : []), ...post.context.map((c) => `[PostToolUse hook: ${c}]`)];
+  return notes.length ? { ...o, content: `${o.content}\n${notes.join('\n')}` } : o;
+}
+
+async function runCall(call: { tool: string; args: Record<string, string> }, deps: ToolCallDeps, ran: { tool: Tool | null; args: Record<string, unknown> }): Promise<ToolCallOutcome> {
   let started = Date.now();
   const tool = deps.tools.get(call.tool);
   const summary = describeCall(tool, call.tool, call.args);
@@ -105,14 +123,26 @@ export async function runToolCall(call: { tool: string; args: Record<string, str
   if (!parsed.success) {
     return done({ status: 'error', content: `invalid arguments for ${tool.name}: ${formatZodError(parsed.error)}. Usage: ${tool.example.split('\n')[0]}` });
   }
-  const args = parsed.data as Record<string, unknown>;
+  let args = parsed.data as Record<string, unknown>;
+  // PreToolUse hooks: a block stops the call with its reason; an approval answers an ask as a mode would;
+  // an ask makes even an allowed call ask; updated arguments are validated like the model's.
+  const hook = deps.hooks ? await deps.hooks.pre(tool, args) : {};
+  if (hook.block) return done({ status: 'error', content: `blocked by a PreToolUse hook: ${hook.block}. Do not retry this call as it is; follow what the hook says or ask the user.` });
+  if (hook.updatedInput) {
+    const again = schema.safeParse(hook.updatedInput);
+    if (!again.success) return done({ status: 'error', content: `a PreToolUse hook rewrote the arguments of ${tool.name} into invalid ones (${formatZodError(again.error)}); the call was not run. Tell the user.` });
+    args = again.data as Record<string, unknown>;
+  }
   const locations = tool.locations?.(args) ?? [];
-  const decision = await deps.decide(tool, args);
+  let decision = await deps.decide(tool, args);
+  if (hook.ask && decision.decision === 'allow') decision = { ...decision, decision: 'ask', reason: hook.ask, rule: 'hook:ask' };
   let answer: ApprovalAnswer | undefined;
   if (decision.decision === 'deny') {
     return done({ status: 'error', decision, content: `denied by policy (${decision.rule}): ${decision.reason}. Do not retry this call; choose another approach or ask the user.` });
   }
-  if (decision.decision === 'ask') {
+  if (decision.decision === 'ask' && hook.allow && approvableByMode(decision, Boolean(deps.sandbox))) {
+    answer = 'auto'; // the hook approved what a mode may approve: it runs held to the policy's claim
+  } else if (decision.decision === 'ask') {
     const preview = await tool.preview?.(deps.ctx, args as never).catch(() => undefined);
     answer = await deps.approve({ tool: tool.name, args, decision, summary: describeCall(tool, tool.name, args), locations, preview });
     if (answer === 'no') {
@@ -138,6 +168,8 @@ export async function runToolCall(call: { tool: string; args: Record<string, str
   } catch (err) {
     return done({ status: 'error', decision, answer, content: `not run: devx could not keep a copy of what it would change, for undo (${(err as Error).message}). Tell the user.` });
   }
+  ran.tool = tool;
+  ran.args = args;
   try {
     // What no person approved runs in the sandbox, held to what the policy claimed for it.
     // (A settings allow rule is the user's yes given in advance: a project's own counts only once trusted.)

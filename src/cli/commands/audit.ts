@@ -17,6 +17,7 @@ function readLines(file: string): string[] {
 function human(line: string): string {
   try {
     const e = JSON.parse(line) as Record<string, any>;
+    if (e.event === 'hook') return `${e.time} hook:${String(e.hook).padEnd(9)} ${String(e.outcome).padEnd(7)} exit=${e.exitCode ?? '-'}${e.tool ? ` tool=${e.tool}` : ''} ${String(e.command).slice(0, 60)}${e.message ? ` (${String(e.message).slice(0, 80)})` : ''}`;
     const args = Object.entries(e.args ?? {}).map(([k, v]) => `${k}=${String(v).replace(/\s+/g, ' ').slice(0, 60)}`).join(' ');
     return `${e.time} ${String(e.tool).padEnd(14)} ${String(e.decision ?? '-').padEnd(5)} ${String(e.status).padEnd(5)} ${e.rule ?? ''}${e.answer ? ` answer=${e.answer}` : ''} ${args}`;
   } catch {

@@ -1,0 +1,141 @@
+// Running hooks (config/hookSettings.ts), with Claude Code's contract: the moment as JSON on stdin;
+// exit 0 goes on (stdout may be JSON with a decision, or, for UserPromptSubmit and SessionStart, text
+// added as context); exit 2 blocks, its stderr the reason; any other exit is a hook error shown to the
+// user, and the session goes on. A hook that hangs is killed at its timeout and counts as an error.
+// Every run is reported as a `hook` event (shown in the REPL, written to the audit log).
+import type { AgentEvent } from '../core/loop.js';
+import type { HookEntry, HookEvent } from '../config/hookSettings.js';
+import type { ProcessRunner } from '../util/processRunner.js';
+import type { Tool } from '../tools/types.js';
+import type { ToolHooks } from '../tools/runToolCall.js';
+import { commandEnv } from '../tools/commandEnv.js';
+
+export interface HookVerdict {
+  /** A hook blocked: why (for the model or the user). */
+  block?: string;
+  /** PreToolUse: a hook approved the call (an ask is then answered as a mode's approval would be). */
+  allow?: boolean;
+  /** PreToolUse: a hook asks for the person's confirmation even where the policy allows. */
+  ask?: string;
+  /** PreToolUse: the arguments the call runs with instead. */
+  updatedInput?: Record<string, unknown>;
+  /** Text hooks add for the model (UserPromptSubmit, SessionStart, PostToolUse). */
+  context: string[];
+}
+
+/** Claude Code's names for devx's arguments, so scripts written for it read tool_input.command, file_path… */
+const CLAUDE_ARGS: Record<string, string> = { cmd: 'command', path: 'file_path', old_text: 'old_string', new_text: 'new_string' };
+
+export function claudeToolInput(args: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = { ...args };
+  for (const [ours, theirs] of Object.entries(CLAUDE_ARGS)) if (ours in args) out[theirs] = args[ours];
+  return out;
+}
+
+/** A hook's updatedInput back in devx's argument names (either spelling is accepted). */
+export function fromClaudeInput(input: Record<string, unknown>): Record<string, string> {
+  const out: Record<string, string> = {};
+  const back = Object.fromEntries(Object.entries(CLAUDE_ARGS).map(([a, b]) => [b, a]));
+  for (const [k, v] of Object.entries(input)) if (v !== undefined && v !== null) out[back[k] ?? k] = typeof v === 'string' ? v : JSON.stringify(v);
+  return out;
+}
+
+function matches(matcher: string | undefined, tool: Pick<Tool, 'name' | 'aliases'> | undefined): boolean {
+  if (!tool || !matcher || matcher === '*') return true;
+  const names = [tool.name, ...(tool.aliases ?? [])];
+  let re: RegExp;
+  try {
+    re = new RegExp(`^(?:${matcher})$`);
+  } catch {
+    return names.includes(matcher);
+  }
+  return names.some((n) => re.test(n));
+}
+
+export class HookRunner {
+  constructor(
+    private readonly hooks: HookEntry[],
+    private readonly deps: { root: string; runner: ProcessRunner; session: () => string; env: NodeJS.ProcessEnv; emit: (e: AgentEvent) => void },
+  ) {}
+
+  has(event: HookEvent): boolean {
+    return this.hooks.some((h) => h.event === event);
+  }
+
+  /** Runs the hooks of `event` that match `tool` (for tool events), in order; the first block wins. */
+  async run(event: HookEvent, payload: Record<string, unknown>, tool?: Pick<Tool, 'name' | 'aliases'>, signal?: AbortSignal): Promise<HookVerdict> {
+    const verdict: HookVerdict = { context: [] };
+    for (const h of this.hooks) {
+      if (h.event !== event || !matches(h.matcher, tool)) continue;
+      const input = JSON.stringify({ session_id: this.deps.session(), cwd: this.deps.root, hook_event_name: event, ...payload });
+      const r = await this.deps.runner('bash', ['-c', h.command], {
+        cwd: this.deps.root,
+        input,
+        timeoutMs: h.timeoutSec * 1000,
+        signal,
+        env: { ...commandEnv(this.deps.env), CLAUDE_PROJECT_DIR: this.deps.root, DEVX_PROJECT_DIR: this.deps.root },
+        extendEnv: false,
+        maxBuffer: 1024 * 1024,
+        reapGroup: true,
+      });
+      const report = (outcome: 'ok' | 'blocked' | 'error', message?: string) =>
+        this.deps.emit({ type: 'hook', event, command: h.command, file: h.file, tool: tool?.name, outcome, exitCode: r.exitCode, durationMs: r.durationMs, ...(message ? { message } : {}) });
+      if (r.timedOut || r.cancelled || (r.exitCode !== 0 && r.exitCode !== 2)) {
+        report('error', r.timedOut ? `killed after its ${h.timeoutSec}s timeout` : r.cancelled ? 'cancelled' : `exit ${r.exitCode ?? r.signal}: ${r.stderr.trim().slice(0, 300)}`);
+        continue;
+      }
+      if (r.exitCode === 2) {
+        const why = r.stderr.trim() || `a ${event} hook blocked it`;
+        report('blocked', why);
+        return { ...verdict, block: why };
+      }
+      const out = r.stdout.trim();
+      let json: Record<string, unknown> | null = null;
+      if (out.startsWith('{')) {
+        try {
+          json = JSON.parse(out) as Record<string, unknown>;
+        } catch {
+          json = null;
+        }
+      }
+      if (!json) {
+        if (out && (event === 'UserPromptSubmit' || event === 'SessionStart')) verdict.context.push(out);
+        report('ok');
+        continue;
+      }
+      const specific = (json.hookSpecificOutput ?? {}) as Record<string, unknown>;
+      const decision = String(specific.permissionDecision ?? json.decision ?? '');
+      const reason = String(specific.permissionDecisionReason ?? json.reason ?? json.stopReason ?? '');
+      if (typeof specific.additionalContext === 'string') verdict.context.push(specific.additionalContext);
+      if (decision === 'block' || decision === 'deny' || json.continue === false) {
+        const why = reason || `a ${event} hook blocked it`;
+        report('blocked', why);
+        return { ...verdict, block: why };
+      }
+      if (decision === 'approve' || decision === 'allow') verdict.allow = true;
+      if (decision === 'ask') verdict.ask = reason || 'a PreToolUse hook asks for confirmation';
+      if (specific.updatedInput && typeof specific.updatedInput === 'object') verdict.updatedInput = specific.updatedInput as Record<string, unknown>;
+      report('ok');
+    }
+    return verdict;
+  }
+}
+
+/** Claude Code's name for a tool where it has one (hooks written for it test tool_name === "Bash"). */
+const claudeName = (tool: Pick<Tool, 'name' | 'aliases'>) => tool.aliases?.[0] ?? tool.name;
+
+/** PreToolUse and PostToolUse as the tool wrapper calls them. */
+export function toolHooks(h: HookRunner): ToolHooks {
+  return {
+    async pre(tool, args) {
+      if (!h.has('PreToolUse')) return {};
+      const v = await h.run('PreToolUse', { tool_name: claudeName(tool), devx_tool_name: tool.name, tool_input: claudeToolInput(args) }, tool);
+      return { block: v.block, allow: v.allow, ask: v.ask, updatedInput: v.updatedInput ? fromClaudeInput(v.updatedInput) : undefined };
+    },
+    async post(tool, args, result) {
+      if (!h.has('PostToolUse')) return { context: [] };
+      const v = await h.run('PostToolUse', { tool_name: claudeName(tool), devx_tool_name: tool.name, tool_input: claudeToolInput(args), tool_response: { status: result.status, content: result.content.slice(0, 100_000) } }, tool);
+      return { block: v.block, context: v.context };
+    },
+  };
+}
