@@ -24,6 +24,8 @@ export interface RenderOptions {
   /** Where the final answer goes (REPL: same stream; run: stdout). Null to suppress it. */
   answerOut: NodeJS.WritableStream | null;
   env?: NodeJS.ProcessEnv;
+  /** agent run --dry-run: each call shows the policy's decision (allow, ask or deny, the rule, why) instead of a result. */
+  dryRun?: boolean;
 }
 
 /**
@@ -73,6 +75,8 @@ export interface Renderer {
   /** Ctrl-O: show a running command's whole output as it arrives, or only its last line. Returns the new state. */
   toggleWatch: () => boolean;
 }
+
+const DRY_MARK = { allow: '✓', ask: '?', deny: '✗' } as const;
 
 export function createRenderer(opts: RenderOptions): Renderer {
   const spinner = new Spinner(opts.out, opts.env);
@@ -151,6 +155,11 @@ export function createRenderer(opts: RenderOptions): Renderer {
           if (watching && tail && !tail.endsWith('\n')) opts.out.write('\n');
           tail = '';
           const o = e.outcome;
+          if (opts.dryRun) {
+            const d = o.decision;
+            write(d ? `    ${DRY_MARK[d.decision]} would ${d.decision}: ${oneLine(d.reason, 160)} [${d.rule}]\n` : `    ✗ there is no tool named ${o.tool}\n`);
+            break;
+          }
           const first = oneLine(o.content.split('\n')[0] ?? '', 120);
           write(`    ${o.status === 'ok' ? '✓' : '✗'} ${o.tool} (${o.durationMs} ms) ${o.status === 'ok' ? '' : first}\n`);
           if (o.cut) write(`      output cut for the model to ${o.content.length.toLocaleString('en-US')} of ${o.cut.totalChars.toLocaleString('en-US')} characters${o.cut.savedAs ? `; the whole output is in ${o.cut.savedAs}` : ''}\n`);

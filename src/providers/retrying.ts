@@ -61,7 +61,18 @@ export class RetryingBackend implements ModelBackend {
     this.ring = new AccountRing(opts.accounts);
   }
 
+  /** The account a request names: by name, or by its 1-based position in the list (spawn_gemini's account=1). */
+  private pinned(which: string): Account {
+    const list = this.opts.accounts.length ? this.opts.accounts : [this.ring.peek()];
+    const byName = list.find((a) => a.name === which);
+    const byIndex = /^\d+$/.test(which) ? list[Number(which) - 1] : undefined;
+    const found = byName ?? byIndex;
+    if (!found) throw new BackendError('config', `there is no account "${which}": the accounts are ${list.map((a, i) => `${i + 1} (${a.name})`).join(', ')}; set them under providers.<provider>.accounts in ~/.devx/settings.json`);
+    return found;
+  }
+
   async complete(req: ModelRequest, onEvent: (e: BackendEvent) => void = () => {}): Promise<ModelResponse> {
+    const pinned = req.account !== undefined ? this.pinned(req.account) : null;
     const now = this.opts.now ?? Date.now;
     const sleep = this.opts.sleep ?? defaultSleep;
     const random = this.opts.random ?? Math.random;
@@ -79,7 +90,7 @@ export class RetryingBackend implements ModelBackend {
       if (remaining <= 0) {
         throw new BackendError('timeout', `the model call did not finish within ${Math.round(this.opts.timeoutMs / 1000)}s${last ? ` (last error: ${last.message})` : ''}`);
       }
-      const account = this.ring.next();
+      const account = pinned ?? this.ring.next();
       triedThisRound.add(account.name);
       attempts++;
       onEvent({ type: 'attempt', attempt: attempts, account: account.name, model });
@@ -91,7 +102,7 @@ export class RetryingBackend implements ModelBackend {
         last = err;
         if (!TRANSIENT_KINDS.has(err.kind)) throw err;
         // Quota: move to an account not yet tried in this round before backing off.
-        if (err.kind === 'quota' && triedThisRound.size < this.ring.size) {
+        if (err.kind === 'quota' && !pinned && triedThisRound.size < this.ring.size) {
           onEvent({ type: 'account_switch', from: account.name, to: this.ring.peek().name, reason: err.message });
           continue;
         }

@@ -15,6 +15,8 @@ export interface ModelRequest {
   signal?: AbortSignal;
   /** Overrides the configured model for this request. */
   model?: string;
+  /** Makes the call on this account only (its name, or its 1-based position in the accounts list); no rotation. */
+  account?: string;
   /** Told the reply's text as it arrives, when the provider can stream (the REPL prints prose early). */
   onDelta?: (text: string) => void;
   /** Images for the model to see, in the order the prompt mentions them (base64 bytes). */

@@ -74,7 +74,7 @@ export class AgentRun {
       ...opts,
       overrides: { ...opts.overrides, ...(opts.provider ? { provider: opts.provider } : {}), ...(opts.model ? { model: opts.model } : {}) },
       projectHistory: opts.history === 'project',
-      spawn: (query, name, signal) => self!.spawn(query, name, signal),
+      spawn: (query, name, signal, account) => self!.spawn(query, name, signal, account),
       runAgent: (name, input, signal) => self!.runAgentTool(name, input, signal),
     });
     self = new AgentRun(agent, opts);
@@ -219,7 +219,7 @@ export class AgentRun {
    * tools, minus those that spawn agents (depth limit 1). Nobody is asked inside it: asks are refused
    * unless the approval mode approves them.
    */
-  private async spawn(query: string, agentName: string | undefined, signal: AbortSignal): Promise<{ answer: string; status: string }> {
+  private async spawn(query: string, agentName: string | undefined, signal: AbortSignal, account?: string): Promise<{ answer: string; status: string }> {
     const subTools = this.agent.offeredTools.filter((t) => !t.spawnsAgents);
     let sub: LoopDeps = {
       ...this.base,
@@ -236,6 +236,11 @@ export class AgentRun {
         if (err instanceof PersonaError || err instanceof AgentConfigError) return { answer: err.message, status: 'error' };
         throw err;
       }
+    }
+    // account=…: every model call of the sub-session on that account (the backend says if there is none).
+    if (account) {
+      const backend = sub.backend;
+      sub = { ...sub, backend: { complete: (req, onEvent) => backend.complete({ ...req, account }, onEvent) } };
     }
     const r = await runTurn(sub, [], query, { signal, emit: (e) => this.subListeners.forEach((l) => l(e)) });
     return { answer: r.answer ?? r.error?.message ?? '(no answer)', status: r.status };

@@ -15,6 +15,7 @@ export const spawnGeminiTool = defineTool({
   schema: z.object({
     query: z.string().trim().min(1).describe('the complete, self-contained task for the sub-instance'),
     agent: z.string().optional().describe('run it as this agent persona'),
+    account: z.string().trim().min(1).optional().describe('make its model calls on this account only (a name or a 1-based number from the configured accounts); default: the accounts in turn'),
   }),
   async execute(ctx, args) {
     if (!ctx.spawn) throw new ToolError('spawn_gemini is not available here: sub-sessions cannot spawn further sub-sessions (depth limit 1)');
@@ -24,12 +25,12 @@ export const spawnGeminiTool = defineTool({
     ctx.progress?.({ id, label, phase: 'start' });
     let r: { answer: string; status: string };
     try {
-      r = await ctx.spawn(args.query, args.agent, ctx.signal);
+      r = await ctx.spawn(args.query, args.agent, ctx.signal, args.account);
     } catch (err) {
       ctx.progress?.({ id, label, phase: 'end', status: 'error', elapsedMs: Date.now() - started });
       throw err;
     }
     ctx.progress?.({ id, label, phase: 'end', status: r.status, elapsedMs: Date.now() - started });
-    return { content: r.answer, isError: r.status !== 'answered', meta: { status: r.status, agent: args.agent } };
+    return { content: r.answer, isError: r.status !== 'answered', meta: { status: r.status, agent: args.agent, account: args.account } };
   },
 });

@@ -30,7 +30,7 @@ export interface ToolContext {
   /** The live session, for tools that keep session state (todo, remember). */
   session?: SessionHooks;
   /** Runs a headless sub-session (spawn_gemini); absent inside sub-sessions (depth limit 1). */
-  spawn?: (query: string, agent: string | undefined, signal: AbortSignal) => Promise<{ answer: string; status: string }>;
+  spawn?: (query: string, agent: string | undefined, signal: AbortSignal, account?: string) => Promise<{ answer: string; status: string }>;
   /** Runs another agent headless for the `agent` tool; absent inside sub-sessions (depth limit 1). */
   runAgent?: (name: string, input: string, signal: AbortSignal) => Promise<{ answer: string; status: string }>;
   /** Agents the active persona may call with the `agent` tool (its `agent:<name>` tools entries). */

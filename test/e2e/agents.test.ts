@@ -132,6 +132,28 @@ describe('spawn_gemini', () => {
   }, 90_000);
 });
 
+describe('spawn_gemini with an explicit account', () => {
+  it("the seed's account=1 and account=two pin each sub-session's calls to that account; an unknown one says which exist", async () => {
+    fs.mkdirSync(path.join(home, '.devx'), { recursive: true });
+    fs.writeFileSync(path.join(home, '.devx', 'settings.json'), JSON.stringify({ accounts: [{ name: 'one', env: { GEMINI_API_KEY: 'key-1' } }, { name: 'two', env: { GEMINI_API_KEY: 'key-2' } }] }));
+    const project = makeProject({});
+    fake.push({ text: 'TOOL_CALL: spawn_gemini | query=Research React hooks | account=1\nTOOL_CALL: spawn_gemini | query=Research Vue composition | account=two\nTOOL_CALL: spawn_gemini | query=Research Svelte | account=3' });
+    const sub = (req: RecordedRequest) => ({ text: `Findings on ${/Research (\w+)/.exec(req.promptText)?.[1]} with ${req.apiKey}.` });
+    fake.push(sub, sub);
+    fake.push((req) => {
+      expect(req.promptText).toContain('Findings on React with key-1.');
+      expect(req.promptText).toContain('Findings on Vue with key-2.');
+      expect(req.promptText).toMatch(/there is no account "3": the accounts are 1 \(one\), 2 \(two\)/);
+      expect(req.promptText).not.toContain('unknown argument');
+      return { text: 'Done.' };
+    });
+    const r = await runDevx(['run', 'research'], { cwd: project, env: fakeEnv(fake, home) });
+    expect(r.code, r.stderr).toBe(0);
+    const subs = fake.modelCalls.filter((c) => /Research (React|Vue|Svelte)/.test(c.promptText) && !c.systemText.includes('spawn_gemini |') && !c.promptText.includes('TOOL_RESULT'));
+    expect(subs.map((c) => [/Research (\w+)/.exec(c.promptText)?.[1], c.apiKey]).sort()).toEqual([['React', 'key-1'], ['Vue', 'key-2']]);
+  }, 60_000);
+});
+
 describe('one-shot agent runs', () => {
   it('chains steps, passing each final answer to the next; --dry-run shows calls without running them', async () => {
     const project = makeProject({
@@ -154,9 +176,24 @@ describe('one-shot agent runs', () => {
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toBe('Hotspot: the loop in parse().\nApplied: hoisted the regex.\n');
 
-    fake.push({ text: 'TOOL_CALL: write_file | path=x.txt | content=hello' });
-    const dry = await runDevx(['agent', 'run', 'optimizer', 'write x', '--dry-run', '--yes'], { cwd: project, env });
-    expect(dry.stderr).toContain('→ write_file path=x.txt content=hello');
+    fs.writeFileSync(path.join(project, '.env'), 'TOKEN=secret\n');
+    const calls = 'TOOL_CALL: write_file | path=x.txt | content=hello\nTOOL_CALL: read_file | path=.env\nTOOL_CALL: run_command | cmd=curl https://example.com\nTOOL_CALL: run_command | cmd=ls';
+    fake.push({ text: calls });
+    const dry = await runDevx(['agent', 'run', 'optimizer', 'write x', '--dry-run'], { cwd: project, env });
+    expect(dry.code, dry.stderr).toBe(0);
+    // Each call with the policy's decision, the reason and the rule: never a bare ✓.
+    expect(dry.stderr).toContain('→ write_file path=x.txt content=hello\n    ? would ask: write_file changes files [tool:write]\n');
+    expect(dry.stderr).toMatch(/→ read_file path=\.env\n {4}✗ would deny: .*\[path:[\w:-]+\]\n/);
+    expect(dry.stderr).toMatch(/→ run_command cmd=curl https:\/\/example\.com\n {4}✗ would deny: .*\[command:network[\w:-]*\]\n/);
+    expect(dry.stderr).toMatch(/→ run_command cmd=ls\n {4}✓ would allow: .*\[command:[\w:-]+\]\n/);
+    expect(fs.existsSync(path.join(project, 'x.txt'))).toBe(false);
+
+    fake.push({ text: calls });
+    const json = await runDevx(['agent', 'run', 'optimizer', 'write x', '--dry-run', '--json'], { cwd: project, env });
+    const [step] = JSON.parse(json.stdout).steps;
+    expect(step.calls.map((c: any) => [c.tool, c.decision, c.ran])).toEqual([['write_file', 'ask', false], ['read_file', 'deny', false], ['run_command', 'deny', false], ['run_command', 'allow', false]]);
+    expect(step.calls[0]).toMatchObject({ args: { path: 'x.txt', content: 'hello' }, rule: 'tool:write', reason: 'write_file changes files' });
+    expect(step.calls[2].rule).toMatch(/^command:network/);
     expect(fs.existsSync(path.join(project, 'x.txt'))).toBe(false);
   }, 60_000);
 });

@@ -73,12 +73,12 @@ async function oneShot(root: string, steps: { agent: string; prompt: string }[],
   const defs = steps.map((step) => findAgent(loaded, step.agent));
   let previous: { agent: string; answer: string } | null = null;
   const warned = new Set<string>();
-  const results: { agent: string; status: string; answer?: string; error?: string }[] = [];
+  const results: { agent: string; status: string; answer?: string; error?: string; calls: Record<string, unknown>[] }[] = [];
   for (const [i, step] of steps.entries()) {
     const def = defs[i];
     const input = previous ? `${step.prompt}\n\nInput from the previous step (${previous.agent}):\n${previous.answer}` : step.prompt;
     if (steps.length > 1) process.stderr.write(`── ${def.name}\n`);
-    const render = createRenderer({ out: process.stderr, answerOut: flags.json ? null : process.stdout });
+    const render = createRenderer({ out: process.stderr, answerOut: flags.json ? null : process.stdout, dryRun: flags['dry-run'] });
     const r = await runHeadless({
       prompt: input,
       cwd: process.cwd(),
@@ -93,7 +93,9 @@ async function oneShot(root: string, steps: { agent: string; prompt: string }[],
         warned.add(w);
       },
     });
-    results.push({ agent: def.name, status: r.status, answer: r.answer, error: r.error?.message });
+    // Each call with the policy's decision; under --dry-run none of them ran.
+    const calls = r.toolCalls.map((c) => ({ tool: c.tool, args: c.args, summary: c.summary, decision: c.decision, rule: c.rule, reason: c.reason, ran: !flags['dry-run'], ...(flags['dry-run'] ? {} : { status: c.status }) }));
+    results.push({ agent: def.name, status: r.status, answer: r.answer, error: r.error?.message, calls });
     if (r.error?.kind === 'binary_missing') {
       process.stderr.write(`${r.error.message}\n`);
       return EXIT.missingBinary;
