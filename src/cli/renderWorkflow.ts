@@ -65,9 +65,11 @@ export function createProgress(out: NodeJS.WriteStream, env: NodeJS.ProcessEnv) 
   };
 }
 
-export function renderStatus(s: WorkflowState, def: WorkflowDef | undefined, root: string, full: boolean): string {
+/** `interrupted`: the state says running but no process runs it (controls.ts isInterrupted). */
+export function renderStatus(s: WorkflowState, def: WorkflowDef | undefined, root: string, full: boolean, interrupted = false): string {
   const total = s.steps.reduce((a, r) => ({ input: a.input + r.tokens.input, output: a.output + r.tokens.output, ms: a.ms + r.durationMs }), { input: 0, output: 0, ms: 0 });
-  const head = `${s.id}  ${s.workflow}${s.mode ? ` (${s.mode})` : ''}  ${s.status}${s.status !== 'done' ? ` at ${s.current}` : ''}  ${s.steps.length} steps, ${secs(total.ms)}, ${tok(total)}  ${s.request.split('\n')[0].slice(0, 60)}`;
+  const status = interrupted ? `interrupted at ${s.current} (run devx workflow resume ${s.id})` : `${s.status}${s.status !== 'done' ? ` at ${s.current}` : ''}`;
+  const head = `${s.id}  ${s.workflow}${s.mode ? ` (${s.mode})` : ''}  ${status}  ${s.steps.length} steps, ${secs(total.ms)}, ${tok(total)}  ${s.request.split('\n')[0].slice(0, 60)}`;
   if (!full) return head;
   const lines = [head];
   if (s.git.branch) lines.push(`branch: ${s.git.branch} (from ${s.git.base})`);

@@ -4,6 +4,22 @@ import type { WorkflowDef } from './definition.js';
 import { driveWorkflow, WorkflowError, type EngineDeps } from './runWorkflow.js';
 import { lockFile, readState, writeState, type WorkflowState } from './state.js';
 
+/**
+ * A state that says `running` while no live process holds its lock: its orchestrator was killed (kill -9,
+ * a crash, a reboot). A state just written, before its orchestrator took the lock, is not one.
+ */
+export function isInterrupted(root: string, s: WorkflowState, now = Date.now()): boolean {
+  if (s.status !== 'running') return false;
+  const holder = readLock(lockFile(root, s.id));
+  if (holder) return !isAlive(holder.pid);
+  return now - Date.parse(s.updatedAt) > 5_000;
+}
+
+/** What `workflow status` reports: the stored state, or `interrupted` with how to go on. */
+export function reportedState(root: string, s: WorkflowState): WorkflowState | (Omit<WorkflowState, 'status'> & { status: 'interrupted'; resume: string }) {
+  return isInterrupted(root, s) ? { ...s, status: 'interrupted', resume: `devx workflow resume ${s.id}` } : s;
+}
+
 export function checkDefinition(def: WorkflowDef, state: WorkflowState): string | null {
   return def.hash === state.definitionHash ? null : `the definition ${def.file} changed since this workflow started; the current one is used`;
 }

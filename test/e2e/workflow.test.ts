@@ -229,6 +229,12 @@ describe('devx workflow: the dev pipeline', () => {
     await new Promise((res) => child.on('close', res));
     const orphans = lock.children as number[];
     expect(orphans.some((g) => alive(-g))).toBe(true);
+    // Nothing runs it: status says so, and how to go on (not "running").
+    const status = await runDevx(['workflow', 'status'], { cwd: project, env: env() });
+    expect(status.stdout).toContain(`${id}  dev-pipeline (direct)  interrupted at PLAN_REVIEW (run devx workflow resume ${id})  `);
+    const json = JSON.parse((await runDevx(['workflow', 'status', id, '--json'], { cwd: project, env: env() })).stdout);
+    expect(json).toMatchObject({ status: 'interrupted', current: 'PLAN_REVIEW', resume: `devx workflow resume ${id}` });
+    expect(state(project, id).status).toBe('running'); // the stored state is untouched
     hang = false;
     const again = await runDevx(['workflow', 'resume', id], { cwd: project, env: env(), timeoutMs: 120_000 });
     expect(again.stderr).toContain('waiting at the gate after PLAN_REVIEW');

@@ -5,7 +5,7 @@ import { EXIT, UsageError } from '../shared.js';
 import { createEngine } from '../../workflow/engineDeps.js';
 import { findWorkflow } from '../../workflow/loadWorkflows.js';
 import { driveWorkflow, startWorkflow, WorkflowBusy, WorkflowError } from '../../workflow/runWorkflow.js';
-import { approveWorkflow, cancelWorkflow, checkDefinition, rejectWorkflow, resumeWorkflow } from '../../workflow/controls.js';
+import { approveWorkflow, cancelWorkflow, checkDefinition, isInterrupted, rejectWorkflow, reportedState, resumeWorkflow } from '../../workflow/controls.js';
 import { listStates, readState, StateError, type WorkflowState } from '../../workflow/state.js';
 import { WorkflowDefinitionError } from '../../workflow/definition.js';
 import { GitError } from '../../workflow/git.js';
@@ -93,9 +93,11 @@ async function workflowMain(values: Flags, positionals: string[]): Promise<numbe
     case 'status': {
       if (rest.length > 1) throw new UsageError('usage: devx workflow status [<id>] [--json]');
       const states = rest.length ? [readState(deps.root, rest[0])] : listStates(deps.root);
-      if (values.json) process.stdout.write(`${JSON.stringify(rest.length ? states[0] : states, null, 2)}\n`);
+      // A state left `running` by a killed orchestrator is reported as interrupted, with how to go on.
+      const shown = states.map((s) => reportedState(deps.root, s));
+      if (values.json) process.stdout.write(`${JSON.stringify(rest.length ? shown[0] : shown, null, 2)}\n`);
       else if (!states.length) process.stdout.write('No workflows yet; start one with devx workflow run --mode bugfix "..."\n');
-      else for (const s of states) process.stdout.write(`${renderStatus(s, loaded.workflows.get(s.workflow), deps.root, rest.length > 0)}\n`);
+      else for (const s of states) process.stdout.write(`${renderStatus(s, loaded.workflows.get(s.workflow), deps.root, rest.length > 0, isInterrupted(deps.root, s))}\n`);
       return EXIT.ok;
     }
     case 'resume': {
