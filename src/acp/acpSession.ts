@@ -42,6 +42,16 @@ export class AcpSession {
     this.started = started;
   }
 
+  /** Tells the client the custom commands it can offer as `/name` (ACP's available commands). */
+  announceCommands(): void {
+    const cmds = [...this.run.agent.commands.commands.values()].sort((a, b) => a.name.localeCompare(b.name));
+    if (!cmds.length) return;
+    this.send({
+      sessionUpdate: 'available_commands_update',
+      availableCommands: cmds.map((c) => ({ name: c.name, description: c.description || `custom command (${c.scope})`, input: { hint: c.argumentHint ?? 'arguments' } })),
+    });
+  }
+
   get run() {
     return this.started.run;
   }
@@ -119,7 +129,10 @@ export class AcpSession {
     const unsubscribe = this.run.subscribe(this.onEvent);
     let status;
     try {
-      status = (await this.run.prompt(promptText(blocks), { signal: controller.signal })).status;
+      const text = promptText(blocks);
+      // "/name args" naming a custom command runs it (its injections through the policy, as in the REPL).
+      const viaCommand = text.startsWith('/') ? await this.run.promptCommand(text.trim(), { signal: controller.signal }) : null;
+      status = (viaCommand ?? (await this.run.prompt(text, { signal: controller.signal }))).status;
     } finally {
       unsubscribe();
       signal.removeEventListener('abort', onAbort);

@@ -62,6 +62,9 @@ export async function serveAcp(opts: AcpOptions): Promise<number> {
     session = new AcpSession(id ?? started.session.record.id, client, mcpServerSettings(mcpServers), log);
     session.attach(started);
     sessions.set(session.id, session);
+    // After the response that names the session: the client then knows which session the commands belong to.
+    const announced = session;
+    setTimeout(() => announced.announceCommands(), 0);
     log(`devx: session ${session.id} in ${root}${mcpServers.length ? ` (with the client's MCP servers: ${Object.keys(session.mcpServers).join(', ')})` : ''}`);
     return session;
   }

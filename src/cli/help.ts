@@ -26,3 +26,11 @@ Keys: Ctrl-C stops the turn (at a question: no); Ctrl-O shows a running command'
   /drop typed while devx works takes back what you typed meanwhile.
 A pasted block is one message; a line ending in \\ continues on the next.
 Ctrl-C cancels a running turn; Ctrl-C twice at the prompt exits.`;
+
+/** The custom commands of this session for /help, with where each comes from. */
+export function renderCustomHelp(loaded: import('../commands/loadCommands.js').LoadedCommands): string {
+  const list = [...loaded.commands.values()].sort((a, b) => a.name.localeCompare(b.name));
+  if (!list.length) return '';
+  const w = Math.min(28, Math.max(...list.map((c) => c.name.length + 1)));
+  return `Custom commands:\n${list.map((c) => `  ${`/${c.name}`.padEnd(w + 1)} ${c.description}${c.argumentHint ? ` ${c.argumentHint}` : ''} (${c.scope}: ${c.file.replace(/^.*?(\.(gemini|claude|devx)\/)/, '$1')})`).join('\n')}\n`;
+}

@@ -12,6 +12,7 @@ import { createHistoryWriter } from '../session/historyWriter.js';
 import { createAuditSubscriber } from '../audit/auditLog.js';
 import { createAgent, type Agent, type AgentOptions } from './createAgent.js';
 import { attachImages } from './attachImages.js';
+import { expandCustomCommand, findCustomCommand } from './customCommands.js';
 import { compactHistory, compactionDue, oversizedInput, type CompactResult } from './compaction.js';
 
 export type Listener = (e: AgentEvent) => void;
@@ -110,6 +111,24 @@ export class AgentRun {
   private emit = (e: AgentEvent): void => {
     for (const l of this.listeners) l(e);
   };
+
+  /**
+   * A `/name args` line naming a custom command: its text (injections fetched through the policy) is sent
+   * as the message. Null when the line names none.
+   */
+  async promptCommand(line: string, opts: { signal?: AbortSignal } = {}): Promise<TurnResult | null> {
+    const found = findCustomCommand(this.agent.commands, line);
+    if (!found) return null;
+    const signal = opts.signal ?? new AbortController().signal;
+    const r = await expandCustomCommand(found.cmd, found.args, this.deps, this.emit, signal);
+    if ('error' in r) {
+      const error = { kind: 'command', message: r.error };
+      this.emit({ type: 'turn_start', input: line });
+      this.emit({ type: 'turn_end', status: 'error', error, rounds: 0 });
+      return { status: 'error', error, rounds: 0, added: [] };
+    }
+    return this.prompt(r.text, { signal });
+  }
 
   /** Runs one turn. The conversation continues only for 'project' runs; other runs start fresh each time. */
   async prompt(input: string, opts: { signal?: AbortSignal } = {}): Promise<TurnResult> {

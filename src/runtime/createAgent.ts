@@ -35,6 +35,8 @@ import { readProjectNote } from '../session/projectFiles.js';
 import { isAlive } from '../session/sessionLock.js';
 import { UndoJournal } from '../session/undoStore.js';
 import { HookRunner, toolHooks } from './hooks.js';
+import { customCommandsFor } from './customCommands.js';
+import type { LoadedCommands } from '../commands/loadCommands.js';
 import type { Message } from '../core/messages.js';
 import type { SessionHooks } from '../tools/types.js';
 import type { McpManager } from '../mcp/manager.js';
@@ -96,6 +98,8 @@ export interface Agent {
   mcp: McpManager | null;
   /** What each turn changed, kept for undo (.devx/undo/); AgentRun marks the turns. */
   changes: UndoJournal;
+  /** Custom slash commands (.gemini/commands, .claude/commands, .devx/commands; a project's once trusted). */
+  commands: LoadedCommands;
   /** The user's hooks (null when none is configured); their events go where AgentRun points `hookEvents`. */
   hooks: HookRunner | null;
   hookEvents: { emit: (e: AgentEvent) => void };
@@ -190,6 +194,8 @@ export async function createAgent(opts: AgentOptions): Promise<Agent> {
   const loaded = opts.projectHistory ? loadHistory(historyFile(root)) : { messages: [] as Message[], warning: undefined };
   const warnings = [...settings.warnings, ...(loaded.warning ? [loaded.warning] : [])];
   for (const e of custom.errors) warnings.push(`custom tool ${e.file} was not loaded: ${e.message}`);
+  const commands = customCommandsFor({ root, home: userHome, devxHome: home, trusted: settings.trusted }, []);
+  warnings.push(...commands.warnings);
   if (untrustedTools.length) warnings.push(`this project asks for its own tools (${untrustedTools.join(', ')} in .devx/tools); run \`devx trust\` to allow them`);
   for (const m of mcp?.statuses() ?? []) if (m.state === 'failed') warnings.push(`MCP server "${m.name}" (${m.file}) did not start: ${m.error}; its tools are unavailable this session`);
   if (!sandbox) warnings.push(`no sandbox: ${probeBwrap(opts.env).why ?? 'bubblewrap is not available'}. Only ls, cat, head, tail, wc, grep, rg and git status/diff/log/show run without a question; everything else asks (yolo refuses what runs project code). To sandbox commands, ${INSTALL_HINT}`);
@@ -255,6 +261,7 @@ export async function createAgent(opts: AgentOptions): Promise<Agent> {
     approveHeadless: async (req) => (approvedByMode(req) ? 'auto' : 'headless'),
     mcp,
     changes,
+    commands: commands.loaded,
     hooks,
     hookEvents,
     dispose: async () => {

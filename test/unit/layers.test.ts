@@ -12,7 +12,7 @@ export const LAYERS: string[][] = [
   ['cli', 'acp'],
   ['workflow', 'tasks'],
   ['runtime'],
-  ['personas', 'session', 'audit', 'core', 'mcp', 'tools', 'knowledge', 'config', 'policy'],
+  ['commands', 'personas', 'session', 'audit', 'core', 'mcp', 'tools', 'knowledge', 'config', 'policy'],
   ['providers', 'protocol', 'sandbox', 'util'],
 ];
 

@@ -9,7 +9,8 @@ import { AGENT_FLAGS, EXIT, UsageError, approvalModeFrom, overridesFrom, withSes
 import { defineCommand, flagTable } from '../command.js';
 import { createRenderer } from '../renderEvents.js';
 import { describeArgs } from '../../tools/registry.js';
-import { REPL_HELP } from '../help.js';
+import { REPL_HELP, renderCustomHelp } from '../help.js';
+import { BUILTIN_COMMANDS } from '../../runtime/customCommands.js';
 import type { ApprovalAnswer, ApprovalRequest } from '../../tools/runToolCall.js';
 import { makeVisible } from '../visible.js';
 import { handleAgentSlash, maybeDelegate, switchAgent } from '../agentSlash.js';
@@ -96,7 +97,10 @@ async function runRepl(flags: { resume?: string; agent?: string } & Parameters<t
   const interactive = Boolean(process.stdin.isTTY);
   const out = process.stdout;
   const info = interactive ? out : process.stderr;
-  const rl = readline.createInterface({ input: process.stdin, output: out, terminal: interactive, prompt: 'devx> ' });
+  // Tab completes slash commands, devx's own and the custom ones of this session.
+  let slashNames: string[] = [];
+  const completer = (line: string): [string[], string] => (line.startsWith('/') && !/\s/.test(line) ? [slashNames.filter((n) => n.startsWith(line)), line] : [[], line]);
+  const rl = readline.createInterface({ input: process.stdin, output: out, terminal: interactive, prompt: 'devx> ', completer });
   const input = createReplInput(rl, { interactive, out, env: process.env });
   const { nextLine } = input;
   let answering = false;
@@ -127,6 +131,7 @@ async function runRepl(flags: { resume?: string; agent?: string } & Parameters<t
       if (flags.agent) out.write(`${switchAgent(started, flags.agent)}\n`);
       if (interactive) info.write('Type a task, or /help.\n');
 
+      slashNames = [...BUILTIN_COMMANDS.map((n) => `/${n}`), ...[...run.agent.commands.commands.values()].flatMap((c) => [`/${c.name}`, `/${c.scope}:${c.name}`])].sort();
       const render = createRenderer({ out, answerOut: out });
       run.subscribe(render.onEvent);
       input.onCtrlO(() => render.toggleWatch());
@@ -178,7 +183,7 @@ async function runRepl(flags: { resume?: string; agent?: string } & Parameters<t
             } else if (cmd === '/workflow') {
               await runWorkflowSlash(text, out);
               continue;
-            } else if (cmd === '/help') out.write(`${REPL_HELP}\n`);
+            } else if (cmd === '/help') out.write(`${REPL_HELP}\n${renderCustomHelp(run.agent.commands)}`);
             else if (cmd === '/tools') {
               for (const t of run.agent.tools) out.write(`  ${[t.name, ...describeArgs(t).map((a) => (a.optional ? `[${a.name}]` : a.name))].join(' | ')}\n`);
             } else if (cmd === '/mcp') out.write(renderMcpStatus(run.agent.mcp?.statuses() ?? [], undefined));
@@ -193,7 +198,13 @@ async function runRepl(flags: { resume?: string; agent?: string } & Parameters<t
             else if (cmd === '/clear') {
               run.reset();
               out.write('Conversation cleared.\n');
-            } else out.write(`unknown command ${cmd}; /help lists them\n`);
+            } else {
+              // A custom command (.gemini/commands, .claude/commands, .devx/commands) is a turn of its own.
+              running = new AbortController();
+              const r = await run.promptCommand(text, { signal: running.signal }).finally(() => (running = null));
+              if (r) lastFailed = r.status === 'error';
+              else out.write(`unknown command ${cmd}; /help lists them\n`);
+            }
             continue;
           }
           if (!interactive) out.write(`devx> ${text}\n`);

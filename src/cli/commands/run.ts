@@ -44,7 +44,8 @@ export const runCommand = defineCommand({
       process.on('SIGTERM', onSignal);
       let result;
       try {
-        result = await run.prompt(prompt, { signal: controller.signal });
+        // `devx run "/name args"` runs a custom command (its text, injections fetched through the policy).
+        result = (prompt.startsWith('/') ? await run.promptCommand(prompt, { signal: controller.signal }) : null) ?? (await run.prompt(prompt, { signal: controller.signal }));
       } finally {
         process.off('SIGINT', onSignal);
         process.off('SIGTERM', onSignal);

@@ -1,0 +1,72 @@
+// A custom command's text with its arguments put in, cut into what devx sends as it is and what it must
+// fetch first: shell output (`!{…}` in Gemini CLI's syntax, !`…` in Claude Code's) and file contents
+// (`@{…}`, `@path`). The fetching is the runtime's: every injection goes through the policy like a call.
+import { parse as shellParse } from 'shell-quote';
+import type { CustomCommand } from './loadCommands.js';
+
+export type Part = { text: string } | { shell: string } | { file: string; raw: string };
+
+/** The words of an argument string, as a shell would split them (quotes respected). */
+export function argWords(args: string): string[] {
+  return shellParse(args).map((w) => (typeof w === 'string' ? w : 'op' in w ? String(w.op) : String((w as { pattern?: string }).pattern ?? '')));
+}
+
+const shellQuote = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
+
+/** `!{…}` with balanced braces inside. */
+function takeBraced(s: string, open: number): number {
+  let depth = 0;
+  for (let i = open; i < s.length; i++) {
+    if (s[i] === '{') depth++;
+    else if (s[i] === '}' && --depth === 0) return i;
+  }
+  return -1;
+}
+
+function expandGemini(body: string, args: string): Part[] {
+  const words = argWords(args);
+  const usesArgs = /\{\{\s*args\s*\}\}|\{\{\s*arg\d+\s*\}\}/.test(body);
+  // Inside a shell injection an argument is quoted, so what the user typed cannot become shell syntax.
+  const fill = (s: string, inShell: boolean) =>
+    s.replace(/\{\{\s*args\s*\}\}/g, () => (inShell ? shellQuote(args) : args)).replace(/\{\{\s*arg(\d+)\s*\}\}/g, (_m, n: string) => (inShell ? shellQuote(words[Number(n)] ?? '') : (words[Number(n)] ?? '')));
+  const parts: Part[] = [];
+  let text = '';
+  for (let i = 0; i < body.length; ) {
+    if ((body.startsWith('!{', i) || body.startsWith('@{', i)) && takeBraced(body, i + 1) > 0) {
+      const end = takeBraced(body, i + 1);
+      const inner = body.slice(i + 2, end).trim();
+      if (text) parts.push({ text: fill(text, false) });
+      text = '';
+      parts.push(body[i] === '!' ? { shell: fill(inner, true) } : { file: fill(inner, false), raw: body.slice(i, end + 1) });
+      i = end + 1;
+      continue;
+    }
+    text += body[i++];
+  }
+  if (text) parts.push({ text: fill(text, false) });
+  // Gemini CLI: a prompt without {{args}} gets what the user typed after it.
+  if (!usesArgs && args.trim()) parts.push({ text: `\n\n${args}` });
+  return parts;
+}
+
+function expandClaude(body: string, args: string): Part[] {
+  const words = argWords(args);
+  const filled = body.replace(/\$ARGUMENTS/g, args).replace(/\$(\d)/g, (_m, n: string) => words[Number(n) - 1] ?? '');
+  const parts: Part[] = [];
+  // !`command` runs; @path (a word that looks like a path) is read.
+  const re = /!`([^`]+)`|(^|[\s(])@([\w./~-]*[./][\w./~-]*)/g;
+  let last = 0;
+  for (let m = re.exec(filled); m; m = re.exec(filled)) {
+    const start = m.index + (m[2]?.length ?? 0);
+    if (start > last) parts.push({ text: filled.slice(last, start) });
+    parts.push(m[1] !== undefined ? { shell: m[1] } : { file: m[3], raw: `@${m[3]}` });
+    last = m.index + m[0].length;
+  }
+  if (last < filled.length) parts.push({ text: filled.slice(last) });
+  if (!/\$ARGUMENTS|\$\d/.test(body) && args.trim()) parts.push({ text: `\n\nARGUMENTS: ${args}` });
+  return parts;
+}
+
+export function expandCommand(cmd: Pick<CustomCommand, 'body' | 'syntax'>, args: string): Part[] {
+  return cmd.syntax === 'gemini' ? expandGemini(cmd.body, args) : expandClaude(cmd.body, args);
+}

@@ -1,0 +1,120 @@
+// Custom slash commands people already keep for Gemini CLI and Claude Code, and devx's own:
+//   .gemini/commands/**/*.toml   description, prompt; {{args}}, !{shell}, @{file}; agent/start.toml is /agent:start
+//   .claude/commands/**/*.md     front-matter (description, argument-hint); $ARGUMENTS, $1…, !`shell`, @file
+//   .devx/commands/**/*.{toml,md}
+// from the user's home and the project (a project's win by name, and load only once it is trusted).
+// A broken file is reported with its file and line and skipped; the rest load.
+import fs from 'node:fs';
+import path from 'node:path';
+import { parse as parseToml } from 'smol-toml';
+import { splitFrontMatter } from '../personas/loadAgents.js';
+
+export interface CustomCommand {
+  /** The name after the slash: folders become `:` (agent/start.toml is agent:start). */
+  name: string;
+  description: string;
+  /** The prompt text with its placeholders, as written. */
+  body: string;
+  /** Which syntax the body uses for arguments and injections. */
+  syntax: 'gemini' | 'claude';
+  argumentHint?: string;
+  scope: 'user' | 'project';
+  file: string;
+}
+
+export interface CommandIssue {
+  file: string;
+  line?: number;
+  message: string;
+}
+
+export interface LoadedCommands {
+  commands: Map<string, CustomCommand>;
+  errors: CommandIssue[];
+  /** Project command files not loaded because the project is not trusted. */
+  untrusted: string[];
+}
+
+function walk(dir: string, exts: string[]): string[] {
+  let entries: fs.Dirent[];
+  try {
+    entries = fs.readdirSync(dir, { withFileTypes: true });
+  } catch {
+    return [];
+  }
+  return entries
+    .flatMap((e) => {
+      const p = path.join(dir, e.name);
+      if (e.isDirectory()) return walk(p, exts);
+      return e.isFile() && exts.some((x) => e.name.endsWith(x)) ? [p] : [];
+    })
+    .sort();
+}
+
+const NAME_PART = /^[A-Za-z0-9][A-Za-z0-9_.-]*$/;
+
+function nameOf(dir: string, file: string): string | null {
+  const parts = path.relative(dir, file).replace(/\.(toml|md)$/, '').split(path.sep);
+  return parts.every((p) => NAME_PART.test(p)) ? parts.join(':') : null;
+}
+
+export function parseCommandFile(file: string, text: string): Omit<CustomCommand, 'name' | 'scope' | 'file'> {
+  if (file.endsWith('.toml')) {
+    let data: Record<string, unknown>;
+    try {
+      data = parseToml(text) as Record<string, unknown>;
+    } catch (err) {
+      const e = err as { line?: number; message: string };
+      throw Object.assign(new Error(`not valid TOML: ${e.message.split('\n')[0]}`), { line: e.line });
+    }
+    if (typeof data.prompt !== 'string' || !data.prompt.trim()) throw new Error('"prompt" is required (a string)');
+    if (data.description !== undefined && typeof data.description !== 'string') throw new Error('"description" must be a string');
+    return { description: (data.description as string | undefined) ?? '', body: data.prompt, syntax: 'gemini' };
+  }
+  let fm: ReturnType<typeof splitFrontMatter>;
+  try {
+    fm = splitFrontMatter(text);
+  } catch (err) {
+    throw Object.assign(new Error((err as Error).message), { line: (err as { line?: number }).line });
+  }
+  const body = (fm ? fm.body : text).trim();
+  if (!body) throw new Error('the command has no text');
+  const desc = fm?.data.description;
+  const firstLine = body.split('\n')[0].replace(/^#+\s*/, '').slice(0, 80);
+  const hint = fm?.data['argument-hint'];
+  return { description: typeof desc === 'string' ? desc : firstLine, body, syntax: 'claude', ...(typeof hint === 'string' ? { argumentHint: hint } : {}) };
+}
+
+export function loadCustomCommands(opts: { root: string; home: string; devxHome: string; trusted: boolean }): LoadedCommands {
+  const commands = new Map<string, CustomCommand>();
+  const errors: CommandIssue[] = [];
+  const untrusted: string[] = [];
+  const sources = (base: string, devx: string) => [
+    { dir: path.join(base, '.gemini', 'commands'), exts: ['.toml'] },
+    { dir: path.join(base, '.claude', 'commands'), exts: ['.md'] },
+    { dir: path.join(devx, 'commands'), exts: ['.toml', '.md'] },
+  ];
+  for (const scope of ['user', 'project'] as const) {
+    const list = scope === 'user' ? sources(opts.home, opts.devxHome) : sources(opts.root, path.join(opts.root, '.devx'));
+    for (const { dir, exts } of list) {
+      for (const file of walk(dir, exts)) {
+        if (scope === 'project' && !opts.trusted) {
+          untrusted.push(path.relative(opts.root, file));
+          continue;
+        }
+        const name = nameOf(dir, file);
+        if (!name) {
+          errors.push({ file, message: 'its name (the path under the commands folder) may hold only letters, digits, ".", "-" and "_"' });
+          continue;
+        }
+        try {
+          const parsed = parseCommandFile(file, fs.readFileSync(file, 'utf8'));
+          commands.set(name, { name, scope, file, ...parsed });
+        } catch (err) {
+          errors.push({ file, ...((err as { line?: number }).line ? { line: (err as { line?: number }).line } : {}), message: (err as Error).message });
+        }
+      }
+    }
+  }
+  return { commands, errors, untrusted };
+}

@@ -1,0 +1,63 @@
+// Running a custom slash command (commands/): its text with the arguments put in, and each injection
+// fetched through the tool wrapper as a call the model might have made, so the policy, confirmations and
+// the audit log apply to `!{git diff}` and `@{src/app.ts}` exactly as to run_command and read_file.
+import { expandCommand } from '../commands/expandCommand.js';
+import { loadCustomCommands, type CustomCommand, type LoadedCommands } from '../commands/loadCommands.js';
+import type { AgentEvent, LoopDeps } from '../core/loop.js';
+import { runToolCall } from '../tools/runToolCall.js';
+
+/** devx's own slash commands: a custom command of the same name is reachable only as /user:… or /project:…. */
+export const BUILTIN_COMMANDS = ['help', 'tools', 'mcp', 'history', 'todos', 'resume', 'clear', 'compact', 'undo', 'agent', 'workflow', 'edit', 'exit', 'quit', 'drop'];
+const isBuiltin = (name: string, extra: string[]) => extra.includes(name) || BUILTIN_COMMANDS.includes(name) || /^(agent|workflow):/.test(name);
+
+/** The custom commands this session may use, with the lines to say at start (errors, untrusted, clashes). */
+export function customCommandsFor(opts: { root: string; home: string; devxHome: string; trusted: boolean }, builtins: string[]): { loaded: LoadedCommands; warnings: string[] } {
+  const loaded = loadCustomCommands(opts);
+  const warnings = loaded.errors.map((e) => `custom command ${e.file}${e.line ? `:${e.line}` : ''} was not loaded: ${e.message}`);
+  if (loaded.untrusted.length) warnings.push(`this project has custom commands (${loaded.untrusted.slice(0, 5).join(', ')}${loaded.untrusted.length > 5 ? `, and ${loaded.untrusted.length - 5} more` : ''}); run \`devx trust\` to allow them`);
+  for (const c of loaded.commands.values()) {
+    if (isBuiltin(c.name, builtins)) warnings.push(`/${c.name} (${c.file}) has the name of a devx command, which wins; run it as /${c.scope}:${c.name}`);
+  }
+  return { loaded, warnings };
+}
+
+/** The command a `/name args` line names: by name, or by `/user:name` and `/project:name`. */
+export function findCustomCommand(loaded: LoadedCommands, line: string): { cmd: CustomCommand; args: string } | null {
+  const m = /^\/(\S+)(?:\s+([\s\S]*))?$/.exec(line.trim());
+  if (!m) return null;
+  const scoped = /^(user|project):(.+)$/.exec(m[1]);
+  const plain = isBuiltin(m[1], []) ? undefined : loaded.commands.get(m[1]);
+  const cmd = plain ?? (scoped ? [...loaded.commands.values()].find((c) => c.scope === scoped[1] && c.name === scoped[2]) : undefined);
+  return cmd ? { cmd, args: (m[2] ?? '').trim() } : null;
+}
+
+function shellOutput(content: string): string {
+  const out = /(?:^|\n)stdout:\n([\s\S]*?)(?:\nstderr:\n([\s\S]*))?$/.exec(content);
+  if (!out) return content;
+  return `${out[1].trimEnd()}${out[2]?.trim() ? `\n[stderr]\n${out[2].trimEnd()}` : ''}`;
+}
+
+/** The message the command sends, or why it cannot (an injection refused or failed). */
+export async function expandCustomCommand(cmd: CustomCommand, args: string, deps: LoopDeps, emit: (e: AgentEvent) => void, signal: AbortSignal): Promise<{ text: string } | { error: string }> {
+  let text = '';
+  const ctxDeps = { ...deps, ctx: { ...deps.ctx, signal } };
+  for (const part of expandCommand(cmd, args)) {
+    if ('text' in part) {
+      text += part.text;
+      continue;
+    }
+    const call: { tool: string; args: Record<string, string> } = 'shell' in part ? { tool: 'run_command', args: { cmd: part.shell } } : { tool: 'read_file', args: { path: part.file } };
+    emit({ type: 'tool_start', tool: call.tool, args: call.args });
+    const o = await runToolCall(call, ctxDeps);
+    emit({ type: 'tool_end', outcome: o });
+    if ('file' in part && o.status === 'error' && /file not found/.test(o.content) && cmd.syntax === 'claude') {
+      text += part.raw; // `@name` that is no file stays as written
+      continue;
+    }
+    if (o.status === 'error' && !('shell' in part && /^exit_code=/m.test(o.content))) {
+      return { error: `/${cmd.name}: ${'shell' in part ? `its command \`${part.shell}\`` : `its file ${part.file}`} was not used: ${o.content.split('\n')[0]}` };
+    }
+    text += 'shell' in part ? shellOutput(o.content) : o.content;
+  }
+  return { text: text.trim() };
+}

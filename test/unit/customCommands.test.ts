@@ -1,0 +1,119 @@
+// Issue #30, point 1: custom commands from .gemini/commands (TOML), .claude/commands (Markdown) and
+// .devx/commands, user and project, through a real AgentRun with a scripted model. Injections are judged
+// by effects: what reaches the model, what the policy refused, what ran.
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { ScriptedBackend } from '../../src/providers/scripted.js';
+import type { ModelRequest } from '../../src/providers/types.js';
+import { AgentRun } from '../../src/runtime/agentRun.js';
+import { loadCustomCommands } from '../../src/commands/loadCommands.js';
+import { expandCommand } from '../../src/commands/expandCommand.js';
+import { setTrusted } from '../../src/config/trust.js';
+import { makeProject, tempDir } from '../helpers/env.js';
+
+const SEED = path.resolve(__dirname, '../fixtures/seed000');
+let root: string;
+let home: string;
+const runs: AgentRun[] = [];
+beforeEach(() => {
+  root = makeProject({ 'README.md': 'hello from the readme\n' });
+  home = tempDir('devx-cmd-home-');
+});
+afterEach(async () => {
+  for (const r of runs.splice(0)) await r.dispose();
+});
+
+const put = (file: string, text: string) => {
+  fs.mkdirSync(path.dirname(file), { recursive: true });
+  fs.writeFileSync(file, text);
+};
+const trust = () => setTrusted(path.join(home, '.devx'), root, true);
+
+async function session(replies = ['ok', 'ok', 'ok']) {
+  const prompts: string[] = [];
+  const backend = new ScriptedBackend(replies.map((t) => (req: ModelRequest) => (prompts.push(req.prompt), t)));
+  const r = await AgentRun.create({ cwd: root, env: { PATH: process.env.PATH, HOME: home }, backend, history: 'project', prompt: async () => 'yes' });
+  runs.push(r);
+  return { r, prompts };
+}
+
+describe('loading', () => {
+  it("seed 000's three TOML files, copied as written, load as /agent:start, /agent:run, /agent:status; devx's own win, the seed's run as /project:…", async () => {
+    for (const f of ['start', 'run', 'status']) put(path.join(root, '.gemini', 'commands', 'agent', `${f}.toml`), fs.readFileSync(path.join(SEED, `${f}.toml`), 'utf8'));
+    trust();
+    const { r, prompts } = await session();
+    expect([...r.agent.commands.commands.keys()].sort()).toEqual(['agent:run', 'agent:start', 'agent:status']);
+    expect(r.agent.warnings.filter((w) => /has the name of a devx command/.test(w))).toHaveLength(3);
+    expect(await r.promptCommand('/agent:start coder-agent "write x"')).toBeNull(); // devx's own /agent:start is the REPL's
+    const res = await r.promptCommand('/project:agent:start coder-agent "Create a python script"');
+    expect(res?.status).toBe('answered');
+    expect(prompts[0]).toMatch(/\*\*User Arguments:\*\* `coder-agent "Create a python script"`/);
+    expect(prompts[0]).toMatch(/"agent": "coder-agent",\s+"prompt": "Create a python script"/);
+    expect(prompts[0]).toMatch(/# Plan for coder-agent - Create a python script/);
+  });
+
+  it("a project's commands wait for trust; the user's load; a broken file is named with its line and the rest load", async () => {
+    put(path.join(root, '.claude', 'commands', 'review.md'), '---\ndescription: Review the diff\n---\nReview $ARGUMENTS');
+    put(path.join(home, '.gemini', 'commands', 'hello.toml'), 'description = "Say hello"\nprompt = "Say hello to {{args}}"\n');
+    put(path.join(home, '.devx', 'commands', 'bad.toml'), 'description = "x"\nprompt = """unterminated\n');
+    put(path.join(home, '.devx', 'commands', 'git', 'sum.md'), 'Summarise the log');
+    const before = loadCustomCommands({ root, home, devxHome: path.join(home, '.devx'), trusted: false });
+    expect([...before.commands.keys()].sort()).toEqual(['git:sum', 'hello']);
+    expect(before.untrusted).toEqual(['.claude/commands/review.md']);
+    expect(before.errors).toEqual([expect.objectContaining({ file: path.join(home, '.devx', 'commands', 'bad.toml'), message: expect.stringMatching(/not valid TOML/), line: expect.any(Number) })]);
+    const after = loadCustomCommands({ root, home, devxHome: path.join(home, '.devx'), trusted: true });
+    expect(after.commands.get('review')).toMatchObject({ scope: 'project', description: 'Review the diff', syntax: 'claude' });
+  });
+});
+
+describe('expansion', () => {
+  it("Gemini CLI's syntax: {{args}}, the seed's {{argN}}, shell and file injections, arguments quoted inside !{…}", () => {
+    const parts = expandCommand({ syntax: 'gemini', body: 'Fix {{args}}.\n!{grep -n {{arg0}} src}\n@{docs/{{arg1}}.md}\nend' }, 'TODO "style guide"; rm -rf /');
+    expect(parts).toEqual([
+      { text: 'Fix TODO "style guide"; rm -rf /.\n' },
+      { shell: "grep -n 'TODO' src" },
+      { text: '\n' },
+      { file: 'docs/style guide.md', raw: '@{docs/{{arg1}}.md}' },
+      { text: '\nend' },
+    ]);
+    // A prompt without {{args}} gets the arguments after it.
+    expect(expandCommand({ syntax: 'gemini', body: 'Review.' }, 'src/a.ts')).toEqual([{ text: 'Review.' }, { text: '\n\nsrc/a.ts' }]);
+  });
+
+  it("Claude Code's syntax: $ARGUMENTS, $1, !`cmd`, @path", () => {
+    expect(expandCommand({ syntax: 'claude', body: 'Issue $1 (all: $ARGUMENTS)\nStatus: !`git status --short`\nSee @src/app.ts and mail me@example' }, '42 high')).toEqual([
+      { text: 'Issue 42 (all: 42 high)\nStatus: ' },
+      { shell: 'git status --short' },
+      { text: '\nSee ' },
+      { file: 'src/app.ts', raw: '@src/app.ts' },
+      { text: ' and mail me@example' },
+    ]);
+  });
+});
+
+describe('running', () => {
+  it('injections go through the policy: allowed output and files reach the model; a denied one stops the command before any model call', async () => {
+    put(path.join(home, '.devx', 'commands', 'ctx.toml'), 'prompt = """Context:\n!{git status --short}\n@{README.md}\nTask: {{args}}"""\n');
+    put(path.join(home, '.devx', 'commands', 'steal.toml'), 'prompt = "Key: !{cat ~/.ssh/id_rsa}"\n');
+    put(path.join(home, '.devx', 'commands', 'out.toml'), 'prompt = "Other: @{../../etc/passwd}"\n');
+    put(path.join(home, '.ssh', 'id_rsa'), 'SECRET-KEY');
+    fs.writeFileSync(path.join(root, 'new.txt'), 'x');
+    const { r, prompts } = await session();
+    const ok = await r.promptCommand('/ctx tidy up');
+    expect(ok?.status).toBe('answered');
+    expect(prompts[0]).toMatch(/Context:\n\?\? new\.txt\n/);
+    expect(prompts[0]).toMatch(/hello from the readme/);
+    expect(prompts[0]).toMatch(/Task: tidy up/);
+    const steal = await r.promptCommand('/steal');
+    expect(steal?.status).toBe('error');
+    expect(steal?.error?.message).toMatch(/\/steal: its command `cat ~\/\.ssh\/id_rsa` was not used: denied by policy/);
+    const out = await r.promptCommand('/out');
+    expect(out?.error?.message).toMatch(/\/out: its file \.\.\/\.\.\/etc\/passwd was not used/);
+    expect(prompts).toHaveLength(1);
+    expect(prompts.join('')).not.toMatch(/SECRET-KEY|root:x:/);
+    // Both were recorded as calls in the audit log.
+    const audit = fs.readFileSync(path.join(root, '.devx', 'audit.jsonl'), 'utf8');
+    expect(audit).toMatch(/"tool":"run_command".*"cmd":"cat ~\/\.ssh\/id_rsa".*"decision":"deny"/);
+  });
+});
