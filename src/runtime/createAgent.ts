@@ -36,6 +36,8 @@ import { isAlive } from '../session/sessionLock.js';
 import { UndoJournal } from '../session/undoStore.js';
 import { HookRunner, toolHooks } from './hooks.js';
 import { customCommandsFor } from './customCommands.js';
+import { loadSkills } from '../personas/loadSkills.js';
+import { makeSkillTool } from '../tools/skillTool.js';
 import type { LoadedCommands } from '../commands/loadCommands.js';
 import type { Message } from '../core/messages.js';
 import type { SessionHooks } from '../tools/types.js';
@@ -170,7 +172,9 @@ export async function createAgent(opts: AgentOptions): Promise<Agent> {
   const servers = [...settings.mcpServers.filter((m) => !extra.some((e) => e.name === m.name)), ...extra];
   // The MCP client (and its SDK) loads only for a session that has servers.
   const mcp = servers.length ? await (await import('../mcp/manager.js')).McpManager.start(servers, { root, env: opts.env, version: packageVersion() }) : null;
-  const tools = [...builtins, ...custom.tools, ...(mcp?.tools ?? [])];
+  const skills = loadSkills({ root, home: userHome, devxHome: home, trusted: settings.trusted });
+  const skillTools = skills.skills.size ? [makeSkillTool([...skills.skills.values()])] : [];
+  const tools = [...builtins, ...custom.tools, ...skillTools, ...(mcp?.tools ?? [])];
   const byName = new Map(tools.map((t) => [t.name, t]));
   // "Always" covers the exact command line for tools that run one, and the whole tool otherwise.
   const approvalKey = (req: ApprovalRequest) => {
@@ -196,6 +200,8 @@ export async function createAgent(opts: AgentOptions): Promise<Agent> {
   for (const e of custom.errors) warnings.push(`custom tool ${e.file} was not loaded: ${e.message}`);
   const commands = customCommandsFor({ root, home: userHome, devxHome: home, trusted: settings.trusted }, []);
   warnings.push(...commands.warnings);
+  for (const e of skills.errors) warnings.push(`skill ${e.file}${e.line ? `:${e.line}` : ''} was not loaded: ${e.message}`);
+  if (skills.untrusted.length) warnings.push(`this project has skills (${skills.untrusted.join(', ')}); run \`devx trust\` to allow them`);
   if (untrustedTools.length) warnings.push(`this project asks for its own tools (${untrustedTools.join(', ')} in .devx/tools); run \`devx trust\` to allow them`);
   for (const m of mcp?.statuses() ?? []) if (m.state === 'failed') warnings.push(`MCP server "${m.name}" (${m.file}) did not start: ${m.error}; its tools are unavailable this session`);
   if (!sandbox) warnings.push(`no sandbox: ${probeBwrap(opts.env).why ?? 'bubblewrap is not available'}. Only ls, cat, head, tail, wc, grep, rg and git status/diff/log/show run without a question; everything else asks (yolo refuses what runs project code). To sandbox commands, ${INSTALL_HINT}`);
