@@ -8,7 +8,7 @@ import { execFileSync } from 'node:child_process';
 import { writeFileAtomic } from '../util/atomicWrite.js';
 import { readIfExists, statusFileText, TaskFileError, TASK_FILES, type TaskFolder } from './taskFiles.js';
 import { stopMessage } from './planTask.js';
-import { changelogCall, changelogLines, ensureChangelogEntry } from './taskChangelog.js';
+import { changelogCall, changelogLines, ensureChangelogEntry, snapshotChangelog } from './taskChangelog.js';
 import { approveOwnedFiles, describeFailure, type StepDeps, type StepResult } from './stepDeps.js';
 
 export const FILE_LIST_LIMIT = 100;
@@ -64,6 +64,7 @@ export async function runContextResearch(t: TaskFolder, deps: StepDeps): Promise
   const listing = listProjectFiles(t.root);
   const at = deps.now();
   const before = changelogLines(t);
+  const changelog = snapshotChangelog(t);
   const prompt = [
     `Prepare the initial context of the task in ${t.rel}/.`,
     '',
@@ -92,6 +93,8 @@ export async function runContextResearch(t: TaskFolder, deps: StepDeps): Promise
     onEvent: deps.onEvent,
     approve: approveOwnedFiles(t.root, [t.file('changelog')]),
   });
+  // A step that does not stand leaves no changelog entry.
+  if (r.status !== 'answered') changelog.rollback();
   if (r.error?.kind === 'binary_missing') return { code: 3, message: r.error.message, warnings: [] };
   if (r.status !== 'answered') return { code: 1, message: `context research stopped: ${describeFailure('context-researcher', r)}. Nothing was written; run devx task next ${t.rel} again.`, warnings: [] };
   const extract = cleanExtract(r.answer ?? '');

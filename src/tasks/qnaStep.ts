@@ -10,7 +10,7 @@ import { writeFileAtomic } from '../util/atomicWrite.js';
 import { readIfExists, statusFileText, TaskFileError, type TaskFolder } from './taskFiles.js';
 import { answered, droppedAnswers, parseFeedbackBlocks, FEEDBACK_END, FEEDBACK_START, type FeedbackBlock } from './qnaFile.js';
 import { stopMessage } from './planTask.js';
-import { changelogCall, changelogLines, ensureChangelogEntry } from './taskChangelog.js';
+import { changelogCall, changelogLines, ensureChangelogEntry, snapshotChangelog } from './taskChangelog.js';
 import { approveOwnedFiles, describeFailure, type StepDeps, type StepResult } from './stepDeps.js';
 
 export const NO_FEEDBACK_MESSAGE = 'Checked Q&A file; no new user feedback provided yet.';
@@ -56,6 +56,7 @@ export async function runQna(t: TaskFolder, status: 'AWAITING_QUESTIONS' | 'AWAI
   const entry = fresh.length ? 'Processed feedback, updated Q&A.' : initial ? 'Generated initial questions.' : 'Updated questions.';
   const at = deps.now();
   const before = changelogLines(t);
+  const changelog = snapshotChangelog(t);
   const prompt = [
     `Clarify the task in ${t.rel}/.`,
     '',
@@ -84,9 +85,11 @@ export async function runQna(t: TaskFolder, status: 'AWAITING_QUESTIONS' | 'AWAI
     onEvent: deps.onEvent,
     approve: approveOwnedFiles(t.root, [t.file('qna'), t.file('changelog')]),
   });
+  // A step that does not stand leaves no trace: the Q&A file as it was, and no changelog entry for it.
   const restore = async () => {
     if (qnaBefore === null) fs.rmSync(t.file('qna'), { force: true });
     else if (readIfExists(t.file('qna')) !== qnaBefore) await writeFileAtomic(t.file('qna'), qnaBefore);
+    changelog.rollback();
   };
   const fail = async (why: string, code = 1): Promise<StepResult> => {
     await restore();

@@ -4,6 +4,7 @@ import fs from 'node:fs';
 import { linesToAppend } from '../tools/appendFile.js';
 import type { TaskFolder } from './taskFiles.js';
 import { appendOwnedSync } from '../util/ownedFile.js';
+import { writeFileAtomicSync } from '../util/atomicWrite.js';
 
 /** The agent-tool call a step's model is told to make, in one protocol line. */
 export function changelogCall(t: TaskFolder, at: Date, entry: string): string {
@@ -16,6 +17,36 @@ export function changelogLines(t: TaskFolder): number {
   } catch {
     return 0;
   }
+}
+
+/**
+ * The changelog as it was before a step; `rollback()` takes back what the step appended when the step
+ * does not stand (devx restored its files), so the changelog records only steps that stood. A file
+ * changed in any other way meanwhile is left alone. Returns whether it took anything back.
+ */
+export function snapshotChangelog(t: TaskFolder): { rollback(): boolean } {
+  const file = t.file('changelog');
+  const read = () => {
+    try {
+      return fs.readFileSync(file, 'utf8');
+    } catch {
+      return null;
+    }
+  };
+  const before = read();
+  return {
+    rollback() {
+      const now = read();
+      if (now === null || now === before) return false;
+      if (before === null) {
+        fs.rmSync(file, { force: true });
+        return true;
+      }
+      if (!now.startsWith(before)) return false;
+      writeFileAtomicSync(file, before);
+      return true;
+    },
+  };
 }
 
 /**

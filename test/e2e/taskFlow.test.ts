@@ -194,36 +194,41 @@ describe('devx task: the clarification flow', () => {
     });
     const r = await devx(dir, 'next', 'tasks/login');
     expect(r.code).toBe(2);
-    expect(r.stderr).toBe('devx: tasks/login/questions-and-answers.md line 13: a second USER_FEEDBACK_START before the block opened on line 9 was closed with <!-- USER_FEEDBACK_END -->\n');
+    expect(r.stderr).toBe('devx: tasks/login/questions-and-answers.md line 13: a second USER_FEEDBACK_START before the block opened on line 9 (the answer to "### 1. Which reset channels exist: email, SMS, or both?") was closed with <!-- USER_FEEDBACK_END -->; close that block, or, if its answer holds the marker comment itself, take it out (an answer may mention USER_FEEDBACK_START in words, not hold a marker comment)\n');
     expect(read(dir, 'questions-and-answers.md')).toBe(broken);
     expect(read(dir, 'task_status.md')).toBe('AWAITING_USER_FEEDBACK\nmy note\n');
     expect(fs.existsSync(path.join(dir, 'tasks/login/changelog.md'))).toBe(false);
     expect(fake.modelCalls).toHaveLength(0);
   });
 
-  it('a model that drops an answer: the file is restored and the status kept; one that skips the changelog: devx writes the line and says so', async () => {
+  it('a model that drops an answer: the file is restored, the status kept and its changelog entry taken back; one that skips the changelog: devx writes the line and says so', async () => {
+    const earlier = '- 2026-01-01T00:00:00.000Z Generated initial questions.\n';
     const dir = makeProject({
       'tasks/login/task_description.md': 'x\n',
       'tasks/login/task_context.md': 'ctx\n',
       'tasks/login/task_status.md': 'AWAITING_USER_FEEDBACK\n',
       'tasks/login/questions-and-answers.md': qnaFile('Email only.'),
+      'tasks/login/changelog.md': earlier,
     });
-    fake.push({ text: `TOOL_CALL: write_file | path=tasks/login/questions-and-answers.md | content=\`\`\`\n${qnaFile()}\`\`\`` }, { text: 'STATUS: AWAITING_USER_FEEDBACK' });
+    // It rewords the answer and records the step in the changelog, as asked: the step does not stand.
+    fake.push(callChangelog('qna', `TOOL_CALL: write_file | path=tasks/login/questions-and-answers.md | content=\`\`\`\n${qnaFile()}\`\`\`\n`), ...changelogAgent, { text: 'STATUS: AWAITING_USER_FEEDBACK' });
     const dropped = await devx(dir, 'next', 'tasks/login');
     expect(dropped.code).toBe(1);
     expect(dropped.stderr).toContain('Q&A stopped: the qna agent dropped or reworded the answer(s) on line 9; answered questions must keep their answers.');
+    expect(fake.modelCalls.map(roleOf)).toEqual(['qna', 'changelog', 'changelog', 'qna']);
     expect(read(dir, 'questions-and-answers.md')).toBe(qnaFile('Email only.'));
     expect(read(dir, 'task_status.md')).toBe('AWAITING_USER_FEEDBACK\n');
+    expect(read(dir, 'changelog.md')).toBe(earlier);
 
     fake.push({ text: `TOOL_CALL: write_file | path=tasks/login/questions-and-answers.md | content=\`\`\`\n${qnaFile('Email only.')}\n### 3. More?\n<!-- USER_FEEDBACK_START -->\nUSER FEEDBACK REQUIRED\n<!-- USER_FEEDBACK_END -->\n\`\`\`` }, { text: 'STATUS: AWAITING_USER_FEEDBACK' });
     const skipped = await devx(dir, 'next', 'tasks/login');
     expect(skipped.code, skipped.stderr).toBe(0);
     expect(skipped.stderr).toContain('devx: warning: the qna agent did not record a changelog entry; devx added it to tasks/login/changelog.md');
-    expect(changelogLines(dir)).toEqual([expect.stringMatching(/^- \S+Z Processed feedback, updated Q&A\. \(recorded by devx: the qna agent did not call the changelog agent\)$/)]);
+    expect(changelogLines(dir)).toEqual([earlier.trim(), expect.stringMatching(/^- \S+Z Processed feedback, updated Q&A\. \(recorded by devx: the qna agent did not call the changelog agent\)$/)]);
     // The answer it has now seen is not "new" next time.
     const again = await devx(dir, 'next', 'tasks/login');
     expect(again.stdout).toMatch(/^Checked Q&A file; no new user feedback provided yet\./);
-    expect(fake.modelCalls).toHaveLength(4);
+    expect(fake.modelCalls).toHaveLength(6);
   }, 90_000);
 
   it('one planner per folder: a second one exits 4 while the first works; an existing task_context.md is never replaced', async () => {
