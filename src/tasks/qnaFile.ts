@@ -1,6 +1,8 @@
 // questions-and-answers.md: the feedback blocks between <!-- USER_FEEDBACK_START --> and
 // <!-- USER_FEEDBACK_END -->, each under its question. devx parses them itself (the model is given
-// the result) and refuses a file whose markers are unbalanced or damaged, naming the line.
+// the result) and refuses a file whose markers are unbalanced or damaged, naming the line. An answer
+// may mention the marker words (USER_FEEDBACK_START in prose); only a whole marker comment inside an
+// answer is refused, with an error that says the answer is the cause.
 import { TaskFileError } from './taskFiles.js';
 
 export const FEEDBACK_START = '<!-- USER_FEEDBACK_START -->';
@@ -9,6 +11,15 @@ export const FEEDBACK_PLACEHOLDER = 'USER FEEDBACK REQUIRED';
 
 const MARKER = /<!--\s*USER_FEEDBACK_(START|END)\s*-->/g;
 const MARKER_WORD = /USER_FEEDBACK_\w*/g;
+const COMMENT = /<!--[\s\S]*?-->/g;
+
+/** Marker words that look meant as markers: all of them outside an answer, those inside an HTML comment within one. */
+function markerWords(raw: string, inAnswer: boolean): number {
+  if (!inAnswer) return (raw.match(MARKER_WORD) ?? []).length;
+  return [...raw.matchAll(COMMENT)].reduce((n, m) => n + (m[0].match(MARKER_WORD) ?? []).length, 0);
+}
+
+const quoted = (q: string) => (q ? `"${q.slice(0, 60)}"` : '(no heading)');
 
 export interface FeedbackBlock {
   /** The line just above the block that asks the question (its heading), as written. */
@@ -28,9 +39,9 @@ export function parseFeedbackBlocks(text: string, fileLabel: string): FeedbackBl
   lines.forEach((raw, i) => {
     const n = i + 1;
     const markers = [...raw.matchAll(MARKER)];
-    const words = raw.match(MARKER_WORD) ?? [];
-    if (words.length !== markers.length) {
-      throw new TaskFileError(`${fileLabel} line ${n}: a damaged feedback marker; write it exactly as ${FEEDBACK_START} or ${FEEDBACK_END}`);
+    if (markerWords(raw, open !== null) !== markers.length) {
+      const where = open ? ` (inside the answer to ${quoted(open.question)}, whose block opens on line ${open.line})` : '';
+      throw new TaskFileError(`${fileLabel} line ${n}: a damaged feedback marker${where}; write it exactly as ${FEEDBACK_START} or ${FEEDBACK_END}`);
     }
     if (!markers.length) {
       if (open) open.body.push(raw);
@@ -42,11 +53,19 @@ export function parseFeedbackBlocks(text: string, fileLabel: string): FeedbackBl
       const before = rest.slice(0, rest.indexOf(m[0]));
       rest = rest.slice(rest.indexOf(m[0]) + m[0].length);
       if (m[1] === 'START') {
-        if (open) throw new TaskFileError(`${fileLabel} line ${n}: a second USER_FEEDBACK_START before the block opened on line ${open.line} was closed with ${FEEDBACK_END}`);
+        if (open) {
+          throw new TaskFileError(
+            `${fileLabel} line ${n}: a second USER_FEEDBACK_START before the block opened on line ${open.line} (the answer to ${quoted(open.question)}) was closed with ${FEEDBACK_END}; close that block, or, if its answer holds the marker comment itself, take it out (an answer may mention USER_FEEDBACK_START in words, not hold a marker comment)`,
+          );
+        }
         if (before.trim()) lastQuestion = before.trim();
         open = { line: n, question: lastQuestion, body: [] };
       } else {
-        if (!open) throw new TaskFileError(`${fileLabel} line ${n}: USER_FEEDBACK_END without a ${FEEDBACK_START} before it`);
+        if (!open) {
+          const prev = blocks.at(-1);
+          const cause = prev ? `; if the answer to ${quoted(prev.question)} (its block opens on line ${prev.line}) holds the marker ${FEEDBACK_END} itself, it ended that answer early: an answer may mention USER_FEEDBACK_END in words, but not hold a marker comment` : '';
+          throw new TaskFileError(`${fileLabel} line ${n}: USER_FEEDBACK_END without a ${FEEDBACK_START} before it${cause}`);
+        }
         open.body.push(before);
         blocks.push({ line: open.line, question: open.question, feedback: feedbackText(open.body.join('\n')) });
         open = null;

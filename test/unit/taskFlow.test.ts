@@ -87,6 +87,30 @@ describe('feedback markers', () => {
     expect(err('<!-- USER_FEEDBACK_START ->\nx\n<!-- USER_FEEDBACK_END -->')).toMatch(/line 1: a damaged feedback marker/);
   });
 
+  it('an answer may mention the marker words; a marker comment inside one is refused saying the answer is the cause', () => {
+    const err = (text: string) => {
+      try {
+        parseFeedbackBlocks(text, 'q.md');
+      } catch (e) {
+        return (e as Error).message;
+      }
+      return 'no error';
+    };
+    // In words, even on a line with a marker: part of the answer.
+    const words = '### 1. Which marker?\n<!-- USER_FEEDBACK_START -->\nThe parser keys on USER_FEEDBACK_START and USER_FEEDBACK_END.\nSee USER_FEEDBACK_END. <!-- USER_FEEDBACK_END -->\n';
+    expect(parseFeedbackBlocks(words, 'q.md')).toEqual([{ question: '### 1. Which marker?', line: 2, feedback: 'The parser keys on USER_FEEDBACK_START and USER_FEEDBACK_END.\nSee USER_FEEDBACK_END.' }]);
+    // Outside an answer a stray word is still a damaged marker.
+    expect(err('Q\nUSER_FEEDBACK_START\n')).toMatch(/^q\.md line 2: a damaged feedback marker; write it exactly as/);
+    // A whole marker comment in an answer: the answer is named.
+    expect(err('### 1. Q?\n<!-- USER_FEEDBACK_START -->\nI would write <!-- USER_FEEDBACK_START --> here\n<!-- USER_FEEDBACK_END -->\n')).toMatch(
+      /^q\.md line 3: a second USER_FEEDBACK_START before the block opened on line 2 \(the answer to "### 1\. Q\?"\) was closed .*if its answer holds the marker comment itself, take it out/,
+    );
+    expect(err('### 1. Q?\n<!-- USER_FEEDBACK_START -->\nend it with <!-- USER_FEEDBACK_END --> like so\n<!-- USER_FEEDBACK_END -->\n')).toMatch(
+      /^q\.md line 4: USER_FEEDBACK_END without a <!-- USER_FEEDBACK_START --> before it; if the answer to "### 1\. Q\?" \(its block opens on line 2\) holds the marker <!-- USER_FEEDBACK_END --> itself, it ended that answer early/,
+    );
+    expect(err('### 1. Q?\n<!-- USER_FEEDBACK_START -->\na <!-- USER_FEEDBACK_EDN --> b\n<!-- USER_FEEDBACK_END -->\n')).toMatch(/line 3: a damaged feedback marker \(inside the answer to "### 1\. Q\?", whose block opens on line 2\)/);
+  });
+
   it('an answer the model dropped or reworded is caught', () => {
     const before = parseFeedbackBlocks(Q(1, 'A?', 'Yes, email.') + Q(2, 'B?', 'USER FEEDBACK REQUIRED'), 'x');
     expect(droppedAnswers(before, parseFeedbackBlocks(Q(1, 'A?', 'Yes,\n  email.') + Q(3, 'C?', 'USER FEEDBACK REQUIRED'), 'x'))).toEqual([]);
