@@ -3,6 +3,9 @@ import type { AgentEvent } from '../core/loop.js';
 import { Spinner } from './spinner.js';
 import { streamable, unsentProse } from '../acp/proseStream.js';
 
+/** Retry lines for the kinds whose name does not read as "<kind> error". */
+const RETRY_LABEL: Record<string, string> = { stalled: 'no answer', cut: 'connection cut mid-reply', unreadable: 'unreadable reply' };
+
 function oneLine(s: string, max = 100): string {
   const flat = s.replace(/\s+/g, ' ').trim();
   return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
@@ -109,7 +112,7 @@ export function createRenderer(opts: RenderOptions): Renderer {
           spinner.start(e.round === 1 ? 'thinking' : `thinking (round ${e.round})`);
           break;
         case 'backend':
-          if (e.event.type === 'retry') write(`  ↻ ${e.event.kind} error, retrying in ${Math.round(e.event.delayMs / 100) / 10}s: ${oneLine(e.event.message)}\n`);
+          if (e.event.type === 'retry') write(`  ↻ ${RETRY_LABEL[e.event.kind] ?? `${e.event.kind} error`}, retrying in ${Math.round(e.event.delayMs / 100) / 10}s: ${oneLine(e.event.message)}\n`);
           else if (e.event.type === 'account_switch') write(`  ↻ account ${e.event.from} hit its quota; trying ${e.event.to}\n`);
           else if (e.event.type === 'model_fallback') write(`  ↻ every account is out of quota on ${e.event.from}; falling back to ${e.event.to}\n`);
           else if (e.event.type === 'text_delta') stream.add(e.event.text);

@@ -10,6 +10,10 @@ import { writeStateSync } from '../util/atomicWrite.js';
 import { RetryingBackend, type Attempt, type AttemptResult, type RetryOptions } from './retrying.js';
 import type { Account } from './accounts.js';
 import { mkdirOwnedSync } from '../util/ownedFile.js';
+import { turnTimeoutMessage } from './apiFault.js';
+
+/** The most a CLI may print for one call (the runner's default maxBuffer). */
+const OUTPUT_CAP = 64 * 1024 * 1024;
 
 export interface CliBackendOptions extends RetryOptions {
   /** The executable (a bare name is looked up on PATH). */
@@ -24,6 +28,8 @@ export interface CliBackendOptions extends RetryOptions {
 /** How one CLI is driven: its name for messages, install hint, argv, environment and result reading. */
 export interface CliSpec {
   name: string;
+  /** The API it talks to, for messages ("the Gemini API"). */
+  api: string;
   installHint: string;
   args(model: string, systemFile: string): string[];
   /** Environment for one call; `base` is devx's env merged with the account's (the account itself is `call.account`). */
@@ -31,8 +37,8 @@ export interface CliSpec {
   classify(r: RunResult, model: string, account: string): AttemptResult;
   /** A chunk of stdout that can end a complete answer: the call settles on it (util/settleOnAnswer). */
   answerMarker?: RegExp;
-  /** A stderr line that means the CLI failed and is retrying on its own: devx stops it and takes over. */
-  earlyFailure?(line: string, account: string): BackendError | null;
+  /** A stderr line that means the CLI failed and is retrying on its own: devx stops it and takes over. `elapsedMs`: since it started. */
+  earlyFailure?(line: string, account: string, elapsedMs: number): BackendError | null;
   /** How to send a request that carries images (a structured stdin); without it, images are refused. */
   images?: {
     args(model: string, systemFile: string): string[];
@@ -70,6 +76,8 @@ function lineDeltas(delta: (line: string) => string | null, onDelta: (text: stri
     if (text) onDelta(text);
   });
 }
+
+let outputSeq = 0;
 
 export class CliBackend implements ModelBackend {
   private readonly scratch: string;
@@ -115,9 +123,10 @@ export class CliBackend implements ModelBackend {
     if (req.signal?.aborted) stop.abort();
     req.signal?.addEventListener('abort', onAbort, { once: true });
     let early: BackendError | null = null;
+    const started = Date.now();
     const onStderr = this.spec.earlyFailure
       ? byLine((line) => {
-          early ??= this.spec.earlyFailure!(line, account.name);
+          early ??= this.spec.earlyFailure!(line, account.name, Date.now() - started);
           if (early) stop.abort();
         })
       : undefined;
@@ -128,10 +137,20 @@ export class CliBackend implements ModelBackend {
         ? { ...this.spec.launch, dirs: [...this.spec.launch.dirs, this.scratch], files: { ...this.spec.launch.files, [systemFile]: req.systemPrompt } }
         : undefined;
     let r;
+    let received = 0;
     try {
-      const onStdout = streaming && req.onDelta ? lineDeltas(streaming.delta, req.onDelta) : undefined;
+      const onStdout =
+        streaming && req.onDelta
+          ? lineDeltas(streaming.delta, (t) => {
+              received += t.length;
+              req.onDelta!(t);
+            })
+          : undefined;
       const answered = answerCheck(mode, model, account.name);
-      r = await this.opts.runner(file, args, { cwd: this.scratch, input: withImages ? withImages.input(req) : req.prompt, env, timeoutMs, signal: stop.signal, onStdout, onStderr, launch, answered });
+      // stdout through a file: gemini exits before a pipe has taken a large answer (util/fileOutput). Beside
+      // the scratch folder, never in it: gemini lists its working folder to the model.
+      const stdoutFile = path.join(this.opts.workDir, 'out', `${process.pid}-${++outputSeq}.stdout`);
+      r = await this.opts.runner(file, args, { cwd: this.scratch, input: withImages ? withImages.input(req) : req.prompt, env, timeoutMs, signal: stop.signal, onStdout, onStderr, launch, answered, stdoutFile, maxBuffer: OUTPUT_CAP });
     } catch (err) {
       if (err instanceof BinaryMissingError) throw new BackendError('binary_missing', `${err.file} was not found. ${this.spec.installHint}`, null, account.name);
       throw err;
@@ -140,7 +159,15 @@ export class CliBackend implements ModelBackend {
     }
     if (early && !req.signal?.aborted) throw early;
     if (r.cancelled) throw new BackendError('cancelled', 'the model call was cancelled', null, account.name);
-    if (r.timedOut) throw new BackendError('timeout', `${this.spec.name} did not answer within ${Math.round(timeoutMs / 1000)}s; its process tree was killed`, null, account.name);
+    // The turn's time ran out while the CLI waited: it had neither answered nor reported an error of its own.
+    if (r.timedOut) {
+      const err = new BackendError('stalled', turnTimeoutMessage(this.spec.api, this.spec.name, Math.round(this.opts.timeoutMs / 1000), `providers.${this.spec.name}`, received), null, account.name);
+      err.outOfTime = true;
+      throw err;
+    }
+    if (r.outputCapped) {
+      throw new BackendError('unparseable', `${this.spec.name}'s output passed devx's limit of ${Math.round(OUTPUT_CAP / 2 ** 20)} MB, so its reply was not read; ${this.spec.name} was stopped`, null, account.name);
+    }
     // An answer read before the process exited was judged a success from stdout alone, as exit 0 would be.
     return mode.classify(r.answered ? { ...r, exitCode: 0 } : r, model, account.name);
   }

@@ -2,7 +2,7 @@
 // process or request with one account and one model); this wraps it into a ModelBackend with
 // round-robin accounts, rotation on quota, exponential backoff with jitter, a whole-call deadline
 // and, once every account is out of quota, the fallback model.
-import { BackendError, TRANSIENT_KINDS, type BackendEvent, type ModelBackend, type ModelRequest, type ModelResponse, type TokenUsage } from './types.js';
+import { BackendError, RETRIED_ONCE, TRANSIENT_KINDS, type BackendEvent, type ModelBackend, type ModelRequest, type ModelResponse, type TokenUsage } from './types.js';
 import { AccountRing, type Account } from './accounts.js';
 import { backoffDelay } from './backoff.js';
 
@@ -83,11 +83,14 @@ export class RetryingBackend implements ModelBackend {
     let round = 0;
     let triedThisRound = new Set<string>();
     let last: BackendError | null = null;
+    const seen = new Map<string, number>();
 
     for (;;) {
       if (req.signal?.aborted) throw new BackendError('cancelled', 'the model call was cancelled');
       const remaining = deadline - now();
       if (remaining <= 0) {
+        // An attempt the deadline itself ended already says so (the API stopped answering): nothing to wrap.
+        if (last?.kind === 'stalled') throw last;
         throw new BackendError('timeout', `the model call did not finish within ${Math.round(this.opts.timeoutMs / 1000)}s${last ? ` (last error: ${last.message})` : ''}`);
       }
       const account = pinned ?? this.ring.next();
@@ -100,7 +103,11 @@ export class RetryingBackend implements ModelBackend {
       } catch (err) {
         if (!(err instanceof BackendError)) throw err;
         last = err;
-        if (!TRANSIENT_KINDS.has(err.kind)) throw err;
+        if (!TRANSIENT_KINDS.has(err.kind) || err.outOfTime) throw err;
+        seen.set(err.kind, (seen.get(err.kind) ?? 0) + 1);
+        if (RETRIED_ONCE.has(err.kind) && seen.get(err.kind)! > 1) throw err;
+        // Out of time: no retry line for a retry that cannot happen.
+        if (deadline - now() <= 0) continue;
         // Quota: move to an account not yet tried in this round before backing off.
         if (err.kind === 'quota' && !pinned && triedThisRound.size < this.ring.size) {
           onEvent({ type: 'account_switch', from: account.name, to: this.ring.peek().name, reason: err.message });

@@ -57,6 +57,12 @@ export type BackendErrorKind =
   | 'server'
   | 'overloaded'
   | 'network'
+  /** The API accepted the request and then went quiet: no reply, or no more of one. */
+  | 'stalled'
+  /** The connection was cut while the reply was arriving. */
+  | 'cut'
+  /** The API answered with something that is not its JSON (garbage, a proxy's page, the wrong shape). */
+  | 'unreadable'
   | 'empty'
   | 'timeout'
   | 'untrusted'
@@ -67,9 +73,15 @@ export type BackendErrorKind =
   | 'failed';
 
 /** Kinds worth another attempt (after backoff, or on the next account for quota). */
-export const TRANSIENT_KINDS: ReadonlySet<BackendErrorKind> = new Set(['quota', 'server', 'overloaded', 'network', 'failed']);
+export const TRANSIENT_KINDS: ReadonlySet<BackendErrorKind> = new Set(['quota', 'server', 'overloaded', 'network', 'stalled', 'cut', 'unreadable', 'failed']);
+
+/** Kinds retried at most once: each try costs a whole CLI timeout, and a second in a row says the API is down for now. */
+export const RETRIED_ONCE: ReadonlySet<BackendErrorKind> = new Set(['stalled']);
 
 export class BackendError extends Error {
+  /** The call's deadline ended this attempt: there is no time left to try again. */
+  outOfTime = false;
+
   constructor(
     public readonly kind: BackendErrorKind,
     message: string,

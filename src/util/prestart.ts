@@ -8,14 +8,14 @@
 // start-up; if it failed before devx was ready (gemini gives up on a stdin silent for 500 ms), it made no
 // model call and devx spawns a fresh one. Only node built-ins are imported: this runs before the rest of devx loads.
 // Named imports: the CommonJS binary then uses the builtins as they are, without copying each export (~0.5 ms before the spawn).
-import { existsSync, readFileSync, realpathSync, rmSync, unlinkSync } from 'node:fs';
+import { closeSync, existsSync, readFileSync, realpathSync, rmSync, unlinkSync } from 'node:fs';
 import { basename, dirname, join, resolve as resolvePath, sep } from 'node:path';
 import type { ChildProcess } from 'node:child_process';
 import { OWNER_ENV } from './reapGroups.js';
 import { hashOf } from './hashOf.js';
 import { builtin } from './builtin.js';
 import { replaceFileSync } from './replaceFileSync.js';
-import { mkdirOwnedSync } from './ownedFile.js';
+import { mkdirOwnedSync, openOwnedForWriteSync } from './ownedFile.js';
 
 // node:child_process (with net and stream, ~4 ms) loads only when a head start is spawned, so
 // `devx --version` and commands without a plan do not pay for it here.
@@ -34,6 +34,8 @@ export interface LaunchPlan {
   dirs: string[];
   /** Files the CLI reads at start-up (gemini's deny-all policy, devx's system prompt), with their content. */
   files: Record<string, string>;
+  /** The CLI's stdout goes to a file, not a pipe (RunOptions.stdoutFile); here, the file the head start uses. */
+  stdoutFile?: string;
 }
 
 export interface Prestarted {
@@ -49,6 +51,8 @@ export interface Prestarted {
   exited: boolean;
   /** Settles when the process has exited and its output streams are closed. */
   closed: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+  /** Where its stdout goes, when not to a pipe. */
+  stdoutFile?: string;
 }
 
 interface State {
@@ -94,6 +98,7 @@ function readPlan(file: string): LaunchPlan | null {
     const strings = (xs: unknown) => Array.isArray(xs) && xs.every((x) => typeof x === 'string');
     const record = (o: unknown) => typeof o === 'object' && o !== null && Object.values(o).every((x) => typeof x === 'string');
     if (p.v !== 1 || typeof p.file !== 'string' || typeof p.cwd !== 'string' || !strings(p.args) || !strings(p.dirs) || !record(p.env) || !record(p.files)) return null;
+    if (p.stdoutFile !== undefined && typeof p.stdoutFile !== 'string') return null;
     return p;
   } catch {
     return null;
@@ -118,7 +123,7 @@ export function prestart(argv: string[], cwd: string, env: NodeJS.ProcessEnv, de
     const plan = readPlan(state.planFile);
     // Everything the plan creates must land in this run's own folder; a plan saying otherwise is not used.
     const inside = (p: string) => resolvePath(fill(p, runDir)).startsWith(runDir + sep);
-    if (!plan || ![...plan.dirs, plan.cwd, ...Object.keys(plan.files)].every(inside)) return;
+    if (!plan || ![...plan.dirs, plan.cwd, ...Object.keys(plan.files), ...(plan.stdoutFile ? [plan.stdoutFile] : [])].every(inside)) return;
     for (const d of [...plan.dirs, plan.cwd]) mkdirOwnedSync(fill(d, runDir), 0o700);
     for (const [f, content] of Object.entries(plan.files)) replaceFileSync(fill(f, runDir), content);
     const launchEnv = Object.fromEntries(Object.entries(plan.env).map(([k, v]) => [k, fill(v, runDir)]));
@@ -135,7 +140,13 @@ export function prestart(argv: string[], cwd: string, env: NodeJS.ProcessEnv, de
       closed: Promise.resolve({ code: null, signal: null }),
     };
     // Its own process group, and the owner marker, exactly as the process runner starts children.
-    p.child = childProcess().spawn(p.file, p.args, { cwd: p.cwd, env: { ...env, ...launchEnv, [OWNER_ENV]: String(process.pid) }, detached: true, stdio: ['pipe', 'pipe', 'pipe'] });
+    if (plan.stdoutFile) {
+      p.stdoutFile = fill(plan.stdoutFile, runDir);
+      mkdirOwnedSync(dirname(p.stdoutFile), 0o700);
+    }
+    const outFd = p.stdoutFile ? openOwnedForWriteSync(p.stdoutFile) : 'pipe';
+    p.child = childProcess().spawn(p.file, p.args, { cwd: p.cwd, env: { ...env, ...launchEnv, [OWNER_ENV]: String(process.pid) }, detached: true, stdio: ['pipe', outFd, 'pipe'] });
+    if (typeof outFd === 'number') closeSync(outFd);
     p.child.on('error', () => (p.exited = true));
     if (!p.child.pid) {
       // The recorded program is gone (ENOENT is reported as an event, handled above): this plan is stale.
@@ -159,6 +170,7 @@ export function prestart(argv: string[], cwd: string, env: NodeJS.ProcessEnv, de
     process.on('exit', () => {
       if (state.prestarted !== p) return;
       if (!p.exited) killGroup(p.pid);
+      if (p.stdoutFile) rmSync(p.stdoutFile, { force: true });
       try {
         unlinkSync(planFile);
       } catch {
@@ -198,7 +210,7 @@ export function debug(message: string | (() => string)): void {
  * Hands over the pre-started process if it was launched exactly as `file args` in `cwd` with the
  * effective environment `env` (process.env plus the call's own entries); otherwise stops it. One claim per process.
  */
-export function claimPrestarted(file: string, args: string[], cwd: string, env: Record<string, string | undefined>): Prestarted | null {
+export function claimPrestarted(file: string, args: string[], cwd: string, env: Record<string, string | undefined>, stdoutToFile = false): Prestarted | null {
   const state = current();
   const p = state?.prestarted;
   if (!state || !p) return null;
@@ -206,13 +218,14 @@ export function claimPrestarted(file: string, args: string[], cwd: string, env: 
   const expected = { ...process.env, ...env };
   const started = { ...process.env, ...p.env };
   const keys = new Set([...Object.keys(expected), ...Object.keys(started)]);
-  const same = !p.exited && p.file === file && p.cwd === cwd && p.args.length === args.length && p.args.every((a, i) => a === args[i]) && [...keys].every((k) => k === OWNER_ENV || expected[k] === started[k]);
+  const same = !p.exited && Boolean(p.stdoutFile) === stdoutToFile && p.file === file && p.cwd === cwd && p.args.length === args.length && p.args.every((a, i) => a === args[i]) && [...keys].every((k) => k === OWNER_ENV || expected[k] === started[k]);
   if (same) {
     debug(() => `the model CLI started ahead was adopted (pid ${p.pid}), ${Math.round(performance.now())} ms after devx started`);
     return p;
   }
   debug(p.exited ? 'the model CLI started ahead had already exited; starting a fresh one' : 'this launch differs from the recorded plan; the model CLI started ahead was stopped');
   killGroup(p.pid);
+  if (p.stdoutFile) rmSync(p.stdoutFile, { force: true });
   return null;
 }
 
@@ -220,7 +233,7 @@ export function claimPrestarted(file: string, args: string[], cwd: string, env: 
  * After a call launched the ordinary way succeeded, records its launch for the next run of this
  * command (once per process). `env` is the call's own entries; only those differing from process.env are kept.
  */
-export function recordLaunch(file: string, args: string[], cwd: string, env: Record<string, string | undefined>, extra: { dirs: string[]; files: Record<string, string> }): void {
+export function recordLaunch(file: string, args: string[], cwd: string, env: Record<string, string | undefined>, extra: { dirs: string[]; files: Record<string, string>; stdoutFile?: string }): void {
   const state = current();
   if (!state || state.recorded) return;
   const r = state.runDir;
@@ -237,6 +250,8 @@ export function recordLaunch(file: string, args: string[], cwd: string, env: Rec
     env: delta,
     dirs: extra.dirs.map((d) => template(d, r)),
     files: Object.fromEntries(Object.entries(extra.files).map(([f, c]) => [template(f, r), c])),
+    // The head start's own name beside the call's: a later call of this run never picks the same one.
+    ...(extra.stdoutFile ? { stdoutFile: template(join(dirname(extra.stdoutFile), 'prestarted.stdout'), r) } : {}),
   };
   const text = `${JSON.stringify(plan, null, 1)}\n`;
   try {

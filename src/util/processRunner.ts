@@ -6,6 +6,7 @@ import type { execa as Execa } from 'execa';
 import { OWNER_ENV } from './reapGroups.js';
 import { settleOnAnswer, type AnswerCheck } from './settleOnAnswer.js';
 import { openOwnedForWriteSync } from './ownedFile.js';
+import { openStdoutFile, tailFile, type FileTail } from './fileOutput.js';
 
 export interface RunOptions {
   cwd: string;
@@ -30,6 +31,12 @@ export interface RunOptions {
   answered?: AnswerCheck;
   /** When the child exits, stop what it left running in its process group (`cmd &`, nohup): a command's processes end with it. */
   reapGroup?: boolean;
+  /**
+   * stdout goes to this file (created, devx's own) instead of a pipe, and is read from it (util/fileOutput):
+   * a CLI that exits right after printing loses what a pipe had not yet taken. The result's stdout,
+   * onStdout, `answered` and maxBuffer work as with a pipe; the file is removed once the child has exited.
+   */
+  stdoutFile?: string;
 }
 
 /** What a pre-started copy of a launch needs, and how to tell it started before devx was ready. */
@@ -136,6 +143,10 @@ export const runProcess: ProcessRunner = async (file, args, opts) => {
   installExitHook();
   const started = Date.now();
   const execa = (execaFn ??= (await import('execa')).execa);
+  const cap = opts.maxBuffer ?? 64 * 1024 * 1024;
+  let fileCapped = false;
+  const outFd = opts.stdoutFile ? openStdoutFile(opts.stdoutFile) : undefined;
+  let tail: FileTail | undefined;
   const child = execa(file, args, {
     cwd: opts.cwd,
     input: opts.input ?? '',
@@ -146,10 +157,21 @@ export const runProcess: ProcessRunner = async (file, args, opts) => {
     detached: true,
     cleanup: true,
     stripFinalNewline: false,
-    maxBuffer: opts.maxBuffer ?? 64 * 1024 * 1024,
+    maxBuffer: cap,
     encoding: 'utf8',
+    // A descriptor passed alone goes to spawn() as it is (execa's types list only 3-9, its runtime takes any).
+    ...(outFd !== undefined ? { stdout: outFd as 3 } : {}),
   });
-  if (opts.onStdout) child.stdout?.on('data', (d: Buffer | string) => opts.onStdout!(String(d)));
+  if (outFd !== undefined) {
+    // The child holds its own copy of the descriptor now.
+    fs.closeSync(outFd);
+    tail = tailFile(opts.stdoutFile!, cap, () => {
+      fileCapped = true;
+      killGroup(child.pid);
+    });
+  }
+  const stdoutStream = tail?.stream ?? child.stdout;
+  if (opts.onStdout) stdoutStream?.on('data', (d: Buffer | string) => opts.onStdout!(String(d)));
   if (opts.onStderr) child.stderr?.on('data', (d: Buffer | string) => opts.onStderr!(String(d)));
   const pid = child.pid;
   if (pid) {
@@ -190,8 +212,9 @@ export const runProcess: ProcessRunner = async (file, args, opts) => {
       if (cause?.code === 'ENOENT' || (r.failed && /ENOENT/.test(String(r.message)) && r.exitCode === undefined)) {
         throw new BinaryMissingError(file);
       }
+      const stdout = tail ? tail.finish() : String(r.stdout ?? '');
       // Reap anything the child left behind in its group (grandchildren holding pipes).
-      if (timedOut || cancelled || r.isMaxBuffer) killGroup(pid);
+      if (timedOut || cancelled || r.isMaxBuffer || fileCapped) killGroup(pid);
       else if (opts.reapGroup && pid && !reaped && groupAlive(pid)) {
         reaped = true;
         killGroup(pid);
@@ -199,15 +222,16 @@ export const runProcess: ProcessRunner = async (file, args, opts) => {
       return {
         exitCode: r.exitCode ?? null,
         signal: r.signal ?? null,
-        stdout: String(r.stdout ?? ''),
+        stdout,
         stderr: String(r.stderr ?? ''),
         timedOut,
         cancelled,
-        outputCapped: Boolean(r.isMaxBuffer),
+        outputCapped: Boolean(r.isMaxBuffer) || fileCapped,
         durationMs: Date.now() - started,
         ...(reaped ? { reaped } : {}),
       };
     } finally {
+      tail?.close();
       if (timer) clearTimeout(timer);
       opts.signal?.removeEventListener('abort', onAbort);
       if (pid) {
@@ -216,7 +240,7 @@ export const runProcess: ProcessRunner = async (file, args, opts) => {
       }
     }
   })();
-  return settleOnAnswer(exited, { stdout: child.stdout, stderr: child.stderr }, opts.answered, started, { settled: () => clearTimeout(timer), stop: () => stopGroup(pid) });
+  return settleOnAnswer(exited, { stdout: stdoutStream, stderr: child.stderr }, opts.answered, started, { settled: () => clearTimeout(timer), stop: () => stopGroup(pid) });
 };
 
 /** A child some other code spawned (in its own process group), with the output it wrote so far. */
@@ -226,6 +250,8 @@ export interface StartedChild {
   stdout: string[];
   stderr: string[];
   closed: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+  /** Its stdout goes to this file (see RunOptions.stdoutFile), not a pipe. */
+  stdoutFile?: string;
 }
 
 /** runProcess for a child that is already running: same input, limits, cancelling and result. */
@@ -250,8 +276,16 @@ export async function runStarted(p: StartedChild, opts: RunOptions): Promise<Run
       }
     });
   };
-  const before = { stdout: [...p.stdout], stderr: [...p.stderr] };
-  watch(p.stdout, p.child.stdout, opts.onStdout);
+  // A child writing its stdout to a file is read from the file's start: what it wrote before adoption comes first.
+  const tail = p.stdoutFile
+    ? tailFile(p.stdoutFile, cap, () => {
+        outputCapped = true;
+        killGroup(p.pid);
+      })
+    : undefined;
+  const stdoutStream = tail?.stream ?? p.child.stdout;
+  const before = { stdout: tail ? [] : [...p.stdout], stderr: [...p.stderr] };
+  watch(tail ? [] : p.stdout, stdoutStream, opts.onStdout);
   watch(p.stderr, p.child.stderr, opts.onStderr);
   const timer = opts.timeoutMs
     ? setTimeout(() => {
@@ -269,17 +303,19 @@ export async function runStarted(p: StartedChild, opts: RunOptions): Promise<Run
   const exited = (async (): Promise<RunResult> => {
     try {
       const { code, signal } = await p.closed;
+      const stdout = tail ? tail.finish() : undefined;
       if (timedOut || cancelled || outputCapped) killGroup(p.pid);
       const text = (chunks: string[]) => chunks.join('').slice(0, cap);
-      return { exitCode: code, signal, stdout: text(p.stdout), stderr: text(p.stderr), timedOut, cancelled, outputCapped, durationMs: Date.now() - started };
+      return { exitCode: code, signal, stdout: stdout ?? text(p.stdout), stderr: text(p.stderr), timedOut, cancelled, outputCapped, durationMs: Date.now() - started };
     } finally {
+      tail?.close();
       if (timer) clearTimeout(timer);
       opts.signal?.removeEventListener('abort', onAbort);
       liveGroups.delete(p.pid);
       opts.observer?.ended(p.pid);
     }
   })();
-  return settleOnAnswer(exited, { stdout: p.child.stdout, stderr: p.child.stderr, before }, opts.answered, started, { settled: () => clearTimeout(timer), stop: () => stopGroup(p.pid) });
+  return settleOnAnswer(exited, { stdout: stdoutStream, stderr: p.child.stderr, before }, opts.answered, started, { settled: () => clearTimeout(timer), stop: () => stopGroup(p.pid) });
 }
 
 export interface LongLived {

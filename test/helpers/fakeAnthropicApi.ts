@@ -3,6 +3,7 @@
 // message_stop) or JSON, Anthropic-shaped errors, and records every request.
 import http from 'node:http';
 import { FakeServer } from './fakeServer.js';
+import { resetAfterFlush } from './fakeGeminiApi.js';
 
 export interface FakeClaudeReply {
   text?: string;
@@ -11,6 +12,12 @@ export interface FakeClaudeReply {
   delayMs?: number;
   /** Never answer. */
   hang?: boolean;
+  /** Send the first part of the reply, then cut the connection with a TCP reset (a connection lost mid-reply). */
+  reset?: boolean;
+  /** Send the first part of the reply, then nothing more (the API stops answering mid-reply). */
+  stall?: boolean;
+  /** A 200 whose body is this text instead of the API's JSON (garbage, or a body of the wrong shape). */
+  garbage?: string;
 }
 
 export type ClaudeScript = FakeClaudeReply | ((req: RecordedClaudeRequest) => FakeClaudeReply);
@@ -100,13 +107,21 @@ export class FakeAnthropicApi extends FakeServer<FakeClaudeReply, RecordedClaude
       res.end(JSON.stringify({ type: 'error', error: { type: ERROR_TYPES[reply.status] ?? 'api_error', message: `fake API error ${reply.status}` } }));
       return;
     }
+    if (reply.garbage !== undefined) {
+      res.writeHead(200, { 'content-type': rec.stream ? 'text/event-stream' : 'application/json' });
+      res.end(reply.garbage);
+      return;
+    }
     const text = reply.text ?? '';
     const input = Math.ceil((rec.systemText.length + rec.promptText.length) / 4);
     const output = Math.ceil(text.length / 4) + 1;
     const message = { id: `msg_${this.requests.length}`, type: 'message', role: 'assistant', model: rec.model, content: [] as unknown[], stop_reason: null, stop_sequence: null, usage: { input_tokens: input, output_tokens: 1 } };
     if (!rec.stream) {
       res.writeHead(200, { 'content-type': 'application/json' });
-      res.end(JSON.stringify({ ...message, content: [{ type: 'text', text }], stop_reason: 'end_turn', usage: { input_tokens: input, output_tokens: output } }));
+      const body = JSON.stringify({ ...message, content: [{ type: 'text', text }], stop_reason: 'end_turn', usage: { input_tokens: input, output_tokens: output } });
+      if (!reply.reset && !reply.stall) return void res.end(body);
+      res.write(body.slice(0, body.length >> 1));
+      if (reply.reset) resetAfterFlush(res);
       return;
     }
     res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
@@ -116,7 +131,10 @@ export class FakeAnthropicApi extends FakeServer<FakeClaudeReply, RecordedClaude
     // A few deltas, split on no particular boundary, to exercise the client's assembly.
     const n = text.length > 30 ? 3 : 1;
     const size = Math.ceil(text.length / n);
-    for (let i = 0; i < n; i++) event('content_block_delta', { type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: text.slice(i * size, (i + 1) * size) } });
+    for (let i = 0; i < n; i++) {
+      if (i === 1 && (reply.reset || reply.stall)) return void (reply.reset && resetAfterFlush(res));
+      event('content_block_delta', { type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: text.slice(i * size, (i + 1) * size) } });
+    }
     event('content_block_stop', { type: 'content_block_stop', index: 0 });
     event('message_delta', { type: 'message_delta', delta: { stop_reason: 'end_turn', stop_sequence: null }, usage: { output_tokens: output } });
     event('message_stop', { type: 'message_stop' });

@@ -16,6 +16,12 @@ export interface FakeReply {
   hang?: boolean;
   /** Pause between the SSE chunks of a streamed reply (to see streaming on the client). */
   chunkDelayMs?: number;
+  /** Send the first part of the reply, then cut the connection with a TCP reset (a connection lost mid-reply). */
+  reset?: boolean;
+  /** Send the first part of the reply, then nothing more (the API stops answering mid-reply). */
+  stall?: boolean;
+  /** A 200 whose body is this text instead of the API's JSON (garbage, or a body of the wrong shape). */
+  garbage?: string;
 }
 
 export type Script = FakeReply | ((req: RecordedRequest) => FakeReply);
@@ -113,6 +119,11 @@ export class FakeGeminiApi extends FakeServer<FakeReply, RecordedRequest> {
       res.end(JSON.stringify({ error: { code: reply.status, message: `fake API error ${reply.status}`, status: reply.status === 429 ? 'RESOURCE_EXHAUSTED' : 'ERROR', details: reply.details ?? [] } }));
       return;
     }
+    if (reply.garbage !== undefined) {
+      res.writeHead(200, { 'content-type': kind === 'stream' ? 'text/event-stream' : 'application/json' });
+      res.end(reply.garbage);
+      return;
+    }
     const text = reply.text ?? '';
     const usage = { promptTokenCount: Math.ceil(rec.promptText.length / 4), candidatesTokenCount: Math.ceil(text.length / 4) + 1, totalTokenCount: 0 };
     usage.totalTokenCount = usage.promptTokenCount + usage.candidatesTokenCount;
@@ -128,6 +139,7 @@ export class FakeGeminiApi extends FakeServer<FakeReply, RecordedRequest> {
       const parts = text.length > 30 ? [text.slice(0, third), text.slice(third, 2 * third), text.slice(2 * third)] : [text];
       const sendPart = (i: number) => {
         if (res.destroyed) return;
+        if (i === 1 && (reply.reset || reply.stall)) return void (reply.reset && resetAfterFlush(res));
         if (i === parts.length) return void res.end();
         if (i === 0) rec.firstChunkAt = Date.now();
         res.write(`data: ${JSON.stringify(chunk(parts[i], i === parts.length - 1))}\r\n\r\n`);
@@ -138,6 +150,17 @@ export class FakeGeminiApi extends FakeServer<FakeReply, RecordedRequest> {
       return;
     }
     res.writeHead(200, { 'content-type': 'application/json' });
-    res.end(JSON.stringify(chunk(text, true)));
+    const body = JSON.stringify(chunk(text, true));
+    if (reply.reset || reply.stall) {
+      res.write(body.slice(0, body.length >> 1));
+      if (reply.reset) resetAfterFlush(res);
+      return;
+    }
+    res.end(body);
   }
+}
+
+/** Cuts the connection with a TCP reset once what was written so far has left (the client sees a part, then ECONNRESET). */
+export function resetAfterFlush(res: http.ServerResponse): void {
+  setTimeout(() => res.socket?.resetAndDestroy(), 100);
 }

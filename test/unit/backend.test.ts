@@ -69,7 +69,9 @@ describe('GeminiCliBackend', () => {
     expect(c.env.GEMINI_CLI_TRUST_WORKSPACE).toBe('true');
     expect(c.env.GEMINI_CLI_NO_RELAUNCH).toBe('true'); // one node process per call, not two
     expect(path.basename(c.cwd)).toBe('scratch');
-    expect(fs.readdirSync(c.cwd)).toEqual([]);
+    // Only gemini's workspace settings: one attempt per call, devx retries (issue #29: its own retries hid faults).
+    expect(fs.readdirSync(c.cwd)).toEqual(['.gemini']);
+    expect(JSON.parse(fs.readFileSync(path.join(c.cwd, '.gemini', 'settings.json'), 'utf8')).general).toEqual({ maxAttempts: 1 });
     expect(c.env.TMPDIR).toMatch(/tmp$/);
   });
 
@@ -128,9 +130,9 @@ describe('GeminiCliBackend', () => {
     expect(err.message).toContain('npm install -g @google/gemini-cli');
   });
 
-  it('types a timeout and does not retry past the deadline', async () => {
+  it('types a timeout as the API that stopped answering, and does not retry past the deadline', async () => {
     const { b, calls } = backend([{ timedOut: true, exitCode: null }, ok('late')]);
-    await expect(b.complete(req)).rejects.toMatchObject({ kind: 'timeout' });
+    await expect(b.complete(req)).rejects.toMatchObject({ kind: 'stalled', message: expect.stringMatching(/^the Gemini API stopped answering: no reply within 60s, the turn timeout/) });
     expect(calls).toHaveLength(1);
   });
 

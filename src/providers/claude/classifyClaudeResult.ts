@@ -3,6 +3,7 @@
 // `api_error_status` and `result`; exit 1 on an API error.
 import { BackendError, type BackendErrorKind, type TokenUsage } from '../types.js';
 import type { RunResult } from '../../util/processRunner.js';
+import { apiFault, faultMessage } from '../apiFault.js';
 
 interface ClaudeJson {
   type?: string;
@@ -54,6 +55,13 @@ export function classifyClaudeResult(r: RunResult, model: string, account: strin
   const text = typeof j.result === 'string' ? j.result : '';
   if (j.is_error) {
     const status = j.api_error_status ?? undefined;
+    // No HTTP status: the request failed on the way (refused, gone quiet, cut mid-reply, an unreadable body).
+    const fault = status ? null : apiFault(text, r.durationMs);
+    if (fault) {
+      const url = fault === 'network' ? process.env.ANTHROPIC_BASE_URL : undefined;
+      const hint = fault === 'network' ? ': check your network connection, proxy settings and ANTHROPIC_BASE_URL' : '';
+      throw new BackendError(fault, `${faultMessage(fault, 'the Anthropic API', fault === 'stalled' ? r.durationMs : undefined)}${hint}${url ? ` (now ${url})` : ''}: claude said ${text.slice(0, 300)}`, r.exitCode, account);
+    }
     const kind: BackendErrorKind = status ? kindForStatus(status) : /not logged in|login|api key/i.test(text) ? 'auth' : 'failed';
     throw new BackendError(kind, `${HINTS[kind] ? `${HINTS[kind]}: ` : ''}${text.slice(0, 400) || `claude reported an error (${j.api_error_type ?? 'unknown'})`}`, r.exitCode, account);
   }

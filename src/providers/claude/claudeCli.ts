@@ -36,6 +36,7 @@ const RESULT_LINE = /"type":\s*"result"/;
 
 export const claudeSpec: CliSpec = {
   name: 'claude',
+  api: 'the Anthropic API',
   installHint: CLAUDE_INSTALL_HINT,
   args: (model, systemFile) => claudeArgsFor(model, systemFile, 'json'),
   env: (base) => ({

@@ -3,6 +3,7 @@
 // (429 -> 173, 400 -> 144, 500 -> 244, 503 -> 247), 41 auth, 52 config, 55 untrusted folder.
 import { BackendError, type BackendErrorKind, type TokenUsage } from '../types.js';
 import type { RunResult } from '../../util/processRunner.js';
+import { apiFault, faultMessage } from '../apiFault.js';
 
 interface GeminiJson {
   session_id?: string;
@@ -53,13 +54,28 @@ export const GEMINI_HINTS: Partial<Record<BackendErrorKind, string>> = {
   empty: 'the model returned an empty reply (gemini also returns nothing when it stops a reply it judges repetitive)',
 };
 
-const NETWORK = /fetch failed|ECONNREFUSED|ENOTFOUND|EAI_AGAIN|ETIMEDOUT|ECONNRESET|EHOSTUNREACH|ENETUNREACH|socket hang up|network/i;
+/**
+ * A transport fault gemini reported (apiFault): the API unreachable (gemini wraps that in a 500 over ACP),
+ * gone quiet, cut mid-reply, or answering with something that is not its JSON. `why` is gemini's message
+ * (with its stderr when there is one); `quietMs` how long it had heard nothing from the API.
+ */
+export function geminiFault(why: string, account?: string, quietMs = 0): BackendError | null {
+  const fault = apiFault(why, quietMs);
+  if (!fault) return null;
+  const first = why.trim().split('\n')[0].slice(0, 300);
+  if (fault === 'network') {
+    const url = process.env.GOOGLE_GEMINI_BASE_URL;
+    return new BackendError('network', `${GEMINI_HINTS.network}${url ? ` (now ${url})` : ''}: ${first}`, null, account);
+  }
+  const cause = /\[cause\]:\s*(.*)|\b(E[A-Z]{4,}|UND_ERR_[A-Z_]+)\b/.exec(why);
+  const detail = cause && !first.includes(cause[1] ?? cause[2]) ? `${first} (${(cause[1] ?? cause[2]).trim().slice(0, 120)})` : first;
+  return new BackendError(fault, `${faultMessage(fault, 'the Gemini API', fault === 'stalled' ? quietMs : undefined)}: gemini said ${detail}`, null, account);
+}
 
-/** A failure to reach the API (gemini may wrap it in a 500), with what to check. */
+/** @deprecated the name before apiFault: an unreachable API only. */
 export function networkError(why: string, account?: string): BackendError | null {
-  if (!NETWORK.test(why)) return null;
-  const url = process.env.GOOGLE_GEMINI_BASE_URL;
-  return new BackendError('network', `${GEMINI_HINTS.network}${url ? ` (now ${url})` : ''}: ${why.slice(0, 300)}`, null, account);
+  const e = geminiFault(why, account);
+  return e?.kind === 'network' ? e : null;
 }
 
 /**
@@ -67,7 +83,7 @@ export function networkError(why: string, account?: string): BackendError | null
  * backoff"). devx reads that first line from stderr, stops gemini and takes over: a refused
  * connection is reported at once, a quota error moves to the next account.
  */
-export function geminiInternalRetry(line: string, account?: string): BackendError | null {
+export function geminiInternalRetry(line: string, account?: string, elapsedMs = 0): BackendError | null {
   const withStatus = /Attempt \d+ failed with status (\d+)\. Retrying with backoff\.\.\.\s*(.*)$/.exec(line);
   if (withStatus) {
     const status = Number(withStatus[1]);
@@ -84,7 +100,7 @@ export function geminiInternalRetry(line: string, account?: string): BackendErro
   const plain = /Attempt \d+ failed\. Retrying with backoff\.\.\.\s*(.*)$/.exec(line);
   if (!plain) return null;
   const why = plain[1].replace(/^Error:\s*/, '').slice(0, 300);
-  return networkError(why, account) ?? new BackendError('failed', `gemini failed and was retrying: ${why}`, null, account);
+  return geminiFault(why, account, elapsedMs) ?? new BackendError('failed', `gemini failed and was retrying: ${why}`, null, account);
 }
 
 export interface ParsedSuccess {
@@ -97,8 +113,8 @@ export function classifyGeminiResult(r: RunResult, model: string, account?: stri
   if (r.exitCode === 0) {
     const json = lastJsonObject(r.stdout);
     if (!json || typeof json.response !== 'string') {
-      if (json?.error) throw errorFromJson(json, 0, account);
-      throw new BackendError('unparseable', `gemini exited 0 but its output was not the expected JSON: ${r.stdout.slice(0, 200)}`, 0, account);
+      if (json?.error) throw errorFromJson(json, 0, account, r);
+      throw unreadableOutput(r, account);
     }
     if (!json.response.trim()) throw new BackendError('empty', GEMINI_HINTS.empty!, 0, account);
     const tokens = json.stats?.models?.[model]?.tokens ?? Object.values(json.stats?.models ?? {})[0]?.tokens;
@@ -109,13 +125,24 @@ export function classifyGeminiResult(r: RunResult, model: string, account?: stri
     };
   }
   const json = lastJsonObject(r.stderr) ?? lastJsonObject(r.stdout);
-  if (json?.error) throw errorFromJson(json, r.exitCode, account);
+  if (json?.error) throw errorFromJson(json, r.exitCode, account, r);
   const kind = (r.exitCode !== null && kindForExit(r.exitCode)) || 'failed';
   const tail = r.stderr.trim().split('\n').slice(-3).join(' ').slice(0, 400);
   throw new BackendError(kind, `${GEMINI_HINTS[kind] ?? 'gemini failed'} (exit ${r.exitCode ?? r.signal}): ${tail}`, r.exitCode, account);
 }
 
-function errorFromJson(json: GeminiJson, exitCode: number | null, account?: string): BackendError {
+/** Output of a successful exit devx could not read, said as what it is: nothing, cut off, or not gemini's JSON. */
+function unreadableOutput(r: RunResult, account?: string): BackendError {
+  const out = r.stdout.trim();
+  const bytes = Buffer.byteLength(r.stdout);
+  if (!out) return new BackendError('unparseable', `gemini exited 0 without printing its answer${r.stderr.trim() ? `: ${r.stderr.trim().split('\n').slice(-2).join(' ').slice(0, 300)}` : ''}`, 0, account);
+  if (out.startsWith('{')) {
+    return new BackendError('unparseable', `gemini's answer ends after ${bytes} bytes, before its JSON is complete (its output was cut off): ${JSON.stringify(out.slice(-120))}`, 0, account);
+  }
+  return new BackendError('unparseable', `gemini exited 0 but printed something other than its JSON answer (${bytes} bytes): ${JSON.stringify(out.slice(0, 200))}`, 0, account);
+}
+
+function errorFromJson(json: GeminiJson, exitCode: number | null, account?: string, r?: RunResult): BackendError {
   const e = json.error!;
   const status = typeof e.code === 'number' ? e.code : Number(e.code);
   let kind = (Number.isFinite(status) && kindForHttpStatus(status)) || (exitCode !== null && kindForExit(exitCode)) || 'failed';
@@ -128,6 +155,11 @@ function errorFromJson(json: GeminiJson, exitCode: number | null, account?: stri
   } catch {
     /* plain message */
   }
+  // No HTTP status: the request failed on the way (gemini's stderr names the cause: ECONNRESET...).
+  if (kind === 'failed') {
+    const fault = geminiFault(`${message}\n${r?.stderr ?? ''}`, account, r?.durationMs ?? 0);
+    if (fault) return new BackendError(fault.kind, fault.message, exitCode, account);
+  }
   return new BackendError(kind, `${GEMINI_HINTS[kind] ?? 'gemini failed'} (exit ${exitCode}): ${message}`, exitCode, account);
 }
 
@@ -137,12 +169,14 @@ interface StreamEvent {
   content?: string;
   delta?: boolean;
   status?: string;
+  severity?: string;
+  message?: string;
   session_id?: string;
   stats?: { input_tokens?: number; output_tokens?: number; total_tokens?: number; cached?: number };
 }
 
 /** One line of `gemini -o stream-json`: the assistant text it adds, or the final result. */
-export function streamLine(line: string): { delta?: string; result?: StreamEvent; init?: StreamEvent } | null {
+export function streamLine(line: string): { delta?: string; result?: StreamEvent; init?: StreamEvent; error?: StreamEvent } | null {
   let e: StreamEvent;
   try {
     e = JSON.parse(line) as StreamEvent;
@@ -152,6 +186,7 @@ export function streamLine(line: string): { delta?: string; result?: StreamEvent
   if (e.type === 'message' && e.role === 'assistant' && typeof e.content === 'string') return { delta: e.content };
   if (e.type === 'result') return { result: e };
   if (e.type === 'init') return { init: e };
+  if (e.type === 'error') return { error: e };
   return null;
 }
 
@@ -167,6 +202,8 @@ export function classifyGeminiStream(r: RunResult, model: string, account?: stri
     if (e?.delta) text += e.delta;
     if (e?.result) result = e.result;
     if (e?.init) sessionId = e.init.session_id;
+    // gemini stopped the reply it judged a loop; what streamed before is only a part (-o json returns nothing then).
+    if (e?.error && /loop detected/i.test(e.error.message ?? '')) throw new BackendError('empty', GEMINI_HINTS.empty!, 0, account);
   }
   if (!result) throw new BackendError('unparseable', `gemini exited 0 but its stream had no result line: ${r.stdout.slice(-200)}`, 0, account);
   if (result.status !== 'success') return classifyGeminiResult({ ...r, exitCode: 1 }, model, account);

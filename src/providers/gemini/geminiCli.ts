@@ -22,14 +22,42 @@ priority = 999
 export const INSTALL_HINT =
   'devx needs the Gemini CLI. Install it with `npm install -g @google/gemini-cli` (then run `gemini` once to log in), or point devx at it with DEVX_GEMINI_BIN or "providers.gemini.bin" in settings.';
 
+/**
+ * Workspace settings of the folder gemini runs in (they override user settings). One attempt per call:
+ * gemini's own retries would hide an API error from devx for minutes, and after a connection cut
+ * mid-reply a one-shot gemini retried and then exited 0 with the part it had (measured, 0.61), a
+ * truncated answer passed off as whole. Besides, a second wall behind the sealed home (sealedHome.ts),
+ * for a gemini that would read the person's own settings anyway (one older than GEMINI_CLI_HOME, or an
+ * account wrapper that sets its home): hooks off, none of their extra context file names (0.61 always
+ * adds GEMINI.md, so only the seal keeps ~/.gemini/GEMINI.md out), and no memory-file search above this
+ * folder. MCP servers and tool discovery have no such switch: only the seal stops them.
+ */
+export const GEMINI_WORKSPACE_SETTINGS = {
+  general: { maxAttempts: 1 },
+  hooksConfig: { enabled: false },
+  context: { fileName: 'DEVX-NO-CONTEXT-FILE.md', memoryBoundaryMarkers: [], loadMemoryFromIncludeDirectories: false },
+};
+
+/** Makes `cwd` a folder gemini runs in with devx's workspace settings; returns the settings file. */
+export function geminiWorkspace(cwd: string): string {
+  const file = path.join(cwd, '.gemini', 'settings.json');
+  const text = JSON.stringify(GEMINI_WORKSPACE_SETTINGS);
+  mkdirOwnedSync(path.dirname(file), 0o700);
+  if (!sameContent(file, text)) writeStateSync(file, text);
+  return file;
+}
+
 export function geminiSpec(workDir: string): CliSpec & { acpArgs(model: string): string[] } {
   const policyFile = path.join(workDir, 'deny-all-tools.toml');
   const tmp = path.join(workDir, 'tmp');
   mkdirOwnedSync(tmp, 0o700);
   // A pre-started gemini (util/prestart) may be reading the file this run's head start wrote.
   if (!sameContent(policyFile, DENY_ALL_POLICY)) writeStateSync(policyFile, DENY_ALL_POLICY);
+  // The folder a per-call gemini runs in (CliBackend's scratch).
+  const workspaceSettings = geminiWorkspace(path.join(workDir, 'scratch'));
   return {
     name: 'gemini',
+    api: 'the Gemini API',
     installHint: INSTALL_HINT,
     args: (model) => ['-m', model, '-o', 'json', '--policy', policyFile, '-e', 'none'],
     acpArgs: (model) => ['-m', model, '--policy', policyFile, '-e', 'none', '--acp'],
@@ -57,7 +85,7 @@ export function geminiSpec(workDir: string): CliSpec & { acpArgs(model: string):
     // gemini spends ~50 ms shutting down after it prints its JSON (measured); devx goes on meanwhile.
     answerMarker: /\}\s*$/,
     earlyFailure: geminiInternalRetry,
-    launch: { dirs: [tmp], files: { [policyFile]: DENY_ALL_POLICY }, tooEarly: /missing system prompt file|No input provided via stdin/ },
+    launch: { dirs: [tmp, path.dirname(workspaceSettings)], files: { [policyFile]: DENY_ALL_POLICY, [workspaceSettings]: JSON.stringify(GEMINI_WORKSPACE_SETTINGS) }, tooEarly: /missing system prompt file|No input provided via stdin/ },
   };
 }
 

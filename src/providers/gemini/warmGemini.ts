@@ -12,34 +12,27 @@ import { BackendError, type BackendErrorKind, type BackendEvent, type ModelBacke
 import { RetryingBackend, type Attempt, type AttemptResult } from '../retrying.js';
 import { startProcess, type ChildObserver, type LongLived } from '../../util/processRunner.js';
 import type { Account } from '../accounts.js';
-import { GeminiCliBackend, geminiSpec, type GeminiCliOptions } from './geminiCli.js';
-import { GEMINI_HINTS, geminiInternalRetry, kindForHttpStatus, networkError } from './classifyGeminiExit.js';
+import { GEMINI_WORKSPACE_SETTINGS, GeminiCliBackend, geminiSpec, geminiWorkspace, type GeminiCliOptions } from './geminiCli.js';
+import { GEMINI_HINTS, geminiFault, geminiInternalRetry, kindForHttpStatus } from './classifyGeminiExit.js';
+import { turnTimeoutMessage } from '../apiFault.js';
 import { byLine } from '../cliBackend.js';
 import { mkdirOwnedSync } from '../../util/ownedFile.js';
 import { replaceFileSync } from '../../util/replaceFileSync.js';
 
 const START_TIMEOUT_MS = 60_000;
 
-/**
- * The warm process's workspace settings (they override user settings). Besides one attempt per call,
- * a second wall behind the sealed home (sealedHome.ts), for a gemini that would read the person's own
- * settings anyway (one older than GEMINI_CLI_HOME, or an account wrapper that sets its home): hooks
- * off, none of their extra context file names (0.61 always adds GEMINI.md, so only the seal keeps
- * ~/.gemini/GEMINI.md out), and no memory-file search above this folder. MCP servers and tool
- * discovery have no such switch: only the seal stops them.
- */
-export const WARM_WORKSPACE_SETTINGS = {
-  general: { maxAttempts: 1 },
-  hooksConfig: { enabled: false },
-  context: { fileName: 'DEVX-NO-CONTEXT-FILE.md', memoryBoundaryMarkers: [], loadMemoryFromIncludeDirectories: false },
-};
+/** The warm process's workspace settings: the same as a per-call gemini's (geminiCli.ts). */
+export const WARM_WORKSPACE_SETTINGS = GEMINI_WORKSPACE_SETTINGS;
 
 export interface WarmGeminiOptions extends GeminiCliOptions {
   observer?: ChildObserver;
 }
 
 /** The process died, hung or broke the protocol (not an answer from the API). */
-class WarmFailure extends Error {}
+class WarmFailure extends Error {
+  /** Characters of the reply that had arrived (a call the deadline ended). */
+  received = 0;
+}
 
 class WarmProcess {
   private proc: LongLived | null = null;
@@ -47,6 +40,8 @@ class WarmProcess {
   private chunks: ((text: string) => void) | null = null;
   private ready: Promise<void> | null = null;
   private stderr = '';
+  /** When the call in flight last heard from the API (its start, then each chunk of text). */
+  private heard = Date.now();
   /** Fails the call in flight: gemini began retrying an API error on its own. */
   private early: ((err: BackendError) => void) | null = null;
   busy = false;
@@ -77,7 +72,7 @@ class WarmProcess {
     const p = startProcess(this.spawnArgs.file, this.spawnArgs.args, { cwd: this.spawnArgs.cwd, env: this.spawnArgs.env, observer: this.spawnArgs.observer, stderrFile });
     this.proc = p;
     const watch = byLine((line) => {
-      const failure = this.early ? geminiInternalRetry(line) : null;
+      const failure = this.early ? geminiInternalRetry(line, undefined, Date.now() - this.heard) : null;
       if (failure) this.early?.(failure);
     });
     // Read what it logs as it grows (a few times a second).
@@ -131,14 +126,19 @@ class WarmProcess {
   async prompt(req: ModelRequest, timeoutMs: number, account: string): Promise<AttemptResult> {
     // gemini reads GEMINI_SYSTEM_MD when it starts and again for every new session.
     replaceFileSync(this.systemFile, req.systemPrompt);
+    // One deadline for the whole call: what starting the process and the session took comes off the prompt's time.
+    const until = Date.now() + timeoutMs;
+    const left = () => Math.max(1, until - Date.now());
     await this.start();
     const conn = this.conn!;
-    const session = await this.withDeadline(conn.agent.request(acp.methods.agent.session.new, { cwd: this.spawnArgs.cwd, mcpServers: [] }), timeoutMs, 'session/new').catch((err: unknown) => {
+    const session = await this.withDeadline(conn.agent.request(acp.methods.agent.session.new, { cwd: this.spawnArgs.cwd, mcpServers: [] }), left(), 'session/new').catch((err: unknown) => {
       throw err instanceof WarmFailure ? err : new WarmFailure(`session/new failed: ${describe(err)}`);
     });
     let text = '';
+    this.heard = Date.now();
     this.chunks = (t) => {
       text += t;
+      this.heard = Date.now();
       req.onDelta?.(t);
     };
     // A cancel stops the process itself: a call cut off mid-request leaves nothing half-done in it,
@@ -154,15 +154,16 @@ class WarmProcess {
     });
     early.catch(() => undefined);
     try {
-      const r = await Promise.race([this.withDeadline(conn.agent.request(acp.methods.agent.session.prompt, { sessionId: session.sessionId, prompt: promptBlocks(req) }), timeoutMs, 'session/prompt'), early]);
+      const r = await Promise.race([this.withDeadline(conn.agent.request(acp.methods.agent.session.prompt, { sessionId: session.sessionId, prompt: promptBlocks(req) }), left(), 'session/prompt'), early]);
       if (r.stopReason === 'cancelled' || req.signal?.aborted) throw new BackendError('cancelled', 'the model call was cancelled', null, account);
       const q = (r._meta as { quota?: { token_count?: { input_tokens?: number; output_tokens?: number } } } | undefined)?.quota?.token_count;
       if (!text.trim()) throw new BackendError('empty', 'the model returned an empty reply', null, account);
       return { text, sessionId: session.sessionId, usage: q ? { input: q.input_tokens, output: q.output_tokens } : undefined };
     } catch (err) {
       if (req.signal?.aborted) throw new BackendError('cancelled', 'the model call was cancelled', null, account);
+      if (err instanceof WarmFailure) err.received = text.length;
       if (err instanceof BackendError || err instanceof WarmFailure) throw err;
-      throw apiError(err, account);
+      throw apiError(err, account, Date.now() - this.heard);
     } finally {
       this.early = null;
       this.chunks = null;
@@ -190,7 +191,7 @@ function describe(err: unknown): string {
 }
 
 /** An error the agent returned for a prompt: the API's status when it carries one. */
-function apiError(err: unknown, account: string): BackendError | WarmFailure {
+function apiError(err: unknown, account: string, quietMs: number): BackendError | WarmFailure {
   const e = err as { code?: number; message?: string };
   const status = typeof e.code === 'number' && e.code >= 400 && e.code < 600 ? e.code : undefined;
   if (!status) return new WarmFailure(`the warm gemini process answered with a protocol error: ${e.message ?? String(err)}`);
@@ -200,9 +201,11 @@ function apiError(err: unknown, account: string): BackendError | WarmFailure {
   } catch {
     /* plain text */
   }
-  // gemini reports an unreachable API as a 500 whose message is the fetch error.
-  const unreachable = networkError(message, account);
-  if (unreachable) return unreachable;
+  // gemini reports every failure on the way as a 500 whose message is its own error: an unreachable
+  // API (the fetch error), a connection cut mid-reply ("terminated"), a body it could not read. Only
+  // an error the API itself returned is what its status says.
+  const fault = geminiFault(`${message}\n${(e as { data?: { details?: string } }).data?.details ?? ''}`, account, quietMs);
+  if (fault) return fault;
   const kind: BackendErrorKind = kindForHttpStatus(status) ?? 'failed';
   return new BackendError(kind, `${GEMINI_HINTS[kind] ?? 'the Gemini API failed'} (${status}): ${message}`, null, account);
 }
@@ -243,8 +246,7 @@ export class WarmGeminiBackend implements ModelBackend {
       // Its own working directory, whose workspace settings turn off gemini's internal retries: an API
       // error comes back at once (a warm process shows devx no retry log to stop it by), and devx retries.
       const cwd = path.join(dir, 'scratch');
-      mkdirOwnedSync(path.join(cwd, '.gemini'), 0o700);
-      replaceFileSync(path.join(cwd, '.gemini', 'settings.json'), JSON.stringify(WARM_WORKSPACE_SETTINGS));
+      geminiWorkspace(cwd);
       p = new WarmProcess({ file, args: [...args, ...geminiArgs], env, cwd, observer: this.opts.observer }, systemFile);
       pool.push(p);
     }
@@ -261,7 +263,9 @@ export class WarmGeminiBackend implements ModelBackend {
         if (!(err instanceof WarmFailure)) throw err;
         proc.kill();
         if (err.message === 'timeout:session/prompt') {
-          throw new BackendError('timeout', `gemini did not answer within ${Math.round(a.timeoutMs / 1000)}s; the warm process was killed`, null, a.account.name);
+          const stalled = new BackendError('stalled', turnTimeoutMessage('the Gemini API', 'gemini', Math.round(this.opts.timeoutMs / 1000), 'providers.gemini', err.received), null, a.account.name);
+          stalled.outOfTime = true;
+          throw stalled;
         }
         if (tries === 0) continue;
         // Twice in a row: stop trusting the warm process for this session.
