@@ -85,13 +85,17 @@ export function parseCommandFile(file: string, text: string): Omit<CustomCommand
   return { description: typeof desc === 'string' ? desc : firstLine, body, syntax: 'claude', ...(typeof hint === 'string' ? { argumentHint: hint } : {}) };
 }
 
-export function loadCustomCommands(opts: { root: string; home: string; devxHome: string; trusted: boolean }): LoadedCommands {
+export function loadCustomCommands(opts: { root: string; home: string; devxHome: string; trusted: boolean; importSetup?: boolean }): LoadedCommands {
   const commands = new Map<string, CustomCommand>();
   const errors: CommandIssue[] = [];
   const untrusted: string[] = [];
   const sources = (base: string, devx: string) => [
-    { dir: path.join(base, '.gemini', 'commands'), exts: ['.toml'] },
-    { dir: path.join(base, '.claude', 'commands'), exts: ['.md'] },
+    ...(opts.importSetup === false
+      ? []
+      : [
+          { dir: path.join(base, '.gemini', 'commands'), exts: ['.toml'] },
+          { dir: path.join(base, '.claude', 'commands'), exts: ['.md'] },
+        ]),
     { dir: path.join(devx, 'commands'), exts: ['.toml', '.md'] },
   ];
   for (const scope of ['user', 'project'] as const) {

@@ -11,6 +11,7 @@ import { DEFAULT_PROVIDER, getProvider, providerIds } from '../providers/registr
 import { parseRule, validateRule, type PermissionRule, type RuleSource } from '../policy/permissions.js';
 import { McpServersSchema, type McpServerEntry } from './mcpSettings.js';
 import { HooksSchema, flattenHooks, readClaudeHooks, type HookEntry } from './hookSettings.js';
+import { readForeignMcp } from './foreignMcp.js';
 
 // Schemas are built on first use (z.lazy): a run without settings files never pays the ~1 ms each
 // costs, and that time is taken from the model CLI a one-shot run starts beside devx.
@@ -75,6 +76,8 @@ export const SettingsSchema = z.lazy(() =>
       testCommand: z.string().min(1).optional(),
       /** Programs run at points of a session, in Claude Code's format (config/hookSettings.ts). */
       hooks: HooksSchema.optional(),
+      /** Use the MCP servers, skills, commands and hooks kept for Claude Code and Gemini CLI (default true). */
+      importSetup: z.boolean().optional(),
     })
     .strict(),
 );
@@ -116,6 +119,8 @@ export interface ResolvedSettings {
   defaultAgent?: string;
   /** Hooks from every scope, user first; a project's (and its .claude settings') only once it is trusted. */
   hooks: HookEntry[];
+  /** Whether Claude Code's and Gemini CLI's files (MCP servers, skills, commands, hooks) are read too. */
+  importSetup: boolean;
   warnings: string[];
   files: string[];
 }
@@ -256,7 +261,13 @@ export function loadSettings(src: SettingsSources): ResolvedSettings {
     const knowledge = { ...merged.knowledge, ...Object.fromEntries(Object.entries(rest.knowledge ?? {}).filter(([, v]) => v !== undefined)) };
     Object.assign(merged, rest, { knowledge });
   }
-  const claude = readClaudeHooks(src.projectRoot);
+  // MCP servers from Claude Code's and Gemini CLI's files, under devx's own by name.
+  const importSetup = user?.importSetup ?? true;
+  const foreign = importSetup ? readForeignMcp({ root: src.projectRoot, userHome: src.env.HOME ?? path.dirname(src.devxHome), trusted: src.trusted === true }) : { user: [], project: [], untrusted: [], errors: [] };
+  for (const e of [...foreign.project, ...foreign.user]) if (!mcp.has(e.name)) mcp.set(e.name, e);
+  untrustedMcp.push(...foreign.untrusted);
+  warnings.push(...foreign.errors);
+  const claude = importSetup ? readClaudeHooks(src.projectRoot) : { hooks: [], errors: [] };
   if (claude.hooks.length && !src.trusted) untrustedHooks.push(...new Set(claude.hooks.map((h) => path.relative(src.projectRoot, h.file))));
   else hooks.push(...claude.hooks);
   if (src.trusted) warnings.push(...claude.errors);
@@ -311,6 +322,7 @@ export function loadSettings(src: SettingsSources): ResolvedSettings {
     mcpServers: [...mcp.values()],
     defaultAgent: merged.defaultAgent,
     hooks,
+    importSetup,
     warnings: [
       ...warnings,
       ...(untrustedAllows.length ? [`this project's settings allow ${untrustedAllows.join(', ')}; they are ignored until you trust the project with \`devx trust\``] : []),

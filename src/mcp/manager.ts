@@ -8,7 +8,7 @@ import { connectServer, transportOf, type Connection, type TransportKind } from 
 import { expandEnv } from './expandEnv.js';
 import { serverRoots, toMcpTool, type ListedTool } from './mcpTool.js';
 import { formatCallResult } from './formatResult.js';
-import { protocolToolName } from './names.js';
+import { claudeToolName, protocolToolName } from './names.js';
 
 export const DEFAULT_STARTUP_TIMEOUT_MS = 30_000;
 export const DEFAULT_CALL_TIMEOUT_MS = 60_000;
@@ -52,9 +52,12 @@ function stateText(s: ServerStatus): string {
   return `${verb}${s.error ? `: ${s.error}` : ''}`;
 }
 
+/** includeTools/excludeTools name a tool as the server does (get-sum), as devx shows it (get_sum), or in full (mcp__server__get_sum). */
 function keep(entry: McpServerEntry, tool: string): boolean {
-  if (entry.excludeTools?.includes(tool)) return false;
-  return !entry.includeTools || entry.includeTools.includes(tool);
+  const full = [protocolToolName(entry.name, tool), claudeToolName(entry.name, tool)];
+  const named = (list?: string[]) => list?.some((n) => n === tool || full.includes(n) || protocolToolName(entry.name, n) === full[0]);
+  if (named(entry.excludeTools)) return false;
+  return !entry.includeTools || Boolean(named(entry.includeTools));
 }
 
 async function listAllTools(conn: Connection, signal: AbortSignal): Promise<ListedTool[]> {
@@ -130,8 +133,14 @@ export class McpManager {
   private async call(s: Server, tool: string, args: Record<string, unknown>, signal: AbortSignal): Promise<{ text: string; isError: boolean }> {
     if (s.status.state !== 'ready' || !s.conn) throw new ToolError(`the MCP server "${s.entry.name}" ${stateText(s.status)}. Its tools cannot be used in this session; do without them or tell the user.`);
     const ms = s.entry.timeout ?? DEFAULT_CALL_TIMEOUT_MS;
+    // A signal of its own per call, tied to the turn's: the SDK leaves its listener on the signal it is
+    // given, and a turn of many calls would pile them up on one (MaxListenersExceededWarning after 10).
+    const own = new AbortController();
+    const relay = () => own.abort(signal.reason);
+    if (signal.aborted) own.abort(signal.reason);
+    else signal.addEventListener('abort', relay, { once: true });
     try {
-      const r = await s.conn.client.callTool({ name: tool, arguments: args }, undefined, { signal, timeout: ms });
+      const r = await s.conn.client.callTool({ name: tool, arguments: args }, undefined, { signal: own.signal, timeout: ms });
       return formatCallResult(r as Parameters<typeof formatCallResult>[0]);
     } catch (err) {
       if (signal.aborted) throw new ToolError('the call was cancelled');
@@ -140,6 +149,8 @@ export class McpManager {
       if (e.code === -32001 || /timed out/i.test(e.message)) throw new ToolError(`the MCP server "${s.entry.name}" did not answer within ${ms / 1000}s (${tool}). Do not retry the same call; try something smaller or tell the user.`);
       if (dead) throw new ToolError(`the MCP server "${s.entry.name}" stopped during the call (${s.status.error ?? e.message}). Its tools cannot be used for the rest of this session.`);
       throw new ToolError(`the MCP server "${s.entry.name}" returned an error for ${tool}: ${firstLine(e.message)}`);
+    } finally {
+      signal.removeEventListener('abort', relay);
     }
   }
 

@@ -24,11 +24,11 @@ export interface LoadedSkills {
 
 const NAME = /^[a-z0-9][a-z0-9_-]*$/i;
 
-export function loadSkills(opts: { root: string; home: string; devxHome: string; trusted: boolean }): LoadedSkills {
+export function loadSkills(opts: { root: string; home: string; devxHome: string; trusted: boolean; importSetup?: boolean }): LoadedSkills {
   const skills = new Map<string, Skill>();
   const errors: LoadedSkills['errors'] = [];
   const untrusted: string[] = [];
-  const roots = (base: string, devx: string) => [path.join(devx, 'skills'), path.join(base, '.claude', 'skills'), path.join(base, '.gemini', 'skills')];
+  const roots = (base: string, devx: string) => [path.join(devx, 'skills'), ...(opts.importSetup === false ? [] : [path.join(base, '.claude', 'skills'), path.join(base, '.gemini', 'skills')])];
   for (const scope of ['user', 'project'] as const) {
     for (const dir of scope === 'user' ? roots(opts.home, opts.devxHome) : roots(opts.root, path.join(opts.root, '.devx'))) {
       let names: string[];

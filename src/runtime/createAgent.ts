@@ -172,7 +172,7 @@ export async function createAgent(opts: AgentOptions): Promise<Agent> {
   const servers = [...settings.mcpServers.filter((m) => !extra.some((e) => e.name === m.name)), ...extra];
   // The MCP client (and its SDK) loads only for a session that has servers.
   const mcp = servers.length ? await (await import('../mcp/manager.js')).McpManager.start(servers, { root, env: opts.env, version: packageVersion() }) : null;
-  const skills = loadSkills({ root, home: userHome, devxHome: home, trusted: settings.trusted });
+  const skills = loadSkills({ root, home: userHome, devxHome: home, trusted: settings.trusted, importSetup: settings.importSetup });
   const skillTools = skills.skills.size ? [makeSkillTool([...skills.skills.values()])] : [];
   const tools = [...builtins, ...custom.tools, ...skillTools, ...(mcp?.tools ?? [])];
   const byName = new Map(tools.map((t) => [t.name, t]));
@@ -198,7 +198,7 @@ export async function createAgent(opts: AgentOptions): Promise<Agent> {
   const loaded = opts.projectHistory ? loadHistory(historyFile(root)) : { messages: [] as Message[], warning: undefined };
   const warnings = [...settings.warnings, ...(loaded.warning ? [loaded.warning] : [])];
   for (const e of custom.errors) warnings.push(`custom tool ${e.file} was not loaded: ${e.message}`);
-  const commands = customCommandsFor({ root, home: userHome, devxHome: home, trusted: settings.trusted }, []);
+  const commands = customCommandsFor({ root, home: userHome, devxHome: home, trusted: settings.trusted, importSetup: settings.importSetup }, []);
   warnings.push(...commands.warnings);
   for (const e of skills.errors) warnings.push(`skill ${e.file}${e.line ? `:${e.line}` : ''} was not loaded: ${e.message}`);
   if (skills.untrusted.length) warnings.push(`this project has skills (${skills.untrusted.join(', ')}); run \`devx trust\` to allow them`);

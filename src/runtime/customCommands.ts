@@ -11,7 +11,7 @@ export const BUILTIN_COMMANDS = ['help', 'tools', 'mcp', 'history', 'todos', 're
 const isBuiltin = (name: string, extra: string[]) => extra.includes(name) || BUILTIN_COMMANDS.includes(name) || /^(agent|workflow):/.test(name);
 
 /** The custom commands this session may use, with the lines to say at start (errors, untrusted, clashes). */
-export function customCommandsFor(opts: { root: string; home: string; devxHome: string; trusted: boolean }, builtins: string[]): { loaded: LoadedCommands; warnings: string[] } {
+export function customCommandsFor(opts: { root: string; home: string; devxHome: string; trusted: boolean; importSetup?: boolean }, builtins: string[]): { loaded: LoadedCommands; warnings: string[] } {
   const loaded = loadCustomCommands(opts);
   const warnings = loaded.errors.map((e) => `custom command ${e.file}${e.line ? `:${e.line}` : ''} was not loaded: ${e.message}`);
   if (loaded.untrusted.length) warnings.push(`this project has custom commands (${loaded.untrusted.slice(0, 5).join(', ')}${loaded.untrusted.length > 5 ? `, and ${loaded.untrusted.length - 5} more` : ''}); run \`devx trust\` to allow them`);

@@ -106,6 +106,10 @@ describe("devx's gemini calls see none of the user's Gemini CLI setup", () => {
   for (const mode of ['spawn', 'warm'] as const) {
     it(`${mode} mode: no context file, extension, command, skill or agent text reaches the API; no hook, MCP server or discovery command runs; the API key still works`, async () => {
       const planted = plantUserSetup(home);
+      // devx itself offers the user's Gemini CLI MCP servers and skills as its own (issue #30, under its
+      // policy); this test is about what gemini does inside devx's calls, so devx's import is off here.
+      fs.mkdirSync(path.join(home, '.devx'), { recursive: true });
+      fs.writeFileSync(path.join(home, '.devx', 'settings.json'), JSON.stringify({ importSetup: false }));
       // A home kept in git (dotfiles) with a GEMINI.md at its top: devx's scratch folder is below it.
       fs.mkdirSync(path.join(home, '.git'));
       fs.writeFileSync(path.join(home, 'GEMINI.md'), `Home rules: ${CANARIES.homeRepoGeminiMd}.\n`);
@@ -126,7 +130,7 @@ describe("devx's gemini calls see none of the user's Gemini CLI setup", () => {
     const planted = plantUserSetup(accountHome);
     fs.writeFileSync(path.join(accountHome, '.gemini', 'oauth_creds.json'), '{"access_token":"account-token"}');
     fs.mkdirSync(path.join(home, '.devx'), { recursive: true });
-    fs.writeFileSync(path.join(home, '.devx', 'settings.json'), JSON.stringify({ accounts: [{ name: 'acct', env: { GEMINI_CLI_HOME: accountHome } }] }));
+    fs.writeFileSync(path.join(home, '.devx', 'settings.json'), JSON.stringify({ importSetup: false, accounts: [{ name: 'acct', env: { GEMINI_CLI_HOME: accountHome } }] }));
     const w = homeLoggingGemini();
     fake.push({ text: 'Account answer.' });
     const r = await runDevx(['run', 'hi'], { cwd: makeProject({}), env: fakeEnv(fake, home, { DEVX_GEMINI_BIN: w.bin, DEVX_PROVIDER_MODE: 'spawn' }) });
@@ -142,6 +146,8 @@ describe("devx's gemini calls see none of the user's Gemini CLI setup", () => {
 
   it('the sealed home holds exactly the auth files (linked, so a token refresh reaches the user) and the auth selection, nothing else, in a folder only the user can read', async () => {
     plantUserSetup(home);
+    fs.mkdirSync(path.join(home, '.devx'), { recursive: true });
+    fs.writeFileSync(path.join(home, '.devx', 'settings.json'), JSON.stringify({ importSetup: false })); // as above: gemini's own doing only
     const g = path.join(home, '.gemini');
     // An OAuth-style login beside the API key selection (gemini keeps both files once a person has used both).
     fs.writeFileSync(path.join(g, 'oauth_creds.json'), JSON.stringify({ access_token: 'old-token', refresh_token: 'r', expiry_date: 1 }), { mode: 0o600 });
