@@ -33,7 +33,7 @@ if (!process.env.DEVX_TEST_TMP) {
     if (!process.env.DEVX_KEEP_TEMP) fs.rmSync(root, { recursive: true, force: true, maxRetries: 3 });
   });
 }
-const SECTIONS = ['knowledge', 'cold', 'claude', 'warm', 'parser', 'prompt', 'compaction', 'turn', 'stream', 'workflow', 'spawn', 'sandbox', 'undo'];
+const SECTIONS = ['knowledge', 'cold', 'claude', 'warm', 'parser', 'prompt', 'compaction', 'turn', 'stream', 'workflow', 'spawn', 'sandbox', 'undo', 'setup'];
 // Sections run only when named. `attacks` (bench/attacks: the issue #26 attack set through the real loop in
 // four configurations, judged by effects) takes about two minutes of both cores and measures security,
 // not speed: `node dist/bench/run.js attacks`.
@@ -309,6 +309,10 @@ if (want('stream')) {
 if (want('sandbox')) {
   const { benchSandbox } = await import('./sandbox.js');
   await benchSandbox();
+}
+if (want('setup')) {
+  const { benchSetup } = await import('./setup.js');
+  await benchSetup();
 }
 if (want('undo')) {
   const { benchUndo } = await import('./undo.js');
