@@ -70,3 +70,15 @@ function expandClaude(body: string, args: string): Part[] {
 export function expandCommand(cmd: Pick<CustomCommand, 'body' | 'syntax'>, args: string): Part[] {
   return cmd.syntax === 'gemini' ? expandGemini(cmd.body, args) : expandClaude(cmd.body, args);
 }
+
+/** An MCP prompt's arguments from what the user typed: words in the prompt's declared order; the last takes the rest. */
+export function promptArgs(declared: { name: string; required: boolean }[], args: string): { values: Record<string, string> } | { missing: string[] } {
+  const words = argWords(args);
+  const values: Record<string, string> = {};
+  declared.forEach((a, i) => {
+    const v = i === declared.length - 1 ? words.slice(i).join(' ') : words[i];
+    if (v) values[a.name] = v;
+  });
+  const missing = declared.filter((a) => a.required && !values[a.name]).map((a) => a.name);
+  return missing.length ? { missing } : { values };
+}

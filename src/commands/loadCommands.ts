@@ -15,10 +15,12 @@ export interface CustomCommand {
   description: string;
   /** The prompt text with its placeholders, as written. */
   body: string;
-  /** Which syntax the body uses for arguments and injections. */
-  syntax: 'gemini' | 'claude';
+  /** Which syntax the body uses for arguments and injections; 'mcp': an MCP server's prompt (the body is unused). */
+  syntax: 'gemini' | 'claude' | 'mcp';
+  /** For an MCP prompt: its server, name and arguments, in order. */
+  mcp?: { server: string; prompt: string; args: { name: string; required: boolean }[] };
   argumentHint?: string;
-  scope: 'user' | 'project';
+  scope: 'user' | 'project' | 'mcp';
   file: string;
 }
 

@@ -34,6 +34,15 @@ interface Server {
   status: ServerStatus;
   conn?: Connection;
   tools: Tool[];
+  prompts?: McpPrompt[];
+}
+
+/** A prompt an MCP server offers: a slash command `/mcp__<server>__<prompt>` in devx. */
+export interface McpPrompt {
+  server: string;
+  name: string;
+  description: string;
+  arguments: { name: string; required: boolean; description?: string }[];
 }
 
 export interface McpOptions {
@@ -110,6 +119,11 @@ export class McpManager {
         s.tools.push(toMcpTool(s.entry, t, policy, (tool, args, signal) => this.call(s, tool, args, signal)));
         s.status.tools.push({ name, tool: t.name, description: firstLine(t.description ?? '') });
       }
+      // Prompts become slash commands; a server that has none (or fails to list them) still serves its tools.
+      if (s.conn.client.getServerCapabilities()?.prompts) {
+        const listed = await s.conn.client.listPrompts(undefined, { signal: abort.signal }).catch(() => ({ prompts: [] }));
+        s.prompts = listed.prompts.map((p) => ({ server: s.entry.name, name: p.name, description: firstLine(p.description ?? ''), arguments: (p.arguments ?? []).map((a) => ({ name: a.name, required: Boolean(a.required), description: a.description })) }));
+      }
       s.status.state = 'ready';
       s.conn.client.onclose = () => {
         if (s.status.state === 'ready') {
@@ -152,6 +166,32 @@ export class McpManager {
     } finally {
       signal.removeEventListener('abort', relay);
     }
+  }
+
+  /** Every prompt of every ready server. */
+  get prompts(): McpPrompt[] {
+    return this.servers.flatMap((s) => (s.status.state === 'ready' ? (s.prompts ?? []) : []));
+  }
+
+  /** A server's prompt filled with `args`, as the text of its messages. */
+  async getPrompt(server: string, name: string, args: Record<string, string>, signal: AbortSignal): Promise<string> {
+    const s = this.servers.find((x) => x.entry.name === server);
+    if (!s?.conn || s.status.state !== 'ready') throw new Error(`the MCP server "${server}" ${s ? stateText(s.status) : 'is not configured'}`);
+    const r = await s.conn.client.getPrompt({ name, arguments: args }, { signal });
+    return r.messages
+      .map((m) => {
+        const c = m.content as { type: string; text?: string; resource?: { text?: string; uri?: string } };
+        return c.type === 'text' ? (c.text ?? '') : c.type === 'resource' ? (c.resource?.text ?? `[resource ${c.resource?.uri}]`) : `[${c.type} content]`;
+      })
+      .join('\n\n');
+  }
+
+  /** A resource of a server (`@server:uri` in a message), as text. */
+  async readResource(server: string, uri: string, signal: AbortSignal): Promise<string> {
+    const s = this.servers.find((x) => x.entry.name === server);
+    if (!s?.conn || s.status.state !== 'ready') throw new Error(`the MCP server "${server}" ${s ? stateText(s.status) : 'is not configured'}`);
+    const r = await s.conn.client.readResource({ uri }, { signal });
+    return r.contents.map((c) => ('text' in c && typeof c.text === 'string' ? c.text : `[binary resource ${c.uri}, ${c.mimeType ?? 'unknown type'}]`)).join('\n');
   }
 
   /** Every tool of every ready server. */

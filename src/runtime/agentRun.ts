@@ -12,6 +12,7 @@ import { createHistoryWriter } from '../session/historyWriter.js';
 import { createAuditSubscriber } from '../audit/auditLog.js';
 import { createAgent, type Agent, type AgentOptions } from './createAgent.js';
 import { attachImages } from './attachImages.js';
+import { attachResources } from './attachResources.js';
 import { expandCustomCommand, findCustomCommand } from './customCommands.js';
 import { compactHistory, compactionDue, oversizedInput, type CompactResult } from './compaction.js';
 
@@ -120,7 +121,7 @@ export class AgentRun {
     const found = findCustomCommand(this.agent.commands, line);
     if (!found) return null;
     const signal = opts.signal ?? new AbortController().signal;
-    const r = await expandCustomCommand(found.cmd, found.args, this.deps, this.emit, signal);
+    const r = await expandCustomCommand(found.cmd, found.args, this.deps, this.emit, signal, this.agent.mcp);
     if ('error' in r) {
       const error = { kind: 'command', message: r.error };
       this.emit({ type: 'turn_start', input: line });
@@ -134,6 +135,15 @@ export class AgentRun {
   async prompt(input: string, opts: { signal?: AbortSignal } = {}): Promise<TurnResult> {
     // An edited agent file (or its memory file) takes effect on the next turn.
     if (this.personaName) this.usePersona(this.personaName);
+    // `@server:uri` attaches an MCP resource; a mention that cannot be read stops the message with the reason.
+    const withResources = await attachResources(input, this.agent.mcp, opts.signal ?? new AbortController().signal);
+    if (!withResources.ok) {
+      const error = { kind: 'resource', message: withResources.message };
+      this.emit({ type: 'turn_start', input });
+      this.emit({ type: 'turn_end', status: 'error', error, rounds: 0 });
+      return { status: 'error', error, rounds: 0, added: [] };
+    }
+    input = withResources.input;
     const tooBig = oversizedInput(input, this.agent.root, this.agent.settings.contextBudgetChars);
     const attached = tooBig ? { ok: false as const, message: tooBig } : await attachImages(input, this.deps);
     if (!attached.ok) {

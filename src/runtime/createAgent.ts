@@ -35,7 +35,7 @@ import { readProjectNote } from '../session/projectFiles.js';
 import { isAlive } from '../session/sessionLock.js';
 import { UndoJournal } from '../session/undoStore.js';
 import { HookRunner, toolHooks } from './hooks.js';
-import { customCommandsFor } from './customCommands.js';
+import { addMcpPrompts, customCommandsFor } from './customCommands.js';
 import { loadSkills } from '../personas/loadSkills.js';
 import { makeSkillTool } from '../tools/skillTool.js';
 import type { LoadedCommands } from '../commands/loadCommands.js';
@@ -200,6 +200,7 @@ export async function createAgent(opts: AgentOptions): Promise<Agent> {
   for (const e of custom.errors) warnings.push(`custom tool ${e.file} was not loaded: ${e.message}`);
   const commands = customCommandsFor({ root, home: userHome, devxHome: home, trusted: settings.trusted, importSetup: settings.importSetup }, []);
   warnings.push(...commands.warnings);
+  if (mcp) addMcpPrompts(commands.loaded, mcp.prompts);
   for (const e of skills.errors) warnings.push(`skill ${e.file}${e.line ? `:${e.line}` : ''} was not loaded: ${e.message}`);
   if (skills.untrusted.length) warnings.push(`this project has skills (${skills.untrusted.join(', ')}); run \`devx trust\` to allow them`);
   if (untrustedTools.length) warnings.push(`this project asks for its own tools (${untrustedTools.join(', ')} in .devx/tools); run \`devx trust\` to allow them`);

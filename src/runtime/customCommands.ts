@@ -1,7 +1,7 @@
 // Running a custom slash command (commands/): its text with the arguments put in, and each injection
 // fetched through the tool wrapper as a call the model might have made, so the policy, confirmations and
 // the audit log apply to `!{git diff}` and `@{src/app.ts}` exactly as to run_command and read_file.
-import { expandCommand } from '../commands/expandCommand.js';
+import { expandCommand, promptArgs } from '../commands/expandCommand.js';
 import { loadCustomCommands, type CustomCommand, type LoadedCommands } from '../commands/loadCommands.js';
 import type { AgentEvent, LoopDeps } from '../core/loop.js';
 import { runToolCall } from '../tools/runToolCall.js';
@@ -21,6 +21,16 @@ export function customCommandsFor(opts: { root: string; home: string; devxHome: 
   return { loaded, warnings };
 }
 
+/** An MCP server's prompts as slash commands (`/mcp__<server>__<prompt>`, Claude Code's spelling). */
+export function addMcpPrompts(loaded: LoadedCommands, prompts: { server: string; name: string; description: string; arguments: { name: string; required: boolean }[] }[]): void {
+  for (const p of prompts) {
+    const name = `mcp__${p.server}__${p.name}`.replace(/[^A-Za-z0-9_.:-]/g, '_');
+    if (loaded.commands.has(name)) continue;
+    const hint = p.arguments.map((a) => (a.required ? `<${a.name}>` : `[${a.name}]`)).join(' ');
+    loaded.commands.set(name, { name, description: p.description || `prompt ${p.name} of the MCP server ${p.server}`, body: '', syntax: 'mcp', scope: 'mcp', file: `MCP server ${p.server}`, ...(hint ? { argumentHint: hint } : {}), mcp: { server: p.server, prompt: p.name, args: p.arguments } });
+  }
+}
+
 /** The command a `/name args` line names: by name, or by `/user:name` and `/project:name`. */
 export function findCustomCommand(loaded: LoadedCommands, line: string): { cmd: CustomCommand; args: string } | null {
   const m = /^\/(\S+)(?:\s+([\s\S]*))?$/.exec(line.trim());
@@ -38,7 +48,23 @@ function shellOutput(content: string): string {
 }
 
 /** The message the command sends, or why it cannot (an injection refused or failed). */
-export async function expandCustomCommand(cmd: CustomCommand, args: string, deps: LoopDeps, emit: (e: AgentEvent) => void, signal: AbortSignal): Promise<{ text: string } | { error: string }> {
+export async function expandCustomCommand(
+  cmd: CustomCommand,
+  args: string,
+  deps: LoopDeps,
+  emit: (e: AgentEvent) => void,
+  signal: AbortSignal,
+  mcp?: { getPrompt(server: string, name: string, args: Record<string, string>, signal: AbortSignal): Promise<string> } | null,
+): Promise<{ text: string } | { error: string }> {
+  if (cmd.syntax === 'mcp' && cmd.mcp) {
+    const filled = promptArgs(cmd.mcp.args, args);
+    if ('missing' in filled) return { error: `/${cmd.name} needs ${filled.missing.join(', ')} (its arguments, in order: ${cmd.mcp.args.map((a) => a.name).join(' ')})` };
+    try {
+      return { text: (await mcp!.getPrompt(cmd.mcp.server, cmd.mcp.prompt, filled.values, signal)).trim() };
+    } catch (err) {
+      return { error: `/${cmd.name}: the MCP server "${cmd.mcp.server}" did not give its prompt: ${(err as Error).message}` };
+    }
+  }
   let text = '';
   const ctxDeps = { ...deps, ctx: { ...deps.ctx, signal } };
   for (const part of expandCommand(cmd, args)) {

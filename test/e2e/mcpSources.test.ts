@@ -47,3 +47,22 @@ describe('MCP servers from Claude Code and Gemini CLI files', () => {
     expect(shared).not.toMatch(/mcp__shared__get_sum/);
   }, 90_000);
 });
+
+describe('MCP prompts and resources', () => {
+  it('a server\'s prompts are slash commands (/mcp__<server>__<prompt> args), and @server:uri attaches a resource', async () => {
+    write(path.join(home, '.devx', 'settings.json'), { mcpServers: { every: everything({ includeTools: ['echo'] }) } });
+    const project = makeProject({});
+    fake.push({ text: 'About Paris.' }, { text: 'Read it.' });
+    const env = fakeEnv(fake, home);
+    const r = await runDevx(['run', '/mcp__every__args-prompt Paris Texas'], { cwd: project, env });
+    expect(r.code, r.stderr).toBe(0);
+    expect(fake.modelCalls[0].promptText).toMatch(/Paris/);
+    expect(fake.modelCalls[0].promptText).toMatch(/Texas/);
+    const missing = await runDevx(['run', '/mcp__every__args-prompt'], { cwd: project, env });
+    expect(missing.code).toBe(1);
+    expect(missing.stderr).toMatch(/mcp__every__args-prompt needs city/);
+    const res = await runDevx(['run', 'summarise @every:demo://resource/static/document/architecture.md please'], { cwd: project, env });
+    expect(res.code, res.stderr).toBe(0);
+    expect(fake.modelCalls[1].promptText).toMatch(/\[resource every:demo:\/\/resource\/static\/document\/architecture\.md\]\n\S/);
+  }, 90_000);
+});
