@@ -37,7 +37,7 @@ const SECTIONS = ['knowledge', 'cold', 'claude', 'warm', 'parser', 'prompt', 'co
 // Sections run only when named. `attacks` (bench/attacks: the issue #26 attack set through the real loop in
 // four configurations, judged by effects) takes about two minutes of both cores and measures security,
 // not speed: `node dist/bench/run.js attacks`.
-const OPT_IN = ['attacks'];
+const OPT_IN = ['attacks', 'replysize', 'replysize-hang'];
 // Without names, each section runs in a process of its own: a parent that still holds the knowledge
 // bench's heap (GBs at 100k chunks) forks every later child more slowly, which skews the process timings.
 if (only.length === 0) {
@@ -323,6 +323,10 @@ if (want('workflow')) {
   await benchWorkflowOverhead();
   await benchWorkflowResume();
 }
+
+// Largest reply and TOOL_CALL line per provider and mode (~2 min); the hang takes ~15 min (claude waits out 600 s).
+if (want('replysize')) await (await import('./replySize.js')).benchReplySize();
+if (want('replysize-hang')) await (await import('./replySize.js')).benchHang();
 
 if (want('attacks')) {
   const { runAll } = await import('./attacks/run.js');
