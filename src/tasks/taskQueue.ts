@@ -3,8 +3,7 @@
 // and a task whose runner died (dead PID or expired lease) goes back to pending, or fails after
 // too many of them. Task files are replaced atomically. `attempts` counts the task's own failures
 // (a run that ended failed, blocked or incomplete, a lease that expired under a live runner);
-// `runnerDeaths` counts runners that died while running it, which the task had no part in, under a
-// higher cap.
+// `runnerDeaths` counts runners that died while running it, judged apart (queueRecovery.ts).
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -16,6 +15,7 @@ import { isAlive } from '../session/sessionLock.js';
 import { reapGroups } from '../util/reapGroups.js';
 import { mkdirOwnedSync } from '../util/ownedFile.js';
 import { foreignState, ownerId } from '../session/ownerId.js';
+import { afterRunnerGone } from './queueRecovery.js';
 
 export const TaskSchema = z.object({
   taskId: z.string(),
@@ -35,6 +35,8 @@ export const TaskSchema = z.object({
   runnerDeaths: z.number().default(0),
   /** Times a runner claimed it. */
   runs: z.number().default(0),
+  /** The queue's runner-death count when it first ran (queueRecovery.ts weighs its own deaths against the queue's). */
+  queueDeathsAtFirstRun: z.number().optional(),
   /** Paths beyond the workspace and the plan file the task may write (relative to the project root). */
   writes: z.array(z.string()).optional(),
   /** The calls that did not do what they were asked (refused or failed writes; refused calls of a blocked task). */
@@ -50,9 +52,7 @@ export const TaskSchema = z.object({
 });
 export type Task = z.infer<typeof TaskSchema>;
 
-export const MAX_ATTEMPTS = 3;
-/** Runner deaths a task survives: a killed runner is not the task's fault, so the cap is higher. */
-export const MAX_RUNNER_DEATHS = 10;
+export { MAX_ATTEMPTS, MAX_RUNNER_DEATHS, HARD_RUNNER_DEATHS } from './queueRecovery.js';
 /** How a task ended: these count as its own failure. */
 const OWN_FAILURES = new Set(['failed', 'blocked', 'incomplete']);
 
@@ -142,10 +142,7 @@ export class TaskQueue {
     return task;
   }
 
-  /**
-   * Puts tasks whose runner died back to pending, or fails them after MAX_RUNNER_DEATHS deaths (a lease
-   * that expired under a live runner is the task's own failure: MAX_ATTEMPTS). Call under the lock.
-   */
+  /** Puts tasks whose runner is gone back to pending, or fails them (queueRecovery.ts). Call under the lock. */
   private recoverLocked(): Task[] {
     const recovered: Task[] = [];
     const host = os.hostname();
@@ -156,18 +153,34 @@ export class TaskQueue {
       if (!expired && !dead) continue;
       const reason = dead ? `its runner (pid ${t.owner!.pid}) died` : `its runner's lease expired at ${t.leaseExpiresAt}`;
       if (dead) this.reapRunner(t.owner!.pid);
-      // A live runner on this host that stopped renewing the lease is stuck in this task; a dead one, or
-      // one on another host, is the runner's own fate.
-      const own = !dead && t.owner !== undefined && t.owner.host === host;
-      const counted: Task = own ? { ...t, attempts: t.attempts + 1 } : { ...t, runnerDeaths: t.runnerDeaths + 1 };
-      const gaveUp = own ? (counted.attempts >= MAX_ATTEMPTS ? `gave up after ${counted.attempts} failed attempts of its own` : null) : counted.runnerDeaths >= MAX_RUNNER_DEATHS ? `gave up after ${counted.runnerDeaths} runner deaths` : null;
-      const next: Task = gaveUp
-        ? { ...counted, status: 'failed', error: `${reason}; ${gaveUp}`, completedAt: this.now().toISOString(), owner: undefined, leaseExpiresAt: undefined }
-        : { ...counted, status: 'pending', error: `${reason}; queued again`, owner: undefined, leaseExpiresAt: undefined };
+      const local = t.owner !== undefined && t.owner.host === host;
+      // Every runner gone but one stuck under a live process counts in the queue's deaths.
+      const queueDeaths = dead || !local ? this.countDeath() : this.queueDeaths();
+      const next = afterRunnerGone(t, { dead, local, reason, now: this.now().toISOString(), queueDeaths });
       this.write(next);
       recovered.push(next);
     }
     return recovered;
+  }
+
+  private deathsFile(): string {
+    return path.join(this.base, 'runner-deaths.json');
+  }
+
+  /** Runner deaths the queue has seen (call under the lock). */
+  private queueDeaths(): number {
+    try {
+      const n = (JSON.parse(fs.readFileSync(this.deathsFile(), 'utf8')) as { deaths?: unknown }).deaths;
+      return typeof n === 'number' ? n : 0;
+    } catch {
+      return 0;
+    }
+  }
+
+  private countDeath(): number {
+    const n = this.queueDeaths() + 1;
+    writeFileAtomicSync(this.deathsFile(), `${JSON.stringify({ deaths: n })}\n`);
+    return n;
   }
 
   private runnerFile(pid: number): string {
@@ -212,6 +225,7 @@ export class TaskQueue {
         owner: { pid: process.pid, host: os.hostname(), runner },
         leaseExpiresAt: new Date(this.now().getTime() + leaseMs).toISOString(),
         runs: next.runs + 1,
+        queueDeathsAtFirstRun: next.queueDeathsAtFirstRun ?? this.queueDeaths(),
       };
       this.write(claimed);
       return claimed;

@@ -111,7 +111,7 @@ describe('the claude provider', () => {
     const started = Date.now();
     const r = await runDevx(['run', '--provider', 'claude', 'hi'], { cwd: project, env: env({ DEVX_TURN_TIMEOUT_SEC: '4' }) });
     expect(r.code).toBe(1);
-    expect(r.stderr).toMatch(/did not (answer|finish) within 4s/);
+    expect(r.stderr).toMatch(/✗ the Anthropic API stopped answering: no reply within 4s, the turn timeout/);
     expect(Date.now() - started).toBeLessThan(30_000);
     await until(() => processesUnder(path.join(home, '.devx')).length === 0, 5000).catch(() => undefined);
     expect(processesUnder(path.join(home, '.devx'))).toEqual([]);

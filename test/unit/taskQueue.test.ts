@@ -1,12 +1,13 @@
-// The queue's counts (#29): a runner that died under a task is a runner death, not the task's failure,
-// given up only after MAX_RUNNER_DEATHS; a lease that expired under a live runner is the task's own
+// The queue's counts (#29): a runner that died under a task is a runner death, not the task's failure;
+// a task is given up for them only after MAX_RUNNER_DEATHS that are over two thirds of the queue's (it looks like
+// their cause), or after HARD_RUNNER_DEATHS whatever the others do; a lease that expired under a live runner is the task's own
 // failure (attempts), given up after MAX_ATTEMPTS. Real task files in a temp project, a movable clock.
 import fs from 'node:fs';
 import path from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
 import { makeProject } from '../helpers/env.js';
-import { MAX_ATTEMPTS, MAX_RUNNER_DEATHS, TaskQueue, renderStatusTable } from '../../src/tasks/taskQueue.js';
+import { HARD_RUNNER_DEATHS, MAX_ATTEMPTS, MAX_RUNNER_DEATHS, TaskQueue, renderStatusTable } from '../../src/tasks/taskQueue.js';
 
 const deadPid = () => spawnSync('true').pid;
 
@@ -26,7 +27,7 @@ function killRunner(root: string, id: string): void {
 }
 
 describe('task queue counts', () => {
-  it(`runner deaths are counted apart from attempts; the task is given up only after ${MAX_RUNNER_DEATHS} of them`, async () => {
+  it(`runner deaths are counted apart from attempts; a task whose runners alone die is given up after ${MAX_RUNNER_DEATHS}`, async () => {
     const { root, queue } = setup();
     const { taskId } = await queue.start('worker', 'job');
     for (let i = 1; i <= MAX_RUNNER_DEATHS; i++) {
@@ -35,10 +36,26 @@ describe('task queue counts', () => {
       killRunner(root, taskId);
       const [t] = await queue.recover();
       if (i < MAX_RUNNER_DEATHS) expect(t).toMatchObject({ status: 'pending', attempts: 0, runnerDeaths: i, error: expect.stringMatching(/^its runner \(pid \d+\) died; queued again$/) });
-      else expect(t).toMatchObject({ status: 'failed', attempts: 0, runnerDeaths: MAX_RUNNER_DEATHS, error: expect.stringMatching(new RegExp(`died; gave up after ${MAX_RUNNER_DEATHS} runner deaths$`)) });
+      else expect(t).toMatchObject({ status: 'failed', attempts: 0, runnerDeaths: MAX_RUNNER_DEATHS, error: expect.stringMatching(new RegExp(`died; gave up after ${MAX_RUNNER_DEATHS} runner deaths, ${MAX_RUNNER_DEATHS} of the ${MAX_RUNNER_DEATHS} in the queue since it first ran: it looks like their cause$`)) });
     }
     expect(renderStatusTable(queue.list())).toMatch(new RegExp(`\\| failed \\|.*\\| 0\\s+\\| ${MAX_RUNNER_DEATHS}\\s+\\| its runner`));
     expect(MAX_RUNNER_DEATHS).toBeGreaterThan(MAX_ATTEMPTS);
+  });
+
+  it(`runners that die under every task (someone kills them) give no task up before ${HARD_RUNNER_DEATHS} deaths`, async () => {
+    const { root, queue } = setup();
+    const a = await queue.start('worker', 'job a');
+    const b = await queue.start('worker', 'job b');
+    for (let i = 1; i <= HARD_RUNNER_DEATHS; i++) {
+      await queue.claim('r1', 60_000);
+      await queue.claim('r2', 60_000);
+      killRunner(root, a.taskId);
+      killRunner(root, b.taskId);
+      const after = await queue.recover();
+      expect(after.map((t) => t.runnerDeaths)).toEqual([i, i]);
+      expect(after.every((t) => t.status === (i < HARD_RUNNER_DEATHS ? 'pending' : 'failed'))).toBe(true);
+    }
+    expect(queue.read(a.taskId)!.error).toMatch(new RegExp(`gave up after ${HARD_RUNNER_DEATHS} runner deaths$`));
   });
 
   it(`a lease that expired under a live runner is the task's own failure, given up after ${MAX_ATTEMPTS}`, async () => {

@@ -2,7 +2,7 @@
 // start, status, cancel, retry, and running the queue.
 import { UsageError, approvalModeFrom, EXIT } from '../shared.js';
 import { findAgent, loadAgents } from '../../personas/loadAgents.js';
-import { MAX_ATTEMPTS, MAX_RUNNER_DEATHS, TaskQueue, renderStatusTable, type Task } from '../../tasks/taskQueue.js';
+import { HARD_RUNNER_DEATHS, MAX_ATTEMPTS, MAX_RUNNER_DEATHS, TaskQueue, renderStatusTable, type Task } from '../../tasks/taskQueue.js';
 import { runTasks } from '../../tasks/runTasks.js';
 import { checkBinaries } from '../../runtime/checkBinaries.js';
 import { devxHome } from '../../config/paths.js';
@@ -37,7 +37,7 @@ export async function queueSubcommand(sub: string, rest: string[], values: Queue
       const tasks = queue.list();
       if (values.json) process.stdout.write(`${JSON.stringify(tasks, null, 2)}\n`);
       else if (!tasks.length) process.stdout.write('No agent tasks.\n');
-      else process.stdout.write(`${renderStatusTable(tasks)}\n${failedCallsText(tasks)}(Attempts: the task's own failures; Runner deaths: runners that died while running it. A task is given up after ${MAX_ATTEMPTS} or ${MAX_RUNNER_DEATHS} of them.)\n`);
+      else process.stdout.write(`${renderStatusTable(tasks)}\n${failedCallsText(tasks)}(Attempts: the task's own failures, given up after ${MAX_ATTEMPTS}. Runner deaths: runners that died while running it, given up after ${MAX_RUNNER_DEATHS} when they are over two thirds of the queue's runner deaths since it first ran, else after ${HARD_RUNNER_DEATHS}.)\n`);
       return EXIT.ok;
     }
     case 'cancel':

@@ -160,7 +160,9 @@ function errorFromJson(json: GeminiJson, exitCode: number | null, account?: stri
     const fault = geminiFault(`${message}\n${r?.stderr ?? ''}`, account, r?.durationMs ?? 0);
     if (fault) return new BackendError(fault.kind, fault.message, exitCode, account);
   }
-  return new BackendError(kind, `${GEMINI_HINTS[kind] ?? 'gemini failed'} (exit ${exitCode}): ${message}`, exitCode, account);
+  // The API's status when it sent one (as gemini's own retry line gives it), else gemini's exit code.
+  const said = Number.isFinite(status) && status >= 400 && status < 600 ? `${status}` : `exit ${exitCode}`;
+  return new BackendError(kind, `${GEMINI_HINTS[kind] ?? 'gemini failed'} (${said}): ${message}`, exitCode, account);
 }
 
 interface StreamEvent {
