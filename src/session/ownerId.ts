@@ -7,29 +7,52 @@ import path from 'node:path';
 import crypto from 'node:crypto';
 import { spawnSync } from 'node:child_process';
 import { devxHome } from '../config/paths.js';
-import { writeFileAtomicSync } from '../util/atomicWrite.js';
-import { mkdirOwnedSync } from '../util/ownedFile.js';
+import { mkdirOwnedSync, writeNewOwnedSync } from '../util/ownedFile.js';
 
 const cache = new Map<string, string>();
 
-/** This user's id (made on first use); null when ~/.devx cannot hold it (then nothing is judged by it). */
-export function ownerId(env: NodeJS.ProcessEnv = process.env): string | null {
-  const file = path.join(devxHome(env), 'owner-id');
-  const hit = cache.get(file);
-  if (hit) return hit;
+function readId(file: string): string | null {
   try {
     const id = fs.readFileSync(file, 'utf8').trim();
-    if (/^[0-9a-f]{32}$/.test(id)) {
-      cache.set(file, id);
-      return id;
-    }
+    return /^[0-9a-f]{32}$/.test(id) ? id : null;
   } catch {
-    // not made yet
+    return null;
+  }
+}
+
+/**
+ * This user's id (made on first use); null when ~/.devx cannot hold it (then nothing is judged by it).
+ * Several devx processes starting at once agree on one: the first to link its file in place wins and
+ * the others read it (were each to write its own, state written under a losing id would be foreign).
+ */
+export function ownerId(env: NodeJS.ProcessEnv = process.env): string | null {
+  const file = path.join(devxHome(env), 'owner-id');
+  const hit = cache.get(file) ?? readId(file);
+  if (hit) {
+    cache.set(file, hit);
+    return hit;
   }
   try {
     const id = crypto.randomBytes(16).toString('hex');
     mkdirOwnedSync(path.dirname(file), 0o700);
-    writeFileAtomicSync(file, `${id}\n`);
+    const tmp = `${file}.${process.pid}.${crypto.randomBytes(4).toString('hex')}`;
+    writeNewOwnedSync(tmp, `${id}\n`);
+    try {
+      fs.linkSync(tmp, file);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+      // Another process made it first (or a damaged one is there: replaced, as before).
+      const theirs = readId(file);
+      if (theirs) {
+        cache.set(file, theirs);
+        return theirs;
+      }
+      fs.renameSync(tmp, file);
+      cache.set(file, id);
+      return id;
+    } finally {
+      fs.rmSync(tmp, { force: true });
+    }
     cache.set(file, id);
     return id;
   } catch {

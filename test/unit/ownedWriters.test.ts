@@ -182,6 +182,7 @@ const ALLOWED: Record<string, string> = {
   'src/cli/replInput.ts': "/edit's message file in a fresh mkdtemp folder",
   'src/providers/gemini/sealedHome.ts': 'the auth links gemini needs, made in devx\'s own gemini home',
   'src/session/sessionLock.ts': 'linkSync/renameSync of a temp file written by writeNewOwnedSync',
+  'src/session/ownerId.ts': 'linkSync/renameSync of a temp file written by writeNewOwnedSync in a folder made by mkdirOwnedSync',
   'src/session/history.ts': 'renames an unreadable history aside (rename does not follow a link)',
   'src/session/undoState.ts': 'undo: writeDurable is assertOwnedPath then an O_EXCL|O_NOFOLLOW temp file renamed over; putBack recreates a link the project had, after assertOwnedPath',
   'src/knowledge/journal.ts': 'appends after assertOwnedPath, opened O_NOFOLLOW without O_CREAT (resetJournal makes it)',
