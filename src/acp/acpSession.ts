@@ -89,6 +89,8 @@ export class AcpSession {
       if (err instanceof PersonaError) throw acp.RequestError.invalidParams({ modeId }, err.message);
       throw err;
     }
+    // Kept in the session record, so session/load comes back in the same mode.
+    this.started.session.setPersona(modeId === DEFAULT_MODE ? undefined : modeId);
     this.send({ sessionUpdate: 'current_mode_update', currentModeId: modeId });
   }
 
@@ -112,7 +114,8 @@ export class AcpSession {
         break;
       case 'turn_end':
         for (const u of this.tracker.closeDetached()) this.send(u);
-        if (e.status === 'error' || e.status === 'max_rounds') this.send({ sessionUpdate: 'agent_message_chunk', content: { type: 'text', text: `\n${e.status === 'error' ? '✗' : '■'} ${e.error?.message ?? e.status}` } });
+        // A failed turn is the prompt's error (below); running out of rounds is said in the prose.
+        if (e.status === 'max_rounds') this.send({ sessionUpdate: 'agent_message_chunk', content: { type: 'text', text: `\n■ ${e.error?.message ?? e.status}` } });
         break;
       default:
         break;
@@ -127,12 +130,16 @@ export class AcpSession {
     const onAbort = () => controller.abort();
     signal.addEventListener('abort', onAbort);
     const unsubscribe = this.run.subscribe(this.onEvent);
+    this.prose.newTurn();
     let status;
+    let error: { kind: string; message: string } | undefined;
     try {
       const text = promptText(blocks);
       // "/name args" naming a custom command runs it (its injections through the policy, as in the REPL).
       const viaCommand = text.startsWith('/') ? await this.run.promptCommand(text.trim(), { signal: controller.signal }) : null;
-      status = (viaCommand ?? (await this.run.prompt(text, { signal: controller.signal }))).status;
+      const r = viaCommand ?? (await this.run.prompt(text, { signal: controller.signal }));
+      status = r.status;
+      error = r.error;
     } finally {
       unsubscribe();
       signal.removeEventListener('abort', onAbort);
@@ -140,6 +147,8 @@ export class AcpSession {
     }
     await this.flushed();
     if (status === 'cancelled' || controller.signal.aborted) return { stopReason: 'cancelled' };
+    // A turn that failed (the API, a missing binary, a refused message) is an error with its message, not an answer.
+    if (status === 'error') throw new acp.RequestError(-32603, error?.message ?? 'the turn failed', { kind: error?.kind ?? 'error' });
     return { stopReason: status === 'max_rounds' ? 'max_turn_requests' : 'end_turn' };
   }
 

@@ -3,6 +3,8 @@
 // when the reply is complete.
 
 export interface ProseStream {
+  /** A new prompt begins. */
+  newTurn(): void;
   /** A new model reply begins. */
   reset(): void;
   /** Streamed text of the reply (a `text_delta`). */
@@ -81,6 +83,10 @@ export function createProseStream(send: (text: string) => void): ProseStream {
       buffer = '';
       sent = '';
       stopped = false;
+    },
+    newTurn() {
+      // A new prompt's first text starts at once (no paragraph break carried over from the last turn).
+      anySent = false;
     },
     add(text) {
       buffer += text;

@@ -34,6 +34,8 @@ function claimStdout(): WritableStream<Uint8Array> {
 export async function serveAcp(opts: AcpOptions): Promise<number> {
   const log = (line: string) => void process.stderr.write(`${line}\n`);
   const sessions = new Map<string, AcpSession>();
+  // What the client said it can do with files (initialize), for every session it opens.
+  let clientFs: { readTextFile?: boolean; writeTextFile?: boolean } = {};
 
   /** Starts a devx session for the client's cwd. One devx session per project: a new one ends the last. */
   async function open(cwd: string, mcpServers: acp.McpServer[], client: acp.AgentContext, id?: string): Promise<AcpSession> {
@@ -61,6 +63,14 @@ export async function serveAcp(opts: AcpOptions): Promise<number> {
     }
     session = new AcpSession(id ?? started.session.record.id, client, mcpServerSettings(mcpServers), log);
     session.attach(started);
+    // The editor's own view of files when it offers it: unsaved buffers are read, edits land in the editor.
+    if (clientFs.readTextFile || clientFs.writeTextFile) {
+      const sid = session.id;
+      started.run.useEditorFs({
+        ...(clientFs.readTextFile ? { read: async (p: string) => (await client.request(acp.methods.client.fs.readTextFile, { sessionId: sid, path: p })).content } : {}),
+        ...(clientFs.writeTextFile ? { write: async (p: string, content: string) => void (await client.request(acp.methods.client.fs.writeTextFile, { sessionId: sid, path: p, content })) } : {}),
+      });
+    }
     sessions.set(session.id, session);
     // After the response that names the session: the client then knows which session the commands belong to.
     const announced = session;
@@ -77,9 +87,10 @@ export async function serveAcp(opts: AcpOptions): Promise<number> {
 
   const app = acp
     .agent({ name: 'devx' })
-    .onRequest(acp.methods.agent.initialize, () => ({
+    .onRequest(acp.methods.agent.initialize, ({ params }) => ((clientFs = params.clientCapabilities?.fs ?? {}), {
       protocolVersion: acp.PROTOCOL_VERSION,
-      agentCapabilities: { loadSession: true, promptCapabilities: { image: false, audio: false, embeddedContext: true }, sessionCapabilities: { list: {} } },
+      // MCP servers over HTTP and SSE are served as well as stdio ones (mcpServers.ts).
+      agentCapabilities: { loadSession: true, promptCapabilities: { image: false, audio: false, embeddedContext: true }, mcpCapabilities: { http: true, sse: true }, sessionCapabilities: { list: {} } },
       agentInfo: { name: 'devx', title: 'devx', version: packageVersion() },
       authMethods: [],
     }))
@@ -95,6 +106,15 @@ export async function serveAcp(opts: AcpOptions): Promise<number> {
       const s = await open(params.cwd, params.mcpServers ?? [], client, params.sessionId);
       const chain = sessionChain(root, params.sessionId, s.started.session.record.id)!;
       const transcript = resumeChain(s.started, chain);
+      // The mode (persona) the loaded session was in comes back with it.
+      const persona = chain.map((r) => r.persona).filter(Boolean).at(-1);
+      if (persona) {
+        try {
+          s.setMode(persona);
+        } catch (err) {
+          log(`devx: session ${params.sessionId} was in mode ${persona}, which no longer loads: ${(err as Error).message}`);
+        }
+      }
       for (const update of replayHistory(transcript, s.root, s.run.loopDeps.tools)) s.send(update);
       await s.flushed();
       return { modes: s.modes() };

@@ -12,6 +12,7 @@ import { createHistoryWriter } from '../session/historyWriter.js';
 import { createAuditSubscriber } from '../audit/auditLog.js';
 import { createAgent, type Agent, type AgentOptions } from './createAgent.js';
 import { attachImages } from './attachImages.js';
+import type { EditorFs } from '../tools/types.js';
 import { attachResources } from './attachResources.js';
 import { expandCustomCommand, findCustomCommand } from './customCommands.js';
 import { compactHistory, compactionDue, oversizedInput, type CompactResult } from './compaction.js';
@@ -203,6 +204,12 @@ export class AgentRun {
     if (!this.keepHistory) return Promise.resolve({ status: 'nothing', message: 'nothing to compact: this run keeps no conversation' });
     const save = () => saveHistory(this.agent.historyPath, this.agent.history);
     return compactHistory({ root: this.agent.root, history: this.agent.history, budgetChars: this.agent.settings.contextBudgetChars, backend: this.deps.backend, model: this.deps.model, emit: this.emit, save, now: this.deps.now, signal: opts.signal }, reason);
+  }
+
+  /** Reads and writes files through an editor (ACP's fs methods) from now on, for this run and its persona. */
+  useEditorFs(editorFs: EditorFs | undefined): void {
+    this.base.ctx = { ...this.base.ctx, editorFs };
+    this.deps = this.personaDef ? { ...this.deps, ctx: { ...this.deps.ctx, editorFs } } : this.base;
   }
 
   /** Switches persona by name or definition; null goes back to plain devx. Throws PersonaError. */

@@ -190,6 +190,13 @@ export class Session implements SessionHooks {
   }
 
   /** Releases the lock without a handoff (used when startup fails after the lock was taken). */
+  /** Records the persona (an ACP mode) the session is in, for session/load. */
+  setPersona(name: string | undefined): void {
+    if (name) this.record.persona = name;
+    else delete this.record.persona;
+    this.save();
+  }
+
   /** Stops now, even while end() is drafting the handoff (a second Ctrl-C): the record is closed and the lock released. */
   stopNow(): void {
     this.ended = true;

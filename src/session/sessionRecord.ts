@@ -25,6 +25,8 @@ const RecordSchema = z.object({
   resumedFrom: z.string().optional(),
   /** Who wrote it (session/ownerId.ts): a session that came with a clone is never resumed. */
   owner: z.string().optional(),
+  /** The agent persona the session was in (an ACP mode), restored by session/load. */
+  persona: z.string().optional(),
 });
 
 export type Todo = z.infer<typeof TodoSchema>;

@@ -1,5 +1,6 @@
+import fs from 'node:fs';
 import * as z from 'zod';
-import { defineTool, ToolError } from './types.js';
+import { defineTool, ToolError, type EditorFs } from './types.js';
 import { boolArg, pathArg } from './argTypes.js';
 import { displayPath, PathError } from '../sandbox/resolvePath.js';
 import { readFileNoFollow } from '../sandbox/openNoFollow.js';
@@ -23,12 +24,18 @@ function countOccurrences(haystack: string, needle: string): number {
 }
 
 /** The edit as it would land: the file's text and its replacement, or a ToolError the model can act on. */
-async function planEdit(abs: string, root: string, args: EditArgs) {
+async function planEdit(abs: string, root: string, args: EditArgs, editor?: EditorFs) {
   const shown = displayPath(root, abs);
-  const buf = await readFileNoFollow(abs, shown).catch((err) => (err instanceof PathError ? Promise.reject(err) : null));
-  if (!buf) throw new ToolError(`file not found: ${shown}. To create a new file use write_file.`);
-  if (looksBinary(buf)) throw new ToolError(`${shown} looks like a binary file; it cannot be edited as text.`);
-  const text = buf.toString('utf8');
+  // The editor's buffer when it offers one (ACP): the edit applies to what the person sees.
+  const fromEditor = editor?.read && fs.existsSync(abs) ? await editor.read(abs).catch(() => null) : null;
+  let text: string;
+  if (fromEditor !== null) text = fromEditor;
+  else {
+    const buf = await readFileNoFollow(abs, shown).catch((err) => (err instanceof PathError ? Promise.reject(err) : null));
+    if (!buf) throw new ToolError(`file not found: ${shown}. To create a new file use write_file.`);
+    if (looksBinary(buf)) throw new ToolError(`${shown} looks like a binary file; it cannot be edited as text.`);
+    text = buf.toString('utf8');
+  }
   if (args.old_text === args.new_text) throw new ToolError('old_text and new_text are identical; nothing to change.');
   let oldText = args.old_text;
   let newText = args.new_text;
@@ -83,14 +90,15 @@ export const editFileTool = defineTool({
   }),
   async preview(ctx, args) {
     const abs = ctx.resolve(args.path);
-    const { shown, text, updated } = await planEdit(abs, ctx.root, args);
+    const { shown, text, updated } = await planEdit(abs, ctx.root, args, ctx.editorFs);
     const ro = await readOnlyReason(abs);
     return `${ro ? `note: ${shown} is ${ro}; devx will refuse to write it\n` : ''}${unifiedDiff(shown, text, updated)}`;
   },
   async execute(ctx, args) {
-    const { abs, shown, updated, count } = await planEdit(ctx.resolve(args.path), ctx.root, args);
+    const { abs, shown, updated, count } = await planEdit(ctx.resolve(args.path), ctx.root, args, ctx.editorFs);
     await refuseReadOnly(abs, shown);
-    await writeFileAtomic(abs, updated);
+    if (ctx.editorFs?.write) await ctx.editorFs.write(abs, updated);
+    else await writeFileAtomic(abs, updated);
     return {
       content: `edited ${shown}: replaced ${args.replace_all ? count : 1} occurrence${count > 1 && args.replace_all ? 's' : ''}`,
       meta: { path: shown },

@@ -39,9 +39,15 @@ export const readFileTool = defineTool({
     if (st.size > MAX_FILE_BYTES) {
       throw new ToolError(`${shown} is ${st.size} bytes, over the ${MAX_FILE_BYTES}-byte limit; use search_code to find the part you need.`);
     }
-    const buf = await readFileNoFollow(abs, shown);
-    if (looksBinary(buf)) throw new ToolError(`${shown} looks like a binary file (it contains NUL bytes); it was not read.`);
-    const text = buf.toString('utf8');
+    // An editor that offers its buffers (ACP) is asked first: the model sees what the person sees, unsaved edits too.
+    const fromEditor = ctx.editorFs?.read ? await ctx.editorFs.read(abs).catch(() => null) : null;
+    let text: string;
+    if (fromEditor !== null) text = fromEditor;
+    else {
+      const buf = await readFileNoFollow(abs, shown);
+      if (looksBinary(buf)) throw new ToolError(`${shown} looks like a binary file (it contains NUL bytes); it was not read.`);
+      text = buf.toString('utf8');
+    }
     const lines = text.split(/\r?\n/);
     if (lines.length > 1 && lines[lines.length - 1] === '') lines.pop();
     const total = lines.length;

@@ -41,6 +41,8 @@ export interface ToolContext {
   output?: (tool: string, text: string) => void;
   /** Told when an approved call starts executing (after any question). */
   started?: (tool: string) => void;
+  /** An editor's view of the files (ACP fs methods): unsaved buffers are read, and writes go through it. */
+  editorFs?: EditorFs;
   /** Whether a WebFetch(domain:…) allow rule names this host, so web_fetch may reach it at a private address. */
   webHostNamed?: (host: string) => boolean;
   /** Opens the knowledge store on first use. */
@@ -57,6 +59,13 @@ export interface ChangeJournal {
   after(paths: string[]): void;
   /** A call whose changes devx does not know: named as not undoable. */
   notUndoable(what: string, why: string): void;
+}
+
+/** Reading and writing through an editor (ACP's fs/read_text_file and fs/write_text_file), when it offers them. */
+export interface EditorFs {
+  /** The text the editor has for this file (an unsaved buffer too); null when it cannot say. */
+  read?(abs: string): Promise<string | null>;
+  write?(abs: string, text: string): Promise<void>;
 }
 
 export interface SubtaskProgress {

@@ -36,7 +36,9 @@ export const writeFileTool = defineTool({
   },
   async execute(ctx, args) {
     const { abs, shown, existed: st } = await prepareWrite(ctx, args.path);
-    await writeFileAtomic(abs, args.content);
+    // Through the editor when it offers to write (its buffer and the disk stay one), else atomically here.
+    if (ctx.editorFs?.write) await ctx.editorFs.write(abs, args.content);
+    else await writeFileAtomic(abs, args.content);
     const lines = lineCount(args.content);
     return {
       content: `${st ? 'overwrote' : 'created'} ${shown}: ${Buffer.byteLength(args.content)} bytes, ${lines} lines`,

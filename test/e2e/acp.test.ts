@@ -242,13 +242,13 @@ describe('devx --acp', () => {
     await expect(again.agent.request(acp.methods.agent.session.load, { sessionId: '20000101-000000-dead', cwd: project, mcpServers: [] })).rejects.toThrow(/no devx session 20000101-000000-dead/);
   });
 
-  it('a failed model call ends the turn with the error shown in the thread', async () => {
+  it('a failed model call is the prompt\'s error, with its message, not an answer (#31)', async () => {
     const project = makeProject({});
     fake.push({ status: 400 });
     const e = await startEditor(project);
     const { sessionId } = await e.newSession(project);
-    expect((await e.prompt(sessionId, 'hello')).stopReason).toBe('end_turn');
-    expect(chunks(e)).toMatch(/✗ .*fake API error 400/);
+    await expect(e.prompt(sessionId, 'hello')).rejects.toThrow(/fake API error 400/);
+    expect(chunks(e)).not.toMatch(/✗/);
   });
 
   it('broken settings, or a project another devx holds, give session/new a clear error', async () => {
