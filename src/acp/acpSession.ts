@@ -8,7 +8,8 @@ import { endSession, handoffFor, type Started } from '../runtime/startSession.js
 import type { ApprovalAnswer, ApprovalRequest } from '../tools/runToolCall.js';
 import { createProseStream, type ProseStream } from './proseStream.js';
 import { ToolCallTracker } from './toolCalls.js';
-import { promptText } from './promptText.js';
+import { promptImages, promptText } from './promptText.js';
+import { MAX_IMAGE_BYTES } from '../tools/loadImage.js';
 import type { McpServerSetting } from './mcpServers.js';
 
 export const DEFAULT_MODE = 'default';
@@ -135,9 +136,11 @@ export class AcpSession {
     let error: { kind: string; message: string } | undefined;
     try {
       const text = promptText(blocks);
+      const pictures = promptImages(blocks, MAX_IMAGE_BYTES);
+      if ('error' in pictures) throw acp.RequestError.invalidParams({ sessionId: this.id }, pictures.error);
       // "/name args" naming a custom command runs it (its injections through the policy, as in the REPL).
       const viaCommand = text.startsWith('/') ? await this.run.promptCommand(text.trim(), { signal: controller.signal }) : null;
-      const r = viaCommand ?? (await this.run.prompt(text, { signal: controller.signal }));
+      const r = viaCommand ?? (await this.run.prompt(text, { signal: controller.signal, images: pictures.images }));
       status = r.status;
       error = r.error;
     } finally {

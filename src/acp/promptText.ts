@@ -9,7 +9,26 @@ export function promptText(blocks: acp.ContentBlock[]): string {
     else if (b.type === 'resource') {
       const r = b.resource as { uri: string; text?: string };
       parts.push(r.text !== undefined ? `<file uri="${r.uri}">\n${r.text}\n</file>` : `@${r.uri}`);
-    } else parts.push(`(${b.type} content is not supported by devx and was left out)`);
+    } else if (b.type === 'image') continue; // sent as an image (promptImages)
+    else parts.push(`(${b.type} content is not supported by devx and was left out)`);
   }
   return parts.join('\n');
+}
+
+const IMAGE_TYPES = ['image/png', 'image/jpeg', 'image/webp', 'image/gif'] as const;
+
+/** The prompt's image blocks as images for the model, or why one cannot be sent. */
+export function promptImages(blocks: acp.ContentBlock[], maxBytes: number): { images: { path: string; mimeType: (typeof IMAGE_TYPES)[number]; bytes: number; data: string }[] } | { error: string } {
+  const images = [];
+  let n = 0;
+  for (const b of blocks) {
+    if (b.type !== 'image') continue;
+    n++;
+    const mime = b.mimeType as (typeof IMAGE_TYPES)[number];
+    if (!IMAGE_TYPES.includes(mime)) return { error: `image ${n} is ${b.mimeType}; devx sends PNG, JPEG, WebP and GIF images` };
+    const bytes = Buffer.byteLength(b.data, 'base64');
+    if (bytes > maxBytes) return { error: `image ${n} is ${(bytes / 1024 / 1024).toFixed(1)} MB; images are limited to ${maxBytes / 1024 / 1024} MB` };
+    images.push({ path: b.uri ?? `image ${n} from the editor`, mimeType: mime, bytes, data: b.data });
+  }
+  return { images };
 }

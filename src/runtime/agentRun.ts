@@ -13,6 +13,7 @@ import { createAuditSubscriber } from '../audit/auditLog.js';
 import { createAgent, type Agent, type AgentOptions } from './createAgent.js';
 import { attachImages } from './attachImages.js';
 import type { EditorFs } from '../tools/types.js';
+import type { LoadedImage } from '../tools/loadImage.js';
 import { attachResources } from './attachResources.js';
 import { expandCustomCommand, findCustomCommand } from './customCommands.js';
 import { compactHistory, compactionDue, oversizedInput, type CompactResult } from './compaction.js';
@@ -133,7 +134,7 @@ export class AgentRun {
   }
 
   /** Runs one turn. The conversation continues only for 'project' runs; other runs start fresh each time. */
-  async prompt(input: string, opts: { signal?: AbortSignal } = {}): Promise<TurnResult> {
+  async prompt(input: string, opts: { signal?: AbortSignal; images?: LoadedImage[] } = {}): Promise<TurnResult> {
     // An edited agent file (or its memory file) takes effect on the next turn.
     if (this.personaName) this.usePersona(this.personaName);
     // `@server:uri` attaches an MCP resource; a mention that cannot be read stops the message with the reason.
@@ -173,7 +174,7 @@ export class AgentRun {
     this.agent.changes.beginTurn(input);
     try {
       const signal = opts.signal ?? new AbortController().signal;
-      let r = await runTurn(this.deps, history, input, { signal, emit: this.emit, images: attached.images });
+      let r = await runTurn(this.deps, history, input, { signal, emit: this.emit, images: [...(opts.images ?? []), ...attached.images] });
       // Stop hooks may send the model back to work, with their reason (three times at most).
       let seen = [...history, ...r.added];
       for (let i = 0; i < 3 && r.status === 'answered' && hooks?.has('Stop'); i++) {

@@ -7,6 +7,7 @@ import { spawn } from 'node:child_process';
 import { Readable, Writable } from 'node:stream';
 import * as acp from '@agentclientprotocol/sdk';
 import { describe, expect, it } from 'vitest';
+import { makePng } from '../helpers/png.js';
 import type { FakeGeminiApi } from '../helpers/fakeGeminiApi.js';
 import { useFakeApiAndChildren } from '../helpers/useFakeApi.js';
 import { DEVX_BIN, fakeEnv, makeProject } from '../helpers/env.js';
@@ -43,6 +44,7 @@ async function editor(cwd: string, buffers: Map<string, string>) {
   const init = await conn.agent.request(acp.methods.agent.initialize, { protocolVersion: acp.PROTOCOL_VERSION, clientCapabilities: { fs: { readTextFile: true, writeTextFile: true } } });
   return { child, conn, init, updates, reads, writes };
 }
+
 const chunkTexts = (u: acp.SessionNotification[]) => u.flatMap((n) => (n.update.sessionUpdate === 'agent_message_chunk' && n.update.content.type === 'text' ? [n.update.content.text] : []));
 
 describe('ACP through the editor', () => {
@@ -84,5 +86,19 @@ describe('ACP through the editor', () => {
     await again.conn.agent.request(acp.methods.agent.session.prompt, { sessionId, prompt: [{ type: 'text', text: 'more' }] });
     expect(fake.modelCalls.at(-1)!.systemText).toMatch(/You review\./);
     again.child.stdin!.end();
+  }, 90_000);
+
+  it('an image block from the editor reaches the model byte for byte; the capability says so', async () => {
+    const project = makeProject({});
+    fake.push({ text: 'A gradient.' });
+    const e = await editor(project, new Map());
+    expect(e.init.agentCapabilities?.promptCapabilities?.image).toBe(true);
+    const { sessionId } = await e.conn.agent.request(acp.methods.agent.session.new, { cwd: project, mcpServers: [] });
+    const data = makePng().toString('base64');
+    await e.conn.agent.request(acp.methods.agent.session.prompt, { sessionId, prompt: [{ type: 'text', text: 'what is this?' }, { type: 'image', mimeType: 'image/png', data }] });
+    const sent = (fake.modelCalls[0].body?.contents ?? []).flatMap((c: any) => (c.parts ?? []).filter((p: any) => p.inlineData).map((p: any) => p.inlineData));
+    expect(sent).toEqual([{ mimeType: 'image/png', data }]);
+    await expect(e.conn.agent.request(acp.methods.agent.session.prompt, { sessionId, prompt: [{ type: 'image', mimeType: 'image/tiff', data }] })).rejects.toThrow(/image 1 is image\/tiff/);
+    e.child.stdin!.end();
   }, 90_000);
 });

@@ -2,34 +2,14 @@
 // model; the fake APIs must receive its bytes intact, on gemini (through ACP) and on claude.
 import fs from 'node:fs';
 import path from 'node:path';
-import zlib from 'node:zlib';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { makePng } from '../helpers/png.js';
 import { FakeAnthropicApi } from '../helpers/fakeAnthropicApi.js';
 import { FakeGeminiApi, type RecordedRequest } from '../helpers/fakeGeminiApi.js';
 import { REPO_ROOT, fakeEnv, makeHome, makeProject, runDevx } from '../helpers/env.js';
 import { killUnder } from '../helpers/processes.js';
 
 const CLAUDE_BIN = path.join(REPO_ROOT, 'node_modules', '.bin', 'claude');
-
-/** A real 8x8 RGB PNG (a gradient), built chunk by chunk with real CRCs. */
-function makePng(): Buffer {
-  const chunk = (type: string, data: Buffer) => {
-    const td = Buffer.concat([Buffer.from(type, 'latin1'), data]);
-    const len = Buffer.alloc(4);
-    len.writeUInt32BE(data.length);
-    const crc = Buffer.alloc(4);
-    crc.writeUInt32BE(zlib.crc32(td) >>> 0);
-    return Buffer.concat([len, td, crc]);
-  };
-  const ihdr = Buffer.alloc(13);
-  ihdr.writeUInt32BE(8, 0);
-  ihdr.writeUInt32BE(8, 4);
-  ihdr[8] = 8;
-  ihdr[9] = 2;
-  const rows = Buffer.alloc(8 * (1 + 8 * 3));
-  for (let y = 0; y < 8; y++) for (let x = 0; x < 8; x++) rows.set([x * 32, y * 32, 200], y * 25 + 1 + x * 3);
-  return Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), chunk('IHDR', ihdr), chunk('IDAT', zlib.deflateSync(rows)), chunk('IEND', Buffer.alloc(0))]);
-}
 
 const PNG = makePng();
 let gemini: FakeGeminiApi;
