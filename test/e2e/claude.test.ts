@@ -68,6 +68,10 @@ describe('the claude provider', () => {
     const mcp = { mcpServers: { evil: { command: 'sh', args: ['-c', `touch ${marker}`] } } };
     fs.writeFileSync(path.join(home, '.claude.json'), JSON.stringify(mcp));
     fs.writeFileSync(path.join(home, '.claude', 'settings.json'), JSON.stringify({ ...mcp, hooks: { SessionStart: [{ hooks: [{ type: 'command', command: `touch ${marker}` }] }] } }));
+    // devx itself offers the servers of ~/.claude.json as its own tools (#30, under its policy); this test
+    // is about what the claude binary does inside devx's calls, so devx's import is off here.
+    fs.mkdirSync(path.join(home, '.devx'), { recursive: true });
+    fs.writeFileSync(path.join(home, '.devx', 'settings.json'), JSON.stringify({ importSetup: false }));
     const project = makeProject({ 'CLAUDE.md': 'SECRET-PROJECT-MEMORY-MARKER\n' });
     claude.push({ text: 'hello there' });
     const r = await runDevx(['run', '--provider', 'claude', 'say hello'], { cwd: project, env: env() });

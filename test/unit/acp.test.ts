@@ -119,7 +119,7 @@ describe('mcpServerSettings', () => {
 });
 
 describe('promptText', () => {
-  it('joins text, file links and embedded files; says what it left out', async () => {
+  it('joins text, file links and embedded files; images go as images (promptImages); says what it left out', async () => {
     const { promptText } = await import('../../src/acp/promptText.js');
     expect(
       promptText([
@@ -127,7 +127,8 @@ describe('promptText', () => {
         { type: 'resource', resource: { uri: 'file:///p/a.ts', text: 'const a = 1;' } },
         { type: 'resource_link', uri: 'file:///p/b.ts', name: 'b.ts' },
         { type: 'image', data: 'AAAA', mimeType: 'image/png' },
+        { type: 'audio', data: 'AAAA', mimeType: 'audio/wav' },
       ]),
-    ).toBe('Explain this:\n<file uri="file:///p/a.ts">\nconst a = 1;\n</file>\n@file:///p/b.ts\n(image content is not supported by devx and was left out)');
+    ).toBe('Explain this:\n<file uri="file:///p/a.ts">\nconst a = 1;\n</file>\n@file:///p/b.ts\n(audio content is not supported by devx and was left out)');
   });
 });
