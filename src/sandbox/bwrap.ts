@@ -6,7 +6,7 @@
 // bound back read-only), only the system's program folders are mounted (no other homes, no /var, no
 // /run), the files the policy denies are masked, and there is no network. @anthropic-ai/sandbox-runtime
 // was measured against this and not adopted (it needs Node 22, ripgrep and socat, and costs ~40 ms a
-// command against ~5 ms here): see docs in the README's Safety section.
+// command against ~5 ms here): see docs/security.md.
 import fs from 'node:fs';
 import os from 'node:os';
 import { spawnSync } from 'node:child_process';

@@ -1,7 +1,7 @@
 // Where no sandbox can start, a wrong argument model would be exploited rather than contained, so only
 // commands whose whole argument model is small run unasked: each below with the options it may take
 // (operands are already judged as paths by the command's full model). Everything else the policy would
-// allow (sed, awk, jq, env, time, xargs, find, sort, diff...) asks instead. The list is in the README.
+// allow (sed, awk, jq, env, time, xargs, find, sort, diff...) asks instead. The list is in docs/security.md.
 import type { SimpleCommand } from './kit.js';
 
 interface Small {
