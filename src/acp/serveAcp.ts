@@ -90,7 +90,7 @@ export async function serveAcp(opts: AcpOptions): Promise<number> {
     .onRequest(acp.methods.agent.initialize, ({ params }) => ((clientFs = params.clientCapabilities?.fs ?? {}), {
       protocolVersion: acp.PROTOCOL_VERSION,
       // MCP servers over HTTP and SSE are served as well as stdio ones (mcpServers.ts).
-      agentCapabilities: { loadSession: true, promptCapabilities: { image: true, audio: false, embeddedContext: true }, mcpCapabilities: { http: true, sse: true }, sessionCapabilities: { list: {} } },
+      agentCapabilities: { loadSession: true, promptCapabilities: { image: true, audio: true, embeddedContext: true }, mcpCapabilities: { http: true, sse: true }, sessionCapabilities: { list: {} } },
       agentInfo: { name: 'devx', title: 'devx', version: packageVersion() },
       authMethods: [],
     }))

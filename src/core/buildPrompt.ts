@@ -34,9 +34,11 @@ function capSection(name: string, text: string | undefined): string {
   return `# ${name}\n${body.trim()}\n\n`;
 }
 
+const attachedKind = (mime: string) => (mime === 'application/pdf' ? 'PDF' : mime.startsWith('audio/') ? 'audio' : mime.startsWith('video/') ? 'video' : 'image');
+
 /** A message as the prompt shows it (heading, text, image lines). */
 export function renderMessage(m: Message): string {
-  const images = (m.images ?? []).map((i) => `\n[image attached: ${i.path} (${i.mimeType}, ${i.bytes} bytes)]`).join('');
+  const images = (m.images ?? []).map((i) => `\n[${attachedKind(i.mimeType)} attached: ${i.path} (${i.mimeType}, ${i.bytes} bytes)]`).join('');
   return `${HEADINGS[m.role]}\n${m.content}${images}\n\n`;
 }
 

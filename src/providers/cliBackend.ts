@@ -46,6 +46,8 @@ export interface CliSpec {
     delta(line: string): string | null;
     classify(r: RunResult, model: string, account: string): AttemptResult;
     answerMarker?: RegExp;
+    /** Why this CLI cannot be sent an attachment of this media type, or null when it can (every type when absent). */
+    refuse?(mimeType: string): string | null;
   };
   /** How a copy of this launch can be started ahead by the next one-shot run (util/prestart). */
   launch?: { dirs: string[]; files: Record<string, string>; tooEarly: RegExp };
@@ -113,6 +115,10 @@ export class CliBackend implements ModelBackend {
     const systemFile = this.systemPromptFile(req.systemPrompt);
     const withImages = req.images?.length ? this.spec.images : undefined;
     if (req.images?.length && !withImages) throw new BackendError('bad_request', `${this.spec.name} cannot be sent images by devx`, null, account.name);
+    for (const i of withImages?.refuse ? (req.images ?? []) : []) {
+      const why = withImages!.refuse!(i.mimeType);
+      if (why) throw new BackendError('bad_request', `${i.path}: ${why}`, null, account.name);
+    }
     const streaming = withImages ?? (req.onDelta ? this.spec.streaming : undefined);
     const mode = streaming ?? this.spec;
     const [file, args] = commandFor(account, this.opts.bin, mode.args(model, systemFile));

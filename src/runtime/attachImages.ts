@@ -1,12 +1,17 @@
-// `@path/to/image.png` in a user message: the image goes to the model with the message, after the
-// path policy (a denied path is refused, as it would be for a tool) and the type and size checks.
+// `@path/to/image.png` (or `@talk.mp3`, `@demo.mp4`, `@spec.pdf`) in a user message: the file goes to the
+// model with the message, after the path policy (a denied path is refused, as it would be for a tool) and
+// the type and size checks. The name only makes it a mention; its bytes decide what it is.
 import type { LoopDeps } from '../core/loop.js';
 import { analyzeImageTool } from '../tools/analyzeImage.js';
+import { analyzeMediaTool } from '../tools/analyzeMedia.js';
+import { loadMedia, MAX_MEDIA_TOTAL_BYTES } from '../tools/loadMedia.js';
 import { ImageError, loadImage, MAX_IMAGES_PER_MESSAGE, type LoadedImage } from '../tools/loadImage.js';
 import { displayPath } from '../sandbox/resolvePath.js';
 import type { Tool } from '../tools/types.js';
 
-const MENTION = /(?:^|[\s(])@(?:"([^"]+\.(?:png|jpe?g|webp|gif))"|([^\s"'()]+\.(?:png|jpe?g|webp|gif)))(?=$|[\s),.;:!?])/gim;
+const EXT = '(?:png|jpe?g|webp|gif|mp3|wav|ogg|oga|opus|flac|mp4|m4v|webm|mov|pdf)';
+const MENTION = new RegExp(`(?:^|[\\s(])@(?:"([^"]+\\.${EXT})"|([^\\s"'()]+\\.${EXT}))(?=$|[\\s),.;:!?])`, 'gim');
+const IMAGE_NAME = /\.(?:png|jpe?g|webp|gif)$/i;
 
 export function imageMentions(input: string): string[] {
   const out: string[] = [];
@@ -25,9 +30,10 @@ export async function attachImages(input: string, deps: LoopDeps): Promise<Attac
   if (paths.length > MAX_IMAGES_PER_MESSAGE) return { ok: false, message: `${paths.length} images in one message; at most ${MAX_IMAGES_PER_MESSAGE} can be sent` };
   const images: LoadedImage[] = [];
   for (const p of paths) {
-    const decision = await deps.decide(analyzeImageTool as unknown as Tool, { path: p });
+    const image = IMAGE_NAME.test(p);
+    const decision = await deps.decide((image ? analyzeImageTool : analyzeMediaTool) as unknown as Tool, { path: p });
     // The user named the file, so an `ask` is answered; a deny holds, as for every tool.
-    if (decision.decision === 'deny') return { ok: false, message: `@${p}: ${decision.reason} (${decision.rule}); the image was not sent` };
+    if (decision.decision === 'deny') return { ok: false, message: `@${p}: ${decision.reason} (${decision.rule}); the ${image ? 'image' : 'file'} was not sent` };
     let abs: string;
     try {
       abs = deps.ctx.resolve(p);
@@ -35,11 +41,13 @@ export async function attachImages(input: string, deps: LoopDeps): Promise<Attac
       return { ok: false, message: `@${p}: ${(err as Error).message}` };
     }
     try {
-      images.push(await loadImage(abs, displayPath(deps.ctx.root, abs)));
+      images.push(await (image ? loadImage : loadMedia)(abs, displayPath(deps.ctx.root, abs)));
     } catch (err) {
       if (err instanceof ImageError) return { ok: false, message: `@${p}: ${err.message}` };
       throw err;
     }
   }
+  const total = images.reduce((n, i) => n + i.bytes, 0);
+  if (images.length > 1 && total > MAX_MEDIA_TOTAL_BYTES) return { ok: false, message: `the attached files come to ${(total / 1024 / 1024).toFixed(1)} MB; one message can carry ${MAX_MEDIA_TOTAL_BYTES / 1024 / 1024} MB (mention fewer, or ask about them one by one)` };
   return { ok: true, images };
 }

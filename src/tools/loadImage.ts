@@ -9,7 +9,8 @@ export const MAX_IMAGES_PER_MESSAGE = 8;
 export interface LoadedImage {
   /** As the user or the model wrote it (relative to the project). */
   path: string;
-  mimeType: 'image/png' | 'image/jpeg' | 'image/webp' | 'image/gif';
+  /** An image type here; audio, video or PDF when loadMedia read it. */
+  mimeType: string;
   bytes: number;
   /** Base64 of the file's bytes, exactly as read. */
   data: string;
@@ -17,7 +18,7 @@ export interface LoadedImage {
 
 export class ImageError extends Error {}
 
-export function sniffImageType(buf: Buffer): LoadedImage['mimeType'] | null {
+export function sniffImageType(buf: Buffer): 'image/png' | 'image/jpeg' | 'image/webp' | 'image/gif' | null {
   if (buf.length >= 8 && buf.subarray(0, 8).equals(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]))) return 'image/png';
   if (buf.length >= 3 && buf[0] === 0xff && buf[1] === 0xd8 && buf[2] === 0xff) return 'image/jpeg';
   if (buf.length >= 6 && /^GIF8[79]a$/.test(buf.subarray(0, 6).toString('latin1'))) return 'image/gif';

@@ -119,7 +119,7 @@ describe('mcpServerSettings', () => {
 });
 
 describe('promptText', () => {
-  it('joins text, file links and embedded files; images go as images (promptImages); says what it left out', async () => {
+  it('joins text, file links and embedded files; images and audio go as they are (promptImages)', async () => {
     const { promptText } = await import('../../src/acp/promptText.js');
     expect(
       promptText([
@@ -129,6 +129,6 @@ describe('promptText', () => {
         { type: 'image', data: 'AAAA', mimeType: 'image/png' },
         { type: 'audio', data: 'AAAA', mimeType: 'audio/wav' },
       ]),
-    ).toBe('Explain this:\n<file uri="file:///p/a.ts">\nconst a = 1;\n</file>\n@file:///p/b.ts\n(audio content is not supported by devx and was left out)');
+    ).toBe('Explain this:\n<file uri="file:///p/a.ts">\nconst a = 1;\n</file>\n@file:///p/b.ts');
   });
 });

@@ -52,7 +52,7 @@ export const claudeSpec: CliSpec = {
   // claude spends ~17 ms shutting down after it prints its result (measured); devx goes on meanwhile.
   answerMarker: /\}\s*$/,
   launch: { dirs: [], files: {}, tooEarly: /System prompt file not found/ },
-  // Images go in a stream-json user message (text block, then image blocks with their base64 bytes).
+  // Images and PDFs go in a stream-json user message (text block, then image or document blocks with their base64 bytes).
   images: {
     args: (model, systemFile) => [...claudeArgsFor(model, systemFile, 'stream-json'), '--input-format', 'stream-json', '--verbose', '--include-partial-messages'],
     input: (req) =>
@@ -60,12 +60,18 @@ export const claudeSpec: CliSpec = {
         type: 'user',
         message: {
           role: 'user',
-          content: [{ type: 'text', text: req.prompt }, ...(req.images ?? []).map((i) => ({ type: 'image', source: { type: 'base64', media_type: i.mimeType, data: i.data } }))],
+          content: [
+            { type: 'text', text: req.prompt },
+            ...(req.images ?? []).map((i) => ({ type: i.mimeType === 'application/pdf' ? 'document' : 'image', source: { type: 'base64', media_type: i.mimeType, data: i.data } })),
+          ],
         },
       })}\n`,
     delta: streamDelta,
     classify: classifyClaudeResult,
     answerMarker: RESULT_LINE,
+    // The Messages API takes images and PDFs (a `document` block); it has no block for audio or video.
+    refuse: (mime) =>
+      mime.startsWith('image/') || mime === 'application/pdf' ? null : `claude cannot take ${mime.startsWith('audio/') ? 'audio' : mime.startsWith('video/') ? 'video' : mime} (its API accepts images and PDFs); use --provider gemini for audio and video`,
   },
   streaming: {
     args: (model, systemFile) => [...claudeArgsFor(model, systemFile, 'stream-json'), '--verbose', '--include-partial-messages'],

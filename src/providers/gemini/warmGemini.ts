@@ -180,9 +180,23 @@ class WarmProcess {
   }
 }
 
-/** The text, then each image as ACP image content. */
-function promptBlocks(req: ModelRequest): acp.ContentBlock[] {
-  return [{ type: 'text', text: req.prompt }, ...(req.images ?? []).map((i): acp.ContentBlock => ({ type: 'image', data: i.data, mimeType: i.mimeType }))];
+/**
+ * The text, then each attachment as ACP content: images as `image` blocks, audio as `audio` blocks (both
+ * become the API's inlineData in gemini), video and PDF as embedded `resource` blobs (gemini has no block
+ * for them; it sends a blob resource as inlineData with its mimeType). Once a prompt holds a resource,
+ * gemini 0.61 rebuilds it from its text and resources only, dropping image and audio blocks
+ * (`#resolvePrompt`), so then every attachment goes as a blob resource.
+ */
+export function promptBlocks(req: ModelRequest): acp.ContentBlock[] {
+  const media = req.images ?? [];
+  const asResources = media.some((i) => !i.mimeType.startsWith('image/') && !i.mimeType.startsWith('audio/'));
+  return [
+    { type: 'text', text: req.prompt },
+    ...media.map((i): acp.ContentBlock => {
+      if (asResources) return { type: 'resource', resource: { uri: i.path, mimeType: i.mimeType, blob: i.data } };
+      return i.mimeType.startsWith('audio/') ? { type: 'audio', data: i.data, mimeType: i.mimeType } : { type: 'image', data: i.data, mimeType: i.mimeType };
+    }),
+  ];
 }
 
 function describe(err: unknown): string {
