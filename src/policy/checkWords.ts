@@ -14,7 +14,7 @@ import type { WordResolver } from './writeTargets.js';
 import { matchesDotEntry } from './bashQuirks.js';
 import { ALLOW, ASK, DENY, strictest, type PolicyDecision } from './types.js';
 import { matchPathRules } from './permissions.js';
-import type { CommandPolicyContext } from './decideCommand.js';
+import type { CommandPolicyContext } from './commandContext.js';
 
 const MAX_GLOB_MATCHES = 500;
 

@@ -3,12 +3,12 @@
 // deny beat ask beat allow. Anything that cannot be understood statically is never allowed.
 import fs from 'node:fs';
 import path from 'node:path';
-import type { Parser } from 'web-tree-sitter';
 import type { Node } from './bashParser.js';
 import { evalWord, type Word } from './shellWords.js';
 import { decidePath, type PathIntent, type PathPolicyContext } from './pathPolicy.js';
 import { decideSimpleCommand, type RuleContext, type SimpleCommand } from './rules/index.js';
 import { historyDeniedPaths, trackedDeniedPaths } from './trackedDenied.js';
+import type { CommandPolicyContext, Effects } from './commandContext.js';
 import { checkRecursive, checkWord, cwdsOf, gitUntrackedHere, wordsHere, type WalkState } from './checkWords.js';
 import { checkPlacement, checkTree } from './writeTargets.js';
 import { joinsWords } from './bashQuirks.js';
@@ -17,23 +17,6 @@ import { ALLOW, ASK, DENY, strictest, type PolicyDecision, type SandboxClaim } f
 import type { PermissionRules } from './permissions.js';
 import { matchCommandRules } from './permissions.js';
 
-export interface CommandPolicyContext {
-  parser: Parser;
-  paths: PathPolicyContext;
-  headless: boolean;
-  sandboxed: boolean;
-  permissions?: PermissionRules;
-  /** Plan mode: only read-only commands may run. */
-  readOnly?: boolean;
-  /** Filled while judging: what the line was found to write and whether it runs project code (the claim). */
-  effects?: Effects;
-}
-
-export interface Effects {
-  writes: Set<string>;
-  build: boolean;
-  git: boolean;
-}
 
 /** Rules of commands that run the project's code (test runners, builds, package managers). */
 const RUNS_PROJECT_CODE = /^command:(test-runner|package-manager|package-install)/;
@@ -357,3 +340,5 @@ function decideSimple(cmd: SimpleCommand, state: WalkState, ctx: CommandPolicyCo
   }
   return d;
 }
+
+export type { CommandPolicyContext, Effects } from './commandContext.js';

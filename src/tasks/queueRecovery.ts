@@ -4,7 +4,7 @@
 // with MAX_RUNNER_DEATHS deaths that are over two thirds of the queue's runner deaths since it first
 // ran (its runners die while other runners live on); HARD_RUNNER_DEATHS ends any task. A live runner
 // on this host that stopped renewing the lease is stuck in the task: that is the task's own failure.
-import type { Task } from './taskQueue.js';
+import type { Task } from './taskSchema.js';
 
 export const MAX_ATTEMPTS = 3;
 /** Runner deaths after which a task that looks like their cause is given up. */

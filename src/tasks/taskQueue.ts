@@ -9,7 +9,6 @@ import os from 'node:os';
 import path from 'node:path';
 import crypto from 'node:crypto';
 import lockfile from 'proper-lockfile';
-import * as z from 'zod';
 import { writeFileAtomicSync } from '../util/atomicWrite.js';
 import { isAlive } from '../session/sessionLock.js';
 import { reapGroups } from '../util/reapGroups.js';
@@ -17,40 +16,8 @@ import { mkdirOwnedSync } from '../util/ownedFile.js';
 import { foreignState, ownerId } from '../session/ownerId.js';
 import { afterRunnerGone } from './queueRecovery.js';
 
-export const TaskSchema = z.object({
-  taskId: z.string(),
-  status: z.enum(['pending', 'running', 'complete', 'incomplete', 'failed', 'blocked', 'cancelled']),
-  agent: z.string(),
-  prompt: z.string(),
-  planFile: z.string(),
-  logFile: z.string(),
-  createdAt: z.string(),
-  startedAt: z.string().optional(),
-  completedAt: z.string().optional(),
-  owner: z.object({ pid: z.number(), host: z.string(), runner: z.string() }).optional(),
-  leaseExpiresAt: z.string().optional(),
-  /** The task's own failures. */
-  attempts: z.number().default(0),
-  /** Runners that died (or lost their lease) while running it. */
-  runnerDeaths: z.number().default(0),
-  /** Times a runner claimed it. */
-  runs: z.number().default(0),
-  /** The queue's runner-death count when it first ran (queueRecovery.ts weighs its own deaths against the queue's). */
-  queueDeathsAtFirstRun: z.number().optional(),
-  /** Paths beyond the workspace and the plan file the task may write (relative to the project root). */
-  writes: z.array(z.string()).optional(),
-  /** The calls that did not do what they were asked (refused or failed writes; refused calls of a blocked task). */
-  failedCalls: z.array(z.string()).optional(),
-  summary: z.string().optional(),
-  error: z.string().optional(),
-  usage: z.object({ input: z.number(), output: z.number() }).optional(),
-  cancelRequested: z.boolean().optional(),
-  /** Chained steps: the task that must complete first, whose answer is passed on. */
-  after: z.string().optional(),
-  /** Who queued it (session/ownerId.ts): a task that came with a clone is never run as the user's own. */
-  queuedBy: z.string().optional(),
-});
-export type Task = z.infer<typeof TaskSchema>;
+import { TaskSchema, type Task } from './taskSchema.js';
+export { TaskSchema, type Task };
 
 export { MAX_ATTEMPTS, MAX_RUNNER_DEATHS, HARD_RUNNER_DEATHS } from './queueRecovery.js';
 /** How a task ended: these count as its own failure. */

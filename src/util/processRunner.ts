@@ -7,6 +7,7 @@ import { OWNER_ENV } from './reapGroups.js';
 import { settleOnAnswer, type AnswerCheck } from './settleOnAnswer.js';
 import { openOwnedForWriteSync } from './ownedFile.js';
 import { openStdoutFile, tailFile, type FileTail } from './fileOutput.js';
+import type { RunResult } from './runResult.js';
 
 export interface RunOptions {
   cwd: string;
@@ -47,20 +48,7 @@ export interface LaunchInfo {
   tooEarly: RegExp;
 }
 
-export interface RunResult {
-  exitCode: number | null;
-  signal: string | null;
-  stdout: string;
-  stderr: string;
-  timedOut: boolean;
-  cancelled: boolean;
-  outputCapped: boolean;
-  durationMs: number;
-  /** Settled on the answer in stdout before the process exited: exitCode and signal are not known. */
-  answered?: boolean;
-  /** reapGroup stopped processes the child left running in its group. */
-  reaped?: boolean;
-}
+export type { RunResult } from './runResult.js';
 
 export class BinaryMissingError extends Error {
   constructor(public readonly file: string) {

@@ -4,7 +4,7 @@
 // owned: it is waited for before devx removes its folders or exits (awaitLingering), and stopped if it
 // does not exit on its own.
 import { StringDecoder } from 'node:string_decoder';
-import type { RunResult } from './processRunner.js';
+import type { RunResult } from './runResult.js';
 import { debug } from './prestart.js';
 
 /** How to tell, from stdout alone, that a CLI has answered successfully. */

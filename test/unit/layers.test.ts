@@ -68,6 +68,26 @@ describe('layers', () => {
     }
   });
 
+  it('no import cycle between files (type imports included)', () => {
+    const graph = new Map<string, string[]>();
+    for (const f of filesUnder(SRC)) graph.set(f, importsOf(f).map((t) => t.replace(/\.js$/, '.ts')).filter((t) => t.startsWith(SRC)));
+    const cycles: string[] = [];
+    const state = new Map<string, 'open' | 'done'>();
+    const stack: string[] = [];
+    const visit = (f: string) => {
+      state.set(f, 'open');
+      stack.push(f);
+      for (const t of graph.get(f) ?? []) {
+        if (state.get(t) === 'open') cycles.push([...stack.slice(stack.indexOf(t)), t].map((x) => path.relative(SRC, x)).join(' -> '));
+        else if (!state.has(t)) visit(t);
+      }
+      stack.pop();
+      state.set(f, 'done');
+    };
+    for (const f of graph.keys()) if (!state.has(f)) visit(f);
+    expect(cycles).toEqual([]);
+  });
+
   // `import { z } from 'zod'` hands the bundler zod's whole namespace object: every locale, JSON-schema
   // import and the schema compiler (~750 KB against ~200 KB), compiled at every start.
   it('zod is imported as a namespace, so the bundle keeps only what devx uses', () => {

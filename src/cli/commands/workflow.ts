@@ -30,7 +30,7 @@ export const workflowCommand = defineCommand({
   async run({ values, positionals }) {
     // The engine loads only when a workflow command runs (start-up of other commands stays light).
     const { runWorkflowCommand } = await import('./workflowMain.js');
-    return runWorkflowCommand(values, positionals);
+    return runWorkflowCommand(values, positionals, `usage:\n${SUBCOMMANDS.map((c) => `  devx ${c.usage}`).join('\n')}`);
   },
 });
 

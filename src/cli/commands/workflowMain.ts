@@ -1,6 +1,5 @@
 // What `devx workflow ...` does; its flags and help are in workflow.ts, which loads this on use.
 import type { FlagValues } from '../command.js';
-import { SUBCOMMANDS } from './workflow.js';
 import { EXIT, UsageError } from '../shared.js';
 import { createEngine } from '../../workflow/engineDeps.js';
 import { findWorkflow } from '../../workflow/loadWorkflows.js';
@@ -25,7 +24,7 @@ interface Flags {
   json?: boolean;
 }
 
-async function workflowMain(values: Flags, positionals: string[]): Promise<number> {
+async function workflowMain(values: Flags, positionals: string[], usage: string): Promise<number> {
   const [sub, ...rest] = positionals;
   const abort = new AbortController();
   const progress = createProgress(process.stderr, process.env);
@@ -126,13 +125,13 @@ async function workflowMain(values: Flags, positionals: string[]): Promise<numbe
       return EXIT.ok;
     }
     default:
-      throw new UsageError(`usage:\n${SUBCOMMANDS.map((c) => `  devx ${c.usage}`).join('\n')}`);
+      throw new UsageError(usage);
   }
 }
 
-export async function runWorkflowCommand(values: FlagValues, positionals: string[]): Promise<number> {
+export async function runWorkflowCommand(values: FlagValues, positionals: string[], usage: string): Promise<number> {
   try {
-    return await workflowMain(values as Flags, positionals);
+    return await workflowMain(values as Flags, positionals, usage);
   } catch (err) {
     if (err instanceof WorkflowBusy) {
       process.stderr.write(`devx: ${err.message}\n`);
