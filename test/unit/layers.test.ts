@@ -10,7 +10,7 @@ const SRC = path.resolve(__dirname, '../../src');
 /** Top first. Within one layer, a folder may import only from folders listed after it. */
 export const LAYERS: string[][] = [
   ['cli', 'acp'],
-  ['workflow', 'tasks'],
+  ['workflow', 'queue', 'clarify'],
   ['runtime'],
   ['commands', 'personas', 'session', 'audit', 'core', 'mcp', 'tools', 'knowledge', 'config', 'policy'],
   ['providers', 'protocol', 'sandbox', 'util'],

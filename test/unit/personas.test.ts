@@ -6,8 +6,8 @@ import { beforeEach, describe, expect, it } from 'vitest';
 import { findAgent, loadAgents } from '../../src/personas/loadAgents.js';
 import { ScriptedBackend } from '../../src/providers/scripted.js';
 import { AgentRun } from '../../src/runtime/agentRun.js';
-import { TaskQueue } from '../../src/tasks/taskQueue.js';
-import { runTasks } from '../../src/tasks/runTasks.js';
+import { TaskQueue } from '../../src/queue/taskQueue.js';
+import { runTasks } from '../../src/queue/runTasks.js';
 import { makeProject, tempDir } from '../helpers/env.js';
 
 let root: string;

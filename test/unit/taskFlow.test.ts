@@ -3,12 +3,12 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { createTask, openTaskFolder, readTaskStatus, statusFileText, TaskFileError, type TaskFolder } from '../../src/tasks/taskFiles.js';
-import { planTask } from '../../src/tasks/planTask.js';
-import { parseFeedbackBlocks, droppedAnswers } from '../../src/tasks/qnaFile.js';
-import { decidedStatus } from '../../src/tasks/qnaStep.js';
-import { readTaskInput } from '../../src/tasks/nextTask.js';
-import { listProjectFiles } from '../../src/tasks/contextResearch.js';
+import { createTask, openTaskFolder, readTaskStatus, statusFileText, TaskFileError, type TaskFolder } from '../../src/clarify/taskFiles.js';
+import { planTask } from '../../src/clarify/planTask.js';
+import { parseFeedbackBlocks, droppedAnswers } from '../../src/clarify/qnaFile.js';
+import { decidedStatus } from '../../src/clarify/qnaStep.js';
+import { readTaskInput } from '../../src/clarify/nextTask.js';
+import { listProjectFiles } from '../../src/clarify/contextResearch.js';
 import { makeProject } from '../helpers/env.js';
 
 let root: string;

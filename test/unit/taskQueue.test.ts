@@ -7,7 +7,7 @@ import path from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
 import { makeProject } from '../helpers/env.js';
-import { HARD_RUNNER_DEATHS, MAX_ATTEMPTS, MAX_RUNNER_DEATHS, TaskQueue, renderStatusTable } from '../../src/tasks/taskQueue.js';
+import { HARD_RUNNER_DEATHS, MAX_ATTEMPTS, MAX_RUNNER_DEATHS, TaskQueue, renderStatusTable } from '../../src/queue/taskQueue.js';
 
 const deadPid = () => spawnSync('true').pid;
 

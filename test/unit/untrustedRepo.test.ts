@@ -57,7 +57,7 @@ describe('shipped sessions, queued tasks and workflow runs are not the user\'s e
         [`.devx/workflows/${wf.id}/state.json`]: JSON.stringify(wf),
       });
       const { listRecords, loadTranscript, saveRecord } = await import('../../src/session/sessionRecord.js');
-      const { TaskQueue } = await import('../../src/tasks/taskQueue.js');
+      const { TaskQueue } = await import('../../src/queue/taskQueue.js');
       const { readState, listStates, StateError } = await import('../../src/workflow/state.js');
       expect(listRecords(root)).toEqual([]);
       expect(loadTranscript(root, record.id)).toEqual([]);

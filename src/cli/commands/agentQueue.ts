@@ -2,8 +2,8 @@
 // start, status, cancel, retry, and running the queue.
 import { UsageError, approvalModeFrom, EXIT } from '../shared.js';
 import { findAgent, loadAgents } from '../../personas/loadAgents.js';
-import { HARD_RUNNER_DEATHS, MAX_ATTEMPTS, MAX_RUNNER_DEATHS, TaskQueue, renderStatusTable, type Task } from '../../tasks/taskQueue.js';
-import { runTasks } from '../../tasks/runTasks.js';
+import { HARD_RUNNER_DEATHS, MAX_ATTEMPTS, MAX_RUNNER_DEATHS, TaskQueue, renderStatusTable, type Task } from '../../queue/taskQueue.js';
+import { runTasks } from '../../queue/runTasks.js';
 import { checkBinaries } from '../../runtime/checkBinaries.js';
 import { devxHome } from '../../config/paths.js';
 import type { ApprovalMode } from '../../policy/decide.js';

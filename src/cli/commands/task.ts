@@ -3,7 +3,7 @@
 import { defineCommand, pickFlags, subcommandTable } from '../command.js';
 import { AGENT_FLAGS, approvalModeFrom, EXIT, UsageError } from '../shared.js';
 import { findProjectRoot } from '../../config/paths.js';
-import { createTask, openTaskFolder, TaskFileError } from '../../tasks/taskFiles.js';
+import { createTask, openTaskFolder, TaskFileError } from '../../clarify/taskFiles.js';
 import { PersonaError } from '../../personas/loadAgents.js';
 import { createRenderer } from '../renderEvents.js';
 
@@ -23,7 +23,7 @@ export const taskCommand = defineCommand({
     const [sub, folder, ...rest] = positionals;
     const root = findProjectRoot(process.cwd());
     // The flow's agents and runtime load only when a task command runs.
-    const { defaultStepDeps, nextTaskStep, readTaskInput } = await import('../../tasks/nextTask.js');
+    const { defaultStepDeps, nextTaskStep, readTaskInput } = await import('../../clarify/nextTask.js');
     try {
       switch (sub) {
         case 'new': {

@@ -10,8 +10,8 @@ import { WorkflowDefinitionError } from '../../workflow/definition.js';
 import { GitError } from '../../workflow/git.js';
 import { PersonaError } from '../../personas/loadAgents.js';
 import { createProgress, renderLog, renderStatus } from '../renderWorkflow.js';
-import { readTaskInputAt } from '../../tasks/nextTask.js';
-import { TaskFileError } from '../../tasks/taskFiles.js';
+import { readTaskInputAt } from '../../clarify/nextTask.js';
+import { TaskFileError } from '../../clarify/taskFiles.js';
 
 const DEFAULT_WORKFLOW = 'dev-pipeline';
 

@@ -1,4 +1,4 @@
-// A queued task as stored in .devx/agents/tasks/<id>.json (tasks/taskQueue.ts reads and writes them).
+// A queued task as stored in .devx/agents/tasks/<id>.json (queue/taskQueue.ts reads and writes them).
 import * as z from 'zod';
 
 export const TaskSchema = z.object({
