@@ -6,7 +6,8 @@ import { loadCustomCommands, type CustomCommand, type LoadedCommands } from '../
 import type { AgentEvent, LoopDeps } from '../core/loop.js';
 import { runToolCall } from '../tools/runToolCall.js';
 
-/** devx's own slash commands: a custom command of the same name is reachable only as /user:… or /project:…. */
+/** devx's own slash commands: a custom command of the same name is reachable only as /user:… or /project:….
+ * The names of cli/slashCommands.ts's table (the runtime cannot import cli); test/unit/slashCommands.test.ts holds them equal. */
 export const BUILTIN_COMMANDS = ['help', 'tools', 'mcp', 'history', 'todos', 'resume', 'clear', 'compact', 'undo', 'agent', 'workflow', 'edit', 'exit', 'quit', 'drop'];
 const isBuiltin = (name: string, extra: string[]) => extra.includes(name) || BUILTIN_COMMANDS.includes(name) || /^(agent|workflow):/.test(name);
 

@@ -2,37 +2,18 @@
 // stdin it runs the lines as a script (nobody to ask, so actions that need approval are refused
 // unless --yes was given).
 import readline from 'node:readline';
-import type { AgentRun } from '../../runtime/agentRun.js';
 import { applyResume, endSession, handoffFor, type Started } from '../../runtime/startSession.js';
-import { renderCheckpoint } from '../../tools/todo.js';
 import { AGENT_FLAGS, EXIT, UsageError, approvalModeFrom, overridesFrom, withSession, type AgentFlagValues } from '../shared.js';
 import { defineCommand, flagTable } from '../command.js';
 import { createRenderer } from '../renderEvents.js';
-import { describeArgs } from '../../tools/registry.js';
-import { REPL_HELP, renderCustomHelp } from '../help.js';
-import { BUILTIN_COMMANDS } from '../../runtime/customCommands.js';
 import type { ApprovalAnswer, ApprovalRequest } from '../../tools/runToolCall.js';
 import { makeVisible } from '../visible.js';
-import { handleAgentSlash, maybeDelegate, switchAgent } from '../agentSlash.js';
+import { maybeDelegate, switchAgent } from '../agentSlash.js';
+import { findSlash, slashNames as builtinSlashNames, type SlashContext } from '../slashCommands.js';
 import { packageVersion } from '../../util/packageRoot.js';
 import { createReplInput } from '../replInput.js';
-import { runWorkflowSlash } from '../workflowSlash.js';
 import { colorDiff, useColor } from '../visible.js';
-import { renderMcpStatus } from './mcp.js';
 import { pickAgent, type PickItem } from '../agentPicker.js';
-import { undoSlash } from './undo.js';
-
-function printHistory(run: AgentRun, out: NodeJS.WritableStream): void {
-  if (!run.history.length) {
-    out.write('(no conversation yet)\n');
-    return;
-  }
-  for (const m of run.history) {
-    const first = m.content.split('\n')[0].slice(0, 100);
-    const more = m.content.includes('\n') ? ` (+${m.content.split('\n').length - 1} lines)` : '';
-    out.write(`${m.at.slice(11, 19)} ${m.role.padEnd(9)} ${first}${more}\n`);
-  }
-}
 
 /**
  * The end of a session: the handoff. Ctrl-C while the model drafts it skips the draft and writes the plain
@@ -124,14 +105,14 @@ async function runRepl(flags: { resume?: string; agent?: string } & Parameters<t
 
   try {
     return await withSession(flags, { info, prompt: interactive ? askApproval : undefined, stream: interactive }, async (started) => {
-      const { run, session } = started;
+      const { run } = started;
       info.write(`devx ${packageVersion()} · ${run.agent.root} · ${run.agent.settings.provider} · model ${run.agent.settings.model}${run.persona ? ` · agent ${run.persona.name}` : ''}${run.history.length ? ` · ${run.history.length} messages of history (/clear to start over)` : ''}\n`);
       if (started.orientation) info.write(`${started.orientation}\n`);
       if (flags.resume) info.write(`${applyResume(started, flags.resume) ?? 'no earlier session to resume'}\n`);
       if (flags.agent) out.write(`${switchAgent(started, flags.agent)}\n`);
       if (interactive) info.write('Type a task, or /help.\n');
 
-      slashNames = [...BUILTIN_COMMANDS.map((n) => `/${n}`), ...[...run.agent.commands.commands.values()].flatMap((c) => [`/${c.name}`, `/${c.scope}:${c.name}`])].sort();
+      slashNames = [...builtinSlashNames().map((n) => `/${n}`), ...[...run.agent.commands.commands.values()].flatMap((c) => [`/${c.name}`, `/${c.scope}:${c.name}`])].sort();
       const render = createRenderer({ out, answerOut: out });
       run.subscribe(render.onEvent);
       input.onCtrlO(() => render.toggleWatch());
@@ -154,6 +135,18 @@ async function runRepl(flags: { resume?: string; agent?: string } & Parameters<t
       };
       rl.on('SIGINT', onInterrupt);
       process.on('SIGINT', onInterrupt);
+      const slashContext: SlashContext = {
+        started,
+        out,
+        pick: interactive ? (items: PickItem[]) => pickAgent(items, { input: process.stdin, out, env: process.env }) : undefined,
+        // The create and init wizards ask through this input (a second reader of stdin would fight it).
+        ask: interactive ? (q: string) => (out.write(q), (answering = true), input.nextAnswer().finally(() => (answering = false))) : undefined,
+        edit: (initial) => input.edit(initial),
+        cancellable: (work) => {
+          running = new AbortController();
+          return work(running.signal).finally(() => (running = null));
+        },
+      };
       try {
         for (;;) {
           if (interactive) rl.prompt();
@@ -162,49 +155,24 @@ async function runRepl(flags: { resume?: string; agent?: string } & Parameters<t
           armedExit = false;
           let text = message.trim();
           if (!text) continue;
-          if (text === '/edit' || text.startsWith('/edit ')) {
-            const edited = input.edit(text.slice('/edit'.length).trim() || undefined);
-            if (edited === null) {
-              out.write('(nothing to send)\n');
-              continue;
-            }
-            text = edited;
-            out.write(`${edited.split('\n').length} lines from the editor\n`);
+          let slash = findSlash(text);
+          if (slash?.command.names[0] === 'edit') {
+            const r = await slash.command.run!(slashContext, slash.args, text);
+            if (typeof r === 'string') continue;
+            text = r.message;
+            // What came from the editor is handled as typed (a command in it too, but not /edit again).
+            slash = findSlash(text);
+            if (slash?.command.names[0] === 'edit') slash = null;
+          }
+          if (slash) {
+            if ((await slash.command.run!(slashContext, slash.args, text)) === 'exit') break;
+            continue;
           }
           if (text.startsWith('/') && !text.includes('\n')) {
-            const [cmd] = text.split(/\s+/);
-            if (cmd === '/exit' || cmd === '/quit') break;
-            if (cmd === '/agent' || cmd.startsWith('/agent:')) {
-              const pick = interactive ? (items: PickItem[]) => pickAgent(items, { input: process.stdin, out, env: process.env }) : undefined;
-              // The create and init wizards ask through this input (a second reader of stdin would fight it).
-              const ask = interactive ? (q: string) => (out.write(q), (answering = true), input.nextAnswer().finally(() => (answering = false))) : undefined;
-              await handleAgentSlash(text, started, out, pick, ask);
-              continue;
-            } else if (cmd === '/workflow') {
-              await runWorkflowSlash(text, out);
-              continue;
-            } else if (cmd === '/help') out.write(`${REPL_HELP}\n${renderCustomHelp(run.agent.commands)}`);
-            else if (cmd === '/tools') {
-              for (const t of run.agent.tools) out.write(`  ${[t.name, ...describeArgs(t).map((a) => (a.optional ? `[${a.name}]` : a.name))].join(' | ')}\n`);
-            } else if (cmd === '/mcp') out.write(renderMcpStatus(run.agent.mcp?.statuses() ?? [], undefined));
-            else if (cmd === '/history') printHistory(run, out);
-            else if (cmd === '/todos') out.write(`${renderCheckpoint(session.getCheckpoint())}\n`);
-            else if (cmd === '/undo') undoSlash(text, started, out);
-            else if (cmd === '/compact') {
-              running = new AbortController();
-              const r = await run.compact({ signal: running.signal }).finally(() => (running = null));
-              if (r.status === 'nothing') out.write(`${r.message}\n`);
-            } else if (cmd === '/resume') out.write(`${applyResume(started, text.split(/\s+/)[1]) ?? 'no earlier session to resume'}\n`);
-            else if (cmd === '/clear') {
-              run.reset();
-              out.write('Conversation cleared.\n');
-            } else {
-              // A custom command (.gemini/commands, .claude/commands, .devx/commands) is a turn of its own.
-              running = new AbortController();
-              const r = await run.promptCommand(text, { signal: running.signal }).finally(() => (running = null));
-              if (r) lastFailed = r.status === 'error';
-              else out.write(`unknown command ${cmd}; /help lists them\n`);
-            }
+            // A custom command (.gemini/commands, .claude/commands, .devx/commands) is a turn of its own.
+            const r = await slashContext.cancellable((signal) => run.promptCommand(text, { signal }));
+            if (r) lastFailed = r.status === 'error';
+            else out.write(`unknown command ${text.split(/\s+/)[0]}; /help lists them\n`);
             continue;
           }
           if (!interactive) out.write(`devx> ${text}\n`);

@@ -1,0 +1,166 @@
+// devx's own REPL slash commands, one table: the REPL looks a command up here (custom commands come after
+// it), /help is written from it, and Tab completes its names. runtime/customCommands.ts keeps the same
+// names in BUILTIN_COMMANDS (the runtime cannot import cli); test/unit/slashCommands.test.ts holds the two equal.
+import type { Started } from '../runtime/startSession.js';
+import { applyResume } from '../runtime/startSession.js';
+import { renderCheckpoint } from '../tools/todo.js';
+import { describeArgs } from '../tools/registry.js';
+import { handleAgentSlash } from './agentSlash.js';
+import type { PickItem } from './agentPicker.js';
+import { runWorkflowSlash } from './workflowSlash.js';
+import { renderMcpStatus } from './commands/mcp.js';
+import { undoSlash } from './commands/undo.js';
+import { renderCustomHelp } from './help.js';
+
+/** What a slash command may use of the REPL it runs in. */
+export interface SlashContext {
+  started: Started;
+  out: NodeJS.WritableStream;
+  /** Asks the user to pick an agent (interactive sessions only). */
+  pick?: (items: PickItem[]) => Promise<string | null>;
+  /** Asks a question through the REPL's input (interactive sessions only). */
+  ask?: (question: string) => Promise<string | null>;
+  /** Opens $VISUAL/$EDITOR on this text; null when nothing was written. */
+  edit(initial?: string): string | null;
+  /** Runs work that Ctrl-C cancels. */
+  cancellable<T>(work: (signal: AbortSignal) => Promise<T>): Promise<T>;
+}
+
+/** 'continue': back to the prompt; 'exit': leave; { message }: handle this text as if it had been typed. */
+export type SlashResult = 'continue' | 'exit' | { message: string };
+
+export interface SlashCommand {
+  /** The names it answers to, without the slash; the first is the one /help shows. */
+  names: string[];
+  /** `/name:…` forms it also takes (e.g. `agent:` for /agent:start). */
+  prefixes?: string[];
+  /** The arguments, as /help shows them after the name. */
+  args?: string;
+  summary: string;
+  /** More forms for /help, each a line of its own. */
+  forms?: { usage: string; summary: string }[];
+  /** Taken even when the message has several lines (the text after the name is its argument). */
+  multiline?: boolean;
+  /** Absent for a command handled elsewhere (/drop, which the input takes while a turn runs). */
+  run?: (ctx: SlashContext, args: string, line: string) => Promise<SlashResult>;
+}
+
+export const SLASH_COMMANDS: SlashCommand[] = [
+  {
+    names: ['help'],
+    summary: 'this help',
+    run: async (ctx) => (ctx.out.write(`${replHelp()}\n${renderCustomHelp(ctx.started.run.agent.commands)}`), 'continue'),
+  },
+  {
+    names: ['tools'],
+    summary: 'the tools the model can call',
+    run: async (ctx) => {
+      for (const t of ctx.started.run.agent.tools) ctx.out.write(`  ${[t.name, ...describeArgs(t).map((a) => (a.optional ? `[${a.name}]` : a.name))].join(' | ')}\n`);
+      return 'continue';
+    },
+  },
+  {
+    names: ['mcp'],
+    summary: 'MCP servers of this session: state and tools',
+    run: async (ctx) => (ctx.out.write(renderMcpStatus(ctx.started.run.agent.mcp?.statuses() ?? [], undefined)), 'continue'),
+  },
+  { names: ['history'], summary: 'the conversation so far', run: async (ctx) => (printHistory(ctx), 'continue') },
+  {
+    names: ['clear'],
+    summary: 'forget the conversation and start over',
+    run: async (ctx) => (ctx.started.run.reset(), ctx.out.write('Conversation cleared.\n'), 'continue'),
+  },
+  {
+    names: ['compact'],
+    summary: 'summarise the older turns into one note now (done on its own near the context budget)',
+    run: async (ctx) => {
+      const r = await ctx.cancellable((signal) => ctx.started.run.compact({ signal }));
+      if (r.status === 'nothing') ctx.out.write(`${r.message}\n`);
+      return 'continue';
+    },
+  },
+  {
+    names: ['todos'],
+    summary: 'the task checkpoint (objective and todo list)',
+    run: async (ctx) => (ctx.out.write(`${renderCheckpoint(ctx.started.session.getCheckpoint())}\n`), 'continue'),
+  },
+  {
+    names: ['undo'],
+    args: '[N] [--force] | --list',
+    summary: 'put back the files devx changed in the newest N turns (default 1)',
+    run: async (ctx, _args, line) => (undoSlash(line, ctx.started, ctx.out), 'continue'),
+  },
+  {
+    names: ['resume'],
+    args: '[id]',
+    summary: "restore an earlier session's checkpoint and conversation",
+    run: async (ctx, args) => (ctx.out.write(`${applyResume(ctx.started, args.split(/\s+/)[0] || undefined) ?? 'no earlier session to resume'}\n`), 'continue'),
+  },
+  {
+    names: ['agent'],
+    prefixes: ['agent:'],
+    summary: 'pick an agent persona (arrow keys, type to filter, Enter to switch)',
+    forms: [
+      { usage: '/agent list | show <name> | use <name> | use default', summary: 'agent personas (/agent --help for all)' },
+      { usage: '/agent:start <name> "<prompt>" | /agent:run | /agent:status', summary: 'the task queue' },
+    ],
+    run: async (ctx, _args, line) => (await handleAgentSlash(line, ctx.started, ctx.out, ctx.pick, ctx.ask), 'continue'),
+  },
+  {
+    names: ['workflow'],
+    args: 'list | run --mode bugfix "<request>" | status [id] | resume <id> | ...',
+    summary: 'multi-phase workflows',
+    run: async (ctx, _args, line) => (await runWorkflowSlash(line, ctx.out), 'continue'),
+  },
+  {
+    names: ['edit'],
+    args: '[text]',
+    summary: 'write a long message in $VISUAL/$EDITOR (Ctrl-X Ctrl-E too)',
+    multiline: true,
+    run: async (ctx, args) => {
+      const edited = ctx.edit(args || undefined);
+      if (edited === null) return (ctx.out.write('(nothing to send)\n'), 'continue');
+      ctx.out.write(`${edited.split('\n').length} lines from the editor\n`);
+      return { message: edited };
+    },
+  },
+  { names: ['drop'], summary: 'typed while devx works: take back what you typed meanwhile' },
+  { names: ['exit', 'quit'], summary: 'leave (Ctrl-D works too)', run: async () => 'exit' },
+];
+
+/** Every name of the table, without the slash (what BUILTIN_COMMANDS must hold). */
+export const slashNames = (): string[] => SLASH_COMMANDS.flatMap((c) => c.names);
+
+/** The table's command a line names, with the text after the name; null when none (a custom command, or a message). */
+export function findSlash(line: string): { command: SlashCommand; args: string } | null {
+  if (!line.startsWith('/')) return null;
+  const m = /^\/(\S+)(?:\s+([\s\S]*))?$/.exec(line);
+  if (!m) return null;
+  const name = m[1];
+  const command = SLASH_COMMANDS.find((c) => c.names.includes(name) || c.prefixes?.some((p) => name.startsWith(p)));
+  if (!command?.run || (line.includes('\n') && !command.multiline)) return null;
+  return { command, args: (m[2] ?? '').trim() };
+}
+
+const KEYS = `Keys: Ctrl-C stops the turn (at a question: no); Ctrl-O shows a running command's whole output.
+A pasted block is one message; a line ending in \\ continues on the next.
+Ctrl-C cancels a running turn; Ctrl-C twice at the prompt exits.`;
+
+/** /help's text for devx's own commands, from the table. */
+export function replHelp(): string {
+  const line = (usage: string, summary: string) => `  ${usage.length < 10 ? usage.padEnd(11) : `${usage}  `}${summary}`;
+  const lines = SLASH_COMMANDS.flatMap((c) => [line(`/${c.names[0]}${c.args ? ` ${c.args}` : ''}`, c.summary), ...(c.forms ?? []).map((f) => line(f.usage, f.summary))]);
+  return `Commands:\n${lines.join('\n')}\n${KEYS}`;
+}
+
+function printHistory({ started: { run }, out }: SlashContext): void {
+  if (!run.history.length) {
+    out.write('(no conversation yet)\n');
+    return;
+  }
+  for (const m of run.history) {
+    const first = m.content.split('\n')[0].slice(0, 100);
+    const more = m.content.includes('\n') ? ` (+${m.content.split('\n').length - 1} lines)` : '';
+    out.write(`${m.at.slice(11, 19)} ${m.role.padEnd(9)} ${first}${more}\n`);
+  }
+}
