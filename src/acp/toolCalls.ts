@@ -1,5 +1,6 @@
 // devx tool calls as ACP tool calls: an id per call, the kind and one-line title from the tool,
-// the paths it touches as locations, and file edits as diffs (the file before the call and after).
+// the paths it touches as locations, and file edits as diffs: at a permission request the tool's planned
+// change, once it ran the file before the call and after.
 import fs from 'node:fs';
 import path from 'node:path';
 import type * as acp from '@agentclientprotocol/sdk';
@@ -83,22 +84,15 @@ export class ToolCallTracker {
     return {
       id: call.id,
       announce,
-      toolCall: { toolCallId: call.id, title: req.summary, kind: acpKind(tool), status: 'pending', locations, content: this.plannedContent(req, call), rawInput: req.args },
+      toolCall: { toolCallId: call.id, title: req.summary, kind: acpKind(tool), status: 'pending', locations, content: this.plannedContent(req), rawInput: req.args },
     };
   }
 
-  /** What an edit would do, as diffs where devx can tell; else the tool's own preview. */
-  private plannedContent(req: ApprovalRequest, call: OpenCall): acp.ToolCallContent[] {
-    const a = req.args as Record<string, unknown>;
-    const [file] = [...call.before.keys()];
-    const old = file ? call.before.get(file) ?? null : null;
-    let newText: string | undefined;
-    if (file && req.tool === 'write_file') newText = String(a.content ?? '');
-    else if (file && req.tool === 'append_file') newText = `${old ?? ''}${old && !old.endsWith('\n') ? '\n' : ''}${String(a.content ?? '')}`;
-    else if (file && req.tool === 'edit_file' && old !== null && old.includes(String(a.old_text))) {
-      newText = a.replace_all === true || a.replace_all === 'true' ? old.split(String(a.old_text)).join(String(a.new_text)) : old.replace(String(a.old_text), () => String(a.new_text));
-    }
-    if (file && newText !== undefined) return [{ type: 'diff', path: file, oldText: old, newText }];
+  /** What the call would do: the tool's planned change as a diff (the text devx then writes), else its preview. */
+  private plannedContent(req: ApprovalRequest): acp.ToolCallContent[] {
+    const p = req.plan;
+    const size = (t: string | null) => (t === null ? 0 : Buffer.byteLength(t));
+    if (p && size(p.oldText) <= MAX_DIFF_BYTES && size(p.newText) <= MAX_DIFF_BYTES) return [{ type: 'diff', path: p.path, oldText: p.oldText, newText: p.newText }];
     return req.preview ? [{ type: 'content', content: { type: 'text', text: req.preview } }] : [];
   }
 

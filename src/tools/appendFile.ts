@@ -1,7 +1,7 @@
 import fs from 'node:fs/promises';
 import { constants as fsConstants } from 'node:fs';
 import * as z from 'zod';
-import { defineTool, ToolError } from './types.js';
+import { defineTool, ToolError, type PlannedChange, type ToolContext } from './types.js';
 import { pathArg } from './argTypes.js';
 import { displayPath } from '../sandbox/resolvePath.js';
 import { fileKind } from '../util/readRegularFileSync.js';
@@ -16,6 +16,13 @@ export function linesToAppend(existing: string | null, content: string): string 
 
 const lineCount = (t: string) => t.split('\n').length - (t.endsWith('\n') ? 1 : 0);
 
+/** The change as it would land (the confirmation and the editor's diff show this). */
+async function planAppend(ctx: ToolContext, args: { path: string; content: string }): Promise<PlannedChange> {
+  const abs = ctx.resolve(args.path);
+  const before = await readIfExists(abs);
+  return { kind: before === null ? 'create' : 'append', path: abs, shown: displayPath(ctx.root, abs), oldText: before, newText: `${before ?? ''}${linesToAppend(before, args.content)}` };
+}
+
 export const appendFileTool = defineTool({
   name: 'append_file',
   kind: 'write',
@@ -27,12 +34,12 @@ export const appendFileTool = defineTool({
     path: pathArg('file to append to, relative to the project root (created if missing)'),
     content: z.string().min(1, 'give the line(s) to append').describe('the line(s) to add at the end of the file'),
   }),
-  async preview(ctx, args) {
-    const abs = ctx.resolve(args.path);
-    const before = await readIfExists(abs);
-    const add = linesToAppend(before, args.content).replace(/^\n/, '');
+  plan: planAppend,
+  async preview(ctx, args, planned) {
+    const p = planned ?? (await planAppend(ctx, args));
+    const add = p.newText.slice((p.oldText ?? '').length).replace(/^\n/, '');
     const lines = add.slice(0, -1).split('\n');
-    return `${before === null ? 'create' : 'append to'} ${displayPath(ctx.root, abs)}: ${lines.length} line(s)\n${lines.map((l) => `+${l}`).join('\n')}`;
+    return `${p.oldText === null ? 'create' : 'append to'} ${p.shown}: ${lines.length} line(s)\n${lines.map((l) => `+${l}`).join('\n')}`;
   },
   async execute(ctx, args) {
     const { abs, shown, existed: st } = await prepareWrite(ctx, args.path);

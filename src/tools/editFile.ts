@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import * as z from 'zod';
-import { defineTool, ToolError, type EditorFs } from './types.js';
+import { defineTool, ToolError, type EditorFs, type PlannedChange, type ToolContext } from './types.js';
 import { boolArg, pathArg } from './argTypes.js';
 import { displayPath, PathError } from '../sandbox/resolvePath.js';
 import { readFileNoFollow } from '../sandbox/openNoFollow.js';
@@ -74,6 +74,13 @@ async function planEdit(abs: string, root: string, args: EditArgs, editor?: Edit
   return { abs, shown, text, updated, count };
 }
 
+/** The change as it would land (the confirmation and the editor's diff show this). */
+async function planEditChange(ctx: ToolContext, args: EditArgs): Promise<PlannedChange> {
+  const { abs, shown, text, updated } = await planEdit(ctx.resolve(args.path), ctx.root, args, ctx.editorFs);
+  const refused = await readOnlyReason(abs);
+  return { kind: 'edit', path: abs, shown, oldText: text, newText: updated, ...(refused ? { refused } : {}) };
+}
+
 export const editFileTool = defineTool({
   name: 'edit_file',
   kind: 'write',
@@ -88,11 +95,10 @@ export const editFileTool = defineTool({
     new_text: z.string().describe('replacement text'),
     replace_all: boolArg('replace every occurrence instead of exactly one').optional(),
   }),
-  async preview(ctx, args) {
-    const abs = ctx.resolve(args.path);
-    const { shown, text, updated } = await planEdit(abs, ctx.root, args, ctx.editorFs);
-    const ro = await readOnlyReason(abs);
-    return `${ro ? `note: ${shown} is ${ro}; devx will refuse to write it\n` : ''}${unifiedDiff(shown, text, updated)}`;
+  plan: planEditChange,
+  async preview(ctx, args, planned) {
+    const p = planned ?? (await planEditChange(ctx, args));
+    return `${p.refused ? `note: ${p.shown} is ${p.refused}; devx will refuse to write it\n` : ''}${unifiedDiff(p.shown, p.oldText ?? '', p.newText)}`;
   },
   async execute(ctx, args) {
     const { abs, shown, updated, count } = await planEdit(ctx.resolve(args.path), ctx.root, args, ctx.editorFs);

@@ -3,7 +3,7 @@
 // comes back as an error result; nothing here throws on model input.
 import * as z from 'zod';
 import type { LoadedImage } from './loadImage.js';
-import type { Location, Tool, ToolContext } from './types.js';
+import type { Location, PlannedChange, Tool, ToolContext } from './types.js';
 import { ToolError, describeCall } from './types.js';
 import { PathError } from '../sandbox/resolvePath.js';
 import { SandboxStartError, type SandboxSpec } from '../sandbox/bwrap.js';
@@ -26,6 +26,8 @@ export interface ApprovalRequest {
   locations: Location[];
   /** What the call would do (a unified diff for file edits), when the tool can say. */
   preview?: string;
+  /** The file change the call would make, when the tool plans one (the preview is written from it). */
+  plan?: PlannedChange;
 }
 
 export interface ToolCallDeps {
@@ -143,8 +145,9 @@ async function runCall(call: { tool: string; args: Record<string, string> }, dep
   if (decision.decision === 'ask' && hook.allow && approvableByMode(decision, Boolean(deps.sandbox))) {
     answer = 'auto'; // the hook approved what a mode may approve: it runs held to the policy's claim
   } else if (decision.decision === 'ask') {
-    const preview = await tool.preview?.(deps.ctx, args as never).catch(() => undefined);
-    answer = await deps.approve({ tool: tool.name, args, decision, summary: describeCall(tool, tool.name, args), locations, preview });
+    const plan = await tool.plan?.(deps.ctx, args as never).catch(() => undefined);
+    const preview = await tool.preview?.(deps.ctx, args as never, plan).catch(() => undefined);
+    answer = await deps.approve({ tool: tool.name, args, decision, summary: describeCall(tool, tool.name, args), locations, preview, ...(plan ? { plan } : {}) });
     if (answer === 'no') {
       return done({ status: 'error', decision, answer, content: `the user declined this ${tool.name} call (${decision.reason}). Do not retry it; ask the user what to do instead.` });
     }

@@ -94,6 +94,21 @@ export interface ToolOutput {
   images?: LoadedImage[];
 }
 
+/** A file change a tool would make, as it would land: the text its execute then writes, byte for byte. */
+export interface PlannedChange {
+  kind: 'create' | 'overwrite' | 'edit' | 'append';
+  /** The file, absolute. */
+  path: string;
+  /** The file as the person sees it named (relative to the project root). */
+  shown: string;
+  /** The file's text now; null when it does not exist yet. */
+  oldText: string | null;
+  /** The file's whole text after the call. */
+  newText: string;
+  /** Why devx will refuse to write it, when that is known now (read-only). */
+  refused?: string;
+}
+
 export interface Tool<S extends z.ZodType = z.ZodType> {
   name: string;
   kind: ToolKind;
@@ -112,8 +127,10 @@ export interface Tool<S extends z.ZodType = z.ZodType> {
   locations?: (args: Record<string, unknown>) => Location[];
   /** The call in one line, for the REPL, confirmations, logs and "always allow" keys. */
   describe?: (args: Record<string, unknown>) => string;
-  /** What the call would do, shown when the person is asked (a diff for edits, the directory for commands). */
-  preview?: (ctx: ToolContext, args: z.infer<S>) => Promise<string | undefined>;
+  /** What the call would do, shown when the person is asked (a diff for edits, the directory for commands); from `planned` when the tool plans. */
+  preview?: (ctx: ToolContext, args: z.infer<S>, planned?: PlannedChange) => Promise<string | undefined>;
+  /** For tools that write a file: the change as it would land, computed as execute computes it. Every surface that shows the change (the REPL's confirmation, ACP's diff) shows this. */
+  plan?: (ctx: ToolContext, args: z.infer<S>) => Promise<PlannedChange | undefined>;
   /** Claude Code's names for this tool (agent files and permission rules use them). */
   aliases?: string[];
   /** How much of its output the model sees; the rest is saved under .devx/tool-output/. */

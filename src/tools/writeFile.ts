@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { defineTool } from './types.js';
+import { defineTool, type PlannedChange, type ToolContext } from './types.js';
 import { pathArg } from './argTypes.js';
 import { displayPath } from '../sandbox/resolvePath.js';
 import { writeFileAtomic } from '../util/atomicWrite.js';
@@ -9,6 +9,14 @@ import { prepareWrite, readOnlyReason } from './prepareWrite.js';
 /** Lines as an editor counts them: a final newline ends the last line, it does not start another. */
 function lineCount(t: string): number {
   return t === '' ? 0 : t.split('\n').length - (t.endsWith('\n') ? 1 : 0);
+}
+
+/** The change as it would land (the confirmation and the editor's diff show this). */
+async function planWrite(ctx: ToolContext, args: { path: string; content: string }): Promise<PlannedChange> {
+  const abs = ctx.resolve(args.path);
+  const before = await readIfExists(abs);
+  const refused = before === null ? null : await readOnlyReason(abs);
+  return { kind: before === null ? 'create' : 'overwrite', path: abs, shown: displayPath(ctx.root, abs), oldText: before, newText: args.content, ...(refused ? { refused } : {}) };
 }
 
 export const writeFileTool = defineTool({
@@ -23,16 +31,14 @@ export const writeFileTool = defineTool({
     path: pathArg('file to create or overwrite, relative to the project root'),
     content: z.string().describe('the complete new file content (use a fenced value)'),
   }),
-  async preview(ctx, args) {
-    const abs = ctx.resolve(args.path);
-    const shown = displayPath(ctx.root, abs);
-    const before = await readIfExists(abs);
+  plan: planWrite,
+  async preview(ctx, args, planned) {
+    const { shown, oldText: before, newText: after, refused: ro } = planned ?? (await planWrite(ctx, args));
     const head =
       before === null
-        ? `create ${shown} (${lineCount(args.content)} lines, ${Buffer.byteLength(args.content)} bytes)`
-        : `overwrite ${shown}: replaces ${Buffer.byteLength(before)} bytes (${lineCount(before)} lines) with ${Buffer.byteLength(args.content)} bytes (${lineCount(args.content)} lines)`;
-    const ro = before === null ? null : await readOnlyReason(abs);
-    return `${ro ? `note: ${shown} is ${ro}; devx will refuse to write it\n` : ''}${head}\n${unifiedDiff(shown, before ?? '', args.content)}`;
+        ? `create ${shown} (${lineCount(after)} lines, ${Buffer.byteLength(after)} bytes)`
+        : `overwrite ${shown}: replaces ${Buffer.byteLength(before)} bytes (${lineCount(before)} lines) with ${Buffer.byteLength(after)} bytes (${lineCount(after)} lines)`;
+    return `${ro ? `note: ${shown} is ${ro}; devx will refuse to write it\n` : ''}${head}\n${unifiedDiff(shown, before ?? '', after)}`;
   },
   async execute(ctx, args) {
     const { abs, shown, existed: st } = await prepareWrite(ctx, args.path);
