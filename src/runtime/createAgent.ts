@@ -10,6 +10,7 @@ import { openStore } from '../knowledge/openStore.js';
 import type { KnowledgeStore } from '../knowledge/types.js';
 import type { ModelBackend } from '../providers/types.js';
 import { getProvider } from '../providers/registry.js';
+import { imageModelFor } from '../providers/gemini/imageModel.js';
 import { missingProviderBinary } from './checkBinaries.js';
 import { builtinTools } from '../tools/registry.js';
 import { findExecutable } from '../util/findExecutable.js';
@@ -225,6 +226,7 @@ export async function createAgent(opts: AgentOptions): Promise<Agent> {
       knowledge: () => (store ??= openStore({ env: opts.env, devxHome: home, collection: settings.knowledge.collection, embeddings: settings.knowledge.embeddings, cwd: root })),
       changes,
       webHostNamed: (host) => namesHost(host, policy.opts.permissions),
+      imageModel: () => imageModelFor(settings.provider, opts.env),
     },
     // The bash parser and the command rules load on the first command to judge, not at every start.
     decide: async (tool, args) => {

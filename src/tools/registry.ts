@@ -14,13 +14,14 @@ import { queryKnowledgeTool, storeKnowledgeTool } from './knowledgeTools.js';
 import { spawnGeminiTool } from './spawnGemini.js';
 import { analyzeImageTool } from './analyzeImage.js';
 import { analyzeMediaTool } from './analyzeMedia.js';
+import { generateImageTool } from './generateImage.js';
 import { appendFileTool } from './appendFile.js';
 import { agentTool } from './agentTool.js';
 import { webFetchTool } from './webFetch.js';
 import { readPrompt } from '../util/packageRoot.js';
 
 export function builtinTools(): Tool[] {
-  return [readFileTool, writeFileTool, appendFileTool, editFileTool, listDirectoryTool, globTool, searchCodeTool, analyzeImageTool, analyzeMediaTool, runCommandTool, todoTool, rememberTool, storeKnowledgeTool, queryKnowledgeTool, spawnGeminiTool, agentTool, webFetchTool] as Tool[];
+  return [readFileTool, writeFileTool, appendFileTool, editFileTool, listDirectoryTool, globTool, searchCodeTool, analyzeImageTool, analyzeMediaTool, generateImageTool, runCommandTool, todoTool, rememberTool, storeKnowledgeTool, queryKnowledgeTool, spawnGeminiTool, agentTool, webFetchTool] as Tool[];
 }
 
 /** Claude Code tools devx has no equivalent of (an agent that lists them runs without them). */

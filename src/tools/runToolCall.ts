@@ -126,6 +126,8 @@ async function runCall(call: { tool: string; args: Record<string, string> }, dep
     return done({ status: 'error', content: `invalid arguments for ${tool.name}: ${formatZodError(parsed.error)}. Usage: ${tool.example.split('\n')[0]}` });
   }
   let args = parsed.data as Record<string, unknown>;
+  const off = tool.unavailable?.(deps.ctx);
+  if (off) return done({ status: 'error', content: off });
   // PreToolUse hooks: a block stops the call with its reason; an approval answers an ask as a mode would;
   // an ask makes even an allowed call ask; updated arguments are validated like the model's.
   const hook = deps.hooks ? await deps.hooks.pre(tool, args) : {};

@@ -49,6 +49,15 @@ export interface ToolContext {
   knowledge?: () => import('../knowledge/types.js').KnowledgeStore;
   /** Keeps what a call will change before it runs, for undo (runToolCall calls it; session/undoStore.ts). */
   changes?: ChangeJournal;
+  /** The image model the user's login allows (generate_image), or what would enable one. */
+  imageModel?: () => ImageModelAccess | { unavailable: string };
+}
+
+/** An image model generate_image can call (providers/gemini/imageModel.ts). */
+export interface ImageModelAccess {
+  readonly model: string;
+  /** The image's bytes and type as the model returned them, and any text it added. */
+  generate(prompt: string, signal: AbortSignal): Promise<{ mimeType: string; bytes: Buffer; text: string }>;
 }
 
 /** Undo's side of a tool call: the paths it will write are kept before it runs, their new state after. */
@@ -147,6 +156,8 @@ export interface Tool<S extends z.ZodType = z.ZodType> {
   urlFor?: (args: Record<string, unknown>) => string;
   /** The argument list the manual shows, when the zod schema cannot say it (MCP tools: required unless json= gives it). */
   manualArgs?: { name: string; optional: boolean; description: string }[];
+  /** Why the tool cannot run in this session at all (checked before the policy asks anyone), or null. */
+  unavailable?: (ctx: ToolContext) => string | null;
   execute(ctx: ToolContext, args: z.infer<S>): Promise<ToolOutput>;
 }
 

@@ -7,7 +7,7 @@ import fs from 'node:fs';
 import crypto from 'node:crypto';
 import { assertOwnedPath, diskError } from './ownedFile.js';
 
-function replaceWhole(file: string, data: string, fsync: boolean): void {
+function replaceWhole(file: string, data: string | Uint8Array, fsync: boolean): void {
   assertOwnedPath(file);
   const old = fs.lstatSync(file, { throwIfNoEntry: false });
   const tmp = `${file}.${process.pid}.${crypto.randomBytes(4).toString('hex')}.tmp`;
@@ -32,7 +32,7 @@ function replaceWhole(file: string, data: string, fsync: boolean): void {
   }
 }
 
-export async function writeFileAtomic(file: string, data: string): Promise<void> {
+export async function writeFileAtomic(file: string, data: string | Uint8Array): Promise<void> {
   replaceWhole(file, data, true);
 }
 

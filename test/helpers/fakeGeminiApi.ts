@@ -22,6 +22,8 @@ export interface FakeReply {
   stall?: boolean;
   /** A 200 whose body is this text instead of the API's JSON (garbage, or a body of the wrong shape). */
   garbage?: string;
+  /** An image the model returns as inlineData after the text (an image model's generateContent answer). */
+  image?: { mimeType: string; data: Buffer };
 }
 
 export type Script = FakeReply | ((req: RecordedRequest) => FakeReply);
@@ -127,8 +129,9 @@ export class FakeGeminiApi extends FakeServer<FakeReply, RecordedRequest> {
     const text = reply.text ?? '';
     const usage = { promptTokenCount: Math.ceil(rec.promptText.length / 4), candidatesTokenCount: Math.ceil(text.length / 4) + 1, totalTokenCount: 0 };
     usage.totalTokenCount = usage.promptTokenCount + usage.candidatesTokenCount;
+    const image = reply.image ? [{ inlineData: { mimeType: reply.image.mimeType, data: reply.image.data.toString('base64') } }] : [];
     const chunk = (t: string, last: boolean) => ({
-      candidates: [{ content: { role: 'model', parts: [{ text: t }] }, ...(last ? { finishReason: 'STOP' } : {}), index: 0 }],
+      candidates: [{ content: { role: 'model', parts: [...(t || !image.length ? [{ text: t }] : []), ...(last ? image : [])] }, ...(last ? { finishReason: 'STOP' } : {}), index: 0 }],
       ...(last ? { usageMetadata: usage } : {}),
       modelVersion: rec.model,
     });
