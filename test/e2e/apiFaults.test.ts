@@ -64,8 +64,10 @@ describe('a hung API fails within the turn timeout as "stopped answering", not "
         expect(r.stdout).toBe('');
         expect(r.stderr).toMatch(new RegExp(`✗ ${API[target]} stopped answering: (no reply|mid-reply[^\\n]*) within 8s, the turn timeout \\(DEVX_TURN_TIMEOUT_SEC`));
         expect(r.stderr).not.toMatch(/cannot reach|did not finish within/);
-        // Within the turn timeout, plus devx's own start and exit.
-        expect(r.elapsed).toBeLessThan(8000 + 6000);
+        // Within the turn timeout, plus devx's own start and exit: a ceiling generous enough for a loaded
+        // machine (29 s was seen once in a full run on 2 cores), still far under gemini's own 60 s header
+        // timeout and the 257 s the three retries of it took before.
+        expect(r.elapsed).toBeLessThan(8000 + 30_000);
         // The deadline is the whole call's: no retry after it.
         expect(r.stderr).not.toMatch(/↻/);
         await nothingLeft();
