@@ -17,7 +17,7 @@ const FILES = 40;
 /** A deterministic generator, so both runs see the same session. */
 function rng(seed: number): () => number {
   let s = seed >>> 0;
-  return () => ((s = (s * 1664525 + 1013904223) >>> 0) / 2 ** 32);
+  return () => (s = (s * 1664525 + 1013904223) >>> 0) / 2 ** 32;
 }
 
 function sourceFile(i: number, rand: () => number): string {
@@ -46,7 +46,10 @@ interface Figures {
 const isSummary = (req: ModelRequest) => req.systemPrompt.startsWith('You condense');
 
 async function session(project: string, home: string, threshold: number): Promise<Figures> {
-  fs.writeFileSync(path.join(project, '.devx', 'settings.json'), JSON.stringify({ contextBudgetChars: BUDGET, compactThreshold: threshold, rateLimits: { toolCallsPerMinute: 100_000 } }));
+  fs.writeFileSync(
+    path.join(project, '.devx', 'settings.json'),
+    JSON.stringify({ contextBudgetChars: BUDGET, compactThreshold: threshold, rateLimits: { toolCallsPerMinute: 100_000 } }),
+  );
   fs.rmSync(path.join(project, '.devx', 'history.json'), { force: true });
   fs.rmSync(path.join(project, '.devx', 'transcripts'), { recursive: true, force: true });
   const rand = rng(7);
@@ -56,7 +59,10 @@ async function session(project: string, home: string, threshold: number): Promis
     if (isSummary(req)) {
       figures.summaryCalls++;
       figures.summarySent += sent;
-      const facts = Array.from({ length: 30 }, (_, k) => `- src/mod${k}.ts: fn${k}_${k % 7} scales its count and falls back to helper${(k + 1) % FILES} above its limit.`);
+      const facts = Array.from(
+        { length: 30 },
+        (_, k) => `- src/mod${k}.ts: fn${k}_${k % 7} scales its count and falls back to helper${(k + 1) % FILES} above its limit.`,
+      );
       return `## Goal\nUnderstand the generated project module by module.\n\n## Done so far\n${facts.join('\n')}\n\n## Facts to remember\n- Modules import the next one's helper.\n\n## Open\n- Continue with the next module.`;
     }
     figures.sent.push(sent);
@@ -108,7 +114,9 @@ export async function benchCompaction(): Promise<void> {
   const on = await session(project, home, 0.8);
   const total = (f: Figures) => f.sent.reduce((a, b) => a + b, 0);
   const withSummaries = total(on) + on.summarySent;
-  console.log(`compaction: ${TURNS} scripted turns through AgentRun with project history, budget ${BUDGET} chars; characters sent per request (prompt + system prompt; tokens ≈ chars / 4, estimated, not counted)`);
+  console.log(
+    `compaction: ${TURNS} scripted turns through AgentRun with project history, budget ${BUDGET} chars; characters sent per request (prompt + system prompt; tokens ≈ chars / 4, estimated, not counted)`,
+  );
   console.log(`  without compaction (the prompt builder elides): ${line(off)}`);
   console.log(`  with compaction at 80% of the budget:           ${line(on)}`);
   console.log(

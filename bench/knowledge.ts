@@ -26,12 +26,18 @@ function overlapRank(docs: { id: string; content: string }[], q: string): string
 function distractors(docs: { content: string }[], n: number): { id: string; content: string }[] {
   const words = docs.flatMap((d) => d.content.toLowerCase().match(/[a-z]+/g) ?? []);
   let x = 42;
-  const rnd = () => ((x = (Math.imul(x, 1103515245) + 12345) >>> 0) / 2 ** 32);
-  return Array.from({ length: n }, (_, i) => ({ id: `noise${i}`, content: Array.from({ length: 80 }, () => words[Math.floor(rnd() * words.length)]).join(' ') }));
+  const rnd = () => (x = (Math.imul(x, 1103515245) + 12345) >>> 0) / 2 ** 32;
+  return Array.from({ length: n }, (_, i) => ({
+    id: `noise${i}`,
+    content: Array.from({ length: 80 }, () => words[Math.floor(rnd() * words.length)]).join(' '),
+  }));
 }
 
 export async function benchRecall(): Promise<void> {
-  const fx = JSON.parse(fs.readFileSync(path.join(REPO_ROOT, 'test/fixtures/knowledge-recall.json'), 'utf8')) as { documents: { id: string; content: string }[]; questions: { question: string; answer: string }[] };
+  const fx = JSON.parse(fs.readFileSync(path.join(REPO_ROOT, 'test/fixtures/knowledge-recall.json'), 'utf8')) as {
+    documents: { id: string; content: string }[];
+    questions: { question: string; answer: string }[];
+  };
   for (const noise of [0, 1000]) {
     const docs = [...fx.documents, ...distractors(fx.documents, noise)];
     const store = new EmbeddedStore(tempDir('devx-bench-kb-'), 'recall');
@@ -43,7 +49,9 @@ export async function benchRecall(): Promise<void> {
       if (overlapRank(docs, q.question).slice(0, 5).includes(q.answer)) base++;
     }
     const n = fx.questions.length;
-    console.log(`knowledge recall@5 (${fx.documents.length} labelled docs + ${noise} distractors): ${(hits / n).toFixed(3)} (${hits}/${n}, lexical BM25, no embeddings) vs word-overlap baseline ${(base / n).toFixed(3)} -> ratio ${(hits / Math.max(1, base)).toFixed(2)}`);
+    console.log(
+      `knowledge recall@5 (${fx.documents.length} labelled docs + ${noise} distractors): ${(hits / n).toFixed(3)} (${hits}/${n}, lexical BM25, no embeddings) vs word-overlap baseline ${(base / n).toFixed(3)} -> ratio ${(hits / Math.max(1, base)).toFixed(2)}`,
+    );
   }
 }
 
@@ -54,7 +62,9 @@ function toV1(raw: unknown): unknown {
   for (const [prop, p] of Object.entries(v2.frequencies)) {
     const tf = new Float64Array(new Uint8Array(p.tf).buffer);
     let at = 0;
-    frequencies[prop] = Object.fromEntries(p.ids.map((id, i) => [id, Object.fromEntries((p.tokens[i] ? p.tokens[i].split('\0') : []).map((t) => [t, tf[at++]]))]));
+    frequencies[prop] = Object.fromEntries(
+      p.ids.map((id, i) => [id, Object.fromEntries((p.tokens[i] ? p.tokens[i].split('\0') : []).map((t) => [t, tf[at++]]))]),
+    );
   }
   v2.orama.index.frequencies = frequencies;
   return v2.orama;
@@ -62,7 +72,7 @@ function toV1(raw: unknown): unknown {
 
 function syntheticCorpus(n: number, seed = 1): string[] {
   let x = seed;
-  const rnd = () => ((x = (Math.imul(x, 1103515245) + 12345) >>> 0) / 2 ** 32);
+  const rnd = () => (x = (Math.imul(x, 1103515245) + 12345) >>> 0) / 2 ** 32;
   const syl = ['ka', 'lo', 'mi', 'ne', 'tu', 'ra', 'si', 'po', 'de', 'gu', 'fa', 'ze', 'vo', 'bi', 'ch', 'an', 'er', 'ul'];
   const vocab = Array.from({ length: 20_000 }, (_, i) => `${syl[i % 18]}${syl[Math.floor(i / 18) % 18]}${syl[Math.floor(i / 324) % 18]}${i % 7}`);
   // Zipf-like: low indices are common words.
@@ -85,7 +95,12 @@ export async function benchLatency(sizes: number[]): Promise<void> {
     const snapshot = fs.statSync(path.join(dir, 'lat.orama')).size;
 
     // Queries: three words from a random existing document.
-    const queries = Array.from({ length: 200 }, (_, i) => corpus[(i * 7919) % n].split(' ').slice(i % 50, (i % 50) + 3).join(' '));
+    const queries = Array.from({ length: 200 }, (_, i) =>
+      corpus[(i * 7919) % n]
+        .split(' ')
+        .slice(i % 50, (i % 50) + 3)
+        .join(' '),
+    );
     const fresh = new EmbeddedStore(dir, 'lat');
     const tl = performance.now();
     await fresh.count();
@@ -98,7 +113,9 @@ export async function benchLatency(sizes: number[]): Promise<void> {
     await new EmbeddedStore(v1dir, 'lat').count();
     const v1LoadMs = performance.now() - tv1;
     fs.rmSync(v1dir, { recursive: true, force: true });
-    console.log(`knowledge cold load at ${n} chunks: ${(loadMs / 1000).toFixed(2)} s (packed snapshot) vs ${(v1LoadMs / 1000).toFixed(2)} s for Orama's own dump -> ratio ${(loadMs / v1LoadMs).toFixed(3)}`);
+    console.log(
+      `knowledge cold load at ${n} chunks: ${(loadMs / 1000).toFixed(2)} s (packed snapshot) vs ${(v1LoadMs / 1000).toFixed(2)} s for Orama's own dump -> ratio ${(loadMs / v1LoadMs).toFixed(3)}`,
+    );
     const times: number[] = [];
     for (const q of queries) {
       const s = performance.now();
@@ -109,7 +126,10 @@ export async function benchLatency(sizes: number[]): Promise<void> {
     for (const q of queries.slice(0, 20)) {
       const s = performance.now();
       const words = q.split(' ');
-      corpus.map((d, i) => ({ i, s: words.filter((w) => d.includes(w)).length })).sort((a, b) => b.s - a.s).slice(0, 5);
+      corpus
+        .map((d, i) => ({ i, s: words.filter((w) => d.includes(w)).length }))
+        .sort((a, b) => b.s - a.s)
+        .slice(0, 5);
       scan.push(performance.now() - s);
     }
     // Baseline for the tail: the same first 40 queries with Orama's own (quadratic) findAllWords.
@@ -126,7 +146,9 @@ export async function benchLatency(sizes: number[]): Promise<void> {
       proto.findAllWords = linearFindAllWords;
     }
     const tail = pct(times.slice(0, 40), 95);
-    console.log(`knowledge query tail at ${n} chunks (first 40 queries): p95 ${tail.toFixed(2)} ms with devx's linear findAllWords vs ${pct(unpatched, 95).toFixed(2)} ms with Orama's own -> ratio ${(tail / pct(unpatched, 95)).toFixed(3)}`);
+    console.log(
+      `knowledge query tail at ${n} chunks (first 40 queries): p95 ${tail.toFixed(2)} ms with devx's linear findAllWords vs ${pct(unpatched, 95).toFixed(2)} ms with Orama's own -> ratio ${(tail / pct(unpatched, 95)).toFixed(3)}`,
+    );
     // One small write (what `remember`/store_qdrant does) against a whole-snapshot rewrite, the
     // way every write went before the journal.
     const writes: number[] = [];
@@ -138,11 +160,15 @@ export async function benchLatency(sizes: number[]): Promise<void> {
     const tc = performance.now();
     await fresh.compact();
     const rewriteMs = performance.now() - tc;
-    console.log(`knowledge single write at ${n} chunks: median ${pct(writes, 50).toFixed(1)} ms (journal append) vs ${rewriteMs.toFixed(1)} ms to rewrite the snapshot -> ratio ${(pct(writes, 50) / rewriteMs).toFixed(4)}`);
+    console.log(
+      `knowledge single write at ${n} chunks: median ${pct(writes, 50).toFixed(1)} ms (journal append) vs ${rewriteMs.toFixed(1)} ms to rewrite the snapshot -> ratio ${(pct(writes, 50) / rewriteMs).toFixed(4)}`,
+    );
     const p50 = pct(times, 50);
     console.log(
       `knowledge query latency at ${n} chunks: p50 ${p50.toFixed(2)} ms, p95 ${pct(times, 95).toFixed(2)} ms (target p50 < 50 ms) vs brute-force scan p50 ${pct(scan, 50).toFixed(2)} ms -> ratio ${(p50 / pct(scan, 50)).toFixed(3)}; snapshot ${(snapshot / 1e6).toFixed(1)} MB`,
     );
-    console.log(`knowledge import at ${n} chunks: ${Math.round(n / (importMs / 1000))} chunks/s (${(importMs / 1000).toFixed(1)} s, index and snapshot included) vs plain JSON write ${Math.round(n / (baseImportMs / 1000))} chunks/s -> ratio ${(importMs / baseImportMs).toFixed(1)}x slower`);
+    console.log(
+      `knowledge import at ${n} chunks: ${Math.round(n / (importMs / 1000))} chunks/s (${(importMs / 1000).toFixed(1)} s, index and snapshot included) vs plain JSON write ${Math.round(n / (baseImportMs / 1000))} chunks/s -> ratio ${(importMs / baseImportMs).toFixed(1)}x slower`,
+    );
   }
 }

@@ -125,11 +125,17 @@ async function main(): Promise<void> {
   const deaths = tasks.reduce((n, t) => n + t.runnerDeaths, 0);
   const rerun = tasks.filter((t) => t.runs > 1).length;
   const maxDeaths = Math.max(0, ...tasks.map((t) => t.runnerDeaths));
-  console.log(`queue under runner kills: ${RUNNERS} runners × ${TASKS} tasks, ${kills} runner kills (kill -9, ${BURST ? 'a burst from the start' : 'at random points of the run'}), ${started} runner processes in all`);
+  console.log(
+    `queue under runner kills: ${RUNNERS} runners × ${TASKS} tasks, ${kills} runner kills (kill -9, ${BURST ? 'a burst from the start' : 'at random points of the run'}), ${started} runner processes in all`,
+  );
   // A task the queue no longer lists (unreadable, or taken for another user's) is lost: counted apart.
   const missing = TASKS - tasks.length;
-  console.log(`  tasks complete: ${complete.length}/${TASKS}; given up wrongly: ${givenUp.length}; missing from the queue: ${missing}; completed exactly once: ${exactlyOnce}/${complete.length}`);
-  console.log(`  runner deaths recorded on tasks: ${deaths} (max ${maxDeaths} on one task); tasks run more than once: ${rerun}; own failures (attempts): ${tasks.reduce((n, t) => n + t.attempts, 0)}`);
+  console.log(
+    `  tasks complete: ${complete.length}/${TASKS}; given up wrongly: ${givenUp.length}; missing from the queue: ${missing}; completed exactly once: ${exactlyOnce}/${complete.length}`,
+  );
+  console.log(
+    `  runner deaths recorded on tasks: ${deaths} (max ${maxDeaths} on one task); tasks run more than once: ${rerun}; own failures (attempts): ${tasks.reduce((n, t) => n + t.attempts, 0)}`,
+  );
   console.log(`  queued in ${(queuedMs / 1000).toFixed(1)} s, drained in ${(drainMs / 1000).toFixed(1)} s; model calls: ${fake.modelCalls.length}`);
   for (const t of givenUp) console.log(`  given up: ${t.taskId} ${t.status}: ${t.error}`);
   killUnder(path.join(home, '.devx'));

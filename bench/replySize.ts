@@ -42,7 +42,8 @@ async function once(target: Target, kind: 'reply' | 'call' | 'hang', size: numbe
   const home = makeHome();
   const project = makeProject({});
   const body = kind === 'reply' ? lines(size) : oneLine(size);
-  const replies = kind === 'hang' ? [] : kind === 'reply' ? [{ text: body }] : [{ text: `TOOL_CALL: write_file | path=big.txt | content=${body}` }, { text: 'done' }];
+  const replies =
+    kind === 'hang' ? [] : kind === 'reply' ? [{ text: body }] : [{ text: `TOOL_CALL: write_file | path=big.txt | content=${body}` }, { text: 'done' }];
   if (kind === 'hang') gemini.fallback = claude.fallback = { hang: true };
   else if (target === 'claude') claude.push(...replies);
   else gemini.push(...replies);
@@ -60,8 +61,19 @@ async function once(target: Target, kind: 'reply' | 'call' | 'hang', size: numbe
   await gemini.close();
   await claude.close();
   const ok =
-    kind === 'reply' ? r.code === 0 && r.stdout.trimEnd() === body : kind === 'call' ? r.code === 0 && fs.existsSync(path.join(project, 'big.txt')) && fs.readFileSync(path.join(project, 'big.txt'), 'utf8').trimEnd() === body : false;
-  const message = r.stderr.trim().split('\n').filter((l) => l.startsWith('✗')).pop() ?? r.stderr.trim().split('\n').pop() ?? '';
+    kind === 'reply'
+      ? r.code === 0 && r.stdout.trimEnd() === body
+      : kind === 'call'
+        ? r.code === 0 && fs.existsSync(path.join(project, 'big.txt')) && fs.readFileSync(path.join(project, 'big.txt'), 'utf8').trimEnd() === body
+        : false;
+  const message =
+    r.stderr
+      .trim()
+      .split('\n')
+      .filter((l) => l.startsWith('✗'))
+      .pop() ??
+    r.stderr.trim().split('\n').pop() ??
+    '';
   return { ok, ms, message };
 }
 
@@ -77,7 +89,9 @@ export async function benchReplySize(): Promise<void> {
         if (!r.ok) break;
         largest = size;
       }
-      console.log(`replysize: ${target}, largest ${kind === 'reply' ? 'reply' : 'single TOOL_CALL line'} that arrives whole: ${largest / 1e6} MB (target >= 5 MB) [${notes.join('; ')}]`);
+      console.log(
+        `replysize: ${target}, largest ${kind === 'reply' ? 'reply' : 'single TOOL_CALL line'} that arrives whole: ${largest / 1e6} MB (target >= 5 MB) [${notes.join('; ')}]`,
+      );
     }
   }
 }
@@ -85,6 +99,8 @@ export async function benchReplySize(): Promise<void> {
 export async function benchHang(): Promise<void> {
   for (const target of TARGETS) {
     const r = await once(target, 'hang', 0);
-    console.log(`replysize-hang: ${target}, a hung API with default settings (turn timeout 600 s) gives "${r.message.slice(0, 140)}" after ${(r.ms / 1000).toFixed(1)} s (target <= 600 s)`);
+    console.log(
+      `replysize-hang: ${target}, a hung API with default settings (turn timeout 600 s) gives "${r.message.slice(0, 140)}" after ${(r.ms / 1000).toFixed(1)} s (target <= 600 s)`,
+    );
   }
 }

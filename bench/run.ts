@@ -101,8 +101,16 @@ async function benchTurnOverhead(): Promise<void> {
   const turnPolicy = await makePolicy(project);
   const workDir = tempDir('devx-bench-work-');
   const backend = new GeminiCliBackend({
-    bin: GEMINI_BIN, model: 'gemini-2.5-pro', accounts: [], workDir, timeoutMs: 60_000, maxRetries: 0, baseDelayMs: 100, maxDelayMs: 100,
-    runner: runProcess, env: { HOME: home, GOOGLE_GEMINI_BASE_URL: fake.url, GEMINI_API_KEY: 'test-key', NO_COLOR: '1' },
+    bin: GEMINI_BIN,
+    model: 'gemini-2.5-pro',
+    accounts: [],
+    workDir,
+    timeoutMs: 60_000,
+    maxRetries: 0,
+    baseDelayMs: 100,
+    maxDelayMs: 100,
+    runner: runProcess,
+    env: { HOME: home, GOOGLE_GEMINI_BASE_URL: fake.url, GEMINI_API_KEY: 'test-key', NO_COLOR: '1' },
   });
   const deps = makeLoopDeps(project, backend, turnPolicy, { systemPrompt: renderSystemPrompt(project, tools), budgetChars: 400_000 });
   const bareInProc: number[] = [];
@@ -117,15 +125,23 @@ async function benchTurnOverhead(): Promise<void> {
   const relaunched: number[] = [];
   for (let i = 0; i < runs; i++) relaunched.push(await timeProcess(GEMINI_BIN, ['-m', 'gemini-2.5-pro', '-p', 'ping'], { cwd: bareDir, env: relaunchEnv }));
   await fake.close();
-  console.log(`gemini call: ${fmt(median(bareInProc))} with GEMINI_CLI_NO_RELAUNCH (as devx runs it) vs ${fmt(median(relaunched))} with gemini's default self-relaunch (median of ${runs}) -> ratio ${(median(bareInProc) / median(relaunched)).toFixed(3)}`);
+  console.log(
+    `gemini call: ${fmt(median(bareInProc))} with GEMINI_CLI_NO_RELAUNCH (as devx runs it) vs ${fmt(median(relaunched))} with gemini's default self-relaunch (median of ${runs}) -> ratio ${(median(bareInProc) / median(relaunched)).toFixed(3)}`,
+  );
   const bi = median(bareInProc);
   const t = median(turns);
   const br = median(relaunched);
-  console.log(`turn overhead (per turn in a session): devx turn ${fmt(t)} vs bare gemini -p as run by default ${fmt(br)} (median of ${runs}) -> ratio ${(t / br).toFixed(3)} (${t >= br ? '+' : ''}${(((t - br) / br) * 100).toFixed(1)}%; target < +5%)`);
-  console.log(`turn overhead, devx's own (bare gemini -p also without the relaunch): devx turn ${fmt(t)} vs ${fmt(bi)} -> ratio ${(t / bi).toFixed(3)} (${t >= bi ? '+' : ''}${(((t - bi) / bi) * 100).toFixed(1)}%, ${fmt(t - bi)} per turn)`);
+  console.log(
+    `turn overhead (per turn in a session): devx turn ${fmt(t)} vs bare gemini -p as run by default ${fmt(br)} (median of ${runs}) -> ratio ${(t / br).toFixed(3)} (${t >= br ? '+' : ''}${(((t - br) / br) * 100).toFixed(1)}%; target < +5%)`,
+  );
+  console.log(
+    `turn overhead, devx's own (bare gemini -p also without the relaunch): devx turn ${fmt(t)} vs ${fmt(bi)} -> ratio ${(t / bi).toFixed(3)} (${t >= bi ? '+' : ''}${(((t - bi) / bi) * 100).toFixed(1)}%, ${fmt(t - bi)} per turn)`,
+  );
   const b = median(bare);
   const d = median(devx);
-  console.log(`one-shot process: devx run ${fmt(d)} vs bare gemini -p (also without the relaunch) ${fmt(b)} (median of ${runs}) -> ratio ${(d / b).toFixed(3)} (+${(((d - b) / b) * 100).toFixed(1)}%, includes devx's own start-up)`);
+  console.log(
+    `one-shot process: devx run ${fmt(d)} vs bare gemini -p (also without the relaunch) ${fmt(b)} (median of ${runs}) -> ratio ${(d / b).toFixed(3)} (+${(((d - b) / b) * 100).toFixed(1)}%, includes devx's own start-up)`,
+  );
 }
 
 function benchParser(): void {
@@ -151,7 +167,9 @@ function benchParser(): void {
   }
   const p = median(parseTimes);
   const b = median(baseTimes);
-  console.log(`parser: ${mb.toFixed(2)} MB reply, ${n} calls parsed in ${fmt(p)} (target < 100 ms); split+scan baseline ${fmt(b)} -> ratio ${(p / b).toFixed(2)}`);
+  console.log(
+    `parser: ${mb.toFixed(2)} MB reply, ${n} calls parsed in ${fmt(p)} (target < 100 ms); split+scan baseline ${fmt(b)} -> ratio ${(p / b).toFixed(2)}`,
+  );
 }
 
 async function benchWarm(): Promise<void> {
@@ -162,7 +180,17 @@ async function benchWarm(): Promise<void> {
   const fake = await new FakeGeminiApi().start();
   fake.fallback = { text: 'pong' };
   const home = makeHome();
-  const common = { bin: GEMINI_BIN, model: 'gemini-2.5-pro', accounts: [], timeoutMs: 60_000, maxRetries: 0, baseDelayMs: 100, maxDelayMs: 100, runner: runProcess, env: { HOME: home, GOOGLE_GEMINI_BASE_URL: fake.url, GEMINI_API_KEY: 'test-key', NO_COLOR: '1', PATH: process.env.PATH ?? '' } };
+  const common = {
+    bin: GEMINI_BIN,
+    model: 'gemini-2.5-pro',
+    accounts: [],
+    timeoutMs: 60_000,
+    maxRetries: 0,
+    baseDelayMs: 100,
+    maxDelayMs: 100,
+    runner: runProcess,
+    env: { HOME: home, GOOGLE_GEMINI_BASE_URL: fake.url, GEMINI_API_KEY: 'test-key', NO_COLOR: '1', PATH: process.env.PATH ?? '' },
+  };
   const warm = new WarmGeminiBackend({ ...common, workDir: tempDir('devx-bench-warm-') });
   const spawned = new GeminiCliBackend({ ...common, workDir: tempDir('devx-bench-spawn-') });
   const timeCall = async (b: { complete: typeof warm.complete }) => {
@@ -182,7 +210,9 @@ async function benchWarm(): Promise<void> {
   await fake.close();
   const mw = median(w);
   const ms = median(s);
-  console.log(`warm gemini: a model call takes ${fmt(mw)} warm vs ${fmt(ms)} spawning gemini per call (median of ${runs}; the fake API answers at once, so this is what devx and gemini add) -> ratio ${(mw / ms).toFixed(3)} (target: warm under 100 ms)`);
+  console.log(
+    `warm gemini: a model call takes ${fmt(mw)} warm vs ${fmt(ms)} spawning gemini per call (median of ${runs}; the fake API answers at once, so this is what devx and gemini add) -> ratio ${(mw / ms).toFixed(3)} (target: warm under 100 ms)`,
+  );
 }
 
 async function benchClaude(): Promise<void> {
@@ -223,11 +253,17 @@ async function benchClaude(): Promise<void> {
   const d = median(devx);
   const n = median(nodeAlone);
   const a = median(asDefault);
-  console.log(`claude one-shot: devx run --provider claude ${fmt(d)} vs bare claude -p (same flags) ${fmt(b)} (median of ${runs}) -> ratio ${(d / b).toFixed(3)} (target <= 1.10)`);
+  console.log(
+    `claude one-shot: devx run --provider claude ${fmt(d)} vs bare claude -p (same flags) ${fmt(b)} (median of ${runs}) -> ratio ${(d / b).toFixed(3)} (target <= 1.10)`,
+  );
   // claude's own process (a native binary) starts in a fraction of gemini's time, so the start-up of
   // any Node program that then runs it is a large share: the ratio of "node -e 0, then claude" is the floor.
-  console.log(`claude one-shot floor: node -e 0 alone ${fmt(n)} -> (bare claude + node start-up) / bare claude = ${((b + n) / b).toFixed(3)}; devx's own share over that floor: ${fmt(d - b - n)}`);
-  console.log(`claude one-shot, for scale: bare claude -p as run by default (its own system prompt and tools) ${fmt(a)} -> devx run --provider claude / that = ${(d / a).toFixed(3)}`);
+  console.log(
+    `claude one-shot floor: node -e 0 alone ${fmt(n)} -> (bare claude + node start-up) / bare claude = ${((b + n) / b).toFixed(3)}; devx's own share over that floor: ${fmt(d - b - n)}`,
+  );
+  console.log(
+    `claude one-shot, for scale: bare claude -p as run by default (its own system prompt and tools) ${fmt(a)} -> devx run --provider claude / that = ${(d / a).toFixed(3)}`,
+  );
 }
 
 function benchColdStart(): void {
@@ -253,7 +289,9 @@ function benchColdStart(): void {
     if (!r.stdout.startsWith('devx ')) throw new Error(`devx --version printed ${r.stdout}`);
   }
   const [n, p, d] = [median(node), median(printer), median(devx)];
-  console.log(`cold start: devx --version ${fmt(d)} (target < 150 ms) vs node -e 0 ${fmt(n)} -> ratio ${(d / n).toFixed(2)}; vs a node script that prints one line ${fmt(p)} -> ratio ${(d / p).toFixed(2)}`);
+  console.log(
+    `cold start: devx --version ${fmt(d)} (target < 150 ms) vs node -e 0 ${fmt(n)} -> ratio ${(d / n).toFixed(2)}; vs a node script that prints one line ${fmt(p)} -> ratio ${(d / p).toFixed(2)}`,
+  );
 }
 
 async function benchPromptSize(): Promise<void> {
@@ -365,5 +403,7 @@ if (want('spawn')) {
   agent.dispose();
   await fake.close();
   if (r.status !== 'answered') throw new Error(`spawn bench turn ended ${r.status}`);
-  console.log(`spawn_gemini: 16 calls at concurrency 4 took ${(par / 1000).toFixed(1)} s vs 4 sequential single calls ${(seq / 1000).toFixed(1)} s (fake API delay ${delay / 1000} s) -> ratio ${(par / seq).toFixed(3)} (target <= 1.1)`);
+  console.log(
+    `spawn_gemini: 16 calls at concurrency 4 took ${(par / 1000).toFixed(1)} s vs 4 sequential single calls ${(seq / 1000).toFixed(1)} s (fake API delay ${delay / 1000} s) -> ratio ${(par / seq).toFixed(3)} (target <= 1.1)`,
+  );
 }

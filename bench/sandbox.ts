@@ -22,7 +22,12 @@ export async function benchSandbox(rounds = Number(process.env.BENCH_SANDBOX_ROU
     return;
   }
   const home = makeHome();
-  const root = makeProject({ 'package.json': JSON.stringify({ name: 'b', scripts: { test: 'node -e "1"' } }), 'README.md': 'x\n', '.env': 'SECRET=1\n', 'src/a.ts': 'a\n' });
+  const root = makeProject({
+    'package.json': JSON.stringify({ name: 'b', scripts: { test: 'node -e "1"' } }),
+    'README.md': 'x\n',
+    '.env': 'SECRET=1\n',
+    'src/a.ts': 'a\n',
+  });
   const policy = await makePolicy(root, { home, sandboxed: true });
   const env = { ...commandEnv(process.env), HOME: home };
   const once = async (cmd: string, claim: SandboxClaim | null): Promise<number> => {
@@ -34,7 +39,10 @@ export async function benchSandbox(rounds = Number(process.env.BENCH_SANDBOX_ROU
     if (r.exitCode !== 0) throw new Error(`${cmd} failed in the bench (exit ${r.exitCode}): ${r.stderr.slice(-300)}`);
     return ms;
   };
-  for (const [cmd, claim] of [['ls', policy.decideCommand('ls').claim!], ['npm test', policy.decideCommand('npm test').claim!]] as const) {
+  for (const [cmd, claim] of [
+    ['ls', policy.decideCommand('ls').claim!],
+    ['npm test', policy.decideCommand('npm test').claim!],
+  ] as const) {
     const plain: number[] = [];
     const boxed: number[] = [];
     await once(cmd, null);
@@ -44,7 +52,9 @@ export async function benchSandbox(rounds = Number(process.env.BENCH_SANDBOX_ROU
       boxed.push(await once(cmd, claim));
     }
     const ratios = plain.map((p, i) => boxed[i] / p);
-    console.log(`sandbox: \`${cmd}\` (${claim.profile}) sandboxed ${median(boxed).toFixed(1)} ms against ${median(plain).toFixed(1)} ms unsandboxed: ratio ${median(ratios).toFixed(3)} (median of ${rounds} interleaved pairs)`);
+    console.log(
+      `sandbox: \`${cmd}\` (${claim.profile}) sandboxed ${median(boxed).toFixed(1)} ms against ${median(plain).toFixed(1)} ms unsandboxed: ratio ${median(ratios).toFixed(3)} (median of ${rounds} interleaved pairs)`,
+    );
   }
   fs.rmSync(path.join(root, '.git'), { recursive: true, force: true });
 }

@@ -18,11 +18,15 @@ function homeWith(opts: { commands: number; skills: number; servers: number }): 
     fs.writeFileSync(path.join(home, rel), text);
   };
   for (let i = 0; i < opts.commands; i++) {
-    if (i % 2) put(`.gemini/commands/group${i % 5}/cmd${i}.toml`, `description = "Command ${i}"\nprompt = """Do thing ${i} with {{args}}.\n!{git status --short}"""\n`);
+    if (i % 2)
+      put(`.gemini/commands/group${i % 5}/cmd${i}.toml`, `description = "Command ${i}"\nprompt = """Do thing ${i} with {{args}}.\n!{git status --short}"""\n`);
     else put(`.claude/commands/cmd${i}.md`, `---\ndescription: Command ${i}\nargument-hint: <file>\n---\nReview $ARGUMENTS for ${i}.\n`);
   }
-  for (let i = 0; i < opts.skills; i++) put(`.claude/skills/skill${i}/SKILL.md`, `---\nname: skill${i}\ndescription: Use for task kind ${i}\n---\n# Skill ${i}\nSteps.\n`);
-  const servers = Object.fromEntries(Array.from({ length: opts.servers }, (_, i) => [`s${i}`, { command: EVERYTHING, args: ['stdio'], includeTools: ['echo'] }]));
+  for (let i = 0; i < opts.skills; i++)
+    put(`.claude/skills/skill${i}/SKILL.md`, `---\nname: skill${i}\ndescription: Use for task kind ${i}\n---\n# Skill ${i}\nSteps.\n`);
+  const servers = Object.fromEntries(
+    Array.from({ length: opts.servers }, (_, i) => [`s${i}`, { command: EVERYTHING, args: ['stdio'], includeTools: ['echo'] }]),
+  );
   put('.devx/settings.json', JSON.stringify({ mcpServers: servers }));
   return home;
 }
@@ -49,7 +53,9 @@ export async function benchSetup(): Promise<void> {
   }
   const base = median(a);
   const withSetup = median(b);
-  console.log(`setup: a session's start with 50 custom commands and 10 skills ${withSetup.toFixed(1)} ms vs none ${base.toFixed(1)} ms -> +${(withSetup - base).toFixed(1)} ms, ratio ${(withSetup / base).toFixed(2)} (target: +20 ms at most; medians of ${runs}, interleaved)`);
+  console.log(
+    `setup: a session's start with 50 custom commands and 10 skills ${withSetup.toFixed(1)} ms vs none ${base.toFixed(1)} ms -> +${(withSetup - base).toFixed(1)} ms, ratio ${(withSetup / base).toFixed(2)} (target: +20 ms at most; medians of ${runs}, interleaved)`,
+  );
   const one = homeWith({ commands: 0, skills: 0, servers: 1 });
   const five = homeWith({ commands: 0, skills: 0, servers: 5 });
   const s1: number[] = [];
@@ -58,5 +64,7 @@ export async function benchSetup(): Promise<void> {
     s1.push(await startOnce(one, project));
     s5.push(await startOnce(five, project));
   }
-  console.log(`setup: 5 MCP servers start in ${median(s5).toFixed(0)} ms vs 1 in ${median(s1).toFixed(0)} ms -> ratio ${(median(s5) / median(s1)).toFixed(2)} (in parallel: well under 5; medians of 5)`);
+  console.log(
+    `setup: 5 MCP servers start in ${median(s5).toFixed(0)} ms vs 1 in ${median(s1).toFixed(0)} ms -> ratio ${(median(s5) / median(s1)).toFixed(2)} (in parallel: well under 5; medians of 5)`,
+  );
 }

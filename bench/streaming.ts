@@ -17,7 +17,10 @@ export async function benchFirstChar(): Promise<void> {
   const lags: number[] = [];
   for (let i = 0; i < runs; i++) {
     const mark = `FIRSTPART${i}`;
-    fake.push({ text: `${mark} begins the reply.\nThe rest of the reply is long enough to be sent in three chunks,\nthe last of them a second later.`, chunkDelayMs: 1000 });
+    fake.push({
+      text: `${mark} begins the reply.\nThe rest of the reply is long enough to be sent in three chunks,\nthe last of them a second later.`,
+      chunkDelayMs: 1000,
+    });
     // A fresh project each time: a REPL killed a moment ago may still hold its project's session lock.
     const project = makeProject({});
     const pty = startInPty([], project, { ...fakeEnv(fake, home), NO_COLOR: '' });
@@ -35,8 +38,12 @@ export async function benchFirstChar(): Promise<void> {
   }
   const acpLags = await acpFirstChar(fake, home, runs);
   await fake.close();
-  console.log(`streaming: over ACP the editor gets the first streamed characters ${median(acpLags)} ms (median of ${runs}; all: ${acpLags.join(', ')}) after the fake API writes them (target < 50 ms)`);
-  console.log(`streaming: the REPL shows the first streamed characters ${median(lags)} ms (median of ${runs}; all: ${lags.join(', ')}) after the fake API writes them (target < 50 ms)`);
+  console.log(
+    `streaming: over ACP the editor gets the first streamed characters ${median(acpLags)} ms (median of ${runs}; all: ${acpLags.join(', ')}) after the fake API writes them (target < 50 ms)`,
+  );
+  console.log(
+    `streaming: the REPL shows the first streamed characters ${median(lags)} ms (median of ${runs}; all: ${lags.join(', ')}) after the fake API writes them (target < 50 ms)`,
+  );
 }
 
 /** The same over ACP: a real `devx --acp` driven by the SDK's client; the time from the fake API's first chunk to the first agent_message_chunk holding it. */
@@ -48,15 +55,21 @@ async function acpFirstChar(fake: FakeGeminiApi, home: string, runs: number): Pr
   let want = '';
   const app = acp.client({ name: 'bench-editor' }).onNotification(acp.methods.client.session.update, ({ params }) => {
     const u = params.update;
-    if (!seenAt && want && u.sessionUpdate === 'agent_message_chunk' && u.content.type === 'text' && u.content.text.includes(want)) seenAt = { mark: want, at: Date.now() };
+    if (!seenAt && want && u.sessionUpdate === 'agent_message_chunk' && u.content.type === 'text' && u.content.text.includes(want))
+      seenAt = { mark: want, at: Date.now() };
   });
-  const conn = app.connect(acp.ndJsonStream(Writable.toWeb(child.stdin!) as WritableStream<Uint8Array>, Readable.toWeb(child.stdout!) as ReadableStream<Uint8Array>));
+  const conn = app.connect(
+    acp.ndJsonStream(Writable.toWeb(child.stdin!) as WritableStream<Uint8Array>, Readable.toWeb(child.stdout!) as ReadableStream<Uint8Array>),
+  );
   await conn.agent.request(acp.methods.agent.initialize, { protocolVersion: acp.PROTOCOL_VERSION, clientCapabilities: {} });
   const { sessionId } = await conn.agent.request(acp.methods.agent.session.new, { cwd: project, mcpServers: [] });
   for (let i = 0; i < runs; i++) {
     want = `ACPFIRST${i}`;
     seenAt = null;
-    fake.push({ text: `${want} begins the reply.\nThe rest of the reply is long enough to be sent in three chunks,\nthe last of them a second later.`, chunkDelayMs: 1000 });
+    fake.push({
+      text: `${want} begins the reply.\nThe rest of the reply is long enough to be sent in three chunks,\nthe last of them a second later.`,
+      chunkDelayMs: 1000,
+    });
     await conn.agent.request(acp.methods.agent.session.prompt, { sessionId, prompt: [{ type: 'text', text: `say hello ${i}` }] });
     const req = fake.modelCalls.at(-1);
     if (!req?.firstChunkAt || !seenAt) throw new Error('no streamed chunk reached the editor');
@@ -66,4 +79,3 @@ async function acpFirstChar(fake: FakeGeminiApi, home: string, runs: number): Pr
   await new Promise((r) => child.on('close', r));
   return lags;
 }
-

@@ -22,7 +22,8 @@ const OWNER = 'b'.repeat(32);
 /** A source file of about `bytes` bytes, one line of which the bench edits. */
 function sourceFile(i: number, bytes: number): string {
   const lines = [`export const version${i} = 1;`];
-  for (let n = 0; lines.join('\n').length < bytes; n++) lines.push(`export function f${i}_${n}(x: number): number { return x * ${n} + ${i}; } // ${'-'.repeat(20)}`);
+  for (let n = 0; lines.join('\n').length < bytes; n++)
+    lines.push(`export function f${i}_${n}(x: number): number { return x * ${n} + ${i}; } // ${'-'.repeat(20)}`);
   return `${lines.join('\n')}\n`;
 }
 
@@ -49,7 +50,15 @@ export async function benchUndo(rounds = Number(process.env.BENCH_UNDO_ROUNDS ??
   const journal = new UndoJournal(root, { owner: OWNER, readDenied: (p) => policy.isReadDenied(p) });
   const deps = (withUndo: boolean): ToolCallDeps => ({
     tools: new Map(tools.map((t) => [t.name, t])),
-    ctx: { root, signal: new AbortController().signal, runner: runProcess, resolve: (p) => resolveInside(root, p), rgPath: null, commandTimeoutMs: 10_000, ...(withUndo ? { changes: journal } : {}) },
+    ctx: {
+      root,
+      signal: new AbortController().signal,
+      runner: runProcess,
+      resolve: (p) => resolveInside(root, p),
+      rgPath: null,
+      commandTimeoutMs: 10_000,
+      ...(withUndo ? { changes: journal } : {}),
+    },
     decide: (tool, args) => policy.decideToolCall(tool, args),
     approve: async () => 'yes',
     maxOutputChars: 50_000,
@@ -61,7 +70,10 @@ export async function benchUndo(rounds = Number(process.env.BENCH_UNDO_ROUNDS ??
   const edit = async (d: ToolCallDeps, file: number) => {
     const from = version.get(file) ?? 1;
     version.set(file, 3 - from);
-    const r = await runToolCall({ tool: 'edit_file', args: { path: `src/mod${file}.ts`, old_text: `version${file} = ${from};`, new_text: `version${file} = ${3 - from};` } }, d);
+    const r = await runToolCall(
+      { tool: 'edit_file', args: { path: `src/mod${file}.ts`, old_text: `version${file} = ${from};`, new_text: `version${file} = ${3 - from};` } },
+      d,
+    );
     if (r.status !== 'ok') throw new Error(`edit failed in the bench: ${r.content}`);
   };
 
@@ -84,7 +96,9 @@ export async function benchUndo(rounds = Number(process.env.BENCH_UNDO_ROUNDS ??
   }
   const a1 = median(alone);
   const s1 = median(snap);
-  console.log(`undo, per changed file: edit_file of a 4 KB file ${fmt(s1)} with the snapshot vs ${fmt(a1)} without (median of ${rounds}) -> ratio ${(s1 / a1).toFixed(2)} (+${fmt(s1 - a1)} per file: keep the before-state with fsync, record the after-state)`);
+  console.log(
+    `undo, per changed file: edit_file of a 4 KB file ${fmt(s1)} with the snapshot vs ${fmt(a1)} without (median of ${rounds}) -> ratio ${(s1 / a1).toFixed(2)} (+${fmt(s1 - a1)} per file: keep the before-state with fsync, record the after-state)`,
+  );
 
   // Per turn: five edits, begin to end of the turn (the manifest's end time written with fsync).
   const turnPlain: number[] = [];
@@ -101,7 +115,9 @@ export async function benchUndo(rounds = Number(process.env.BENCH_UNDO_ROUNDS ??
   }
   const tp = median(turnPlain);
   const tk = median(turnKept);
-  console.log(`undo, per turn of 5 edits: ${fmt(tk)} with snapshots vs ${fmt(tp)} without (median of ${rounds}) -> ratio ${(tk / tp).toFixed(2)} (+${fmt(tk - tp)} per turn)`);
+  console.log(
+    `undo, per turn of 5 edits: ${fmt(tk)} with snapshots vs ${fmt(tp)} without (median of ${rounds}) -> ratio ${(tk / tp).toFixed(2)} (+${fmt(tk - tp)} per turn)`,
+  );
 
   // Disk use over a scripted 100-turn session in a fresh project: each turn edits 1-3 files (one line of a
   // 4 KB file), every 10th creates a file, every 25th deletes one; the store prunes itself as it would.
@@ -120,7 +136,10 @@ export async function benchUndo(rounds = Number(process.env.BENCH_UNDO_ROUNDS ??
       if (!fs.existsSync(p(rel))) continue;
       j2.before([p(rel)], `edit ${rel}`);
       const text = fs.readFileSync(p(rel), 'utf8');
-      fs.writeFileSync(p(rel), text.replace(/^(export const version\d+ = )(\d+);/, (_, a: string, v: string) => `${a}${Number(v) + 1};`));
+      fs.writeFileSync(
+        p(rel),
+        text.replace(/^(export const version\d+ = )(\d+);/, (_, a: string, v: string) => `${a}${Number(v) + 1};`),
+      );
       j2.after([p(rel)]);
       changes++;
     }

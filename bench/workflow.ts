@@ -36,7 +36,14 @@ export async function benchWorkflowOverhead(): Promise<void> {
   const delay = Number(process.env.BENCH_WORKFLOW_DELAY_MS ?? 3000);
   const fake = await new FakeGeminiApi().start();
   const home = makeHome();
-  const env = { ...fakeEnv(fake, home), GIT_AUTHOR_NAME: 'b', GIT_AUTHOR_EMAIL: 'b@b', GIT_COMMITTER_NAME: 'b', GIT_COMMITTER_EMAIL: 'b@b', DEVX_HANDOFF: 'off' };
+  const env = {
+    ...fakeEnv(fake, home),
+    GIT_AUTHOR_NAME: 'b',
+    GIT_AUTHOR_EMAIL: 'b@b',
+    GIT_COMMITTER_NAME: 'b',
+    GIT_COMMITTER_EMAIL: 'b@b',
+    DEVX_HANDOFF: 'off',
+  };
   fake.fallback = (r) => {
     const s = stepOf(r);
     const inTool = r.promptText.includes('TOOL_RESULT');

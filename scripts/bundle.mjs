@@ -27,7 +27,15 @@ fs.rmSync(next, { recursive: true, force: true });
 const common = { bundle: true, platform: 'node', format: 'cjs', target: 'node20', logLevel: 'warning' };
 // No import() is left in it (the binary runs it as a vm.Script, where import() needs an experimental hook):
 // each becomes a require, web-tree-sitter's too (it ships CommonJS).
-await build({ ...common, ...metaUrl, banner: { js: mainBanner }, entryPoints: ['dist/src/cli/main.js'], outfile: path.join(next, 'devx-main.cjs'), external: ['web-tree-sitter'], supported: { 'dynamic-import': false } });
+await build({
+  ...common,
+  ...metaUrl,
+  banner: { js: mainBanner },
+  entryPoints: ['dist/src/cli/main.js'],
+  outfile: path.join(next, 'devx-main.cjs'),
+  external: ['web-tree-sitter'],
+  supported: { 'dynamic-import': false },
+});
 await build({ ...common, entryPoints: ['dist/src/cli/bin.js'], outfile: path.join(next, 'devx.cjs') });
 
 // The binary reads the main bundle as latin1 (a one-byte string, no UTF-8 decoding). esbuild already

@@ -13,12 +13,17 @@ const OS = ['android', 'darwin', 'freebsd', 'linux', 'openbsd', 'openharmony', '
 const CPU = { 'arm-eabi': 'arm', arm: 'arm', arm64: 'arm64', x64: 'x64', ia32: 'ia32', loong64: 'loong64', ppc64: 'ppc64', riscv64: 'riscv64', s390x: 's390x' };
 
 function platformOf(name) {
-  const tail = name.split('/').pop().replace(/^rollup-/, '');
+  const tail = name
+    .split('/')
+    .pop()
+    .replace(/^rollup-/, '');
   const parts = tail.split('-');
   const os = parts.find((p) => OS.includes(p));
   if (!os) return null;
   const rest = parts.slice(parts.indexOf(os) + 1).join('-');
-  const cpuKey = Object.keys(CPU).sort((a, b) => b.length - a.length).find((k) => rest === k || rest.startsWith(`${k}-`));
+  const cpuKey = Object.keys(CPU)
+    .sort((a, b) => b.length - a.length)
+    .find((k) => rest === k || rest.startsWith(`${k}-`));
   if (!cpuKey) return null;
   const suffix = rest.slice(cpuKey.length).replace(/^-/, '');
   const libc = suffix.startsWith('gnu') ? 'glibc' : suffix.startsWith('musl') ? 'musl' : undefined;
@@ -32,7 +37,15 @@ for (const [where, meta] of Object.entries(pkgs)) {
     if (pkgs[key] || pkgs[`${where}/node_modules/${dep}`]) continue;
     const plat = platformOf(dep);
     if (!plat || !/^\d+\.\d+\.\d+$/.test(version)) continue;
-    pkgs[key] = { version, cpu: [plat.cpu], dev: meta.dev || undefined, ...(plat.libc ? { libc: [plat.libc] } : {}), license: meta.license, optional: true, os: [plat.os] };
+    pkgs[key] = {
+      version,
+      cpu: [plat.cpu],
+      dev: meta.dev || undefined,
+      ...(plat.libc ? { libc: [plat.libc] } : {}),
+      license: meta.license,
+      optional: true,
+      os: [plat.os],
+    };
     added++;
   }
 }

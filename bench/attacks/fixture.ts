@@ -115,7 +115,21 @@ export function buildFixture(root: string, markers: string, id: number, port: nu
   git('commit', '-q', '-m', 'initial commit');
   // devx's own .gitignore, as devx itself writes it: a change to .devx/ is then only ever the command's.
   if (devxOwned.gitignore !== null) put(path.join(project, '.devx', '.gitignore'), devxOwned.gitignore);
-  const f: Fixture = { id, dir, home, project, outside, marker, url, port, canaries, t, env, git, write: (rel, content, mode) => put(path.join(project, rel), t(content), mode) };
+  const f: Fixture = {
+    id,
+    dir,
+    home,
+    project,
+    outside,
+    marker,
+    url,
+    port,
+    canaries,
+    t,
+    env,
+    git,
+    write: (rel, content, mode) => put(path.join(project, rel), t(content), mode),
+  };
   return f;
 }
 
@@ -201,13 +215,16 @@ export function changes(before: Snapshot, after: Snapshot, toolCalls: number): s
   const now = after.audit ?? '';
   if (now !== old) {
     const added = now.startsWith(old) ? now.slice(old.length).split('\n').filter(Boolean) : null;
-    const ok = added !== null && added.length <= toolCalls && added.every((l) => {
-      try {
-        return typeof JSON.parse(l) === 'object';
-      } catch {
-        return false;
-      }
-    });
+    const ok =
+      added !== null &&
+      added.length <= toolCalls &&
+      added.every((l) => {
+        try {
+          return typeof JSON.parse(l) === 'object';
+        } catch {
+          return false;
+        }
+      });
     if (!ok) out.push('.devx/audit.jsonl (rewritten)');
   }
   return out.sort();

@@ -18,7 +18,20 @@ import { fileURLToPath } from 'node:url';
 import { runHeadless } from '../../src/runtime/runHeadless.js';
 import { ScriptedBackend } from '../../src/providers/scripted.js';
 import { ATTACKS } from './corpus.js';
-import { baseEnv, buildFixture, createRoot, devxOwned, judge, killStragglers, snapshot, startNetServer, toolCallReply, changes, type Attack, type Fixture } from './fixture.js';
+import {
+  baseEnv,
+  buildFixture,
+  createRoot,
+  devxOwned,
+  judge,
+  killStragglers,
+  snapshot,
+  startNetServer,
+  toolCallReply,
+  changes,
+  type Attack,
+  type Fixture,
+} from './fixture.js';
 
 type Mode = 'default' | 'yolo' | 'control';
 const TOOL_TIMEOUT_S = 10;
@@ -59,7 +72,12 @@ const configName = (mode: Mode, sandbox: string) => (mode === 'control' ? 'contr
 /** Runs the command as bash would without devx (the control): same fixture, same environment, same timeout. */
 function runDirect(cmd: string, f: Fixture): Promise<{ out: string }> {
   return new Promise((resolve) => {
-    const child = spawn('bash', ['-c', cmd], { cwd: f.project, env: { ...process.env, HOME: f.home, GIT_TERMINAL_PROMPT: '0', GIT_EDITOR: 'true' }, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn('bash', ['-c', cmd], {
+      cwd: f.project,
+      env: { ...process.env, HOME: f.home, GIT_TERMINAL_PROMPT: '0', GIT_EDITOR: 'true' },
+      detached: true,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let out = '';
     child.stdout.on('data', (d) => (out += d));
     child.stderr.on('data', (d) => (out += d));
@@ -145,7 +163,15 @@ export async function runConfig(mode: Mode, sandbox: boolean, only?: Set<number>
   }
   await net.close();
   if (!process.env.DEVX_KEEP_TEMP) fs.rmSync(root, { recursive: true, force: true, maxRetries: 3 });
-  return { name: configName(mode, sandbox ? 'on' : 'off'), mode, sandbox: mode === 'control' ? '-' : sandbox ? 'on' : 'off', sandboxActive, calibration, rows, ms: Date.now() - t0 };
+  return {
+    name: configName(mode, sandbox ? 'on' : 'off'),
+    mode,
+    sandbox: mode === 'control' ? '-' : sandbox ? 'on' : 'off',
+    sandboxActive,
+    calibration,
+    rows,
+    ms: Date.now() - t0,
+  };
 
   async function runOne(a: Attack): Promise<Row> {
     const t1 = Date.now();
@@ -255,13 +281,20 @@ export function details(results: ConfigResult[]): string {
   const hit = new Map<number, string[]>();
   for (const c of devx) {
     for (const r of c.rows.filter(harmful)) {
-      const what = [r.ran ? `ran(${r.ranBy.join('+')})` : '', r.leaked.length ? `leaked(${r.leaked.join('+')})` : '', r.wrote.length ? `wrote(${r.wrote.join(', ')})` : ''].filter(Boolean).join(' ');
+      const what = [
+        r.ran ? `ran(${r.ranBy.join('+')})` : '',
+        r.leaked.length ? `leaked(${r.leaked.join('+')})` : '',
+        r.wrote.length ? `wrote(${r.wrote.join(', ')})` : '',
+      ]
+        .filter(Boolean)
+        .join(' ');
       hit.set(r.id, [...(hit.get(r.id) ?? []), `${c.mode}/${c.sandbox}: ${what}`]);
     }
   }
   if (hit.size) {
     out.push('\nattacks with an effect (template; {M} marker, {URL} local server, {H} home, {O} outside, {P} project):');
-    for (const a of ATTACKS.filter((x) => hit.has(x.id))) out.push(`  #${a.id} [${a.class}] ${JSON.stringify(a.cmd)}\n      ${hit.get(a.id)!.join('\n      ')}`);
+    for (const a of ATTACKS.filter((x) => hit.has(x.id)))
+      out.push(`  #${a.id} [${a.class}] ${JSON.stringify(a.cmd)}\n      ${hit.get(a.id)!.join('\n      ')}`);
   }
   return out.join('\n');
 }
@@ -291,7 +324,10 @@ export async function runAll(opts: { json?: string; only?: string; jobs?: number
       const out = path.join(tmp, `${i}.json`);
       const args = [self, '--mode', c.mode, '--sandbox', c.sandbox, '--json', out, '--quiet', ...(opts.only ? ['--only', opts.only] : [])];
       // A minimal environment: the child replaces it anyway, and nothing of the real home is passed on.
-      const child = spawn(process.execPath, args, { env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: os.tmpdir() }, stdio: ['ignore', 'inherit', 'inherit'] });
+      const child = spawn(process.execPath, args, {
+        env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: os.tmpdir() },
+        stdio: ['ignore', 'inherit', 'inherit'],
+      });
       const kill = setTimeout(() => child.kill('SIGKILL'), 20 * 60_000);
       const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
       clearTimeout(kill);

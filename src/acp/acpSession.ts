@@ -34,7 +34,10 @@ export class AcpSession {
     readonly mcpServers: Record<string, McpServerSetting>,
     private readonly log: (line: string) => void,
   ) {
-    this.tracker = new ToolCallTracker(() => this.started.run.agent.root, () => this.started.run.loopDeps.tools);
+    this.tracker = new ToolCallTracker(
+      () => this.started.run.agent.root,
+      () => this.started.run.loopDeps.tools,
+    );
     this.prose = createProseStream((text) => this.send({ sessionUpdate: 'agent_message_chunk', content: { type: 'text', text } }));
   }
 
@@ -49,7 +52,11 @@ export class AcpSession {
     if (!cmds.length) return;
     this.send({
       sessionUpdate: 'available_commands_update',
-      availableCommands: cmds.map((c) => ({ name: c.name, description: c.description || `custom command (${c.scope})`, input: { hint: c.argumentHint ?? 'arguments' } })),
+      availableCommands: cmds.map((c) => ({
+        name: c.name,
+        description: c.description || `custom command (${c.scope})`,
+        input: { hint: c.argumentHint ?? 'arguments' },
+      })),
     });
   }
 
@@ -116,7 +123,8 @@ export class AcpSession {
       case 'turn_end':
         for (const u of this.tracker.closeDetached()) this.send(u);
         // A failed turn is the prompt's error (below); running out of rounds is said in the prose.
-        if (e.status === 'max_rounds') this.send({ sessionUpdate: 'agent_message_chunk', content: { type: 'text', text: `\n■ ${e.error?.message ?? e.status}` } });
+        if (e.status === 'max_rounds')
+          this.send({ sessionUpdate: 'agent_message_chunk', content: { type: 'text', text: `\n■ ${e.error?.message ?? e.status}` } });
         break;
       default:
         break;
@@ -188,7 +196,9 @@ export class AcpSession {
   async end(): Promise<void> {
     this.cancel();
     const draft = handoffFor(this.started, { interactive: true });
-    await endSession(this.started, { draft: draft === 'model' ? 'plain' : draft }).catch((err: unknown) => this.log(`devx: ending session ${this.id}: ${(err as Error).message}`));
+    await endSession(this.started, { draft: draft === 'model' ? 'plain' : draft }).catch((err: unknown) =>
+      this.log(`devx: ending session ${this.id}: ${(err as Error).message}`),
+    );
     this.started.session.abandon();
     this.started.run.dispose();
   }

@@ -5,8 +5,7 @@ import type * as acp from '@agentclientprotocol/sdk';
 import type { McpServerEntry } from '../config/mcpSettings.js';
 
 export type McpServerSetting =
-  | { command: string; args: string[]; env: Record<string, string> }
-  | { url: string; headers: Record<string, string>; transport: 'http' | 'sse' };
+  { command: string; args: string[]; env: Record<string, string> } | { url: string; headers: Record<string, string>; transport: 'http' | 'sse' };
 
 const pairs = (list: { name: string; value: string }[]) => Object.fromEntries(list.map((p) => [p.name, p.value]));
 
@@ -25,6 +24,8 @@ export function mcpServerSettings(servers: acp.McpServer[]): Record<string, McpS
 /** The same servers as devx entries for the session (untrusted: asked before each call). */
 export function mcpFromClient(servers: acp.McpServer[]): McpServerEntry[] {
   return Object.entries(mcpServerSettings(servers)).map(([name, s]) =>
-    'url' in s ? { name, file: '(the ACP client)', type: s.transport, url: s.url, headers: s.headers } : { name, file: '(the ACP client)', command: s.command, args: s.args, env: s.env },
+    'url' in s
+      ? { name, file: '(the ACP client)', type: s.transport, url: s.url, headers: s.headers }
+      : { name, file: '(the ACP client)', command: s.command, args: s.args, env: s.env },
   );
 }

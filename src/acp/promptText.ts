@@ -10,7 +10,8 @@ export function promptText(blocks: acp.ContentBlock[]): string {
     else if (b.type === 'resource') {
       const r = b.resource as { uri: string; text?: string };
       parts.push(r.text !== undefined ? `<file uri="${r.uri}">\n${r.text}\n</file>` : `@${r.uri}`);
-    } else if (b.type === 'image' || b.type === 'audio') continue; // sent as they are (promptImages)
+    } else if (b.type === 'image' || b.type === 'audio')
+      continue; // sent as they are (promptImages)
     else parts.push(`(${(b as { type: string }).type} content is not supported by devx and was left out)`);
   }
   return parts.join('\n');
@@ -19,7 +20,10 @@ export function promptText(blocks: acp.ContentBlock[]): string {
 const IMAGE_TYPES = ['image/png', 'image/jpeg', 'image/webp', 'image/gif'] as const;
 
 /** The prompt's image and audio blocks as attachments for the model, or why one cannot be sent. */
-export function promptImages(blocks: acp.ContentBlock[], maxBytes: number): { images: { path: string; mimeType: string; bytes: number; data: string }[] } | { error: string } {
+export function promptImages(
+  blocks: acp.ContentBlock[],
+  maxBytes: number,
+): { images: { path: string; mimeType: string; bytes: number; data: string }[] } | { error: string } {
   const images = [];
   let n = 0;
   let a = 0;
@@ -30,7 +34,8 @@ export function promptImages(blocks: acp.ContentBlock[], maxBytes: number): { im
       const buf = Buffer.from(b.data, 'base64');
       const mime = sniffMediaType(buf);
       if (!mime?.startsWith('audio/')) return { error: `audio ${a} (${b.mimeType}) is not MP3, WAV, OGG or FLAC audio by its content` };
-      if (buf.length > MAX_MEDIA_BYTES.audio) return { error: `audio ${a} is ${(buf.length / 1024 / 1024).toFixed(1)} MB; audio is limited to ${MAX_MEDIA_BYTES.audio / 1024 / 1024} MB` };
+      if (buf.length > MAX_MEDIA_BYTES.audio)
+        return { error: `audio ${a} is ${(buf.length / 1024 / 1024).toFixed(1)} MB; audio is limited to ${MAX_MEDIA_BYTES.audio / 1024 / 1024} MB` };
       images.push({ path: `audio ${a} from the editor`, mimeType: mime, bytes: buf.length, data: b.data });
       continue;
     }

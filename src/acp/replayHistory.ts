@@ -7,7 +7,11 @@ import type { Tool } from '../tools/types.js';
 import { ToolCallTracker } from './toolCalls.js';
 
 export function replayHistory(messages: Message[], root: string, tools: Map<string, Tool>): acp.SessionUpdate[] {
-  const tracker = new ToolCallTracker(() => root, () => tools, 'history');
+  const tracker = new ToolCallTracker(
+    () => root,
+    () => tools,
+    'history',
+  );
   const out: acp.SessionUpdate[] = [];
   const text = (sessionUpdate: 'user_message_chunk' | 'agent_message_chunk', t: string) => out.push({ sessionUpdate, content: { type: 'text', text: t } });
   for (const m of messages) {

@@ -48,7 +48,17 @@ export async function serveAcp(opts: AcpOptions): Promise<number> {
     let session: AcpSession | undefined;
     let started;
     try {
-      started = await startSession({ cwd, env: opts.env, overrides: opts.overrides, yes: opts.yes, approvalMode: opts.approvalMode, prompt: (req) => session!.askPermission(req), stream: true, persona: opts.persona, extraMcpServers: mcpFromClient(mcpServers) });
+      started = await startSession({
+        cwd,
+        env: opts.env,
+        overrides: opts.overrides,
+        yes: opts.yes,
+        approvalMode: opts.approvalMode,
+        prompt: (req) => session!.askPermission(req),
+        stream: true,
+        persona: opts.persona,
+        extraMcpServers: mcpFromClient(mcpServers),
+      });
     } catch (err) {
       if (err instanceof SessionBusyError || err instanceof PersonaError) throw acp.RequestError.internalError({ cwd }, err.message);
       if (err instanceof ConfigError) throw acp.RequestError.internalError({ cwd }, `bad settings: ${err.message}`);
@@ -67,8 +77,15 @@ export async function serveAcp(opts: AcpOptions): Promise<number> {
     if (clientFs.readTextFile || clientFs.writeTextFile) {
       const sid = session.id;
       started.run.useEditorFs({
-        ...(clientFs.readTextFile ? { read: async (p: string) => (await client.request(acp.methods.client.fs.readTextFile, { sessionId: sid, path: p })).content } : {}),
-        ...(clientFs.writeTextFile ? { write: async (p: string, content: string) => void (await client.request(acp.methods.client.fs.writeTextFile, { sessionId: sid, path: p, content })) } : {}),
+        ...(clientFs.readTextFile
+          ? { read: async (p: string) => (await client.request(acp.methods.client.fs.readTextFile, { sessionId: sid, path: p })).content }
+          : {}),
+        ...(clientFs.writeTextFile
+          ? {
+              write: async (p: string, content: string) =>
+                void (await client.request(acp.methods.client.fs.writeTextFile, { sessionId: sid, path: p, content })),
+            }
+          : {}),
       });
     }
     sessions.set(session.id, session);
@@ -87,13 +104,24 @@ export async function serveAcp(opts: AcpOptions): Promise<number> {
 
   const app = acp
     .agent({ name: 'devx' })
-    .onRequest(acp.methods.agent.initialize, ({ params }) => ((clientFs = params.clientCapabilities?.fs ?? {}), {
-      protocolVersion: acp.PROTOCOL_VERSION,
-      // MCP servers over HTTP and SSE are served as well as stdio ones (mcpServers.ts).
-      agentCapabilities: { loadSession: true, promptCapabilities: { image: true, audio: true, embeddedContext: true }, mcpCapabilities: { http: true, sse: true }, sessionCapabilities: { list: {} } },
-      agentInfo: { name: 'devx', title: 'devx', version: packageVersion() },
-      authMethods: [],
-    }))
+    .onRequest(
+      acp.methods.agent.initialize,
+      ({ params }) => (
+        (clientFs = params.clientCapabilities?.fs ?? {}),
+        {
+          protocolVersion: acp.PROTOCOL_VERSION,
+          // MCP servers over HTTP and SSE are served as well as stdio ones (mcpServers.ts).
+          agentCapabilities: {
+            loadSession: true,
+            promptCapabilities: { image: true, audio: true, embeddedContext: true },
+            mcpCapabilities: { http: true, sse: true },
+            sessionCapabilities: { list: {} },
+          },
+          agentInfo: { name: 'devx', title: 'devx', version: packageVersion() },
+          authMethods: [],
+        }
+      ),
+    )
     .onRequest(acp.methods.agent.session.new, async ({ params, client }) => {
       const s = await open(params.cwd, params.mcpServers ?? [], client);
       // A new ACP session is a new conversation (earlier ones stay in .devx/sessions/ for session/load).
@@ -102,12 +130,16 @@ export async function serveAcp(opts: AcpOptions): Promise<number> {
     })
     .onRequest(acp.methods.agent.session.load, async ({ params, client }) => {
       const root = findProjectRoot(params.cwd);
-      if (!sessionChain(root, params.sessionId, '')) throw acp.RequestError.invalidParams({ sessionId: params.sessionId }, `no devx session ${params.sessionId} in ${root} (devx sessions lists them)`);
+      if (!sessionChain(root, params.sessionId, ''))
+        throw acp.RequestError.invalidParams({ sessionId: params.sessionId }, `no devx session ${params.sessionId} in ${root} (devx sessions lists them)`);
       const s = await open(params.cwd, params.mcpServers ?? [], client, params.sessionId);
       const chain = sessionChain(root, params.sessionId, s.started.session.record.id)!;
       const transcript = resumeChain(s.started, chain);
       // The mode (persona) the loaded session was in comes back with it.
-      const persona = chain.map((r) => r.persona).filter(Boolean).at(-1);
+      const persona = chain
+        .map((r) => r.persona)
+        .filter(Boolean)
+        .at(-1);
       if (persona) {
         try {
           s.setMode(persona);

@@ -67,7 +67,15 @@ export class ToolCallTracker {
     const before = new Map<string, string | null>();
     if (tool?.kind === 'write') for (const l of locations) if (l.intent === 'write') before.set(l.path, readText(l.path));
     this.open.push({ id, tool: name, before });
-    return { sessionUpdate: 'tool_call', toolCallId: id, title: describeCall(tool, name, args), kind: acpKind(tool), status, locations: locations.map((l) => ({ path: l.path })), rawInput: args };
+    return {
+      sessionUpdate: 'tool_call',
+      toolCallId: id,
+      title: describeCall(tool, name, args),
+      kind: acpKind(tool),
+      status,
+      locations: locations.map((l) => ({ path: l.path })),
+      rawInput: args,
+    };
   }
 
   /** The call a permission request is about (the oldest open call of that tool), announcing it if the loop did not. */
@@ -84,7 +92,15 @@ export class ToolCallTracker {
     return {
       id: call.id,
       announce,
-      toolCall: { toolCallId: call.id, title: req.summary, kind: acpKind(tool), status: 'pending', locations, content: this.plannedContent(req), rawInput: req.args },
+      toolCall: {
+        toolCallId: call.id,
+        title: req.summary,
+        kind: acpKind(tool),
+        status: 'pending',
+        locations,
+        content: this.plannedContent(req),
+        rawInput: req.args,
+      },
     };
   }
 
@@ -92,7 +108,8 @@ export class ToolCallTracker {
   private plannedContent(req: ApprovalRequest): acp.ToolCallContent[] {
     const p = req.plan;
     const size = (t: string | null) => (t === null ? 0 : Buffer.byteLength(t));
-    if (p && size(p.oldText) <= MAX_DIFF_BYTES && size(p.newText) <= MAX_DIFF_BYTES) return [{ type: 'diff', path: p.path, oldText: p.oldText, newText: p.newText }];
+    if (p && size(p.oldText) <= MAX_DIFF_BYTES && size(p.newText) <= MAX_DIFF_BYTES)
+      return [{ type: 'diff', path: p.path, oldText: p.oldText, newText: p.newText }];
     return req.preview ? [{ type: 'content', content: { type: 'text', text: req.preview } }] : [];
   }
 

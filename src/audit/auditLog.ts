@@ -22,7 +22,10 @@ const require = createRequire(import.meta.url);
 export function createAuditLogger(file: string, session: string): pino.Logger {
   const pino = require('pino') as typeof import('pino').default;
   const destination = { write: (line: string) => appendChained(file, line.trimEnd()) };
-  return pino({ base: { session }, timestamp: pino.stdTimeFunctions.isoTime, messageKey: 'event', formatters: { level: (label) => ({ level: label }) } }, destination);
+  return pino(
+    { base: { session }, timestamp: pino.stdTimeFunctions.isoTime, messageKey: 'event', formatters: { level: (label) => ({ level: label }) } },
+    destination,
+  );
 }
 
 export function createAuditSubscriber(file: string, session: string): (e: AgentEvent) => void {
@@ -32,7 +35,19 @@ export function createAuditSubscriber(file: string, session: string): (e: AgentE
     if (e.type === 'hook') {
       // A hook is a program the user's settings run: recorded like a call, with what it decided.
       log ??= createAuditLogger(file, session);
-      log.info({ hook: e.event, command: summarizeArgValue(e.command), file: e.file, tool: e.tool ?? null, outcome: e.outcome, exitCode: e.exitCode, durationMs: e.durationMs, message: e.message ?? null }, 'hook');
+      log.info(
+        {
+          hook: e.event,
+          command: summarizeArgValue(e.command),
+          file: e.file,
+          tool: e.tool ?? null,
+          outcome: e.outcome,
+          exitCode: e.exitCode,
+          durationMs: e.durationMs,
+          message: e.message ?? null,
+        },
+        'hook',
+      );
       return;
     }
     if (e.type !== 'tool_end') return;

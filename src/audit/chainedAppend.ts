@@ -98,8 +98,10 @@ export function verifyChain(file: string): VerifyResult {
       return { ok: false, entries: i, badLine: i + 1, problem: 'not valid JSON (a partial or edited line)' };
     }
     const { hash, ...rest } = obj;
-    if (rest.prevHash !== prev) return { ok: false, entries: i, badLine: i + 1, problem: 'prevHash does not match the previous line (a line was deleted, inserted or reordered)' };
-    if (hash !== hashEntry(prev, JSON.stringify(rest))) return { ok: false, entries: i, badLine: i + 1, problem: 'hash does not match the content (the line was edited)' };
+    if (rest.prevHash !== prev)
+      return { ok: false, entries: i, badLine: i + 1, problem: 'prevHash does not match the previous line (a line was deleted, inserted or reordered)' };
+    if (hash !== hashEntry(prev, JSON.stringify(rest)))
+      return { ok: false, entries: i, badLine: i + 1, problem: 'hash does not match the content (the line was edited)' };
     prev = hash as string;
   }
   return { ok: true, entries: lines.length };

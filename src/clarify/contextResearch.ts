@@ -27,7 +27,12 @@ export function findArchitecture(t: TaskFolder): { file: string; text: string } 
 export function listProjectFiles(root: string, limit = FILE_LIST_LIMIT): { files: string[]; total: number } {
   let all: string[];
   try {
-    all = execFileSync('git', ['ls-files', '--cached', '--others', '--exclude-standard', '-z'], { cwd: root, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'], maxBuffer: 64 << 20 })
+    all = execFileSync('git', ['ls-files', '--cached', '--others', '--exclude-standard', '-z'], {
+      cwd: root,
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'ignore'],
+      maxBuffer: 64 << 20,
+    })
       .split('\0')
       .filter(Boolean);
   } catch {
@@ -57,7 +62,9 @@ export async function runContextResearch(t: TaskFolder, deps: StepDeps): Promise
   }
   // task_context.md is the user's to edit once written: a status-less folder never silently replaces it.
   if (fs.existsSync(t.file('context'))) {
-    throw new TaskFileError(`${t.relFile('context')} exists but ${t.relFile('status')} is missing; delete ${t.relFile('context')} to generate it again, or write AWAITING_QUESTIONS on the first line of ${t.relFile('status')} to go on with it`);
+    throw new TaskFileError(
+      `${t.relFile('context')} exists but ${t.relFile('status')} is missing; delete ${t.relFile('context')} to generate it again, or write AWAITING_QUESTIONS on the first line of ${t.relFile('status')} to go on with it`,
+    );
   }
   const arch = findArchitecture(t);
   const archRel = arch ? path.relative(t.root, arch.file) : null;
@@ -96,7 +103,12 @@ export async function runContextResearch(t: TaskFolder, deps: StepDeps): Promise
   // A step that does not stand leaves no changelog entry.
   if (r.status !== 'answered') changelog.rollback();
   if (r.error?.kind === 'binary_missing') return { code: 3, message: r.error.message, warnings: [] };
-  if (r.status !== 'answered') return { code: 1, message: `context research stopped: ${describeFailure('context-researcher', r)}. Nothing was written; run devx task next ${t.rel} again.`, warnings: [] };
+  if (r.status !== 'answered')
+    return {
+      code: 1,
+      message: `context research stopped: ${describeFailure('context-researcher', r)}. Nothing was written; run devx task next ${t.rel} again.`,
+      warnings: [],
+    };
   const extract = cleanExtract(r.answer ?? '');
   const context = [
     `# Task context: ${t.rel}`,
@@ -105,7 +117,9 @@ export async function runContextResearch(t: TaskFolder, deps: StepDeps): Promise
     description.trim(),
     '',
     '## Architecture context',
-    arch ? `_Extracted from ${archRel}._\n\n${extract ?? 'Nothing in it is relevant to this task.'}` : 'No tech_architecture.md in the task folder or at the project root.',
+    arch
+      ? `_Extracted from ${archRel}._\n\n${extract ?? 'Nothing in it is relevant to this task.'}`
+      : 'No tech_architecture.md in the task folder or at the project root.',
     '',
     '## Files',
     `The first ${listing.files.length} of ${listing.total} files in the project:`,
@@ -118,11 +132,18 @@ export async function runContextResearch(t: TaskFolder, deps: StepDeps): Promise
   // The status last: a crash before it leaves the step to be redone, never a status without its context.
   await writeFileAtomic(t.file('status'), statusFileText('AWAITING_CONTEXT_REVIEW'));
   const warning = ensureChangelogEntry(t, before, at, ENTRY, 'context-researcher');
-  return { code: 0, message: `Wrote ${t.relFile('context')} and ${t.relFile('status')} (AWAITING_CONTEXT_REVIEW).\n${stopMessage(t, 'AWAITING_CONTEXT_REVIEW')}`, warnings: warning ? [warning] : [] };
+  return {
+    code: 0,
+    message: `Wrote ${t.relFile('context')} and ${t.relFile('status')} (AWAITING_CONTEXT_REVIEW).\n${stopMessage(t, 'AWAITING_CONTEXT_REVIEW')}`,
+    warnings: warning ? [warning] : [],
+  };
 }
 
 /** The model's extract, or null when it found nothing relevant. A repeated section heading is dropped. */
 function cleanExtract(answer: string): string | null {
-  const text = answer.trim().replace(/^#+\s*Architecture context\s*\n/i, '').trim();
+  const text = answer
+    .trim()
+    .replace(/^#+\s*Architecture context\s*\n/i, '')
+    .trim();
   return !text || /^none\.?$/i.test(text) ? null : text;
 }

@@ -56,16 +56,37 @@ export function readTaskInput(t: TaskFolder): string {
   const description = readIfExists(t.file('description'));
   const context = readIfExists(t.file('context'));
   const qna = readIfExists(t.file('qna'));
-  for (const [name, text] of [['description', description], ['context', context], ['qna', qna]] as const) {
+  for (const [name, text] of [
+    ['description', description],
+    ['context', context],
+    ['qna', qna],
+  ] as const) {
     if (text === null) throw new TaskFileError(`${t.relFile(name)} is missing; the task is not complete`);
   }
   parseFeedbackBlocks(qna!, t.relFile('qna'));
   // Each block becomes its answer as plain text (or says it was left open).
   const answers = qna!.replace(new RegExp(`${esc(FEEDBACK_START)}([\\s\\S]*?)${esc(FEEDBACK_END)}`, 'g'), (_m, body: string) => {
-    const text = body.split('\n').filter((l) => l.trim() !== FEEDBACK_PLACEHOLDER).join('\n').trim();
+    const text = body
+      .split('\n')
+      .filter((l) => l.trim() !== FEEDBACK_PLACEHOLDER)
+      .join('\n')
+      .trim();
     return text ? `**Answer:** ${text}` : '**Answer:** (left open)';
   });
-  return [`# Task (${t.rel})`, '', description!.trim(), '', '# Task context', '', demote(context!.trim()), '', '# Questions and answers', '', demote(answers.trim()), ''].join('\n');
+  return [
+    `# Task (${t.rel})`,
+    '',
+    description!.trim(),
+    '',
+    '# Task context',
+    '',
+    demote(context!.trim()),
+    '',
+    '# Questions and answers',
+    '',
+    demote(answers.trim()),
+    '',
+  ].join('\n');
 }
 
 const esc = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');

@@ -63,7 +63,9 @@ export function parseFeedbackBlocks(text: string, fileLabel: string): FeedbackBl
       } else {
         if (!open) {
           const prev = blocks.at(-1);
-          const cause = prev ? `; if the answer to ${quoted(prev.question)} (its block opens on line ${prev.line}) holds the marker ${FEEDBACK_END} itself, it ended that answer early: an answer may mention USER_FEEDBACK_END in words, but not hold a marker comment` : '';
+          const cause = prev
+            ? `; if the answer to ${quoted(prev.question)} (its block opens on line ${prev.line}) holds the marker ${FEEDBACK_END} itself, it ended that answer early: an answer may mention USER_FEEDBACK_END in words, but not hold a marker comment`
+            : '';
           throw new TaskFileError(`${fileLabel} line ${n}: USER_FEEDBACK_END without a ${FEEDBACK_START} before it${cause}`);
         }
         open.body.push(before);

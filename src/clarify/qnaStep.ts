@@ -22,7 +22,15 @@ const feedbackKey = (b: FeedbackBlock) => crypto.createHash('sha256').update(b.f
 function readProcessed(t: TaskFolder): Set<string> {
   const text = readIfExists(t.file('qnaState'));
   if (text === null) return new Set();
-  const parsed = z.object({ processed: z.array(z.string()) }).safeParse((() => { try { return JSON.parse(text); } catch { return null; } })());
+  const parsed = z.object({ processed: z.array(z.string()) }).safeParse(
+    (() => {
+      try {
+        return JSON.parse(text);
+      } catch {
+        return null;
+      }
+    })(),
+  );
   // A damaged record only means every answer counts as new again: the model sees it once more.
   return new Set(parsed.success ? parsed.data.processed : []);
 }
@@ -48,7 +56,11 @@ export async function runQna(t: TaskFolder, status: 'AWAITING_QUESTIONS' | 'AWAI
   const fresh = newFeedback(t, blocksBefore);
   if (status === 'AWAITING_USER_FEEDBACK' && qnaBefore !== null && fresh.length === 0) {
     const open = blocksBefore.filter((b) => !b.feedback).length;
-    return { code: 0, message: `${NO_FEEDBACK_MESSAGE}\nAnswer the ${open} open question(s) between the ${FEEDBACK_START} and ${FEEDBACK_END} markers in ${t.relFile('qna')}, then run devx task next ${t.rel}`, warnings: [] };
+    return {
+      code: 0,
+      message: `${NO_FEEDBACK_MESSAGE}\nAnswer the ${open} open question(s) between the ${FEEDBACK_START} and ${FEEDBACK_END} markers in ${t.relFile('qna')}, then run devx task next ${t.rel}`,
+      warnings: [],
+    };
   }
   const context = readIfExists(t.file('context'));
   if (context === null) throw new TaskFileError(`${t.relFile('context')} is missing; delete ${t.relFile('status')} to run context research again`);
@@ -67,7 +79,9 @@ export async function runQna(t: TaskFolder, status: 'AWAITING_QUESTIONS' | 'AWAI
     initial ? '(none yet: write the first version)' : qnaBefore.trim(),
     '',
     '## New feedback from the user (parsed from the USER_FEEDBACK blocks)',
-    ...(fresh.length ? fresh.flatMap((b) => [`- Question: ${b.question || '(no heading)'} (line ${b.line})`, `  Feedback: ${b.feedback.replace(/\n/g, '\n  ')}`]) : ['(none)']),
+    ...(fresh.length
+      ? fresh.flatMap((b) => [`- Question: ${b.question || '(no heading)'} (line ${b.line})`, `  Feedback: ${b.feedback.replace(/\n/g, '\n  ')}`])
+      : ['(none)']),
     '',
     `Write the whole updated file with write_file to ${t.relFile('qna')}. Then record this step in the changelog with exactly this call, once:`,
     changelogCall(t, at, entry),
@@ -93,7 +107,11 @@ export async function runQna(t: TaskFolder, status: 'AWAITING_QUESTIONS' | 'AWAI
   };
   const fail = async (why: string, code = 1): Promise<StepResult> => {
     await restore();
-    return { code, message: `Q&A stopped: ${why}. ${t.relFile('qna')} and ${t.relFile('status')} are unchanged; run devx task next ${t.rel} again.`, warnings: [] };
+    return {
+      code,
+      message: `Q&A stopped: ${why}. ${t.relFile('qna')} and ${t.relFile('status')} are unchanged; run devx task next ${t.rel} again.`,
+      warnings: [],
+    };
   };
   if (r.error?.kind === 'binary_missing') return fail(r.error.message, 3);
   if (r.status !== 'answered') return fail(describeFailure('qna', r));
@@ -108,7 +126,8 @@ export async function runQna(t: TaskFolder, status: 'AWAITING_QUESTIONS' | 'AWAI
     return fail(`the qna agent wrote a file devx cannot read: ${(err as Error).message}`);
   }
   const dropped = droppedAnswers(blocksBefore, blocks);
-  if (dropped.length) return fail(`the qna agent dropped or reworded the answer(s) on line ${dropped.map((b) => b.line).join(', ')}; answered questions must keep their answers`);
+  if (dropped.length)
+    return fail(`the qna agent dropped or reworded the answer(s) on line ${dropped.map((b) => b.line).join(', ')}; answered questions must keep their answers`);
   const open = blocks.filter((b) => !b.feedback).length;
   if (next === 'AWAITING_USER_FEEDBACK' && open === 0) return fail('the qna agent awaits feedback but left no question with a USER FEEDBACK REQUIRED block');
   // Every answer now in the file has been seen by the model (or was written by it).
@@ -116,6 +135,9 @@ export async function runQna(t: TaskFolder, status: 'AWAITING_QUESTIONS' | 'AWAI
   await writeFileAtomic(t.file('status'), statusFileText(next));
   const warning = ensureChangelogEntry(t, before, at, entry, 'qna');
   const head = `Wrote ${t.relFile('qna')}: ${blocks.length} question(s), ${open} awaiting your feedback. Status: ${next}.`;
-  const tail = next === 'READY_FOR_PRD' ? stopMessage(t, 'READY_FOR_PRD') : `Answer between the ${FEEDBACK_START} and ${FEEDBACK_END} markers in ${t.relFile('qna')}, then run devx task next ${t.rel}`;
+  const tail =
+    next === 'READY_FOR_PRD'
+      ? stopMessage(t, 'READY_FOR_PRD')
+      : `Answer between the ${FEEDBACK_START} and ${FEEDBACK_END} markers in ${t.relFile('qna')}, then run devx task next ${t.rel}`;
   return { code: 0, message: `${head}\n${tail}`, warnings: warning ? [warning] : [] };
 }

@@ -13,7 +13,10 @@ export function changelogCall(t: TaskFolder, at: Date, entry: string): string {
 
 export function changelogLines(t: TaskFolder): number {
   try {
-    return fs.readFileSync(t.file('changelog'), 'utf8').split('\n').filter((l) => l.trim()).length;
+    return fs
+      .readFileSync(t.file('changelog'), 'utf8')
+      .split('\n')
+      .filter((l) => l.trim()).length;
   } catch {
     return 0;
   }

@@ -90,7 +90,10 @@ export function readIfExists(file: string): string | null {
 export function readTaskStatus(t: TaskFolder): TaskStatus | null {
   const text = readIfExists(t.file('status'));
   if (text === null) return null;
-  const first = text.replace(/^\uFEFF/, '').split(/\r?\n/)[0].trim();
+  const first = text
+    .replace(/^\uFEFF/, '')
+    .split(/\r?\n/)[0]
+    .trim();
   const allowed = `allowed values: ${TASK_STATUSES.join(', ')}`;
   if (!first) throw new TaskFileError(`${t.relFile('status')} line 1: the status is empty; the first line must hold the status (${allowed})`);
   if (!(TASK_STATUSES as readonly string[]).includes(first)) throw new TaskFileError(`${t.relFile('status')} line 1: unknown status "${first}"; ${allowed}`);
@@ -107,7 +110,8 @@ export function createTask(root: string, folder: string, description: string, cw
     // Exclusive: fails if the file exists, so a description the user wrote is never overwritten.
     writeNewOwnedSync(t.file('description'), `${description.trim()}\n`);
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'EEXIST') throw new TaskFileError(`${t.relFile('description')} already exists; edit it, or choose another folder`);
+    if ((err as NodeJS.ErrnoException).code === 'EEXIST')
+      throw new TaskFileError(`${t.relFile('description')} already exists; edit it, or choose another folder`);
     throw err;
   }
   return t;

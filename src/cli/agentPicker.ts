@@ -23,8 +23,16 @@ export function pickerItems(loaded: LoadedAgents): PickItem[] {
     `model: ${a.model ?? '(session default)'}${a.provider ? `  provider: ${a.provider}` : ''}`,
   ];
   // The project's and the user's agents; devx's shipped workflow roles stay out of the way.
-  const items: PickItem[] = [...loaded.agents.values()].filter((a) => a.scope !== 'builtin').sort((a, b) => a.name.localeCompare(b.name)).map((a) => ({ name: a.name, scope: a.scope, description: a.description.replace(/\s+/g, ' '), details: describe(a) }));
-  items.push({ name: 'default', scope: '-', description: 'plain devx, no persona', details: ['default', 'devx without a persona: its own prompt and every permitted tool'] });
+  const items: PickItem[] = [...loaded.agents.values()]
+    .filter((a) => a.scope !== 'builtin')
+    .sort((a, b) => a.name.localeCompare(b.name))
+    .map((a) => ({ name: a.name, scope: a.scope, description: a.description.replace(/\s+/g, ' '), details: describe(a) }));
+  items.push({
+    name: 'default',
+    scope: '-',
+    description: 'plain devx, no persona',
+    details: ['default', 'devx without a persona: its own prompt and every permitted tool'],
+  });
   return items;
 }
 
@@ -62,11 +70,28 @@ export function filterItems(items: PickItem[], query: string): PickItem[] {
 
 function pickWithFzf(fzf: string, items: PickItem[]): string | null {
   const lines = items.map((it) => [it.name, it.scope, it.description, it.details.join('\\n').replace(/\t/g, ' ')].join('\t')).join('\n');
-  const r = spawnSync(fzf, ['--delimiter', '\t', '--with-nth', '1,2,3', '--prompt', 'agent> ', '--header', `${PICKER_TITLE} (Enter to choose, Esc to cancel)`, '--preview', "printf '%b\\n' {4}", '--preview-window', 'down:5:wrap'], {
-    input: lines,
-    stdio: ['pipe', 'pipe', 'inherit'],
-    encoding: 'utf8',
-  });
+  const r = spawnSync(
+    fzf,
+    [
+      '--delimiter',
+      '\t',
+      '--with-nth',
+      '1,2,3',
+      '--prompt',
+      'agent> ',
+      '--header',
+      `${PICKER_TITLE} (Enter to choose, Esc to cancel)`,
+      '--preview',
+      "printf '%b\\n' {4}",
+      '--preview-window',
+      'down:5:wrap',
+    ],
+    {
+      input: lines,
+      stdio: ['pipe', 'pipe', 'inherit'],
+      encoding: 'utf8',
+    },
+  );
   if (r.status !== 0) return null;
   return r.stdout.split('\t')[0].trim() || null;
 }

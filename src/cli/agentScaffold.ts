@@ -60,7 +60,11 @@ export async function createAgentFile(root: string, devxHome: string, flags: New
     const dir = agentDir(root, devxHome, flags.scope ?? (await q('Scope (project or user)', 'project')));
     const text = fs.readFileSync(path.join(packageRoot(), 'prompts', 'agent-templates', `${template}.md`), 'utf8');
     const description = flags.description ?? (await q('Description', /description: (.*)/.exec(text)?.[1] ?? ''));
-    const file = writeAgent(dir, name, text.replace(/^name: .*$/m, `name: ${name}`).replace(/^description: .*$/m, `description: ${description.replace(/\n/g, ' ')}`));
+    const file = writeAgent(
+      dir,
+      name,
+      text.replace(/^name: .*$/m, `name: ${name}`).replace(/^description: .*$/m, `description: ${description.replace(/\n/g, ' ')}`),
+    );
     return `created ${file}`;
   } catch (err) {
     if (err instanceof Stopped) return 'agent create stopped; nothing was written';

@@ -28,7 +28,13 @@ export function switchAgent(s: Started, name: string): string {
  * `/agent` alone (or `/agent pick`) opens the picker when there is a terminal (`pick` set), else lists.
  * `ask` reads the answers of /agent create and /agent init through the REPL's own input.
  */
-export async function handleAgentSlash(input: string, s: Started, out: NodeJS.WritableStream, pick?: (items: PickItem[]) => Promise<string | null>, ask?: Ask): Promise<void> {
+export async function handleAgentSlash(
+  input: string,
+  s: Started,
+  out: NodeJS.WritableStream,
+  pick?: (items: PickItem[]) => Promise<string | null>,
+  ask?: Ask,
+): Promise<void> {
   const words = (input.match(/"[^"]*"|'[^']*'|\S+/g) ?? []).map((w) => w.replace(/^["']|["']$/g, ''));
   let [cmd, ...rest] = words;
   // /agent:start, /agent:run, /agent:status are the seed's spellings.

@@ -83,7 +83,10 @@ export function parseFlags(flags: Flags, argv: string[]): ParsedArgs {
 const HELP_FLAG: FlagSpec = { type: 'boolean', short: 'h', desc: 'this help' };
 
 function flagLines(flags: Flags): string[] {
-  const rows = Object.entries({ ...flags, help: HELP_FLAG }).map(([name, f]) => [`${f.short ? `-${f.short}, ` : '    '}--${name}${f.type === 'string' ? ` <${f.value ?? 'value'}>` : ''}`, f.desc]);
+  const rows = Object.entries({ ...flags, help: HELP_FLAG }).map(([name, f]) => [
+    `${f.short ? `-${f.short}, ` : '    '}--${name}${f.type === 'string' ? ` <${f.value ?? 'value'}>` : ''}`,
+    f.desc,
+  ]);
   const width = Math.max(0, ...rows.map(([l]) => l.length)) + 2;
   return rows.map(([l, d]) => `  ${l.padEnd(width)}${d}`);
 }

@@ -34,7 +34,9 @@ async function main(): Promise<void> {
     exitPromptly(code);
   } catch (err) {
     // Anything reaching here is a devx bug, not bad input: say so plainly.
-    process.stderr.write(`devx: internal error: ${(err as Error).message}\n${process.env.DEVX_DEBUG ? `${(err as Error).stack}\n` : 'Set DEVX_DEBUG=1 for the stack trace.\n'}`);
+    process.stderr.write(
+      `devx: internal error: ${(err as Error).message}\n${process.env.DEVX_DEBUG ? `${(err as Error).stack}\n` : 'Set DEVX_DEBUG=1 for the stack trace.\n'}`,
+    );
     process.exitCode = 1;
   }
 }

@@ -101,7 +101,11 @@ export function createRenderer(opts: RenderOptions): Renderer {
       watching = !watching;
       if (spinner.running) {
         spinner.setDetail(watching ? '' : lastLine(tail));
-        spinner.above(watching ? `  (Ctrl-O: showing the output as it arrives${tail ? '; earlier output:' : ''})\n${tail.slice(-2000)}${tail && !tail.endsWith('\n') ? '\n' : ''}` : '  (Ctrl-O: showing the last line only)\n');
+        spinner.above(
+          watching
+            ? `  (Ctrl-O: showing the output as it arrives${tail ? '; earlier output:' : ''})\n${tail.slice(-2000)}${tail && !tail.endsWith('\n') ? '\n' : ''}`
+            : '  (Ctrl-O: showing the last line only)\n',
+        );
       }
       return watching;
     },
@@ -112,7 +116,10 @@ export function createRenderer(opts: RenderOptions): Renderer {
           spinner.start(e.round === 1 ? 'thinking' : `thinking (round ${e.round})`);
           break;
         case 'backend':
-          if (e.event.type === 'retry') write(`  ↻ ${RETRY_LABEL[e.event.kind] ?? `${e.event.kind} error`}, retrying in ${Math.round(e.event.delayMs / 100) / 10}s: ${oneLine(e.event.message)}\n`);
+          if (e.event.type === 'retry')
+            write(
+              `  ↻ ${RETRY_LABEL[e.event.kind] ?? `${e.event.kind} error`}, retrying in ${Math.round(e.event.delayMs / 100) / 10}s: ${oneLine(e.event.message)}\n`,
+            );
           else if (e.event.type === 'account_switch') write(`  ↻ account ${e.event.from} hit its quota; trying ${e.event.to}\n`);
           else if (e.event.type === 'model_fallback') write(`  ↻ every account is out of quota on ${e.event.from}; falling back to ${e.event.to}\n`);
           else if (e.event.type === 'text_delta') stream.add(e.event.text);
@@ -146,7 +153,8 @@ export function createRenderer(opts: RenderOptions): Renderer {
         case 'tool_running':
           // A command may run for minutes: the spinner says for how long, and what it printed last.
           tail = '';
-          if (e.tool === 'run_command' || e.tool.startsWith('mcp') || e.tool === 'spawn_gemini' || e.tool === 'agent') spinner.start(`running ${e.tool}${spinner.enabled && e.tool === 'run_command' ? ' (Ctrl-O shows its output)' : ''}`);
+          if (e.tool === 'run_command' || e.tool.startsWith('mcp') || e.tool === 'spawn_gemini' || e.tool === 'agent')
+            spinner.start(`running ${e.tool}${spinner.enabled && e.tool === 'run_command' ? ' (Ctrl-O shows its output)' : ''}`);
           break;
         case 'tool_output':
           tail = (tail + e.text).slice(-8000);
@@ -165,13 +173,22 @@ export function createRenderer(opts: RenderOptions): Renderer {
           }
           const first = oneLine(o.content.split('\n')[0] ?? '', 120);
           write(`    ${o.status === 'ok' ? '✓' : '✗'} ${o.tool} (${o.durationMs} ms) ${o.status === 'ok' ? '' : first}\n`);
-          if (o.cut) write(`      output cut for the model to ${o.content.length.toLocaleString('en-US')} of ${o.cut.totalChars.toLocaleString('en-US')} characters${o.cut.savedAs ? `; the whole output is in ${o.cut.savedAs}` : ''}\n`);
+          if (o.cut)
+            write(
+              `      output cut for the model to ${o.content.length.toLocaleString('en-US')} of ${o.cut.totalChars.toLocaleString('en-US')} characters${o.cut.savedAs ? `; the whole output is in ${o.cut.savedAs}` : ''}\n`,
+            );
           break;
         }
         case 'compaction':
           if (e.phase === 'start') spinner.start(e.reason === 'auto' ? 'compacting the conversation (near the context budget)' : 'compacting the conversation');
-          else if (e.phase === 'done') write(`◇ compacted ${e.messages} messages into a summary (${kchars(e.beforeChars)} → ${kchars(e.afterChars)} characters); the full transcript is in ${e.transcript}\n`);
-          else write(`! could not compact the conversation: ${e.error}; nothing was lost${e.reason === 'auto' ? ', and older messages are elided from the prompt instead' : ''}\n`);
+          else if (e.phase === 'done')
+            write(
+              `◇ compacted ${e.messages} messages into a summary (${kchars(e.beforeChars)} → ${kchars(e.afterChars)} characters); the full transcript is in ${e.transcript}\n`,
+            );
+          else
+            write(
+              `! could not compact the conversation: ${e.error}; nothing was lost${e.reason === 'auto' ? ', and older messages are elided from the prompt instead' : ''}\n`,
+            );
           if (e.phase !== 'start') spinner.stop();
           break;
         case 'subtask': {
@@ -179,7 +196,10 @@ export function createRenderer(opts: RenderOptions): Renderer {
           spinner.subtask(p.id, p.phase === 'start' ? p.label : null);
           if (p.phase === 'start') {
             if (!spinner.enabled) write(`  ⇉ [${p.id}] ${p.label} …\n`);
-          } else write(`  ${p.status === 'answered' ? '✓' : '✗'} [${p.id}] ${p.label} (${((p.elapsedMs ?? 0) / 1000).toFixed(1)}s${p.status === 'answered' ? '' : `, ${p.status}`})\n`);
+          } else
+            write(
+              `  ${p.status === 'answered' ? '✓' : '✗'} [${p.id}] ${p.label} (${((p.elapsedMs ?? 0) / 1000).toFixed(1)}s${p.status === 'answered' ? '' : `, ${p.status}`})\n`,
+            );
           break;
         }
         case 'turn_end':

@@ -34,7 +34,9 @@ export function createProgress(out: NodeJS.WriteStream, env: NodeJS.ProcessEnv) 
         case 'step_end': {
           const r = e.record;
           current = '';
-          line(`${r.outcome === 'CHECK_FAILED' ? '✗' : '✓'} ${r.step} ${secs(r.durationMs)}, ${tok(r.tokens)}, ${r.modelCalls} model call${r.modelCalls === 1 ? '' : 's'}: ${r.outcome}${r.artifact ? ` (${r.artifact})` : ''} → ${r.next}`);
+          line(
+            `${r.outcome === 'CHECK_FAILED' ? '✗' : '✓'} ${r.step} ${secs(r.durationMs)}, ${tok(r.tokens)}, ${r.modelCalls} model call${r.modelCalls === 1 ? '' : 's'}: ${r.outcome}${r.artifact ? ` (${r.artifact})` : ''} → ${r.next}`,
+          );
           break;
         }
         case 'check_failed':
@@ -56,7 +58,10 @@ export function createProgress(out: NodeJS.WriteStream, env: NodeJS.ProcessEnv) 
     done(s: WorkflowState) {
       current = '';
       spinner.stop();
-      if (s.status === 'done') out.write(`Workflow ${s.id} is done${s.git.branch && s.git.merge !== 'none' ? `: ${s.git.branch} merged into ${s.git.base}` : s.git.branch ? `; the branch ${s.git.branch} is ready for review` : ''}.\n`);
+      if (s.status === 'done')
+        out.write(
+          `Workflow ${s.id} is done${s.git.branch && s.git.merge !== 'none' ? `: ${s.git.branch} merged into ${s.git.base}` : s.git.branch ? `; the branch ${s.git.branch} is ready for review` : ''}.\n`,
+        );
       else out.write(`Workflow ${s.id} is ${s.status} at ${s.current}: ${s.reason ?? ''}\n`);
     },
     stop() {
@@ -67,7 +72,11 @@ export function createProgress(out: NodeJS.WriteStream, env: NodeJS.ProcessEnv) 
 
 /** `interrupted`: the state says running but no process runs it (controls.ts isInterrupted). */
 export function renderStatus(s: WorkflowState, def: WorkflowDef | undefined, root: string, full: boolean, interrupted = false): string {
-  const total = s.steps.reduce((a, r) => ({ input: a.input + r.tokens.input, output: a.output + r.tokens.output, ms: a.ms + r.durationMs }), { input: 0, output: 0, ms: 0 });
+  const total = s.steps.reduce((a, r) => ({ input: a.input + r.tokens.input, output: a.output + r.tokens.output, ms: a.ms + r.durationMs }), {
+    input: 0,
+    output: 0,
+    ms: 0,
+  });
   const status = interrupted ? `interrupted at ${s.current} (run devx workflow resume ${s.id})` : `${s.status}${s.status !== 'done' ? ` at ${s.current}` : ''}`;
   const head = `${s.id}  ${s.workflow}${s.mode ? ` (${s.mode})` : ''}  ${status}  ${s.steps.length} steps, ${secs(total.ms)}, ${tok(total)}  ${s.request.split('\n')[0].slice(0, 60)}`;
   if (!full) return head;
@@ -81,7 +90,9 @@ export function renderStatus(s: WorkflowState, def: WorkflowDef | undefined, roo
     const ms = runs.reduce((a, r) => a + r.durationMs, 0);
     const t = runs.reduce((a, r) => ({ input: a.input + r.tokens.input, output: a.output + r.tokens.output }), { input: 0, output: 0 });
     const last = runs.at(-1);
-    lines.push(`  ${mark} ${n.padEnd(16)} ${(def?.steps[n]?.role ?? last?.role ?? '').padEnd(16)} ${runs.length ? `${runs.length}× ${secs(ms)} ${tok(t)} last: ${last!.outcome}` : ''}`);
+    lines.push(
+      `  ${mark} ${n.padEnd(16)} ${(def?.steps[n]?.role ?? last?.role ?? '').padEnd(16)} ${runs.length ? `${runs.length}× ${secs(ms)} ${tok(t)} last: ${last!.outcome}` : ''}`,
+    );
   }
   const loops = Object.entries(s.loops);
   if (loops.length) lines.push(`loops: ${loops.map(([k, n]) => `${k} ${n}`).join(', ')}`);
@@ -92,7 +103,9 @@ export function renderStatus(s: WorkflowState, def: WorkflowDef | undefined, roo
 export function renderLog(s: WorkflowState): string {
   const out = [`${s.id} ${s.workflow} ${s.status}: ${s.request.split('\n')[0]}`];
   s.steps.forEach((r, i) => {
-    out.push(`${i + 1}. ${r.step} (${r.role}${r.model ? `, ${r.model}` : ''}) ${r.startedAt} ${secs(r.durationMs)} ${tok(r.tokens)} → ${r.outcome} → ${r.next}`);
+    out.push(
+      `${i + 1}. ${r.step} (${r.role}${r.model ? `, ${r.model}` : ''}) ${r.startedAt} ${secs(r.durationMs)} ${tok(r.tokens)} → ${r.outcome} → ${r.next}`,
+    );
     if (r.artifact) out.push(`   artifact: ${r.artifact}`);
     if (r.verdict) out.push(`   verdict: ${JSON.stringify(r.verdict)}`);
     if (r.commit) out.push(`   commit: ${r.commit}`);

@@ -121,7 +121,8 @@ export function createReplInput(rl: readline.Interface, opts: { interactive: boo
       held.push(typed);
       rl.write(null, { ctrl: true, name: 'u' });
     }
-    if (held.length) opts.out.write(`\n(queued for after this turn: ${held.map((h) => JSON.stringify(h.length > 60 ? `${h.slice(0, 57)}...` : h)).join(', ')})\n`);
+    if (held.length)
+      opts.out.write(`\n(queued for after this turn: ${held.map((h) => JSON.stringify(h.length > 60 ? `${h.slice(0, 57)}...` : h)).join(', ')})\n`);
     const answer = await new Promise<string | null>((resolve) => {
       answering = resolve;
       waiters.push((l) => {
@@ -163,7 +164,10 @@ export function createReplInput(rl: readline.Interface, opts: { interactive: boo
     async nextMessage() {
       // Say what happens to what was typed during the turn: sent now, or dropped with /drop.
       if (dropped) opts.out.write(`(dropped ${dropped === 1 ? 'the message' : `${dropped} messages`} typed while devx worked)\n`);
-      else if (queuedWhileBusy && lines.length) opts.out.write(`(sending what you typed while devx worked: ${JSON.stringify(lines[0].length > 60 ? `${lines[0].slice(0, 57)}...` : lines[0])}; type /drop during a turn to take it back)\n`);
+      else if (queuedWhileBusy && lines.length)
+        opts.out.write(
+          `(sending what you typed while devx worked: ${JSON.stringify(lines[0].length > 60 ? `${lines[0].slice(0, 57)}...` : lines[0])}; type /drop during a turn to take it back)\n`,
+        );
       dropped = 0;
       queuedWhileBusy = 0;
       const parts: string[] = [];

@@ -47,7 +47,16 @@ export function overridesFrom(flags: AgentFlagValues) {
     provider: flags.provider,
     fallbackModel: flags['fallback-model'],
     maxToolRounds: rounds ? Number(rounds) : undefined,
-    ...(flags['add-dir'] ? { permissions: { additionalDirectories: flags['add-dir'].split(',').map((d) => path.resolve(d.trim())).filter(Boolean) } } : {}),
+    ...(flags['add-dir']
+      ? {
+          permissions: {
+            additionalDirectories: flags['add-dir']
+              .split(',')
+              .map((d) => path.resolve(d.trim()))
+              .filter(Boolean),
+          },
+        }
+      : {}),
   };
 }
 
@@ -62,7 +71,15 @@ export async function withSession(
 ): Promise<number> {
   let s: Started;
   try {
-    s = await startSession({ cwd: process.cwd(), env: process.env, overrides: overridesFrom(flags), yes: flags.yes, approvalMode: approvalModeFrom(flags), prompt: io.prompt, stream: io.stream });
+    s = await startSession({
+      cwd: process.cwd(),
+      env: process.env,
+      overrides: overridesFrom(flags),
+      yes: flags.yes,
+      approvalMode: approvalModeFrom(flags),
+      prompt: io.prompt,
+      stream: io.stream,
+    });
   } catch (err) {
     if (!(err instanceof SessionBusyError)) throw err;
     io.info.write(`devx: ${err.message}\n`);

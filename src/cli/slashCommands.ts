@@ -55,7 +55,8 @@ export const SLASH_COMMANDS: SlashCommand[] = [
     names: ['tools'],
     summary: 'the tools the model can call',
     run: async (ctx) => {
-      for (const t of ctx.started.run.agent.tools) ctx.out.write(`  ${[t.name, ...describeArgs(t).map((a) => (a.optional ? `[${a.name}]` : a.name))].join(' | ')}\n`);
+      for (const t of ctx.started.run.agent.tools)
+        ctx.out.write(`  ${[t.name, ...describeArgs(t).map((a) => (a.optional ? `[${a.name}]` : a.name))].join(' | ')}\n`);
       return 'continue';
     },
   },
@@ -149,7 +150,10 @@ Ctrl-C cancels a running turn; Ctrl-C twice at the prompt exits.`;
 /** /help's text for devx's own commands, from the table. */
 export function replHelp(): string {
   const line = (usage: string, summary: string) => `  ${usage.length < 10 ? usage.padEnd(11) : `${usage}  `}${summary}`;
-  const lines = SLASH_COMMANDS.flatMap((c) => [line(`/${c.names[0]}${c.args ? ` ${c.args}` : ''}`, c.summary), ...(c.forms ?? []).map((f) => line(f.usage, f.summary))]);
+  const lines = SLASH_COMMANDS.flatMap((c) => [
+    line(`/${c.names[0]}${c.args ? ` ${c.args}` : ''}`, c.summary),
+    ...(c.forms ?? []).map((f) => line(f.usage, f.summary)),
+  ]);
   return `Commands:\n${lines.join('\n')}\n${KEYS}`;
 }
 

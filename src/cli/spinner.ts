@@ -12,7 +12,10 @@ export class Spinner {
   private detail = '';
   readonly enabled: boolean;
 
-  constructor(private readonly out: NodeJS.WriteStream, env: NodeJS.ProcessEnv = process.env) {
+  constructor(
+    private readonly out: NodeJS.WriteStream,
+    env: NodeJS.ProcessEnv = process.env,
+  ) {
     this.enabled = Boolean(out.isTTY) && !env.NO_COLOR;
   }
 

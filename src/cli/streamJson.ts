@@ -35,7 +35,17 @@ export function createStreamJson(write: (line: string) => void): (e: AgentEvent)
         break;
       case 'tool_end': {
         const o = e.outcome;
-        out({ type: 'tool_end', tool: o.tool, args: o.args, summary: o.summary, status: o.status, decision: o.decision?.decision ?? null, rule: o.decision?.rule ?? null, answer: o.answer ?? null, durationMs: o.durationMs });
+        out({
+          type: 'tool_end',
+          tool: o.tool,
+          args: o.args,
+          summary: o.summary,
+          status: o.status,
+          decision: o.decision?.decision ?? null,
+          rule: o.decision?.rule ?? null,
+          answer: o.answer ?? null,
+          durationMs: o.durationMs,
+        });
         break;
       }
       case 'compaction':

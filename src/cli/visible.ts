@@ -21,6 +21,14 @@ export function useColor(out: NodeJS.WritableStream, env: NodeJS.ProcessEnv): bo
 export function colorDiff(diff: string): string {
   return diff
     .split('\n')
-    .map((l) => (l.startsWith('+') && !l.startsWith('+++') ? `\x1b[32m${l}\x1b[0m` : l.startsWith('-') && !l.startsWith('---') ? `\x1b[31m${l}\x1b[0m` : l.startsWith('@@') ? `\x1b[36m${l}\x1b[0m` : l))
+    .map((l) =>
+      l.startsWith('+') && !l.startsWith('+++')
+        ? `\x1b[32m${l}\x1b[0m`
+        : l.startsWith('-') && !l.startsWith('---')
+          ? `\x1b[31m${l}\x1b[0m`
+          : l.startsWith('@@')
+            ? `\x1b[36m${l}\x1b[0m`
+            : l,
+    )
     .join('\n');
 }

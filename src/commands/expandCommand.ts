@@ -28,10 +28,12 @@ function expandGemini(body: string, args: string): Part[] {
   const usesArgs = /\{\{\s*args\s*\}\}|\{\{\s*arg\d+\s*\}\}/.test(body);
   // Inside a shell injection an argument is quoted, so what the user typed cannot become shell syntax.
   const fill = (s: string, inShell: boolean) =>
-    s.replace(/\{\{\s*args\s*\}\}/g, () => (inShell ? shellQuote(args) : args)).replace(/\{\{\s*arg(\d+)\s*\}\}/g, (_m, n: string) => (inShell ? shellQuote(words[Number(n)] ?? '') : (words[Number(n)] ?? '')));
+    s
+      .replace(/\{\{\s*args\s*\}\}/g, () => (inShell ? shellQuote(args) : args))
+      .replace(/\{\{\s*arg(\d+)\s*\}\}/g, (_m, n: string) => (inShell ? shellQuote(words[Number(n)] ?? '') : (words[Number(n)] ?? '')));
   const parts: Part[] = [];
   let text = '';
-  for (let i = 0; i < body.length; ) {
+  for (let i = 0; i < body.length;) {
     if ((body.startsWith('!{', i) || body.startsWith('@{', i)) && takeBraced(body, i + 1) > 0) {
       const end = takeBraced(body, i + 1);
       const inner = body.slice(i + 2, end).trim();

@@ -56,7 +56,10 @@ function walk(dir: string, exts: string[]): string[] {
 const NAME_PART = /^[A-Za-z0-9][A-Za-z0-9_.-]*$/;
 
 function nameOf(dir: string, file: string): string | null {
-  const parts = path.relative(dir, file).replace(/\.(toml|md)$/, '').split(path.sep);
+  const parts = path
+    .relative(dir, file)
+    .replace(/\.(toml|md)$/, '')
+    .split(path.sep);
   return parts.every((p) => NAME_PART.test(p)) ? parts.join(':') : null;
 }
 
@@ -82,7 +85,10 @@ export function parseCommandFile(file: string, text: string): Omit<CustomCommand
   const body = (fm ? fm.body : text).trim();
   if (!body) throw new Error('the command has no text');
   const desc = fm?.data.description;
-  const firstLine = body.split('\n')[0].replace(/^#+\s*/, '').slice(0, 80);
+  const firstLine = body
+    .split('\n')[0]
+    .replace(/^#+\s*/, '')
+    .slice(0, 80);
   const hint = fm?.data['argument-hint'];
   return { description: typeof desc === 'string' ? desc : firstLine, body, syntax: 'claude', ...(typeof hint === 'string' ? { argumentHint: hint } : {}) };
 }

@@ -7,7 +7,24 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { McpServerSchema, type McpServerEntry } from './mcpSettings.js';
 
-const KEEP = ['type', 'command', 'args', 'env', 'cwd', 'url', 'httpUrl', 'headers', 'trust', 'includeTools', 'excludeTools', 'timeout', 'description', 'disabled', 'oauth', 'authProviderType'];
+const KEEP = [
+  'type',
+  'command',
+  'args',
+  'env',
+  'cwd',
+  'url',
+  'httpUrl',
+  'headers',
+  'trust',
+  'includeTools',
+  'excludeTools',
+  'timeout',
+  'description',
+  'disabled',
+  'oauth',
+  'authProviderType',
+];
 
 function readJson(file: string): unknown {
   let text: string;
@@ -42,7 +59,12 @@ function entriesOf(servers: unknown, file: string, errors: string[]): McpServerE
   return out;
 }
 
-export function readForeignMcp(opts: { root: string; userHome: string; trusted: boolean }): { user: McpServerEntry[]; project: McpServerEntry[]; untrusted: string[]; errors: string[] } {
+export function readForeignMcp(opts: { root: string; userHome: string; trusted: boolean }): {
+  user: McpServerEntry[];
+  project: McpServerEntry[];
+  untrusted: string[];
+  errors: string[];
+} {
   const errors: string[] = [];
   const safe = (file: string, pick: (j: Record<string, unknown>) => unknown): McpServerEntry[] => {
     try {

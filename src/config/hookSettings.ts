@@ -13,7 +13,11 @@ export type HookEvent = (typeof HOOK_EVENTS)[number];
 const HookCommand = z.object({ type: z.literal('command'), command: z.string().min(1), timeout: z.number().positive().max(3600).optional() }).strict();
 const HookGroup = z.object({ matcher: z.string().optional(), hooks: z.array(HookCommand).min(1) }).strict();
 
-export const HooksSchema = z.lazy(() => z.object(Object.fromEntries(HOOK_EVENTS.map((e) => [e, z.array(HookGroup).optional()])) as Record<HookEvent, z.ZodOptional<z.ZodArray<typeof HookGroup>>>).strict());
+export const HooksSchema = z.lazy(() =>
+  z
+    .object(Object.fromEntries(HOOK_EVENTS.map((e) => [e, z.array(HookGroup).optional()])) as Record<HookEvent, z.ZodOptional<z.ZodArray<typeof HookGroup>>>)
+    .strict(),
+);
 export type HooksSetting = z.infer<typeof HooksSchema>;
 
 /** One hook command, flattened, with where it came from. */
@@ -28,7 +32,8 @@ export interface HookEntry {
 
 export function flattenHooks(h: HooksSetting | undefined, file: string): HookEntry[] {
   const out: HookEntry[] = [];
-  for (const event of HOOK_EVENTS) for (const g of h?.[event] ?? []) for (const c of g.hooks) out.push({ event, matcher: g.matcher, command: c.command, timeoutSec: c.timeout ?? 60, file });
+  for (const event of HOOK_EVENTS)
+    for (const g of h?.[event] ?? []) for (const c of g.hooks) out.push({ event, matcher: g.matcher, command: c.command, timeoutSec: c.timeout ?? 60, file });
   return out;
 }
 

@@ -55,15 +55,28 @@ export const SettingsSchema = z.lazy(() =>
       compactThreshold: z.number().min(0.2).max(1).optional(),
       commandTimeoutSec: z.number().int().min(1).max(3600).optional(),
       maxToolOutputChars: z.number().int().min(1000).optional(),
-      permissions: z.object({ allow: RuleList.optional(), ask: RuleList.optional(), deny: RuleList.optional(), additionalDirectories: z.array(z.string().min(1)).optional() }).strict().optional(),
+      permissions: z
+        .object({
+          allow: RuleList.optional(),
+          ask: RuleList.optional(),
+          deny: RuleList.optional(),
+          additionalDirectories: z.array(z.string().min(1)).optional(),
+        })
+        .strict()
+        .optional(),
       approvalMode: z.enum(['default', 'auto-edit', 'yolo', 'plan']).optional(),
       handoff: z.enum(['model', 'plain', 'off']).optional(),
       spawnConcurrency: z.number().int().min(1).max(16).optional(),
       autoDelegate: z.enum(['off', 'suggest', 'apply']).optional(),
       knowledge: z
         .object({
-          collection: z.string().regex(/^[A-Za-z0-9_-]+$/).optional(),
-          embeddings: z.union([z.enum(['none', 'gemini']), z.object({ command: z.array(z.string().min(1)).min(1), dims: z.number().int().min(1).max(8192) }).strict()]).optional(),
+          collection: z
+            .string()
+            .regex(/^[A-Za-z0-9_-]+$/)
+            .optional(),
+          embeddings: z
+            .union([z.enum(['none', 'gemini']), z.object({ command: z.array(z.string().min(1)).min(1), dims: z.number().int().min(1).max(8192) }).strict()])
+            .optional(),
         })
         .strict()
         .optional(),
@@ -71,7 +84,10 @@ export const SettingsSchema = z.lazy(() =>
       mcpServers: McpServersSchema.optional(),
       /** The agent persona a session starts with. */
       defaultAgent: z.string().min(1).optional(),
-      rateLimits: z.object({ toolCallsPerMinute: z.number().int().min(1).optional(), commandsPerMinute: z.number().int().min(1).optional() }).strict().optional(),
+      rateLimits: z
+        .object({ toolCallsPerMinute: z.number().int().min(1).optional(), commandsPerMinute: z.number().int().min(1).optional() })
+        .strict()
+        .optional(),
       /** The project's test command, which workflows run to confirm a developer's claim (else detected). */
       testCommand: z.string().min(1).optional(),
       /** Programs run at points of a session, in Claude Code's format (config/hookSettings.ts). */
@@ -131,7 +147,6 @@ export class ConfigError extends Error {
     this.name = 'ConfigError';
   }
 }
-
 
 export function readSettingsFile(file: string): Settings | null {
   let text: string;
@@ -250,7 +265,9 @@ export function loadSettings(src: SettingsSources): ResolvedSettings {
       delete s.testCommand;
     }
     if (s.defaultAgent && !src.trusted) {
-      warnings.push(`${file}: "defaultAgent": "${s.defaultAgent}" chooses the agent (its prompt, imports and tools) every session starts with; it is ignored until you trust the project with \`devx trust\``);
+      warnings.push(
+        `${file}: "defaultAgent": "${s.defaultAgent}" chooses the agent (its prompt, imports and tools) every session starts with; it is ignored until you trust the project with \`devx trust\``,
+      );
       delete s.defaultAgent;
     }
     if (s.approvalMode && (s.approvalMode === 'yolo' || s.approvalMode === 'auto-edit') && !src.trusted) {
@@ -263,7 +280,9 @@ export function loadSettings(src: SettingsSources): ResolvedSettings {
   }
   // MCP servers from Claude Code's and Gemini CLI's files, under devx's own by name.
   const importSetup = user?.importSetup ?? true;
-  const foreign = importSetup ? readForeignMcp({ root: src.projectRoot, userHome: src.env.HOME ?? path.dirname(src.devxHome), trusted: src.trusted === true }) : { user: [], project: [], untrusted: [], errors: [] };
+  const foreign = importSetup
+    ? readForeignMcp({ root: src.projectRoot, userHome: src.env.HOME ?? path.dirname(src.devxHome), trusted: src.trusted === true })
+    : { user: [], project: [], untrusted: [], errors: [] };
   for (const e of [...foreign.project, ...foreign.user]) if (!mcp.has(e.name)) mcp.set(e.name, e);
   untrustedMcp.push(...foreign.untrusted);
   warnings.push(...foreign.errors);
@@ -325,10 +344,22 @@ export function loadSettings(src: SettingsSources): ResolvedSettings {
     importSetup,
     warnings: [
       ...warnings,
-      ...(untrustedAllows.length ? [`this project's settings allow ${untrustedAllows.join(', ')}; they are ignored until you trust the project with \`devx trust\``] : []),
-      ...(untrustedDirs.length ? [`this project's settings add the folders ${untrustedDirs.join(', ')} to what the model may read; they are ignored until you trust the project with \`devx trust\``] : []),
-      ...(untrustedHooks.length ? [`this project asks for hooks (in ${untrustedHooks.join(', ')}), which run programs; they are not run until you trust the project with \`devx trust\``] : []),
-      ...(untrustedMcp.length ? [`this project's MCP servers (${untrustedMcp.join(', ')}) run programs; they are not started until you trust the project with \`devx trust\``] : []),
+      ...(untrustedAllows.length
+        ? [`this project's settings allow ${untrustedAllows.join(', ')}; they are ignored until you trust the project with \`devx trust\``]
+        : []),
+      ...(untrustedDirs.length
+        ? [
+            `this project's settings add the folders ${untrustedDirs.join(', ')} to what the model may read; they are ignored until you trust the project with \`devx trust\``,
+          ]
+        : []),
+      ...(untrustedHooks.length
+        ? [
+            `this project asks for hooks (in ${untrustedHooks.join(', ')}), which run programs; they are not run until you trust the project with \`devx trust\``,
+          ]
+        : []),
+      ...(untrustedMcp.length
+        ? [`this project's MCP servers (${untrustedMcp.join(', ')}) run programs; they are not started until you trust the project with \`devx trust\``]
+        : []),
     ],
     files,
   };

@@ -34,7 +34,8 @@ function capSection(name: string, text: string | undefined): string {
   return `# ${name}\n${body.trim()}\n\n`;
 }
 
-const attachedKind = (mime: string) => (mime === 'application/pdf' ? 'PDF' : mime.startsWith('audio/') ? 'audio' : mime.startsWith('video/') ? 'video' : 'image');
+const attachedKind = (mime: string) =>
+  mime === 'application/pdf' ? 'PDF' : mime.startsWith('audio/') ? 'audio' : mime.startsWith('video/') ? 'video' : 'image';
 
 /** A message as the prompt shows it (heading, text, image lines). */
 export function renderMessage(m: Message): string {

@@ -73,13 +73,18 @@ const LABELS: Record<Message['role'], string> = { user: 'User', assistant: 'Assi
  * the middle, and when that is still too much the oldest are left out (an earlier summary always stays).
  */
 export function renderForSummary(messages: readonly Message[], maxChars: number): string {
-  const blocks = messages.map((m) => `### ${m.summaryOf ? `Summary of ${m.summaryOf} earlier messages` : LABELS[m.role]}\n${capMiddle(m.content, m.role === 'tool' ? TOOL_RESULT_CAP : m.summaryOf ? maxChars / 3 : MESSAGE_CAP)}\n\n`);
+  const blocks = messages.map(
+    (m) =>
+      `### ${m.summaryOf ? `Summary of ${m.summaryOf} earlier messages` : LABELS[m.role]}\n${capMiddle(m.content, m.role === 'tool' ? TOOL_RESULT_CAP : m.summaryOf ? maxChars / 3 : MESSAGE_CAP)}\n\n`,
+  );
   const pinned = messages[0]?.summaryOf ? 1 : 0;
   let size = blocks.reduce((n, b) => n + b.length, 0);
   let first = pinned;
   while (size > maxChars && first < blocks.length - 1) size -= blocks[first++].length;
   const left = first - pinned;
-  return (pinned ? blocks[0] : '') + (left ? `[${left} messages left out here to fit; the summary need not cover them]\n\n` : '') + blocks.slice(first).join('');
+  return (
+    (pinned ? blocks[0] : '') + (left ? `[${left} messages left out here to fit; the summary need not cover them]\n\n` : '') + blocks.slice(first).join('')
+  );
 }
 
 /** The request for the summary call: prompts/compact.md with the conversation, within `budgetChars`. */

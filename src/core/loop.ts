@@ -33,7 +33,17 @@ export type AgentEvent =
   /** An approved call starts executing (after any confirmation). */
   | { type: 'tool_running'; tool: string }
   /** A hook ran (runtime/hooks.ts): what it decided, for the person and the audit log. */
-  | { type: 'hook'; event: string; command: string; file: string; tool?: string; outcome: 'ok' | 'blocked' | 'error'; exitCode: number | null; durationMs: number; message?: string }
+  | {
+      type: 'hook';
+      event: string;
+      command: string;
+      file: string;
+      tool?: string;
+      outcome: 'ok' | 'blocked' | 'error';
+      exitCode: number | null;
+      durationMs: number;
+      message?: string;
+    }
   | { type: 'turn_end'; status: TurnStatus; answer?: string; error?: { kind: string; message: string }; rounds: number }
   | CompactionEvent;
 
@@ -93,7 +103,12 @@ export async function runTurn(
   // The bytes of this turn's images (the user's @mentions, analyze_image results) go with every request of the turn.
   const turnImages: LoadedImage[] = [];
   const push = (role: Message['role'], content: string, images: LoadedImage[] = []) => {
-    const m: Message = { role, content, at: deps.now().toISOString(), ...(images.length ? { images: images.map(({ path, mimeType, bytes }) => ({ path, mimeType, bytes })) } : {}) };
+    const m: Message = {
+      role,
+      content,
+      at: deps.now().toISOString(),
+      ...(images.length ? { images: images.map(({ path, mimeType, bytes }) => ({ path, mimeType, bytes })) } : {}),
+    };
     turnImages.push(...images);
     messages.push(m);
     added.push(m);
@@ -106,7 +121,16 @@ export async function runTurn(
 
   emit({ type: 'turn_start', input });
   const turnStart = messages.length;
-  const callDeps: ToolCallDeps = { ...deps, ctx: { ...deps.ctx, signal, progress: (p) => emit({ type: 'subtask', progress: p }), output: (tool, text) => emit({ type: 'tool_output', tool, text }), started: (tool) => emit({ type: 'tool_running', tool }) } };
+  const callDeps: ToolCallDeps = {
+    ...deps,
+    ctx: {
+      ...deps.ctx,
+      signal,
+      progress: (p) => emit({ type: 'subtask', progress: p }),
+      output: (tool, text) => emit({ type: 'tool_output', tool, text }),
+      started: (tool) => emit({ type: 'tool_running', tool }),
+    },
+  };
   const limit = pLimit(deps.concurrency ?? 4);
   push('user', input, opts.images);
 
@@ -121,7 +145,9 @@ export async function runTurn(
     try {
       const onDelta = deps.stream ? (text: string) => emit({ type: 'backend', event: { type: 'text_delta', text } }) : undefined;
       const images = turnImages.length ? turnImages.map(({ mimeType, data, path }) => ({ mimeType, data, path })) : undefined;
-      reply = await deps.backend.complete({ prompt, systemPrompt: deps.systemPrompt, signal, model: deps.model, onDelta, images }, (event) => emit({ type: 'backend', event }));
+      reply = await deps.backend.complete({ prompt, systemPrompt: deps.systemPrompt, signal, model: deps.model, onDelta, images }, (event) =>
+        emit({ type: 'backend', event }),
+      );
     } catch (err) {
       if (signal.aborted || (err instanceof BackendError && err.kind === 'cancelled')) return cancelled(round - 1);
       const kind = err instanceof BackendError ? err.kind : 'internal';
@@ -129,7 +155,15 @@ export async function runTurn(
       push('devx', `The model call failed (${kind}): ${message}`);
       return finish({ status: 'error', error: { kind, message }, rounds: round });
     }
-    emit({ type: 'model_response', round, chars: reply.text.length, model: reply.model, account: reply.account, usage: reply.usage, durationMs: reply.durationMs });
+    emit({
+      type: 'model_response',
+      round,
+      chars: reply.text.length,
+      model: reply.model,
+      account: reply.account,
+      usage: reply.usage,
+      durationMs: reply.durationMs,
+    });
     const parsed = parseToolCalls(reply.text);
     push('assistant', parsed.kept);
     if (parsed.errors.length || parsed.warnings.length) emit({ type: 'parse_issues', errors: parsed.errors, warnings: parsed.warnings });
@@ -153,7 +187,15 @@ export async function runTurn(
           const tool = deps.tools.get(call.tool);
           const decision = tool ? await deps.decide(tool, call.args) : undefined;
           const would = decision ? `the policy would ${decision.decision} it (${decision.reason})` : `there is no tool named ${call.tool}`;
-          const outcome: ToolCallOutcome = { tool: call.tool, args: call.args, status: 'ok', content: `(dry run: not run; ${would})`, durationMs: 0, summary: describeCall(tool, call.tool, call.args), decision };
+          const outcome: ToolCallOutcome = {
+            tool: call.tool,
+            args: call.args,
+            status: 'ok',
+            content: `(dry run: not run; ${would})`,
+            durationMs: 0,
+            summary: describeCall(tool, call.tool, call.args),
+            decision,
+          };
           emit({ type: 'tool_end', outcome });
           return formatToolResult({ tool: call.tool, status: 'ok', content: outcome.content });
         }
@@ -173,7 +215,7 @@ export async function runTurn(
     const feedback = protocolFeedback(parsed);
     const blocks: string[] = [];
     const ordered = items.sort((a, b) => a.line - b.line);
-    for (let k = 0; k < ordered.length; ) {
+    for (let k = 0; k < ordered.length;) {
       if (signal.aborted) {
         blocks.push(formatToolResult({ tool: 'devx', status: 'error', content: 'the user cancelled the turn before the remaining calls ran' }));
         break;

@@ -8,7 +8,15 @@ import path from 'node:path';
 import crypto from 'node:crypto';
 import { create, insertMultiple, load, remove, save, search, count as oramaCount, getByID, type AnyOrama } from '@orama/orama';
 import lockfile from 'proper-lockfile';
-import { KnowledgeError, MAX_CONTENT_CHARS, type KnowledgeDoc, type KnowledgeFilter, type KnowledgeHit, type KnowledgeMeta, type KnowledgeStore } from './types.js';
+import {
+  KnowledgeError,
+  MAX_CONTENT_CHARS,
+  type KnowledgeDoc,
+  type KnowledgeFilter,
+  type KnowledgeHit,
+  type KnowledgeMeta,
+  type KnowledgeStore,
+} from './types.js';
 import type { Embedder } from './embeddings.js';
 import { STOP_WORDS } from './stopWords.js';
 import './oramaPatch.js';
@@ -39,7 +47,9 @@ export function docId(content: string, meta: KnowledgeMeta): string {
 export function validateDoc(d: { content: string; metadata: KnowledgeMeta }): void {
   if (typeof d.content !== 'string' || !d.content.trim()) throw new KnowledgeError('content is empty; nothing to store');
   if (d.content.length > MAX_CONTENT_CHARS) {
-    throw new KnowledgeError(`content is ${d.content.length} characters, over the ${MAX_CONTENT_CHARS}-character limit; split it into smaller pieces (devx memory import chunks Markdown files)`);
+    throw new KnowledgeError(
+      `content is ${d.content.length} characters, over the ${MAX_CONTENT_CHARS}-character limit; split it into smaller pieces (devx memory import chunks Markdown files)`,
+    );
   }
 }
 
@@ -87,7 +97,11 @@ export class EmbeddedStore implements KnowledgeStore {
   private journalAt = 0;
   private dims = 0;
 
-  constructor(private readonly dir: string, private readonly collection: string, private readonly embedder: Embedder | null = null) {
+  constructor(
+    private readonly dir: string,
+    private readonly collection: string,
+    private readonly embedder: Embedder | null = null,
+  ) {
     this.location = path.join(dir, `${collection}.orama`);
   }
 
@@ -119,8 +133,12 @@ export class EmbeddedStore implements KnowledgeStore {
     try {
       const meta = JSON.parse(fs.readFileSync(this.metaFile, 'utf8')) as { dims: number };
       if (meta.dims !== dims && fs.existsSync(this.location)) {
-        if (meta.dims > 0 && dims === 0) dims = meta.dims; // stored with vectors; searching lexically still works
-        else if (meta.dims !== dims) throw new KnowledgeError(`the "${this.collection}" collection was built with ${meta.dims}-dimension embeddings but the configured provider gives ${dims}; use another collection or re-import`);
+        if (meta.dims > 0 && dims === 0)
+          dims = meta.dims; // stored with vectors; searching lexically still works
+        else if (meta.dims !== dims)
+          throw new KnowledgeError(
+            `the "${this.collection}" collection was built with ${meta.dims}-dimension embeddings but the configured provider gives ${dims}; use another collection or re-import`,
+          );
       }
     } catch (err) {
       if (err instanceof KnowledgeError) throw err;
@@ -186,7 +204,12 @@ export class EmbeddedStore implements KnowledgeStore {
 
   private async withLock<T>(fn: () => Promise<T>): Promise<T> {
     mkdirOwnedSync(this.dir);
-    const release = await lockfile.lock(this.dir, { lockfilePath: `${this.location}.lock`, realpath: false, stale: 30_000, retries: { retries: 200, minTimeout: 20, maxTimeout: 200 } });
+    const release = await lockfile.lock(this.dir, {
+      lockfilePath: `${this.location}.lock`,
+      realpath: false,
+      stale: 30_000,
+      retries: { retries: 200, minTimeout: 20, maxTimeout: 200 },
+    });
     try {
       return await fn();
     } finally {
@@ -218,7 +241,14 @@ export class EmbeddedStore implements KnowledgeStore {
   async add(docs: { id?: string; content: string; metadata: KnowledgeMeta }[], onProgress?: (done: number) => void): Promise<string[]> {
     docs.forEach(validateDoc);
     const vectors: number[][] = [];
-    if (this.embedder) for (let i = 0; i < docs.length; i += 100) vectors.push(...(await this.embedder.embed(docs.slice(i, i + 100).map((d) => d.content), 'document')));
+    if (this.embedder)
+      for (let i = 0; i < docs.length; i += 100)
+        vectors.push(
+          ...(await this.embedder.embed(
+            docs.slice(i, i + 100).map((d) => d.content),
+            'document',
+          )),
+        );
     const rows: StoredDoc[] = docs.map((d, i) => ({
       id: d.id ?? docId(d.content, d.metadata),
       content: d.content,
@@ -251,7 +281,13 @@ export class EmbeddedStore implements KnowledgeStore {
 
   async list(opts: { filter?: KnowledgeFilter; limit: number; offset?: number }): Promise<KnowledgeDoc[]> {
     const db = await this.ensureLoaded();
-    const r = await search(db, { term: '', where: whereOf(opts.filter), limit: opts.limit, offset: opts.offset ?? 0, sortBy: { property: 'ts', order: 'DESC' } } as never);
+    const r = await search(db, {
+      term: '',
+      where: whereOf(opts.filter),
+      limit: opts.limit,
+      offset: opts.offset ?? 0,
+      sortBy: { property: 'ts', order: 'DESC' },
+    } as never);
     return r.hits.map((h) => toDoc(h.document as unknown as StoredDoc));
   }
 

@@ -37,14 +37,20 @@ export class GeminiEmbedder implements Embedder {
     };
     let res: Response;
     try {
-      res = await this.fetchImpl(url, { method: 'POST', headers: { 'content-type': 'application/json', 'x-goog-api-key': this.apiKey }, body: JSON.stringify(body), signal: AbortSignal.timeout(60_000) });
+      res = await this.fetchImpl(url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-goog-api-key': this.apiKey },
+        body: JSON.stringify(body),
+        signal: AbortSignal.timeout(60_000),
+      });
     } catch (err) {
       throw new KnowledgeError(`the Gemini embedding API is unreachable (${(err as Error).message})`);
     }
     if (!res.ok) throw new KnowledgeError(`the Gemini embedding API answered ${res.status}: ${(await res.text()).slice(0, 200)}`);
     const json = (await res.json()) as { embeddings?: { values: number[] }[] };
     const out = json.embeddings?.map((e) => e.values) ?? [];
-    if (out.length !== texts.length || out.some((v) => v.length !== this.dims)) throw new KnowledgeError(`the Gemini embedding API returned ${out.length} vectors of the wrong shape (wanted ${texts.length} × ${this.dims})`);
+    if (out.length !== texts.length || out.some((v) => v.length !== this.dims))
+      throw new KnowledgeError(`the Gemini embedding API returned ${out.length} vectors of the wrong shape (wanted ${texts.length} × ${this.dims})`);
     return out;
   }
 }
@@ -52,7 +58,12 @@ export class GeminiEmbedder implements Embedder {
 export class CommandEmbedder implements Embedder {
   readonly name: string;
 
-  constructor(private readonly command: string[], readonly dims: number, private readonly runner: ProcessRunner, private readonly cwd: string) {
+  constructor(
+    private readonly command: string[],
+    readonly dims: number,
+    private readonly runner: ProcessRunner,
+    private readonly cwd: string,
+  ) {
     this.name = `command:${command[0]}`;
   }
 

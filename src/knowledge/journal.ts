@@ -99,7 +99,7 @@ export function appendJournal<D>(file: string, op: JournalOp<D>): number {
     const line = Buffer.from(`${JSON.stringify(op)}\n`);
     try {
       // A full disk may take part of the line: cut back to where it started, so no acknowledged id is ever lost.
-      for (let off = 0; off < line.length; ) off += fs.writeSync(fd, line, off, line.length - off, size + off);
+      for (let off = 0; off < line.length;) off += fs.writeSync(fd, line, off, line.length - off, size + off);
       fs.fsyncSync(fd);
     } catch (err) {
       try {

@@ -24,7 +24,11 @@ export async function makeEmbedder(o: StoreOptions): Promise<Embedder | null> {
 class LazyStore implements KnowledgeStore {
   private real: Promise<KnowledgeStore> | null = null;
 
-  constructor(readonly backend: 'embedded' | 'qdrant', readonly location: string, private readonly factory: () => Promise<KnowledgeStore>) {}
+  constructor(
+    readonly backend: 'embedded' | 'qdrant',
+    readonly location: string,
+    private readonly factory: () => Promise<KnowledgeStore>,
+  ) {}
 
   private load(): Promise<KnowledgeStore> {
     return (this.real ??= this.factory());

@@ -49,7 +49,8 @@ function lazyView(d: LazyDoc): DocFrequencies {
     set: (_t, term, v) => (typeof term === 'string' ? (mapOf(d).set(term, v as number), true) : false),
     has: (_t, term) => typeof term === 'string' && mapOf(d).has(term),
     ownKeys: () => [...mapOf(d).keys()],
-    getOwnPropertyDescriptor: (_t, term) => (typeof term === 'string' && mapOf(d).has(term) ? { value: mapOf(d).get(term), enumerable: true, configurable: true, writable: true } : undefined),
+    getOwnPropertyDescriptor: (_t, term) =>
+      typeof term === 'string' && mapOf(d).has(term) ? { value: mapOf(d).get(term), enumerable: true, configurable: true, writable: true } : undefined,
   });
   lazyDocs.set(view, d);
   return view;
@@ -86,7 +87,15 @@ export function packFrequencies(freq: PropFrequencies): PackedFrequencies {
 /** The inverse of `packFrequencies`: an object Orama reads and writes as its own. */
 export function unpackFrequencies(packed: PackedFrequencies): PropFrequencies {
   const { ids, tokens, counts, tf } = packed;
-  if (!Array.isArray(ids) || !Array.isArray(tokens) || !Array.isArray(counts) || ids.length !== tokens.length || ids.length !== counts.length || !(tf instanceof Uint8Array) || tf.byteLength % 8) {
+  if (
+    !Array.isArray(ids) ||
+    !Array.isArray(tokens) ||
+    !Array.isArray(counts) ||
+    ids.length !== tokens.length ||
+    ids.length !== counts.length ||
+    !(tf instanceof Uint8Array) ||
+    tf.byteLength % 8
+  ) {
     throw new Error('packed term frequencies are malformed');
   }
   // Copy into a buffer of its own: the decoder may hand out a view into a larger (Node Buffer) pool,

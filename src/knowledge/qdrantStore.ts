@@ -33,7 +33,12 @@ export class QdrantStore implements KnowledgeStore {
   private readonly client: QdrantClient;
   private ready: Promise<void> | null = null;
 
-  constructor(url: string, apiKey: string | undefined, private readonly collection: string, private readonly embedder: Embedder | null = null) {
+  constructor(
+    url: string,
+    apiKey: string | undefined,
+    private readonly collection: string,
+    private readonly embedder: Embedder | null = null,
+  ) {
     this.client = new QdrantClient({ url, apiKey, checkCompatibility: false });
     this.location = `${url.replace(/\/$/, '')}/collections/${collection}`;
   }
@@ -55,7 +60,13 @@ export class QdrantStore implements KnowledgeStore {
           ...(this.embedder ? { vectors: { dense: { size: this.embedder.dims, distance: 'Cosine' } } } : { vectors: {} }),
           sparse_vectors: { text: { modifier: 'idf' } },
         } as never);
-        for (const [field, schema] of [['agent', 'keyword'], ['project', 'keyword'], ['type', 'keyword'], ['tags', 'keyword'], ['ts', 'integer']] as const) {
+        for (const [field, schema] of [
+          ['agent', 'keyword'],
+          ['project', 'keyword'],
+          ['type', 'keyword'],
+          ['tags', 'keyword'],
+          ['ts', 'integer'],
+        ] as const) {
           await this.client.createPayloadIndex(this.collection, { field_name: field, field_schema: schema, wait: true });
         }
       }
@@ -66,7 +77,12 @@ export class QdrantStore implements KnowledgeStore {
   async add(docs: { id?: string; content: string; metadata: KnowledgeMeta }[]): Promise<string[]> {
     docs.forEach(validateDoc);
     await this.ensure();
-    const dense = this.embedder ? await this.embedder.embed(docs.map((d) => d.content), 'document') : null;
+    const dense = this.embedder
+      ? await this.embedder.embed(
+          docs.map((d) => d.content),
+          'document',
+        )
+      : null;
     const ids = docs.map((d) => d.id ?? docId(d.content, d.metadata));
     await this.call('upsert', () =>
       this.client.upsert(this.collection, {
@@ -74,7 +90,16 @@ export class QdrantStore implements KnowledgeStore {
         points: docs.map((d, i) => ({
           id: pointId(ids[i]),
           vector: { text: documentVector(d.content), ...(dense ? { dense: dense[i] } : {}) },
-          payload: { id: ids[i], content: d.content, meta: d.metadata, agent: d.metadata.agent, project: d.metadata.project, type: d.metadata.type, tags: d.metadata.tags, ts: Date.parse(d.metadata.timestamp) || Date.now() },
+          payload: {
+            id: ids[i],
+            content: d.content,
+            meta: d.metadata,
+            agent: d.metadata.agent,
+            project: d.metadata.project,
+            type: d.metadata.type,
+            tags: d.metadata.tags,
+            ts: Date.parse(d.metadata.timestamp) || Date.now(),
+          },
         })),
       } as never),
     );
@@ -87,16 +112,34 @@ export class QdrantStore implements KnowledgeStore {
     const sparse = queryVector(query);
     const dense = this.embedder && query.trim() ? (await this.embedder.embed([query], 'query'))[0] : null;
     const r = await this.call('query', () =>
-      this.client.query(this.collection, (dense
-        ? { prefetch: [{ query: sparse, using: 'text', limit: opts.limit * 4, filter }, { query: dense, using: 'dense', limit: opts.limit * 4, filter }], query: { fusion: 'rrf' }, limit: opts.limit, with_payload: true }
-        : { query: sparse, using: 'text', filter, limit: opts.limit, with_payload: true }) as never),
+      this.client.query(
+        this.collection,
+        (dense
+          ? {
+              prefetch: [
+                { query: sparse, using: 'text', limit: opts.limit * 4, filter },
+                { query: dense, using: 'dense', limit: opts.limit * 4, filter },
+              ],
+              query: { fusion: 'rrf' },
+              limit: opts.limit,
+              with_payload: true,
+            }
+          : { query: sparse, using: 'text', filter, limit: opts.limit, with_payload: true }) as never,
+      ),
     );
     return r.points.map((p) => ({ ...toDoc(p.payload as unknown as Payload), score: p.score }));
   }
 
   async list(opts: { filter?: KnowledgeFilter; limit: number; offset?: number }): Promise<KnowledgeDoc[]> {
     await this.ensure();
-    const r = await this.call('scroll', () => this.client.scroll(this.collection, { filter: filterOf(opts.filter), limit: (opts.offset ?? 0) + opts.limit, with_payload: true, order_by: { key: 'ts', direction: 'desc' } } as never));
+    const r = await this.call('scroll', () =>
+      this.client.scroll(this.collection, {
+        filter: filterOf(opts.filter),
+        limit: (opts.offset ?? 0) + opts.limit,
+        with_payload: true,
+        order_by: { key: 'ts', direction: 'desc' },
+      } as never),
+    );
     return r.points.slice(opts.offset ?? 0).map((p) => toDoc(p.payload as unknown as Payload));
   }
 

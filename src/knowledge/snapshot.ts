@@ -27,7 +27,8 @@ export function encodeSnapshot(dump: unknown, gen: string): Uint8Array {
 export function decodeSnapshot(bytes: Uint8Array): { dump: unknown; gen: string | null } {
   const raw = decode(bytes) as Partial<SnapshotV2> | null;
   if (!raw || typeof raw !== 'object' || raw.devx === undefined) return { dump: raw, gen: null };
-  if (raw.devx !== 2 || !raw.orama?.index || !raw.frequencies || typeof raw.gen !== 'string') throw new Error(`snapshot format ${String(raw.devx)} is not one this devx reads`);
+  if (raw.devx !== 2 || !raw.orama?.index || !raw.frequencies || typeof raw.gen !== 'string')
+    throw new Error(`snapshot format ${String(raw.devx)} is not one this devx reads`);
   const frequencies = Object.fromEntries(Object.entries(raw.frequencies).map(([prop, f]) => [prop, unpackFrequencies(f)]));
   return { dump: { ...raw.orama, index: { ...raw.orama.index, frequencies } }, gen: raw.gen };
 }

@@ -32,12 +32,7 @@ function tailBuffer(max = 4000) {
     add: (d: Buffer | string) => {
       buf = (buf + d.toString()).slice(-max);
     },
-    get: () =>
-      buf
-        .trim()
-        .split('\n')
-        .slice(-3)
-        .join(' / '),
+    get: () => buf.trim().split('\n').slice(-3).join(' / '),
   };
 }
 
@@ -49,7 +44,9 @@ async function newClient(version: string): Promise<Client> {
 async function connectStdio(entry: McpServerEntry, ctx: ConnectContext): Promise<Connection> {
   const { StdioClientTransport, DEFAULT_INHERITED_ENV_VARS } = await import('@modelcontextprotocol/sdk/client/stdio.js');
   // Only the basics (PATH, HOME, ...) are inherited; a server gets its tokens from its own env.
-  const base = Object.fromEntries(DEFAULT_INHERITED_ENV_VARS.flatMap((k) => (ctx.env[k] !== undefined && !ctx.env[k]!.startsWith('()') ? [[k, ctx.env[k]!]] : [])));
+  const base = Object.fromEntries(
+    DEFAULT_INHERITED_ENV_VARS.flatMap((k) => (ctx.env[k] !== undefined && !ctx.env[k]!.startsWith('()') ? [[k, ctx.env[k]!]] : [])),
+  );
   const cwd = entry.cwd ? path.resolve(ctx.root, expandEnv(entry.cwd, ctx.env)) : ctx.root;
   const transport = new StdioClientTransport({
     command: expandEnv(entry.command!, ctx.env),
@@ -92,7 +89,10 @@ async function connectHttp(entry: McpServerEntry, ctx: ConnectContext): Promise<
       transport = new StreamableHTTPClientTransport(url, { requestInit: { headers } });
     } else {
       const { SSEClientTransport } = await import('@modelcontextprotocol/sdk/client/sse.js');
-      transport = new SSEClientTransport(url, { requestInit: { headers }, eventSourceInit: { fetch: (u, init) => fetch(u, { ...init, headers: { ...(init?.headers as Record<string, string>), ...headers } }) } });
+      transport = new SSEClientTransport(url, {
+        requestInit: { headers },
+        eventSourceInit: { fetch: (u, init) => fetch(u, { ...init, headers: { ...(init?.headers as Record<string, string>), ...headers } }) },
+      });
     }
     const client = await newClient(ctx.version);
     try {

@@ -42,10 +42,14 @@ function formatItem(c: Item): string {
   }
 }
 
-export function formatCallResult(result: { content?: unknown; structuredContent?: unknown; isError?: boolean; toolResult?: unknown }): { text: string; isError: boolean } {
+export function formatCallResult(result: { content?: unknown; structuredContent?: unknown; isError?: boolean; toolResult?: unknown }): {
+  text: string;
+  isError: boolean;
+} {
   const items = Array.isArray(result.content) ? (result.content as Item[]) : [];
   let text = items.map(formatItem).join('\n');
   if (!items.length && result.structuredContent !== undefined) text = JSON.stringify(result.structuredContent, null, 1);
-  if (!items.length && result.toolResult !== undefined) text = typeof result.toolResult === 'string' ? result.toolResult : JSON.stringify(result.toolResult, null, 1);
+  if (!items.length && result.toolResult !== undefined)
+    text = typeof result.toolResult === 'string' ? result.toolResult : JSON.stringify(result.toolResult, null, 1);
   return { text: text || '(the tool returned no content)', isError: Boolean(result.isError) };
 }

@@ -57,7 +57,9 @@ function firstLine(s: string): string {
 
 /** "did not start: why" / "is disconnected: why", for messages to the model. */
 function stateText(s: ServerStatus): string {
-  const verb = { failed: 'did not start', disconnected: 'is disconnected', disabled: 'is disabled in settings', stopped: 'has stopped', ready: 'is ready' }[s.state];
+  const verb = { failed: 'did not start', disconnected: 'is disconnected', disabled: 'is disabled in settings', stopped: 'has stopped', ready: 'is ready' }[
+    s.state
+  ];
   return `${verb}${s.error ? `: ${s.error}` : ''}`;
 }
 
@@ -90,7 +92,16 @@ export class McpManager {
       return {
         entry,
         tools: [],
-        status: { name: entry.name, file: entry.file, transport: transportOf(entry), state: entry.disabled ? 'disabled' : 'failed', trusted: Boolean(entry.trust), outsideRoot: roots.outside, tools: [], filtered: [] },
+        status: {
+          name: entry.name,
+          file: entry.file,
+          transport: transportOf(entry),
+          state: entry.disabled ? 'disabled' : 'failed',
+          trusted: Boolean(entry.trust),
+          outsideRoot: roots.outside,
+          tools: [],
+          filtered: [],
+        },
       };
     });
     const mgr = new McpManager(servers);
@@ -122,7 +133,12 @@ export class McpManager {
       // Prompts become slash commands; a server that has none (or fails to list them) still serves its tools.
       if (s.conn.client.getServerCapabilities()?.prompts) {
         const listed = await s.conn.client.listPrompts(undefined, { signal: abort.signal }).catch(() => ({ prompts: [] }));
-        s.prompts = listed.prompts.map((p) => ({ server: s.entry.name, name: p.name, description: firstLine(p.description ?? ''), arguments: (p.arguments ?? []).map((a) => ({ name: a.name, required: Boolean(a.required), description: a.description })) }));
+        s.prompts = listed.prompts.map((p) => ({
+          server: s.entry.name,
+          name: p.name,
+          description: firstLine(p.description ?? ''),
+          arguments: (p.arguments ?? []).map((a) => ({ name: a.name, required: Boolean(a.required), description: a.description })),
+        }));
       }
       s.status.state = 'ready';
       s.conn.client.onclose = () => {
@@ -145,7 +161,10 @@ export class McpManager {
   }
 
   private async call(s: Server, tool: string, args: Record<string, unknown>, signal: AbortSignal): Promise<{ text: string; isError: boolean }> {
-    if (s.status.state !== 'ready' || !s.conn) throw new ToolError(`the MCP server "${s.entry.name}" ${stateText(s.status)}. Its tools cannot be used in this session; do without them or tell the user.`);
+    if (s.status.state !== 'ready' || !s.conn)
+      throw new ToolError(
+        `the MCP server "${s.entry.name}" ${stateText(s.status)}. Its tools cannot be used in this session; do without them or tell the user.`,
+      );
     const ms = s.entry.timeout ?? DEFAULT_CALL_TIMEOUT_MS;
     // A signal of its own per call, tied to the turn's: the SDK leaves its listener on the signal it is
     // given, and a turn of many calls would pile them up on one (MaxListenersExceededWarning after 10).
@@ -160,8 +179,14 @@ export class McpManager {
       if (signal.aborted) throw new ToolError('the call was cancelled');
       const e = err as Error & { code?: number };
       const dead = (s.status.state as ServerState) !== 'ready';
-      if (e.code === -32001 || /timed out/i.test(e.message)) throw new ToolError(`the MCP server "${s.entry.name}" did not answer within ${ms / 1000}s (${tool}). Do not retry the same call; try something smaller or tell the user.`);
-      if (dead) throw new ToolError(`the MCP server "${s.entry.name}" stopped during the call (${s.status.error ?? e.message}). Its tools cannot be used for the rest of this session.`);
+      if (e.code === -32001 || /timed out/i.test(e.message))
+        throw new ToolError(
+          `the MCP server "${s.entry.name}" did not answer within ${ms / 1000}s (${tool}). Do not retry the same call; try something smaller or tell the user.`,
+        );
+      if (dead)
+        throw new ToolError(
+          `the MCP server "${s.entry.name}" stopped during the call (${s.status.error ?? e.message}). Its tools cannot be used for the rest of this session.`,
+        );
       throw new ToolError(`the MCP server "${s.entry.name}" returned an error for ${tool}: ${firstLine(e.message)}`);
     } finally {
       signal.removeEventListener('abort', relay);
@@ -191,7 +216,9 @@ export class McpManager {
     const s = this.servers.find((x) => x.entry.name === server);
     if (!s?.conn || s.status.state !== 'ready') throw new Error(`the MCP server "${server}" ${s ? stateText(s.status) : 'is not configured'}`);
     const r = await s.conn.client.readResource({ uri }, { signal });
-    return r.contents.map((c) => ('text' in c && typeof c.text === 'string' ? c.text : `[binary resource ${c.uri}, ${c.mimeType ?? 'unknown type'}]`)).join('\n');
+    return r.contents
+      .map((c) => ('text' in c && typeof c.text === 'string' ? c.text : `[binary resource ${c.uri}, ${c.mimeType ?? 'unknown type'}]`))
+      .join('\n');
   }
 
   /** Every tool of every ready server. */
@@ -207,7 +234,8 @@ export class McpManager {
   explainUnknown(name: string): string | undefined {
     const s = this.servers.find((x) => name.startsWith(`${protocolToolName(x.entry.name, '')}`));
     if (!s) return undefined;
-    if (s.status.state === 'ready') return `the MCP server "${s.entry.name}" has no tool named ${name.slice(protocolToolName(s.entry.name, '').length)}. Its tools: ${s.status.tools.map((t) => t.name).join(', ') || '(none)'}.`;
+    if (s.status.state === 'ready')
+      return `the MCP server "${s.entry.name}" has no tool named ${name.slice(protocolToolName(s.entry.name, '').length)}. Its tools: ${s.status.tools.map((t) => t.name).join(', ') || '(none)'}.`;
     return `the MCP server "${s.entry.name}" ${stateText(s.status)}. Its tools cannot be used in this session; do without them or tell the user.`;
   }
 

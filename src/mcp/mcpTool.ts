@@ -54,7 +54,10 @@ function pathValues(v: unknown): string[] {
 
 function renderDescription(server: McpServerEntry, t: ListedTool, specs: ArgSpec[]): string {
   const lines = [(t.description ?? t.annotations?.title ?? '(the server gives no description)').trim()];
-  lines.push('', `(Tool \`${t.name}\` of the MCP server "${server.name}"${server.description ? `: ${server.description}` : ''}. Arguments are coerced by the server's schema; \`${JSON_KEY}=\` takes a JSON object of arguments, for nested values or all of them at once.)`);
+  lines.push(
+    '',
+    `(Tool \`${t.name}\` of the MCP server "${server.name}"${server.description ? `: ${server.description}` : ''}. Arguments are coerced by the server's schema; \`${JSON_KEY}=\` takes a JSON object of arguments, for nested values or all of them at once.)`,
+  );
   const nested = specs.filter((s) => describeType(s.schema).includes('(JSON)'));
   if (nested.length) lines.push(`Nested arguments (${nested.map((s) => s.key).join(', ')}) are JSON values.`);
   return lines.join('\n');
@@ -79,7 +82,11 @@ export function toMcpTool(server: McpServerEntry, t: ListedTool, policy: McpTool
     example,
     mcp: { server: server.name, trusted: policy.trusted, outsideRoot: policy.outsideRoot },
     manualArgs: [
-      ...specs.map((s) => ({ name: s.key, optional: !s.required, description: `${describeType(s.schema)}${s.schema.description ? `. ${s.schema.description}` : ''}` })),
+      ...specs.map((s) => ({
+        name: s.key,
+        optional: !s.required,
+        description: `${describeType(s.schema)}${s.schema.description ? `. ${s.schema.description}` : ''}`,
+      })),
       { name: JSON_KEY, optional: true, description: 'a JSON object of arguments (server property names); k=v arguments are applied on top' },
     ],
     locations: policy.judgePaths

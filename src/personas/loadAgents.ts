@@ -51,7 +51,10 @@ export function formatIssue(e: AgentIssue): string {
 
 /** An error in an agent file, at a line when known. */
 class AgentFileError extends Error {
-  constructor(message: string, readonly line?: number) {
+  constructor(
+    message: string,
+    readonly line?: number,
+  ) {
     super(message);
   }
 }
@@ -94,7 +97,11 @@ function keyLine(text: string, key: string): number | undefined {
 
 function asToolList(v: unknown): string[] | undefined {
   if (v === undefined || v === null) return undefined;
-  if (typeof v === 'string') return v.split(',').map((s) => s.trim()).filter(Boolean);
+  if (typeof v === 'string')
+    return v
+      .split(',')
+      .map((s) => s.trim())
+      .filter(Boolean);
   if (Array.isArray(v) && v.every((x) => typeof x === 'string')) return v as string[];
   throw new Error('"tools" must be a list of tool names or a comma-separated string');
 }
@@ -132,7 +139,8 @@ function parseMarkdownAgent(file: string, src: Source, scope: ImportScope, warni
   const at = (key: string) => keyLine(text, key);
   const fail = (key: string, message: string) => new AgentFileError(message, at(key));
   for (const k of Object.keys(d)) {
-    if (!KNOWN_KEYS.has(k) && !(src.format === 'claude' && CLAUDE_IGNORED.has(k))) warnings.push({ file, line: at(k), message: `unknown key "${k}" is ignored` });
+    if (!KNOWN_KEYS.has(k) && !(src.format === 'claude' && CLAUDE_IGNORED.has(k)))
+      warnings.push({ file, line: at(k), message: `unknown key "${k}" is ignored` });
   }
   if (typeof d.name !== 'string' || !d.name.trim()) throw fail('name', '"name" is required');
   if (!NAME.test(d.name)) throw fail('name', `"name" must be letters, digits, - or _ (got "${d.name}")`);
@@ -148,7 +156,10 @@ function parseMarkdownAgent(file: string, src: Source, scope: ImportScope, warni
   // Claude Code's tool names are valid in every format; each name is resolved through the tools' own aliases.
   if (tools) tools = resolveTools(tools, file, warnings, at('tools'));
   if (d.provider !== undefined && d.provider !== null && (typeof d.provider !== 'string' || !findProvider(d.provider))) {
-    throw fail('provider', `"provider: ${String(d.provider)}" is not a provider devx has (${providerIds().join(', ')})${d.provider === 'openai' ? '; OpenAI is not supported yet' : ''}`);
+    throw fail(
+      'provider',
+      `"provider: ${String(d.provider)}" is not a provider devx has (${providerIds().join(', ')})${d.provider === 'openai' ? '; OpenAI is not supported yet' : ''}`,
+    );
   }
   if (d.memory !== undefined && d.memory !== null && typeof d.memory !== 'string') throw fail('memory', '"memory" must be a file path');
   let provider = typeof d.provider === 'string' ? d.provider : undefined;
@@ -164,7 +175,18 @@ function parseMarkdownAgent(file: string, src: Source, scope: ImportScope, warni
     if (!fs.existsSync(mem)) throw fail('memory', `memory file not found: ${mem}`);
     prompt += `\n\n# Memory (${path.basename(mem)})\n${resolveImports(readAgentText(mem, scope, `memory file ${d.memory}`, d.memory.startsWith('~/')), mem, scope).trim()}`;
   }
-  return { name: d.name, description: d.description.trim(), tools, model, provider, prompt, scope: src.scope, format: src.format, file, ...(memoryFile ? { memoryFile } : {}) };
+  return {
+    name: d.name,
+    description: d.description.trim(),
+    tools,
+    model,
+    provider,
+    prompt,
+    scope: src.scope,
+    format: src.format,
+    file,
+    ...(memoryFile ? { memoryFile } : {}),
+  };
 }
 
 function resolveTools(names: string[], file: string, warnings: AgentIssue[], line?: number): string[] {
@@ -185,7 +207,11 @@ function resolveTools(names: string[], file: string, warnings: AgentIssue[], lin
     if (m === null) warnings.push({ file, line, message: `devx has no equivalent of Claude Code's ${t}; the agent runs without it` });
     else if (m === undefined) {
       // Kept as written: it may name a custom tool (.devx/tools); the allowlist only narrows.
-      warnings.push({ file, line, message: `unknown tool "${t}"; valid names are ${knownToolNames().join(', ')} (or a custom tool's name, or an MCP tool as mcp__<server>__<tool>)` });
+      warnings.push({
+        file,
+        line,
+        message: `unknown tool "${t}"; valid names are ${knownToolNames().join(', ')} (or a custom tool's name, or an MCP tool as mcp__<server>__<tool>)`,
+      });
       if (!out.includes(t)) out.push(t);
     } else if (!out.includes(m)) out.push(m);
   }
@@ -195,7 +221,8 @@ function resolveTools(names: string[], file: string, warnings: AgentIssue[], lin
 /** Seed 000's extension personas: {"name", "prompt", "contextFileName"} in .gemini/extensions/<name>.json. */
 function parseExtension(file: string, src: Source, scope: ImportScope, warnings: AgentIssue[]): AgentDef {
   const j = JSON.parse(readAgentText(file, { home: scope.home })) as Record<string, unknown>;
-  for (const k of Object.keys(j)) if (!['name', 'prompt', 'contextFileName', 'description', 'version'].includes(k)) warnings.push({ file, message: `unknown key "${k}" is ignored` });
+  for (const k of Object.keys(j))
+    if (!['name', 'prompt', 'contextFileName', 'description', 'version'].includes(k)) warnings.push({ file, message: `unknown key "${k}" is ignored` });
   if (typeof j.name !== 'string' || !NAME.test(j.name)) throw new Error('"name" is required (letters, digits, - or _)');
   let prompt = typeof j.prompt === 'string' ? j.prompt : '';
   if (typeof j.contextFileName === 'string') {
@@ -225,7 +252,11 @@ export function loadAgents(root: string, home: string, devxHome: string): Loaded
       if (!n.endsWith(ext)) continue;
       const file = path.join(src.dir, n);
       try {
-        const scope: ImportScope = { home, projectRoot: src.scope === 'project' ? root : undefined, trusted: src.scope === 'project' ? (trusted ??= isTrusted(devxHome, root)) : undefined };
+        const scope: ImportScope = {
+          home,
+          projectRoot: src.scope === 'project' ? root : undefined,
+          trusted: src.scope === 'project' ? (trusted ??= isTrusted(devxHome, root)) : undefined,
+        };
         const def = src.format === 'gemini-extension' ? parseExtension(file, src, scope, out.warnings) : parseMarkdownAgent(file, src, scope, out.warnings);
         const prev = out.agents.get(def.name);
         if (prev) out.overridden.push(prev);
@@ -241,7 +272,8 @@ export function loadAgents(root: string, home: string, devxHome: string): Loaded
   for (const def of out.agents.values()) {
     for (const t of def.tools ?? []) {
       const callee = t.startsWith(AGENT_TOOL_PREFIX) ? t.slice(AGENT_TOOL_PREFIX.length) : null;
-      if (callee !== null && !out.agents.has(callee)) out.warnings.push({ file: def.file, message: `"${t}": there is no agent named "${callee}"; a call to it will fail` });
+      if (callee !== null && !out.agents.has(callee))
+        out.warnings.push({ file: def.file, message: `"${t}": there is no agent named "${callee}"; a call to it will fail` });
     }
   }
   return out;

@@ -28,7 +28,10 @@ export function loadSkills(opts: { root: string; home: string; devxHome: string;
   const skills = new Map<string, Skill>();
   const errors: LoadedSkills['errors'] = [];
   const untrusted: string[] = [];
-  const roots = (base: string, devx: string) => [path.join(devx, 'skills'), ...(opts.importSetup === false ? [] : [path.join(base, '.claude', 'skills'), path.join(base, '.gemini', 'skills')])];
+  const roots = (base: string, devx: string) => [
+    path.join(devx, 'skills'),
+    ...(opts.importSetup === false ? [] : [path.join(base, '.claude', 'skills'), path.join(base, '.gemini', 'skills')]),
+  ];
   for (const scope of ['user', 'project'] as const) {
     for (const dir of scope === 'user' ? roots(opts.home, opts.devxHome) : roots(opts.root, path.join(opts.root, '.devx'))) {
       let names: string[];
@@ -49,7 +52,8 @@ export function loadSkills(opts: { root: string; home: string; devxHome: string;
           if (!fm) throw new Error('missing YAML front-matter (--- name, description ---)');
           const name = typeof fm.data.name === 'string' ? fm.data.name : n;
           if (!NAME.test(name)) throw new Error(`"name" must be letters, digits, - or _ (got ${JSON.stringify(name)})`);
-          if (typeof fm.data.description !== 'string' || !fm.data.description.trim()) throw new Error('"description" is required: it tells the model when to use the skill');
+          if (typeof fm.data.description !== 'string' || !fm.data.description.trim())
+            throw new Error('"description" is required: it tells the model when to use the skill');
           skills.set(name, { name, description: fm.data.description.trim().replace(/\s+/g, ' '), dir: fs.realpathSync(path.dirname(file)), file, scope });
         } catch (err) {
           errors.push({ file, ...((err as { line?: number }).line ? { line: (err as { line?: number }).line } : {}), message: (err as Error).message });

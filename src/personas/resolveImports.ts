@@ -25,7 +25,22 @@ export interface ImportScope {
 }
 
 /** Under ~/.claude, ~/.gemini and ~/.devx only prompt files are importable: Markdown, never their state. */
-const STATE_PARTS = new Set(['tmp', 'history', 'projects', 'logs', 'knowledge', 'cache', 'todos', 'shell-snapshots', 'statsig', 'ide', 'sessions', 'runs', 'sandbox', 'run']);
+const STATE_PARTS = new Set([
+  'tmp',
+  'history',
+  'projects',
+  'logs',
+  'knowledge',
+  'cache',
+  'todos',
+  'shell-snapshots',
+  'statsig',
+  'ide',
+  'sessions',
+  'runs',
+  'sandbox',
+  'run',
+]);
 function homeStateProblem(file: string, home: string): string | null {
   const real = (() => {
     try {
@@ -37,7 +52,8 @@ function homeStateProblem(file: string, home: string): string | null {
   const dir = AGENT_HOME_DIRS.map((d) => path.join(home, d)).find((d) => real === d || real.startsWith(`${d}${path.sep}`));
   if (!dir) return null;
   const parts = path.relative(dir, real).split(path.sep);
-  if (!/\.md$/i.test(real)) return `${file} is not a Markdown file; from ${path.basename(dir)}/ only prompt files (agents, snippets, memory) can be imported, never settings, histories, logs or credentials`;
+  if (!/\.md$/i.test(real))
+    return `${file} is not a Markdown file; from ${path.basename(dir)}/ only prompt files (agents, snippets, memory) can be imported, never settings, histories, logs or credentials`;
   if (parts.some((p) => STATE_PARTS.has(p))) return `${file} is in ${path.basename(dir)}/${parts[0]}/, the tool's own state; only prompt files can be imported`;
   return null;
 }
@@ -51,10 +67,17 @@ export function readAgentText(file: string, scope: ImportScope, shown = file, na
   const state = homeStateProblem(file, scope.home);
   if (state) throw new Error(state);
   // The user's own agents may import from anywhere (the filesystem root bounds nothing); a project's are bounded.
-  const roots = !scope.projectRoot ? [path.parse(path.resolve(file)).root] : namedFromHome ? AGENT_HOME_DIRS.map((d) => path.join(scope.home, d)) : [scope.projectRoot];
+  const roots = !scope.projectRoot
+    ? [path.parse(path.resolve(file)).root]
+    : namedFromHome
+      ? AGENT_HOME_DIRS.map((d) => path.join(scope.home, d))
+      : [scope.projectRoot];
   const problem = outsideOrProtected(file, roots, 'read', shown);
   if (problem) {
-    const hint = problem.why === 'outside' ? `a project's agents import only files inside it, or yours from ${AGENT_HOME_DIRS.map((d) => `~/${d}/`).join(', ')}` : 'agents cannot import it';
+    const hint =
+      problem.why === 'outside'
+        ? `a project's agents import only files inside it, or yours from ${AGENT_HOME_DIRS.map((d) => `~/${d}/`).join(', ')}`
+        : 'agents cannot import it';
     throw new Error(`${problem.reason}; ${hint}`);
   }
   return readRegularFileOrThrow(file, shown, MAX_IMPORT_BYTES);

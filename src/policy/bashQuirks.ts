@@ -16,8 +16,19 @@ export function joinsWords(command: string): boolean {
 }
 
 const POSIX_CLASSES: Record<string, string> = {
-  alpha: 'a-zA-Z', digit: '0-9', alnum: 'a-zA-Z0-9', upper: 'A-Z', lower: 'a-z', space: '\\s', blank: ' \\t', xdigit: '0-9A-Fa-f',
-  punct: '!-\\/:-@\\[-`{-~', graph: '!-~', print: ' -~', cntrl: '\\x00-\\x1f', word: '\\w',
+  alpha: 'a-zA-Z',
+  digit: '0-9',
+  alnum: 'a-zA-Z0-9',
+  upper: 'A-Z',
+  lower: 'a-z',
+  space: '\\s',
+  blank: ' \\t',
+  xdigit: '0-9A-Fa-f',
+  punct: '!-\\/:-@\\[-`{-~',
+  graph: '!-~',
+  print: ' -~',
+  cntrl: '\\x00-\\x1f',
+  word: '\\w',
 };
 
 /** Can this one-segment bash glob match `.` or `..` (as bash without globskipdots lets it)? */

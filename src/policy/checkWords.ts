@@ -35,8 +35,18 @@ let fgSync: ((p: string, o: object) => string[]) | null = null;
  * where bash cannot be run.
  */
 function expandGlob(pattern: string, cwd: string): string[] {
-  const r = spawnSync('bash', ['-c', 'compgen -G "$1"', '_', pattern], { cwd, encoding: 'utf8', timeout: 5000, maxBuffer: 8 * 1024 * 1024, env: { PATH: process.env.PATH ?? '/usr/bin:/bin' } });
-  if (r.status === 0 || (r.status === 1 && !r.stdout)) return r.stdout.split('\n').filter(Boolean).map((m) => path.resolve(cwd, m));
+  const r = spawnSync('bash', ['-c', 'compgen -G "$1"', '_', pattern], {
+    cwd,
+    encoding: 'utf8',
+    timeout: 5000,
+    maxBuffer: 8 * 1024 * 1024,
+    env: { PATH: process.env.PATH ?? '/usr/bin:/bin' },
+  });
+  if (r.status === 0 || (r.status === 1 && !r.stdout))
+    return r.stdout
+      .split('\n')
+      .filter(Boolean)
+      .map((m) => path.resolve(cwd, m));
   if (!fgSync) fgSync = (createRequire(import.meta.url)('fast-glob') as { sync: (p: string, o: object) => string[] }).sync;
   return fgSync(pattern, { cwd, dot: false, onlyFiles: false, followSymbolicLinks: false, absolute: true, suppressErrors: true });
 }
@@ -46,7 +56,9 @@ export const cwdsOf = (state: WalkState): string[] => [state.cwd, ...(state.alt 
 
 /** Path-checks a word from every directory the shell may be in. */
 export function checkWord(w: Word, intent: PathIntent, state: WalkState, ctx: CommandPolicyContext): PolicyDecision {
-  return cwdsOf(state).map((cwd) => checkWordAt(w, intent, cwd, ctx)).reduce(strictest);
+  return cwdsOf(state)
+    .map((cwd) => checkWordAt(w, intent, cwd, ctx))
+    .reduce(strictest);
 }
 
 /** Path-checks a word: literal paths directly, globs by their matches, unknown values ask. */
@@ -62,7 +74,14 @@ function checkWordAt(w: Word, intent: PathIntent, cwd: string, ctx: CommandPolic
   const dots = w.text.split('/').find((seg) => /[*?[]/.test(seg) && matchesDotEntry(seg));
   const dir = w.text.slice(0, w.text.search(/[*?[]/)).replace(/[^/]*$/, '') || '.';
   let d = decidePath(dir, 'list', pctx);
-  if (dots) d = strictest(d, ASK(`${w.text}: the pattern ${dots} can match . or .. in bash before 5.2, which leads out of where it points; write the path without that glob`, 'command:computed-argument'));
+  if (dots)
+    d = strictest(
+      d,
+      ASK(
+        `${w.text}: the pattern ${dots} can match . or .. in bash before 5.2, which leads out of where it points; write the path without that glob`,
+        'command:computed-argument',
+      ),
+    );
   const matches = expandGlob(w.text, cwd);
   if (matches.length > MAX_GLOB_MATCHES) return strictest(d, ASK(`${w.text} matches more than ${MAX_GLOB_MATCHES} files`, 'command:glob-large'));
   for (const m of matches) d = strictest(d, noteWrite(withSettings(decidePath(m, intent, pctx), intent, ctx), intent, ctx));
@@ -87,25 +106,43 @@ function withSettings(d: PolicyDecision & { real?: string }, intent: PathIntent,
 /** A tree read recursively: denied paths below it can only be hidden by the sandbox. With `linksOut`
  * (a listing that follows symlinks), only the symlinks below that lead out of the project count. */
 export function checkRecursive(w: Word, opts: { hidden: boolean; linksOut: boolean }, state: WalkState, ctx: CommandPolicyContext): PolicyDecision {
-  return cwdsOf(state).map((cwd) => checkRecursiveAt(w, opts, cwd, ctx)).reduce(strictest);
+  return cwdsOf(state)
+    .map((cwd) => checkRecursiveAt(w, opts, cwd, ctx))
+    .reduce(strictest);
 }
 
 function checkRecursiveAt(w: Word, opts: { hidden: boolean; linksOut: boolean }, cwd: string, ctx: CommandPolicyContext): PolicyDecision {
   if (!w.literal || w.glob) return ALLOW('checked as a path', 'command:paths');
   const pd = decidePath(w.text, opts.linksOut ? 'list' : 'read', { ...ctx.paths, cwd, outside: 'ask-read' });
   if (pd.decision === 'deny' || !pd.real) return pd;
-  const scan = deniedUnder(pd.real, { root: ctx.paths.root, home: ctx.paths.home, devxHome: ctx.paths.devxHome, permissions: ctx.permissions }, { hidden: opts.hidden });
+  const scan = deniedUnder(
+    pd.real,
+    { root: ctx.paths.root, home: ctx.paths.home, devxHome: ctx.paths.devxHome, permissions: ctx.permissions },
+    { hidden: opts.hidden },
+  );
   const what = opts.linksOut ? 'symlinks' : 'denied files';
-  if (scan.capped) return ASK(`${w.text} is too large to check for ${what} before a recursive ${opts.linksOut ? 'listing' : 'read'}`, 'command:recursive-denied');
+  if (scan.capped)
+    return ASK(`${w.text} is too large to check for ${what} before a recursive ${opts.linksOut ? 'listing' : 'read'}`, 'command:recursive-denied');
   const found = opts.linksOut ? scan.paths.filter((p) => leadsOutside(p, ctx.paths.root)) : scan.paths;
   if (!found.length) return ALLOW(opts.linksOut ? 'no symlinks below lead out of the project' : 'no denied files below', 'command:paths');
   const example = path.relative(ctx.paths.root, found[0]) || found[0];
   if (opts.linksOut) {
-    if (ctx.sandboxed) return ALLOW(`lists ${w.text} inside the sandbox, where its ${found.length} symlink(s) out of the project reach only what the sandbox shows (no home folder)`, 'command:recursive-sandboxed');
-    return ASK(`${w.text} holds ${found.length} symlink(s) leading out of the project (e.g. ${example}), and this listing follows them; without bubblewrap they cannot be hidden`, 'command:recursive-denied');
+    if (ctx.sandboxed)
+      return ALLOW(
+        `lists ${w.text} inside the sandbox, where its ${found.length} symlink(s) out of the project reach only what the sandbox shows (no home folder)`,
+        'command:recursive-sandboxed',
+      );
+    return ASK(
+      `${w.text} holds ${found.length} symlink(s) leading out of the project (e.g. ${example}), and this listing follows them; without bubblewrap they cannot be hidden`,
+      'command:recursive-denied',
+    );
   }
-  if (ctx.sandboxed) return ALLOW(`reads ${w.text} recursively inside the sandbox, with its ${found.length} denied path(s) hidden`, 'command:recursive-sandboxed');
-  return ASK(`${w.text} holds ${found.length} path(s) the policy denies (e.g. ${example}); without bubblewrap they cannot be hidden from a recursive read`, 'command:recursive-denied');
+  if (ctx.sandboxed)
+    return ALLOW(`reads ${w.text} recursively inside the sandbox, with its ${found.length} denied path(s) hidden`, 'command:recursive-sandboxed');
+  return ASK(
+    `${w.text} holds ${found.length} path(s) the policy denies (e.g. ${example}); without bubblewrap they cannot be hidden from a recursive read`,
+    'command:recursive-denied',
+  );
 }
 
 /** How the write-target checks see words here: from every directory the shell may be in, globs expanded, writes judged with settings. */
@@ -134,7 +171,11 @@ function leadsOutside(p: string, root: string): boolean {
 export function gitUntrackedHere(specs: Word[], o: { ignored: 'no' | 'also' | 'only'; excludes: string[] }, state: WalkState): string[] | null {
   const all: string[] = [];
   for (const cwd of cwdsOf(state)) {
-    const found = untrackedPaths(cwd, specs.map((w) => w.text), o);
+    const found = untrackedPaths(
+      cwd,
+      specs.map((w) => w.text),
+      o,
+    );
     if (!found) return null;
     all.push(...found);
   }

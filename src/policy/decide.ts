@@ -104,13 +104,22 @@ export class PolicyEngine {
    */
   private decideMcp(tool: PolicyTool, args: Record<string, unknown>, reals: { path: string; intent: PathIntent }[]): PolicyDecision {
     const m = tool.mcp!;
-    let d = m.trusted ? ALLOW(`the MCP server ${m.server} is trusted`, `mcp:trusted:${m.server}`) : ASK(`${tool.name} is a tool of the MCP server ${m.server}, which is not trusted`, `mcp:untrusted:${m.server}`);
+    let d = m.trusted
+      ? ALLOW(`the MCP server ${m.server} is trusted`, `mcp:trusted:${m.server}`)
+      : ASK(`${tool.name} is a tool of the MCP server ${m.server}, which is not trusted`, `mcp:untrusted:${m.server}`);
     for (const loc of tool.locations?.(args) ?? []) {
       const pd = this.decidePath(loc.path, loc.intent);
       if (pd.real) reals.push({ path: pd.real, intent: loc.intent });
       d = strictest(d, pd);
     }
-    if (m.outsideRoot) d = strictest(d, ASK(`the MCP server ${m.server} works on ${m.outsideRoot}, outside the project, where devx's path policy cannot follow it`, `mcp:outside-project:${m.server}`));
+    if (m.outsideRoot)
+      d = strictest(
+        d,
+        ASK(
+          `the MCP server ${m.server} works on ${m.outsideRoot}, outside the project, where devx's path policy cannot follow it`,
+          `mcp:outside-project:${m.server}`,
+        ),
+      );
     return d;
   }
 
@@ -118,7 +127,8 @@ export class PolicyEngine {
   decideToolCall(tool: PolicyTool, args: Record<string, unknown>, opts: { countRate?: boolean } = {}): PolicyDecision {
     if (opts.countRate !== false) {
       if (!this.calls.take()) return DENY('too many tool calls in the last minute; stop and summarise for the user', 'rate-limit:tool-calls');
-      if (tool.kind === 'execute' && !this.commands.take()) return DENY('too many commands in the last minute; stop and summarise for the user', 'rate-limit:commands');
+      if (tool.kind === 'execute' && !this.commands.take())
+        return DENY('too many commands in the last minute; stop and summarise for the user', 'rate-limit:commands');
     }
     let d: PolicyDecision;
     const reals: { path: string; intent: PathIntent }[] = [];
@@ -157,14 +167,20 @@ export class PolicyEngine {
   /** The approval mode's part: yolo refuses the asks it may not lift, plan mode allows only reads. */
   private finish(tool: PolicyTool, d: PolicyDecision): PolicyDecision {
     if (this.opts.mode === 'yolo' && d.decision === 'ask' && !approvableByMode(d, this.opts.sandboxed)) {
-      const how = this.opts.sandboxed || !/^command:(test-runner|package)/.test(d.rule) ? 'run it yourself, or rerun without yolo to approve it' : 'install bubblewrap so devx can sandbox it, run it yourself, or rerun without yolo to approve it';
+      const how =
+        this.opts.sandboxed || !/^command:(test-runner|package)/.test(d.rule)
+          ? 'run it yourself, or rerun without yolo to approve it'
+          : 'install bubblewrap so devx can sandbox it, run it yourself, or rerun without yolo to approve it';
       return { ...DENY(`${d.reason}; yolo approves only what devx knows the whole effect of, so this is refused (${how})`, d.rule), claim: d.claim };
     }
     if (this.opts.mode === 'plan') {
       // decideCommand already refuses non-read-only commands in plan mode.
       const readOnly = tool.kind === 'read' || tool.kind === 'meta' || tool.name === 'run_command';
       if (!readOnly || d.decision !== 'allow') {
-        return DENY(`plan mode is read-only${d.decision === 'deny' ? `: ${d.reason}` : `; ${tool.name} ${d.decision === 'ask' ? `would need approval (${d.reason})` : 'changes things'}`}`, d.decision === 'deny' ? d.rule : 'mode:plan');
+        return DENY(
+          `plan mode is read-only${d.decision === 'deny' ? `: ${d.reason}` : `; ${tool.name} ${d.decision === 'ask' ? `would need approval (${d.reason})` : 'changes things'}`}`,
+          d.decision === 'deny' ? d.rule : 'mode:plan',
+        );
       }
     }
     return d;

@@ -17,7 +17,6 @@ import { ALLOW, ASK, DENY, strictest, type PolicyDecision, type SandboxClaim } f
 import type { PermissionRules } from './permissions.js';
 import { matchCommandRules } from './permissions.js';
 
-
 /** Rules of commands that run the project's code (test runners, builds, package managers). */
 const RUNS_PROJECT_CODE = /^command:(test-runner|package-manager|package-install)/;
 
@@ -28,16 +27,17 @@ function claimOf(e: Effects): SandboxClaim {
   return { profile: e.build || e.git ? 'build' : writes.length ? 'write' : 'read-only', writes, ...(e.git ? { git: true } : {}) };
 }
 
-const DANGEROUS_ENV = /^(CDPATH$|GLOBIGNORE$|LD_|DYLD_|GIT_|NODE_|NPM_CONFIG_|PYTHON|PERL|RUBY|BASH_|JAVA_TOOL_OPTIONS$|_JAVA_OPTIONS$|JDK_JAVA_OPTIONS$|CLASSPATH$|PATH$|IFS$|ENV$|PAGER$|MANPAGER$|GIT_PAGER$|EDITOR$|VISUAL$|PROMPT_COMMAND$|SHELLOPTS$|BASHOPTS$|HOME$|TMPDIR$|XDG_CONFIG_HOME$|LESSOPEN$|LESSCLOSE$|GCONV_PATH$|SSH_|GNUPGHOME$|HISTFILE$|PS4$|CC$|CXX$|MAKEFLAGS$|RUSTC_WRAPPER$|RUSTFLAGS$|CARGO_)/i;
+const DANGEROUS_ENV =
+  /^(CDPATH$|GLOBIGNORE$|LD_|DYLD_|GIT_|NODE_|NPM_CONFIG_|PYTHON|PERL|RUBY|BASH_|JAVA_TOOL_OPTIONS$|_JAVA_OPTIONS$|JDK_JAVA_OPTIONS$|CLASSPATH$|PATH$|IFS$|ENV$|PAGER$|MANPAGER$|GIT_PAGER$|EDITOR$|VISUAL$|PROMPT_COMMAND$|SHELLOPTS$|BASHOPTS$|HOME$|TMPDIR$|XDG_CONFIG_HOME$|LESSOPEN$|LESSCLOSE$|GCONV_PATH$|SSH_|GNUPGHOME$|HISTFILE$|PS4$|CC$|CXX$|MAKEFLAGS$|RUSTC_WRAPPER$|RUSTFLAGS$|CARGO_)/i;
 /** Decisions that a settings `allow` rule can never lift. */
-const STRUCTURAL = /^(path:|settings:|command:(parse-error|control-chars|non-literal-name|unsupported-syntax|env-dangerous|too-long|exec|network|system|computed-argument|recursive-denied|prompt-expansion))/;
+const STRUCTURAL =
+  /^(path:|settings:|command:(parse-error|control-chars|non-literal-name|unsupported-syntax|env-dangerous|too-long|exec|network|system|computed-argument|recursive-denied|prompt-expansion))/;
 /** Commands whose arguments are only printed or compared: a computed argument there is harmless. */
 const DATA_ONLY = new Set(['echo', 'printf', 'true', 'false', 'test', '[', '[[', 'expr', ':']);
 /** Commands that set shell variables from data the model controls. */
 const SETS_VARIABLES = new Set(['export', 'declare', 'typeset', 'local', 'readonly', 'read', 'mapfile', 'readarray', 'getopts', 'let']);
 const PLAIN_NAME = /^[A-Za-z0-9_.\/+-][A-Za-z0-9_.\/+@:%=-]*$/;
 const MAX_COMMAND = 20_000;
-
 
 export function decideCommand(command: string, ctx: CommandPolicyContext): PolicyDecision {
   const effects: Effects = { writes: new Set(), build: false, git: false };
@@ -97,11 +97,15 @@ function walk(node: Node, state: WalkState, ctx: CommandPolicyContext): PolicyDe
       // `cat <<EOF .env`); bash gives them to the command as arguments.
       const extras = node.namedChildren.flatMap((c) => (c && isRedirect(c) ? wordsAfterTarget(c) : []));
       const body = node.namedChildren.find((c) => c && !isRedirect(c)) ?? null;
-      if (extras.length && body?.type !== 'command') return DENY('words after a redirection that no command takes; simplify the command', 'command:parse-error');
+      if (extras.length && body?.type !== 'command')
+        return DENY('words after a redirection that no command takes; simplify the command', 'command:parse-error');
       let d = ALLOW('redirected statement', 'command:all-allowed');
       for (const c of node.namedChildren) {
         if (!c) continue;
-        d = strictest(d, isRedirect(c) ? decideRedirect(c, state, ctx) : c === body && extras.length ? decideCommandNode(c, state, ctx, extras) : walk(c, state, ctx));
+        d = strictest(
+          d,
+          isRedirect(c) ? decideRedirect(c, state, ctx) : c === body && extras.length ? decideCommandNode(c, state, ctx, extras) : walk(c, state, ctx),
+        );
       }
       return d;
     }
@@ -112,7 +116,11 @@ function walk(node: Node, state: WalkState, ctx: CommandPolicyContext): PolicyDe
       state.assigned = true;
       const names = (node.type === 'variable_assignment' ? [node] : node.namedChildren).map((c) => c?.childForFieldName('name')?.text ?? '');
       const dangerous = names.find((n) => DANGEROUS_ENV.test(n));
-      if (dangerous) return DENY(`setting ${dangerous} changes how later commands run (which program, which directory, which files a glob matches)`, 'command:env-dangerous');
+      if (dangerous)
+        return DENY(
+          `setting ${dangerous} changes how later commands run (which program, which directory, which files a glob matches)`,
+          'command:env-dangerous',
+        );
       const subs = node.namedChildren.flatMap((c) => (c ? evalWord(c).substitutions : []));
       return strictest(ASK('sets a shell variable', 'command:shell-state'), walkAll(subs, { ...state }, ctx));
     }
@@ -214,7 +222,10 @@ function decideCommandNode(node: Node, state: WalkState, ctx: CommandPolicyConte
       if (!inner || !name || inner.type !== 'word' || !name.plain || !name.literal || !PLAIN_NAME.test(name.text)) {
         // eslint-disable-next-line no-control-regex
         const nonAscii = /[^\x20-\x7e]/.test(c.text);
-        return DENY(`the command name ${JSON.stringify(c.text)} is not a plain word${nonAscii ? ' (it has non-ASCII characters)' : ''}; write commands literally`, 'command:non-literal-name');
+        return DENY(
+          `the command name ${JSON.stringify(c.text)} is not a plain word${nonAscii ? ' (it has non-ASCII characters)' : ''}; write commands literally`,
+          'command:non-literal-name',
+        );
       }
     } else if (isRedirect(c)) {
       d = strictest(d, decideRedirect(c, state, ctx));
@@ -239,7 +250,8 @@ function decideCommandNode(node: Node, state: WalkState, ctx: CommandPolicyConte
   }
   if (name.text === 'popd') {
     const back = state.dirs?.at(-1);
-    if (args.length || back === undefined) return DENY('popd without a pushd earlier in this command line goes to a directory devx cannot see; use cd', 'command:cd-outside');
+    if (args.length || back === undefined)
+      return DENY('popd without a pushd earlier in this command line goes to a directory devx cannot see; use cd', 'command:cd-outside');
     state.dirs = state.dirs!.slice(0, -1);
     // Back where the pushd left, or still there if the pushd failed.
     const [first, ...rest] = [...new Set([...back, ...cwdsOf(state)])];
@@ -317,13 +329,20 @@ function decideSimple(cmd: SimpleCommand, state: WalkState, ctx: CommandPolicyCo
   if (SETS_VARIABLES.has(cmd.name) || (cmd.name === 'printf' && cmd.args.some((a) => a.text.startsWith('-v')))) state.assigned = true;
   const computed = cmd.args.filter((a) => !a.literal && (a.substitutions.length > 0 || (state.assigned && /\$/.test(a.text))));
   if (computed.length && !DATA_ONLY.has(cmd.name)) {
-    return DENY(`${cmd.name} gets an argument computed by the command line itself (${computed[0].text}); it could become any option or path, so write it literally`, 'command:computed-argument');
+    return DENY(
+      `${cmd.name} gets an argument computed by the command line itself (${computed[0].text}); it could become any option or path, so write it literally`,
+      'command:computed-argument',
+    );
   }
-  if (cmd.args.some((a) => !a.literal)) d = strictest(d, ASK('arguments use $-expansions or substitutions that cannot be checked in advance', 'command:expansion'));
+  if (cmd.args.some((a) => !a.literal))
+    d = strictest(d, ASK('arguments use $-expansions or substitutions that cannot be checked in advance', 'command:expansion'));
   // (A settings allow rule below is the person's yes in advance and still lifts it.)
   // Without the sandbox a wrong model would be exploited, not contained: only the small list runs unasked.
   if (!ctx.sandboxed && d.decision === 'allow' && !runsUnsandboxed(cmd)) {
-    d = ASK(`${cmd.name}${cmd.name === 'git' && cmd.args[0] ? ` ${cmd.args[0].text}` : ''} runs without a question only inside the sandbox, and bubblewrap is not available here`, 'command:unsandboxed');
+    d = ASK(
+      `${cmd.name}${cmd.name === 'git' && cmd.args[0] ? ` ${cmd.args[0].text}` : ''} runs without a question only inside the sandbox, and bubblewrap is not available here`,
+      'command:unsandboxed',
+    );
   }
   if (ctx.permissions) {
     const words = [cmd.name, ...cmd.args.map((a) => a.text)];

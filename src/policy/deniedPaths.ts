@@ -36,7 +36,8 @@ export function isReadDenied(p: string, ctx: DenyContext): boolean {
   }
   if (sensitiveRule([p, real], 'read')) return true;
   if (isInside(ctx.devxHome, real) || isInside(path.join(ctx.home, '.gemini'), real)) return true;
-  if (ctx.permissions && (matchPathRules(real, 'read', ctx.permissions)?.kind === 'deny' || matchPathRules(p, 'read', ctx.permissions)?.kind === 'deny')) return true;
+  if (ctx.permissions && (matchPathRules(real, 'read', ctx.permissions)?.kind === 'deny' || matchPathRules(p, 'read', ctx.permissions)?.kind === 'deny'))
+    return true;
   return false;
 }
 

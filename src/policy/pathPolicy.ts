@@ -36,7 +36,8 @@ function execConfig(root: string, real: string): string | null {
   if (top === '.claude' || top === '.gemini') return `${top === '.claude' ? 'Claude Code' : 'Gemini CLI'} runs the hooks, commands and settings in ${top}/`;
   if (top === '.idea') return 'JetBrains IDEs run the configurations in .idea/';
   if (top === '.husky') return 'git runs the hooks in .husky/ (husky)';
-  if (rel.length === 1 && (top === '.mcp.json' || top === '.envrc')) return top === '.envrc' ? 'direnv runs .envrc when you enter the folder' : '.mcp.json starts MCP servers in Claude Code';
+  if (rel.length === 1 && (top === '.mcp.json' || top === '.envrc'))
+    return top === '.envrc' ? 'direnv runs .envrc when you enter the folder' : '.mcp.json starts MCP servers in Claude Code';
   const hooks = hooksPathCached(root);
   if (hooks && isInside(hooks, real)) return `git runs the hooks in ${path.relative(root, hooks)} (core.hooksPath)`;
   return null;
@@ -79,25 +80,60 @@ const SENSITIVE: SensitiveRule[] = [
   },
   { id: 'sensitive:ssh', test: (s) => s.includes('.ssh') || /^id_(rsa|ed25519|ecdsa|dsa)/.test(base(s)), reason: 'SSH keys and config' },
   { id: 'sensitive:key-file', test: (s) => /\.(pem|key|p12|pfx)$/.test(base(s)), reason: 'private keys and certificates' },
-  { id: 'sensitive:credentials', test: (s) => ['.npmrc', '.netrc', '.git-credentials', 'credentials.json', '.pgpass', '.pypirc'].includes(base(s)) || /^oauth_creds.*\.json$/.test(base(s)), reason: 'credential files' },
-  { id: 'sensitive:cloud', test: (s) => s.includes('.aws') || s.includes('.kube') || s.includes('.gnupg') || hasSeq(s, ['.docker', 'config.json']) || hasSeq(s, ['.config', 'gcloud']), reason: 'cloud and cluster credentials' },
+  {
+    id: 'sensitive:credentials',
+    test: (s) => ['.npmrc', '.netrc', '.git-credentials', 'credentials.json', '.pgpass', '.pypirc'].includes(base(s)) || /^oauth_creds.*\.json$/.test(base(s)),
+    reason: 'credential files',
+  },
+  {
+    id: 'sensitive:cloud',
+    test: (s) => s.includes('.aws') || s.includes('.kube') || s.includes('.gnupg') || hasSeq(s, ['.docker', 'config.json']) || hasSeq(s, ['.config', 'gcloud']),
+    reason: 'cloud and cluster credentials',
+  },
   // Tokens other tools keep in the home directory: AI and developer CLIs, password stores, browser profiles.
   {
     id: 'sensitive:tokens',
     test: (s) =>
       ['.vault-token', '.boto', '.s3cfg', 'credentials.tfrc.json', '.claude.json', 'rclone.conf'].includes(base(s)) ||
-      [['.claude', '.credentials.json'], ['.codex', 'auth.json'], ['.config', 'gh', 'hosts.yml'], ['.config', 'hub'], ['.cargo', 'credentials.toml'], ['.cargo', 'credentials'], ['.gem', 'credentials']].some((q) => hasSeq(s, q) && base(s) === q[q.length - 1]) ||
+      [
+        ['.claude', '.credentials.json'],
+        ['.codex', 'auth.json'],
+        ['.config', 'gh', 'hosts.yml'],
+        ['.config', 'hub'],
+        ['.cargo', 'credentials.toml'],
+        ['.cargo', 'credentials'],
+        ['.gem', 'credentials'],
+      ].some((q) => hasSeq(s, q) && base(s) === q[q.length - 1]) ||
       ['.azure', '.password-store', '.mozilla'].some((d) => s.includes(d)) ||
-      [['.config', 'op'], ['.local', 'share', 'keyrings'], ['.config', 'google-chrome'], ['.config', 'chromium'], ['.config', 'bravesoftware']].some((q) => hasSeq(s, q)),
+      [
+        ['.config', 'op'],
+        ['.local', 'share', 'keyrings'],
+        ['.config', 'google-chrome'],
+        ['.config', 'chromium'],
+        ['.config', 'bravesoftware'],
+      ].some((q) => hasSeq(s, q)),
     reason: 'tokens and passwords other programs keep (CLI logins, password stores, browser profiles)',
   },
   { id: 'sensitive:history', test: (s) => /^\.([a-z_]+_history|history|zhistory)$/.test(base(s)), reason: 'shell and REPL histories often hold typed secrets' },
-  { id: 'sensitive:git-config', test: (s) => hasSeq(s, ['.git', 'config']) && base(s) === 'config' && s[s.length - 2] === '.git', reason: '.git/config can run programs (hooks, pagers, credential helpers)' },
+  {
+    id: 'sensitive:git-config',
+    test: (s) => hasSeq(s, ['.git', 'config']) && base(s) === 'config' && s[s.length - 2] === '.git',
+    reason: '.git/config can run programs (hooks, pagers, credential helpers)',
+  },
   { id: 'sensitive:git-hooks', test: (s) => hasSeq(s, ['.git', 'hooks']), writeOnly: true, reason: 'git hooks run code on the next git command' },
   // Anything else named .git: a `.git` file (gitdir: elsewhere), commondir, config.worktree and modules/*/config
   // or hooks all choose the config and hooks git runs with. git writes there itself; the model's writes may not.
-  { id: 'sensitive:git-dir', test: (s) => s.includes('.git'), writeOnly: true, reason: "git's own folder: what is written there (a .git file, commondir, modules, config) decides which programs git runs" },
-  { id: 'sensitive:devx-settings', test: (s) => hasSeq(s, ['.devx']) && /^(settings(\.local)?\.json|audit\.jsonl|trusted-projects\.json)$/.test(base(s)), reason: "devx's own settings and audit log: the model must never edit its policy" },
+  {
+    id: 'sensitive:git-dir',
+    test: (s) => s.includes('.git'),
+    writeOnly: true,
+    reason: "git's own folder: what is written there (a .git file, commondir, modules, config) decides which programs git runs",
+  },
+  {
+    id: 'sensitive:devx-settings',
+    test: (s) => hasSeq(s, ['.devx']) && /^(settings(\.local)?\.json|audit\.jsonl|trusted-projects\.json)$/.test(base(s)),
+    reason: "devx's own settings and audit log: the model must never edit its policy",
+  },
   {
     id: 'sensitive:devx-state',
     // Task agents may write their plan files and their workspace; nothing else under .devx/.
@@ -106,11 +142,20 @@ const SENSITIVE: SensitiveRule[] = [
     reason: "devx's own state directory",
   },
   { id: 'sensitive:system', test: (s) => ['shadow', 'gshadow', 'sudoers'].includes(base(s)) && s[1] === 'etc', reason: 'system credential files' },
-  { id: 'sensitive:proc', test: (s) => s[1] === 'proc' && ['environ', 'mem', 'root', 'cwd', 'maps'].some((x) => s.includes(x)), reason: 'process memory and environment' },
+  {
+    id: 'sensitive:proc',
+    test: (s) => s[1] === 'proc' && ['environ', 'mem', 'root', 'cwd', 'maps'].some((x) => s.includes(x)),
+    reason: 'process memory and environment',
+  },
 ];
 
 function segmentsOf(p: string): string[] {
-  return ['', ...lower(p).split(/[\\/]+/).filter(Boolean)];
+  return [
+    '',
+    ...lower(p)
+      .split(/[\\/]+/)
+      .filter(Boolean),
+  ];
 }
 
 function matchSensitive(candidates: string[], intent: PathIntent): SensitiveRule | null {
@@ -134,7 +179,12 @@ export function sensitiveRule(paths: string[], intent: PathIntent): { id: string
  * workflow artifact): it resolves outside every one of `roots`, or to a file the path policy protects.
  * Null when it may. The tools' own calls go through decidePath instead.
  */
-export function outsideOrProtected(file: string, roots: string[], intent: PathIntent, shown = file): { why: 'protected' | 'outside' | 'unresolvable'; reason: string } | null {
+export function outsideOrProtected(
+  file: string,
+  roots: string[],
+  intent: PathIntent,
+  shown = file,
+): { why: 'protected' | 'outside' | 'unresolvable'; reason: string } | null {
   let real: string;
   try {
     real = realpathDeepest(path.resolve(file));
@@ -185,23 +235,37 @@ export function decidePath(p: string, intent: PathIntent, ctx: PathPolicyContext
   if (!isInside(ctx.root, real)) {
     const shown = real === given ? given : `${given} -> ${real}`;
     const extra = ctx.additionalDirs?.find((d) => isInside(d, real));
-    if (extra && intent !== 'write') return { decision: 'allow', reason: `inside ${extra}, a folder your settings add (additionalDirectories)`, rule: 'path:additional-dir', real };
-    if (extra) return { decision: 'ask', reason: `writes outside the project, in ${extra} (additionalDirectories): ${shown}`, rule: 'path:additional-dir-write', real };
+    if (extra && intent !== 'write')
+      return { decision: 'allow', reason: `inside ${extra}, a folder your settings add (additionalDirectories)`, rule: 'path:additional-dir', real };
+    if (extra)
+      return { decision: 'ask', reason: `writes outside the project, in ${extra} (additionalDirectories): ${shown}`, rule: 'path:additional-dir-write', real };
     if (ctx.outside === 'ask-read' && intent !== 'write') {
       return { decision: 'ask', reason: `reads outside the project root (${shown})`, rule: 'path:outside-root-read', real };
     }
-    return { decision: 'deny', reason: `path is outside the project root (${shown}); only files under ${ctx.root} can be used`, rule: 'path:outside-root', real };
+    return {
+      decision: 'deny',
+      reason: `path is outside the project root (${shown}); only files under ${ctx.root} can be used`,
+      rule: 'path:outside-root',
+      real,
+    };
   }
   // A hardlink can make a file outside the root appear inside it: let a person decide.
   try {
     const st = fs.lstatSync(real);
-    if (st.isFile() && st.nlink > 1) return { decision: 'ask', reason: `${p} has ${st.nlink} hard links; it may be a file from outside the project`, rule: 'path:hardlink', real };
+    if (st.isFile() && st.nlink > 1)
+      return { decision: 'ask', reason: `${p} has ${st.nlink} hard links; it may be a file from outside the project`, rule: 'path:hardlink', real };
   } catch {
     /* does not exist yet */
   }
   if (intent === 'write') {
     const runs = execConfig(ctx.root, real);
-    if (runs) return { decision: 'ask', reason: `${p} is configuration another program runs commands from (${runs}); a person must approve this write`, rule: 'path:exec-config', real };
+    if (runs)
+      return {
+        decision: 'ask',
+        reason: `${p} is configuration another program runs commands from (${runs}); a person must approve this write`,
+        rule: 'path:exec-config',
+        real,
+      };
   }
   return { decision: 'allow', reason: 'inside the project', rule: 'path:inside-root', real };
 }

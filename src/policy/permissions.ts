@@ -47,7 +47,10 @@ export function validateRule(raw: string): string | null {
   if (!m) return 'expected ToolName or ToolName(pattern), e.g. Bash(npm run test:*) or Read(./secrets/**)';
   const [, tool, pattern] = m;
   if (pattern !== undefined && pattern.trim() === '') return `${tool}() needs a pattern inside the parentheses`;
-  if (tool === 'WebFetch' && pattern !== undefined) return /^domain:\s*(\*\.)?[A-Za-z0-9.:_-]+$/.test(pattern.trim()) ? null : 'WebFetch takes domain:<host>, e.g. WebFetch(domain:docs.python.org) or WebFetch(domain:*.example.com)';
+  if (tool === 'WebFetch' && pattern !== undefined)
+    return /^domain:\s*(\*\.)?[A-Za-z0-9.:_-]+$/.test(pattern.trim())
+      ? null
+      : 'WebFetch takes domain:<host>, e.g. WebFetch(domain:docs.python.org) or WebFetch(domain:*.example.com)';
   if (pattern !== undefined && !['Bash', 'Read', 'Edit', 'Write', 'Grep', 'Glob', 'LS', 'MultiEdit'].includes(tool)) return `${tool} does not take a pattern`;
   return null;
 }
@@ -67,7 +70,12 @@ function commandMatches(pattern: string, words: string[]): boolean {
     return cmd === prefix || cmd.startsWith(`${prefix} `);
   }
   if (pattern.includes('*')) {
-    const re = new RegExp(`^${pattern.split('*').map((p) => p.replace(/[.+?^${}()|[\]\\]/g, '\\$&')).join('.*')}$`);
+    const re = new RegExp(
+      `^${pattern
+        .split('*')
+        .map((p) => p.replace(/[.+?^${}()|[\]\\]/g, '\\$&'))
+        .join('.*')}$`,
+    );
     return re.test(cmd);
   }
   return cmd === pattern.trim();
@@ -117,7 +125,11 @@ export function toolNameMatches(pattern: string, tool: Pick<PolicyTool, 'name' |
  * Rules for a tool call: a bare name matches the tool's own name or a Claude Code alias it declares;
  * Read/Edit/Write patterns match the real paths it touches with the rule's intent, whatever the tool.
  */
-export function matchToolRules(tool: Pick<PolicyTool, 'name' | 'aliases' | 'mcp'>, touched: { path: string; intent: PathIntent }[], rules: PermissionRules): RuleMatch | null {
+export function matchToolRules(
+  tool: Pick<PolicyTool, 'name' | 'aliases' | 'mcp'>,
+  touched: { path: string; intent: PathIntent }[],
+  rules: PermissionRules,
+): RuleMatch | null {
   for (const kind of ORDER) {
     const hit = rules.rules.find((r) => {
       if (r.kind !== kind || (r.pattern !== undefined && (r.tool === 'Bash' || r.tool === 'WebFetch'))) return false;
@@ -139,7 +151,9 @@ export function matchToolRules(tool: Pick<PolicyTool, 'name' | 'aliases' | 'mcp'
  */
 export function matchPathRules(realPath: string, intent: PathIntent, rules: PermissionRules): RuleMatch | null {
   for (const kind of ORDER) {
-    const hit = rules.rules.find((r) => r.kind === kind && r.pattern !== undefined && PATH_RULE_INTENTS[r.tool]?.includes(intent) && pathMatches(r.pattern, realPath, rules));
+    const hit = rules.rules.find(
+      (r) => r.kind === kind && r.pattern !== undefined && PATH_RULE_INTENTS[r.tool]?.includes(intent) && pathMatches(r.pattern, realPath, rules),
+    );
     if (hit) return { kind, rule: hit.raw, source: hit.source };
   }
   return null;

@@ -2,7 +2,10 @@
 export class RateLimiter {
   private readonly stamps: number[] = [];
 
-  constructor(private readonly perMinute: number, private readonly now: () => number = Date.now) {}
+  constructor(
+    private readonly perMinute: number,
+    private readonly now: () => number = Date.now,
+  ) {}
 
   /** Records a call; false when the limit for the last 60 s is already reached. */
   take(): boolean {

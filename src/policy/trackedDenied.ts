@@ -20,7 +20,14 @@ export function trackedDeniedPaths(root: string, permissions?: PermissionRules):
   const key = `${indexKey(top)}\0${permissions?.rules.length ?? 0}`;
   const hit = cache.get(top);
   if (hit && hit.key === key) return hit.paths;
-  const r = spawnSync('git', ['ls-files', '-z', '--cached'], { cwd: top, encoding: 'utf8', timeout: 10_000, maxBuffer: 256 * 1024 * 1024, stdio: ['ignore', 'pipe', 'ignore'], env: gitPolicyEnv() });
+  const r = spawnSync('git', ['ls-files', '-z', '--cached'], {
+    cwd: top,
+    encoding: 'utf8',
+    timeout: 10_000,
+    maxBuffer: 256 * 1024 * 1024,
+    stdio: ['ignore', 'pipe', 'ignore'],
+    env: gitPolicyEnv(),
+  });
   const files = r.status === 0 && typeof r.stdout === 'string' ? r.stdout.split('\0').filter(Boolean) : [];
   const paths = deniedAmong(top, files, permissions);
   if (!key.startsWith('-')) cache.set(top, { key, paths });
@@ -36,12 +43,36 @@ export function historyDeniedPaths(root: string, permissions?: PermissionRules):
   const top = topLevel(root);
   if (!top) return [];
   // Where HEAD and every ref point: history changes only when one of them moves.
-  const refs = spawnSync('git', ['rev-parse', 'HEAD', '--all'], { cwd: top, encoding: 'utf8', timeout: 10_000, maxBuffer: 64 * 1024 * 1024, stdio: ['ignore', 'pipe', 'ignore'], env: gitPolicyEnv() });
+  const refs = spawnSync('git', ['rev-parse', 'HEAD', '--all'], {
+    cwd: top,
+    encoding: 'utf8',
+    timeout: 10_000,
+    maxBuffer: 64 * 1024 * 1024,
+    stdio: ['ignore', 'pipe', 'ignore'],
+    env: gitPolicyEnv(),
+  });
   const key = `${refs.stdout ?? ''}\0${permissions?.rules.length ?? 0}`;
   const hit = historyCache.get(top);
   if (hit && hit.key === key) return hit.paths;
-  const r = spawnSync('git', ['log', '--all', '--format=', '--name-only', '-z', '--diff-filter=ACR', '--no-renames'], { cwd: top, encoding: 'utf8', timeout: HISTORY_MS, maxBuffer: 256 * 1024 * 1024, stdio: ['ignore', 'pipe', 'ignore'], env: gitPolicyEnv() });
-  const names = r.status === 0 && typeof r.stdout === 'string' ? [...new Set(r.stdout.split('\0').map((n) => n.trim()).filter(Boolean))] : [];
+  const r = spawnSync('git', ['log', '--all', '--format=', '--name-only', '-z', '--diff-filter=ACR', '--no-renames'], {
+    cwd: top,
+    encoding: 'utf8',
+    timeout: HISTORY_MS,
+    maxBuffer: 256 * 1024 * 1024,
+    stdio: ['ignore', 'pipe', 'ignore'],
+    env: gitPolicyEnv(),
+  });
+  const names =
+    r.status === 0 && typeof r.stdout === 'string'
+      ? [
+          ...new Set(
+            r.stdout
+              .split('\0')
+              .map((n) => n.trim())
+              .filter(Boolean),
+          ),
+        ]
+      : [];
   const paths = deniedAmong(top, names, permissions);
   if (r.status === 0) historyCache.set(top, { key, paths });
   return paths;
@@ -60,7 +91,14 @@ export function untrackedPaths(cwd: string, pathspecs: string[], opts: { ignored
   if (opts.ignored === 'only') args.push('--ignored');
   for (const e of opts.excludes) args.push(`--exclude=${e}`);
   args.push('--', ...pathspecs);
-  const r = spawnSync('git', args, { cwd, encoding: 'utf8', timeout: 10_000, maxBuffer: 256 * 1024 * 1024, stdio: ['ignore', 'pipe', 'ignore'], env: gitPolicyEnv() });
+  const r = spawnSync('git', args, {
+    cwd,
+    encoding: 'utf8',
+    timeout: 10_000,
+    maxBuffer: 256 * 1024 * 1024,
+    stdio: ['ignore', 'pipe', 'ignore'],
+    env: gitPolicyEnv(),
+  });
   if (r.status !== 0 || typeof r.stdout !== 'string') return null;
   const files = r.stdout.split('\0').filter(Boolean);
   return files.length > UNTRACKED_LIMIT ? null : files.map((f) => path.resolve(cwd, f));
@@ -77,13 +115,21 @@ function gitPolicyEnv(): NodeJS.ProcessEnv {
 
 /** The names (relative to the top level) whose reading the policy denies, as absolute paths. */
 function deniedAmong(top: string, names: string[], permissions?: PermissionRules): string[] {
-  return names.map((f) => path.join(top, f)).filter((abs) => sensitiveRule([abs], 'read') !== null || (permissions !== undefined && matchPathRules(abs, 'read', permissions)?.kind === 'deny'));
+  return names
+    .map((f) => path.join(top, f))
+    .filter((abs) => sensitiveRule([abs], 'read') !== null || (permissions !== undefined && matchPathRules(abs, 'read', permissions)?.kind === 'deny'));
 }
 
 function topLevel(root: string): string | null {
   // A folder that is not a repository yet may become one (git init): only a found top level is kept.
   if (!tops.get(root)) {
-    const r = spawnSync('git', ['rev-parse', '--show-toplevel'], { cwd: root, encoding: 'utf8', timeout: 10_000, stdio: ['ignore', 'pipe', 'ignore'], env: gitPolicyEnv() });
+    const r = spawnSync('git', ['rev-parse', '--show-toplevel'], {
+      cwd: root,
+      encoding: 'utf8',
+      timeout: 10_000,
+      stdio: ['ignore', 'pipe', 'ignore'],
+      env: gitPolicyEnv(),
+    });
     tops.set(root, r.status === 0 && typeof r.stdout === 'string' && r.stdout.trim() ? r.stdout.trim() : null);
   }
   return tops.get(root) ?? null;

@@ -16,7 +16,13 @@ export function urlHost(url: string): { host: string; protocol: string } | null 
   } catch {
     return null;
   }
-  return { host: u.hostname.toLowerCase().replace(/^\[|\]$/g, '').replace(/\.$/, ''), protocol: u.protocol };
+  return {
+    host: u.hostname
+      .toLowerCase()
+      .replace(/^\[|\]$/g, '')
+      .replace(/\.$/, ''),
+    protocol: u.protocol,
+  };
 }
 
 function domainOf(pattern: string | undefined): string | null {
@@ -35,10 +41,17 @@ export function decideUrl(url: string, rules: PermissionRules | undefined): Poli
   if (!parsed) return DENY(`"${url}" is not a URL; web_fetch takes an absolute http:// or https:// URL`, 'web:bad-url');
   if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') return DENY(`web_fetch fetches http(s) URLs only, not ${parsed.protocol}`, 'web:scheme');
   for (const kind of ORDER) {
-    const hit = rules?.rules.find((r) => r.kind === kind && r.tool === 'WebFetch' && (r.pattern === undefined ? kind === 'allow' || kind === 'deny' || kind === 'ask' : (() => {
-      const d = domainOf(r.pattern);
-      return d !== null && hostMatches(d, parsed.host);
-    })()));
+    const hit = rules?.rules.find(
+      (r) =>
+        r.kind === kind &&
+        r.tool === 'WebFetch' &&
+        (r.pattern === undefined
+          ? kind === 'allow' || kind === 'deny' || kind === 'ask'
+          : (() => {
+              const d = domainOf(r.pattern);
+              return d !== null && hostMatches(d, parsed.host);
+            })()),
+    );
     if (!hit) continue;
     const rule = `settings:${hit.source}:${kind}:${hit.raw}`;
     if (kind === 'deny') return DENY(`denied by your settings rule ${hit.raw}`, rule);
@@ -50,6 +63,9 @@ export function decideUrl(url: string, rules: PermissionRules | undefined): Poli
 
 /** Whether an allow rule names this exact host (then it may be a private or loopback address). */
 export function namesHost(host: string, rules: PermissionRules | undefined): boolean {
-  const h = host.toLowerCase().replace(/^\[|\]$/g, '').replace(/\.$/, '');
+  const h = host
+    .toLowerCase()
+    .replace(/^\[|\]$/g, '')
+    .replace(/\.$/, '');
   return Boolean(rules?.rules.some((r) => r.kind === 'allow' && r.tool === 'WebFetch' && domainOf(r.pattern) === h));
 }

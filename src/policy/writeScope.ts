@@ -45,7 +45,10 @@ export function describeWriteScope(scope: WriteScope): string {
 const PLAIN_WRITE = /^command:(redirect-write|write:(rm|mv|cp|ln|tee|touch|mkdir|rmdir|sed|truncate))$/;
 
 const outside = (scope: WriteScope, what: string): PolicyDecision =>
-  DENY(`${what}, outside what ${scope.owner} may write (${describeWriteScope(scope)}); name more paths when you queue the task (--write <path>)`, 'scope:outside-write');
+  DENY(
+    `${what}, outside what ${scope.owner} may write (${describeWriteScope(scope)}); name more paths when you queue the task (--write <path>)`,
+    'scope:outside-write',
+  );
 
 /**
  * Applies the scope to a decision already made. `writes`: the real paths a file tool writes (its
@@ -64,7 +67,8 @@ export function applyWriteScope(scope: WriteScope, tool: PolicyTool, d: PolicyDe
     if (!claim.writes.length) return d;
     const held = { ...claim, scopeBinds: scope.paths.filter((p) => claim.writes.some((w) => isInside(p, w))) };
     // A plain file change (a redirection, cp, mv, rm, ...) whose every target is in the scope needs no approval.
-    if (d.decision === 'ask' && claim.profile === 'write' && PLAIN_WRITE.test(d.rule)) return { ...ALLOW(`writes only inside what ${scope.owner} may write (${d.reason})`, 'scope:inside-write'), claim: held };
+    if (d.decision === 'ask' && claim.profile === 'write' && PLAIN_WRITE.test(d.rule))
+      return { ...ALLOW(`writes only inside what ${scope.owner} may write (${d.reason})`, 'scope:inside-write'), claim: held };
     return { ...d, claim: held };
   }
   const writes = reals.filter((r) => r.intent === 'write');

@@ -99,7 +99,11 @@ export function decidePlacedTree(source: string, target: string, shownTarget: st
       continue;
     }
     for (const e of entries) {
-      if (++seen > TREE_LIMIT) return ASK(`${shownTarget} would receive more than ${TREE_LIMIT} entries, too many to check for protected names in advance`, 'command:unverifiable:tree');
+      if (++seen > TREE_LIMIT)
+        return ASK(
+          `${shownTarget} would receive more than ${TREE_LIMIT} entries, too many to check for protected names in advance`,
+          'command:unverifiable:tree',
+        );
       const r = path.join(rel, e.name);
       const hit = protectedBy(path.join(target, r), ctx);
       // A move keeps a file's own protected name (config/.env becomes cfg/.env): only a name the destination gives counts.
@@ -149,7 +153,13 @@ export function checkTree(w: Word, how: string, r: WordResolver, ctx: TargetCont
 }
 
 /** Each source judged as a write where it lands under `dest`, its tree included. */
-export function checkPlacement(sources: Word[], dest: Word, opts: { into: 'auto' | 'always' | 'never'; parents?: boolean; moves?: boolean }, r: WordResolver, ctx: TargetContext): PolicyDecision {
+export function checkPlacement(
+  sources: Word[],
+  dest: Word,
+  opts: { into: 'auto' | 'always' | 'never'; parents?: boolean; moves?: boolean },
+  r: WordResolver,
+  ctx: TargetContext,
+): PolicyDecision {
   let d = ALLOW('nothing lands on a protected path', 'command:paths');
   for (const cwd of r.cwds) {
     for (const D of pathsOf(dest, cwd, r) ?? []) {

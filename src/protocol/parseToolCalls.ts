@@ -49,7 +49,10 @@ const NEAR_MISS = /TOOL[ _-]?CALL|Tool_?Call|tool_call|TOOL_call/;
 export function correctedCall(line: string): string | null {
   const m = /TOOL[ _-]?CALL\s*[:\-=]?\s*(.*)$/i.exec(line);
   if (!m) return null;
-  let rest = m[1].replace(/^[\s*_`]+/, '').replace(/(\*\*|__|`+|\*|_)+\s*$/, '').trim();
+  let rest = m[1]
+    .replace(/^[\s*_`]+/, '')
+    .replace(/(\*\*|__|`+|\*|_)+\s*$/, '')
+    .trim();
   // "read_file, path=a" / "read_file: path=a" / "read_file path=a" -> "read_file | path=a"
   const name = /^([a-z][a-z0-9_]*)\s*[,:;]?\s*(.*)$/.exec(rest);
   if (!name) return null;
@@ -129,9 +132,7 @@ export function parseToolCalls(reply: string): ParseResult {
     if (RESULT_PREFIX.test(line)) {
       result.hallucinatedResult = true;
       cut = i;
-      result.warnings.push(
-        `line ${i + 1}: the reply contained a TOOL_RESULT line; results come only from devx, so it and everything after it were discarded`,
-      );
+      result.warnings.push(`line ${i + 1}: the reply contained a TOOL_RESULT line; results come only from devx, so it and everything after it were discarded`);
       break;
     }
     if (CALL_PREFIX.test(line)) {
@@ -152,9 +153,7 @@ export function parseToolCalls(reply: string): ParseResult {
     result.warnings.push('a code block was opened and never closed, so it swallowed the rest of the reply');
   }
   for (const n of result.ignoredInCodeBlocks) {
-    result.warnings.push(
-      `line ${n}: a TOOL_CALL line inside a code block was ignored; write calls outside code blocks`,
-    );
+    result.warnings.push(`line ${n}: a TOOL_CALL line inside a code block was ignored; write calls outside code blocks`);
   }
   result.prose = prose.join('\n').trim();
   result.kept = lines.slice(0, cut).join('\n').trimEnd();
@@ -221,7 +220,6 @@ function parseCall(lines: string[], start: number, result: ParseResult): number 
     const fix = i === start + 1 ? correctedCall(lines[start]) : null;
     const message = fix && fix !== lines[start].trim() && !fix.endsWith(':') ? `${error}. Write it as:\n${fix}` : error;
     result.errors.push({ line: lineNo, message, ...(TOOL_NAME.test(name) ? { tool: name } : {}) });
-  }
-  else result.calls.push({ tool: name, args, line: lineNo });
+  } else result.calls.push({ tool: name, args, line: lineNo });
   return i;
 }

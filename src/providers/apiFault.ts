@@ -17,9 +17,12 @@ export type ApiFault = Extract<BackendErrorKind, 'network' | 'stalled' | 'cut' |
 export const QUIET_AFTER_MS = 45_000;
 
 const STALLED = /Headers Timeout|Body Timeout|UND_ERR_(?:HEADERS|BODY)_TIMEOUT|Request timed out|stream idle timeout/i;
-const CUT = /ECONNRESET|socket hang up|other side closed|Connection to the API was lost|premature close|UND_ERR_SOCKET|ERR_STREAM_PREMATURE_CLOSE|\bterminated\b/i;
-const UNREADABLE = /Incomplete JSON segment|JSON Parse error|Unexpected token|Unexpected identifier|Unexpected end of JSON|is not valid JSON|Invalid JSON|in JSON at position|processStreamResponse|candidates\??\.\S+ is not a function|Cannot read properties of (?:undefined|null) \(reading '(?:candidates|content|parts|type|delta|message)'\)/i;
-const UNREACHABLE = /fetch failed|ECONNREFUSED|Connection refused|ENOTFOUND|EAI_AGAIN|ETIMEDOUT|EHOSTUNREACH|ENETUNREACH|Connection error|connection_failed|getaddrinfo/i;
+const CUT =
+  /ECONNRESET|socket hang up|other side closed|Connection to the API was lost|premature close|UND_ERR_SOCKET|ERR_STREAM_PREMATURE_CLOSE|\bterminated\b/i;
+const UNREADABLE =
+  /Incomplete JSON segment|JSON Parse error|Unexpected token|Unexpected identifier|Unexpected end of JSON|is not valid JSON|Invalid JSON|in JSON at position|processStreamResponse|candidates\??\.\S+ is not a function|Cannot read properties of (?:undefined|null) \(reading '(?:candidates|content|parts|type|delta|message)'\)/i;
+const UNREACHABLE =
+  /fetch failed|ECONNREFUSED|Connection refused|ENOTFOUND|EAI_AGAIN|ETIMEDOUT|EHOSTUNREACH|ENETUNREACH|Connection error|connection_failed|getaddrinfo/i;
 
 /**
  * The transport fault `text` (a CLI's error message, and its stderr when there is one) describes, or null.
@@ -29,7 +32,8 @@ export function apiFault(text: string, quietMs = 0): ApiFault | null {
   if (STALLED.test(text)) return 'stalled';
   if (UNREADABLE.test(text)) return 'unreadable';
   // A "fetch failed" or a cut that came only after a long silence is the API going quiet (gemini's own timeouts).
-  if ((UNREACHABLE.test(text) || /\bterminated\b/.test(text)) && !/ECONNREFUSED|ENOTFOUND|EAI_AGAIN|ECONNRESET/.test(text) && quietMs >= QUIET_AFTER_MS) return 'stalled';
+  if ((UNREACHABLE.test(text) || /\bterminated\b/.test(text)) && !/ECONNREFUSED|ENOTFOUND|EAI_AGAIN|ECONNRESET/.test(text) && quietMs >= QUIET_AFTER_MS)
+    return 'stalled';
   if (CUT.test(text)) return 'cut';
   if (UNREACHABLE.test(text)) return 'network';
   return null;

@@ -3,7 +3,15 @@
 // shared retries. A provider supplies only its argv, its environment and how to read its result.
 import path from 'node:path';
 import crypto from 'node:crypto';
-import { BackendError, type BackendEvent, type ModelBackend, type ModelRequest, type ModelResponse, type ProviderContext, type ProviderSettings } from './types.js';
+import {
+  BackendError,
+  type BackendEvent,
+  type ModelBackend,
+  type ModelRequest,
+  type ModelResponse,
+  type ProviderContext,
+  type ProviderSettings,
+} from './types.js';
 import { BinaryMissingError, type LaunchInfo, type ProcessRunner, type RunResult } from '../util/processRunner.js';
 import type { AnswerCheck } from '../util/settleOnAnswer.js';
 import { writeStateSync } from '../util/atomicWrite.js';
@@ -156,9 +164,22 @@ export class CliBackend implements ModelBackend {
       // stdout through a file: gemini exits before a pipe has taken a large answer (util/fileOutput). Beside
       // the scratch folder, never in it: gemini lists its working folder to the model.
       const stdoutFile = path.join(this.opts.workDir, 'out', `${process.pid}-${++outputSeq}.stdout`);
-      r = await this.opts.runner(file, args, { cwd: this.scratch, input: withImages ? withImages.input(req) : req.prompt, env, timeoutMs, signal: stop.signal, onStdout, onStderr, launch, answered, stdoutFile, maxBuffer: OUTPUT_CAP });
+      r = await this.opts.runner(file, args, {
+        cwd: this.scratch,
+        input: withImages ? withImages.input(req) : req.prompt,
+        env,
+        timeoutMs,
+        signal: stop.signal,
+        onStdout,
+        onStderr,
+        launch,
+        answered,
+        stdoutFile,
+        maxBuffer: OUTPUT_CAP,
+      });
     } catch (err) {
-      if (err instanceof BinaryMissingError) throw new BackendError('binary_missing', `${err.file} was not found. ${this.spec.installHint}`, null, account.name);
+      if (err instanceof BinaryMissingError)
+        throw new BackendError('binary_missing', `${err.file} was not found. ${this.spec.installHint}`, null, account.name);
       throw err;
     } finally {
       req.signal?.removeEventListener('abort', onAbort);
@@ -167,12 +188,22 @@ export class CliBackend implements ModelBackend {
     if (r.cancelled) throw new BackendError('cancelled', 'the model call was cancelled', null, account.name);
     // The turn's time ran out while the CLI waited: it had neither answered nor reported an error of its own.
     if (r.timedOut) {
-      const err = new BackendError('stalled', turnTimeoutMessage(this.spec.api, this.spec.name, Math.round(this.opts.timeoutMs / 1000), `providers.${this.spec.name}`, received), null, account.name);
+      const err = new BackendError(
+        'stalled',
+        turnTimeoutMessage(this.spec.api, this.spec.name, Math.round(this.opts.timeoutMs / 1000), `providers.${this.spec.name}`, received),
+        null,
+        account.name,
+      );
       err.outOfTime = true;
       throw err;
     }
     if (r.outputCapped) {
-      throw new BackendError('unparseable', `${this.spec.name}'s output passed devx's limit of ${Math.round(OUTPUT_CAP / 2 ** 20)} MB, so its reply was not read; ${this.spec.name} was stopped`, null, account.name);
+      throw new BackendError(
+        'unparseable',
+        `${this.spec.name}'s output passed devx's limit of ${Math.round(OUTPUT_CAP / 2 ** 20)} MB, so its reply was not read; ${this.spec.name} was stopped`,
+        null,
+        account.name,
+      );
     }
     // An answer read before the process exited was judged a success from stdout alone, as exit 0 would be.
     return mode.classify(r.answered ? { ...r, exitCode: 0 } : r, model, account.name);

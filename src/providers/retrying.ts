@@ -2,7 +2,16 @@
 // process or request with one account and one model); this wraps it into a ModelBackend with
 // round-robin accounts, rotation on quota, exponential backoff with jitter, a whole-call deadline
 // and, once every account is out of quota, the fallback model.
-import { BackendError, RETRIED_ONCE, TRANSIENT_KINDS, type BackendEvent, type ModelBackend, type ModelRequest, type ModelResponse, type TokenUsage } from './types.js';
+import {
+  BackendError,
+  RETRIED_ONCE,
+  TRANSIENT_KINDS,
+  type BackendEvent,
+  type ModelBackend,
+  type ModelRequest,
+  type ModelResponse,
+  type TokenUsage,
+} from './types.js';
 import { AccountRing, type Account } from './accounts.js';
 import { backoffDelay } from './backoff.js';
 
@@ -67,7 +76,11 @@ export class RetryingBackend implements ModelBackend {
     const byName = list.find((a) => a.name === which);
     const byIndex = /^\d+$/.test(which) ? list[Number(which) - 1] : undefined;
     const found = byName ?? byIndex;
-    if (!found) throw new BackendError('config', `there is no account "${which}": the accounts are ${list.map((a, i) => `${i + 1} (${a.name})`).join(', ')}; set them under providers.<provider>.accounts in ~/.devx/settings.json`);
+    if (!found)
+      throw new BackendError(
+        'config',
+        `there is no account "${which}": the accounts are ${list.map((a, i) => `${i + 1} (${a.name})`).join(', ')}; set them under providers.<provider>.accounts in ~/.devx/settings.json`,
+      );
     return found;
   }
 
@@ -91,7 +104,10 @@ export class RetryingBackend implements ModelBackend {
       if (remaining <= 0) {
         // An attempt the deadline itself ended already says so (the API stopped answering): nothing to wrap.
         if (last?.kind === 'stalled') throw last;
-        throw new BackendError('timeout', `the model call did not finish within ${Math.round(this.opts.timeoutMs / 1000)}s${last ? ` (last error: ${last.message})` : ''}`);
+        throw new BackendError(
+          'timeout',
+          `the model call did not finish within ${Math.round(this.opts.timeoutMs / 1000)}s${last ? ` (last error: ${last.message})` : ''}`,
+        );
       }
       const account = pinned ?? this.ring.next();
       triedThisRound.add(account.name);

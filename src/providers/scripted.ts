@@ -7,7 +7,10 @@ export class ScriptedBackend implements ModelBackend {
   readonly requests: ModelRequest[] = [];
   private next = 0;
 
-  constructor(private readonly replies: ScriptedReply[], private readonly model = 'scripted') {}
+  constructor(
+    private readonly replies: ScriptedReply[],
+    private readonly model = 'scripted',
+  ) {}
 
   async complete(req: ModelRequest): Promise<ModelResponse> {
     this.requests.push(req);

@@ -36,7 +36,8 @@ export function afterRunnerGone(t: Task, g: Gone): Task {
     const since = Math.max(counted.runnerDeaths, g.queueDeaths - (t.queueDeathsAtFirstRun ?? 0));
     const share = counted.runnerDeaths / since;
     if (counted.runnerDeaths >= HARD_RUNNER_DEATHS) gaveUp = `gave up after ${counted.runnerDeaths} runner deaths`;
-    else if (counted.runnerDeaths >= MAX_RUNNER_DEATHS && share > 2 / 3) gaveUp = `gave up after ${counted.runnerDeaths} runner deaths, ${counted.runnerDeaths} of the ${since} in the queue since it first ran: it looks like their cause`;
+    else if (counted.runnerDeaths >= MAX_RUNNER_DEATHS && share > 2 / 3)
+      gaveUp = `gave up after ${counted.runnerDeaths} runner deaths, ${counted.runnerDeaths} of the ${since} in the queue since it first ran: it looks like their cause`;
   }
   return gaveUp
     ? { ...counted, status: 'failed', error: `${g.reason}; ${gaveUp}`, completedAt: g.now, owner: undefined, leaseExpiresAt: undefined }

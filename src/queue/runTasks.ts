@@ -48,7 +48,9 @@ export async function runOneTask(queue: TaskQueue, task: Task, runner: string, o
   const logFile = path.join(queue.root, task.logFile);
   mkdirOwnedSync(path.dirname(logFile));
   const log = (s: string) => appendOwnedSync(logFile, `${s}\n`);
-  log(`[${new Date().toISOString()}] runner ${runner} (pid ${process.pid}) starts run ${task.runs} (${task.attempts} failed attempts, ${task.runnerDeaths} runner deaths before)`);
+  log(
+    `[${new Date().toISOString()}] runner ${runner} (pid ${process.pid}) starts run ${task.runs} (${task.attempts} failed attempts, ${task.runnerDeaths} runner deaths before)`,
+  );
   const workspace = path.relative(queue.root, queue.workspace).split(path.sep).join('/');
   const writeScope = makeWriteScope(queue.root, [workspace, task.planFile, ...(task.writes ?? [])], `task ${task.taskId}`);
   let prompt = `Task: ${task.prompt}. Your plan file is at ${task.planFile}. All file I/O must be within the './${workspace}/' directory${task.writes?.length ? ` (you may also write ${task.writes.join(', ')})` : ''}.`;
@@ -57,14 +59,17 @@ export async function runOneTask(queue: TaskQueue, task: Task, runner: string, o
     if (prev?.summary) prompt += `\n\nInput from the previous step (${prev.agent}, ${prev.taskId}):\n${prev.summary}`;
   }
   const controller = new AbortController();
-  const beat = setInterval(async () => {
-    try {
-      const t = await queue.heartbeat(task.taskId, runner, opts.leaseMs);
-      if (t?.cancelRequested) controller.abort();
-    } catch {
-      /* a missed heartbeat only shortens the lease */
-    }
-  }, Math.max(200, Math.floor(opts.leaseMs / 3)));
+  const beat = setInterval(
+    async () => {
+      try {
+        const t = await queue.heartbeat(task.taskId, runner, opts.leaseMs);
+        if (t?.cancelRequested) controller.abort();
+      } catch {
+        /* a missed heartbeat only shortens the lease */
+      }
+    },
+    Math.max(200, Math.floor(opts.leaseMs / 3)),
+  );
   try {
     const result = await runHeadless({
       ...opts.run,
@@ -78,12 +83,26 @@ export async function runOneTask(queue: TaskQueue, task: Task, runner: string, o
         const line = logLine(e);
         if (line) log(line);
       },
-    }).catch((err: Error) => ({ status: 'error' as const, error: { kind: 'config', message: err.message }, answer: undefined, toolCalls: [], usage: { input: 0, output: 0 } }));
+    }).catch((err: Error) => ({
+      status: 'error' as const,
+      error: { kind: 'config', message: err.message },
+      answer: undefined,
+      toolCalls: [],
+      usage: { input: 0, output: 0 },
+    }));
     const refused = refusedCalls(result.toolCalls);
     const unwritten = failedWrites(result.toolCalls);
     const answered = result.status === 'answered';
     const blocked = answered && result.toolCalls.length > 0 && refused.length === result.toolCalls.length;
-    const status = blocked ? 'blocked' : answered && unwritten.length ? 'incomplete' : answered ? 'complete' : result.status === 'cancelled' ? 'cancelled' : 'failed';
+    const status = blocked
+      ? 'blocked'
+      : answered && unwritten.length
+        ? 'incomplete'
+        : answered
+          ? 'complete'
+          : result.status === 'cancelled'
+            ? 'cancelled'
+            : 'failed';
     const listed = blocked ? refused : unwritten;
     const error =
       status === 'blocked'

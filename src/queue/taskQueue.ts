@@ -30,7 +30,10 @@ export class TaskQueue {
   readonly logsDir: string;
   readonly workspace: string;
 
-  constructor(readonly root: string, private readonly now: () => Date = () => new Date()) {
+  constructor(
+    readonly root: string,
+    private readonly now: () => Date = () => new Date(),
+  ) {
     this.base = path.join(root, '.devx', 'agents');
     this.tasksDir = path.join(this.base, 'tasks');
     this.plansDir = path.join(this.base, 'plans');
@@ -75,7 +78,12 @@ export class TaskQueue {
 
   private async withLock<T>(fn: () => T): Promise<T> {
     this.ensure();
-    const release = await lockfile.lock(this.tasksDir, { lockfilePath: path.join(this.base, 'queue.lock'), realpath: false, stale: 15_000, retries: { retries: 400, minTimeout: 10, maxTimeout: 100 } });
+    const release = await lockfile.lock(this.tasksDir, {
+      lockfilePath: path.join(this.base, 'queue.lock'),
+      realpath: false,
+      stale: 15_000,
+      retries: { retries: 400, minTimeout: 10, maxTimeout: 100 },
+    });
     try {
       return fn();
     } finally {
@@ -214,7 +222,14 @@ export class TaskQueue {
     return this.withLock(() => {
       const t = this.read(id);
       if (!t || t.owner?.runner !== runner) return null; // lost the task (recovered by another runner)
-      const next: Task = { ...t, ...result, attempts: t.attempts + (OWN_FAILURES.has(result.status) ? 1 : 0), completedAt: this.now().toISOString(), owner: undefined, leaseExpiresAt: undefined };
+      const next: Task = {
+        ...t,
+        ...result,
+        attempts: t.attempts + (OWN_FAILURES.has(result.status) ? 1 : 0),
+        completedAt: this.now().toISOString(),
+        owner: undefined,
+        leaseExpiresAt: undefined,
+      };
       this.write(next);
       return next;
     });
@@ -242,8 +257,19 @@ export class TaskQueue {
     return this.withLock(() => {
       const t = this.read(id);
       if (!t) throw new Error(`no task ${id}`);
-      if (!['failed', 'blocked', 'incomplete', 'cancelled'].includes(t.status)) throw new Error(`task ${id} is ${t.status}; only failed, blocked, incomplete or cancelled tasks can be retried`);
-      const next: Task = { ...t, status: 'pending', attempts: 0, runnerDeaths: 0, error: undefined, failedCalls: undefined, completedAt: undefined, cancelRequested: undefined, summary: undefined };
+      if (!['failed', 'blocked', 'incomplete', 'cancelled'].includes(t.status))
+        throw new Error(`task ${id} is ${t.status}; only failed, blocked, incomplete or cancelled tasks can be retried`);
+      const next: Task = {
+        ...t,
+        status: 'pending',
+        attempts: 0,
+        runnerDeaths: 0,
+        error: undefined,
+        failedCalls: undefined,
+        completedAt: undefined,
+        cancelRequested: undefined,
+        summary: undefined,
+      };
       this.write(next);
       return next;
     });
@@ -253,8 +279,18 @@ export class TaskQueue {
 /** The seed's status table. */
 export function renderStatusTable(tasks: Task[]): string {
   // Why a task failed, is blocked or incomplete shows beside it (the calls in full: agent status <id>).
-  const why = (t: Task) => (['failed', 'blocked', 'incomplete'].includes(t.status) || (t.status === 'pending' && t.error) ? (t.error ?? '').replace(/\s+/g, ' ').slice(0, 80) : '');
-  const rows = tasks.map((t) => [t.taskId, t.agent, t.status, t.createdAt, t.prompt.replace(/\s+/g, ' ').slice(0, 50), String(t.attempts), String(t.runnerDeaths), why(t)]);
+  const why = (t: Task) =>
+    ['failed', 'blocked', 'incomplete'].includes(t.status) || (t.status === 'pending' && t.error) ? (t.error ?? '').replace(/\s+/g, ' ').slice(0, 80) : '';
+  const rows = tasks.map((t) => [
+    t.taskId,
+    t.agent,
+    t.status,
+    t.createdAt,
+    t.prompt.replace(/\s+/g, ' ').slice(0, 50),
+    String(t.attempts),
+    String(t.runnerDeaths),
+    why(t),
+  ]);
   const head = ['Task ID', 'Agent', 'Status', 'Created At', 'Prompt', 'Attempts', 'Runner deaths', 'Why'];
   const w = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
   const line = (cells: string[]) => `| ${cells.map((c, i) => c.padEnd(w[i])).join(' | ')} |`;

@@ -180,7 +180,10 @@ export class AgentRun {
       for (let i = 0; i < 3 && r.status === 'answered' && hooks?.has('Stop'); i++) {
         const v = await hooks.run('Stop', { stop_hook_active: i > 0, last_answer: r.answer ?? '' }, undefined, signal);
         if (!v.block) break;
-        const next = await runTurn(this.deps, this.keepHistory ? [...this.agent.history] : seen, `[a Stop hook asks you to go on: ${v.block}]`, { signal, emit: this.emit });
+        const next = await runTurn(this.deps, this.keepHistory ? [...this.agent.history] : seen, `[a Stop hook asks you to go on: ${v.block}]`, {
+          signal,
+          emit: this.emit,
+        });
         seen = [...seen, ...next.added];
         r = { ...next, added: [...r.added, ...next.added] };
       }
@@ -204,7 +207,20 @@ export class AgentRun {
   compact(opts: { signal?: AbortSignal } = {}, reason: 'auto' | 'asked' = 'asked'): Promise<CompactResult> {
     if (!this.keepHistory) return Promise.resolve({ status: 'nothing', message: 'nothing to compact: this run keeps no conversation' });
     const save = () => saveHistory(this.agent.historyPath, this.agent.history);
-    return compactHistory({ root: this.agent.root, history: this.agent.history, budgetChars: this.agent.settings.contextBudgetChars, backend: this.deps.backend, model: this.deps.model, emit: this.emit, save, now: this.deps.now, signal: opts.signal }, reason);
+    return compactHistory(
+      {
+        root: this.agent.root,
+        history: this.agent.history,
+        budgetChars: this.agent.settings.contextBudgetChars,
+        backend: this.deps.backend,
+        model: this.deps.model,
+        emit: this.emit,
+        save,
+        now: this.deps.now,
+        signal: opts.signal,
+      },
+      reason,
+    );
   }
 
   /** Reads and writes files through an editor (ACP's fs methods) from now on, for this run and its persona. */

@@ -27,13 +27,15 @@ export type AttachResult = { ok: true; images: LoadedImage[] } | { ok: false; me
 export async function attachImages(input: string, deps: LoopDeps): Promise<AttachResult> {
   const paths = imageMentions(input);
   if (!paths.length) return { ok: true, images: [] };
-  if (paths.length > MAX_IMAGES_PER_MESSAGE) return { ok: false, message: `${paths.length} images in one message; at most ${MAX_IMAGES_PER_MESSAGE} can be sent` };
+  if (paths.length > MAX_IMAGES_PER_MESSAGE)
+    return { ok: false, message: `${paths.length} images in one message; at most ${MAX_IMAGES_PER_MESSAGE} can be sent` };
   const images: LoadedImage[] = [];
   for (const p of paths) {
     const image = IMAGE_NAME.test(p);
     const decision = await deps.decide((image ? analyzeImageTool : analyzeMediaTool) as unknown as Tool, { path: p });
     // The user named the file, so an `ask` is answered; a deny holds, as for every tool.
-    if (decision.decision === 'deny') return { ok: false, message: `@${p}: ${decision.reason} (${decision.rule}); the ${image ? 'image' : 'file'} was not sent` };
+    if (decision.decision === 'deny')
+      return { ok: false, message: `@${p}: ${decision.reason} (${decision.rule}); the ${image ? 'image' : 'file'} was not sent` };
     let abs: string;
     try {
       abs = deps.ctx.resolve(p);
@@ -48,6 +50,10 @@ export async function attachImages(input: string, deps: LoopDeps): Promise<Attac
     }
   }
   const total = images.reduce((n, i) => n + i.bytes, 0);
-  if (images.length > 1 && total > MAX_MEDIA_TOTAL_BYTES) return { ok: false, message: `the attached files come to ${(total / 1024 / 1024).toFixed(1)} MB; one message can carry ${MAX_MEDIA_TOTAL_BYTES / 1024 / 1024} MB (mention fewer, or ask about them one by one)` };
+  if (images.length > 1 && total > MAX_MEDIA_TOTAL_BYTES)
+    return {
+      ok: false,
+      message: `the attached files come to ${(total / 1024 / 1024).toFixed(1)} MB; one message can carry ${MAX_MEDIA_TOTAL_BYTES / 1024 / 1024} MB (mention fewer, or ask about them one by one)`,
+    };
   return { ok: true, images };
 }

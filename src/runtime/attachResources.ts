@@ -4,7 +4,11 @@ import type { McpManager } from '../mcp/manager.js';
 
 const MENTION = /(^|\s)@([A-Za-z0-9][A-Za-z0-9_-]*):([a-z][a-z0-9+.-]*:\/\/\S+)/g;
 
-export async function attachResources(input: string, mcp: McpManager | null, signal: AbortSignal): Promise<{ ok: true; input: string } | { ok: false; message: string }> {
+export async function attachResources(
+  input: string,
+  mcp: McpManager | null,
+  signal: AbortSignal,
+): Promise<{ ok: true; input: string } | { ok: false; message: string }> {
   if (!mcp || !input.includes('@')) return { ok: true, input };
   const servers = new Set(mcp.statuses().map((s) => s.name));
   const blocks: string[] = [];

@@ -64,7 +64,11 @@ export async function compactHistory(ctx: CompactContext, reason: CompactReason)
   const beforeChars = renderedChars(history);
   const keep = reason === 'asked' ? Math.min(room, beforeChars) * KEEP_FRACTION : room * KEEP_FRACTION;
   const plan = planCompaction(history, keep);
-  if (!plan) return { status: 'nothing', message: `nothing to compact: the conversation is ${history.length} message${history.length === 1 ? '' : 's'} (${beforeChars.toLocaleString('en-US')} characters) and its last turn stays as it is` };
+  if (!plan)
+    return {
+      status: 'nothing',
+      message: `nothing to compact: the conversation is ${history.length} message${history.length === 1 ? '' : 's'} (${beforeChars.toLocaleString('en-US')} characters) and its last turn stays as it is`,
+    };
   const older = history.slice(0, plan.cut);
   const olderChars = renderedChars(older);
   ctx.emit({ type: 'compaction', phase: 'start', reason, messages: plan.represents });

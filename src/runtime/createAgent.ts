@@ -110,7 +110,6 @@ export interface Agent {
   dispose(): Promise<void>;
 }
 
-
 /** Scratch folders of devx processes that died without cleaning up (kill -9) are removed at the next start. */
 function removeDeadScratch(runDir: string): void {
   let names: string[];
@@ -161,7 +160,9 @@ export async function createAgent(opts: AgentOptions): Promise<Agent> {
   const rgPath = opts.env.DEVX_RG === 'none' ? null : findExecutable('rg', opts.env);
   const changes = new UndoJournal(root, { readDenied: (p) => policy.isReadDenied(p) });
   const hookEvents = { emit: (_e: AgentEvent) => {} };
-  const hooks = settings.hooks.length ? new HookRunner(settings.hooks, { root, runner, session: () => opts.session?.record.id ?? 'none', env: opts.env, emit: (e) => hookEvents.emit(e) }) : null;
+  const hooks = settings.hooks.length
+    ? new HookRunner(settings.hooks, { root, runner, session: () => opts.session?.record.id ?? 'none', env: opts.env, emit: (e) => hookEvents.emit(e) })
+    : null;
   const always = new Set<string>();
   const builtins = builtinTools();
   // A project's own tools run programs of its choosing: loaded only once the user trusts the project.
@@ -184,7 +185,8 @@ export async function createAgent(opts: AgentOptions): Promise<Agent> {
   };
   // yolo approves the asks whose whole effect devx knows (the policy refused the others already); auto-edit
   // approves file edits. A deny never reaches approval; what a mode approves runs held to the policy's claim.
-  const approvedByMode = (req: ApprovalRequest) => approvableByMode(req.decision, Boolean(sandbox)) && (mode === 'yolo' || (mode === 'auto-edit' && byName.get(req.tool)?.kind === 'write'));
+  const approvedByMode = (req: ApprovalRequest) =>
+    approvableByMode(req.decision, Boolean(sandbox)) && (mode === 'yolo' || (mode === 'auto-edit' && byName.get(req.tool)?.kind === 'write'));
   const approve = async (req: ApprovalRequest): Promise<ApprovalAnswer> => {
     if (approvedByMode(req)) return 'auto';
     if (always.has(approvalKey(req))) return 'yes';
@@ -195,7 +197,9 @@ export async function createAgent(opts: AgentOptions): Promise<Agent> {
   };
   // The manual lists only what the model may call: a bare deny rule or plan mode removes a tool from it
   // (a call to it still gets the policy's answer).
-  const offeredTools = tools.filter((t) => matchToolRules(t, [], { rules: settings.permissionRules, root, home: userHome })?.kind !== 'deny' && !(mode === 'plan' && t.kind === 'write'));
+  const offeredTools = tools.filter(
+    (t) => matchToolRules(t, [], { rules: settings.permissionRules, root, home: userHome })?.kind !== 'deny' && !(mode === 'plan' && t.kind === 'write'),
+  );
   const loaded = opts.projectHistory ? loadHistory(historyFile(root)) : { messages: [] as Message[], warning: undefined };
   const warnings = [...settings.warnings, ...(loaded.warning ? [loaded.warning] : [])];
   for (const e of custom.errors) warnings.push(`custom tool ${e.file} was not loaded: ${e.message}`);
@@ -204,13 +208,21 @@ export async function createAgent(opts: AgentOptions): Promise<Agent> {
   if (mcp) addMcpPrompts(commands.loaded, mcp.prompts);
   for (const e of skills.errors) warnings.push(`skill ${e.file}${e.line ? `:${e.line}` : ''} was not loaded: ${e.message}`);
   if (skills.untrusted.length) warnings.push(`this project has skills (${skills.untrusted.join(', ')}); run \`devx trust\` to allow them`);
-  if (untrustedTools.length) warnings.push(`this project asks for its own tools (${untrustedTools.join(', ')} in .devx/tools); run \`devx trust\` to allow them`);
-  for (const m of mcp?.statuses() ?? []) if (m.state === 'failed') warnings.push(`MCP server "${m.name}" (${m.file}) did not start: ${m.error}; its tools are unavailable this session`);
-  if (!sandbox) warnings.push(`no sandbox: ${probeBwrap(opts.env).why ?? 'bubblewrap is not available'}. Only ls, cat, head, tail, wc, grep, rg and git status/diff/log/show run without a question; everything else asks (yolo refuses what runs project code). To sandbox commands, ${INSTALL_HINT}`);
+  if (untrustedTools.length)
+    warnings.push(`this project asks for its own tools (${untrustedTools.join(', ')} in .devx/tools); run \`devx trust\` to allow them`);
+  for (const m of mcp?.statuses() ?? [])
+    if (m.state === 'failed') warnings.push(`MCP server "${m.name}" (${m.file}) did not start: ${m.error}; its tools are unavailable this session`);
+  if (!sandbox)
+    warnings.push(
+      `no sandbox: ${probeBwrap(opts.env).why ?? 'bubblewrap is not available'}. Only ls, cat, head, tail, wc, grep, rg and git status/diff/log/show run without a question; everything else asks (yolo refuses what runs project code). To sandbox commands, ${INSTALL_HINT}`,
+    );
   const deps: LoopDeps = {
     backend: backendFor(settings.provider),
     // Tools such as `agent` are offered only to an agent that lists them.
-    systemPrompt: renderSystemPrompt(root, offeredTools.filter((t) => !t.onlyWhenListed)),
+    systemPrompt: renderSystemPrompt(
+      root,
+      offeredTools.filter((t) => !t.onlyWhenListed),
+    ),
     tools: byName,
     ctx: {
       root,
@@ -223,7 +235,14 @@ export async function createAgent(opts: AgentOptions): Promise<Agent> {
       session: opts.session,
       spawn: opts.spawn,
       runAgent: opts.runAgent,
-      knowledge: () => (store ??= openStore({ env: opts.env, devxHome: home, collection: settings.knowledge.collection, embeddings: settings.knowledge.embeddings, cwd: root })),
+      knowledge: () =>
+        (store ??= openStore({
+          env: opts.env,
+          devxHome: home,
+          collection: settings.knowledge.collection,
+          embeddings: settings.knowledge.embeddings,
+          cwd: root,
+        })),
       changes,
       webHostNamed: (host) => namesHost(host, policy.opts.permissions),
       imageModel: () => imageModelFor(settings.provider, opts.env),
@@ -282,4 +301,3 @@ export async function createAgent(opts: AgentOptions): Promise<Agent> {
     },
   };
 }
-

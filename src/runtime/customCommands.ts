@@ -8,14 +8,36 @@ import { runToolCall } from '../tools/runToolCall.js';
 
 /** devx's own slash commands: a custom command of the same name is reachable only as /user:… or /project:….
  * The names of cli/slashCommands.ts's table (the runtime cannot import cli); test/unit/slashCommands.test.ts holds them equal. */
-export const BUILTIN_COMMANDS = ['help', 'tools', 'mcp', 'history', 'todos', 'resume', 'clear', 'compact', 'undo', 'agent', 'workflow', 'edit', 'exit', 'quit', 'drop'];
+export const BUILTIN_COMMANDS = [
+  'help',
+  'tools',
+  'mcp',
+  'history',
+  'todos',
+  'resume',
+  'clear',
+  'compact',
+  'undo',
+  'agent',
+  'workflow',
+  'edit',
+  'exit',
+  'quit',
+  'drop',
+];
 const isBuiltin = (name: string, extra: string[]) => extra.includes(name) || BUILTIN_COMMANDS.includes(name) || /^(agent|workflow):/.test(name);
 
 /** The custom commands this session may use, with the lines to say at start (errors, untrusted, clashes). */
-export function customCommandsFor(opts: { root: string; home: string; devxHome: string; trusted: boolean; importSetup?: boolean }, builtins: string[]): { loaded: LoadedCommands; warnings: string[] } {
+export function customCommandsFor(
+  opts: { root: string; home: string; devxHome: string; trusted: boolean; importSetup?: boolean },
+  builtins: string[],
+): { loaded: LoadedCommands; warnings: string[] } {
   const loaded = loadCustomCommands(opts);
   const warnings = loaded.errors.map((e) => `custom command ${e.file}${e.line ? `:${e.line}` : ''} was not loaded: ${e.message}`);
-  if (loaded.untrusted.length) warnings.push(`this project has custom commands (${loaded.untrusted.slice(0, 5).join(', ')}${loaded.untrusted.length > 5 ? `, and ${loaded.untrusted.length - 5} more` : ''}); run \`devx trust\` to allow them`);
+  if (loaded.untrusted.length)
+    warnings.push(
+      `this project has custom commands (${loaded.untrusted.slice(0, 5).join(', ')}${loaded.untrusted.length > 5 ? `, and ${loaded.untrusted.length - 5} more` : ''}); run \`devx trust\` to allow them`,
+    );
   for (const c of loaded.commands.values()) {
     if (isBuiltin(c.name, builtins)) warnings.push(`/${c.name} (${c.file}) has the name of a devx command, which wins; run it as /${c.scope}:${c.name}`);
   }
@@ -23,12 +45,24 @@ export function customCommandsFor(opts: { root: string; home: string; devxHome: 
 }
 
 /** An MCP server's prompts as slash commands (`/mcp__<server>__<prompt>`, Claude Code's spelling). */
-export function addMcpPrompts(loaded: LoadedCommands, prompts: { server: string; name: string; description: string; arguments: { name: string; required: boolean }[] }[]): void {
+export function addMcpPrompts(
+  loaded: LoadedCommands,
+  prompts: { server: string; name: string; description: string; arguments: { name: string; required: boolean }[] }[],
+): void {
   for (const p of prompts) {
     const name = `mcp__${p.server}__${p.name}`.replace(/[^A-Za-z0-9_.:-]/g, '_');
     if (loaded.commands.has(name)) continue;
     const hint = p.arguments.map((a) => (a.required ? `<${a.name}>` : `[${a.name}]`)).join(' ');
-    loaded.commands.set(name, { name, description: p.description || `prompt ${p.name} of the MCP server ${p.server}`, body: '', syntax: 'mcp', scope: 'mcp', file: `MCP server ${p.server}`, ...(hint ? { argumentHint: hint } : {}), mcp: { server: p.server, prompt: p.name, args: p.arguments } });
+    loaded.commands.set(name, {
+      name,
+      description: p.description || `prompt ${p.name} of the MCP server ${p.server}`,
+      body: '',
+      syntax: 'mcp',
+      scope: 'mcp',
+      file: `MCP server ${p.server}`,
+      ...(hint ? { argumentHint: hint } : {}),
+      mcp: { server: p.server, prompt: p.name, args: p.arguments },
+    });
   }
 }
 
@@ -59,7 +93,8 @@ export async function expandCustomCommand(
 ): Promise<{ text: string } | { error: string }> {
   if (cmd.syntax === 'mcp' && cmd.mcp) {
     const filled = promptArgs(cmd.mcp.args, args);
-    if ('missing' in filled) return { error: `/${cmd.name} needs ${filled.missing.join(', ')} (its arguments, in order: ${cmd.mcp.args.map((a) => a.name).join(' ')})` };
+    if ('missing' in filled)
+      return { error: `/${cmd.name} needs ${filled.missing.join(', ')} (its arguments, in order: ${cmd.mcp.args.map((a) => a.name).join(' ')})` };
     try {
       return { text: (await mcp!.getPrompt(cmd.mcp.server, cmd.mcp.prompt, filled.values, signal)).trim() };
     } catch (err) {
@@ -73,7 +108,8 @@ export async function expandCustomCommand(
       text += part.text;
       continue;
     }
-    const call: { tool: string; args: Record<string, string> } = 'shell' in part ? { tool: 'run_command', args: { cmd: part.shell } } : { tool: 'read_file', args: { path: part.file } };
+    const call: { tool: string; args: Record<string, string> } =
+      'shell' in part ? { tool: 'run_command', args: { cmd: part.shell } } : { tool: 'read_file', args: { path: part.file } };
     emit({ type: 'tool_start', tool: call.tool, args: call.args });
     const o = await runToolCall(call, ctxDeps);
     emit({ type: 'tool_end', outcome: o });
@@ -82,7 +118,9 @@ export async function expandCustomCommand(
       continue;
     }
     if (o.status === 'error' && !('shell' in part && /^exit_code=/m.test(o.content))) {
-      return { error: `/${cmd.name}: ${'shell' in part ? `its command \`${part.shell}\`` : `its file ${part.file}`} was not used: ${o.content.split('\n')[0]}` };
+      return {
+        error: `/${cmd.name}: ${'shell' in part ? `its command \`${part.shell}\`` : `its file ${part.file}`} was not used: ${o.content.split('\n')[0]}`,
+      };
     }
     text += 'shell' in part ? shellOutput(o.content) : o.content;
   }

@@ -79,9 +79,26 @@ export class HookRunner {
         reapGroup: true,
       });
       const report = (outcome: 'ok' | 'blocked' | 'error', message?: string) =>
-        this.deps.emit({ type: 'hook', event, command: h.command, file: h.file, tool: tool?.name, outcome, exitCode: r.exitCode, durationMs: r.durationMs, ...(message ? { message } : {}) });
+        this.deps.emit({
+          type: 'hook',
+          event,
+          command: h.command,
+          file: h.file,
+          tool: tool?.name,
+          outcome,
+          exitCode: r.exitCode,
+          durationMs: r.durationMs,
+          ...(message ? { message } : {}),
+        });
       if (r.timedOut || r.cancelled || (r.exitCode !== 0 && r.exitCode !== 2)) {
-        report('error', r.timedOut ? `killed after its ${h.timeoutSec}s timeout` : r.cancelled ? 'cancelled' : `exit ${r.exitCode ?? r.signal}: ${r.stderr.trim().slice(0, 300)}`);
+        report(
+          'error',
+          r.timedOut
+            ? `killed after its ${h.timeoutSec}s timeout`
+            : r.cancelled
+              ? 'cancelled'
+              : `exit ${r.exitCode ?? r.signal}: ${r.stderr.trim().slice(0, 300)}`,
+        );
         continue;
       }
       if (r.exitCode === 2) {
@@ -134,7 +151,16 @@ export function toolHooks(h: HookRunner): ToolHooks {
     },
     async post(tool, args, result) {
       if (!h.has('PostToolUse')) return { context: [] };
-      const v = await h.run('PostToolUse', { tool_name: claudeName(tool), devx_tool_name: tool.name, tool_input: claudeToolInput(args), tool_response: { status: result.status, content: result.content.slice(0, 100_000) } }, tool);
+      const v = await h.run(
+        'PostToolUse',
+        {
+          tool_name: claudeName(tool),
+          devx_tool_name: tool.name,
+          tool_input: claudeToolInput(args),
+          tool_response: { status: result.status, content: result.content.slice(0, 100_000) },
+        },
+        tool,
+      );
       return { block: v.block, context: v.context };
     },
   };

@@ -96,7 +96,14 @@ export function failedWrites(calls: HeadlessToolCall[]): HeadlessToolCall[] {
 
 /** A call that did not happen, and why: `write_file notes.md (denied: … [rule])`. */
 export function describeFailedCall(c: HeadlessToolCall): string {
-  const why = c.decision === 'deny' ? `denied: ${c.reason} [${c.rule}]` : c.answer === 'headless' ? `needs approval: ${c.reason} [${c.rule}]` : c.answer === 'no' ? 'declined' : `failed: ${c.error ?? 'no message'}`;
+  const why =
+    c.decision === 'deny'
+      ? `denied: ${c.reason} [${c.rule}]`
+      : c.answer === 'headless'
+        ? `needs approval: ${c.reason} [${c.rule}]`
+        : c.answer === 'no'
+          ? 'declined'
+          : `failed: ${c.error ?? 'no message'}`;
   return `${c.summary} (${why})`;
 }
 
@@ -129,8 +136,28 @@ export async function runHeadless(opts: HeadlessOptions): Promise<HeadlessResult
       if (e.type === 'tool_end') {
         const o = e.outcome;
         const claim = o.decision?.claim;
-        const writes = run.agent.deps.tools.get(o.tool)?.kind === 'write' ? 'file' : claim && (claim.writes.length || claim.profile !== 'read-only') ? 'command' : null;
-        toolCalls.push({ tool: o.tool, args: o.args, summary: o.summary, status: o.status, decision: o.decision?.decision ?? null, rule: o.decision?.rule ?? null, reason: o.decision?.reason ?? null, answer: o.answer ?? null, durationMs: o.durationMs, writes, ...(o.status === 'error' ? { error: o.content.split('\n').find((l) => l.trim())?.slice(0, 300) } : {}) });
+        const writes =
+          run.agent.deps.tools.get(o.tool)?.kind === 'write' ? 'file' : claim && (claim.writes.length || claim.profile !== 'read-only') ? 'command' : null;
+        toolCalls.push({
+          tool: o.tool,
+          args: o.args,
+          summary: o.summary,
+          status: o.status,
+          decision: o.decision?.decision ?? null,
+          rule: o.decision?.rule ?? null,
+          reason: o.decision?.reason ?? null,
+          answer: o.answer ?? null,
+          durationMs: o.durationMs,
+          writes,
+          ...(o.status === 'error'
+            ? {
+                error: o.content
+                  .split('\n')
+                  .find((l) => l.trim())
+                  ?.slice(0, 300),
+              }
+            : {}),
+        });
       } else if (e.type === 'model_response' && e.usage) {
         usage.input += e.usage.input ?? 0;
         usage.output += e.usage.output ?? 0;
@@ -141,8 +168,23 @@ export async function runHeadless(opts: HeadlessOptions): Promise<HeadlessResult
     const r = missing
       ? { status: 'error' as const, error: { kind: 'binary_missing', message: missing }, rounds: 0, added: [] as Message[] }
       : await run.prompt(opts.prompt, { signal: opts.signal });
-    const transcriptPath = saveRunTranscript(run.agent.root, started, { persona: run.persona?.name, prompt: opts.prompt, status: r.status, messages: r.added, toolCalls });
-    return { status: r.status, answer: 'answer' in r ? r.answer : undefined, error: r.error, rounds: r.rounds, toolCalls, usage, messages: r.added, transcriptPath };
+    const transcriptPath = saveRunTranscript(run.agent.root, started, {
+      persona: run.persona?.name,
+      prompt: opts.prompt,
+      status: r.status,
+      messages: r.added,
+      toolCalls,
+    });
+    return {
+      status: r.status,
+      answer: 'answer' in r ? r.answer : undefined,
+      error: r.error,
+      rounds: r.rounds,
+      toolCalls,
+      usage,
+      messages: r.added,
+      transcriptPath,
+    };
   } finally {
     await run.dispose();
   }

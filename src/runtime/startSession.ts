@@ -52,7 +52,10 @@ export function applyResume(s: Started, id: string | undefined): string | null {
   // The crashed session is usually the one history.json already ends with; otherwise load its transcript.
   // A compacted history ends with the session's last message but holds fewer of its messages: it continues too.
   const last = transcript.at(-1);
-  const continues = transcript.length > 0 && ((history.length >= transcript.length && history[history.length - transcript.length]?.at === transcript[0].at) || (history.at(-1)?.at === last?.at && history.at(-1)?.content === last?.content));
+  const continues =
+    transcript.length > 0 &&
+    ((history.length >= transcript.length && history[history.length - transcript.length]?.at === transcript[0].at) ||
+      (history.at(-1)?.at === last?.at && history.at(-1)?.content === last?.content));
   if (!continues && transcript.length) history.splice(0, history.length, ...dropOrphanedToolResults(transcript));
   const msg: Message = { role: 'devx', content: note, at: new Date().toISOString() };
   history.push(msg);
@@ -89,7 +92,9 @@ export async function endSession(s: Started, opts: { draft: HandoffDraft; turn?:
     signal: opts.signal,
   });
   if (r.handoff === 'none') return '';
-  return r.handoff === 'model' ? 'HANDOFF.md written (drafted by the model).' : `HANDOFF.md written from the session record${opts.signal?.aborted ? ' (the draft was skipped)' : r.error ? ` (the model could not draft it: ${r.error.slice(0, 200)})` : ''}.`;
+  return r.handoff === 'model'
+    ? 'HANDOFF.md written (drafted by the model).'
+    : `HANDOFF.md written from the session record${opts.signal?.aborted ? ' (the draft was skipped)' : r.error ? ` (the model could not draft it: ${r.error.slice(0, 200)})` : ''}.`;
 }
 
 export { SessionBusyError };

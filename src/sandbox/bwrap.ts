@@ -44,7 +44,10 @@ let probed: BwrapProbe | undefined;
 
 const PROBE_TTL_MS = 24 * 3600 * 1000;
 /** The one command that installs the sandbox, for the start-up line. */
-export const INSTALL_HINT = process.platform === 'darwin' ? 'devx sandboxes only on Linux (bubblewrap); on macOS commands beyond the small read-only list ask' : 'install it with: sudo apt-get install bubblewrap (Fedora: sudo dnf install bubblewrap)';
+export const INSTALL_HINT =
+  process.platform === 'darwin'
+    ? 'devx sandboxes only on Linux (bubblewrap); on macOS commands beyond the small read-only list ask'
+    : 'install it with: sudo apt-get install bubblewrap (Fedora: sudo dnf install bubblewrap)';
 
 /**
  * What decides whether bwrap works here: the binary itself and the kernel's user-namespace settings.
@@ -59,7 +62,17 @@ function probeKey(bin: string): string {
     }
   };
   const st = fs.statSync(bin);
-  return [bin, st.size, st.mtimeMs, st.ino, os.release(), process.getuid?.() ?? '-', read('/proc/sys/user/max_user_namespaces'), read('/proc/sys/kernel/unprivileged_userns_clone'), read('/proc/sys/kernel/apparmor_restrict_unprivileged_userns')].join('|');
+  return [
+    bin,
+    st.size,
+    st.mtimeMs,
+    st.ino,
+    os.release(),
+    process.getuid?.() ?? '-',
+    read('/proc/sys/user/max_user_namespaces'),
+    read('/proc/sys/kernel/unprivileged_userns_clone'),
+    read('/proc/sys/kernel/apparmor_restrict_unprivileged_userns'),
+  ].join('|');
 }
 
 /** Finds a working bwrap, or says why there is none. */
@@ -79,9 +92,19 @@ export function probeBwrap(env: NodeJS.ProcessEnv = process.env): BwrapProbe {
   } catch {
     // no cache yet, or unreadable: probe
   }
-  const r = spawnSync(bin, ['--ro-bind', '/', '/', '--tmpfs', '/tmp', '--unshare-net', '--die-with-parent', 'true'], { encoding: 'utf8', stdio: ['ignore', 'ignore', 'pipe'], timeout: 5000 });
+  const r = spawnSync(bin, ['--ro-bind', '/', '/', '--tmpfs', '/tmp', '--unshare-net', '--die-with-parent', 'true'], {
+    encoding: 'utf8',
+    stdio: ['ignore', 'ignore', 'pipe'],
+    timeout: 5000,
+  });
   const err = (r.stderr ?? '').trim().split('\n')[0] ?? '';
-  probed = r.status === 0 ? { bin } : { bin: null, why: `bubblewrap does not start here (${err || r.error?.message || `exit ${r.status}`}${/namespace|permission/i.test(err) ? '; the kernel does not allow unprivileged user namespaces' : ''})` };
+  probed =
+    r.status === 0
+      ? { bin }
+      : {
+          bin: null,
+          why: `bubblewrap does not start here (${err || r.error?.message || `exit ${r.status}`}${/namespace|permission/i.test(err) ? '; the kernel does not allow unprivileged user namespaces' : ''})`,
+        };
   try {
     mkdirOwnedSync(path.dirname(cacheFile), 0o700);
     replaceFileSync(cacheFile, JSON.stringify({ key, works: probed.bin !== null, why: probed.why, at: Date.now() }));
@@ -97,12 +120,41 @@ export function detectBwrap(env: NodeJS.ProcessEnv = process.env): string | null
 }
 
 /** Folders under $HOME that tool chains run from; bound back read-only over the empty home. */
-export const TOOLCHAIN_DIRS = ['.nvm', '.volta', '.fnm', '.bun', '.deno', '.local/bin', '.local/lib', '.local/share/pnpm', '.cargo/bin', '.rustup', 'go/bin', 'go/pkg/mod', '.pyenv', '.rbenv', '.sdkman', '.asdf', '.m2/repository', '.gradle/caches'];
+export const TOOLCHAIN_DIRS = [
+  '.nvm',
+  '.volta',
+  '.fnm',
+  '.bun',
+  '.deno',
+  '.local/bin',
+  '.local/lib',
+  '.local/share/pnpm',
+  '.cargo/bin',
+  '.rustup',
+  'go/bin',
+  'go/pkg/mod',
+  '.pyenv',
+  '.rbenv',
+  '.sdkman',
+  '.asdf',
+  '.m2/repository',
+  '.gradle/caches',
+];
 
 /** The system's own folders, mounted read-only: programs, libraries and their configuration. */
 const SYSTEM_DIRS = ['/usr', '/bin', '/sbin', '/lib', '/lib32', '/lib64', '/libx32', '/etc', '/opt', '/nix', '/snap'];
 /** Credentials in /etc that a program never needs to run: masked. */
-const ETC_SECRETS = ['/etc/shadow', '/etc/gshadow', '/etc/shadow-', '/etc/gshadow-', '/etc/sudoers', '/etc/sudoers.d', '/etc/ssh', '/etc/ssl/private', '/etc/security/opasswd'];
+const ETC_SECRETS = [
+  '/etc/shadow',
+  '/etc/gshadow',
+  '/etc/shadow-',
+  '/etc/gshadow-',
+  '/etc/sudoers',
+  '/etc/sudoers.d',
+  '/etc/ssh',
+  '/etc/ssl/private',
+  '/etc/security/opasswd',
+];
 
 /** A program to run in the sandbox: bwrap's argv, and the clean-up of the placeholders it made in the project. */
 export interface SandboxedCommand {
@@ -205,7 +257,8 @@ export function sandboxArgs(spec: SandboxRun, cwd: string, placeholders: string[
   for (const d of spec.readable ?? []) if (fs.existsSync(d) && !isInsideOrSame(d, r)) args.push('--ro-bind', d, d);
   if (spec.claim.git) {
     // git add/commit need the user's identity and settings (read-only); the policy keeps `git config` from printing them.
-    for (const f of ['.gitconfig', '.config/git']) if (home && fs.existsSync(path.join(home, f))) args.push('--ro-bind', path.join(home, f), path.join(home, f));
+    for (const f of ['.gitconfig', '.config/git'])
+      if (home && fs.existsSync(path.join(home, f))) args.push('--ro-bind', path.join(home, f), path.join(home, f));
   }
   const claim = spec.claim;
   args.push(claim.profile === 'build' ? '--bind' : '--ro-bind', r, r);

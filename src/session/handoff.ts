@@ -25,7 +25,11 @@ export function handoffPath(root: string): string {
 }
 
 export function parseHandoff(text: string): ParsedHandoff {
-  const first = text.split('\n').find((l) => l.trim() !== '')?.trim() ?? '';
+  const first =
+    text
+      .split('\n')
+      .find((l) => l.trim() !== '')
+      ?.trim() ?? '';
   const m = /^(CLAUDE_TURN|GEMINI_TURN):\s*READY$/.exec(first);
   const sections: Record<string, string> = {};
   let current: string | null = null;
@@ -41,7 +45,10 @@ export function parseHandoff(text: string): ParsedHandoff {
 }
 
 export function bullets(section: string | undefined): string[] {
-  return (section ?? '').split('\n').filter((l) => /^\s*[-*] /.test(l)).map((l) => l.replace(/^\s*[-*] (\[[ x]\] )?/, '').trim());
+  return (section ?? '')
+    .split('\n')
+    .filter((l) => /^\s*[-*] /.test(l))
+    .map((l) => l.replace(/^\s*[-*] (\[[ x]\] )?/, '').trim());
 }
 
 export function readHandoff(root: string): ParsedHandoff | null {
@@ -85,7 +92,12 @@ export function listHandoffs(root: string): string[] {
   }
 }
 
-const norm = (s: string) => s.toLowerCase().replace(/\s+/g, ' ').replace(/\(carried over[^)]*\)/, '').trim();
+const norm = (s: string) =>
+  s
+    .toLowerCase()
+    .replace(/\s+/g, ' ')
+    .replace(/\(carried over[^)]*\)/, '')
+    .trim();
 
 /**
  * Writes HANDOFF.md. The one it replaces is kept in .devx/handoffs/, and its open Next items that this
@@ -108,7 +120,10 @@ export function writeHandoff(root: string, h: HandoffContent): string {
     });
     if (open.length) {
       const kept = (sections.Next ?? '').trim();
-      sections.Next = [...(kept && !/^- None\.?$/.test(kept) ? [kept] : []), ...open.map((i) => `- ${i.replace(/ \(carried over[^)]*\)$/, '')} (carried over from the previous handoff)`)].join('\n');
+      sections.Next = [
+        ...(kept && !/^- None\.?$/.test(kept) ? [kept] : []),
+        ...open.map((i) => `- ${i.replace(/ \(carried over[^)]*\)$/, '')} (carried over from the previous handoff)`),
+      ].join('\n');
     }
   }
   const text = renderHandoff({ ...h, sections });

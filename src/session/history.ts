@@ -12,7 +12,9 @@ const HistorySchema = z.object({
   version: z.literal(1),
   /** Who wrote it (session/ownerId.ts); absent in files older than that. */
   owner: z.string().optional(),
-  messages: z.array(z.object({ role: z.enum(['user', 'assistant', 'tool', 'devx']), content: z.string(), at: z.string(), summaryOf: z.number().int().positive().optional() })),
+  messages: z.array(
+    z.object({ role: z.enum(['user', 'assistant', 'tool', 'devx']), content: z.string(), at: z.string(), summaryOf: z.number().int().positive().optional() }),
+  ),
 });
 
 export interface LoadedHistory {
@@ -37,7 +39,10 @@ export function loadHistory(file: string, now: () => Date = () => new Date()): L
     const me = ownerId();
     // Someone else's conversation (committed to the repository, or copied from another machine) is not resumed.
     if (me && (h.owner ? h.owner !== me : trackedByGit(file))) {
-      return { messages: [], warning: `${file} holds a conversation devx did not have with you (${h.owner ? 'written by another user' : 'it came with the repository'}); starting a new one (the file is replaced when this session saves)` };
+      return {
+        messages: [],
+        warning: `${file} holds a conversation devx did not have with you (${h.owner ? 'written by another user' : 'it came with the repository'}); starting a new one (the file is replaced when this session saves)`,
+      };
     }
     return { messages: dropOrphanedToolResults(h.messages) };
   } catch (err) {

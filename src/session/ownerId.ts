@@ -74,7 +74,14 @@ function trackedUnder(dir: string): Set<string> {
   if (set) return set;
   const r = spawnSync('git', ['-C', dir, 'ls-files', '-z', '--full-name', '--', '.'], { encoding: 'utf8', timeout: 5000 });
   const top = spawnSync('git', ['-C', dir, 'rev-parse', '--show-toplevel'], { encoding: 'utf8', timeout: 5000 });
-  set = new Set(r.status === 0 && top.status === 0 ? r.stdout.split('\0').filter(Boolean).map((f) => path.join(top.stdout.trim(), f)) : []);
+  set = new Set(
+    r.status === 0 && top.status === 0
+      ? r.stdout
+          .split('\0')
+          .filter(Boolean)
+          .map((f) => path.join(top.stdout.trim(), f))
+      : [],
+  );
   trackedCache.set(dir, set);
   return set;
 }

@@ -48,7 +48,11 @@ export function ensureDevxDir(root: string): string {
   } catch {
     // not there yet
   }
-  if (st?.isSymbolicLink()) throw new OwnedPathError(`${dir} is a symbolic link (to ${fs.readlinkSync(dir)}); devx keeps its state there and will not follow it. Remove the link and start again`, dir);
+  if (st?.isSymbolicLink())
+    throw new OwnedPathError(
+      `${dir} is a symbolic link (to ${fs.readlinkSync(dir)}); devx keeps its state there and will not follow it. Remove the link and start again`,
+      dir,
+    );
   if (st && !st.isDirectory()) throw new OwnedPathError(`${dir} is not a folder; devx keeps its state there. Move it aside and start again`, dir);
   if (!st) mkdirOwnedSync(dir);
   const gi = path.join(dir, '.gitignore');
@@ -57,4 +61,3 @@ export function ensureDevxDir(root: string): string {
   else if (fs.lstatSync(gi).isSymbolicLink()) assertOwnedPath(gi);
   return dir;
 }
-

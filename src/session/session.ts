@@ -7,7 +7,17 @@ import type { Message } from '../core/messages.js';
 import type { ModelBackend } from '../providers/types.js';
 import type { SessionHooks } from '../tools/types.js';
 import { acquireLock, reapChildren, SessionLock, type LockInfo } from './sessionLock.js';
-import { listRecords, newestRecord, loadRecord, loadTranscript, newSessionId, saveRecord, saveTranscript, type Checkpoint, type SessionRecord } from './sessionRecord.js';
+import {
+  listRecords,
+  newestRecord,
+  loadRecord,
+  loadTranscript,
+  newSessionId,
+  saveRecord,
+  saveTranscript,
+  type Checkpoint,
+  type SessionRecord,
+} from './sessionRecord.js';
 import { remember } from './memoryFile.js';
 import { bullets, readHandoff, sectionsFromDraft, writeHandoff, type Turn } from './handoff.js';
 import { readPrompt } from '../util/packageRoot.js';
@@ -17,7 +27,9 @@ import { renderCheckpoint } from '../tools/todo.js';
 
 export class SessionBusyError extends Error {
   constructor(public readonly holder: LockInfo) {
-    super(`another devx session (pid ${holder.pid}, session ${holder.session}, started ${holder.startedAt}) is active in this project; finish it first, or run from another checkout`);
+    super(
+      `another devx session (pid ${holder.pid}, session ${holder.session}, started ${holder.startedAt}) is active in this project; finish it first, or run from another checkout`,
+    );
     this.name = 'SessionBusyError';
   }
 }
@@ -45,7 +57,13 @@ export class Session implements SessionHooks {
     ended: (pgid) => this.lock.childEnded(pgid),
   };
 
-  private constructor(private readonly root: string, record: SessionRecord, crashed: SessionRecord | null, reaped: number, now: () => Date) {
+  private constructor(
+    private readonly root: string,
+    record: SessionRecord,
+    crashed: SessionRecord | null,
+    reaped: number,
+    now: () => Date,
+  ) {
     this.record = record;
     this.crashed = crashed;
     this.reaped = reaped;
@@ -144,7 +162,14 @@ export class Session implements SessionHooks {
    * Ends the session: writes HANDOFF.md (drafted by the model when it can be, else a plain summary
    * from the record, so a handoff is never lost), marks the record ended and releases the lock.
    */
-  async end(opts: { handoff: 'model' | 'plain' | 'off'; turn?: Turn; backend?: ModelBackend; systemPrompt?: string; history?: Message[]; signal?: AbortSignal }): Promise<{ handoff: 'model' | 'plain' | 'none'; error?: string }> {
+  async end(opts: {
+    handoff: 'model' | 'plain' | 'off';
+    turn?: Turn;
+    backend?: ModelBackend;
+    systemPrompt?: string;
+    history?: Message[];
+    signal?: AbortSignal;
+  }): Promise<{ handoff: 'model' | 'plain' | 'none'; error?: string }> {
     if (this.ended) return { handoff: 'none' };
     this.ended = true;
     let result: { handoff: 'model' | 'plain' | 'none'; error?: string } = { handoff: 'none' };
@@ -157,7 +182,10 @@ export class Session implements SessionHooks {
         if (opts.handoff === 'model' && opts.backend && (this.record.turns > 0 || (opts.history?.length ?? 0) > 0)) {
           try {
             const facts = this.facts();
-            const convo = (opts.history ?? []).slice(-40).map((m) => `[${m.role}] ${m.content.slice(0, 2000)}`).join('\n\n');
+            const convo = (opts.history ?? [])
+              .slice(-40)
+              .map((m) => `[${m.role}] ${m.content.slice(0, 2000)}`)
+              .join('\n\n');
             const reply = await opts.backend.complete({
               prompt: `# Conversation (latest part)\n${convo}\n\n# Task\n${readPrompt('handoff.md').replace('{{FACTS}}', facts)}`,
               systemPrompt: opts.systemPrompt ?? 'You write concise engineering handoff notes.',
@@ -252,12 +280,15 @@ export function orientation(root: string, current: Session): string {
   const lines: string[] = [];
   const last = current.crashed ?? newestRecord(root, (r) => r.id !== current.record.id) ?? undefined;
   if (current.crashed) {
-    lines.push(`! The last session (${current.crashed.id}) ended abruptly${current.crashed.lastInput ? ` while working on "${current.crashed.lastInput.slice(0, 80)}"` : ''}. Resume it with /resume or devx --resume.${current.reaped ? ` (${current.reaped} orphaned process group(s) were stopped.)` : ''}`);
+    lines.push(
+      `! The last session (${current.crashed.id}) ended abruptly${current.crashed.lastInput ? ` while working on "${current.crashed.lastInput.slice(0, 80)}"` : ''}. Resume it with /resume or devx --resume.${current.reaped ? ` (${current.reaped} orphaned process group(s) were stopped.)` : ''}`,
+    );
   } else if (last) {
     lines.push(`Last session ${last.id}: ${last.turns} turn(s)${last.lastInput ? `, last request "${last.lastInput.slice(0, 80)}"` : ''}.`);
   }
   const open = last?.checkpoint.todos.filter((t) => !t.done) ?? [];
-  if (open.length) lines.push(`Open todos${last?.checkpoint.objective ? ` (${last.checkpoint.objective})` : ''}:`, ...open.slice(0, 8).map((t) => `  - [ ] ${t.text}`));
+  if (open.length)
+    lines.push(`Open todos${last?.checkpoint.objective ? ` (${last.checkpoint.objective})` : ''}:`, ...open.slice(0, 8).map((t) => `  - [ ] ${t.text}`));
   const next = bullets(readHandoff(root)?.sections.Next).filter((b) => b !== 'None.');
   if (next.length) lines.push('Handoff says next:', ...next.slice(0, 5).map((b) => `  - ${b}`));
   return lines.join('\n');

@@ -15,9 +15,7 @@ export interface LockInfo {
   children: number[];
 }
 
-export type AcquireResult =
-  | { status: 'acquired'; stale?: LockInfo }
-  | { status: 'busy'; holder: LockInfo };
+export type AcquireResult = { status: 'acquired'; stale?: LockInfo } | { status: 'busy'; holder: LockInfo };
 
 export function lockPath(root: string): string {
   return path.join(root, '.devx', 'session.lock');

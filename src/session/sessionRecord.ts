@@ -96,7 +96,11 @@ export function newestRecord(root: string, match: (r: SessionRecord) => boolean 
   } catch {
     return null;
   }
-  const ids = names.filter((n) => /^[\w-]+\.json$/.test(n) && !n.endsWith('.transcript.json')).map((n) => n.replace(/\.json$/, '')).sort().reverse();
+  const ids = names
+    .filter((n) => /^[\w-]+\.json$/.test(n) && !n.endsWith('.transcript.json'))
+    .map((n) => n.replace(/\.json$/, ''))
+    .sort()
+    .reverse();
   for (const id of ids) {
     const r = loadRecord(root, id);
     if (r && match(r)) return r;

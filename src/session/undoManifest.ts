@@ -13,7 +13,6 @@ import { ownerId, trackedByGit } from './ownerId.js';
 import { isAlive } from './sessionLock.js';
 import { blobsOf, type PathState } from './undoState.js';
 
-
 export interface UndoEntry {
   /** Relative to the project root, `/`-separated ('' is the root itself). */
   path: string;
@@ -96,7 +95,6 @@ export function changeOf(e: UndoEntry): EntryChange {
 export function stillRunning(m: TurnManifest): boolean {
   return !m.endedAt && m.pid !== process.pid && isAlive(m.pid);
 }
-
 
 /**
  * Removes manifests beyond the newest `keep`, then blobs no manifest needs (older than an hour: a turn may be

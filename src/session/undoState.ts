@@ -122,7 +122,8 @@ export function capture(abs: string, blobs: BlobStore | null, budget: Budget, sh
     if (blobs && budget.denied?.(abs)) throw new NotKept(`${shown} is protected; devx does not copy it`);
     budget.files -= 1;
     budget.bytes -= st.size;
-    if (budget.files < 0 || budget.bytes < 0) throw new NotKept(`${shown} is too large to keep (over ${LIMITS.files} files or ${LIMITS.bytes / 1024 / 1024} MB)`);
+    if (budget.files < 0 || budget.bytes < 0)
+      throw new NotKept(`${shown} is too large to keep (over ${LIMITS.files} files or ${LIMITS.bytes / 1024 / 1024} MB)`);
     const buf = readNoFollow(abs);
     const hash = sha256(buf);
     blobs?.put(hash, buf);

@@ -37,7 +37,9 @@ export type UndoResult =
  */
 export function undoTurns(root: string, n: number, opts: { force?: boolean; owner?: string | null; now?: () => Date } = {}): UndoResult {
   const owner = opts.owner === undefined ? ownerId() : opts.owner;
-  const turns = loadTurns(root, owner).filter((t) => !t.undoneAt).slice(0, Math.max(1, n));
+  const turns = loadTurns(root, owner)
+    .filter((t) => !t.undoneAt)
+    .slice(0, Math.max(1, n));
   if (!turns.length) return { status: 'nothing' };
   const busy = turns.find(stillRunning);
   if (busy) return { status: 'running', turn: busy };
@@ -64,7 +66,12 @@ export function undoTurns(root: string, n: number, opts: { force?: boolean; owne
       }
       const missing = [...blobsOf(entry.before)].find((h) => !fs.existsSync(blobs.file(h)));
       if (missing) {
-        conflicts.push({ path: entry.path || '.', turn, kind: 'unsafe', why: `its kept copy (.devx/undo/blobs/${missing.slice(0, 2)}/${missing.slice(0, 12)}…) is missing` });
+        conflicts.push({
+          path: entry.path || '.',
+          turn,
+          kind: 'unsafe',
+          why: `its kept copy (.devx/undo/blobs/${missing.slice(0, 2)}/${missing.slice(0, 12)}…) is missing`,
+        });
         continue;
       }
       const now = virtual(entry.path);
@@ -108,10 +115,10 @@ export function undoTurns(root: string, n: number, opts: { force?: boolean; owne
   return { status: 'undone', turns: done };
 }
 
-
 /** Why a manifest's path is not one undo may write: outside the project, through .git, or protected. */
 function unsafePath(root: string, rel: string): string | null {
-  if (path.isAbsolute(rel) || split(rel).some((n) => n === '..' || n === '.git' || n === '') || inside(rel, '.devx/undo')) return `devx will not write ${rel || '.'}: not a path in the project`;
+  if (path.isAbsolute(rel) || split(rel).some((n) => n === '..' || n === '.git' || n === '') || inside(rel, '.devx/undo'))
+    return `devx will not write ${rel || '.'}: not a path in the project`;
   if (rel === '') return null;
   const p = outsideOrProtected(path.join(root, rel), [root], 'write', rel);
   return p ? `devx will not write ${rel}: ${p.reason}` : null;

@@ -14,7 +14,10 @@ export const agentTool = defineTool({
   spawnsAgents: true,
   onlyWhenListed: true,
   descriptionFile: 'tools/agent.md',
-  describe: (a) => `agent ${a.name}: ${String(a.input ?? '').replace(/\s+/g, ' ').slice(0, 70)}`,
+  describe: (a) =>
+    `agent ${a.name}: ${String(a.input ?? '')
+      .replace(/\s+/g, ' ')
+      .slice(0, 70)}`,
   example: 'TOOL_CALL: agent | name=changelog | input=Append to tasks/login-bug/changelog.md: Generated initial context, awaiting review.',
   schema: z.object({
     name: z.string().trim().min(1).describe('the agent to run (one listed as agent:<name> in your tools)'),
@@ -22,7 +25,10 @@ export const agentTool = defineTool({
   }),
   async execute(ctx, args) {
     const allowed = ctx.callableAgents ?? [];
-    if (!ctx.runAgent) throw new ToolError('the agent tool is not available here: an agent called as a tool cannot call further agents (depth limit 1). Finish with what you have.');
+    if (!ctx.runAgent)
+      throw new ToolError(
+        'the agent tool is not available here: an agent called as a tool cannot call further agents (depth limit 1). Finish with what you have.',
+      );
     if (!allowed.includes(args.name)) {
       throw new ToolError(
         allowed.length

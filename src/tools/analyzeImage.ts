@@ -17,7 +17,11 @@ export const analyzeImageTool = defineTool({
     const abs = ctx.resolve(args.path);
     try {
       const img = await loadImage(abs, displayPath(ctx.root, abs));
-      return { content: `${imageLabel(img)} is attached to this result; describe what you see in it as the task needs.`, meta: { path: img.path }, images: [img] };
+      return {
+        content: `${imageLabel(img)} is attached to this result; describe what you see in it as the task needs.`,
+        meta: { path: img.path },
+        images: [img],
+      };
     } catch (err) {
       if (err instanceof ImageError) throw new ToolError(`${err.message}.`);
       throw err;

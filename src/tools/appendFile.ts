@@ -20,7 +20,13 @@ const lineCount = (t: string) => t.split('\n').length - (t.endsWith('\n') ? 1 : 
 async function planAppend(ctx: ToolContext, args: { path: string; content: string }): Promise<PlannedChange> {
   const abs = ctx.resolve(args.path);
   const before = await readIfExists(abs);
-  return { kind: before === null ? 'create' : 'append', path: abs, shown: displayPath(ctx.root, abs), oldText: before, newText: `${before ?? ''}${linesToAppend(before, args.content)}` };
+  return {
+    kind: before === null ? 'create' : 'append',
+    path: abs,
+    shown: displayPath(ctx.root, abs),
+    oldText: before,
+    newText: `${before ?? ''}${linesToAppend(before, args.content)}`,
+  };
 }
 
 export const appendFileTool = defineTool({

@@ -27,7 +27,10 @@ function similarity(a: string, b: string): number {
 
 export function findClosestLines(fileText: string, oldText: string, minScore = 0.5): ClosestMatch | null {
   const fileLines = fileText.split(/\r?\n/);
-  const want = oldText.split(/\r?\n/).slice(0, 40).map((l) => l.trim());
+  const want = oldText
+    .split(/\r?\n/)
+    .slice(0, 40)
+    .map((l) => l.trim());
   if (!want.some((l) => l)) return null;
   const anchor = want.find((l) => l) ?? '';
   const width = want.length;

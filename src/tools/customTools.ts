@@ -22,7 +22,12 @@ const DefSchema = z.lazy(() =>
       name: z.string().regex(/^[a-z][a-z0-9_]*$/, 'lowercase letters, digits and _'),
       description: z.string().min(1),
       command: z.array(z.string()).min(1),
-      args: z.record(z.string().regex(/^[a-z_][a-z0-9_]*$/), z.object({ description: z.string().default(''), required: z.boolean().default(false), default: z.string().optional() }).strict()).default({}),
+      args: z
+        .record(
+          z.string().regex(/^[a-z_][a-z0-9_]*$/),
+          z.object({ description: z.string().default(''), required: z.boolean().default(false), default: z.string().optional() }).strict(),
+        )
+        .default({}),
       confirmation_required: z.boolean().default(true),
       timeout: z.number().int().min(1).max(3600).default(120),
     })
@@ -54,7 +59,10 @@ export function fillCommand(def: CustomToolDef, args: Record<string, string | un
 function toTool(def: CustomToolDef, file: string): Tool {
   const shape: Record<string, z.ZodType> = {};
   for (const [k, a] of Object.entries(def.args)) shape[k] = a.required ? z.string().describe(a.description) : z.string().optional().describe(a.description);
-  const example = `TOOL_CALL: ${def.name}${Object.entries(def.args).filter(([, a]) => a.required).map(([k]) => ` | ${k}=...`).join('')}`;
+  const example = `TOOL_CALL: ${def.name}${Object.entries(def.args)
+    .filter(([, a]) => a.required)
+    .map(([k]) => ` | ${k}=...`)
+    .join('')}`;
   return defineTool({
     name: def.name,
     kind: 'execute',
@@ -67,9 +75,23 @@ function toTool(def: CustomToolDef, file: string): Tool {
     async execute(ctx, args) {
       const argv = fillCommand(def, args as Record<string, string>);
       const sb = ctx.sandbox ? sandboxCommand(ctx.sandbox, ctx.root, argv) : null;
-      const r = await ctx.runner(sb?.file ?? argv[0], sb?.args ?? argv.slice(1), { cwd: ctx.root, timeoutMs: def.timeout * 1000, signal: ctx.signal, env: commandEnv(process.env), extendEnv: false, maxBuffer: 10 * 1024 * 1024, reapGroup: true }).finally(() => sb?.cleanup());
+      const r = await ctx
+        .runner(sb?.file ?? argv[0], sb?.args ?? argv.slice(1), {
+          cwd: ctx.root,
+          timeoutMs: def.timeout * 1000,
+          signal: ctx.signal,
+          env: commandEnv(process.env),
+          extendEnv: false,
+          maxBuffer: 10 * 1024 * 1024,
+          reapGroup: true,
+        })
+        .finally(() => sb?.cleanup());
       sandboxFailure(sb, r);
-      const text = [`exit_code=${r.exitCode ?? 'none'}${r.timedOut ? ` (killed after ${def.timeout}s)` : ''}`, `stdout:\n${r.stdout}`, ...(r.stderr ? [`stderr:\n${r.stderr}`] : [])].join('\n');
+      const text = [
+        `exit_code=${r.exitCode ?? 'none'}${r.timedOut ? ` (killed after ${def.timeout}s)` : ''}`,
+        `stdout:\n${r.stdout}`,
+        ...(r.stderr ? [`stderr:\n${r.stderr}`] : []),
+      ].join('\n');
       return { content: text, isError: r.exitCode !== 0, meta: { exit_code: r.exitCode ?? 'none' } };
     },
   }) as Tool;

@@ -15,8 +15,28 @@ const MAX_REDIRECTS = 5;
 
 // Addresses a fetch must not reach on its own: this machine, its networks, cloud metadata services.
 const PRIVATE = new net.BlockList();
-for (const [a, p] of [['0.0.0.0', 8], ['10.0.0.0', 8], ['100.64.0.0', 10], ['127.0.0.0', 8], ['169.254.0.0', 16], ['172.16.0.0', 12], ['192.0.0.0', 24], ['192.168.0.0', 16], ['198.18.0.0', 15], ['224.0.0.0', 3]] as const) PRIVATE.addSubnet(a, p, 'ipv4');
-for (const [a, p] of [['::', 128], ['::1', 128], ['fc00::', 7], ['fe80::', 10], ['ff00::', 8], ['64:ff9b::', 96]] as const) PRIVATE.addSubnet(a, p, 'ipv6');
+for (const [a, p] of [
+  ['0.0.0.0', 8],
+  ['10.0.0.0', 8],
+  ['100.64.0.0', 10],
+  ['127.0.0.0', 8],
+  ['169.254.0.0', 16],
+  ['172.16.0.0', 12],
+  ['192.0.0.0', 24],
+  ['192.168.0.0', 16],
+  ['198.18.0.0', 15],
+  ['224.0.0.0', 3],
+] as const)
+  PRIVATE.addSubnet(a, p, 'ipv4');
+for (const [a, p] of [
+  ['::', 128],
+  ['::1', 128],
+  ['fc00::', 7],
+  ['fe80::', 10],
+  ['ff00::', 8],
+  ['64:ff9b::', 96],
+] as const)
+  PRIVATE.addSubnet(a, p, 'ipv6');
 
 export function isPrivateAddress(ip: string): boolean {
   const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(ip);
@@ -48,36 +68,63 @@ function bare(host: string): string {
 function getOnce(url: URL, opts: Options): Promise<{ status: number; headers: http.IncomingHttpHeaders; body: Buffer }> {
   const host = bare(url.hostname);
   const allowPrivate = opts.privateAllowed(host);
-  if (net.isIP(host) && isPrivateAddress(host) && !allowPrivate) return Promise.reject(new Error(`${host} is a private, loopback or link-local address; a WebFetch(domain:${host}) allow rule lets devx reach it`));
+  if (net.isIP(host) && isPrivateAddress(host) && !allowPrivate)
+    return Promise.reject(new Error(`${host} is a private, loopback or link-local address; a WebFetch(domain:${host}) allow rule lets devx reach it`));
   // Checked where the connection is made, so a name cannot resolve to one address when judged and another when used.
   const lookup: net.LookupFunction = (hostname, options, cb) => {
     dns.lookup(hostname, { ...options, all: true }, (err, addresses) => {
       if (err) return (cb as (e: Error) => void)(err);
       const list = addresses as dns.LookupAddress[];
       const bad = list.find((a) => isPrivateAddress(a.address));
-      if (bad && !allowPrivate) return (cb as (e: Error) => void)(new Error(`${hostname} resolves to ${bad.address}, a private, loopback or link-local address; a WebFetch(domain:${hostname}) allow rule lets devx reach it`));
+      if (bad && !allowPrivate)
+        return (cb as (e: Error) => void)(
+          new Error(
+            `${hostname} resolves to ${bad.address}, a private, loopback or link-local address; a WebFetch(domain:${hostname}) allow rule lets devx reach it`,
+          ),
+        );
       if ((options as dns.LookupOptions).all) return (cb as unknown as (e: null, a: dns.LookupAddress[]) => void)(null, list);
       cb(null, list[0].address, list[0].family);
     });
   };
   const mod = url.protocol === 'https:' ? https : http;
   return new Promise((resolve, reject) => {
-    const req = mod.request(url, { method: 'GET', lookup, signal: opts.signal, timeout: TIMEOUT_MS, headers: { 'user-agent': 'devx (web_fetch)', accept: 'text/html,text/markdown,text/plain,application/json;q=0.9,*/*;q=0.5', 'accept-encoding': 'gzip, deflate, br' } }, (res) => {
-      const enc = String(res.headers['content-encoding'] ?? '').toLowerCase();
-      const stream = enc === 'gzip' ? res.pipe(zlib.createGunzip()) : enc === 'deflate' ? res.pipe(zlib.createInflate()) : enc === 'br' ? res.pipe(zlib.createBrotliDecompress()) : res;
-      const chunks: Buffer[] = [];
-      let size = 0;
-      stream.on('data', (c: Buffer) => {
-        size += c.length;
-        if (size > MAX_BYTES) {
-          req.destroy(new Error(`the page is over ${MAX_BYTES / 1024 / 1024} MB; devx stopped reading it`));
-          return;
-        }
-        chunks.push(c);
-      });
-      stream.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks) }));
-      stream.on('error', reject);
-    });
+    const req = mod.request(
+      url,
+      {
+        method: 'GET',
+        lookup,
+        signal: opts.signal,
+        timeout: TIMEOUT_MS,
+        headers: {
+          'user-agent': 'devx (web_fetch)',
+          accept: 'text/html,text/markdown,text/plain,application/json;q=0.9,*/*;q=0.5',
+          'accept-encoding': 'gzip, deflate, br',
+        },
+      },
+      (res) => {
+        const enc = String(res.headers['content-encoding'] ?? '').toLowerCase();
+        const stream =
+          enc === 'gzip'
+            ? res.pipe(zlib.createGunzip())
+            : enc === 'deflate'
+              ? res.pipe(zlib.createInflate())
+              : enc === 'br'
+                ? res.pipe(zlib.createBrotliDecompress())
+                : res;
+        const chunks: Buffer[] = [];
+        let size = 0;
+        stream.on('data', (c: Buffer) => {
+          size += c.length;
+          if (size > MAX_BYTES) {
+            req.destroy(new Error(`the page is over ${MAX_BYTES / 1024 / 1024} MB; devx stopped reading it`));
+            return;
+          }
+          chunks.push(c);
+        });
+        stream.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks) }));
+        stream.on('error', reject);
+      },
+    );
     req.on('timeout', () => req.destroy(new Error(`no answer within ${TIMEOUT_MS / 1000} s`)));
     req.on('error', reject);
     req.end();
@@ -97,7 +144,10 @@ export async function fetchPage(raw: string, opts: Options): Promise<Page> {
       url = next;
       continue;
     }
-    const contentType = String(r.headers['content-type'] ?? '').split(';')[0].trim().toLowerCase();
+    const contentType = String(r.headers['content-type'] ?? '')
+      .split(';')[0]
+      .trim()
+      .toLowerCase();
     const text = r.body.toString('utf8');
     if (/html/.test(contentType) || (!contentType && /^\s*<(!doctype|html)/i.test(text))) {
       const td = new TurndownService({ headingStyle: 'atx', codeBlockStyle: 'fenced' });

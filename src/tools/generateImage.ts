@@ -24,7 +24,10 @@ export const generateImageTool = defineTool({
   example: 'TOOL_CALL: generate_image | prompt=a flat app icon: a green leaf on a white circle | path=assets/icon.png',
   schema: z.object({
     prompt: z.string().min(1).describe('what the image should show (subject, style, colours, layout)'),
-    path: pathArg('where to write the PNG, relative to the project root (ends in .png)').refine((p) => /\.png$/i.test(p), 'the path must end in .png (the image is written as a PNG)'),
+    path: pathArg('where to write the PNG, relative to the project root (ends in .png)').refine(
+      (p) => /\.png$/i.test(p),
+      'the path must end in .png (the image is written as a PNG)',
+    ),
   }),
   unavailable: (ctx) => {
     const m = model(ctx);
@@ -51,7 +54,8 @@ export const generateImageTool = defineTool({
       throw err;
     }
     // The bytes decide: what is written under .png is a PNG.
-    if (sniffImageType(out.bytes) !== 'image/png') throw new ToolError(`the image model returned ${out.mimeType} data that is not a PNG; nothing was written to ${shown}.`);
+    if (sniffImageType(out.bytes) !== 'image/png')
+      throw new ToolError(`the image model returned ${out.mimeType} data that is not a PNG; nothing was written to ${shown}.`);
     await writeFileAtomic(abs, out.bytes);
     return {
       content: `${existed ? 'overwrote' : 'created'} ${shown}: a ${out.bytes.length}-byte PNG from ${m.model}${out.text ? `\nthe model said: ${out.text.slice(0, 500)}` : ''}`,

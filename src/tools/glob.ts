@@ -24,7 +24,9 @@ export const globTool = defineTool({
       throw new ToolError('pattern must be relative and must not contain ".."; use path= to choose the directory.');
     }
     const base = ctx.resolve(args.path ?? '.');
-    const found = await (await import('fast-glob')).default(args.pattern, {
+    const found = await (
+      await import('fast-glob')
+    ).default(args.pattern, {
       cwd: base,
       dot: true,
       onlyFiles: false,

@@ -7,7 +7,11 @@ import { intArg } from './argTypes.js';
 import { KnowledgeError, type KnowledgeStore } from '../knowledge/types.js';
 
 const tagList = z.string().optional().describe('comma-separated tags');
-const parseTags = (s: string | undefined) => (s ?? '').split(',').map((t) => t.trim()).filter(Boolean);
+const parseTags = (s: string | undefined) =>
+  (s ?? '')
+    .split(',')
+    .map((t) => t.trim())
+    .filter(Boolean);
 
 function storeOf(ctx: { knowledge?: () => KnowledgeStore }): KnowledgeStore {
   if (!ctx.knowledge) throw new ToolError('the knowledge store is not available in this run');
@@ -28,7 +32,8 @@ export const storeKnowledgeTool = defineTool({
   kind: 'meta',
   describe: (a) => `store a note in the knowledge store (${String(a.content ?? '').length} chars)`,
   descriptionFile: 'tools/store_qdrant.md',
-  example: 'TOOL_CALL: store_qdrant | type=research | tags=auth,sessions | content=```\nSessions expire after 30 minutes of inactivity; see src/auth/session.ts.\n```',
+  example:
+    'TOOL_CALL: store_qdrant | type=research | tags=auth,sessions | content=```\nSessions expire after 30 minutes of inactivity; see src/auth/session.ts.\n```',
   schema: z.object({
     content: z.string().describe('the text to store (fenced when it spans lines)'),
     type: z.string().optional().describe('kind of entry: note, research, decision, doc (default note)'),
@@ -41,7 +46,13 @@ export const storeKnowledgeTool = defineTool({
       const [id] = await store.add([
         {
           content: args.content,
-          metadata: { agent: 'gemini', timestamp: new Date().toISOString(), project: args.project ?? path.basename(ctx.root), type: args.type ?? 'note', tags: parseTags(args.tags) },
+          metadata: {
+            agent: 'gemini',
+            timestamp: new Date().toISOString(),
+            project: args.project ?? path.basename(ctx.root),
+            type: args.type ?? 'note',
+            tags: parseTags(args.tags),
+          },
         },
       ]);
       return { content: `stored as ${id} in the ${store.backend} store`, meta: { id }, artifacts: [`knowledge:${id}`] };
@@ -73,7 +84,10 @@ export const queryKnowledgeTool = defineTool({
       });
       if (!hits.length) return { content: 'no matching entries', meta: { hits: 0 } };
       const body = hits
-        .map((h, i) => `${i + 1}. [${h.id}] score=${h.score.toFixed(3)} agent=${h.metadata.agent} type=${h.metadata.type} project=${h.metadata.project} tags=${h.metadata.tags.join(',') || '-'} at=${h.metadata.timestamp}\n${h.content}`)
+        .map(
+          (h, i) =>
+            `${i + 1}. [${h.id}] score=${h.score.toFixed(3)} agent=${h.metadata.agent} type=${h.metadata.type} project=${h.metadata.project} tags=${h.metadata.tags.join(',') || '-'} at=${h.metadata.timestamp}\n${h.content}`,
+        )
         .join('\n\n');
       return { content: body, meta: { hits: hits.length } };
     });

@@ -5,7 +5,6 @@ import { defineTool, ToolError } from './types.js';
 import { pathArg } from './argTypes.js';
 import { displayPath } from '../sandbox/resolvePath.js';
 
-
 export const listDirectoryTool = defineTool({
   name: 'list_directory',
   kind: 'read',

@@ -39,7 +39,8 @@ export async function loadImage(abs: string, shown: string): Promise<LoadedImage
     const code = (err as NodeJS.ErrnoException).code;
     throw new ImageError(code === 'ENOENT' ? `image not found: ${shown}` : `cannot read the image ${shown} (${code ?? (err as Error).message})`);
   }
-  if (buf.length > MAX_IMAGE_BYTES) throw new ImageError(`${shown} is ${mb(buf.length)}; images are limited to ${mb(MAX_IMAGE_BYTES)} (scale it down or crop it)`);
+  if (buf.length > MAX_IMAGE_BYTES)
+    throw new ImageError(`${shown} is ${mb(buf.length)}; images are limited to ${mb(MAX_IMAGE_BYTES)} (scale it down or crop it)`);
   const mimeType = sniffImageType(buf);
   if (!mimeType) throw new ImageError(`${shown} is not a PNG, JPEG, WebP or GIF image`);
   return { path: shown, mimeType, bytes: buf.length, data: buf.toString('base64') };

@@ -32,7 +32,8 @@ export function sniffMediaType(buf: Buffer): string | null {
   if (buf.length >= 4 && ascii(buf, 0, 4) === 'OggS') return 'audio/ogg';
   if (buf.length >= 3 && ascii(buf, 0, 3) === 'ID3') return 'audio/mpeg';
   // An MPEG audio frame: 11 sync bits, a version that is not 'reserved', layer I, II or III (not AAC's 00).
-  if (buf.length >= 4 && buf[0] === 0xff && (buf[1] & 0xe0) === 0xe0 && (buf[1] & 0x18) !== 0x08 && (buf[1] & 0x06) !== 0 && (buf[2] & 0xf0) !== 0xf0) return 'audio/mpeg';
+  if (buf.length >= 4 && buf[0] === 0xff && (buf[1] & 0xe0) === 0xe0 && (buf[1] & 0x18) !== 0x08 && (buf[1] & 0x06) !== 0 && (buf[2] & 0xf0) !== 0xf0)
+    return 'audio/mpeg';
   if (buf.length >= 12 && ascii(buf, 4, 8) === 'ftyp') {
     const brand = ascii(buf, 8, 12);
     if (brand === 'qt  ') return 'video/quicktime';

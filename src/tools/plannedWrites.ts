@@ -11,11 +11,15 @@ export function plannedWrites(tool: Tool, args: Record<string, unknown>, decisio
   if (tool.commandFor) {
     const claim = decision.claim;
     if (!claim) return { unknown: 'devx has no model of what it writes' };
-    if (claim.profile === 'build') return { unknown: claim.git ? 'a git change can rewrite any file of the work tree' : "it runs the project's own code, which can write anywhere in the project" };
+    if (claim.profile === 'build')
+      return {
+        unknown: claim.git ? 'a git change can rewrite any file of the work tree' : "it runs the project's own code, which can write anywhere in the project",
+      };
     // A settings rule lifted an ask: the rule that knew the effect is not known any more.
     if (/^settings:[^:]+:allow:/.test(decision.rule)) return { unknown: 'your settings rule allowed it, so devx does not know what it writes' };
     // An ask no mode may approve is one whose effect the policy does not know in full (a script, an unknown program).
-    if (decision.decision === 'ask' && unapprovable(decision.rule) && decision.rule !== 'command:unsandboxed') return { unknown: 'devx does not know everything it writes' };
+    if (decision.decision === 'ask' && unapprovable(decision.rule) && decision.rule !== 'command:unsandboxed')
+      return { unknown: 'devx does not know everything it writes' };
     return claim.writes.length ? { paths: claim.writes } : null;
   }
   if (tool.kind === 'write' && tool.locations) {

@@ -22,12 +22,18 @@ export async function readOnlyReason(abs: string, st?: Stats | null): Promise<st
   if (!s || !s.isFile()) return null;
   // Root may write anything; a file its owner made read-only is still read-only to the user's own shell habits.
   if ((s.mode & 0o222) === 0) return `read-only (mode ${(s.mode & 0o777).toString(8).padStart(4, '0')})`;
-  const writable = await fs.access(abs, fsConstants.W_OK).then(() => true, () => false);
+  const writable = await fs.access(abs, fsConstants.W_OK).then(
+    () => true,
+    () => false,
+  );
   return writable ? null : 'not writable by you';
 }
 
 /** devx never changes a file's permissions to write it: a read-only file is refused with that reason. */
 export async function refuseReadOnly(abs: string, shown: string, st?: Stats | null): Promise<void> {
   const why = await readOnlyReason(abs, st);
-  if (why) throw new ToolError(`${shown} is ${why}; devx does not change permissions to write it. Ask the user whether it should change (they can make it writable with chmod u+w ${shown}).`);
+  if (why)
+    throw new ToolError(
+      `${shown} is ${why}; devx does not change permissions to write it. Ask the user whether it should change (they can make it writable with chmod u+w ${shown}).`,
+    );
 }

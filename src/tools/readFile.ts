@@ -62,7 +62,10 @@ export const readFileTool = defineTool({
       let n = offset - 1;
       while (n < end && chars + lines[n].length + 1 <= MAX_CHARS) chars += lines[n++].length + 1;
       end = Math.max(n, offset);
-      body = lines.slice(offset - 1, end).join('\n').slice(0, MAX_CHARS);
+      body = lines
+        .slice(offset - 1, end)
+        .join('\n')
+        .slice(0, MAX_CHARS);
     }
     const partial = offset > 1 || end < total;
     const marker = end < total ? `\n[truncated: showing lines ${offset}-${end} of ${total}; continue with offset=${end + 1}]` : '';

@@ -21,7 +21,26 @@ import { webFetchTool } from './webFetch.js';
 import { readPrompt } from '../util/packageRoot.js';
 
 export function builtinTools(): Tool[] {
-  return [readFileTool, writeFileTool, appendFileTool, editFileTool, listDirectoryTool, globTool, searchCodeTool, analyzeImageTool, analyzeMediaTool, generateImageTool, runCommandTool, todoTool, rememberTool, storeKnowledgeTool, queryKnowledgeTool, spawnGeminiTool, agentTool, webFetchTool] as Tool[];
+  return [
+    readFileTool,
+    writeFileTool,
+    appendFileTool,
+    editFileTool,
+    listDirectoryTool,
+    globTool,
+    searchCodeTool,
+    analyzeImageTool,
+    analyzeMediaTool,
+    generateImageTool,
+    runCommandTool,
+    todoTool,
+    rememberTool,
+    storeKnowledgeTool,
+    queryKnowledgeTool,
+    spawnGeminiTool,
+    agentTool,
+    webFetchTool,
+  ] as Tool[];
 }
 
 /** Claude Code tools devx has no equivalent of (an agent that lists them runs without them). */

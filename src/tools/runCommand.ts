@@ -21,23 +21,25 @@ export const runCommandTool = defineTool({
   async execute(ctx, args) {
     const timeoutMs = args.timeout ? args.timeout * 1000 : ctx.commandTimeoutMs;
     const sb = ctx.sandbox ? sandboxCommand(ctx.sandbox, ctx.root, ['bash', '-c', args.cmd]) : null;
-    const r = await ctx.runner(sb?.file ?? 'bash', sb?.args ?? ['-c', args.cmd], {
-      cwd: ctx.root,
-      timeoutMs,
-      signal: ctx.signal,
-      env: commandEnv(process.env),
-      extendEnv: false,
-      maxBuffer: 10 * 1024 * 1024,
-      reapGroup: true,
-      onStdout: ctx.output && ((t) => ctx.output!('run_command', t)),
-      onStderr: ctx.output && ((t) => ctx.output!('run_command', t)),
-    }).finally(() => sb?.cleanup());
+    const r = await ctx
+      .runner(sb?.file ?? 'bash', sb?.args ?? ['-c', args.cmd], {
+        cwd: ctx.root,
+        timeoutMs,
+        signal: ctx.signal,
+        env: commandEnv(process.env),
+        extendEnv: false,
+        maxBuffer: 10 * 1024 * 1024,
+        reapGroup: true,
+        onStdout: ctx.output && ((t) => ctx.output!('run_command', t)),
+        onStderr: ctx.output && ((t) => ctx.output!('run_command', t)),
+      })
+      .finally(() => sb?.cleanup());
     sandboxFailure(sb, r);
     const parts: string[] = [];
     if (r.timedOut) parts.push(`[killed after ${Math.round(timeoutMs / 1000)}s timeout; pass timeout= for longer commands]`);
     if (r.cancelled) parts.push('[cancelled by the user]');
     if (r.outputCapped) parts.push('[output exceeded 10 MB; the command was stopped]');
-    if (r.reaped) parts.push('[stopped what the command left running in the background: a command\'s processes end when it does]');
+    if (r.reaped) parts.push("[stopped what the command left running in the background: a command's processes end when it does]");
     parts.push(`exit_code=${r.exitCode ?? 'none'}${r.signal ? ` signal=${r.signal}` : ''}`);
     parts.push(`stdout:\n${r.stdout}`);
     if (r.stderr) parts.push(`stderr:\n${r.stderr}`);

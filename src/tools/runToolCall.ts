@@ -98,7 +98,11 @@ export async function runToolCall(call: { tool: string; args: Record<string, str
   return notes.length ? { ...o, content: `${o.content}\n${notes.join('\n')}` } : o;
 }
 
-async function runCall(call: { tool: string; args: Record<string, string> }, deps: ToolCallDeps, ran: { tool: Tool | null; args: Record<string, unknown> }): Promise<ToolCallOutcome> {
+async function runCall(
+  call: { tool: string; args: Record<string, string> },
+  deps: ToolCallDeps,
+  ran: { tool: Tool | null; args: Record<string, unknown> },
+): Promise<ToolCallOutcome> {
   let started = Date.now();
   const tool = deps.tools.get(call.tool);
   const summary = describeCall(tool, call.tool, call.args);
@@ -118,7 +122,10 @@ async function runCall(call: { tool: string; args: Record<string, string> }, dep
     return done({ status: 'error', content: `unknown tool "${call.tool}". Available tools: ${[...deps.tools.keys()].join(', ')}.` });
   }
   if (deps.allowedTools && !deps.allowedTools.names.has(tool.name)) {
-    return done({ status: 'error', content: `${tool.name} is not available to the ${deps.allowedTools.agent} agent. It may use: ${[...deps.allowedTools.names].join(', ') || '(no tools)'}.` });
+    return done({
+      status: 'error',
+      content: `${tool.name} is not available to the ${deps.allowedTools.agent} agent. It may use: ${[...deps.allowedTools.names].join(', ') || '(no tools)'}.`,
+    });
   }
   const schema = (tool.schema as unknown as z.ZodObject).strict();
   const parsed = schema.safeParse(call.args);
@@ -131,10 +138,18 @@ async function runCall(call: { tool: string; args: Record<string, string> }, dep
   // PreToolUse hooks: a block stops the call with its reason; an approval answers an ask as a mode would;
   // an ask makes even an allowed call ask; updated arguments are validated like the model's.
   const hook = deps.hooks ? await deps.hooks.pre(tool, args) : {};
-  if (hook.block) return done({ status: 'error', content: `blocked by a PreToolUse hook: ${hook.block}. Do not retry this call as it is; follow what the hook says or ask the user.` });
+  if (hook.block)
+    return done({
+      status: 'error',
+      content: `blocked by a PreToolUse hook: ${hook.block}. Do not retry this call as it is; follow what the hook says or ask the user.`,
+    });
   if (hook.updatedInput) {
     const again = schema.safeParse(hook.updatedInput);
-    if (!again.success) return done({ status: 'error', content: `a PreToolUse hook rewrote the arguments of ${tool.name} into invalid ones (${formatZodError(again.error)}); the call was not run. Tell the user.` });
+    if (!again.success)
+      return done({
+        status: 'error',
+        content: `a PreToolUse hook rewrote the arguments of ${tool.name} into invalid ones (${formatZodError(again.error)}); the call was not run. Tell the user.`,
+      });
     args = again.data as Record<string, unknown>;
   }
   const locations = tool.locations?.(args) ?? [];
@@ -142,16 +157,33 @@ async function runCall(call: { tool: string; args: Record<string, string> }, dep
   if (hook.ask && decision.decision === 'allow') decision = { ...decision, decision: 'ask', reason: hook.ask, rule: 'hook:ask' };
   let answer: ApprovalAnswer | undefined;
   if (decision.decision === 'deny') {
-    return done({ status: 'error', decision, content: `denied by policy (${decision.rule}): ${decision.reason}. Do not retry this call; choose another approach or ask the user.` });
+    return done({
+      status: 'error',
+      decision,
+      content: `denied by policy (${decision.rule}): ${decision.reason}. Do not retry this call; choose another approach or ask the user.`,
+    });
   }
   if (decision.decision === 'ask' && hook.allow && approvableByMode(decision, Boolean(deps.sandbox))) {
     answer = 'auto'; // the hook approved what a mode may approve: it runs held to the policy's claim
   } else if (decision.decision === 'ask') {
     const plan = await tool.plan?.(deps.ctx, args as never).catch(() => undefined);
     const preview = await tool.preview?.(deps.ctx, args as never, plan).catch(() => undefined);
-    answer = await deps.approve({ tool: tool.name, args, decision, summary: describeCall(tool, tool.name, args), locations, preview, ...(plan ? { plan } : {}) });
+    answer = await deps.approve({
+      tool: tool.name,
+      args,
+      decision,
+      summary: describeCall(tool, tool.name, args),
+      locations,
+      preview,
+      ...(plan ? { plan } : {}),
+    });
     if (answer === 'no') {
-      return done({ status: 'error', decision, answer, content: `the user declined this ${tool.name} call (${decision.reason}). Do not retry it; ask the user what to do instead.` });
+      return done({
+        status: 'error',
+        decision,
+        answer,
+        content: `the user declined this ${tool.name} call (${decision.reason}). Do not retry it; ask the user what to do instead.`,
+      });
     }
     if (answer === 'headless') {
       return done({
@@ -171,7 +203,12 @@ async function runCall(call: { tool: string; args: Record<string, string> }, dep
     if (planned && 'unknown' in planned) journal!.notUndoable(summary, planned.unknown);
     if (writes.length) journal!.before(writes, summary);
   } catch (err) {
-    return done({ status: 'error', decision, answer, content: `not run: devx could not keep a copy of what it would change, for undo (${(err as Error).message}). Tell the user.` });
+    return done({
+      status: 'error',
+      decision,
+      answer,
+      content: `not run: devx could not keep a copy of what it would change, for undo (${(err as Error).message}). Tell the user.`,
+    });
   }
   ran.tool = tool;
   ran.args = args;
@@ -190,13 +227,27 @@ async function runCall(call: { tool: string; args: Record<string, string> }, dep
       const failed = { decision: 'ask' as const, reason: `${err.message}; run it without the sandbox?`, rule: 'sandbox:failed' };
       answer = await deps.approve({ tool: tool.name, args, decision: failed, summary: describeCall(tool, tool.name, args), locations });
       if (answer !== 'yes' && answer !== 'always') {
-        return done({ status: 'error', decision: failed, answer, content: `not run: ${err.message}, and nobody approved running it without the sandbox. Do not retry it; tell the user.` });
+        return done({
+          status: 'error',
+          decision: failed,
+          answer,
+          content: `not run: ${err.message}, and nobody approved running it without the sandbox. Do not retry it; tell the user.`,
+        });
       }
       started = Date.now();
       deps.ctx.started?.(tool.name);
       out = await tool.execute({ ...deps.ctx, sandbox: null }, args as never);
     }
-    return done({ status: out.isError ? 'error' : 'ok', content: out.content, meta: out.meta, decision, answer, locations, artifacts: out.artifacts, images: out.images });
+    return done({
+      status: out.isError ? 'error' : 'ok',
+      content: out.content,
+      meta: out.meta,
+      decision,
+      answer,
+      locations,
+      artifacts: out.artifacts,
+      images: out.images,
+    });
   } catch (err) {
     const known = err instanceof ToolError || err instanceof PathError;
     const e = err as NodeJS.ErrnoException;

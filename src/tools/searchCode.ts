@@ -44,9 +44,7 @@ export const searchCodeTool = defineTool({
     // rg given a FIFO or a device reads it until the timeout; only files and folders are searched.
     const st = await fs.stat(abs).catch(() => null);
     if (st && !st.isFile() && !st.isDirectory()) throw new ToolError(`${rel} is ${fileKind(st)}; search_code searches only files and folders.`);
-    const found = ctx.rgPath
-      ? await searchWithRg(ctx, args.pattern, rel, args.glob)
-      : await searchWithJs(ctx.root, abs, args.pattern, args.glob, COLLECT + 1);
+    const found = ctx.rgPath ? await searchWithRg(ctx, args.pattern, rel, args.glob) : await searchWithJs(ctx.root, abs, args.pattern, args.glob, COLLECT + 1);
     // Files the policy denies reading never reach the model, whichever search found them.
     const withheld = new Set<string>();
     const matches = found.filter((m) => (ctx.readDenied?.(path.resolve(ctx.root, m.path)) ? (withheld.add(m.path), false) : true));

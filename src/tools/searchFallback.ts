@@ -40,7 +40,9 @@ export async function searchWithJs(root: string, abs: string, pattern: string, g
   if (st.isFile()) files = [abs];
   else {
     const ignore = ['**/.git/**', ...(await gitignorePatterns(root))];
-    const rels = await (await import('fast-glob')).default(glob ? [`**/${glob.replace(/^\*\*\//, '')}`] : ['**/*'], {
+    const rels = await (
+      await import('fast-glob')
+    ).default(glob ? [`**/${glob.replace(/^\*\*\//, '')}`] : ['**/*'], {
       cwd: abs,
       dot: false,
       onlyFiles: true,
@@ -50,7 +52,10 @@ export async function searchWithJs(root: string, abs: string, pattern: string, g
     });
     files = rels.map((r) => path.join(abs, r));
   }
-  files = files.map((f) => path.relative(root, f)).sort().map((f) => path.join(root, f));
+  files = files
+    .map((f) => path.relative(root, f))
+    .sort()
+    .map((f) => path.join(root, f));
   const matches: Match[] = [];
   for (const f of files) {
     const buf = await fs.readFile(f).catch(() => null);

@@ -51,7 +51,8 @@ export function makeSkillTool(skills: SkillRef[]): Tool {
       } catch {
         throw new ToolError(`${args.file} is not a file of the skill ${s.name}; its files are: ${filesOf(s.dir).join(', ') || '(none)'}`);
       }
-      if (real !== s.dir && !real.startsWith(`${s.dir}${path.sep}`)) throw new ToolError(`${args.file} leads outside the skill's folder; only its own files can be read`);
+      if (real !== s.dir && !real.startsWith(`${s.dir}${path.sep}`))
+        throw new ToolError(`${args.file} leads outside the skill's folder; only its own files can be read`);
       if (ctx.readDenied?.(real)) throw new ToolError(`${args.file} is a file devx does not read (the policy hides it)`);
       const st = fs.statSync(real);
       if (!st.isFile()) throw new ToolError(`${args.file ?? 'SKILL.md'} is not a regular file`);

@@ -8,14 +8,22 @@ export const spawnGeminiTool = defineTool({
   kind: 'meta',
   aliases: ['Task'],
   spawnsAgents: true,
-  describe: (a) => `spawn ${a.agent ? `${a.agent} ` : ''}sub-agent: ${String(a.query ?? '').replace(/\s+/g, ' ').slice(0, 70)}`,
+  describe: (a) =>
+    `spawn ${a.agent ? `${a.agent} ` : ''}sub-agent: ${String(a.query ?? '')
+      .replace(/\s+/g, ' ')
+      .slice(0, 70)}`,
   concurrent: true,
   descriptionFile: 'tools/spawn_gemini.md',
   example: 'TOOL_CALL: spawn_gemini | query=Summarise how src/auth handles session expiry, with file and line references',
   schema: z.object({
     query: z.string().trim().min(1).describe('the complete, self-contained task for the sub-instance'),
     agent: z.string().optional().describe('run it as this agent persona'),
-    account: z.string().trim().min(1).optional().describe('make its model calls on this account only (a name or a 1-based number from the configured accounts); default: the accounts in turn'),
+    account: z
+      .string()
+      .trim()
+      .min(1)
+      .optional()
+      .describe('make its model calls on this account only (a name or a 1-based number from the configured accounts); default: the accounts in turn'),
   }),
   async execute(ctx, args) {
     if (!ctx.spawn) throw new ToolError('spawn_gemini is not available here: sub-sessions cannot spawn further sub-sessions (depth limit 1)');

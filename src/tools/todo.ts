@@ -19,7 +19,8 @@ export const todoTool = defineTool({
   kind: 'meta',
   aliases: ['TodoWrite'],
   descriptionFile: 'tools/todo.md',
-  example: 'TOOL_CALL: todo | objective=Fix the login bug | items=```\n- [x] Reproduce the failure\n- [ ] Fix the session check\n- [ ] Add a regression test\n```',
+  example:
+    'TOOL_CALL: todo | objective=Fix the login bug | items=```\n- [x] Reproduce the failure\n- [ ] Fix the session check\n- [ ] Add a regression test\n```',
   schema: z.object({
     objective: z.string().optional().describe('the current objective, in one line'),
     items: z.string().optional().describe('the whole todo list as a Markdown checklist (replaces the previous list)'),
@@ -31,7 +32,8 @@ export const todoTool = defineTool({
       return { content: renderCheckpoint(current) };
     }
     const todos = args.items !== undefined ? parseChecklist(args.items) : current.todos;
-    if (args.items !== undefined && todos.length === 0 && args.items.trim()) throw new ToolError('items must be a Markdown checklist: one "- [ ] task" or "- [x] done task" per line');
+    if (args.items !== undefined && todos.length === 0 && args.items.trim())
+      throw new ToolError('items must be a Markdown checklist: one "- [ ] task" or "- [x] done task" per line');
     const next = ctx.session.setCheckpoint({ objective: args.objective ?? current.objective, todos });
     return { content: `checkpoint saved\n${renderCheckpoint(next)}` };
   },

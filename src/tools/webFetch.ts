@@ -20,7 +20,10 @@ export const webFetchTool = defineTool({
     try {
       const page = await fetchPage(args.url, { signal: ctx.signal, privateAllowed: (host) => ctx.webHostNamed?.(host) ?? false });
       if (page.redirectedTo) {
-        return { content: `${args.url} redirects to ${page.redirectedTo}, another host. Fetch that URL with web_fetch if you need it (it is judged by its own host).`, meta: { url: args.url, status: page.status } };
+        return {
+          content: `${args.url} redirects to ${page.redirectedTo}, another host. Fetch that URL with web_fetch if you need it (it is judged by its own host).`,
+          meta: { url: args.url, status: page.status },
+        };
       }
       const head = `${page.url} (${page.status}, ${page.contentType || 'no content type'}, ${page.bytes} bytes)`;
       return { content: `${head}\n\n${page.text}`, meta: { url: args.url, status: page.status }, isError: page.status >= 400 };

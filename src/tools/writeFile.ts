@@ -16,7 +16,14 @@ async function planWrite(ctx: ToolContext, args: { path: string; content: string
   const abs = ctx.resolve(args.path);
   const before = await readIfExists(abs);
   const refused = before === null ? null : await readOnlyReason(abs);
-  return { kind: before === null ? 'create' : 'overwrite', path: abs, shown: displayPath(ctx.root, abs), oldText: before, newText: args.content, ...(refused ? { refused } : {}) };
+  return {
+    kind: before === null ? 'create' : 'overwrite',
+    path: abs,
+    shown: displayPath(ctx.root, abs),
+    oldText: before,
+    newText: args.content,
+    ...(refused ? { refused } : {}),
+  };
 }
 
 export const writeFileTool = defineTool({

@@ -14,7 +14,11 @@ function replaceWhole(file: string, data: string | Uint8Array, fsync: boolean): 
   let fd: number | null = null;
   try {
     // O_EXCL|O_NOFOLLOW: a planted temp name or link is never written through.
-    fd = fs.openSync(tmp, fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_EXCL | fs.constants.O_NOFOLLOW, old?.isFile() ? old.mode & 0o7777 : 0o666);
+    fd = fs.openSync(
+      tmp,
+      fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_EXCL | fs.constants.O_NOFOLLOW,
+      old?.isFile() ? old.mode & 0o7777 : 0o666,
+    );
     if (old?.isFile()) {
       // The file keeps its mode (a script stays executable) and, when root rewrites it, its owner.
       fs.fchmodSync(fd, old.mode & 0o7777);

@@ -44,7 +44,10 @@ export function checkDevxHome(env: NodeJS.ProcessEnv = process.env): void {
   const st = statHome(dir);
   if (!st) return; // made on first write
   if (st.isSymbolicLink()) {
-    throw new OwnedPathError(`${dir} is a symbolic link (to ${readlinkSync(dir)}); devx keeps its own state there and will not follow it. Set DEVX_HOME to the real folder, or remove the link`, dir);
+    throw new OwnedPathError(
+      `${dir} is a symbolic link (to ${readlinkSync(dir)}); devx keeps its own state there and will not follow it. Set DEVX_HOME to the real folder, or remove the link`,
+      dir,
+    );
   }
   if (!st.isDirectory()) throw new OwnedPathError(`${dir} is not a folder; devx keeps its own state there. Move it aside and start again`, dir);
 }

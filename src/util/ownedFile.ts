@@ -21,7 +21,9 @@ export class DiskError extends Error {
     readonly file: string,
     readonly code: string,
   ) {
-    super(`${code === 'ENOSPC' || code === 'EDQUOT' ? 'no space left on the device' : code === 'EROFS' ? 'the file system is read-only' : code} writing ${file}`);
+    super(
+      `${code === 'ENOSPC' || code === 'EDQUOT' ? 'no space left on the device' : code === 'EROFS' ? 'the file system is read-only' : code} writing ${file}`,
+    );
   }
 }
 

@@ -87,7 +87,14 @@ export function oneShotCommand(argv: string[]): string[] | null {
 
 function planFileFor(devxHome: string, cwd: string, argv: string[], command: string[]): string {
   // The command and flag names only: the prompt and flag values change from run to run; the exact launch is compared at adoption.
-  const shape = [cwd, ...command, ...argv.filter((a) => a.startsWith('-')).map((a) => a.split('=')[0]).sort()].join('\0');
+  const shape = [
+    cwd,
+    ...command,
+    ...argv
+      .filter((a) => a.startsWith('-'))
+      .map((a) => a.split('=')[0])
+      .sort(),
+  ].join('\0');
   const key = hashOf(shape);
   return join(devxHome, 'run', 'launch-plans', `${key}.json`);
 }
@@ -97,7 +104,8 @@ function readPlan(file: string): LaunchPlan | null {
     const p = JSON.parse(readFileSync(file, 'utf8')) as LaunchPlan;
     const strings = (xs: unknown) => Array.isArray(xs) && xs.every((x) => typeof x === 'string');
     const record = (o: unknown) => typeof o === 'object' && o !== null && Object.values(o).every((x) => typeof x === 'string');
-    if (p.v !== 1 || typeof p.file !== 'string' || typeof p.cwd !== 'string' || !strings(p.args) || !strings(p.dirs) || !record(p.env) || !record(p.files)) return null;
+    if (p.v !== 1 || typeof p.file !== 'string' || typeof p.cwd !== 'string' || !strings(p.args) || !strings(p.dirs) || !record(p.env) || !record(p.files))
+      return null;
     if (p.stdoutFile !== undefined && typeof p.stdoutFile !== 'string') return null;
     return p;
   } catch {
@@ -117,9 +125,19 @@ export function prestart(argv: string[], cwd: string, env: NodeJS.ProcessEnv, de
   slot[STATE] = undefined;
   if (env.DEVX_PRESTART === 'off' || !command) return;
   try {
-    const runName = `${process.pid}-${Math.floor(Math.random() * 0x100000000).toString(16).padStart(8, '0')}`;
+    const runName = `${process.pid}-${Math.floor(Math.random() * 0x100000000)
+      .toString(16)
+      .padStart(8, '0')}`;
     const runDir = join(devxHome, 'run', runName);
-    const state: State = (slot[STATE] = { devxHome, planFile: planFileFor(devxHome, cwd, argv, command), runName, runDir, runNameTaken: false, prestarted: null, recorded: false });
+    const state: State = (slot[STATE] = {
+      devxHome,
+      planFile: planFileFor(devxHome, cwd, argv, command),
+      runName,
+      runDir,
+      runNameTaken: false,
+      prestarted: null,
+      recorded: false,
+    });
     const plan = readPlan(state.planFile);
     // Everything the plan creates must land in this run's own folder; a plan saying otherwise is not used.
     const inside = (p: string) => resolvePath(fill(p, runDir)).startsWith(runDir + sep);
@@ -145,7 +163,12 @@ export function prestart(argv: string[], cwd: string, env: NodeJS.ProcessEnv, de
       mkdirOwnedSync(dirname(p.stdoutFile), 0o700);
     }
     const outFd = p.stdoutFile ? openOwnedForWriteSync(p.stdoutFile) : 'pipe';
-    p.child = childProcess().spawn(p.file, p.args, { cwd: p.cwd, env: { ...env, ...launchEnv, [OWNER_ENV]: String(process.pid) }, detached: true, stdio: ['pipe', outFd, 'pipe'] });
+    p.child = childProcess().spawn(p.file, p.args, {
+      cwd: p.cwd,
+      env: { ...env, ...launchEnv, [OWNER_ENV]: String(process.pid) },
+      detached: true,
+      stdio: ['pipe', outFd, 'pipe'],
+    });
     if (typeof outFd === 'number') closeSync(outFd);
     p.child.on('error', () => (p.exited = true));
     if (!p.child.pid) {
@@ -218,12 +241,23 @@ export function claimPrestarted(file: string, args: string[], cwd: string, env: 
   const expected = { ...process.env, ...env };
   const started = { ...process.env, ...p.env };
   const keys = new Set([...Object.keys(expected), ...Object.keys(started)]);
-  const same = !p.exited && Boolean(p.stdoutFile) === stdoutToFile && p.file === file && p.cwd === cwd && p.args.length === args.length && p.args.every((a, i) => a === args[i]) && [...keys].every((k) => k === OWNER_ENV || expected[k] === started[k]);
+  const same =
+    !p.exited &&
+    Boolean(p.stdoutFile) === stdoutToFile &&
+    p.file === file &&
+    p.cwd === cwd &&
+    p.args.length === args.length &&
+    p.args.every((a, i) => a === args[i]) &&
+    [...keys].every((k) => k === OWNER_ENV || expected[k] === started[k]);
   if (same) {
     debug(() => `the model CLI started ahead was adopted (pid ${p.pid}), ${Math.round(performance.now())} ms after devx started`);
     return p;
   }
-  debug(p.exited ? 'the model CLI started ahead had already exited; starting a fresh one' : 'this launch differs from the recorded plan; the model CLI started ahead was stopped');
+  debug(
+    p.exited
+      ? 'the model CLI started ahead had already exited; starting a fresh one'
+      : 'this launch differs from the recorded plan; the model CLI started ahead was stopped',
+  );
   killGroup(p.pid);
   if (p.stdoutFile) rmSync(p.stdoutFile, { force: true });
   return null;
@@ -233,7 +267,13 @@ export function claimPrestarted(file: string, args: string[], cwd: string, env: 
  * After a call launched the ordinary way succeeded, records its launch for the next run of this
  * command (once per process). `env` is the call's own entries; only those differing from process.env are kept.
  */
-export function recordLaunch(file: string, args: string[], cwd: string, env: Record<string, string | undefined>, extra: { dirs: string[]; files: Record<string, string>; stdoutFile?: string }): void {
+export function recordLaunch(
+  file: string,
+  args: string[],
+  cwd: string,
+  env: Record<string, string | undefined>,
+  extra: { dirs: string[]; files: Record<string, string>; stdoutFile?: string },
+): void {
   const state = current();
   if (!state || state.recorded) return;
   const r = state.runDir;

@@ -228,7 +228,10 @@ export const runProcess: ProcessRunner = async (file, args, opts) => {
       }
     }
   })();
-  return settleOnAnswer(exited, { stdout: stdoutStream, stderr: child.stderr }, opts.answered, started, { settled: () => clearTimeout(timer), stop: () => stopGroup(pid) });
+  return settleOnAnswer(exited, { stdout: stdoutStream, stderr: child.stderr }, opts.answered, started, {
+    settled: () => clearTimeout(timer),
+    stop: () => stopGroup(pid),
+  });
 };
 
 /** A child some other code spawned (in its own process group), with the output it wrote so far. */
@@ -294,7 +297,16 @@ export async function runStarted(p: StartedChild, opts: RunOptions): Promise<Run
       const stdout = tail ? tail.finish() : undefined;
       if (timedOut || cancelled || outputCapped) killGroup(p.pid);
       const text = (chunks: string[]) => chunks.join('').slice(0, cap);
-      return { exitCode: code, signal, stdout: stdout ?? text(p.stdout), stderr: text(p.stderr), timedOut, cancelled, outputCapped, durationMs: Date.now() - started };
+      return {
+        exitCode: code,
+        signal,
+        stdout: stdout ?? text(p.stdout),
+        stderr: text(p.stderr),
+        timedOut,
+        cancelled,
+        outputCapped,
+        durationMs: Date.now() - started,
+      };
     } finally {
       tail?.close();
       if (timer) clearTimeout(timer);
@@ -303,7 +315,10 @@ export async function runStarted(p: StartedChild, opts: RunOptions): Promise<Run
       opts.observer?.ended(p.pid);
     }
   })();
-  return settleOnAnswer(exited, { stdout: stdoutStream, stderr: p.child.stderr, before }, opts.answered, started, { settled: () => clearTimeout(timer), stop: () => stopGroup(p.pid) });
+  return settleOnAnswer(exited, { stdout: stdoutStream, stderr: p.child.stderr, before }, opts.answered, started, {
+    settled: () => clearTimeout(timer),
+    stop: () => stopGroup(p.pid),
+  });
 }
 
 export interface LongLived {
@@ -320,7 +335,11 @@ export interface LongLived {
  * process group, carries the owner marker for crash recovery, is reported to the observer and is
  * killed when devx exits.
  */
-export function startProcess(file: string, args: string[], opts: { cwd: string; env: Record<string, string | undefined>; observer?: ChildObserver; stderrFile?: string }): LongLived {
+export function startProcess(
+  file: string,
+  args: string[],
+  opts: { cwd: string; env: Record<string, string | undefined>; observer?: ChildObserver; stderrFile?: string },
+): LongLived {
   installExitHook();
   const child = spawn(file, args, {
     cwd: opts.cwd,

@@ -63,7 +63,11 @@ export function reapGroups(pgids: number[], owner: number, waitMs = 3000): numbe
   const wanted = new Set(pgids.filter((g) => Number.isInteger(g) && g > 1));
   if (wanted.size === 0) return 0;
   if (!hasProc()) return [...wanted].filter(killGroup).length;
-  const ours = new Set(liveMembers(wanted).filter((p) => carriesMarker(p.pid, owner)).map((p) => p.pgrp));
+  const ours = new Set(
+    liveMembers(wanted)
+      .filter((p) => carriesMarker(p.pid, owner))
+      .map((p) => p.pgrp),
+  );
   let killed = 0;
   for (const g of ours) if (killGroup(g)) killed++;
   const end = Date.now() + waitMs;

@@ -44,7 +44,13 @@ interface OnAnswer {
  * `exited` as is without a check; with one, the first of: the child exits, or its stdout holds an
  * answer (then the result says `answered`, and the exit is waited for in the background, for at most lingerMs).
  */
-export function settleOnAnswer(exited: Promise<RunResult>, streams: Streams, check: AnswerCheck | undefined, started: number, on: OnAnswer): Promise<RunResult> {
+export function settleOnAnswer(
+  exited: Promise<RunResult>,
+  streams: Streams,
+  check: AnswerCheck | undefined,
+  started: number,
+  on: OnAnswer,
+): Promise<RunResult> {
   if (!check) return exited;
   return new Promise<RunResult>((resolve, reject) => {
     let stdout = streams.before?.stdout.join('') ?? '';
@@ -71,7 +77,17 @@ export function settleOnAnswer(exited: Promise<RunResult>, streams: Streams, che
       );
       lingering.add(done);
       void done.then(() => lingering.delete(done));
-      resolve({ exitCode: null, signal: null, stdout, stderr, timedOut: false, cancelled: false, outputCapped: false, durationMs: Date.now() - started, answered: true });
+      resolve({
+        exitCode: null,
+        signal: null,
+        stdout,
+        stderr,
+        timedOut: false,
+        cancelled: false,
+        outputCapped: false,
+        durationMs: Date.now() - started,
+        answered: true,
+      });
     };
     const outText = new StringDecoder('utf8');
     const errText = new StringDecoder('utf8');

@@ -15,7 +15,8 @@ export function withPrestarted(runner: ProcessRunner): ProcessRunner {
       debug('the model CLI started ahead was ready before its prompt; starting a fresh one');
     }
     const r = await runner(file, args, opts);
-    if ((r.answered || r.exitCode === 0) && !r.timedOut && !r.cancelled) recordLaunch(file, args, opts.cwd, opts.env ?? {}, { ...launch, stdoutFile: opts.stdoutFile });
+    if ((r.answered || r.exitCode === 0) && !r.timedOut && !r.cancelled)
+      recordLaunch(file, args, opts.cwd, opts.env ?? {}, { ...launch, stdoutFile: opts.stdoutFile });
     return r;
   };
 }

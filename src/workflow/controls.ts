@@ -28,7 +28,10 @@ export async function resumeWorkflow(def: WorkflowDef, id: string, deps: EngineD
   const state = readState(deps.root, id);
   if (state.status === 'done') throw new WorkflowError(`workflow ${id} is done; nothing to resume`);
   if (state.status === 'cancelled') throw new WorkflowError(`workflow ${id} was cancelled; start a new one`);
-  if (state.gate) throw new WorkflowError(`workflow ${id} waits at the gate after ${state.gate.after}: devx workflow approve ${id}, or devx workflow reject ${id} --feedback "..."`);
+  if (state.gate)
+    throw new WorkflowError(
+      `workflow ${id} waits at the gate after ${state.gate.after}: devx workflow approve ${id}, or devx workflow reject ${id} --feedback "..."`,
+    );
   return driveWorkflow(def, state, deps);
 }
 

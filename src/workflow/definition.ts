@@ -67,7 +67,10 @@ const DefinitionSchema = z
       .object({
         branch: z.boolean().default(true),
         // Part of a branch name on git's command line: never an option.
-        branchPrefix: z.string().regex(/^(?!-)[A-Za-z0-9._/-]*$/, 'letters, digits, ".", "_", "/" and "-", not starting with "-"').default('task/'),
+        branchPrefix: z
+          .string()
+          .regex(/^(?!-)[A-Za-z0-9._/-]*$/, 'letters, digits, ".", "_", "/" and "-", not starting with "-"')
+          .default('task/'),
         merge: z.enum(['no-ff', 'ff', 'none']).default('no-ff'),
         archiveDir: z
           .string()
@@ -139,8 +142,12 @@ export function parseWorkflow(text: string, file: string, scope: WorkflowDef['sc
   for (const g of d.gates) if (!names.includes(g)) throw new WorkflowDefinitionError(`${at(['gates'])}: gate on a missing step "${g}"`);
   const steps: WorkflowDef['steps'] = {};
   for (const [name, s] of Object.entries(d.steps)) {
-    if (!roleExists(s.role)) throw new WorkflowDefinitionError(`${at(['steps', name, 'role'])}: unknown role "${s.role}" (no agent of that name in prompts/agents, ~/.devx/agents or .devx/agents)`);
-    for (const r of s.reads) if (r !== 'request' && !names.includes(r)) throw new WorkflowDefinitionError(`${at(['steps', name, 'reads'])}: reads a missing step "${r}"`);
+    if (!roleExists(s.role))
+      throw new WorkflowDefinitionError(
+        `${at(['steps', name, 'role'])}: unknown role "${s.role}" (no agent of that name in prompts/agents, ~/.devx/agents or .devx/agents)`,
+      );
+    for (const r of s.reads)
+      if (r !== 'request' && !names.includes(r)) throw new WorkflowDefinitionError(`${at(['steps', name, 'reads'])}: reads a missing step "${r}"`);
     const transitions: Record<string, Transition> = {};
     for (const [word, t] of Object.entries(s.on ?? {})) {
       const to = typeof t === 'string' ? t : t.to;
@@ -153,7 +160,9 @@ export function parseWorkflow(text: string, file: string, scope: WorkflowDef['sc
     if (s.on && !s.verdict) throw new WorkflowDefinitionError(`${at(['steps', name, 'on'])}: "on" needs a "verdict" to choose by`);
     if (Array.isArray(s.verdict) || s.verdict) {
       const words = verdictWords(s.verdict);
-      for (const w of Object.keys(s.on ?? {})) if (words && !words.includes(w)) throw new WorkflowDefinitionError(`${at(['steps', name, 'on', w])}: "${w}" is not a verdict of this step (${words.join(', ')})`);
+      for (const w of Object.keys(s.on ?? {}))
+        if (words && !words.includes(w))
+          throw new WorkflowDefinitionError(`${at(['steps', name, 'on', w])}: "${w}" is not a verdict of this step (${words.join(', ')})`);
     }
     steps[name] = { ...s, transitions, after: s.next ? { to: s.next } : undefined };
   }
@@ -207,7 +216,9 @@ function capBackEdges(steps: WorkflowDef['steps'], entries: string[], dflt: numb
           const cycleEdges = [...stack.slice(i + 1).map((f) => f.via!), e];
           if (!cycleEdges.some((c) => c.capped)) {
             const cycle = [...stack.slice(i).map((f) => f.node), to];
-            throw new WorkflowDefinitionError(`${at(e.key)}: the cycle ${cycle.join(' -> ')} has no cap; give one of its verdict transitions a maxLoops (or the workflow one)`);
+            throw new WorkflowDefinitionError(
+              `${at(e.key)}: the cycle ${cycle.join(' -> ')} has no cap; give one of its verdict transitions a maxLoops (or the workflow one)`,
+            );
           }
         } else if (!state.has(to)) visit(to, e);
       }

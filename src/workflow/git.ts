@@ -19,7 +19,8 @@ export function createGit(root: string, env: NodeJS.ProcessEnv = process.env): G
     root,
     async run(args, opts = {}) {
       const r = await execa('git', args, { cwd: root, env: { ...env, GIT_TERMINAL_PROMPT: '0' }, reject: false, stripFinalNewline: true });
-      if (r.exitCode !== 0 && !opts.allowFail) throw new GitError(`git ${args.join(' ')} failed: ${(r.stderr || r.stdout).trim().split('\n').slice(-3).join(' ')}`);
+      if (r.exitCode !== 0 && !opts.allowFail)
+        throw new GitError(`git ${args.join(' ')} failed: ${(r.stderr || r.stdout).trim().split('\n').slice(-3).join(' ')}`);
       return { stdout: r.stdout, stderr: r.stderr, exitCode: r.exitCode ?? 1 };
     },
   };

@@ -49,7 +49,8 @@ export function loadWorkflows(src: WorkflowSources): LoadedWorkflows {
 function untrust(def: WorkflowDef, warnings: string[]): void {
   for (const [name, s] of Object.entries(def.steps)) {
     if (s.allow.length) warnings.push(`${def.file}: step ${name} allows ${s.allow.join(', ')}; ignored until you trust the project with \`devx trust\``);
-    if (s.approval === 'yolo' || s.approval === 'auto-edit') warnings.push(`${def.file}: step ${name} sets approval "${s.approval}"; ignored until you trust the project with \`devx trust\``);
+    if (s.approval === 'yolo' || s.approval === 'auto-edit')
+      warnings.push(`${def.file}: step ${name} sets approval "${s.approval}"; ignored until you trust the project with \`devx trust\``);
     s.allow = [];
     if (s.approval === 'yolo' || s.approval === 'auto-edit') s.approval = undefined;
   }

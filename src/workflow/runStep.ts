@@ -89,9 +89,15 @@ export async function runStep(def: WorkflowDef, state: WorkflowState, name: stri
     if (failedAgain) return failedAgain;
     answer = r.answer ?? '';
     problem = problemWith(answer, step.verdict);
-    if (problem) return { kind: 'pause', reason: `step ${name} (${persona.name}) gave no usable answer twice: ${problem} (transcript: ${path.relative(deps.root, transcript ?? '')})` };
+    if (problem)
+      return {
+        kind: 'pause',
+        reason: `step ${name} (${persona.name}) gave no usable answer twice: ${problem} (transcript: ${path.relative(deps.root, transcript ?? '')})`,
+      };
   }
-  const verdict = step.verdict ? (readVerdict(answer, step.verdict as VerdictKind | string[]) as { ok: true; value: Record<string, unknown> }).value : undefined;
+  const verdict = step.verdict
+    ? (readVerdict(answer, step.verdict as VerdictKind | string[]) as { ok: true; value: Record<string, unknown> }).value
+    : undefined;
   // The role may have written the artifact itself; otherwise its answer is the artifact.
   if (artifactAbs && readOrNull(artifactAbs) === before) {
     // Checked now, not only when the definition loaded: the role's commands may have made a folder on the way a link.
@@ -163,7 +169,9 @@ async function checkClaims(checks: string[], verdict: Record<string, unknown> | 
   if (checks.includes('commit') && state.git.branch) {
     const hash = String(verdict?.commit_hash ?? '');
     if (!(await commitOnBranch(deps.git, hash, state.git.branch, state.git.baseCommit))) {
-      problems.push(`You reported commit ${hash}, but no such commit exists on branch ${state.git.branch} after the workflow started. Commit your change (git add, git commit) and report the hash git rev-parse HEAD prints.`);
+      problems.push(
+        `You reported commit ${hash}, but no such commit exists on branch ${state.git.branch} after the workflow started. Commit your change (git add, git commit) and report the hash git rev-parse HEAD prints.`,
+      );
     }
   }
   if (checks.includes('tests')) {
@@ -183,6 +191,8 @@ export class TestCommandRefused extends Error {}
 
 export class MissingTestCommand extends Error {
   constructor() {
-    super('this step checks the tests, but the project has no test command devx can find; set "testCommand" in .devx/settings.json (or a package.json "test" script, pytest, a Makefile "test" target)');
+    super(
+      'this step checks the tests, but the project has no test command devx can find; set "testCommand" in .devx/settings.json (or a package.json "test" script, pytest, a Makefile "test" target)',
+    );
   }
 }

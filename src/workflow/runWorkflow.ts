@@ -47,15 +47,22 @@ export async function startWorkflow(def: WorkflowDef, opts: StartOptions, deps: 
     if (!m) throw new WorkflowError(`workflow "${def.name}" has no mode "${opts.mode}"; its modes are ${Object.keys(def.modes).join(', ') || '(none)'}`);
     start = m;
   }
-  for (const g of opts.gates ?? []) if (!def.steps[g]) throw new WorkflowError(`--gate ${g}: no such step in ${def.name}; steps are ${Object.keys(def.steps).join(', ')}`);
+  for (const g of opts.gates ?? [])
+    if (!def.steps[g]) throw new WorkflowError(`--gate ${g}: no such step in ${def.name}; steps are ${Object.keys(def.steps).join(', ')}`);
   const now = deps.now();
   const id = newWorkflowId(now);
   const slug = slugOf(opts.request);
   const git: WorkflowState['git'] = { merge: opts.merge === false ? 'none' : def.git.merge };
   if (def.git.branch) {
-    if (!(await isRepo(deps.git))) throw new WorkflowError(`${deps.root} is not a git repository; the ${def.name} workflow commits every step (run git init, or set git.branch: false in a copy of the definition)`);
+    if (!(await isRepo(deps.git)))
+      throw new WorkflowError(
+        `${deps.root} is not a git repository; the ${def.name} workflow commits every step (run git init, or set git.branch: false in a copy of the definition)`,
+      );
     const dirty = await dirtyPaths(deps.git);
-    if (dirty.length) throw new WorkflowError(`the working tree has uncommitted changes (${dirty.slice(0, 5).join(', ')}${dirty.length > 5 ? ', ...' : ''}); commit or stash them first, so the workflow's commits hold only its own work`);
+    if (dirty.length)
+      throw new WorkflowError(
+        `the working tree has uncommitted changes (${dirty.slice(0, 5).join(', ')}${dirty.length > 5 ? ', ...' : ''}); commit or stash them first, so the workflow's commits hold only its own work`,
+      );
     git.base = await currentBranch(deps.git);
     git.branch = `${def.git.branchPrefix}${id}-${slug}`;
     if (await branchExists(deps.git, git.branch)) throw new WorkflowError(`branch ${git.branch} already exists`);
@@ -120,7 +127,13 @@ export async function driveWorkflow(def: WorkflowDef, state: WorkflowState, deps
         // The model's answer is kept: only devx's checks run again (no completed model call is repeated).
         out = await finishStep(def, state, state.pending, deps);
       } else {
-        deps.onEvent?.({ type: 'step_start', step: name, role: step.role, model: step.model ?? persona.model ?? def.model, attempt: state.steps.filter((s) => s.step === name).length + 1 });
+        deps.onEvent?.({
+          type: 'step_start',
+          step: name,
+          role: step.role,
+          model: step.model ?? persona.model ?? def.model,
+          attempt: state.steps.filter((s) => s.step === name).length + 1,
+        });
         out = await runStep(def, state, name, persona, { ...deps, childObserver: observer });
       }
       state.pending = undefined;
@@ -141,7 +154,12 @@ export async function driveWorkflow(def: WorkflowDef, state: WorkflowState, deps
       }
       const word = out.word;
       const t: Transition | undefined = (word ? step.transitions[word] : undefined) ?? step.after;
-      if (!t) return pause(state, save, `step ${name} answered ${word ?? '(no verdict)'}, and the definition has no transition for it; edit ${def.file} (add it under "on"), then devx workflow resume ${state.id}`);
+      if (!t)
+        return pause(
+          state,
+          save,
+          `step ${name} answered ${word ?? '(no verdict)'}, and the definition has no transition for it; edit ${def.file} (add it under "on"), then devx workflow resume ${state.id}`,
+        );
       const target = t.to === PREVIOUS ? previousOf(state, step.reads) : t.to;
       if (!target) return pause(state, save, `step ${name} sent the work back, but none of the steps it reads has run`);
       const ran = target !== END && state.steps.some((s) => s.step === target);
@@ -156,7 +174,11 @@ export async function driveWorkflow(def: WorkflowDef, state: WorkflowState, deps
       if (capped) return pause(state, save, `${capped}\nLast feedback from ${name}: ${out.feedback ?? '(none)'}`);
       if ((step.gate || state.gates.includes(name)) && target !== END) {
         state.gate = { after: name, next: target };
-        return pause(state, save, `waiting at the gate after ${name} (${rec.artifact ?? 'no artifact'}): devx workflow approve ${state.id}, or devx workflow reject ${state.id} --feedback "..."`);
+        return pause(
+          state,
+          save,
+          `waiting at the gate after ${name} (${rec.artifact ?? 'no artifact'}): devx workflow approve ${state.id}, or devx workflow reject ${state.id} --feedback "..."`,
+        );
       }
     }
   } finally {
@@ -202,7 +224,11 @@ async function commitPending(state: WorkflowState, deps: EngineDeps, save: () =>
   if (!rec || rec.committed) return;
   if (state.git.branch && rec.artifact && fs.existsSync(path.join(deps.root, rec.artifact))) {
     const verdict = rec.verdict ? `\n\nVerdict: ${JSON.stringify(rec.verdict)}` : '';
-    const hash = await commitPaths(deps.git, [rec.artifact], `${rec.step} (${rec.role}): ${rec.outcome === 'next' ? 'report' : rec.outcome} [devx workflow ${state.id}]${verdict}`);
+    const hash = await commitPaths(
+      deps.git,
+      [rec.artifact],
+      `${rec.step} (${rec.role}): ${rec.outcome === 'next' ? 'report' : rec.outcome} [devx workflow ${state.id}]${verdict}`,
+    );
     if (hash) {
       rec.commit ??= hash;
       (rec as StepRecord & { artifactCommit?: string }).artifactCommit = hash;
@@ -220,7 +246,10 @@ async function ensureBranch(state: WorkflowState, deps: EngineDeps): Promise<voi
   if (cur === state.git.branch) return;
   if (!(await branchExists(deps.git, state.git.branch))) throw new WorkflowError(`the workflow's branch ${state.git.branch} no longer exists`);
   const dirty = await dirtyPaths(deps.git);
-  if (dirty.length) throw new WorkflowError(`the workflow runs on ${state.git.branch}, but ${cur || 'HEAD'} is checked out with uncommitted changes (${dirty.slice(0, 3).join(', ')}); commit or stash them first`);
+  if (dirty.length)
+    throw new WorkflowError(
+      `the workflow runs on ${state.git.branch}, but ${cur || 'HEAD'} is checked out with uncommitted changes (${dirty.slice(0, 3).join(', ')}); commit or stash them first`,
+    );
   await deps.git.run(['switch', state.git.branch]);
 }
 
@@ -241,10 +270,19 @@ async function finish(def: WorkflowDef, state: WorkflowState, deps: EngineDeps, 
     }
     if (state.git.merge !== 'none') {
       await deps.git.run(['switch', state.git.base]);
-      const m = await merge(deps.git, state.git.branch, state.git.merge, `Merge ${state.git.branch}: ${state.request.split('\n')[0].slice(0, 60)} [devx workflow ${state.id}]`);
+      const m = await merge(
+        deps.git,
+        state.git.branch,
+        state.git.merge,
+        `Merge ${state.git.branch}: ${state.request.split('\n')[0].slice(0, 60)} [devx workflow ${state.id}]`,
+      );
       if (!m.ok) {
         await deps.git.run(['switch', state.git.branch]).catch(() => undefined);
-        return pause(state, save, `merging ${state.git.branch} into ${state.git.base} stopped (${m.message}); nothing was forced. Merge it by hand, or resolve and run devx workflow resume ${state.id}`);
+        return pause(
+          state,
+          save,
+          `merging ${state.git.branch} into ${state.git.base} stopped (${m.message}); nothing was forced. Merge it by hand, or resolve and run devx workflow resume ${state.id}`,
+        );
       }
       deps.onEvent?.({ type: 'merged', into: state.git.base, branch: state.git.branch });
     }

@@ -89,7 +89,10 @@ export function newWorkflowId(now: Date): string {
 }
 
 export function slugOf(request: string): string {
-  const s = request.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-+|-+$/g, '');
+  const s = request
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '-')
+    .replace(/^-+|-+$/g, '');
   return s.slice(0, 40).replace(/-+$/, '') || 'task';
 }
 

@@ -42,7 +42,8 @@ export function buildStepPrompt(root: string, def: WorkflowDef, state: WorkflowS
     const rec = latestRecord(state, r);
     if (!rec) continue;
     if (rec.artifact) parts.push(`## ${r}: ${rec.artifact} (written by the ${rec.role})\n${readArtifact(root, rec.artifact)}`);
-    else if (rec.commit || rec.verdict) parts.push(`## ${r} (the ${rec.role})\n${rec.commit ? `Commit: ${rec.commit}\n` : ''}${rec.verdict ? `Result: ${JSON.stringify(rec.verdict)}` : ''}`);
+    else if (rec.commit || rec.verdict)
+      parts.push(`## ${r} (the ${rec.role})\n${rec.commit ? `Commit: ${rec.commit}\n` : ''}${rec.verdict ? `Result: ${JSON.stringify(rec.verdict)}` : ''}`);
   }
   const fb = state.feedback[name];
   if (fb) parts.push(`## Feedback you must address\n${fb}`);
@@ -52,7 +53,10 @@ export function buildStepPrompt(root: string, def: WorkflowDef, state: WorkflowS
 
 function outputInstructions(step: StepDef, state: WorkflowState, extra: { testCommand?: string }): string {
   const lines = ['## What you must produce'];
-  if (step.writes) lines.push(`Your final answer is your report in Markdown. devx saves it to ${fillPath(step.writes, state)} and commits it; do not write that file yourself.`);
+  if (step.writes)
+    lines.push(
+      `Your final answer is your report in Markdown. devx saves it to ${fillPath(step.writes, state)} and commits it; do not write that file yourself.`,
+    );
   if (step.check.includes('tests') && extra.testCommand) lines.push(`devx confirms your test claim by running \`${extra.testCommand}\` itself.`);
   if (step.check.includes('commit') && state.git.branch) lines.push(`Commit your work on the current branch (${state.git.branch}) before you answer.`);
   if (step.verdict) lines.push(`End your answer with exactly one JSON object on its own line, and nothing after it:\n${verdictExample(step.verdict)}`);

@@ -25,7 +25,8 @@ export function detectTestCommand(root: string, configured?: string): TestComman
     }
   }
   if (has('pyproject.toml') || has('pytest.ini') || has('setup.cfg') || has('tox.ini')) return { command: 'python -m pytest -q', source: 'a Python project' };
-  if (has('Makefile') && /^test\s*:/m.test(fs.readFileSync(path.join(root, 'Makefile'), 'utf8'))) return { command: 'make test', source: 'Makefile target "test"' };
+  if (has('Makefile') && /^test\s*:/m.test(fs.readFileSync(path.join(root, 'Makefile'), 'utf8')))
+    return { command: 'make test', source: 'Makefile target "test"' };
   if (has('Cargo.toml')) return { command: 'cargo test', source: 'Cargo.toml' };
   if (has('go.mod')) return { command: 'go test ./...', source: 'go.mod' };
   return null;
@@ -38,12 +39,26 @@ export interface TestRun {
   sandboxed: boolean;
 }
 
-export async function runTestCommand(root: string, cmd: TestCommand, opts: { env?: NodeJS.ProcessEnv; timeoutMs?: number; home?: string } = {}): Promise<TestRun> {
+export async function runTestCommand(
+  root: string,
+  cmd: TestCommand,
+  opts: { env?: NodeJS.ProcessEnv; timeoutMs?: number; home?: string } = {},
+): Promise<TestRun> {
   const env = opts.env ?? process.env;
   const bwrap = detectBwrap(env);
   // A test command is a build: the project writable, .git and other tools' configuration not.
-  const sb = bwrap ? sandboxCommand({ bin: bwrap, root, home: opts.home ?? env.HOME ?? '', claim: { profile: 'build', writes: [] } }, root, ['bash', '-c', cmd.command]) : null;
-  const r = await execa(sb?.file ?? 'bash', sb?.args ?? ['-c', cmd.command], { cwd: root, env, reject: false, all: true, timeout: opts.timeoutMs ?? 600_000, forceKillAfterDelay: 2000, stdin: 'ignore' }).finally(() => sb?.cleanup());
+  const sb = bwrap
+    ? sandboxCommand({ bin: bwrap, root, home: opts.home ?? env.HOME ?? '', claim: { profile: 'build', writes: [] } }, root, ['bash', '-c', cmd.command])
+    : null;
+  const r = await execa(sb?.file ?? 'bash', sb?.args ?? ['-c', cmd.command], {
+    cwd: root,
+    env,
+    reject: false,
+    all: true,
+    timeout: opts.timeoutMs ?? 600_000,
+    forceKillAfterDelay: 2000,
+    stdin: 'ignore',
+  }).finally(() => sb?.cleanup());
   const all = r.all ?? '';
   const output = all.length > 8000 ? `...(${all.length - 8000} characters cut)\n${all.slice(-8000)}` : all;
   return { passed: r.exitCode === 0 && !r.timedOut, exitCode: r.exitCode ?? null, output: r.timedOut ? `${output}\n(timed out)` : output, sandboxed: !!bwrap };

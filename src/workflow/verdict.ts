@@ -83,5 +83,8 @@ export function stripVerdict(answer: string): string {
   if (!o) return answer.trim();
   const after = answer.slice(o.end).replace(/```/g, '').trim();
   if (after) return answer.trim();
-  return answer.slice(0, o.start).replace(/```(?:json)?\s*$/, '').trim();
+  return answer
+    .slice(0, o.start)
+    .replace(/```(?:json)?\s*$/, '')
+    .trim();
 }

@@ -56,7 +56,9 @@ async function startEditor(cwd: string): Promise<Editor> {
       if (answer.optionId === 'hold') return new Promise<never>(() => undefined);
       return { outcome: { outcome: 'selected', optionId: answer.optionId } };
     });
-  const conn = app.connect(acp.ndJsonStream(Writable.toWeb(child.stdin!) as WritableStream<Uint8Array>, Readable.toWeb(child.stdout!) as ReadableStream<Uint8Array>));
+  const conn = app.connect(
+    acp.ndJsonStream(Writable.toWeb(child.stdin!) as WritableStream<Uint8Array>, Readable.toWeb(child.stdout!) as ReadableStream<Uint8Array>),
+  );
   const agent = conn.agent;
   const init = await agent.request(acp.methods.agent.initialize, { protocolVersion: acp.PROTOCOL_VERSION, clientCapabilities: {} });
   expect(init.protocolVersion).toBe(acp.PROTOCOL_VERSION);
@@ -82,7 +84,8 @@ async function startEditor(cwd: string): Promise<Editor> {
 const chunks = (e: Editor, kind = 'agent_message_chunk') =>
   e.updates.flatMap((n) => (n.update.sessionUpdate === kind && n.update.content.type === 'text' ? [n.update.content.text] : [])).join('');
 const toolCalls = (e: Editor) => e.updates.flatMap((n) => (n.update.sessionUpdate === 'tool_call' ? [n.update] : []));
-const toolUpdates = (e: Editor, id: string) => e.updates.flatMap((n) => (n.update.sessionUpdate === 'tool_call_update' && n.update.toolCallId === id ? [n.update] : []));
+const toolUpdates = (e: Editor, id: string) =>
+  e.updates.flatMap((n) => (n.update.sessionUpdate === 'tool_call_update' && n.update.toolCallId === id ? [n.update] : []));
 
 describe('devx --acp', () => {
   it('answers a prompt in streamed prose chunks, and a client offering MCP servers still gets a session', async () => {
@@ -168,7 +171,11 @@ describe('devx --acp', () => {
 
   it('"allow always" is remembered for the session: the next write does not ask', async () => {
     const project = makeProject({});
-    fake.push({ text: 'TOOL_CALL: write_file | path=a.txt | content=one' }, { text: 'TOOL_CALL: write_file | path=b.txt | content=two' }, { text: 'Both written.' });
+    fake.push(
+      { text: 'TOOL_CALL: write_file | path=a.txt | content=one' },
+      { text: 'TOOL_CALL: write_file | path=b.txt | content=two' },
+      { text: 'Both written.' },
+    );
     const e = await startEditor(project);
     e.answer.optionId = 'allow_always';
     const { sessionId } = await e.newSession(project);
@@ -239,10 +246,12 @@ describe('devx --acp', () => {
     await again.agent.request(acp.methods.agent.session.load, { sessionId, cwd: project, mcpServers: [] });
     expect(chunks(again, 'user_message_chunk')).toBe('remember the word pineapplewhat was the word?');
 
-    await expect(again.agent.request(acp.methods.agent.session.load, { sessionId: '20000101-000000-dead', cwd: project, mcpServers: [] })).rejects.toThrow(/no devx session 20000101-000000-dead/);
+    await expect(again.agent.request(acp.methods.agent.session.load, { sessionId: '20000101-000000-dead', cwd: project, mcpServers: [] })).rejects.toThrow(
+      /no devx session 20000101-000000-dead/,
+    );
   });
 
-  it('a failed model call is the prompt\'s error, with its message, not an answer (#31)', async () => {
+  it("a failed model call is the prompt's error, with its message, not an answer (#31)", async () => {
     const project = makeProject({});
     fake.push({ status: 400 });
     const e = await startEditor(project);
@@ -265,7 +274,9 @@ describe('devx --acp', () => {
   });
 
   it('agents are session modes: set_mode switches the persona of the next turn', async () => {
-    const project = makeProject({ '.devx/agents/reviewer.md': '---\nname: reviewer\ndescription: reviews code carefully\ntools: [read_file]\n---\nYou are the careful reviewer persona.\n' });
+    const project = makeProject({
+      '.devx/agents/reviewer.md': '---\nname: reviewer\ndescription: reviews code carefully\ntools: [read_file]\n---\nYou are the careful reviewer persona.\n',
+    });
     fake.push({ text: 'Plain answer.' }, { text: 'Reviewed.' });
     const e = await startEditor(project);
     const { sessionId, modes } = await e.newSession(project);
@@ -283,7 +294,12 @@ describe('devx --acp', () => {
   it("the client's MCP servers: their tools are offered, and a call asks the client first", async () => {
     const project = makeProject({});
     const e = await startEditor(project);
-    const everything: acp.McpServer = { name: 'everything', command: path.join(REPO_ROOT, 'node_modules', '.bin', 'mcp-server-everything'), args: ['stdio'], env: [] };
+    const everything: acp.McpServer = {
+      name: 'everything',
+      command: path.join(REPO_ROOT, 'node_modules', '.bin', 'mcp-server-everything'),
+      args: ['stdio'],
+      env: [],
+    };
     const { sessionId } = await e.newSession(project, [everything]);
     fake.push({ text: 'TOOL_CALL: mcp__everything__echo | message=from zed' }, { text: 'Echoed.' });
     expect(await e.prompt(sessionId, 'echo')).toEqual({ stopReason: 'end_turn' });

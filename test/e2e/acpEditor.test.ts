@@ -40,23 +40,36 @@ async function editor(cwd: string, buffers: Map<string, string>) {
       buffers.set(params.path, params.content);
       return {};
     });
-  const conn = app.connect(acp.ndJsonStream(Writable.toWeb(child.stdin!) as WritableStream<Uint8Array>, Readable.toWeb(child.stdout!) as ReadableStream<Uint8Array>));
-  const init = await conn.agent.request(acp.methods.agent.initialize, { protocolVersion: acp.PROTOCOL_VERSION, clientCapabilities: { fs: { readTextFile: true, writeTextFile: true } } });
+  const conn = app.connect(
+    acp.ndJsonStream(Writable.toWeb(child.stdin!) as WritableStream<Uint8Array>, Readable.toWeb(child.stdout!) as ReadableStream<Uint8Array>),
+  );
+  const init = await conn.agent.request(acp.methods.agent.initialize, {
+    protocolVersion: acp.PROTOCOL_VERSION,
+    clientCapabilities: { fs: { readTextFile: true, writeTextFile: true } },
+  });
   return { child, conn, init, updates, reads, writes };
 }
 
-const chunkTexts = (u: acp.SessionNotification[]) => u.flatMap((n) => (n.update.sessionUpdate === 'agent_message_chunk' && n.update.content.type === 'text' ? [n.update.content.text] : []));
+const chunkTexts = (u: acp.SessionNotification[]) =>
+  u.flatMap((n) => (n.update.sessionUpdate === 'agent_message_chunk' && n.update.content.type === 'text' ? [n.update.content.text] : []));
 
 describe('ACP through the editor', () => {
   it('reads unsaved buffers and writes through the client; declares MCP transports; no stray newline on a later turn', async () => {
     const project = makeProject({ 'a.txt': 'on disk\n' });
     const abs = path.join(project, 'a.txt');
     const buffers = new Map([[abs, 'UNSAVED EDIT in the editor\n']]);
-    fake.push({ text: 'TOOL_CALL: read_file | path=a.txt' }, { text: 'TOOL_CALL: edit_file | path=a.txt | old_text=UNSAVED | new_text=SAVED' }, { text: 'Done.' }, { text: 'Second turn.' });
+    fake.push(
+      { text: 'TOOL_CALL: read_file | path=a.txt' },
+      { text: 'TOOL_CALL: edit_file | path=a.txt | old_text=UNSAVED | new_text=SAVED' },
+      { text: 'Done.' },
+      { text: 'Second turn.' },
+    );
     const e = await editor(project, buffers);
     expect(e.init.agentCapabilities?.mcpCapabilities).toEqual({ http: true, sse: true });
     const { sessionId } = await e.conn.agent.request(acp.methods.agent.session.new, { cwd: project, mcpServers: [] });
-    expect((await e.conn.agent.request(acp.methods.agent.session.prompt, { sessionId, prompt: [{ type: 'text', text: 'fix a.txt' }] })).stopReason).toBe('end_turn');
+    expect((await e.conn.agent.request(acp.methods.agent.session.prompt, { sessionId, prompt: [{ type: 'text', text: 'fix a.txt' }] })).stopReason).toBe(
+      'end_turn',
+    );
     expect(fake.modelCalls[1].promptText).toMatch(/UNSAVED EDIT in the editor/);
     expect(e.reads).toContain(abs);
     expect(e.writes).toEqual([{ path: abs, content: 'SAVED EDIT in the editor\n' }]);
@@ -95,10 +108,18 @@ describe('ACP through the editor', () => {
     expect(e.init.agentCapabilities?.promptCapabilities?.image).toBe(true);
     const { sessionId } = await e.conn.agent.request(acp.methods.agent.session.new, { cwd: project, mcpServers: [] });
     const data = makePng().toString('base64');
-    await e.conn.agent.request(acp.methods.agent.session.prompt, { sessionId, prompt: [{ type: 'text', text: 'what is this?' }, { type: 'image', mimeType: 'image/png', data }] });
+    await e.conn.agent.request(acp.methods.agent.session.prompt, {
+      sessionId,
+      prompt: [
+        { type: 'text', text: 'what is this?' },
+        { type: 'image', mimeType: 'image/png', data },
+      ],
+    });
     const sent = (fake.modelCalls[0].body?.contents ?? []).flatMap((c: any) => (c.parts ?? []).filter((p: any) => p.inlineData).map((p: any) => p.inlineData));
     expect(sent).toEqual([{ mimeType: 'image/png', data }]);
-    await expect(e.conn.agent.request(acp.methods.agent.session.prompt, { sessionId, prompt: [{ type: 'image', mimeType: 'image/tiff', data }] })).rejects.toThrow(/image 1 is image\/tiff/);
+    await expect(
+      e.conn.agent.request(acp.methods.agent.session.prompt, { sessionId, prompt: [{ type: 'image', mimeType: 'image/tiff', data }] }),
+    ).rejects.toThrow(/image 1 is image\/tiff/);
     e.child.stdin!.end();
   }, 90_000);
 });

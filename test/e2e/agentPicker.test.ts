@@ -19,7 +19,8 @@ afterEach(() => {
   for (const s of sessions.splice(0)) s.kill();
 });
 
-const agent = (name: string, description: string, tools?: string) => `---\nname: ${name}\ndescription: ${description}\n${tools ? `tools: [${tools}]\n` : ''}---\nYou are ${name}.\n`;
+const agent = (name: string, description: string, tools?: string) =>
+  `---\nname: ${name}\ndescription: ${description}\n${tools ? `tools: [${tools}]\n` : ''}---\nYou are ${name}.\n`;
 
 function setup(): string {
   fs.mkdirSync(path.join(home, '.devx', 'agents'), { recursive: true });

@@ -95,9 +95,19 @@ describe('task queue', () => {
 describe('spawn_gemini', () => {
   it('runs several sub-sessions in parallel with rotated accounts; one failure does not sink the others; depth is limited', async () => {
     fs.mkdirSync(path.join(home, '.devx'), { recursive: true });
-    fs.writeFileSync(path.join(home, '.devx', 'settings.json'), JSON.stringify({ accounts: [{ name: 'one', env: { GEMINI_API_KEY: 'key-1' } }, { name: 'two', env: { GEMINI_API_KEY: 'key-2' } }] }));
+    fs.writeFileSync(
+      path.join(home, '.devx', 'settings.json'),
+      JSON.stringify({
+        accounts: [
+          { name: 'one', env: { GEMINI_API_KEY: 'key-1' } },
+          { name: 'two', env: { GEMINI_API_KEY: 'key-2' } },
+        ],
+      }),
+    );
     const project = makeProject({});
-    fake.push({ text: 'Fanning out.\nTOOL_CALL: spawn_gemini | query=Research topic A\nTOOL_CALL: spawn_gemini | query=Research topic B\nTOOL_CALL: spawn_gemini | query=Research topic C' });
+    fake.push({
+      text: 'Fanning out.\nTOOL_CALL: spawn_gemini | query=Research topic A\nTOOL_CALL: spawn_gemini | query=Research topic B\nTOOL_CALL: spawn_gemini | query=Research topic C',
+    });
     const sub = (req: RecordedRequest) => {
       const topic = /Research topic (\w)/.exec(req.promptText)?.[1];
       if (topic === 'B') return { status: 400 };
@@ -119,7 +129,9 @@ describe('spawn_gemini', () => {
     const r = await runDevx(['run', 'research three topics'], { cwd: project, env: fakeEnv(fake, home) });
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout.trim()).toBe('Summary of A and C; B failed.');
-    const subs = fake.modelCalls.filter((c) => /Research topic/.test(c.promptText) && !c.systemText.includes('spawn_gemini |') && !c.promptText.includes('TOOL_RESULT'));
+    const subs = fake.modelCalls.filter(
+      (c) => /Research topic/.test(c.promptText) && !c.systemText.includes('spawn_gemini |') && !c.promptText.includes('TOOL_RESULT'),
+    );
     expect(subs).toHaveLength(3);
     // Parallel: every sub-session started before the slow ones answered.
     const starts = subs.map((c) => c.at);
@@ -135,9 +147,19 @@ describe('spawn_gemini', () => {
 describe('spawn_gemini with an explicit account', () => {
   it("the seed's account=1 and account=two pin each sub-session's calls to that account; an unknown one says which exist", async () => {
     fs.mkdirSync(path.join(home, '.devx'), { recursive: true });
-    fs.writeFileSync(path.join(home, '.devx', 'settings.json'), JSON.stringify({ accounts: [{ name: 'one', env: { GEMINI_API_KEY: 'key-1' } }, { name: 'two', env: { GEMINI_API_KEY: 'key-2' } }] }));
+    fs.writeFileSync(
+      path.join(home, '.devx', 'settings.json'),
+      JSON.stringify({
+        accounts: [
+          { name: 'one', env: { GEMINI_API_KEY: 'key-1' } },
+          { name: 'two', env: { GEMINI_API_KEY: 'key-2' } },
+        ],
+      }),
+    );
     const project = makeProject({});
-    fake.push({ text: 'TOOL_CALL: spawn_gemini | query=Research React hooks | account=1\nTOOL_CALL: spawn_gemini | query=Research Vue composition | account=two\nTOOL_CALL: spawn_gemini | query=Research Svelte | account=3' });
+    fake.push({
+      text: 'TOOL_CALL: spawn_gemini | query=Research React hooks | account=1\nTOOL_CALL: spawn_gemini | query=Research Vue composition | account=two\nTOOL_CALL: spawn_gemini | query=Research Svelte | account=3',
+    });
     const sub = (req: RecordedRequest) => ({ text: `Findings on ${/Research (\w+)/.exec(req.promptText)?.[1]} with ${req.apiKey}.` });
     fake.push(sub, sub);
     fake.push((req) => {
@@ -149,8 +171,13 @@ describe('spawn_gemini with an explicit account', () => {
     });
     const r = await runDevx(['run', 'research'], { cwd: project, env: fakeEnv(fake, home) });
     expect(r.code, r.stderr).toBe(0);
-    const subs = fake.modelCalls.filter((c) => /Research (React|Vue|Svelte)/.test(c.promptText) && !c.systemText.includes('spawn_gemini |') && !c.promptText.includes('TOOL_RESULT'));
-    expect(subs.map((c) => [/Research (\w+)/.exec(c.promptText)?.[1], c.apiKey]).sort()).toEqual([['React', 'key-1'], ['Vue', 'key-2']]);
+    const subs = fake.modelCalls.filter(
+      (c) => /Research (React|Vue|Svelte)/.test(c.promptText) && !c.systemText.includes('spawn_gemini |') && !c.promptText.includes('TOOL_RESULT'),
+    );
+    expect(subs.map((c) => [/Research (\w+)/.exec(c.promptText)?.[1], c.apiKey]).sort()).toEqual([
+      ['React', 'key-1'],
+      ['Vue', 'key-2'],
+    ]);
   }, 60_000);
 });
 
@@ -177,7 +204,8 @@ describe('one-shot agent runs', () => {
     expect(r.stdout).toBe('Hotspot: the loop in parse().\nApplied: hoisted the regex.\n');
 
     fs.writeFileSync(path.join(project, '.env'), 'TOKEN=secret\n');
-    const calls = 'TOOL_CALL: write_file | path=x.txt | content=hello\nTOOL_CALL: read_file | path=.env\nTOOL_CALL: run_command | cmd=curl https://example.com\nTOOL_CALL: run_command | cmd=ls';
+    const calls =
+      'TOOL_CALL: write_file | path=x.txt | content=hello\nTOOL_CALL: read_file | path=.env\nTOOL_CALL: run_command | cmd=curl https://example.com\nTOOL_CALL: run_command | cmd=ls';
     fake.push({ text: calls });
     const dry = await runDevx(['agent', 'run', 'optimizer', 'write x', '--dry-run'], { cwd: project, env });
     expect(dry.code, dry.stderr).toBe(0);
@@ -191,7 +219,12 @@ describe('one-shot agent runs', () => {
     fake.push({ text: calls });
     const json = await runDevx(['agent', 'run', 'optimizer', 'write x', '--dry-run', '--json'], { cwd: project, env });
     const [step] = JSON.parse(json.stdout).steps;
-    expect(step.calls.map((c: any) => [c.tool, c.decision, c.ran])).toEqual([['write_file', 'ask', false], ['read_file', 'deny', false], ['run_command', 'deny', false], ['run_command', 'allow', false]]);
+    expect(step.calls.map((c: any) => [c.tool, c.decision, c.ran])).toEqual([
+      ['write_file', 'ask', false],
+      ['read_file', 'deny', false],
+      ['run_command', 'deny', false],
+      ['run_command', 'allow', false],
+    ]);
     expect(step.calls[0]).toMatchObject({ args: { path: 'x.txt', content: 'hello' }, rule: 'tool:write', reason: 'write_file changes files' });
     expect(step.calls[2].rule).toMatch(/^command:network/);
     expect(fs.existsSync(path.join(project, 'x.txt'))).toBe(false);

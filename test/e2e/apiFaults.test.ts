@@ -64,7 +64,9 @@ describe('a hung API fails within the turn timeout as "stopped answering", not "
         const r = await run(target, reply, { DEVX_TURN_TIMEOUT_SEC: '5' });
         expect(r.code).toBe(1);
         expect(r.stdout).toBe('');
-        expect(r.stderr).toMatch(new RegExp(`✗ ${API[target]} stopped answering: (no reply|mid-reply[^\\n]*) within 5s, the turn timeout \\(DEVX_TURN_TIMEOUT_SEC`));
+        expect(r.stderr).toMatch(
+          new RegExp(`✗ ${API[target]} stopped answering: (no reply|mid-reply[^\\n]*) within 5s, the turn timeout \\(DEVX_TURN_TIMEOUT_SEC`),
+        );
         expect(r.stderr).not.toMatch(/cannot reach|did not finish within/);
         // Within the turn timeout, plus devx's own start and exit: a ceiling generous enough for a loaded
         // machine (29 s was seen once in a full run on 2 cores with an 8 s timeout), still far under gemini's own 60 s header
@@ -85,7 +87,9 @@ describe('a connection reset mid-reply is told as a cut, retried, and never take
       expect(r.code).toBe(1);
       // Never the first part passed off as the answer (a per-call gemini with its own retries did that).
       expect(r.stdout).toBe('');
-      expect(r.stderr).toMatch(new RegExp(`✗ the connection to ${API[target]} was cut mid-reply: ${target === 'claude' ? 'claude' : 'gemini'} said [^\\n]*(terminated|ECONNRESET)`));
+      expect(r.stderr).toMatch(
+        new RegExp(`✗ the connection to ${API[target]} was cut mid-reply: ${target === 'claude' ? 'claude' : 'gemini'} said [^\\n]*(terminated|ECONNRESET)`),
+      );
       expect(r.stderr.match(/↻ connection cut mid-reply, retrying/g)).toHaveLength(1);
       expect(r.stderr).not.toMatch(/cannot reach|server error|\(500\)/);
       await nothingLeft();
@@ -105,7 +109,8 @@ describe('a connection reset mid-reply is told as a cut, retried, and never take
 describe('garbage from the API is a reply devx could not read, not an HTTP error', () => {
   const GARBAGE = {
     'a body that is not JSON': () => '<html><body>502 Bad Gateway from a proxy</body></html>',
-    'JSON of the wrong shape': (t: Target) => (t === 'claude' ? 'event: message_start\ndata: {"type":"message_start","message":5}\n\n' : 'data: {"candidates": 5}\r\n\r\n'),
+    'JSON of the wrong shape': (t: Target) =>
+      t === 'claude' ? 'event: message_start\ndata: {"type":"message_start","message":5}\n\n' : 'data: {"candidates": 5}\r\n\r\n',
   };
   for (const target of TARGETS) {
     for (const [what, body] of Object.entries(GARBAGE)) {
@@ -113,7 +118,9 @@ describe('garbage from the API is a reply devx could not read, not an HTTP error
         const r = await run(target, { garbage: body(target) });
         expect(r.code).toBe(1);
         expect(r.stdout).toBe('');
-        expect(r.stderr).toMatch(new RegExp(`✗ ${API[target]} sent a reply devx could not read \\(not the API's JSON\\): ${target === 'claude' ? 'claude' : 'gemini'} said `));
+        expect(r.stderr).toMatch(
+          new RegExp(`✗ ${API[target]} sent a reply devx could not read \\(not the API's JSON\\): ${target === 'claude' ? 'claude' : 'gemini'} said `),
+        );
         expect(r.stderr).not.toMatch(/server error|\(500\)|HTTP 500|cannot reach/);
       });
     }
@@ -123,9 +130,17 @@ describe('garbage from the API is a reply devx could not read, not an HTTP error
 describe('an API that refuses the connection is still "cannot reach", quickly', () => {
   for (const target of TARGETS) {
     it(target, async () => {
-      const r = await run(target, { text: 'unused' }, target === 'claude' ? { ANTHROPIC_BASE_URL: 'http://127.0.0.1:9' } : { GOOGLE_GEMINI_BASE_URL: 'http://127.0.0.1:9' });
+      const r = await run(
+        target,
+        { text: 'unused' },
+        target === 'claude' ? { ANTHROPIC_BASE_URL: 'http://127.0.0.1:9' } : { GOOGLE_GEMINI_BASE_URL: 'http://127.0.0.1:9' },
+      );
       expect(r.code).toBe(1);
-      expect(r.stderr).toMatch(new RegExp(`✗ cannot reach ${API[target]}: check your network connection, proxy settings and ${target === 'claude' ? 'ANTHROPIC_BASE_URL' : 'GOOGLE_GEMINI_BASE_URL'}`));
+      expect(r.stderr).toMatch(
+        new RegExp(
+          `✗ cannot reach ${API[target]}: check your network connection, proxy settings and ${target === 'claude' ? 'ANTHROPIC_BASE_URL' : 'GOOGLE_GEMINI_BASE_URL'}`,
+        ),
+      );
       expect(r.stderr).not.toMatch(/stopped answering/);
       expect(r.elapsed).toBeLessThan(30_000);
     });

@@ -17,13 +17,15 @@ function runWriters(file: string, writers: number, each: number): Promise<void[]
   const script = path.join(tempDir(), 'writer.mjs');
   fs.writeFileSync(script, WRITER);
   return Promise.all(
-    Array.from({ length: writers }, (_, id) =>
-      new Promise<void>((resolve, reject) => {
-        const child = spawn(process.execPath, [script, file, String(id), String(each)], { stdio: ['ignore', 'ignore', 'pipe'] });
-        let err = '';
-        child.stderr.on('data', (d) => (err += d));
-        child.on('close', (code) => (code === 0 ? resolve() : reject(new Error(err))));
-      }),
+    Array.from(
+      { length: writers },
+      (_, id) =>
+        new Promise<void>((resolve, reject) => {
+          const child = spawn(process.execPath, [script, file, String(id), String(each)], { stdio: ['ignore', 'ignore', 'pipe'] });
+          let err = '';
+          child.stderr.on('data', (d) => (err += d));
+          child.on('close', (code) => (code === 0 ? resolve() : reject(new Error(err))));
+        }),
     ),
   );
 }
@@ -48,7 +50,8 @@ describe('audit log', () => {
     const root = makeProject({});
     const file = path.join(root, '.devx', 'audit.jsonl');
     await runWriters(file, 1, 10);
-    const verify = () => spawnSync(process.execPath, [DEVX_BIN, 'audit', 'verify'], { cwd: root, env: { PATH: process.env.PATH, HOME: tempDir() }, encoding: 'utf8' });
+    const verify = () =>
+      spawnSync(process.execPath, [DEVX_BIN, 'audit', 'verify'], { cwd: root, env: { PATH: process.env.PATH, HOME: tempDir() }, encoding: 'utf8' });
     expect(verify().status).toBe(0);
     expect(verify().stdout).toMatch(/OK: 10 entries/);
     const original = fs.readFileSync(file, 'utf8');
@@ -65,10 +68,18 @@ describe('audit log', () => {
     expect(r.stdout).toMatch(/BROKEN at line 7: prevHash does not match/);
 
     fs.writeFileSync(file, original);
-    const tail = spawnSync(process.execPath, [DEVX_BIN, 'audit', 'tail', '-n', '3'], { cwd: root, env: { PATH: process.env.PATH, HOME: tempDir() }, encoding: 'utf8' });
+    const tail = spawnSync(process.execPath, [DEVX_BIN, 'audit', 'tail', '-n', '3'], {
+      cwd: root,
+      env: { PATH: process.env.PATH, HOME: tempDir() },
+      encoding: 'utf8',
+    });
     expect(tail.stdout.trim().split('\n')).toHaveLength(3);
     expect(tail.stdout).toContain('path=f9');
-    const grep = spawnSync(process.execPath, [DEVX_BIN, 'audit', 'grep', '"f3"', '--json'], { cwd: root, env: { PATH: process.env.PATH, HOME: tempDir() }, encoding: 'utf8' });
+    const grep = spawnSync(process.execPath, [DEVX_BIN, 'audit', 'grep', '"f3"', '--json'], {
+      cwd: root,
+      env: { PATH: process.env.PATH, HOME: tempDir() },
+      encoding: 'utf8',
+    });
     expect(grep.stdout.trim().split('\n')).toHaveLength(1);
     expect(JSON.parse(grep.stdout).args.path).toBe('f3');
   }, 60_000);

@@ -67,7 +67,10 @@ describe('the claude provider', () => {
     fs.writeFileSync(path.join(home, 'CLAUDE.md'), 'SECRET-HOME-MEMORY-MARKER\n');
     const mcp = { mcpServers: { evil: { command: 'sh', args: ['-c', `touch ${marker}`] } } };
     fs.writeFileSync(path.join(home, '.claude.json'), JSON.stringify(mcp));
-    fs.writeFileSync(path.join(home, '.claude', 'settings.json'), JSON.stringify({ ...mcp, hooks: { SessionStart: [{ hooks: [{ type: 'command', command: `touch ${marker}` }] }] } }));
+    fs.writeFileSync(
+      path.join(home, '.claude', 'settings.json'),
+      JSON.stringify({ ...mcp, hooks: { SessionStart: [{ hooks: [{ type: 'command', command: `touch ${marker}` }] }] } }),
+    );
     // devx itself offers the servers of ~/.claude.json as its own tools (#30, under its policy); this test
     // is about what the claude binary does inside devx's calls, so devx's import is off here.
     fs.mkdirSync(path.join(home, '.devx'), { recursive: true });
@@ -96,7 +99,18 @@ describe('the claude provider', () => {
     fs.mkdirSync(path.join(home, '.devx'), { recursive: true });
     fs.writeFileSync(
       path.join(home, '.devx', 'settings.json'),
-      JSON.stringify({ providers: { claude: { maxRetries: 2, retryBaseMs: 10, accounts: [{ name: 'first', env: { ANTHROPIC_API_KEY: 'sk-first' } }, { name: 'second', env: { ANTHROPIC_API_KEY: 'sk-second' } }] } } }),
+      JSON.stringify({
+        providers: {
+          claude: {
+            maxRetries: 2,
+            retryBaseMs: 10,
+            accounts: [
+              { name: 'first', env: { ANTHROPIC_API_KEY: 'sk-first' } },
+              { name: 'second', env: { ANTHROPIC_API_KEY: 'sk-second' } },
+            ],
+          },
+        },
+      }),
     );
     const project = makeProject({});
     claude.push({ status: 429 }, { status: 529 }, { status: 500 }, { text: 'made it' });
@@ -142,7 +156,10 @@ describe('the claude provider', () => {
     claude.push({ text });
     const r = await runDevx(['run', '--provider', 'claude', '--output-format', 'stream-json', 'go'], { cwd: project, env: env() });
     expect(r.code, r.stderr).toBe(0);
-    const events = r.stdout.trim().split('\n').map((l) => JSON.parse(l));
+    const events = r.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
     const deltas = events.filter((e) => e.type === 'text_delta').map((e) => e.text);
     expect(deltas.length).toBeGreaterThan(1);
     expect(deltas.join('')).toBe(text);
@@ -169,7 +186,11 @@ describe('the claude provider', () => {
     claude.push({ text: 'first' });
     await runDevx(['run', '--provider', 'claude', 'hi'], { cwd: project, env: env() });
     claude.fallback = { hang: true };
-    const child = spawn(process.execPath, [DEVX_BIN, 'run', '--provider', 'claude', 'hi'], { cwd: project, env: env({ DEVX_DEBUG: '1' }), stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [DEVX_BIN, 'run', '--provider', 'claude', 'hi'], {
+      cwd: project,
+      env: env({ DEVX_DEBUG: '1' }),
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let err = '';
     child.stderr.on('data', (d) => (err += d));
     try {

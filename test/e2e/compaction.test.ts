@@ -57,14 +57,20 @@ describe('/compact in the REPL', () => {
     s.type('GAMMA-REQUEST: and what is the gamma module of this project, in one line?\r');
     await s.waitFor(/Reply three: gamma/);
     s.type('/compact\r');
-    await s.waitFor(/compacted 4 messages into a summary \([\d.]+ k? ?→ [\d.]+ k? ?characters\); the full transcript is in \.devx\/transcripts\/conversation\.jsonl/);
+    await s.waitFor(
+      /compacted 4 messages into a summary \([\d.]+ k? ?→ [\d.]+ k? ?characters\); the full transcript is in \.devx\/transcripts\/conversation\.jsonl/,
+    );
     const [, before, after] = /into a summary \(([\d.]+) k → (\d+)/.exec(s.screen()) ?? [];
     expect(Number(before) * 1000).toBeGreaterThan(Number(after));
     expect(fake.modelCalls).toHaveLength(4);
     s.type('DELTA-REQUEST: anything else?\r');
     await s.waitFor(/Reply four: delta seen\./);
     expect(fake.modelCalls).toHaveLength(5);
-    const lines = fs.readFileSync(path.join(project, '.devx', 'transcripts', 'conversation.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+    const lines = fs
+      .readFileSync(path.join(project, '.devx', 'transcripts', 'conversation.jsonl'), 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
     expect(lines.map((l) => l.role)).toEqual(['user', 'assistant', 'user', 'assistant']);
     expect(lines[0].content).toMatch(/^ALPHA-REQUEST/);
     const saved = JSON.parse(fs.readFileSync(path.join(project, '.devx', 'history.json'), 'utf8')).messages;

@@ -44,12 +44,16 @@ describe('custom commands', () => {
     const app = acp.client({ name: 'test' }).onNotification(acp.methods.client.session.update, ({ params }) => {
       updates.push(params);
     });
-    const conn = app.connect(acp.ndJsonStream(Writable.toWeb(child.stdin!) as WritableStream<Uint8Array>, Readable.toWeb(child.stdout!) as ReadableStream<Uint8Array>));
+    const conn = app.connect(
+      acp.ndJsonStream(Writable.toWeb(child.stdin!) as WritableStream<Uint8Array>, Readable.toWeb(child.stdout!) as ReadableStream<Uint8Array>),
+    );
     await conn.agent.request(acp.methods.agent.initialize, { protocolVersion: acp.PROTOCOL_VERSION, clientCapabilities: {} });
     const { sessionId } = await conn.agent.request(acp.methods.agent.session.new, { cwd: project, mcpServers: [] });
     const until = Date.now() + 10_000;
     while (!updates.some((u) => u.update.sessionUpdate === 'available_commands_update') && Date.now() < until) await new Promise((r) => setTimeout(r, 20));
-    const announced = updates.find((u) => u.update.sessionUpdate === 'available_commands_update')!.update as { availableCommands: { name: string; description: string; input?: { hint: string } }[] };
+    const announced = updates.find((u) => u.update.sessionUpdate === 'available_commands_update')!.update as {
+      availableCommands: { name: string; description: string; input?: { hint: string } }[];
+    };
     expect(announced.availableCommands).toEqual([{ name: 'explain', description: 'Explain a file', input: { hint: '<file>' } }]);
     const res = await conn.agent.request(acp.methods.agent.session.prompt, { sessionId, prompt: [{ type: 'text', text: '/explain src/app.ts' }] });
     expect(res.stopReason).toBe('end_turn');

@@ -20,7 +20,12 @@ function writeUserSettings(settings: unknown): void {
   fs.writeFileSync(path.join(home, '.devx', 'settings.json'), JSON.stringify(settings));
 }
 
-const TWO_ACCOUNTS = { accounts: [{ name: 'first', env: { GEMINI_API_KEY: 'key-first' } }, { name: 'second', env: { GEMINI_API_KEY: 'key-second' } }] };
+const TWO_ACCOUNTS = {
+  accounts: [
+    { name: 'first', env: { GEMINI_API_KEY: 'key-first' } },
+    { name: 'second', env: { GEMINI_API_KEY: 'key-second' } },
+  ],
+};
 
 describe('model failures', () => {
   it('on a 429 moves the turn to the next account', async () => {
@@ -86,11 +91,14 @@ describe('model failures', () => {
 
   it('a reply cut off mid-write never writes truncated content', async () => {
     const project = makeProject({});
-    fake.push({ text: 'TOOL_CALL: list_directory | path=.\nTOOL_CALL: write_file | path=out.py | content=```python\ndef f():\n    return 1\n\ndef g(' }, (req) => {
-      expect(req.promptText).toContain('TOOL_RESULT: list_directory | status=ok');
-      expect(req.promptText).toMatch(/TOOL_RESULT: write_file \| status=error[^\n]*\n`+\nunterminated/);
-      return { text: 'The write was cut off; I will stop here.' };
-    });
+    fake.push(
+      { text: 'TOOL_CALL: list_directory | path=.\nTOOL_CALL: write_file | path=out.py | content=```python\ndef f():\n    return 1\n\ndef g(' },
+      (req) => {
+        expect(req.promptText).toContain('TOOL_RESULT: list_directory | status=ok');
+        expect(req.promptText).toMatch(/TOOL_RESULT: write_file \| status=error[^\n]*\n`+\nunterminated/);
+        return { text: 'The write was cut off; I will stop here.' };
+      },
+    );
     const r = await runDevx(['run', '--yes', 'write out.py'], { cwd: project, env: fakeEnv(fake, home) });
     expect(r.code, r.stderr).toBe(0);
     expect(fs.existsSync(path.join(project, 'out.py'))).toBe(false);
@@ -122,8 +130,16 @@ describe('large prompts', () => {
     const { GEMINI_BIN, tempDir } = await import('../helpers/env.js');
     fake.push({ text: 'got it' });
     const backend = new GeminiCliBackend({
-      bin: GEMINI_BIN, model: 'gemini-2.5-pro', accounts: [], workDir: tempDir(), timeoutMs: 60_000, maxRetries: 0, baseDelayMs: 10, maxDelayMs: 10,
-      runner: runProcess, env: fakeEnv(fake, home) as Record<string, string>,
+      bin: GEMINI_BIN,
+      model: 'gemini-2.5-pro',
+      accounts: [],
+      workDir: tempDir(),
+      timeoutMs: 60_000,
+      maxRetries: 0,
+      baseDelayMs: 10,
+      maxDelayMs: 10,
+      runner: runProcess,
+      env: fakeEnv(fake, home) as Record<string, string>,
     });
     const prompt = `BEGIN ${'lorem ipsum '.repeat(90_000)} END-MARKER`;
     expect(prompt.length).toBeGreaterThan(1_000_000);
@@ -137,10 +153,15 @@ describe('large prompts', () => {
 describe('API failures are reported as what they are', () => {
   it('an unreachable API is reported within 30 s, naming what to check, with a line per retry', async () => {
     const started = Date.now();
-    const r = await runDevx(['run', 'hello'], { cwd: makeProject({}), env: { ...fakeEnv(fake, home, { DEVX_RETRY_BASE_MS: '200' }), GOOGLE_GEMINI_BASE_URL: 'http://127.0.0.1:9' } });
+    const r = await runDevx(['run', 'hello'], {
+      cwd: makeProject({}),
+      env: { ...fakeEnv(fake, home, { DEVX_RETRY_BASE_MS: '200' }), GOOGLE_GEMINI_BASE_URL: 'http://127.0.0.1:9' },
+    });
     expect(Date.now() - started).toBeLessThan(30_000);
     expect(r.code).toBe(1);
-    expect(r.stderr).toMatch(/✗ cannot reach the Gemini API: check your network connection, proxy settings and GOOGLE_GEMINI_BASE_URL \(now http:\/\/127\.0\.0\.1:9\)/);
+    expect(r.stderr).toMatch(
+      /✗ cannot reach the Gemini API: check your network connection, proxy settings and GOOGLE_GEMINI_BASE_URL \(now http:\/\/127\.0\.0\.1:9\)/,
+    );
     expect(r.stderr.match(/↻ network error, retrying/g)).toHaveLength(3);
     await until(() => processesUnder(path.join(home, '.devx')).length === 0, 5000).catch(() => undefined);
     expect(processesUnder(path.join(home, '.devx'))).toEqual([]);
@@ -194,4 +215,3 @@ describe('API failures are reported as what they are', () => {
     expect(processesUnder(path.join(home, '.devx'))).toEqual([]);
   });
 });
-

@@ -19,7 +19,19 @@ let home: string;
 useFakeApi((f, h) => ((fake = f), (home = h)));
 
 /** Every hook event gemini 0.61 accepts (its settings schema, `hooks.properties`). */
-const HOOK_EVENTS = ['BeforeTool', 'AfterTool', 'BeforeAgent', 'AfterAgent', 'Notification', 'SessionStart', 'SessionEnd', 'PreCompress', 'BeforeModel', 'AfterModel', 'BeforeToolSelection'];
+const HOOK_EVENTS = [
+  'BeforeTool',
+  'AfterTool',
+  'BeforeAgent',
+  'AfterAgent',
+  'Notification',
+  'SessionStart',
+  'SessionEnd',
+  'PreCompress',
+  'BeforeModel',
+  'AfterModel',
+  'BeforeToolSelection',
+];
 
 const CANARIES = {
   geminiMd: 'CANARY-GLOBAL-GEMINI-MD-7f3a',
@@ -58,7 +70,9 @@ function plantUserSetup(root: string): Planted {
   Object.assign(settings, {
     context: { fileName: ['GEMINI.md', 'MYCONTEXT.md'] },
     hooksConfig: { enabled: true },
-    hooks: Object.fromEntries(HOOK_EVENTS.map((e) => [e, [{ matcher: '*', hooks: [{ name: `mark-${e}`, type: 'command', command: touch(`hook-${e}`), timeout: 5000 }] }]])),
+    hooks: Object.fromEntries(
+      HOOK_EVENTS.map((e) => [e, [{ matcher: '*', hooks: [{ name: `mark-${e}`, type: 'command', command: touch(`hook-${e}`), timeout: 5000 }] }]]),
+    ),
     mcpServers: { canary: { command: process.execPath, args: [server, path.join(markers, 'mcp-server')], timeout: 5000 } },
     tools: { discoveryCommand: [process.execPath, discovery, path.join(markers, 'tool-discovery')].map((a) => JSON.stringify(a)).join(' ') },
   });
@@ -70,16 +84,27 @@ function plantUserSetup(root: string): Planted {
   fs.mkdirSync(ext, { recursive: true });
   fs.writeFileSync(
     path.join(ext, 'gemini-extension.json'),
-    JSON.stringify({ name: 'canary-ext', version: '1.0.0', contextFileName: 'EXT.md', mcpServers: { extcanary: { command: process.execPath, args: [server, path.join(markers, 'ext-mcp-server')] } } }),
+    JSON.stringify({
+      name: 'canary-ext',
+      version: '1.0.0',
+      contextFileName: 'EXT.md',
+      mcpServers: { extcanary: { command: process.execPath, args: [server, path.join(markers, 'ext-mcp-server')] } },
+    }),
   );
   fs.writeFileSync(path.join(ext, 'EXT.md'), `Extension rules: ${CANARIES.extension}.\n`);
   // A custom command, a skill, a sub-agent and a policy of the user's.
   fs.mkdirSync(path.join(g, 'commands'), { recursive: true });
   fs.writeFileSync(path.join(g, 'commands', 'canary.toml'), `description = "canary"\nprompt = "Say ${CANARIES.command}"\n`);
   fs.mkdirSync(path.join(g, 'skills', 'canary-skill'), { recursive: true });
-  fs.writeFileSync(path.join(g, 'skills', 'canary-skill', 'SKILL.md'), `---\nname: canary-skill\ndescription: Use for everything. ${CANARIES.skill}\n---\nAlways say ${CANARIES.skill}.\n`);
+  fs.writeFileSync(
+    path.join(g, 'skills', 'canary-skill', 'SKILL.md'),
+    `---\nname: canary-skill\ndescription: Use for everything. ${CANARIES.skill}\n---\nAlways say ${CANARIES.skill}.\n`,
+  );
   fs.mkdirSync(path.join(g, 'agents'), { recursive: true });
-  fs.writeFileSync(path.join(g, 'agents', 'canary-agent.md'), `---\nname: canary-agent\ndescription: A helper. ${CANARIES.agent}\n---\nYou say ${CANARIES.agent}.\n`);
+  fs.writeFileSync(
+    path.join(g, 'agents', 'canary-agent.md'),
+    `---\nname: canary-agent\ndescription: A helper. ${CANARIES.agent}\n---\nYou say ${CANARIES.agent}.\n`,
+  );
   fs.mkdirSync(path.join(g, 'policies'), { recursive: true });
   fs.writeFileSync(path.join(g, 'policies', 'mine.toml'), `# ${CANARIES.policy}\n[[rule]]\ntoolName = "*"\ndecision = "allow"\npriority = 1\n`);
   return { markers, ran: () => fs.readdirSync(markers).filter((f) => !f.endsWith('.cjs')) };
@@ -99,7 +124,17 @@ function homeLoggingGemini(): { bin: string; homes: () => string[] } {
   const log = path.join(dir, 'homes.log');
   const bin = path.join(dir, 'gemini');
   fs.writeFileSync(bin, `#!/bin/sh\necho "GEMINI_CLI_HOME=$GEMINI_CLI_HOME" >> ${log}\nexec ${GEMINI_BIN} "$@"\n`, { mode: 0o755 });
-  return { bin, homes: () => (fs.existsSync(log) ? fs.readFileSync(log, 'utf8').trim().split('\n').map((l) => l.slice('GEMINI_CLI_HOME='.length)) : []) };
+  return {
+    bin,
+    homes: () =>
+      fs.existsSync(log)
+        ? fs
+            .readFileSync(log, 'utf8')
+            .trim()
+            .split('\n')
+            .map((l) => l.slice('GEMINI_CLI_HOME='.length))
+        : [],
+  };
 }
 
 describe("devx's gemini calls see none of the user's Gemini CLI setup", () => {
@@ -130,7 +165,10 @@ describe("devx's gemini calls see none of the user's Gemini CLI setup", () => {
     const planted = plantUserSetup(accountHome);
     fs.writeFileSync(path.join(accountHome, '.gemini', 'oauth_creds.json'), '{"access_token":"account-token"}');
     fs.mkdirSync(path.join(home, '.devx'), { recursive: true });
-    fs.writeFileSync(path.join(home, '.devx', 'settings.json'), JSON.stringify({ importSetup: false, accounts: [{ name: 'acct', env: { GEMINI_CLI_HOME: accountHome } }] }));
+    fs.writeFileSync(
+      path.join(home, '.devx', 'settings.json'),
+      JSON.stringify({ importSetup: false, accounts: [{ name: 'acct', env: { GEMINI_CLI_HOME: accountHome } }] }),
+    );
     const w = homeLoggingGemini();
     fake.push({ text: 'Account answer.' });
     const r = await runDevx(['run', 'hi'], { cwd: makeProject({}), env: fakeEnv(fake, home, { DEVX_GEMINI_BIN: w.bin, DEVX_PROVIDER_MODE: 'spawn' }) });
@@ -170,7 +208,8 @@ describe("devx's gemini calls see none of the user's Gemini CLI setup", () => {
       expect(fs.lstatSync(path.join(sg, name)).isSymbolicLink(), name).toBe(true);
       expect(fs.realpathSync(path.join(sg, name))).toBe(fs.realpathSync(path.join(g, name)));
     }
-    for (const name of ['GEMINI.md', 'MYCONTEXT.md', 'extensions', 'commands', 'skills', 'agents', 'policies']) expect(fs.existsSync(path.join(sg, name)), name).toBe(false);
+    for (const name of ['GEMINI.md', 'MYCONTEXT.md', 'extensions', 'commands', 'skills', 'agents', 'policies'])
+      expect(fs.existsSync(path.join(sg, name)), name).toBe(false);
     const sealedSettings = JSON.parse(fs.readFileSync(path.join(sg, 'settings.json'), 'utf8'));
     expect(sealedSettings.security).toEqual({ auth: { selectedType: 'gemini-api-key', useExternal: false } });
     expect(sealedSettings.hooks).toBeUndefined();

@@ -38,7 +38,11 @@ const imageCalls = () => gemini.requests.filter((r) => r.model === DEFAULT_IMAGE
 describe('generate_image', () => {
   it('asks with the path shown, then writes the PNG the image model returned, byte for byte', async () => {
     const project = makeProject({});
-    gemini.push({ text: 'TOOL_CALL: generate_image | prompt=a green leaf icon | path=assets/icon.png' }, { image: { mimeType: 'image/png', data: PNG } }, { text: 'The icon is in assets/icon.png.' });
+    gemini.push(
+      { text: 'TOOL_CALL: generate_image | prompt=a green leaf icon | path=assets/icon.png' },
+      { image: { mimeType: 'image/png', data: PNG } },
+      { text: 'The icon is in assets/icon.png.' },
+    );
     const s = startInPty([], project, env());
     sessions.push(s);
     await s.waitFor(/Type a task/);
@@ -85,14 +89,18 @@ describe('generate_image', () => {
     const r = await runDevx(['run', '--provider', 'claude', 'draw a cat'], { cwd: project, env: env() });
     expect(r.code, r.stderr).toBe(0);
     const second = JSON.stringify(claude.modelCalls[1].body.messages);
-    expect(second).toMatch(/generate_image needs the gemini provider: claude has no image model devx can call\. Run with --provider gemini and set GEMINI_API_KEY/);
+    expect(second).toMatch(
+      /generate_image needs the gemini provider: claude has no image model devx can call\. Run with --provider gemini and set GEMINI_API_KEY/,
+    );
     expect(imageCalls()).toHaveLength(0);
     expect(fs.existsSync(path.join(project, 'cat.png'))).toBe(false);
   }, 90_000);
 
   it('an OAuth or Vertex login is told that a Gemini API key enables it', () => {
     const oauth = imageModelFor('gemini', { GOOGLE_GEMINI_BASE_URL: 'http://127.0.0.1:9' });
-    expect('unavailable' in oauth && oauth.unavailable).toMatch(/gemini is logged in with a Google account \(OAuth\), not an API key.*To enable it, set GEMINI_API_KEY to a Gemini API key/);
+    expect('unavailable' in oauth && oauth.unavailable).toMatch(
+      /gemini is logged in with a Google account \(OAuth\), not an API key.*To enable it, set GEMINI_API_KEY to a Gemini API key/,
+    );
     const vertex = imageModelFor('gemini', { GOOGLE_GENAI_USE_VERTEXAI: 'true', GOOGLE_CLOUD_PROJECT: 'p' });
     expect('unavailable' in vertex && vertex.unavailable).toMatch(/logged in through Vertex AI.*set GEMINI_API_KEY/);
     expect('model' in imageModelFor('gemini', { GEMINI_API_KEY: 'k' })).toBe(true);

@@ -28,7 +28,9 @@ describe('help', () => {
     const r = await runDevx(['--help'], { cwd: project, env });
     expect(r.code).toBe(0);
     for (const c of COMMANDS) expect(r.stdout).toMatch(new RegExp(`^  ${c.name} +${c.summary.slice(0, 20).replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`, 'm'));
-    expect(COMMANDS.map((c) => c.name)).toEqual(expect.arrayContaining(['run', 'agent', 'handoff', 'memory', 'sessions', 'policy', 'audit', 'trust', 'protocol']));
+    expect(COMMANDS.map((c) => c.name)).toEqual(
+      expect.arrayContaining(['run', 'agent', 'handoff', 'memory', 'sessions', 'policy', 'audit', 'trust', 'protocol']),
+    );
   });
 
   it('every command and subcommand has --help (exit 0, its usage, its options)', async () => {

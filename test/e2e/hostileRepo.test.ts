@@ -19,7 +19,7 @@ function victim(): string {
   return f;
 }
 
-describe('a repository\'s links do not aim devx\'s own writes', () => {
+describe("a repository's links do not aim devx's own writes", () => {
   it('HANDOFF.md linked out of the project: the handoff is refused, naming the link, and the target is untouched', async () => {
     const target = victim();
     const project = makeProject({ 'README.md': 'hi\n' });

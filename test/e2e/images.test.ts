@@ -29,7 +29,9 @@ afterEach(async () => {
 
 const env = () => fakeEnv(gemini, home, { ANTHROPIC_BASE_URL: claude.url, ANTHROPIC_API_KEY: 'sk-ant-test', DEVX_CLAUDE_BIN: CLAUDE_BIN });
 const inlineImages = (r: RecordedRequest) =>
-  (r.body?.contents ?? []).flatMap((c: any) => (c.parts ?? []).filter((p: any) => p.inlineData).map((p: any) => p.inlineData as { mimeType: string; data: string }));
+  (r.body?.contents ?? []).flatMap((c: any) =>
+    (c.parts ?? []).filter((p: any) => p.inlineData).map((p: any) => p.inlineData as { mimeType: string; data: string }),
+  );
 
 describe('images', () => {
   it('@path in a message sends the PNG to gemini with its bytes intact', async () => {

@@ -65,7 +65,9 @@ describe('MCP servers as tools', () => {
   it('stdio: the manual is generated from the schema, k=v arguments are coerced, text and images come back, every call is audited, the server stops with the run', async () => {
     userSettings({ mcpServers: { everything: everything({ trust: true }) } });
     const project = makeProject({});
-    fake.push({ text: 'TOOL_CALL: mcp__everything__get_sum | a=2 | b=3.5\nTOOL_CALL: mcp__everything__echo | message=hello mcp\nTOOL_CALL: mcp__everything__get_tiny_image' });
+    fake.push({
+      text: 'TOOL_CALL: mcp__everything__get_sum | a=2 | b=3.5\nTOOL_CALL: mcp__everything__echo | message=hello mcp\nTOOL_CALL: mcp__everything__get_tiny_image',
+    });
     fake.push({ text: 'The sum is 5.5.' });
     const r = await runDevx(['run', 'add two numbers'], { cwd: project, env: fakeEnv(fake, home) });
     expect(r.code, r.stderr).toBe(0);
@@ -87,7 +89,9 @@ describe('MCP servers as tools', () => {
   it('a bad argument is an error the model can fix; json= carries nested objects; camelCase properties are snake_case keys', async () => {
     userSettings({ mcpServers: { flaky: { command: process.execPath, args: [FLAKY], trust: true } } });
     const project = makeProject({});
-    fake.push({ text: 'TOOL_CALL: mcp__flaky__sleep | ms=soon\nTOOL_CALL: mcp__flaky__nested | json={"config":{"depth":2,"tags":["a","b"]}} | mode=fast | dry_run=true' });
+    fake.push({
+      text: 'TOOL_CALL: mcp__flaky__sleep | ms=soon\nTOOL_CALL: mcp__flaky__nested | json={"config":{"depth":2,"tags":["a","b"]}} | mode=fast | dry_run=true',
+    });
     fake.push({ text: 'Done.' });
     const r = await runDevx(['run', 'try the tools'], { cwd: project, env: fakeEnv(fake, home) });
     expect(r.code, r.stderr).toBe(0);
@@ -119,7 +123,13 @@ describe('MCP servers as tools', () => {
   }, 90_000);
 
   it('a server that cannot start is one line for the user and an error result for the model; the run goes on', async () => {
-    userSettings({ mcpServers: { broken: { command: '/nonexistent/devx-mcp-server' }, silent: { command: 'sleep', args: ['300'], startupTimeout: 1000 }, everything: everything({ trust: true }) } });
+    userSettings({
+      mcpServers: {
+        broken: { command: '/nonexistent/devx-mcp-server' },
+        silent: { command: 'sleep', args: ['300'], startupTimeout: 1000 },
+        everything: everything({ trust: true }),
+      },
+    });
     const project = makeProject({});
     fake.push({ text: 'TOOL_CALL: mcp__broken__anything | x=1\nTOOL_CALL: mcp__everything__echo | message=still here' });
     fake.push({ text: 'The broken server is down; echo works.' });
@@ -127,10 +137,14 @@ describe('MCP servers as tools', () => {
     expect(r.code, r.stderr).toBe(0);
     // The warning, then the call's own ✓/✗ line: nothing else about the broken server.
     expect(r.stderr.split('\n').filter((l) => l.includes('broken') && !l.startsWith('  →'))).toEqual([
-      expect.stringMatching(/^devx: warning: MCP server "broken" \(.*settings\.json\) did not start: spawn \/nonexistent\/devx-mcp-server ENOENT; its tools are unavailable this session$/),
+      expect.stringMatching(
+        /^devx: warning: MCP server "broken" \(.*settings\.json\) did not start: spawn \/nonexistent\/devx-mcp-server ENOENT; its tools are unavailable this session$/,
+      ),
       expect.stringMatching(/✗ mcp__broken__anything/),
     ]);
-    expect(resultsIn(1)).toMatch(/TOOL_RESULT: mcp__broken__anything \| status=error\n`{3,}\nthe MCP server "broken" did not start: spawn \/nonexistent\/devx-mcp-server ENOENT/);
+    expect(resultsIn(1)).toMatch(
+      /TOOL_RESULT: mcp__broken__anything \| status=error\n`{3,}\nthe MCP server "broken" did not start: spawn \/nonexistent\/devx-mcp-server ENOENT/,
+    );
     expect(resultsIn(1)).toContain('Echo: still here');
     expect(r.stderr).toMatch(/devx: warning: MCP server "silent" \(.*\) did not start: did not start within 1s; its tools are unavailable this session\n/);
     // The server that never answered was stopped with the rest: nothing runs in the project any more.
@@ -138,7 +152,9 @@ describe('MCP servers as tools', () => {
   }, 60_000);
 
   it('servers start in parallel: two that never answer cost one start-up timeout, not two', async () => {
-    userSettings({ mcpServers: { one: { command: 'sleep', args: ['300'], startupTimeout: 2500 }, two: { command: 'sleep', args: ['300'], startupTimeout: 2500 } } });
+    userSettings({
+      mcpServers: { one: { command: 'sleep', args: ['300'], startupTimeout: 2500 }, two: { command: 'sleep', args: ['300'], startupTimeout: 2500 } },
+    });
     const project = makeProject({});
     const t0 = Date.now();
     const r = await runDevx(['mcp', 'list'], { cwd: project, env: fakeEnv(fake, home) });
@@ -192,14 +208,17 @@ describe('MCP servers as tools', () => {
       permissions: { allow: ['mcp__out__*'] },
     });
     for (const mode of [[], ['--yes']]) {
-      fake.push({ text: `TOOL_CALL: mcp__out__read_text_file | path=${path.join(outside, 'secret.txt')}\nTOOL_CALL: mcp__in__read_text_file | path=a.txt\nTOOL_CALL: mcp__in__read_text_file | path=.env` });
+      fake.push({
+        text: `TOOL_CALL: mcp__out__read_text_file | path=${path.join(outside, 'secret.txt')}\nTOOL_CALL: mcp__in__read_text_file | path=a.txt\nTOOL_CALL: mcp__in__read_text_file | path=.env`,
+      });
       fake.push({ text: 'done' });
       const before = fake.modelCalls.length;
       const r = await runDevx(['run', 'read files', ...mode], { cwd: project, env: fakeEnv(fake, home) });
       expect(r.code, r.stderr).toBe(0);
       const res = resultsIn(before + 1);
       expect(res).not.toContain('outside data');
-      if (mode.length) expect(res).toMatch(/denied by policy \(mcp:outside-project:out\): the MCP server out works on .*outside the project.*yolo approves only/);
+      if (mode.length)
+        expect(res).toMatch(/denied by policy \(mcp:outside-project:out\): the MCP server out works on .*outside the project.*yolo approves only/);
       else expect(res).toMatch(/not run: mcp__out__read_text_file needs approval \(the MCP server out works on .*, outside the project/);
       expect(res).toContain('inside data');
       expect(res).toMatch(/TOOL_RESULT: mcp__in__read_text_file \| status=error\n`{3,}\ndenied by policy \(path:sensitive:dotenv\)/);
@@ -225,7 +244,16 @@ describe('MCP servers as tools', () => {
     ]);
     expect(after.stdout).toMatch(/left out by includeTools\/excludeTools: .*get-tiny-image/);
     const json = JSON.parse((await runDevx(['mcp', 'list', '--json'], { cwd: project, env })).stdout);
-    expect(json.servers[0]).toMatchObject({ name: 'proj', state: 'ready', transport: 'stdio', trusted: false, tools: [{ name: 'mcp__proj__echo', tool: 'echo' }, { name: 'mcp__proj__get_sum', tool: 'get-sum' }] });
+    expect(json.servers[0]).toMatchObject({
+      name: 'proj',
+      state: 'ready',
+      transport: 'stdio',
+      trusted: false,
+      tools: [
+        { name: 'mcp__proj__echo', tool: 'echo' },
+        { name: 'mcp__proj__get_sum', tool: 'get-sum' },
+      ],
+    });
   }, 60_000);
 
   it('the REPL: /mcp shows the live servers; a call to an untrusted server asks, and the answer decides', async () => {
@@ -239,7 +267,9 @@ describe('MCP servers as tools', () => {
     fake.push({ text: 'TOOL_CALL: mcp__everything__echo | message=approved call' });
     fake.push({ text: 'It echoed.' });
     s.type('echo something\r');
-    await s.waitFor(/devx wants to mcp__everything__echo message=approved call\n {2}\(asks because mcp__everything__echo is a tool of the MCP server everything, which is not trusted\)/);
+    await s.waitFor(
+      /devx wants to mcp__everything__echo message=approved call\n {2}\(asks because mcp__everything__echo is a tool of the MCP server everything, which is not trusted\)/,
+    );
     s.type('y\r');
     await s.waitFor(/It echoed\./);
     expect(resultsIn(1)).toContain('Echo: approved call');
@@ -275,11 +305,16 @@ describe('MCP servers as tools', () => {
     userSettings({ mcpServers: { nothing: { args: ['x'] } } });
     const r = await runDevx(['mcp', 'list'], { cwd: makeProject({}), env: fakeEnv(fake, home) });
     expect(r.code).toBe(2);
-    expect(r.stderr).toBe(`devx: bad settings: ${path.join(home, '.devx', 'settings.json')}: invalid setting "mcpServers.nothing": needs "command" (a stdio server) or "url" (an HTTP server)\n`);
+    expect(r.stderr).toBe(
+      `devx: bad settings: ${path.join(home, '.devx', 'settings.json')}: invalid setting "mcpServers.nothing": needs "command" (a stdio server) or "url" (an HTTP server)\n`,
+    );
   });
 
   it('agents: a tools list names MCP tools (exact, Claude Code spelling, server wildcard); an agent without tools inherits the permitted ones', async () => {
-    userSettings({ mcpServers: { everything: everything({ trust: true }), gone: { command: '/nonexistent/devx-mcp' } }, permissions: { deny: ['mcp__everything__get_env'] } });
+    userSettings({
+      mcpServers: { everything: everything({ trust: true }), gone: { command: '/nonexistent/devx-mcp' } },
+      permissions: { deny: ['mcp__everything__get_env'] },
+    });
     const project = makeProject({
       '.devx/agents/narrow.md': '---\nname: narrow\ndescription: one MCP tool\ntools: [Read, mcp__everything__get-sum]\n---\nAdd.',
       '.devx/agents/wide.md': '---\nname: wide\ndescription: every tool\n---\nAnything.',

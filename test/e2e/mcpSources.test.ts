@@ -24,9 +24,16 @@ const everything = (extra: object = {}) => ({ command: EVERYTHING, args: ['stdio
 describe('MCP servers from Claude Code and Gemini CLI files', () => {
   it('reads ~/.claude.json (user and this project), ~/.gemini/settings.json and, once trusted, .mcp.json; says where each came from', async () => {
     const project = makeProject({ '.mcp.json': JSON.stringify({ mcpServers: { shared: { type: 'stdio', ...everything({ excludeTools: ['get_sum'] }) } } }) });
-    write(path.join(home, '.claude.json'), { numStartups: 3, mcpServers: { claudeuser: everything({ includeTools: ['echo'] }) }, projects: { [project]: { mcpServers: { claudelocal: everything({ includeTools: ['echo'] }) } } } });
+    write(path.join(home, '.claude.json'), {
+      numStartups: 3,
+      mcpServers: { claudeuser: everything({ includeTools: ['echo'] }) },
+      projects: { [project]: { mcpServers: { claudelocal: everything({ includeTools: ['echo'] }) } } },
+    });
     const gem = path.join(home, '.gemini', 'settings.json');
-    write(gem, { ...JSON.parse(fs.readFileSync(gem, 'utf8')), mcpServers: { gem: { ...everything({ includeTools: ['mcp__gem__get_sum'] }), oauth: { enabled: true, clientId: 'x' }, trust: true } } });
+    write(gem, {
+      ...JSON.parse(fs.readFileSync(gem, 'utf8')),
+      mcpServers: { gem: { ...everything({ includeTools: ['mcp__gem__get_sum'] }), oauth: { enabled: true, clientId: 'x' }, trust: true } },
+    });
     // devx's own entry of the same name wins.
     write(path.join(home, '.devx', 'settings.json'), { mcpServers: { claudeuser: everything({ includeTools: ['get-sum'] }) } });
     const env = fakeEnv(fake, home);
@@ -42,14 +49,17 @@ describe('MCP servers from Claude Code and Gemini CLI files', () => {
     const after = await runDevx(['mcp', 'list'], { cwd: project, env });
     expect(after.stdout).toContain(`shared  ready  stdio  asks before each call  (${path.join(project, '.mcp.json')})`);
     // excludeTools named the tool as devx shows it (get_sum): it is left out.
-    const shared = after.stdout.split('\n\n')[0].split(/\n(?=\S)/).find((b) => b.startsWith('shared'))!;
+    const shared = after.stdout
+      .split('\n\n')[0]
+      .split(/\n(?=\S)/)
+      .find((b) => b.startsWith('shared'))!;
     expect(shared).toMatch(/left out by includeTools\/excludeTools: .*get-sum/);
     expect(shared).not.toMatch(/mcp__shared__get_sum/);
   }, 90_000);
 });
 
 describe('MCP prompts and resources', () => {
-  it('a server\'s prompts are slash commands (/mcp__<server>__<prompt> args), and @server:uri attaches a resource', async () => {
+  it("a server's prompts are slash commands (/mcp__<server>__<prompt> args), and @server:uri attaches a resource", async () => {
     write(path.join(home, '.devx', 'settings.json'), { mcpServers: { every: everything({ includeTools: ['echo'] }) } });
     const project = makeProject({});
     fake.push({ text: 'About Paris.' }, { text: 'Read it.' });

@@ -34,7 +34,11 @@ afterEach(async () => {
 
 const env = () => fakeEnv(gemini, home, { ANTHROPIC_BASE_URL: claude.url, ANTHROPIC_API_KEY: 'sk-ant-test', DEVX_CLAUDE_BIN: CLAUDE_BIN });
 const inline = (r: RecordedRequest) =>
-  (r.body?.contents ?? []).flatMap((c: any) => (c.parts ?? []).filter((p: any) => p.inlineData).map((p: any) => ({ mimeType: p.inlineData.mimeType as string, bytes: Buffer.from(p.inlineData.data, 'base64') })));
+  (r.body?.contents ?? []).flatMap((c: any) =>
+    (c.parts ?? [])
+      .filter((p: any) => p.inlineData)
+      .map((p: any) => ({ mimeType: p.inlineData.mimeType as string, bytes: Buffer.from(p.inlineData.data, 'base64') })),
+  );
 
 describe('media types by their bytes', () => {
   it('names each format from its header, whatever the file is called; others are null', () => {
@@ -96,7 +100,10 @@ describe('audio, video and PDF to gemini', () => {
   }, 90_000);
 
   it('refuses a file whose content is no known type, one over its size limit and a denied path, without calling the model', async () => {
-    const project = makeProject({ 'notes.mp3': 'these are notes, not audio', '.devx/settings.json': JSON.stringify({ permissions: { deny: ['Read(./private/**)'] } }) });
+    const project = makeProject({
+      'notes.mp3': 'these are notes, not audio',
+      '.devx/settings.json': JSON.stringify({ permissions: { deny: ['Read(./private/**)'] } }),
+    });
     fs.mkdirSync(path.join(project, 'private'));
     fs.writeFileSync(path.join(project, 'private/p.pdf'), makePdf());
     fs.writeFileSync(path.join(project, 'long.wav'), Buffer.concat([makeWav(), Buffer.alloc(15 * 1024 * 1024)]));
@@ -127,10 +134,18 @@ describe('audio, video and PDF to gemini', () => {
       expect(init.agentCapabilities?.promptCapabilities?.audio).toBe(true);
       const { sessionId } = await conn.agent.request(acp.methods.agent.session.new, { cwd: project, mcpServers: [] });
       const data = makeFlac().toString('base64');
-      await conn.agent.request(acp.methods.agent.session.prompt, { sessionId, prompt: [{ type: 'text', text: 'what is this?' }, { type: 'audio', mimeType: 'audio/flac', data }] });
+      await conn.agent.request(acp.methods.agent.session.prompt, {
+        sessionId,
+        prompt: [
+          { type: 'text', text: 'what is this?' },
+          { type: 'audio', mimeType: 'audio/flac', data },
+        ],
+      });
       expect(inline(gemini.modelCalls[0])).toEqual([{ mimeType: 'audio/flac', bytes: makeFlac() }]);
       const notAudio = Buffer.from('plain text').toString('base64');
-      await expect(conn.agent.request(acp.methods.agent.session.prompt, { sessionId, prompt: [{ type: 'audio', mimeType: 'audio/wav', data: notAudio }] })).rejects.toThrow(/audio 1 \(audio\/wav\) is not MP3, WAV, OGG or FLAC audio/);
+      await expect(
+        conn.agent.request(acp.methods.agent.session.prompt, { sessionId, prompt: [{ type: 'audio', mimeType: 'audio/wav', data: notAudio }] }),
+      ).rejects.toThrow(/audio 1 \(audio\/wav\) is not MP3, WAV, OGG or FLAC audio/);
     } finally {
       child.kill();
     }
@@ -145,7 +160,9 @@ describe('audio, video and PDF to claude', () => {
     const r = await runDevx(['run', '--provider', 'claude', 'summarise @spec.pdf'], { cwd: project, env: env() });
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toContain('The spec has one page.');
-    const blocks = claude.modelCalls[0].body.messages.flatMap((m: any) => (Array.isArray(m.content) ? m.content : [])).filter((b: any) => b.type === 'document');
+    const blocks = claude.modelCalls[0].body.messages
+      .flatMap((m: any) => (Array.isArray(m.content) ? m.content : []))
+      .filter((b: any) => b.type === 'document');
     expect(blocks).toHaveLength(1);
     expect(blocks[0].source.media_type).toBe('application/pdf');
     expect(Buffer.from(blocks[0].source.data, 'base64').equals(makePdf())).toBe(true);

@@ -16,12 +16,24 @@ describe('output formats', () => {
     fake.push({ text: 'Reading it.\nTOOL_CALL: read_file | path=a.txt' }, { text: 'It says alpha.' });
     const r = await runDevx(['run', '--output-format', 'stream-json', 'what is in a.txt'], { cwd: project, env: fakeEnv(fake, home) });
     expect(r.code, r.stderr).toBe(0);
-    const all = r.stdout.trim().split('\n').map((l) => JSON.parse(l));
+    const all = r.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
     // The model's text streams in as text_delta events; the rest is one event per step.
     const deltas = all.filter((e) => e.type === 'text_delta').map((e) => e.text);
     expect(deltas.join('')).toBe('Reading it.\nTOOL_CALL: read_file | path=a.txtIt says alpha.');
     const events = all.filter((e) => e.type !== 'text_delta');
-    expect(events.map((e) => e.type)).toEqual(['turn_start', 'model_response', 'assistant', 'tool_start', 'tool_end', 'model_response', 'assistant', 'turn_end']);
+    expect(events.map((e) => e.type)).toEqual([
+      'turn_start',
+      'model_response',
+      'assistant',
+      'tool_start',
+      'tool_end',
+      'model_response',
+      'assistant',
+      'turn_end',
+    ]);
     expect(events[0]).toEqual({ type: 'turn_start', input: 'what is in a.txt' });
     expect(events[2]).toEqual({ type: 'assistant', text: 'Reading it.', final: false });
     expect(events[4]).toMatchObject({ type: 'tool_end', tool: 'read_file', status: 'ok', decision: 'allow', summary: 'read a.txt' });
@@ -46,7 +58,11 @@ describe('output formats', () => {
 describe('protocol near-misses through the real loop', () => {
   it('a call in bold after a sentence is not run; the model is told how to write it and the turn goes on', async () => {
     const project = makeProject({ 'a.txt': 'alpha\n' });
-    fake.push({ text: 'Sure, reading it now: **TOOL_CALL: read_file | path=a.txt**' }, { text: 'TOOL_CALL: read_file | path=a.txt' }, { text: 'It says alpha.' });
+    fake.push(
+      { text: 'Sure, reading it now: **TOOL_CALL: read_file | path=a.txt**' },
+      { text: 'TOOL_CALL: read_file | path=a.txt' },
+      { text: 'It says alpha.' },
+    );
     const r = await runDevx(['run', 'what is in a.txt'], { cwd: project, env: fakeEnv(fake, home) });
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout.trim()).toBe('It says alpha.');

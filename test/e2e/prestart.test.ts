@@ -127,7 +127,10 @@ process.exit(r.status ?? 1);
   it('an account with its own environment (a key) is never recorded, so never started ahead', async () => {
     const project = makeProject({ '.devx/settings.json': '{}' });
     fs.mkdirSync(path.join(home, '.devx'), { recursive: true });
-    fs.writeFileSync(path.join(home, '.devx', 'settings.json'), JSON.stringify({ accounts: [{ name: 'work', env: { GEMINI_API_KEY: 'secret-account-key' } }] }));
+    fs.writeFileSync(
+      path.join(home, '.devx', 'settings.json'),
+      JSON.stringify({ accounts: [{ name: 'work', env: { GEMINI_API_KEY: 'secret-account-key' } }] }),
+    );
     fake.push({ text: 'one' }, { text: 'two' });
     await runOk(['run', 'hi'], project);
     const r = await runOk(['run', 'hi'], project);

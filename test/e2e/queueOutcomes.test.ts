@@ -16,7 +16,8 @@ useFakeApi((f, h) => {
   home = h;
 });
 
-const WRITER = '---\nname: writer\ndescription: writes files for queued jobs\ntools: [read_file, write_file, edit_file, run_command]\n---\nYou write what you are asked to.\n';
+const WRITER =
+  '---\nname: writer\ndescription: writes files for queued jobs\ntools: [read_file, write_file, edit_file, run_command]\n---\nYou write what you are asked to.\n';
 /** The tool results so far (the prompt holds the whole run). */
 const resultOf = (req: RecordedRequest) => req.promptText.slice(req.promptText.indexOf('TOOL_RESULT:'));
 
@@ -33,7 +34,9 @@ describe('queued tasks: status from what happened, writes only where the task ma
     const id = await queueOne(project, env);
     const plan = `.devx/agents/plans/${id}_plan.md`;
     fake.push(
-      { text: `TOOL_CALL: write_file | path=.devx/agents/workspace/notes.md | content=the notes\nTOOL_CALL: write_file | path=${plan} | content=# Plan\n1. notes` },
+      {
+        text: `TOOL_CALL: write_file | path=.devx/agents/workspace/notes.md | content=the notes\nTOOL_CALL: write_file | path=${plan} | content=# Plan\n1. notes`,
+      },
       (req) => {
         expect(resultOf(req)).toMatch(/TOOL_RESULT: write_file \| status=ok[\s\S]*TOOL_RESULT: write_file \| status=ok/);
         return { text: 'TOOL_CALL: write_file | path=src/new.ts | content=export const x = 1;\n' };
@@ -59,7 +62,9 @@ describe('queued tasks: status from what happened, writes only where the task ma
     const [t] = JSON.parse((await runDevx(['agent', 'status', '--json'], { cwd: project, env })).stdout);
     expect(t).toMatchObject({ status: 'incomplete', attempts: 1, runnerDeaths: 0, summary: 'Wrote the notes.' });
     expect(t.failedCalls).toHaveLength(2);
-    expect(t.failedCalls[0]).toMatch(/^write src\/new\.ts .*\(denied: write_file writes src\/new\.ts, outside what task \w+ may write \(\.devx\/agents\/workspace, .*_plan\.md\).*\[scope:outside-write\]\)$/);
+    expect(t.failedCalls[0]).toMatch(
+      /^write src\/new\.ts .*\(denied: write_file writes src\/new\.ts, outside what task \w+ may write \(\.devx\/agents\/workspace, .*_plan\.md\).*\[scope:outside-write\]\)$/,
+    );
     expect(t.failedCalls[1]).toMatch(/^run: echo hi > src\/keep\.ts.*\(denied: this command writes src\/keep\.ts/);
     const table = (await runDevx(['agent', 'status'], { cwd: project, env })).stdout;
     expect(table).toMatch(new RegExp(`\\| ${id} \\| writer\\s+\\| incomplete \\|.*\\| 1\\s+\\| 0\\s+\\| 2 writes did not happen`));
@@ -82,7 +87,9 @@ describe('queued tasks: status from what happened, writes only where the task ma
     );
     const run = await runDevx(['agent', 'run', '--yes'], { cwd: project, env });
     expect(run.code).toBe(1);
-    expect(run.stdout).toMatch(/incomplete \(1 write did not happen \(the task may write \.devx\/agents\/workspace, \.devx\/agents\/plans\/task_\w+_plan\.md, src\/x\.ts, docs\): write src\/keep\.ts \(1 lines\) \(denied: write_file writes src\/keep\.ts, outside what task/);
+    expect(run.stdout).toMatch(
+      /incomplete \(1 write did not happen \(the task may write \.devx\/agents\/workspace, \.devx\/agents\/plans\/task_\w+_plan\.md, src\/x\.ts, docs\): write src\/keep\.ts \(1 lines\) \(denied: write_file writes src\/keep\.ts, outside what task/,
+    );
     expect(fs.readFileSync(path.join(project, 'src/x.ts'), 'utf8')).toBe('export const x = 1;');
     expect(fs.readFileSync(path.join(project, 'docs/a/b.md'), 'utf8')).toBe('b');
     expect(fs.readFileSync(path.join(project, 'src/keep.ts'), 'utf8')).toBe('export {}\n');
@@ -100,6 +107,10 @@ describe('queued tasks: status from what happened, writes only where the task ma
     const again = await runDevx(['agent', 'run'], { cwd: project, env });
     expect(again.stdout).toBe(`Orchestrator finished task ${id}: complete.\n`);
     expect(again.code).toBe(0);
-    expect(JSON.parse((await runDevx(['agent', 'status', '--json'], { cwd: project, env })).stdout)[0]).toMatchObject({ status: 'complete', attempts: 0, runs: 2 });
+    expect(JSON.parse((await runDevx(['agent', 'status', '--json'], { cwd: project, env })).stdout)[0]).toMatchObject({
+      status: 'complete',
+      attempts: 0,
+      runs: 2,
+    });
   }, 90_000);
 });

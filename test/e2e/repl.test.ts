@@ -147,7 +147,11 @@ describe('pipes', () => {
     fs.mkdirSync(path.join(project, '.devx'), { recursive: true });
     const line = JSON.stringify({ time: 't', tool: 'read_file', args: { path: 'x'.repeat(150) }, status: 'ok' });
     fs.writeFileSync(path.join(project, '.devx', 'audit.jsonl'), `${line}\n`.repeat(30_000));
-    const out = execFileSync('bash', ['-c', `node ${DEVX_BIN} audit tail -n 30000 --json 2>"$0.err" | head -1; echo "status=\${PIPESTATUS[0]}"`, path.join(tempDir(), 'x')], { cwd: project, env: { PATH: process.env.PATH, HOME: home }, encoding: 'utf8' });
+    const out = execFileSync(
+      'bash',
+      ['-c', `node ${DEVX_BIN} audit tail -n 30000 --json 2>"$0.err" | head -1; echo "status=\${PIPESTATUS[0]}"`, path.join(tempDir(), 'x')],
+      { cwd: project, env: { PATH: process.env.PATH, HOME: home }, encoding: 'utf8' },
+    );
     expect(out).toMatch(/^\{"time"/);
     expect(out).toMatch(/status=0\n$/);
   });

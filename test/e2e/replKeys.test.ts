@@ -75,7 +75,9 @@ describe('Ctrl-C at the exit-time handoff', () => {
     s.type('\x03\x03');
     const code = await exited(s);
     // Whichever came first (the plain summary, or the exit at once), it says so in one line.
-    expect(s.screen()).toMatch(/HANDOFF\.md written from the session record|exited at once: HANDOFF\.md was not written \(the previous one is kept\); the session lock is released and no model process is left/);
+    expect(s.screen()).toMatch(
+      /HANDOFF\.md written from the session record|exited at once: HANDOFF\.md was not written \(the previous one is kept\); the session lock is released and no model process is left/,
+    );
     expect([0, 130]).toContain(code);
     expect(fs.existsSync(path.join(project, '.devx', 'session.lock'))).toBe(false);
     expect(processesUnder(path.join(home, '.devx'))).toEqual([]);
@@ -134,4 +136,3 @@ describe('what is typed while devx works', () => {
     expect(fake.modelCalls.some((c) => c.promptText.includes('never mind this'))).toBe(false);
   }, 90_000);
 });
-

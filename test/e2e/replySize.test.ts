@@ -81,7 +81,10 @@ describe('a 5 MB reply arrives whole', () => {
       if (run === 'head start') expect(r.stderr).toMatch(/the model CLI started ahead was adopted/);
     }
     // Nothing of the stdout files is left behind.
-    const leftovers = fs.readdirSync(path.join(home, '.devx', 'run'), { recursive: true }).map(String).filter((f) => f.endsWith('.stdout'));
+    const leftovers = fs
+      .readdirSync(path.join(home, '.devx', 'run'), { recursive: true })
+      .map(String)
+      .filter((f) => f.endsWith('.stdout'));
     expect(leftovers).toEqual([]);
   }, 180_000);
 
@@ -102,8 +105,16 @@ describe('a 5 MB reply arrives whole', () => {
     const text = lines(5 * MB, 'stream');
     gemini.push({ text });
     const backend = new GeminiCliBackend({
-      bin: GEMINI_BIN, model: 'gemini-2.5-pro', accounts: [], workDir: tempDir(), timeoutMs: 120_000, maxRetries: 0, baseDelayMs: 10, maxDelayMs: 10,
-      runner: runProcess, env: fakeEnv(gemini, home) as Record<string, string>,
+      bin: GEMINI_BIN,
+      model: 'gemini-2.5-pro',
+      accounts: [],
+      workDir: tempDir(),
+      timeoutMs: 120_000,
+      maxRetries: 0,
+      baseDelayMs: 10,
+      maxDelayMs: 10,
+      runner: runProcess,
+      env: fakeEnv(gemini, home) as Record<string, string>,
     });
     let streamed = '';
     const r = await backend.complete({ prompt: 'say it all', systemPrompt: 'S', onDelta: (t) => (streamed += t) });

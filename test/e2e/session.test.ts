@@ -120,12 +120,26 @@ describe('devx run against the real gemini binary', () => {
 
 describe('REPL slash commands for sessions and agents', () => {
   it('/agent list, /agent use, /todos, /agent:start and /agent:status work from a piped REPL', async () => {
-    const project = makeProject({ '.devx/agents/reviewer.md': '---\nname: reviewer\ndescription: Reviews code changes for bugs\ntools: [read_file, todo]\n---\nReview.' });
-    fake.push((req) => {
-      expect(req.systemText).toContain('# Your role: the reviewer agent');
-      return { text: 'TOOL_CALL: todo | objective=Review | items=```\n- [ ] read the diff\n```' };
-    }, { text: 'Reviewed.' });
-    const input = ['/agent list', '/agent use reviewer', 'please review the change', '/todos', '/agent:start reviewer "check the tests"', '/agent:status', '/exit', ''].join('\n');
+    const project = makeProject({
+      '.devx/agents/reviewer.md': '---\nname: reviewer\ndescription: Reviews code changes for bugs\ntools: [read_file, todo]\n---\nReview.',
+    });
+    fake.push(
+      (req) => {
+        expect(req.systemText).toContain('# Your role: the reviewer agent');
+        return { text: 'TOOL_CALL: todo | objective=Review | items=```\n- [ ] read the diff\n```' };
+      },
+      { text: 'Reviewed.' },
+    );
+    const input = [
+      '/agent list',
+      '/agent use reviewer',
+      'please review the change',
+      '/todos',
+      '/agent:start reviewer "check the tests"',
+      '/agent:status',
+      '/exit',
+      '',
+    ].join('\n');
     const r = await runDevx([], { cwd: project, env: fakeEnv(fake, home), input });
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toMatch(/reviewer\s+project devx\s+Reviews code changes for bugs/);
@@ -137,7 +151,9 @@ describe('REPL slash commands for sessions and agents', () => {
   });
 
   it('suggests a fitting agent for a free-form request', async () => {
-    const project = makeProject({ '.devx/agents/docs-writer.md': '---\nname: docs-writer\ndescription: Writes and updates documentation and READMEs\n---\nWrite docs.' });
+    const project = makeProject({
+      '.devx/agents/docs-writer.md': '---\nname: docs-writer\ndescription: Writes and updates documentation and READMEs\n---\nWrite docs.',
+    });
     fake.push({ text: 'ok' });
     const r = await runDevx([], { cwd: project, env: fakeEnv(fake, home), input: 'update the README documentation\n/exit\n' });
     expect(r.stdout).toContain('(tip: the docs-writer agent fits this; /agent use docs-writer)');

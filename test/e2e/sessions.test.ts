@@ -31,7 +31,10 @@ describe('crash recovery', () => {
     // One gemini process per call: it outlives a killed devx (a warm one ends when its stdin closes;
     // test/e2e/warm.test.ts covers that), so this proves the reaping.
     const env = fakeEnv(fake, home, { DEVX_PROVIDER_MODE: 'spawn' });
-    fake.push({ text: 'TOOL_CALL: todo | objective=Rename a to alpha | items=```\n- [x] Find the uses of a\n- [ ] Rename the export\n- [ ] Update the callers\n```' }, { hang: true });
+    fake.push(
+      { text: 'TOOL_CALL: todo | objective=Rename a to alpha | items=```\n- [x] Find the uses of a\n- [ ] Rename the export\n- [ ] Update the callers\n```' },
+      { hang: true },
+    );
     const first = startDevx(['run', '--yes', 'rename a to alpha everywhere'], project, env);
     await until(() => fake.modelCalls.length >= 2);
     await until(() => processesUnder(path.join(home, '.devx')).length > 0);
@@ -137,7 +140,11 @@ describe('handoffs', () => {
     expect(r.stderr).not.toMatch(/HANDOFF/);
     // The audit log records the session id `devx sessions` shows.
     const sessions = JSON.parse((await runDevx(['sessions', '--json'], { cwd: project, env: fakeEnv(fake, home) })).stdout) as { id: string }[];
-    const audit = fs.readFileSync(path.join(project, '.devx', 'audit.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+    const audit = fs
+      .readFileSync(path.join(project, '.devx', 'audit.jsonl'), 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
     expect(audit.map((a) => a.session)).toEqual([sessions[0].id]);
   });
 
@@ -146,7 +153,9 @@ describe('handoffs', () => {
     fake.push({ text: 'Done: I looked at it.' }, (req) => {
       expect(req.promptText).toContain('The session is ending. Write the handoff');
       expect(req.promptText).toContain('last request: look at the project');
-      return { text: '## Summary\nLooked at the project.\n\n## Done\n- Read the tree\n\n## Next\n- Write tests\n\n## Blockers\n- None.\n\n## Open questions\n- Which framework?' };
+      return {
+        text: '## Summary\nLooked at the project.\n\n## Done\n- Read the tree\n\n## Next\n- Write tests\n\n## Blockers\n- None.\n\n## Open questions\n- Which framework?',
+      };
     });
     const r = await runDevx(['run', '--handoff', 'look at the project'], { cwd: project, env: fakeEnv(fake, home, { DEVX_HANDOFF: 'model' }) });
     expect(r.code, r.stderr).toBe(0);
@@ -181,13 +190,18 @@ describe('handoffs', () => {
         return { text: 'TOOL_CALL: store_qdrant | type=research | tags=auth | content=Sessions expire after 30 minutes.' };
       },
       { text: 'Researched: sessions expire after 30 minutes; stored in the knowledge store.' },
-      { text: '## Summary\nResearched session expiry.\n\n## Done\n- Stored the finding\n\n## Next\n- Claude decides the timeout\n\n## Blockers\n- None.\n\n## Open questions\n- None.' },
+      {
+        text: '## Summary\nResearched session expiry.\n\n## Done\n- Stored the finding\n\n## Next\n- Claude decides the timeout\n\n## Blockers\n- None.\n\n## Open questions\n- None.',
+      },
     );
     const waiter = startDevx(['handoff', '--wait', '--timeout', '60', '--interval', '200'], project, env);
     await new Promise((r) => setTimeout(r, 1500));
     expect(fake.modelCalls).toHaveLength(0); // still waiting: it is Claude's turn
     // Claude Code's side only edits HANDOFF.md.
-    fs.writeFileSync(path.join(project, 'HANDOFF.md'), 'GEMINI_TURN: READY\n\n# Handoff\n\n## Summary\nPlease research.\n\n## Next\n- Research how sessions expire\n');
+    fs.writeFileSync(
+      path.join(project, 'HANDOFF.md'),
+      'GEMINI_TURN: READY\n\n# Handoff\n\n## Summary\nPlease research.\n\n## Next\n- Research how sessions expire\n',
+    );
     const code = await new Promise((r) => waiter.child.on('close', r));
     expect(code, waiter.output()).toBe(0);
     const h = fs.readFileSync(path.join(project, 'HANDOFF.md'), 'utf8');
@@ -196,7 +210,10 @@ describe('handoffs', () => {
     expect(h).toMatch(/- knowledge: k_[0-9a-f]+ \(agent: gemini\)/);
     // Claude's side can query what devx stored.
     const q = await runDevx(['memory', 'search', 'session expiry', '--agent', 'gemini', '--json'], { cwd: project, env });
-    expect(JSON.parse(q.stdout)[0]).toMatchObject({ content: 'Sessions expire after 30 minutes.', metadata: { agent: 'gemini', type: 'research', tags: ['auth'] } });
+    expect(JSON.parse(q.stdout)[0]).toMatchObject({
+      content: 'Sessions expire after 30 minutes.',
+      metadata: { agent: 'gemini', type: 'research', tags: ['auth'] },
+    });
   }, 90_000);
 
   it('devx handoff --to claude writes the handoff and stops', async () => {
@@ -216,9 +233,12 @@ describe('handoffs', () => {
 describe('memory and todos in a session', () => {
   it('remember appends a dated, deduplicated line to MEMORY.md; todo keeps the checkpoint', async () => {
     const project = makeProject({ 'MEMORY.md': '# Memory\n\n- 2026-01-01: The build uses pnpm\n' });
-    fake.push({
-      text: 'TOOL_CALL: remember | fact=The build uses   PNPM.\nTOOL_CALL: remember | fact=Integration tests need Postgres on 5433\nTOOL_CALL: todo | objective=Set up CI | items=```\n- [ ] Add the workflow\n```',
-    }, { text: 'Noted.' });
+    fake.push(
+      {
+        text: 'TOOL_CALL: remember | fact=The build uses   PNPM.\nTOOL_CALL: remember | fact=Integration tests need Postgres on 5433\nTOOL_CALL: todo | objective=Set up CI | items=```\n- [ ] Add the workflow\n```',
+      },
+      { text: 'Noted.' },
+    );
     const r = await runDevx(['run', 'note things'], { cwd: project, env: fakeEnv(fake, home) });
     expect(r.code, r.stderr).toBe(0);
     const mem = fs.readFileSync(path.join(project, 'MEMORY.md'), 'utf8');

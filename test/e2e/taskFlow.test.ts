@@ -22,11 +22,13 @@ const read = (dir: string, f: string) => fs.readFileSync(path.join(dir, 'tasks',
 const changelogLines = (dir: string) => read(dir, 'changelog.md').split('\n').filter(Boolean);
 
 /** The caller's reply: the changelog call devx asked for, exactly as the prompt gives it (plus anything before it). */
-const callChangelog = (role: string, before = '') => (req: RecordedRequest) => {
-  expect(roleOf(req)).toBe(role);
-  const line = /^TOOL_CALL: agent \| name=changelog \| input=.*$/m.exec(req.promptText)![0];
-  return { text: `${before}${line}` };
-};
+const callChangelog =
+  (role: string, before = '') =>
+  (req: RecordedRequest) => {
+    expect(roleOf(req)).toBe(role);
+    const line = /^TOOL_CALL: agent \| name=changelog \| input=.*$/m.exec(req.promptText)![0];
+    return { text: `${before}${line}` };
+  };
 
 /** The changelog agent's two replies: one append_file call built from its input, then its status. */
 const changelogAgent = [
@@ -99,7 +101,9 @@ describe('devx task: the clarification flow', () => {
     expect(research.code, research.stderr).toBe(0);
     expect(fake.modelCalls).toHaveLength(5);
     expect(research.stdout).toContain('Wrote tasks/login/task_context.md and tasks/login/task_status.md (AWAITING_CONTEXT_REVIEW).');
-    expect(research.stdout).toContain('Initial context generated in `task_context.md`. Please review/update and then change `task_status.md` to `AWAITING_QUESTIONS`.');
+    expect(research.stdout).toContain(
+      'Initial context generated in `task_context.md`. Please review/update and then change `task_status.md` to `AWAITING_QUESTIONS`.',
+    );
     expect(read(dir, 'task_description.md')).toBe('Login fails after a password reset\n');
     const context = read(dir, 'task_context.md');
     expect(context).toContain('## Task description\nLogin fails after a password reset\n');
@@ -147,10 +151,15 @@ describe('devx task: the clarification flow', () => {
 
     // 5. The user answers question 1: devx parses it and gives it to the model; the answer is kept.
     fs.writeFileSync(path.join(dir, 'tasks/login/questions-and-answers.md'), qnaFile('Email only; SMS is not offered.'));
-    const updated = qnaFile('Email only; SMS is not offered.').replace('### 2. Should existing sessions survive a reset?\n<!-- USER_FEEDBACK_START -->\nUSER FEEDBACK REQUIRED', '### 2. Should existing sessions survive a reset?\n<!-- USER_FEEDBACK_START -->\nAssumed: no (answered by the JWT revocation rule).');
+    const updated = qnaFile('Email only; SMS is not offered.').replace(
+      '### 2. Should existing sessions survive a reset?\n<!-- USER_FEEDBACK_START -->\nUSER FEEDBACK REQUIRED',
+      '### 2. Should existing sessions survive a reset?\n<!-- USER_FEEDBACK_START -->\nAssumed: no (answered by the JWT revocation rule).',
+    );
     fake.push(
       (req) => {
-        expect(req.promptText).toContain('- Question: ### 1. Which reset channels exist: email, SMS, or both? (line 9)\n  Feedback: Email only; SMS is not offered.');
+        expect(req.promptText).toContain(
+          '- Question: ### 1. Which reset channels exist: email, SMS, or both? (line 9)\n  Feedback: Email only; SMS is not offered.',
+        );
         return callChangelog('qna', `TOOL_CALL: write_file | path=tasks/login/questions-and-answers.md | content=\`\`\`\n${updated}\`\`\`\n`)(req);
       },
       ...changelogAgent,
@@ -178,7 +187,9 @@ describe('devx task: the clarification flow', () => {
     const dir = makeProject({ 'tasks/login/task_description.md': 'x\n', 'tasks/login/task_status.md': 'DONE\n' });
     const r = await devx(dir, 'next', 'tasks/login');
     expect(r.code).toBe(2);
-    expect(r.stderr).toBe('devx: tasks/login/task_status.md line 1: unknown status "DONE"; allowed values: AWAITING_CONTEXT_REVIEW, AWAITING_QUESTIONS, AWAITING_USER_FEEDBACK, READY_FOR_PRD\n');
+    expect(r.stderr).toBe(
+      'devx: tasks/login/task_status.md line 1: unknown status "DONE"; allowed values: AWAITING_CONTEXT_REVIEW, AWAITING_QUESTIONS, AWAITING_USER_FEEDBACK, READY_FOR_PRD\n',
+    );
     fs.writeFileSync(path.join(dir, 'tasks/login/task_status.md'), '');
     expect((await devx(dir, 'next', 'tasks/login')).stderr).toMatch(/task_status\.md line 1: the status is empty/);
     expect(fake.modelCalls).toHaveLength(0);
@@ -194,7 +205,9 @@ describe('devx task: the clarification flow', () => {
     });
     const r = await devx(dir, 'next', 'tasks/login');
     expect(r.code).toBe(2);
-    expect(r.stderr).toBe('devx: tasks/login/questions-and-answers.md line 13: a second USER_FEEDBACK_START before the block opened on line 9 (the answer to "### 1. Which reset channels exist: email, SMS, or both?") was closed with <!-- USER_FEEDBACK_END -->; close that block, or, if its answer holds the marker comment itself, take it out (an answer may mention USER_FEEDBACK_START in words, not hold a marker comment)\n');
+    expect(r.stderr).toBe(
+      'devx: tasks/login/questions-and-answers.md line 13: a second USER_FEEDBACK_START before the block opened on line 9 (the answer to "### 1. Which reset channels exist: email, SMS, or both?") was closed with <!-- USER_FEEDBACK_END -->; close that block, or, if its answer holds the marker comment itself, take it out (an answer may mention USER_FEEDBACK_START in words, not hold a marker comment)\n',
+    );
     expect(read(dir, 'questions-and-answers.md')).toBe(broken);
     expect(read(dir, 'task_status.md')).toBe('AWAITING_USER_FEEDBACK\nmy note\n');
     expect(fs.existsSync(path.join(dir, 'tasks/login/changelog.md'))).toBe(false);
@@ -211,7 +224,11 @@ describe('devx task: the clarification flow', () => {
       'tasks/login/changelog.md': earlier,
     });
     // It rewords the answer and records the step in the changelog, as asked: the step does not stand.
-    fake.push(callChangelog('qna', `TOOL_CALL: write_file | path=tasks/login/questions-and-answers.md | content=\`\`\`\n${qnaFile()}\`\`\`\n`), ...changelogAgent, { text: 'STATUS: AWAITING_USER_FEEDBACK' });
+    fake.push(
+      callChangelog('qna', `TOOL_CALL: write_file | path=tasks/login/questions-and-answers.md | content=\`\`\`\n${qnaFile()}\`\`\`\n`),
+      ...changelogAgent,
+      { text: 'STATUS: AWAITING_USER_FEEDBACK' },
+    );
     const dropped = await devx(dir, 'next', 'tasks/login');
     expect(dropped.code).toBe(1);
     expect(dropped.stderr).toContain('Q&A stopped: the qna agent dropped or reworded the answer(s) on line 9; answered questions must keep their answers.');
@@ -220,11 +237,19 @@ describe('devx task: the clarification flow', () => {
     expect(read(dir, 'task_status.md')).toBe('AWAITING_USER_FEEDBACK\n');
     expect(read(dir, 'changelog.md')).toBe(earlier);
 
-    fake.push({ text: `TOOL_CALL: write_file | path=tasks/login/questions-and-answers.md | content=\`\`\`\n${qnaFile('Email only.')}\n### 3. More?\n<!-- USER_FEEDBACK_START -->\nUSER FEEDBACK REQUIRED\n<!-- USER_FEEDBACK_END -->\n\`\`\`` }, { text: 'STATUS: AWAITING_USER_FEEDBACK' });
+    fake.push(
+      {
+        text: `TOOL_CALL: write_file | path=tasks/login/questions-and-answers.md | content=\`\`\`\n${qnaFile('Email only.')}\n### 3. More?\n<!-- USER_FEEDBACK_START -->\nUSER FEEDBACK REQUIRED\n<!-- USER_FEEDBACK_END -->\n\`\`\``,
+      },
+      { text: 'STATUS: AWAITING_USER_FEEDBACK' },
+    );
     const skipped = await devx(dir, 'next', 'tasks/login');
     expect(skipped.code, skipped.stderr).toBe(0);
     expect(skipped.stderr).toContain('devx: warning: the qna agent did not record a changelog entry; devx added it to tasks/login/changelog.md');
-    expect(changelogLines(dir)).toEqual([earlier.trim(), expect.stringMatching(/^- \S+Z Processed feedback, updated Q&A\. \(recorded by devx: the qna agent did not call the changelog agent\)$/)]);
+    expect(changelogLines(dir)).toEqual([
+      earlier.trim(),
+      expect.stringMatching(/^- \S+Z Processed feedback, updated Q&A\. \(recorded by devx: the qna agent did not call the changelog agent\)$/),
+    ]);
     // The answer it has now seen is not "new" next time.
     const again = await devx(dir, 'next', 'tasks/login');
     expect(again.stdout).toMatch(/^Checked Q&A file; no new user feedback provided yet\./);

@@ -35,7 +35,9 @@ describe('undo', () => {
     const project = makeProject({ 'notes.txt': 'old line\nkept line\n' });
     const file = (rel: string) => path.join(project, rel);
     fake.push(
-      { text: 'TOOL_CALL: edit_file | path=notes.txt | old_text=old line | new_text=new line\nTOOL_CALL: write_file | path=src/hello.txt | content=```\nhello\n```' },
+      {
+        text: 'TOOL_CALL: edit_file | path=notes.txt | old_text=old line | new_text=new line\nTOOL_CALL: write_file | path=src/hello.txt | content=```\nhello\n```',
+      },
       { text: 'Edited and created.' },
       (req) => {
         // The model is told its edits were undone.
@@ -84,7 +86,9 @@ describe('undo', () => {
     fs.writeFileSync(file('notes.txt'), 'my own edit\n');
     const refused = await runDevx(['undo'], { cwd: project, env });
     expect(refused.code).toBe(1);
-    expect(refused.stderr).toMatch(/nothing was undone: these files are not as devx left them:\n +notes\.txt: changed since devx changed it \(turn "rewrite the notes"\)/);
+    expect(refused.stderr).toMatch(
+      /nothing was undone: these files are not as devx left them:\n +notes\.txt: changed since devx changed it \(turn "rewrite the notes"\)/,
+    );
     expect(refused.stderr).toMatch(/devx undo --force/);
     expect(fs.readFileSync(file('notes.txt'), 'utf8')).toBe('my own edit\n');
 
@@ -117,7 +121,9 @@ describe('undo', () => {
 
     const env = fakeEnv(fake, home);
     const list = await runDevx(['undo', '--list'], { cwd: project, env });
-    expect(list.stdout).toMatch(/"change a" \(devx stopped during this turn\)\n +a\.txt changed\n +not undoable: `npm install --offline --no-audit --no-fund` \(it runs the project's own code/);
+    expect(list.stdout).toMatch(
+      /"change a" \(devx stopped during this turn\)\n +a\.txt changed\n +not undoable: `npm install --offline --no-audit --no-fund` \(it runs the project's own code/,
+    );
     const r = await runDevx(['undo'], { cwd: project, env });
     expect(r.code).toBe(0);
     expect(r.stdout).toMatch(/a\.txt: restored\n +that turn also ran `npm install --offline --no-audit --no-fund`, which undo cannot reverse/);

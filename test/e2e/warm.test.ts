@@ -50,7 +50,7 @@ exec ${GEMINI_BIN} "$@"
 const warmEnv = (bin: string) => fakeEnv(fake, home, { DEVX_GEMINI_BIN: bin, DEVX_PROVIDER_MODE: 'warm' });
 
 describe('warm gemini', () => {
-  it('by default a person\'s REPL session is warm, and a one-shot run spawns a process per call', async () => {
+  it("by default a person's REPL session is warm, and a one-shot run spawns a process per call", async () => {
     const w = wrapper();
     const project = makeProject({});
     fake.push({ text: 'first answer' }, { text: 'second answer' });

@@ -77,9 +77,15 @@ export class FakeAnthropicApi extends FakeServer<FakeClaudeReply, RecordedClaude
       apiKey: (req.headers['x-api-key'] as string | undefined) ?? (req.headers.authorization as string | undefined),
       body,
       systemText: system,
-      promptText: messages.filter((m) => m.role === 'user').map((m) => textOf(m.content)).join('\n'),
+      promptText: messages
+        .filter((m) => m.role === 'user')
+        .map((m) => textOf(m.content))
+        .join('\n'),
       tools: Array.isArray(body?.tools) ? body.tools.length : 0,
-      images: messages.flatMap((m) => (Array.isArray(m.content) ? m.content : [])).filter((b: any) => b?.type === 'image').map((b: any) => ({ mediaType: b.source?.media_type, data: b.source?.data })),
+      images: messages
+        .flatMap((m) => (Array.isArray(m.content) ? m.content : []))
+        .filter((b: any) => b?.type === 'image')
+        .map((b: any) => ({ mediaType: b.source?.media_type, data: b.source?.data })),
       at: Date.now(),
     };
     this.requests.push(rec);
@@ -115,10 +121,24 @@ export class FakeAnthropicApi extends FakeServer<FakeClaudeReply, RecordedClaude
     const text = reply.text ?? '';
     const input = Math.ceil((rec.systemText.length + rec.promptText.length) / 4);
     const output = Math.ceil(text.length / 4) + 1;
-    const message = { id: `msg_${this.requests.length}`, type: 'message', role: 'assistant', model: rec.model, content: [] as unknown[], stop_reason: null, stop_sequence: null, usage: { input_tokens: input, output_tokens: 1 } };
+    const message = {
+      id: `msg_${this.requests.length}`,
+      type: 'message',
+      role: 'assistant',
+      model: rec.model,
+      content: [] as unknown[],
+      stop_reason: null,
+      stop_sequence: null,
+      usage: { input_tokens: input, output_tokens: 1 },
+    };
     if (!rec.stream) {
       res.writeHead(200, { 'content-type': 'application/json' });
-      const body = JSON.stringify({ ...message, content: [{ type: 'text', text }], stop_reason: 'end_turn', usage: { input_tokens: input, output_tokens: output } });
+      const body = JSON.stringify({
+        ...message,
+        content: [{ type: 'text', text }],
+        stop_reason: 'end_turn',
+        usage: { input_tokens: input, output_tokens: output },
+      });
       if (!reply.reset && !reply.stall) return void res.end(body);
       res.write(body.slice(0, body.length >> 1));
       if (reply.reset) resetAfterFlush(res);

@@ -73,7 +73,16 @@ export class FakeGeminiApi extends FakeServer<FakeReply, RecordedRequest> {
     const url = new URL(req.url ?? '/', 'http://x');
     const m = /models\/([^:]+):(\w+)/.exec(url.pathname);
     const method = m?.[2] ?? '';
-    const kind = method === 'streamGenerateContent' ? 'stream' : method === 'generateContent' ? 'generate' : method === 'countTokens' ? 'countTokens' : method === 'batchEmbedContents' ? 'embed' : 'other';
+    const kind =
+      method === 'streamGenerateContent'
+        ? 'stream'
+        : method === 'generateContent'
+          ? 'generate'
+          : method === 'countTokens'
+            ? 'countTokens'
+            : method === 'batchEmbedContents'
+              ? 'embed'
+              : 'other';
     const texts = (body?.contents ?? []).flatMap((c: any) => (c.parts ?? []).map((p: any) => p.text ?? '')).join('\n');
     const rec: RecordedRequest = {
       method: req.method ?? '',
@@ -93,7 +102,10 @@ export class FakeGeminiApi extends FakeServer<FakeReply, RecordedRequest> {
       const embeddings = (body?.requests ?? []).map((r: any) => {
         const dims = r.outputDimensionality ?? 8;
         const v = new Array(dims).fill(0);
-        for (const w of String(r.content?.parts?.[0]?.text ?? '').toLowerCase().match(/[a-z]+/g) ?? []) v[[...w].reduce((h, c) => (h * 31 + c.charCodeAt(0)) % dims, 7)] += 1;
+        for (const w of String(r.content?.parts?.[0]?.text ?? '')
+          .toLowerCase()
+          .match(/[a-z]+/g) ?? [])
+          v[[...w].reduce((h, c) => (h * 31 + c.charCodeAt(0)) % dims, 7)] += 1;
         const n = Math.hypot(...v) || 1;
         return { values: v.map((x: number) => x / n) };
       });
@@ -118,7 +130,16 @@ export class FakeGeminiApi extends FakeServer<FakeReply, RecordedRequest> {
     if (res.destroyed) return;
     if (reply.status && reply.status >= 400) {
       res.writeHead(reply.status, { 'content-type': 'application/json' });
-      res.end(JSON.stringify({ error: { code: reply.status, message: `fake API error ${reply.status}`, status: reply.status === 429 ? 'RESOURCE_EXHAUSTED' : 'ERROR', details: reply.details ?? [] } }));
+      res.end(
+        JSON.stringify({
+          error: {
+            code: reply.status,
+            message: `fake API error ${reply.status}`,
+            status: reply.status === 429 ? 'RESOURCE_EXHAUSTED' : 'ERROR',
+            details: reply.details ?? [],
+          },
+        }),
+      );
       return;
     }
     if (reply.garbage !== undefined) {
@@ -131,7 +152,13 @@ export class FakeGeminiApi extends FakeServer<FakeReply, RecordedRequest> {
     usage.totalTokenCount = usage.promptTokenCount + usage.candidatesTokenCount;
     const image = reply.image ? [{ inlineData: { mimeType: reply.image.mimeType, data: reply.image.data.toString('base64') } }] : [];
     const chunk = (t: string, last: boolean) => ({
-      candidates: [{ content: { role: 'model', parts: [...(t || !image.length ? [{ text: t }] : []), ...(last ? image : [])] }, ...(last ? { finishReason: 'STOP' } : {}), index: 0 }],
+      candidates: [
+        {
+          content: { role: 'model', parts: [...(t || !image.length ? [{ text: t }] : []), ...(last ? image : [])] },
+          ...(last ? { finishReason: 'STOP' } : {}),
+          index: 0,
+        },
+      ],
       ...(last ? { usageMetadata: usage } : {}),
       modelVersion: rec.model,
     });

@@ -27,11 +27,16 @@ export function makeMp3(withId3 = true): Buffer {
 export const makeOgg = () => Buffer.concat([Buffer.from('OggS', 'latin1'), Buffer.from([0, 2]), tail('ogg', 80)]);
 export const makeFlac = () => Buffer.concat([Buffer.from('fLaC', 'latin1'), Buffer.from([0x80, 0, 0, 34]), tail('flac', 34)]);
 
-const ftyp = (brand: string) => Buffer.concat([Buffer.from([0, 0, 0, 24]), Buffer.from(`ftyp${brand}`, 'latin1'), Buffer.from([0, 0, 2, 0]), Buffer.from(`${brand}mp41`, 'latin1')]);
+const ftyp = (brand: string) =>
+  Buffer.concat([Buffer.from([0, 0, 0, 24]), Buffer.from(`ftyp${brand}`, 'latin1'), Buffer.from([0, 0, 2, 0]), Buffer.from(`${brand}mp41`, 'latin1')]);
 export const makeMp4 = () => Buffer.concat([ftyp('isom'), Buffer.from([0, 0, 0, 72]), Buffer.from('mdat', 'latin1'), tail('mp4', 64)]);
 export const makeMov = () => Buffer.concat([ftyp('qt  '), Buffer.from([0, 0, 0, 72]), Buffer.from('mdat', 'latin1'), tail('mov', 64)]);
 /** WebM: an EBML header whose DocType is "webm". */
-export const makeWebm = () => Buffer.concat([Buffer.from([0x1a, 0x45, 0xdf, 0xa3, 0x9f, 0x42, 0x86, 0x81, 0x01, 0x42, 0x82, 0x84]), Buffer.from('webm', 'latin1'), tail('webm', 64)]);
+export const makeWebm = () =>
+  Buffer.concat([Buffer.from([0x1a, 0x45, 0xdf, 0xa3, 0x9f, 0x42, 0x86, 0x81, 0x01, 0x42, 0x82, 0x84]), Buffer.from('webm', 'latin1'), tail('webm', 64)]);
 /** A one-page PDF. */
 export const makePdf = () =>
-  Buffer.from('%PDF-1.4\n1 0 obj << /Type /Catalog /Pages 2 0 R >> endobj\n2 0 obj << /Type /Pages /Kids [3 0 R] /Count 1 >> endobj\n3 0 obj << /Type /Page /Parent 2 0 R /MediaBox [0 0 200 200] >> endobj\ntrailer << /Root 1 0 R >>\n%%EOF\n', 'latin1');
+  Buffer.from(
+    '%PDF-1.4\n1 0 obj << /Type /Catalog /Pages 2 0 R >> endobj\n2 0 obj << /Type /Pages /Kids [3 0 R] /Count 1 >> endobj\n3 0 obj << /Type /Page /Parent 2 0 R /MediaBox [0 0 200 200] >> endobj\ntrailer << /Root 1 0 R >>\n%%EOF\n',
+    'latin1',
+  );

@@ -18,5 +18,10 @@ export function makePng(): Buffer {
   ihdr[9] = 2;
   const rows = Buffer.alloc(8 * (1 + 8 * 3));
   for (let y = 0; y < 8; y++) for (let x = 0; x < 8; x++) rows.set([x * 32, y * 32, 200], y * 25 + 1 + x * 3);
-  return Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), chunk('IHDR', ihdr), chunk('IDAT', zlib.deflateSync(rows)), chunk('IEND', Buffer.alloc(0))]);
+  return Buffer.concat([
+    Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
+    chunk('IHDR', ihdr),
+    chunk('IDAT', zlib.deflateSync(rows)),
+    chunk('IEND', Buffer.alloc(0)),
+  ]);
 }

@@ -24,7 +24,11 @@ function shellQuote(s: string): string {
 
 export function startInPty(args: string[], cwd: string, env: NodeJS.ProcessEnv): PtySession {
   const cmd = [process.execPath, DEVX_BIN, ...args].map(shellQuote).join(' ');
-  const child = spawn('script', ['-qfec', `stty cols 200 rows 50; exec ${cmd}`, '/dev/null'], { cwd, env: { ...env, TERM: 'xterm-256color' }, stdio: ['pipe', 'pipe', 'pipe'] });
+  const child = spawn('script', ['-qfec', `stty cols 200 rows 50; exec ${cmd}`, '/dev/null'], {
+    cwd,
+    env: { ...env, TERM: 'xterm-256color' },
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
   let out = '';
   child.stdout!.on('data', (d) => (out += d));
   child.stderr!.on('data', (d) => (out += d));

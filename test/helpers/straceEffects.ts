@@ -17,10 +17,41 @@ import { PROTECTED_NAMES } from '../../src/sandbox/sandboxPaths.js';
 
 /** The syscalls traced: the brief's list, plus what the parser needs to follow processes and their cwd. */
 export const TRACED_SYSCALLS = [
-  'execve', 'execveat', 'openat', 'open', 'openat2', 'creat', 'rename', 'renameat', 'renameat2', 'unlink', 'unlinkat', 'mkdir', 'mkdirat', 'symlink', 'symlinkat',
-  'link', 'linkat', 'truncate', 'chmod', 'fchmodat', 'fchmod', 'chown', 'lchown', 'fchownat', 'utimensat', 'mknod', 'mknodat', 'connect',
+  'execve',
+  'execveat',
+  'openat',
+  'open',
+  'openat2',
+  'creat',
+  'rename',
+  'renameat',
+  'renameat2',
+  'unlink',
+  'unlinkat',
+  'mkdir',
+  'mkdirat',
+  'symlink',
+  'symlinkat',
+  'link',
+  'linkat',
+  'truncate',
+  'chmod',
+  'fchmodat',
+  'fchmod',
+  'chown',
+  'lchown',
+  'fchownat',
+  'utimensat',
+  'mknod',
+  'mknodat',
+  'connect',
   // bookkeeping: process tree and working directory
-  'clone', 'clone3', 'fork', 'vfork', 'chdir', 'fchdir',
+  'clone',
+  'clone3',
+  'fork',
+  'vfork',
+  'chdir',
+  'fchdir',
 ];
 
 /**
@@ -64,9 +95,37 @@ export function findStrace(): string | null {
 export function probeTracedBwrap(strace: string, bwrap: string, scratch: string): string | null {
   const log = path.join(scratch, 'probe-bwrap.log');
   try {
-    execFileSync(strace, ['-f', '-qq', ...versionOpts, '-e', 'trace=execve', '-o', log, '--', bwrap, '--ro-bind', '/', '/', '--dev', '/dev', '--unshare-net', '--die-with-parent', 'bash', '-c', 'true'], { stdio: 'pipe', timeout: 15_000 });
+    execFileSync(
+      strace,
+      [
+        '-f',
+        '-qq',
+        ...versionOpts,
+        '-e',
+        'trace=execve',
+        '-o',
+        log,
+        '--',
+        bwrap,
+        '--ro-bind',
+        '/',
+        '/',
+        '--dev',
+        '/dev',
+        '--unshare-net',
+        '--die-with-parent',
+        'bash',
+        '-c',
+        'true',
+      ],
+      { stdio: 'pipe', timeout: 15_000 },
+    );
   } catch (err) {
-    return `bwrap does not start under strace (${String((err as { stderr?: Buffer }).stderr ?? err).trim().split('\n')[0]})`;
+    return `bwrap does not start under strace (${
+      String((err as { stderr?: Buffer }).stderr ?? err)
+        .trim()
+        .split('\n')[0]
+    })`;
   }
   const text = fs.readFileSync(log, 'utf8');
   return /execve\("[^"]*\/bash", .*\) = 0/.test(text) ? null : 'strace does not see the programs bwrap starts';
@@ -88,9 +147,31 @@ const OUTPUT_CAP = 256 * 1024;
  * Runs `file args` under `strace -f` (log to `logFile`), with a timeout after which the whole process
  * group and every traced process the log names are killed.
  */
-export function runTraced(opts: { strace: string; file: string; args: string[]; cwd: string; env: Record<string, string>; logFile: string; timeoutMs: number }): Promise<TracedRun> {
+export function runTraced(opts: {
+  strace: string;
+  file: string;
+  args: string[];
+  cwd: string;
+  env: Record<string, string>;
+  logFile: string;
+  timeoutMs: number;
+}): Promise<TracedRun> {
   const started = Date.now();
-  const straceArgs = ['-f', '-qq', '-y', '-s', '256', ...versionOpts, '-e', `trace=${TRACED_SYSCALLS.join(',')}`, '-o', opts.logFile, '--', opts.file, ...opts.args];
+  const straceArgs = [
+    '-f',
+    '-qq',
+    '-y',
+    '-s',
+    '256',
+    ...versionOpts,
+    '-e',
+    `trace=${TRACED_SYSCALLS.join(',')}`,
+    '-o',
+    opts.logFile,
+    '--',
+    opts.file,
+    ...opts.args,
+  ];
   return new Promise((resolve, reject) => {
     const child = spawn(opts.strace, straceArgs, { cwd: opts.cwd, env: opts.env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
@@ -319,7 +400,7 @@ export function parseEffects(log: string, opts: ParseOptions): Parsed {
   const tracked = new Set<number>();
   if (bash) {
     tracked.add(bash.pid);
-    for (let grew = true; grew; ) {
+    for (let grew = true; grew;) {
       grew = false;
       for (const c of calls) {
         if (!isClone(c) || tracked.has(c.child!) || !tracked.has(c.pid)) continue;
@@ -331,7 +412,7 @@ export function parseEffects(log: string, opts: ParseOptions): Parsed {
     // Without --decode-pids=pidns a clone inside the sandbox returns the child's pid in bwrap's pid
     // namespace: then every process first seen after bash started is counted as bash's (stricter).
     const seen = new Set<number>();
-    for (const c of opts.pidsDecoded ?? straceDecodesPids() ? [] : calls) {
+    for (const c of (opts.pidsDecoded ?? straceDecodesPids()) ? [] : calls) {
       if (c.index > bash.index && !seen.has(c.pid) && !parent.has(c.pid)) tracked.add(c.pid);
       seen.add(c.pid);
     }
@@ -378,8 +459,13 @@ export function parseEffects(log: string, opts: ParseOptions): Parsed {
       case 'openat':
       case 'openat2':
       case 'creat': {
-        const [dir, p, flags] = c.name === 'open' ? [undefined, c.args[0], c.args[1]] : c.name === 'creat' ? [undefined, c.args[0], 'O_CREAT|O_WRONLY|O_TRUNC'] : [c.args[0], c.args[1], c.args[2]];
-        const target = c.retPath && path.isAbsolute(c.retPath) ? c.retPath : c.retPath ?? resolveAt(c.pid, dir, unquote(p ?? ''));
+        const [dir, p, flags] =
+          c.name === 'open'
+            ? [undefined, c.args[0], c.args[1]]
+            : c.name === 'creat'
+              ? [undefined, c.args[0], 'O_CREAT|O_WRONLY|O_TRUNC']
+              : [c.args[0], c.args[1], c.args[2]];
+        const target = c.retPath && path.isAbsolute(c.retPath) ? c.retPath : (c.retPath ?? resolveAt(c.pid, dir, unquote(p ?? '')));
         if (target === null) break;
         if (WRITE_FLAGS.test(flags ?? '')) add('write', target);
         if (canaries.has(realish(target))) add('read-denied', target);
@@ -465,7 +551,14 @@ function inside(dir: string, p: string): boolean {
 
 /** Where an unsandboxed command may write: nothing but these. */
 function harmlessSink(p: string): boolean {
-  return p === '/dev/null' || p === '/dev/tty' || /^\/proc\/(self|thread-self|\d+)\//.test(p) || /^(pipe|socket|anon_inode):/.test(p) || p === '/dev/stdout' || p === '/dev/stderr';
+  return (
+    p === '/dev/null' ||
+    p === '/dev/tty' ||
+    /^\/proc\/(self|thread-self|\d+)\//.test(p) ||
+    /^(pipe|socket|anon_inode):/.test(p) ||
+    p === '/dev/stdout' ||
+    p === '/dev/stderr'
+  );
 }
 
 export interface UnsandboxedRules {
@@ -505,11 +598,58 @@ export interface Mount {
 
 /** How many values each bwrap option takes (an option not listed fails the parse: the checker must learn it). */
 const BWRAP_ARITY: Record<string, number> = {
-  '--bind': 2, '--bind-try': 2, '--dev-bind': 2, '--dev-bind-try': 2, '--ro-bind': 2, '--ro-bind-try': 2, '--tmpfs': 1, '--dev': 1, '--proc': 1, '--mqueue': 1,
-  '--dir': 1, '--remount-ro': 1, '--chdir': 1, '--setenv': 2, '--unsetenv': 1, '--hostname': 1, '--perms': 1, '--size': 1, '--symlink': 2, '--file': 2, '--bind-data': 2, '--ro-bind-data': 2,
-  '--uid': 1, '--gid': 1, '--cap-add': 1, '--cap-drop': 1, '--seccomp': 1, '--add-seccomp-fd': 1, '--sync-fd': 1, '--info-fd': 1, '--json-status-fd': 1, '--block-fd': 1, '--userns-block-fd': 1, '--lock-file': 1, '--argv0': 1, '--chmod': 2,
-  '--unshare-all': 0, '--share-net': 0, '--unshare-user': 0, '--unshare-user-try': 0, '--unshare-ipc': 0, '--unshare-pid': 0, '--unshare-net': 0, '--unshare-uts': 0, '--unshare-cgroup': 0, '--unshare-cgroup-try': 0,
-  '--die-with-parent': 0, '--new-session': 0, '--as-pid-1': 0, '--clearenv': 0, '--disable-userns': 0, '--assert-userns-disabled': 0,
+  '--bind': 2,
+  '--bind-try': 2,
+  '--dev-bind': 2,
+  '--dev-bind-try': 2,
+  '--ro-bind': 2,
+  '--ro-bind-try': 2,
+  '--tmpfs': 1,
+  '--dev': 1,
+  '--proc': 1,
+  '--mqueue': 1,
+  '--dir': 1,
+  '--remount-ro': 1,
+  '--chdir': 1,
+  '--setenv': 2,
+  '--unsetenv': 1,
+  '--hostname': 1,
+  '--perms': 1,
+  '--size': 1,
+  '--symlink': 2,
+  '--file': 2,
+  '--bind-data': 2,
+  '--ro-bind-data': 2,
+  '--uid': 1,
+  '--gid': 1,
+  '--cap-add': 1,
+  '--cap-drop': 1,
+  '--seccomp': 1,
+  '--add-seccomp-fd': 1,
+  '--sync-fd': 1,
+  '--info-fd': 1,
+  '--json-status-fd': 1,
+  '--block-fd': 1,
+  '--userns-block-fd': 1,
+  '--lock-file': 1,
+  '--argv0': 1,
+  '--chmod': 2,
+  '--unshare-all': 0,
+  '--share-net': 0,
+  '--unshare-user': 0,
+  '--unshare-user-try': 0,
+  '--unshare-ipc': 0,
+  '--unshare-pid': 0,
+  '--unshare-net': 0,
+  '--unshare-uts': 0,
+  '--unshare-cgroup': 0,
+  '--unshare-cgroup-try': 0,
+  '--die-with-parent': 0,
+  '--new-session': 0,
+  '--as-pid-1': 0,
+  '--clearenv': 0,
+  '--disable-userns': 0,
+  '--assert-userns-disabled': 0,
 };
 
 /** The mount table a bwrap command line builds (everything before `--`). */
@@ -524,10 +664,11 @@ export function mountsFromBwrapArgs(args: string[]): Mount[] {
     else if (['--tmpfs', '--dev', '--proc', '--mqueue'].includes(a)) out.push({ dest: args[i + 1], kind: 'private' });
     else if (a === '--remount-ro') {
       // the mount at that path becomes read-only
-      for (let k = out.length - 1; k >= 0; k--) if (out[k].dest === args[i + 1]) {
-        out[k] = { ...out[k], ro: true };
-        break;
-      }
+      for (let k = out.length - 1; k >= 0; k--)
+        if (out[k].dest === args[i + 1]) {
+          out[k] = { ...out[k], ro: true };
+          break;
+        }
     }
     i += n;
   }
@@ -632,11 +773,34 @@ export function fixtureAt(base: string, canary: string): Fixture {
     outside,
     markers: path.join(base, 'markers'),
     canary,
-    canaries: [...secrets, path.join(home, '.ssh', 'id_rsa'), path.join(base, 'outside.txt'), path.join(outside, 'canary.txt'), path.join(base, 'project-evil', 'secret.txt')],
+    canaries: [
+      ...secrets,
+      path.join(home, '.ssh', 'id_rsa'),
+      path.join(base, 'outside.txt'),
+      path.join(outside, 'canary.txt'),
+      path.join(base, 'project-evil', 'secret.txt'),
+    ],
   };
 }
 
-const SECRET_FILES = ['.env', '.env.local', '.env.production', 'config/.env', 'secrets/server.pem', 'secrets/tls.KEY', 'id_rsa', '.ssh/config', '.npmrc', '.netrc', '.git-credentials', 'credentials.json', '.aws/credentials', '.kube/config', '.docker/config.json', 'oauth_creds.json'];
+const SECRET_FILES = [
+  '.env',
+  '.env.local',
+  '.env.production',
+  'config/.env',
+  'secrets/server.pem',
+  'secrets/tls.KEY',
+  'id_rsa',
+  '.ssh/config',
+  '.npmrc',
+  '.netrc',
+  '.git-credentials',
+  'credentials.json',
+  '.aws/credentials',
+  '.kube/config',
+  '.docker/config.json',
+  'oauth_creds.json',
+];
 
 /** The policy table's fixture (policyTable.test.ts buildFixture), with canaries, a commit history, a home and an outside folder. */
 export function buildEffectsFixture(base: string): Fixture {
@@ -696,7 +860,12 @@ export function buildEffectsFixture(base: string): Fixture {
   link(path.join(base, 'not-there', 'x'), 'dangling');
   fs.linkSync(path.join(base, 'outside-hard.txt'), path.join(root, 'hardlink.txt'));
   fs.symlinkSync(root, path.join(base, 'root-link'));
-  const git = (...args: string[]) => execFileSync('git', ['-c', 'user.email=t@t', '-c', 'user.name=t', '-c', 'core.hooksPath=/dev/null', '-c', 'commit.gpgsign=false', ...args], { cwd: root, stdio: 'pipe', env: { PATH: process.env.PATH, HOME: home, GIT_CONFIG_NOSYSTEM: '1' } });
+  const git = (...args: string[]) =>
+    execFileSync('git', ['-c', 'user.email=t@t', '-c', 'user.name=t', '-c', 'core.hooksPath=/dev/null', '-c', 'commit.gpgsign=false', ...args], {
+      cwd: root,
+      stdio: 'pipe',
+      env: { PATH: process.env.PATH, HOME: home, GIT_CONFIG_NOSYSTEM: '1' },
+    });
   git('init', '-q', '-b', 'main');
   git('add', 'README.md', 'package.json', 'tsconfig.json', 'src', 'docs', '.gitignore');
   git('commit', '-qm', 'first');
@@ -909,31 +1078,120 @@ export function scriptCandidates(): Candidate[] {
   const absFile = () => `@BASE@/outside/w${++n}`;
   const lines: string[] = [
     // sed: labels, branches, brackets, delimiters, flags
-    `sed ':x e touch ${mk()}' README.md`, `sed ':x;e touch ${mk()}' README.md`, `sed -n '/a/b x e touch ${mk()}' README.md`, `sed -n '/a/b x;e touch ${mk()}' README.md`,
-    `sed 's|[|]|x|w ${file()}' README.md`, `sed 's/[/]/x/w ${file()}' README.md`, `sed 's/a/b/w ${absFile()}' README.md`, `sed 's/x/y/gw ${file()}' README.md`,
-    `sed '/x/{e touch ${mk()}' -e '}' README.md`, `sed -e 'a\\' -e 'e touch ${mk()}' README.md`, `sed 's/a/b/;;e touch ${mk()}' README.md`, `sed '0~3 e touch ${mk()}' README.md`,
-    `sed '$!N;e touch ${mk()}' README.md`, `sed 'v;e touch ${mk()}' README.md`, `sed '\\,a,e touch ${mk()}' README.md`, `sed '\\%x%d;e touch ${mk()}' README.md`,
-    `sed 'y/abc/xyz/;e touch ${mk()}' README.md`, `sed -n '1{e touch ${abs()}\n}' README.md`, `sed 's/x/e/;1e touch ${mk()}' README.md`, `sed 's/a/b/e' README.md`,
-    `sed --expr='1e touch ${mk()}' README.md`, `sed --posix '1e touch ${mk()}' README.md`, `sed -z '1e touch ${mk()}' README.md`, `sed -s -n 'W ${file()}' README.md`,
-    `sed -n '/[]/]/w ${file()}' README.md`, `sed 's/[[:alpha:]]/x/w ${file()}' README.md`, `sed 's/a/b/ ; w ${file()}' README.md`, `sed '1!G;h;$!d' README.md`,
-    `sed -n '#n\n1e touch ${mk()}' README.md`, `sed -e 's/a/b/' -e '1e touch ${mk()}' README.md`, `sed -n "1 e touch ${mk()}" README.md`, `sed -n 1e\\ touch\\ ${mk()} README.md`,
-    `sed --in-pl=.bak 's/a/b/' ../outside.txt`, `sed -i -e 's/a/b/' ../outside/canary.txt`, `sed -n 'r ../outside/canary.txt' README.md`, `sed '1r link-file' README.md`,
+    `sed ':x e touch ${mk()}' README.md`,
+    `sed ':x;e touch ${mk()}' README.md`,
+    `sed -n '/a/b x e touch ${mk()}' README.md`,
+    `sed -n '/a/b x;e touch ${mk()}' README.md`,
+    `sed 's|[|]|x|w ${file()}' README.md`,
+    `sed 's/[/]/x/w ${file()}' README.md`,
+    `sed 's/a/b/w ${absFile()}' README.md`,
+    `sed 's/x/y/gw ${file()}' README.md`,
+    `sed '/x/{e touch ${mk()}' -e '}' README.md`,
+    `sed -e 'a\\' -e 'e touch ${mk()}' README.md`,
+    `sed 's/a/b/;;e touch ${mk()}' README.md`,
+    `sed '0~3 e touch ${mk()}' README.md`,
+    `sed '$!N;e touch ${mk()}' README.md`,
+    `sed 'v;e touch ${mk()}' README.md`,
+    `sed '\\,a,e touch ${mk()}' README.md`,
+    `sed '\\%x%d;e touch ${mk()}' README.md`,
+    `sed 'y/abc/xyz/;e touch ${mk()}' README.md`,
+    `sed -n '1{e touch ${abs()}\n}' README.md`,
+    `sed 's/x/e/;1e touch ${mk()}' README.md`,
+    `sed 's/a/b/e' README.md`,
+    `sed --expr='1e touch ${mk()}' README.md`,
+    `sed --posix '1e touch ${mk()}' README.md`,
+    `sed -z '1e touch ${mk()}' README.md`,
+    `sed -s -n 'W ${file()}' README.md`,
+    `sed -n '/[]/]/w ${file()}' README.md`,
+    `sed 's/[[:alpha:]]/x/w ${file()}' README.md`,
+    `sed 's/a/b/ ; w ${file()}' README.md`,
+    `sed '1!G;h;$!d' README.md`,
+    `sed -n '#n\n1e touch ${mk()}' README.md`,
+    `sed -e 's/a/b/' -e '1e touch ${mk()}' README.md`,
+    `sed -n "1 e touch ${mk()}" README.md`,
+    `sed -n 1e\\ touch\\ ${mk()} README.md`,
+    `sed --in-pl=.bak 's/a/b/' ../outside.txt`,
+    `sed -i -e 's/a/b/' ../outside/canary.txt`,
+    `sed -n 'r ../outside/canary.txt' README.md`,
+    `sed '1r link-file' README.md`,
     // awk: an interpreter; spacing and builtins that run or write
-    `awk 'BEGIN { system ( "touch ${mk()}" ) }'`, `awk 'BEGIN{printf "x" | "sh"}'`, `awk 'BEGIN{print "x" > "${file()}"}'`, `awk '{print}' README.md`,
+    `awk 'BEGIN { system ( "touch ${mk()}" ) }'`,
+    `awk 'BEGIN{printf "x" | "sh"}'`,
+    `awk 'BEGIN{print "x" > "${file()}"}'`,
+    `awk '{print}' README.md`,
     // jq: abbreviations, file options, env
-    `jq -n --rawf k .env '$k'`, `jq -n --raw k .env '$k'`, `jq -n --slurpf k .env '$k'`, `jq -n --slurpfile k ../outside/canary.txt '$k'`, `jq -R . .env`, `jq -Rs . ~/.ssh/id_rsa`,
-    `jq -n '$ENV|keys'`, `jq -n '"\\(env)"'`, `jq -n '[env][0]'`, `jq -n 'input' .env`, `jq -n '$__loc__'`, `jq -n 'input_filename'`, `jq --arg x y -n '$x'`, `jq -L ../outside -n 'include "lib"; 1'`,
-    `jq -r '.scripts|.test' package.json`, `jq -rn '"a"'`, `jq .name package.json link-file`, `jq -n 'input' outside-link`,
+    `jq -n --rawf k .env '$k'`,
+    `jq -n --raw k .env '$k'`,
+    `jq -n --slurpf k .env '$k'`,
+    `jq -n --slurpfile k ../outside/canary.txt '$k'`,
+    `jq -R . .env`,
+    `jq -Rs . ~/.ssh/id_rsa`,
+    `jq -n '$ENV|keys'`,
+    `jq -n '"\\(env)"'`,
+    `jq -n '[env][0]'`,
+    `jq -n 'input' .env`,
+    `jq -n '$__loc__'`,
+    `jq -n 'input_filename'`,
+    `jq --arg x y -n '$x'`,
+    `jq -L ../outside -n 'include "lib"; 1'`,
+    `jq -r '.scripts|.test' package.json`,
+    `jq -rn '"a"'`,
+    `jq .name package.json link-file`,
+    `jq -n 'input' outside-link`,
     // find: output files, exec in odd spellings
-    `find . -name x -fprint ${file()}`, `find . -fprint0 ${absFile()}`, `find . -fls ${file()}`, `find . -fprintf ${file()} %p`, `find src '-exec' touch ${mk()} ';'`, `find src -exec touch ${mk()} +`,
-    `find src -newer README.md -o -fprint ${file()}`, `find . -maxdepth 1 -name '*.md' -execdir touch ${mk()} \\;`, `find -L .. -name canary.txt`, `find .. -maxdepth 2 -name '*.txt'`, `find src -type f -print`, `find src -name "*.ts" -print0`,
+    `find . -name x -fprint ${file()}`,
+    `find . -fprint0 ${absFile()}`,
+    `find . -fls ${file()}`,
+    `find . -fprintf ${file()} %p`,
+    `find src '-exec' touch ${mk()} ';'`,
+    `find src -exec touch ${mk()} +`,
+    `find src -newer README.md -o -fprint ${file()}`,
+    `find . -maxdepth 1 -name '*.md' -execdir touch ${mk()} \\;`,
+    `find -L .. -name canary.txt`,
+    `find .. -maxdepth 2 -name '*.txt'`,
+    `find src -type f -print`,
+    `find src -name "*.ts" -print0`,
     // env: chdir, split strings, assignments
-    `env -C .. cat outside.txt`, `env -C.. cat outside.txt`, `env --chdir=../outside cat canary.txt`, `env -iC src ls`, `env -u X ls`, `env -S'touch ${mk()}'`, `env -- touch ${mk()}`, `env -i ls`, `env X=1 touch ${mk()}`, `env -C src cat main.ts`, `env -C src  ls`,
+    `env -C .. cat outside.txt`,
+    `env -C.. cat outside.txt`,
+    `env --chdir=../outside cat canary.txt`,
+    `env -iC src ls`,
+    `env -u X ls`,
+    `env -S'touch ${mk()}'`,
+    `env -- touch ${mk()}`,
+    `env -i ls`,
+    `env X=1 touch ${mk()}`,
+    `env -C src cat main.ts`,
+    `env -C src  ls`,
     // time, timeout, nice: wrappers
-    `time -p ls`, `time touch ${mk()}`, `time -- ls`, `time -o ${file()} ls`, `command time -o ${file()} ls`, `\\time -o ${file()} ls`, `timeout 5 touch ${mk()}`, `timeout -s KILL 5 ls`, `timeout --signal=KILL 5 ls`, `timeout -k1 5 ls`,
-    `nice -n5 ls`, `nice --adjustment=5 ls`, `nice -5 ls`, `nice touch ${mk()}`, `time cat README.md`, `time git status`,
+    `time -p ls`,
+    `time touch ${mk()}`,
+    `time -- ls`,
+    `time -o ${file()} ls`,
+    `command time -o ${file()} ls`,
+    `\\time -o ${file()} ls`,
+    `timeout 5 touch ${mk()}`,
+    `timeout -s KILL 5 ls`,
+    `timeout --signal=KILL 5 ls`,
+    `timeout -k1 5 ls`,
+    `nice -n5 ls`,
+    `nice --adjustment=5 ls`,
+    `nice -5 ls`,
+    `nice touch ${mk()}`,
+    `time cat README.md`,
+    `time git status`,
     // readers pointed outside through the fixture's links
-    `cat link-file`, `cat outside-link`, `cat chain-a`, `head -n1 link-file`, `cat hardlink.txt`, `cat src-link/../link-env`, `cat ./src/../.env`, `tail -c+1 .env`, `wc -c link-env`, `grep -r canary ..`, `rg -L x .`,
+    `cat link-file`,
+    `cat outside-link`,
+    `cat chain-a`,
+    `head -n1 link-file`,
+    `cat hardlink.txt`,
+    `cat src-link/../link-env`,
+    `cat ./src/../.env`,
+    `tail -c+1 .env`,
+    `wc -c link-env`,
+    `grep -r canary ..`,
+    `rg -L x .`,
   ];
   return lines.map((cmd) => ({ cmd, origin: 'script' }));
 }

@@ -73,7 +73,8 @@ const READ_ONLY: SandboxClaim = { profile: 'read-only', writes: [] };
  * Lines the checker refuses to run even when the policy allows them: they would change this machine
  * (the test may run as root). Allowing one is itself a conviction.
  */
-const UNSAFE = /\b(shutdown|reboot|poweroff|halt|mkfs\S*|kill|pkill|killall|swapoff|umount|mount|sysctl|iptables|chown|passwd|useradd|userdel|crontab|systemctl)\b|\bdate\s+(-\w*s|--set)|\bhostname\s+[^-\s]|\brm\s+-\w*[rR]\w*\s+\/(\s|$)|\bfind\s+\/\S*\s.*-delete|\bdd\s/;
+const UNSAFE =
+  /\b(shutdown|reboot|poweroff|halt|mkfs\S*|kill|pkill|killall|swapoff|umount|mount|sysctl|iptables|chown|passwd|useradd|userdel|crontab|systemctl)\b|\bdate\s+(-\w*s|--set)|\bhostname\s+[^-\s]|\brm\s+-\w*[rR]\w*\s+\/(\s|$)|\bfind\s+\/\S*\s.*-delete|\bdd\s/;
 
 type Variant = 'unsandboxed' | 'sandboxed';
 
@@ -128,7 +129,13 @@ function candidates(): Candidate[] {
   // likelier way past a rule) and quoting or spacing.
   const all = base.flatMap(mutate).filter((m) => !seen.has(m.cmd) && (seen.add(m.cmd), true));
   const isOption = (m: Candidate) => /^(attached|long)/.test(m.origin);
-  out.push(...sample(all.filter(isOption), MAX_OPTION_MUTATIONS), ...sample(all.filter((m) => !isOption(m)), MAX_SPELLING_MUTATIONS));
+  out.push(
+    ...sample(all.filter(isOption), MAX_OPTION_MUTATIONS),
+    ...sample(
+      all.filter((m) => !isOption(m)),
+      MAX_SPELLING_MUTATIONS,
+    ),
+  );
   for (const s of scriptCandidates()) if (!out.some((o) => o.cmd === s.cmd)) out.push(s);
   return out;
 }
@@ -169,9 +176,19 @@ describe.skipIf(!STRACE)('differential effects checker (strace)', () => {
   async function traceOne(variant: Variant, fx: Fixture, cmd: string, claim: SandboxClaim, policy: PolicyEngine | null, logName: string) {
     const env: Record<string, string> = { ...commandEnv(process.env), HOME: fx.home };
     const sb =
-      variant === 'sandboxed' ? sandboxCommand({ bin: BWRAP.bin!, root: fx.root, home: fx.home, hidden: () => policy?.hiddenPaths() ?? [], claim }, fx.root, ['bash', '-c', cmd]) : null;
+      variant === 'sandboxed'
+        ? sandboxCommand({ bin: BWRAP.bin!, root: fx.root, home: fx.home, hidden: () => policy?.hiddenPaths() ?? [], claim }, fx.root, ['bash', '-c', cmd])
+        : null;
     const before = snapshot(fx.base);
-    const run = await runTraced({ strace: STRACE!, file: sb?.file ?? 'bash', args: sb?.args ?? ['-c', cmd], cwd: fx.root, env, logFile: path.join(work, logName), timeoutMs: TIMEOUT_MS });
+    const run = await runTraced({
+      strace: STRACE!,
+      file: sb?.file ?? 'bash',
+      args: sb?.args ?? ['-c', cmd],
+      cwd: fx.root,
+      env,
+      logFile: path.join(work, logName),
+      timeoutMs: TIMEOUT_MS,
+    });
     sb?.cleanup();
     const changes = diffSnapshots(fx.base, before, snapshot(fx.base));
     const parsed = parseEffects(run.log, { cwd: fx.root, canaries: fx.canaries });
@@ -182,7 +199,10 @@ describe.skipIf(!STRACE)('differential effects checker (strace)', () => {
     // interpreter): a conviction unsandboxed (by the stricter rule above); inside the sandbox a note.
     const words = cmd.split(/[\s'"|;&()<>=]+/).filter(Boolean);
     const loose = { programs: programsFor([...words, ...interpreters(rules.programs)], env.PATH ?? ''), helperDirs: rules.helperDirs };
-    const unnamed = judgeUnsandboxed(parsed.effects.filter((e) => e.kind === 'exec'), loose);
+    const unnamed = judgeUnsandboxed(
+      parsed.effects.filter((e) => e.kind === 'exec'),
+      loose,
+    );
     const existed = (dir: string) => {
       const rel = path.relative(fx.base, dir);
       return rel === '' || rel.startsWith('..') ? fs.existsSync(dir) : before.get(rel)?.startsWith('dir ') === true;
@@ -246,7 +266,10 @@ describe.skipIf(!STRACE)('differential effects checker (strace)', () => {
   function report(variant: Variant, outcomes: Outcome[]): string[] {
     const count = (f: (o: Outcome) => boolean) => outcomes.filter(f).length;
     const convicted = outcomes.filter((o) => o.offenses.length > 0);
-    const slow = [...outcomes].sort((a, b) => b.ms - a.ms).slice(0, 3).map((o) => `${JSON.stringify(o.cmd)} ${o.ms}ms`);
+    const slow = [...outcomes]
+      .sort((a, b) => b.ms - a.ms)
+      .slice(0, 3)
+      .map((o) => `${JSON.stringify(o.cmd)} ${o.ms}ms`);
     console.log(
       `EFFECTS variant=${variant} candidates=${outcomes.length} allowed=${count((o) => o.decision === 'allow')} ran=${count((o) => o.ran)} convicted=${convicted.length}` +
         ` asked=${count((o) => o.decision === 'ask')} denied=${count((o) => o.decision === 'deny')} errors=${count((o) => o.decision === 'error')}` +
@@ -259,7 +282,8 @@ describe.skipIf(!STRACE)('differential effects checker (strace)', () => {
     const decided = new Map(outcomes.filter((o) => o.origin === 'table').map((o) => [o.cmd, o.decision]));
     for (const o of outcomes) {
       const was = o.base === undefined ? undefined : decided.get(o.base);
-      if (o.decision === 'allow' && was !== undefined && was !== 'allow') console.log(`EFFECTS respelling ${variant} ${JSON.stringify(o.cmd)} (${o.origin}) allowed; ${JSON.stringify(o.base)} is ${was}`);
+      if (o.decision === 'allow' && was !== undefined && was !== 'allow')
+        console.log(`EFFECTS respelling ${variant} ${JSON.stringify(o.cmd)} (${o.origin}) allowed; ${JSON.stringify(o.base)} is ${was}`);
     }
     const lines = convicted.map((o) => `${JSON.stringify(o.cmd)} (${o.origin}; claim ${JSON.stringify(o.claim)}):\n    ${o.offenses.join('\n    ')}`);
     for (const l of lines) console.log(`EFFECTS convicted ${variant} ${l}`);
@@ -309,16 +333,50 @@ describe.skipIf(!STRACE)('differential effects checker (strace)', () => {
       expect(parseEffects(LOG, { cwd: '/p', canaries: [], pidsDecoded: false }).effects.map((e) => e.target)).toContain('/p/other');
       const bad = (xs: Effect[]) => xs.map((e) => `${e.kind} ${e.target}`);
       expect(bad(judgeUnsandboxed(effects, { programs: new Set(['/usr/bin/bash', '/usr/bin/touch']), helperDirs: [] }))).toEqual([
-        'write /p/y', 'read-denied /p/.env', 'write /p/d', 'write /q/b', 'write /p/a', 'write /tmp/t', 'connect-inet {sa_family=AF_INET, sin_port=htons(80), sin_addr=inet_addr("192.0.2.1")}', 'write /p/gone',
+        'write /p/y',
+        'read-denied /p/.env',
+        'write /p/d',
+        'write /q/b',
+        'write /p/a',
+        'write /tmp/t',
+        'connect-inet {sa_family=AF_INET, sin_port=htons(80), sin_addr=inet_addr("192.0.2.1")}',
+        'write /p/gone',
       ]);
       expect(bad(judgeUnsandboxed(effects, { programs: new Set(['/usr/bin/bash']), helperDirs: [] }))).toContain('exec /usr/bin/touch');
       expect(bad(judgeUnsandboxed(effects, { programs: new Set(['/usr/bin/bash']), helperDirs: ['/usr/bin'] }))).not.toContain('exec /usr/bin/touch');
       // Sandboxed: /tmp is private, the project is real, /q read-only; a write claim covers its folder only.
-      const layout = { root: '/p', mounts: mountsFromBwrapArgs(['--ro-bind', '/q', '/q', '--bind', '/p', '/p', '--tmpfs', '/tmp', '--ro-bind', '/dev/null', '/p/.env', '--unshare-net', '--']) };
+      const layout = {
+        root: '/p',
+        mounts: mountsFromBwrapArgs([
+          '--ro-bind',
+          '/q',
+          '/q',
+          '--bind',
+          '/p',
+          '/p',
+          '--tmpfs',
+          '/tmp',
+          '--ro-bind',
+          '/dev/null',
+          '/p/.env',
+          '--unshare-net',
+          '--',
+        ]),
+      };
       expect(bad(judgeSandboxed(effects, READ_ONLY, layout))).toEqual([
-        'write /p/y', 'read-denied /p/.env', 'write /p/d', 'write /q/b', 'write /p/a', 'connect-inet {sa_family=AF_INET, sin_port=htons(80), sin_addr=inet_addr("192.0.2.1")}', 'write /p/gone',
+        'write /p/y',
+        'read-denied /p/.env',
+        'write /p/d',
+        'write /q/b',
+        'write /p/a',
+        'connect-inet {sa_family=AF_INET, sin_port=htons(80), sin_addr=inet_addr("192.0.2.1")}',
+        'write /p/gone',
       ]);
-      expect(bad(judgeSandboxed(effects, { profile: 'build', writes: [] }, layout))).toEqual(['read-denied /p/.env', 'write /q/b', 'connect-inet {sa_family=AF_INET, sin_port=htons(80), sin_addr=inet_addr("192.0.2.1")}']);
+      expect(bad(judgeSandboxed(effects, { profile: 'build', writes: [] }, layout))).toEqual([
+        'read-denied /p/.env',
+        'write /q/b',
+        'connect-inet {sa_family=AF_INET, sin_port=htons(80), sin_addr=inet_addr("192.0.2.1")}',
+      ]);
       expect(claimAllowsWrite({ profile: 'build', writes: [] }, '/p', '/p/.git/index')).toBe(false);
       expect(claimAllowsWrite({ profile: 'build', writes: [], git: true }, '/p', '/p/.git/index')).toBe(true);
       expect(claimAllowsWrite({ profile: 'build', writes: [], git: true }, '/p', '/p/.git/hooks/pre-commit')).toBe(false);
@@ -336,7 +394,14 @@ describe.skipIf(!STRACE)('differential effects checker (strace)', () => {
       await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
       const port = (server.address() as net.AddressInfo).port;
       try {
-        const r = await traceOne('unsandboxed', fx, `touch x; cat .env >/dev/null; echo hi > /dev/tcp/127.0.0.1/${port}; $(echo id) >/dev/null`, READ_ONLY, null, 'log-self-u');
+        const r = await traceOne(
+          'unsandboxed',
+          fx,
+          `touch x; cat .env >/dev/null; echo hi > /dev/tcp/127.0.0.1/${port}; $(echo id) >/dev/null`,
+          READ_ONLY,
+          null,
+          'log-self-u',
+        );
         const bad = r.bad.map((e) => `${e.kind} ${path.relative(fx.base, e.target)}`);
         expect(bad).toContain('write project/x');
         expect(bad).toContain('read-denied project/.env');
@@ -349,7 +414,12 @@ describe.skipIf(!STRACE)('differential effects checker (strace)', () => {
       // The process tree is followed through a subshell and a pipeline; and a clean command shows nothing.
       const clean = await traceOne('unsandboxed', fx, 'cat README.md | (wc -l) >/dev/null', READ_ONLY, null, 'log-self-u');
       expect(clean.bad).toEqual([]);
-      expect(clean.parsed.effects.filter((e) => e.kind === 'exec').map((e) => path.basename(e.target)).sort()).toEqual(['bash', 'cat', 'wc']);
+      expect(
+        clean.parsed.effects
+          .filter((e) => e.kind === 'exec')
+          .map((e) => path.basename(e.target))
+          .sort(),
+      ).toEqual(['bash', 'cat', 'wc']);
     });
 
     it.skipIf(!BWRAP.bin)('sees a sandboxed write that the claim covers and one it does not; tmpfs writes stay inside', async () => {
@@ -361,7 +431,11 @@ describe.skipIf(!STRACE)('differential effects checker (strace)', () => {
       expect(r.parsed.bashExec).toBeGreaterThan(0);
       expect(r.bad).toEqual([]);
       expect(r.changes.map((c) => `${c.change} ${path.relative(fx.base, c.path)}`)).toEqual(['added project/x']);
-      expect([...new Set(judgeSandboxed(r.parsed.effects, READ_ONLY, { root: fx.root, mounts: r.mounts }).map((e) => `${e.kind} ${path.relative(fx.base, e.target)}`))]).toEqual(['write project/x']);
+      expect([
+        ...new Set(
+          judgeSandboxed(r.parsed.effects, READ_ONLY, { root: fx.root, mounts: r.mounts }).map((e) => `${e.kind} ${path.relative(fx.base, e.target)}`),
+        ),
+      ]).toEqual(['write project/x']);
       expect(judgeDisk(r.changes, READ_ONLY, fx.root).length).toBe(1);
       // read-only: the same write fails inside the sandbox, so nothing escapes and nothing changes.
       const ro = await traceOne('sandboxed', fx, 'touch z', READ_ONLY, policy, 'log-self-s');
@@ -379,11 +453,15 @@ describe.skipIf(!STRACE)('differential effects checker (strace)', () => {
     expect(convicted).toEqual([]);
   }, 300_000);
 
-  it.skipIf(!BWRAP.bin)('sandboxed: every command the sandboxed:true policy allows shows no effect escaping the sandbox', async () => {
-    const outcomes = await check('sandboxed');
-    const convicted = report('sandboxed', outcomes);
-    expect(outcomes.filter((o) => o.ran).length).toBeGreaterThan(50);
-    expect(outcomes.filter((o) => o.notes.some((n) => n.startsWith('bash never started'))).map((o) => o.cmd)).toEqual([]);
-    expect(convicted).toEqual([]);
-  }, 300_000);
+  it.skipIf(!BWRAP.bin)(
+    'sandboxed: every command the sandboxed:true policy allows shows no effect escaping the sandbox',
+    async () => {
+      const outcomes = await check('sandboxed');
+      const convicted = report('sandboxed', outcomes);
+      expect(outcomes.filter((o) => o.ran).length).toBeGreaterThan(50);
+      expect(outcomes.filter((o) => o.notes.some((n) => n.startsWith('bash never started'))).map((o) => o.cmd)).toEqual([]);
+      expect(convicted).toEqual([]);
+    },
+    300_000,
+  );
 });

@@ -28,8 +28,16 @@ function repo(files: Record<string, string>): string {
 
 function decide(cwd: string, commands: string[], mode = 'default'): Record<string, string> {
   const input = commands.map((c) => JSON.stringify({ kind: 'command', input: c })).join('\n') + '\n';
-  const out = execFileSync(process.execPath, [DEVX_BIN, 'policy', 'check', '--json', '--batch', '--approval-mode', mode], { cwd, env: { PATH: process.env.PATH, HOME: home }, input, encoding: 'utf8' });
-  const lines = out.trim().split('\n').map((l) => JSON.parse(l) as { decision: string });
+  const out = execFileSync(process.execPath, [DEVX_BIN, 'policy', 'check', '--json', '--batch', '--approval-mode', mode], {
+    cwd,
+    env: { PATH: process.env.PATH, HOME: home },
+    input,
+    encoding: 'utf8',
+  });
+  const lines = out
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l) as { decision: string });
   return Object.fromEntries(commands.map((c, i) => [c, lines[i].decision]));
 }
 
@@ -38,8 +46,31 @@ const SANDBOXED = detectBwrap({ PATH: process.env.PATH }) !== null;
 const unasked = (cmd: string) => (SANDBOXED || /^git (status|diff|log|show|ls-files|branch|rev-parse)\b/.test(cmd) ? 'allow' : 'ask');
 const allUnasked = (d: Record<string, string>) => Object.entries(d).filter(([c, v]) => v !== unasked(c));
 
-const PRINTS = ['git diff', 'git diff HEAD', 'git diff -- .', "git diff -- '*.production'", 'git log -p', 'git log --all -p', 'git show HEAD', 'git show 3f2a1b9', 'git cat-file -p 3f2a1b9', 'git cat-file --batch-all-objects --batch', 'git stash show -p'];
-const NARROW = ['git diff -- src', 'git diff HEAD -- src/main.ts', 'git log -p -- src', 'git show HEAD -- src', 'git diff --stat', 'git log --oneline', 'git show --stat HEAD', 'git status', 'git cat-file -t HEAD', 'git ls-files'];
+const PRINTS = [
+  'git diff',
+  'git diff HEAD',
+  'git diff -- .',
+  "git diff -- '*.production'",
+  'git log -p',
+  'git log --all -p',
+  'git show HEAD',
+  'git show 3f2a1b9',
+  'git cat-file -p 3f2a1b9',
+  'git cat-file --batch-all-objects --batch',
+  'git stash show -p',
+];
+const NARROW = [
+  'git diff -- src',
+  'git diff HEAD -- src/main.ts',
+  'git log -p -- src',
+  'git show HEAD -- src',
+  'git diff --stat',
+  'git log --oneline',
+  'git show --stat HEAD',
+  'git status',
+  'git cat-file -t HEAD',
+  'git ls-files',
+];
 
 describe('git objects in a repository that tracks denied files', () => {
   beforeAll(() => {
@@ -56,7 +87,10 @@ describe('git objects in a repository that tracks denied files', () => {
   });
 
   it('paths after -- are read like any path, and narrowing to other paths runs unasked', () => {
-    expect(decide(root, ['git diff -- .env.production', 'git log -p -- config/credentials.json'])).toEqual({ 'git diff -- .env.production': 'deny', 'git log -p -- config/credentials.json': 'deny' });
+    expect(decide(root, ['git diff -- .env.production', 'git log -p -- config/credentials.json'])).toEqual({
+      'git diff -- .env.production': 'deny',
+      'git log -p -- config/credentials.json': 'deny',
+    });
     expect(allUnasked(decide(root, NARROW))).toEqual([]);
   });
 
@@ -77,13 +111,26 @@ describe('git objects in a repository that tracks denied files', () => {
     fs.writeFileSync(path.join(dir, '.env'), 'TOKEN=1\n');
     git(dir, 'stash', 'push', '-u', '-q');
     expect(fs.existsSync(path.join(dir, '.env'))).toBe(false);
-    const shows = ['git stash show -p', 'git stash show -p -u', 'git stash show --include-untracked -p', 'git stash show --only-untracked -p', 'git stash list -p'];
+    const shows = [
+      'git stash show -p',
+      'git stash show -p -u',
+      'git stash show --include-untracked -p',
+      'git stash show --only-untracked -p',
+      'git stash list -p',
+    ];
     expect(decide(dir, shows)).toEqual(Object.fromEntries(shows.map((c) => [c, 'ask'])));
     expect(decide(dir, ['git stash show --only-untracked -p'], 'yolo')).toEqual({ 'git stash show --only-untracked -p': 'deny' });
     expect(allUnasked(decide(dir, ['git stash show --stat', 'git stash list']))).toEqual([]);
   });
 
   it('a repository without such files keeps git diff, log -p and show unasked', () => {
-    expect(allUnasked(decide(plain, PRINTS.filter((c) => !c.includes('stash'))))).toEqual([]);
+    expect(
+      allUnasked(
+        decide(
+          plain,
+          PRINTS.filter((c) => !c.includes('stash')),
+        ),
+      ),
+    ).toEqual([]);
   });
 });

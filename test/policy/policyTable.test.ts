@@ -29,8 +29,43 @@ function buildFixture(): void {
   fs.mkdirSync(path.join(home, '.ssh'), { recursive: true });
   fs.writeFileSync(path.join(home, '.ssh', 'id_rsa'), 'KEY');
   execFileSync('git', ['init', '-q'], { cwd: root });
-  for (const f of ['README.md', 'package.json', 'tsconfig.json', 'src/main.ts', 'src/util.ts', 'src/environment.ts', 'docs/env.md', 'config/keys.ts', '.gitignore', 'scripts/x.sh', 'script.sh', 'env.sh', 'scripts/build.js', 'script.py', '.devx/history.json']) write(f);
-  for (const f of ['.env', '.env.local', '.env.production', 'config/.env', 'secrets/server.pem', 'secrets/tls.KEY', 'id_rsa', '.ssh/config', '.npmrc', '.netrc', '.git-credentials', 'credentials.json', '.aws/credentials', '.kube/config', '.docker/config.json', 'oauth_creds.json']) write(f, 'SECRET=1\n');
+  for (const f of [
+    'README.md',
+    'package.json',
+    'tsconfig.json',
+    'src/main.ts',
+    'src/util.ts',
+    'src/environment.ts',
+    'docs/env.md',
+    'config/keys.ts',
+    '.gitignore',
+    'scripts/x.sh',
+    'script.sh',
+    'env.sh',
+    'scripts/build.js',
+    'script.py',
+    '.devx/history.json',
+  ])
+    write(f);
+  for (const f of [
+    '.env',
+    '.env.local',
+    '.env.production',
+    'config/.env',
+    'secrets/server.pem',
+    'secrets/tls.KEY',
+    'id_rsa',
+    '.ssh/config',
+    '.npmrc',
+    '.netrc',
+    '.git-credentials',
+    'credentials.json',
+    '.aws/credentials',
+    '.kube/config',
+    '.docker/config.json',
+    'oauth_creds.json',
+  ])
+    write(f, 'SECRET=1\n');
   write('.env.example', 'SECRET=\n');
   write('.env.sample', 'SECRET=\n');
   fs.writeFileSync(path.join(base, 'outside.txt'), 'outside\n');
@@ -107,7 +142,10 @@ const SANDBOXED = detectBwrap(process.env) !== null;
 /** The documented decision on this machine: rows marked both() differ with and without bubblewrap. */
 // Without it, an allowed command asks unless it is on the small list (UNSANDBOXED_ALLOWED).
 const expected = (c: Case) =>
-  SANDBOXED ? c.expect : ((c as SbCase).withoutSandbox ?? (c.kind === 'command' && (NEEDS_SANDBOX.has(c.input) || (c.expect === 'allow' && !c.cwd && !UNSANDBOXED_ALLOWED.has(c.input))) ? 'ask' : c.expect));
+  SANDBOXED
+    ? c.expect
+    : ((c as SbCase).withoutSandbox ??
+      (c.kind === 'command' && (NEEDS_SANDBOX.has(c.input) || (c.expect === 'allow' && !c.cwd && !UNSANDBOXED_ALLOWED.has(c.input))) ? 'ask' : c.expect));
 const RAW: Case[] = [...ALLOWED, ...DENIED_OR_ASKED, ...CWD_CASES, ...GTFO_CASES];
 const ALL: Case[] = RAW.map((c) => ({ ...c, expect: expected(c) }));
 
@@ -135,20 +173,34 @@ describe('policy table through `devx policy check`', () => {
   it('a deny stays a deny in yolo mode, and yolo refuses asks whose effect is unknown', async () => {
     const denied = ALL.filter((c) => c.expect === 'deny' && !c.cwd && !c.input.includes('\u0000'));
     const yolo = await runAll(denied, ['--approval-mode', 'yolo']);
-    const wrong = denied.map((c, i) => ({ c, r: yolo[i] })).filter(({ r }) => r.decision !== 'deny').map(({ c, r }) => `${JSON.stringify(c.input)}: ${r.decision} [${r.rule}]`);
+    const wrong = denied
+      .map((c, i) => ({ c, r: yolo[i] }))
+      .filter(({ r }) => r.decision !== 'deny')
+      .map(({ c, r }) => `${JSON.stringify(c.input)}: ${r.decision} [${r.rule}]`);
     expect(wrong).toEqual([]);
-    const unverifiable = await runAll([{ kind: 'command', input: 'cat "$FILE"', expect: 'deny' }, { kind: 'command', input: 'cat --frobnicate README.md', expect: 'deny' }], ['--approval-mode', 'yolo']);
+    const unverifiable = await runAll(
+      [
+        { kind: 'command', input: 'cat "$FILE"', expect: 'deny' },
+        { kind: 'command', input: 'cat --frobnicate README.md', expect: 'deny' },
+      ],
+      ['--approval-mode', 'yolo'],
+    );
     expect(unverifiable.map((r) => r.decision)).toEqual(['deny', 'deny']);
     // Archives, diffs and wrappers name what they touch themselves; a recursive copy or archive of a tree with denied files reads them.
     const refused = YOLO_REFUSED.filter((x) => !SANDBOXED || !/^(tar -czf|zip -r|cp -r)/.test(x));
-    const got = await runAll(refused.map((input) => ({ kind: 'command', input, expect: 'deny' })), ['--approval-mode', 'yolo']);
+    const got = await runAll(
+      refused.map((input) => ({ kind: 'command', input, expect: 'deny' })),
+      ['--approval-mode', 'yolo'],
+    );
     expect(refused.map((x, i) => `${x}: ${got[i].decision} [${got[i].rule}]`)).toEqual(refused.map((x, i) => `${x}: deny [${got[i].rule}]`));
   }, 120_000);
 
   it('decides every case as expected', () => {
     const wrong = ALL.map((c, i) => ({ c, r: results[i] }))
       .filter(({ c, r }) => r.decision !== c.expect)
-      .map(({ c, r }) => `${c.kind} ${JSON.stringify(c.input)}${c.cwd ? ` (cwd ${c.cwd})` : ''}: expected ${c.expect}, got ${r.decision} [${r.rule}] ${r.reason}`);
+      .map(
+        ({ c, r }) => `${c.kind} ${JSON.stringify(c.input)}${c.cwd ? ` (cwd ${c.cwd})` : ''}: expected ${c.expect}, got ${r.decision} [${r.rule}] ${r.reason}`,
+      );
     expect(wrong).toEqual([]);
   });
 

@@ -14,7 +14,10 @@ const env = () => ({ PATH: process.env.PATH, HOME: home });
 function batch(queries: [string, string][]): { decision: string; rule: string }[] {
   const input = queries.map(([kind, v]) => JSON.stringify({ kind, input: v })).join('\n') + '\n';
   const out = execFileSync(process.execPath, [DEVX_BIN, 'policy', 'check', '--json', '--batch'], { cwd: root, env: env(), input, encoding: 'utf8' });
-  return out.trim().split('\n').map((l) => JSON.parse(l));
+  return out
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l));
 }
 
 beforeEach(() => {
@@ -106,7 +109,12 @@ describe('approval modes', () => {
     fs.rmSync(path.join(home, '.devx', 'settings.json'));
     const run = (mode: string, q: [string, string][]) => {
       const input = q.map(([kind, v]) => JSON.stringify({ kind, input: v })).join('\n') + '\n';
-      return execFileSync(process.execPath, [DEVX_BIN, 'policy', 'check', '--json', '--batch', '--approval-mode', mode], { cwd: root, env: env(), input, encoding: 'utf8' })
+      return execFileSync(process.execPath, [DEVX_BIN, 'policy', 'check', '--json', '--batch', '--approval-mode', mode], {
+        cwd: root,
+        env: env(),
+        input,
+        encoding: 'utf8',
+      })
         .trim()
         .split('\n')
         .map((l) => JSON.parse(l).decision);

@@ -20,12 +20,23 @@ async function scoped(mode: 'default' | 'yolo' = 'default', sandboxed = false) {
 describe('write scope', () => {
   it('file tools: inside the scope allowed without asking, elsewhere denied naming the scope; reads are untouched', async () => {
     const { policy } = await scoped();
-    expect(policy.decideToolCall(tool('write_file'), { path: '.devx/agents/workspace/n.md', content: 'x' })).toMatchObject({ decision: 'allow', rule: 'scope:inside-write' });
-    expect(policy.decideToolCall(tool('edit_file'), { path: '.devx/agents/plans/t1_plan.md', old_text: 'a', new_text: 'b' })).toMatchObject({ decision: 'allow', rule: 'scope:inside-write' });
-    expect(policy.decideToolCall(tool('append_file'), { path: 'docs/new/x.md', content: 'x' })).toMatchObject({ decision: 'allow', rule: 'scope:inside-write' });
+    expect(policy.decideToolCall(tool('write_file'), { path: '.devx/agents/workspace/n.md', content: 'x' })).toMatchObject({
+      decision: 'allow',
+      rule: 'scope:inside-write',
+    });
+    expect(policy.decideToolCall(tool('edit_file'), { path: '.devx/agents/plans/t1_plan.md', old_text: 'a', new_text: 'b' })).toMatchObject({
+      decision: 'allow',
+      rule: 'scope:inside-write',
+    });
+    expect(policy.decideToolCall(tool('append_file'), { path: 'docs/new/x.md', content: 'x' })).toMatchObject({
+      decision: 'allow',
+      rule: 'scope:inside-write',
+    });
     const out = policy.decideToolCall(tool('write_file'), { path: 'src/a.ts', content: 'x' });
     expect(out).toMatchObject({ decision: 'deny', rule: 'scope:outside-write' });
-    expect(out.reason).toBe('write_file writes src/a.ts, outside what task t1 may write (.devx/agents/workspace, .devx/agents/plans/t1_plan.md, docs); name more paths when you queue the task (--write <path>)');
+    expect(out.reason).toBe(
+      'write_file writes src/a.ts, outside what task t1 may write (.devx/agents/workspace, .devx/agents/plans/t1_plan.md, docs); name more paths when you queue the task (--write <path>)',
+    );
     // Another plan file is outside too.
     expect(policy.decideToolCall(tool('write_file'), { path: '.devx/agents/plans/t2_plan.md', content: 'x' }).decision).toBe('deny');
     expect(policy.decideToolCall(tool('read_file'), { path: 'src/a.ts' }).decision).toBe('allow');
@@ -36,14 +47,21 @@ describe('write scope', () => {
   it('a link inside the scope that leads out of it is judged where it lands', async () => {
     const { root, policy } = await scoped();
     fs.symlinkSync(path.join(root, 'src'), path.join(root, '.devx/agents/workspace/src-link'));
-    expect(policy.decideToolCall(tool('write_file'), { path: '.devx/agents/workspace/src-link/a.ts', content: 'x' })).toMatchObject({ decision: 'deny', rule: 'scope:outside-write' });
+    expect(policy.decideToolCall(tool('write_file'), { path: '.devx/agents/workspace/src-link/a.ts', content: 'x' })).toMatchObject({
+      decision: 'deny',
+      rule: 'scope:outside-write',
+    });
   });
 
-  it("commands: a write claim must stay inside; a plain write in it needs no approval; git changes are refused; project code is held to the scope", async () => {
+  it('commands: a write claim must stay inside; a plain write in it needs no approval; git changes are refused; project code is held to the scope', async () => {
     const { root, policy } = await scoped('yolo', true);
     const run = (cmd: string) => policy.decideToolCall(tool('run_command'), { cmd });
     expect(run('echo hi > src/a.ts')).toMatchObject({ decision: 'deny', rule: 'scope:outside-write' });
-    expect(run('cp src/a.ts .devx/agents/workspace/a.ts')).toMatchObject({ decision: 'allow', rule: 'scope:inside-write', claim: { profile: 'write', scopeBinds: [path.join(root, '.devx/agents/workspace')] } });
+    expect(run('cp src/a.ts .devx/agents/workspace/a.ts')).toMatchObject({
+      decision: 'allow',
+      rule: 'scope:inside-write',
+      claim: { profile: 'write', scopeBinds: [path.join(root, '.devx/agents/workspace')] },
+    });
     expect(run('echo hi > .devx/agents/workspace/x.txt').decision).toBe('allow');
     expect(run('rm src/a.ts')).toMatchObject({ decision: 'deny', rule: 'scope:outside-write' });
     expect(run('git commit -m x')).toMatchObject({ decision: 'deny', rule: 'scope:outside-write' });

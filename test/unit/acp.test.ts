@@ -89,9 +89,19 @@ describe('ToolCallTracker', () => {
     const { ToolCallTracker } = await import('../../src/acp/toolCalls.js');
     const { builtinTools } = await import('../../src/tools/registry.js');
     const tools = new Map(builtinTools().map((t) => [t.name, t]));
-    const tracker = new ToolCallTracker(() => '/proj', () => tools);
+    const tracker = new ToolCallTracker(
+      () => '/proj',
+      () => tools,
+    );
     const started = tracker.start('agent', { name: 'helper', input: 'x' });
-    const p = tracker.forPermission({ tool: 'write_file', args: { path: 'a.txt', content: 'hi' }, decision: { decision: 'ask', reason: 'r', rule: 'tool:write' }, summary: 'write a.txt (1 lines)', locations: [{ path: 'a.txt', intent: 'write' }], plan: { kind: 'create', path: '/proj/a.txt', shown: 'a.txt', oldText: null, newText: 'hi' } });
+    const p = tracker.forPermission({
+      tool: 'write_file',
+      args: { path: 'a.txt', content: 'hi' },
+      decision: { decision: 'ask', reason: 'r', rule: 'tool:write' },
+      summary: 'write a.txt (1 lines)',
+      locations: [{ path: 'a.txt', intent: 'write' }],
+      plan: { kind: 'create', path: '/proj/a.txt', shown: 'a.txt', oldText: null, newText: 'hi' },
+    });
     expect(p.announce).toMatchObject({ sessionUpdate: 'tool_call', kind: 'edit', locations: [{ path: '/proj/a.txt' }] });
     expect(p.toolCall).toMatchObject({ toolCallId: p.id, content: [{ type: 'diff', path: '/proj/a.txt', oldText: null, newText: 'hi' }] });
     expect(tracker.closeDetached()).toEqual([{ sessionUpdate: 'tool_call_update', toolCallId: p.id, status: 'completed' }]);

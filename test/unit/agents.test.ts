@@ -31,14 +31,29 @@ describe('loading agent definitions', () => {
   it('loads all four formats, with project over user precedence', () => {
     put(path.join(devx, 'agents', 'researcher.md'), '---\nname: researcher\ndescription: user researcher\n---\nUser body');
     put(path.join(devx, 'agents', 'planner.md'), '---\nname: planner\ndescription: plans work\nmodel: gemini-2.5-flash\n---\nPlan carefully.');
-    put(path.join(root, '.devx', 'agents', 'researcher.md'), '---\nname: researcher\ndescription: project researcher\ntools: [read_file, search_code]\n---\nProject body');
-    put(path.join(root, '.claude', 'agents', 'reviewer.md'), '---\nname: reviewer\ndescription: Claude reviewer\ntools: Read, Grep, Glob, Bash, WebFetch, WebSearch\nmodel: sonnet\ncolor: blue\n---\nReview things.');
-    put(path.join(root, '.gemini', 'extensions', 'coder-agent.json'), JSON.stringify({ name: 'coder-agent', prompt: 'You write code.', contextFileName: 'CODER.md' }));
+    put(
+      path.join(root, '.devx', 'agents', 'researcher.md'),
+      '---\nname: researcher\ndescription: project researcher\ntools: [read_file, search_code]\n---\nProject body',
+    );
+    put(
+      path.join(root, '.claude', 'agents', 'reviewer.md'),
+      '---\nname: reviewer\ndescription: Claude reviewer\ntools: Read, Grep, Glob, Bash, WebFetch, WebSearch\nmodel: sonnet\ncolor: blue\n---\nReview things.',
+    );
+    put(
+      path.join(root, '.gemini', 'extensions', 'coder-agent.json'),
+      JSON.stringify({ name: 'coder-agent', prompt: 'You write code.', contextFileName: 'CODER.md' }),
+    );
     put(path.join(root, '.gemini', 'extensions', 'CODER.md'), 'Prefer small functions.');
     const l = loadAgents(root, home, devx);
     const own = (m: typeof l.agents) => [...m.values()].filter((a) => a.scope !== 'builtin').map((a) => a.name);
     expect(own(l.agents).sort()).toEqual(['coder-agent', 'planner', 'researcher', 'reviewer']);
-    expect(l.agents.get('researcher')).toMatchObject({ scope: 'project', format: 'devx', description: 'project researcher', tools: ['read_file', 'search_code'], prompt: 'Project body' });
+    expect(l.agents.get('researcher')).toMatchObject({
+      scope: 'project',
+      format: 'devx',
+      description: 'project researcher',
+      tools: ['read_file', 'search_code'],
+      prompt: 'Project body',
+    });
     expect(l.overridden.map((o) => `${o.name}:${o.scope}`)).toEqual(['researcher:builtin', 'researcher:user']);
     expect(l.agents.get('planner')).toMatchObject({ scope: 'user', model: 'gemini-2.5-flash' });
     const reviewer = l.agents.get('reviewer')!;
@@ -71,15 +86,22 @@ describe('loading agent definitions', () => {
     put(path.join(root, '.devx', 'agents', 'more', 'deep.md'), 'Deep rule.');
     put(path.join(home, '.claude', 'global.md'), 'Global rule.');
     put(path.join(root, '.devx', 'agents', 'mem.md'), 'Remembered fact.');
-    put(path.join(root, '.devx', 'agents', 'writer.md'), '---\nname: writer\ndescription: writes\nmemory: mem.md\n---\nIntro\n@./shared/style.md\n@~/.claude/global.md\nMail @alice about it.');
+    put(
+      path.join(root, '.devx', 'agents', 'writer.md'),
+      '---\nname: writer\ndescription: writes\nmemory: mem.md\n---\nIntro\n@./shared/style.md\n@~/.claude/global.md\nMail @alice about it.',
+    );
     put(path.join(root, '.devx', 'agents', 'a.md'), 'A\n@./b.md');
     put(path.join(root, '.devx', 'agents', 'b.md'), 'B\n@./a.md');
     put(path.join(root, '.devx', 'agents', 'loopy.md'), '---\nname: loopy\ndescription: cycles\n---\n@./a.md');
     // Until the user trusts the project, its agents cannot import from the home folder at all.
-    expect(loadAgents(root, home, devx).errors.find((e) => e.file.endsWith('writer.md'))?.message).toMatch(/@?~\/\.claude\/global\.md.*only once you trust the project/);
+    expect(loadAgents(root, home, devx).errors.find((e) => e.file.endsWith('writer.md'))?.message).toMatch(
+      /@?~\/\.claude\/global\.md.*only once you trust the project/,
+    );
     setTrusted(devx, root, true);
     const l = loadAgents(root, home, devx);
-    expect(l.agents.get('writer')!.prompt).toBe('Intro\nUse British spelling.\nDeep rule.\nGlobal rule.\nMail @alice about it.\n\n# Memory (mem.md)\nRemembered fact.');
+    expect(l.agents.get('writer')!.prompt).toBe(
+      'Intro\nUse British spelling.\nDeep rule.\nGlobal rule.\nMail @alice about it.\n\n# Memory (mem.md)\nRemembered fact.',
+    );
     const err = l.errors.find((e) => e.file.endsWith('loopy.md'))!;
     expect(err.message).toBe('import cycle: loopy.md -> a.md -> b.md -> a.md');
   });
@@ -121,7 +143,8 @@ describe('loading agent definitions', () => {
     expect(err.minezero).toMatch(/not a regular file/);
     expect(err.bashrc).toMatch(/outside the project .*~\/\.claude\//);
     expect(err.big).toMatch(/over the 262144-byte limit/);
-    for (const a of l.agents.values()) expect(a.prompt, a.name).not.toMatch(a.name === 'mine' ? /PRIVATE KEY|TOKEN=1|ghp_/ : /PRIVATE KEY|TOKEN=1|private notes|ghp_/);
+    for (const a of l.agents.values())
+      expect(a.prompt, a.name).not.toMatch(a.name === 'mine' ? /PRIVATE KEY|TOKEN=1|ghp_/ : /PRIVATE KEY|TOKEN=1|private notes|ghp_/);
     expect(l.agents.get('homeok')!.prompt).toBe('Shared rule.');
     expect(l.agents.get('mine')!.prompt).toBe('private notes');
   });
@@ -140,7 +163,8 @@ describe('loading agent definitions', () => {
     put(path.join(projectAgents, 'pmem.md'), '---\nname: pmem\ndescription: d\nmemory: ~/.claude/agents/style.md\n---\nBody');
     // Untrusted: nothing from home, not even a prompt file.
     let l = loadAgents(root, home, devx);
-    for (const n of ['psettings', 'pstyle', 'pmem']) expect(l.errors.find((e) => e.file.endsWith(`${n}.md`))?.message, n).toMatch(/only once you trust the project/);
+    for (const n of ['psettings', 'pstyle', 'pmem'])
+      expect(l.errors.find((e) => e.file.endsWith(`${n}.md`))?.message, n).toMatch(/only once you trust the project/);
     // Trusted: prompt files yes, the tools' settings, histories, scratch files and knowledge never; the user's own agents too.
     setTrusted(devx, root, true);
     const userAgents = path.join(devx, 'agents');
@@ -171,7 +195,10 @@ describe('loading agent definitions', () => {
 
 describe('agent personas', () => {
   it('an agent sees only its allowlist; a call outside it gets an error listing what it may use', async () => {
-    put(path.join(root, '.devx', 'agents', 'reader.md'), '---\nname: reader\ndescription: reads\ntools: [read_file, glob]\nmodel: gemini-2.5-flash\n---\nYou only read.');
+    put(
+      path.join(root, '.devx', 'agents', 'reader.md'),
+      '---\nname: reader\ndescription: reads\ntools: [read_file, glob]\nmodel: gemini-2.5-flash\n---\nYou only read.',
+    );
     fs.writeFileSync(path.join(root, 'a.txt'), 'alpha');
     const backend = new ScriptedBackend(['TOOL_CALL: write_file | path=b.txt | content=x\nTOOL_CALL: read_file | path=a.txt', 'done']);
     const agent = await createAgent({ cwd: root, env: { PATH: process.env.PATH, HOME: home }, yes: true, backend });

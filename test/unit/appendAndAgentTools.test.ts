@@ -31,7 +31,15 @@ function deps(ctx: Partial<ToolCallDeps['ctx']> = {}): ToolCallDeps {
   const tools = builtinTools();
   return {
     tools: new Map(tools.map((t) => [t.name, t])),
-    ctx: { root, signal: new AbortController().signal, runner: runProcess, resolve: (p) => resolveInside(root, p), rgPath: null, commandTimeoutMs: 10_000, ...ctx },
+    ctx: {
+      root,
+      signal: new AbortController().signal,
+      runner: runProcess,
+      resolve: (p) => resolveInside(root, p),
+      rgPath: null,
+      commandTimeoutMs: 10_000,
+      ...ctx,
+    },
     decide: (tool, args) => policy.decideToolCall(tool, args),
     approve: async (req) => {
       asked.push(req.preview ?? req.summary);
@@ -131,7 +139,10 @@ describe('the agent tool', () => {
 
   it('runs the callee with its own prompt and model; its calls cannot reach further agents', async () => {
     put(path.join(root, '.devx', 'agents', 'boss.md'), '---\nname: boss\ndescription: b\ntools: ["agent:scribe"]\nmodel: big-model\n---\nBoss.');
-    put(path.join(root, '.devx', 'agents', 'scribe.md'), '---\nname: scribe\ndescription: s\ntools: [append_file, "agent:boss"]\nmodel: small-model\n---\nScribe.');
+    put(
+      path.join(root, '.devx', 'agents', 'scribe.md'),
+      '---\nname: scribe\ndescription: s\ntools: [append_file, "agent:boss"]\nmodel: small-model\n---\nScribe.',
+    );
     const backend = new ScriptedBackend([
       'TOOL_CALL: agent | name=scribe | input=write "hello" to notes.md',
       'TOOL_CALL: append_file | path=notes.md | content=hello\nTOOL_CALL: agent | name=boss | input=loop',
@@ -148,7 +159,9 @@ describe('the agent tool', () => {
     // The callee's own agent:boss entry does not reach past the depth limit: the tool is not even offered.
     expect(backend.requests[1].systemPrompt).not.toContain('### agent\n');
     expect(backend.requests[1].systemPrompt).not.toContain('You may call these agents');
-    expect(backend.requests[2].prompt).toMatch(/TOOL_RESULT: agent \| status=error\n`+\nagent is not available to the scribe agent\. It may use: append_file\./);
+    expect(backend.requests[2].prompt).toMatch(
+      /TOOL_RESULT: agent \| status=error\n`+\nagent is not available to the scribe agent\. It may use: append_file\./,
+    );
     expect(backend.requests[3].prompt).toMatch(/TOOL_RESULT: agent \| status=ok \| agent=scribe \| status=answered\n`+\nAppended\./);
     expect(fs.readFileSync(path.join(root, 'notes.md'), 'utf8')).toBe('hello\n');
     run.dispose();
@@ -160,7 +173,11 @@ describe('builtin agents', () => {
     const l = loadAgents(root, home, path.join(home, '.devx'));
     expect(l.errors).toEqual([]);
     expect(l.agents.get('changelog')).toMatchObject({ scope: 'builtin', tools: ['append_file'], model: 'gemini-2.5-flash' });
-    expect(l.agents.get('context-researcher')).toMatchObject({ scope: 'builtin', tools: ['read_file', 'list_directory', 'write_file', 'agent:changelog'], model: 'gemini-2.5-flash' });
+    expect(l.agents.get('context-researcher')).toMatchObject({
+      scope: 'builtin',
+      tools: ['read_file', 'list_directory', 'write_file', 'agent:changelog'],
+      model: 'gemini-2.5-flash',
+    });
     expect(l.agents.get('qna')).toMatchObject({ scope: 'builtin', tools: ['read_file', 'write_file', 'agent:changelog'], model: 'gemini-2.5-pro' });
     put(path.join(home, '.devx', 'agents', 'qna.md'), '---\nname: qna\ndescription: mine\nmodel: gemini-2.5-flash\n---\nMine.');
     const over = loadAgents(root, home, path.join(home, '.devx'));

@@ -14,7 +14,11 @@ const ok = (text: string): Partial<RunResult> => ({
   stdout: JSON.stringify({ session_id: 's', response: text, stats: { models: { m: { tokens: { prompt: 10, candidates: 2, total: 12 } } } } }),
 });
 const fail = (exitCode: number, stderr = ''): Partial<RunResult> => ({ exitCode, stderr });
-const apiError = (code: number) => fail(code % 256, `noise\nmore noise\n{\n  "session_id": "x",\n  "error": {\n    "type": "Error",\n    "message": "{\\"error\\":{\\"code\\":${code},\\"message\\":\\"boom ${code}\\"}}",\n    "code": ${code}\n  }\n}`);
+const apiError = (code: number) =>
+  fail(
+    code % 256,
+    `noise\nmore noise\n{\n  "session_id": "x",\n  "error": {\n    "type": "Error",\n    "message": "{\\"error\\":{\\"code\\":${code},\\"message\\":\\"boom ${code}\\"}}",\n    "code": ${code}\n  }\n}`,
+  );
 
 function result(r: Partial<RunResult>): RunResult {
   return { exitCode: 0, signal: null, stdout: '', stderr: '', timedOut: false, cancelled: false, outputCapped: false, durationMs: 1, ...r };
@@ -77,7 +81,10 @@ describe('GeminiCliBackend', () => {
 
   it('rotates accounts by call, env and wrapper-command accounts alike', async () => {
     const { b, calls } = backend([ok('1'), ok('2'), ok('3')], {
-      accounts: [{ name: 'a', env: { GEMINI_CLI_HOME: '/homes/a' } }, { name: 'b', command: ['gemini-account.sh', '2'] }],
+      accounts: [
+        { name: 'a', env: { GEMINI_CLI_HOME: '/homes/a' } },
+        { name: 'b', command: ['gemini-account.sh', '2'] },
+      ],
     });
     await b.complete(req);
     await b.complete(req);
@@ -132,7 +139,10 @@ describe('GeminiCliBackend', () => {
 
   it('types a timeout as the API that stopped answering, and does not retry past the deadline', async () => {
     const { b, calls } = backend([{ timedOut: true, exitCode: null }, ok('late')]);
-    await expect(b.complete(req)).rejects.toMatchObject({ kind: 'stalled', message: expect.stringMatching(/^the Gemini API stopped answering: no reply within 60s, the turn timeout/) });
+    await expect(b.complete(req)).rejects.toMatchObject({
+      kind: 'stalled',
+      message: expect.stringMatching(/^the Gemini API stopped answering: no reply within 60s, the turn timeout/),
+    });
     expect(calls).toHaveLength(1);
   });
 
@@ -168,12 +178,16 @@ describe('classifyGeminiResult', () => {
   });
 
   it("not authenticated points at the user's settings file for accounts (a project cannot set them)", () => {
-    expect(() => classifyGeminiResult(result(fail(41)), 'm')).toThrow(/set GEMINI_API_KEY \(accounts go in ~\/\.devx\/settings\.json under providers\.gemini\.accounts; project files cannot set them\)/);
+    expect(() => classifyGeminiResult(result(fail(41)), 'm')).toThrow(
+      /set GEMINI_API_KEY \(accounts go in ~\/\.devx\/settings\.json under providers\.gemini\.accounts; project files cannot set them\)/,
+    );
   });
 
   it("reads gemini's own retry log as the failure it is", async () => {
     const { geminiInternalRetry } = await import('../../src/providers/gemini/classifyGeminiExit.js');
-    expect(geminiInternalRetry('Attempt 1 failed with status 429. Retrying with backoff... _ApiError: {"error":{"code":429,"message":"slow down"}}')).toMatchObject({ kind: 'quota', message: expect.stringMatching(/\(429\): slow down/) });
+    expect(
+      geminiInternalRetry('Attempt 1 failed with status 429. Retrying with backoff... _ApiError: {"error":{"code":429,"message":"slow down"}}'),
+    ).toMatchObject({ kind: 'quota', message: expect.stringMatching(/\(429\): slow down/) });
     expect(geminiInternalRetry('Attempt 1 failed with status 503. Retrying with backoff... x')?.kind).toBe('server');
     expect(geminiInternalRetry('Attempt 2 failed. Retrying with backoff... Error: exception TypeError: fetch failed sending request')?.kind).toBe('network');
     expect(geminiInternalRetry('[STARTUP] Phase cli_startup')).toBeNull();

@@ -79,7 +79,11 @@ describe('compaction near the budget', () => {
     expect(run.history.map((m) => m.role)).toEqual(['devx', 'user', 'assistant', 'user', 'assistant']);
     // Saved with the mark, and reloaded as a summary.
     expect(loadHistory(historyFile(root)).messages[0]).toMatchObject({ role: 'devx', summaryOf: 6 });
-    const lines = fs.readFileSync(conversationTranscript(root), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+    const lines = fs
+      .readFileSync(conversationTranscript(root), 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
     expect(lines.map((l) => l.role)).toEqual(['user', 'assistant', 'user', 'assistant', 'user', 'assistant']);
     expect(lines[0].content).toBe(turnText(0));
     expect(lines[0].compactedAt).toEqual(expect.any(String));
@@ -95,10 +99,21 @@ describe('compaction near the budget', () => {
     expect(summaries[1].prompt).toContain('FIRST SUMMARY');
     expect(run.history[0]).toMatchObject({ summaryOf: 12 });
     expect(run.history[0].content).toContain('SECOND SUMMARY');
-    const lines = fs.readFileSync(conversationTranscript(root), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+    const lines = fs
+      .readFileSync(conversationTranscript(root), 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
     expect(lines).toHaveLength(12);
     expect(lines.every((l) => l.summaryOf === undefined)).toBe(true);
-    expect(lines.map((l) => l.content.slice(0, 7)).filter((c: string) => c.startsWith('turn'))).toEqual(['turn 0 ', 'turn 1 ', 'turn 2 ', 'turn 3 ', 'turn 4 ', 'turn 5 ']);
+    expect(lines.map((l) => l.content.slice(0, 7)).filter((c: string) => c.startsWith('turn'))).toEqual([
+      'turn 0 ',
+      'turn 1 ',
+      'turn 2 ',
+      'turn 3 ',
+      'turn 4 ',
+      'turn 5 ',
+    ]);
   });
 
   it('a failed summary call changes nothing: the turn goes on with elision, the user is told, and the next turns do not retry at once', async () => {
@@ -110,7 +125,10 @@ describe('compaction near the budget', () => {
     const before = run.history.map((m) => m.content);
     const r = await run.prompt(turnText(4));
     expect(r.status).toBe('answered');
-    expect(events.find((e) => e.type === 'compaction' && e.phase === 'failed')).toMatchObject({ reason: 'auto', error: 'the summary call failed (quota): out of quota' });
+    expect(events.find((e) => e.type === 'compaction' && e.phase === 'failed')).toMatchObject({
+      reason: 'auto',
+      error: 'the summary call failed (quota): out of quota',
+    });
     expect(run.history.slice(0, before.length).map((m) => m.content)).toEqual(before);
     expect(run.history.some((m) => m.summaryOf)).toBe(false);
     expect(fs.existsSync(conversationTranscript(root))).toBe(false);
@@ -126,7 +144,10 @@ describe('compaction near the budget', () => {
     const { run, events } = await projectRun(backend);
     await run.prompt('first');
     await run.prompt('second');
-    expect(await run.compact()).toMatchObject({ status: 'failed', error: expect.stringMatching(/^the summary \(\d+ characters\) would not be shorter than the \d+ characters it replaces$/) });
+    expect(await run.compact()).toMatchObject({
+      status: 'failed',
+      error: expect.stringMatching(/^the summary \(\d+ characters\) would not be shorter than the \d+ characters it replaces$/),
+    });
     expect(events.find((e) => e.type === 'compaction' && e.phase === 'failed')).toMatchObject({ reason: 'asked' });
     expect(run.history.map((m) => m.content.slice(0, 6))).toEqual(['first', 'Answer', 'second', 'Answer']);
     expect(fs.existsSync(conversationTranscript(root))).toBe(false);
@@ -139,7 +160,9 @@ describe('compaction near the budget', () => {
     const backend = backendFor();
     const { run, events } = await projectRun(backend);
     for (let i = 0; i < 5; i++) await run.prompt(turnText(i));
-    expect(events.find((e) => e.type === 'compaction' && e.phase === 'failed')).toMatchObject({ error: expect.stringMatching(/transcript could not be written.*symbolic link/) });
+    expect(events.find((e) => e.type === 'compaction' && e.phase === 'failed')).toMatchObject({
+      error: expect.stringMatching(/transcript could not be written.*symbolic link/),
+    });
     expect(fs.readdirSync(outside)).toEqual([]);
     expect(run.history).toHaveLength(10);
   });
@@ -220,7 +243,12 @@ describe('oversized input', () => {
     const { run, events } = await projectRun(backend);
     const r = await run.prompt('x'.repeat(12_000));
     expect(r.status).toBe('error');
-    expect(r.error).toMatchObject({ kind: 'too_large', message: expect.stringMatching(/^Not sent: your message is 12,0\d\d characters, and the context budget \(contextBudgetChars 10,000\) leaves room for 9,\d{3}\. Shorten it, or save it to a file/) });
+    expect(r.error).toMatchObject({
+      kind: 'too_large',
+      message: expect.stringMatching(
+        /^Not sent: your message is 12,0\d\d characters, and the context budget \(contextBudgetChars 10,000\) leaves room for 9,\d{3}\. Shorten it, or save it to a file/,
+      ),
+    });
     expect(backend.requests).toHaveLength(0);
     expect(run.history).toHaveLength(0);
     expect(events.map((e) => e.type)).toEqual(['turn_start', 'turn_end']);
@@ -243,11 +271,25 @@ describe('cut tool output is shown to the user', () => {
     out.on('data', (d) => (shown += d));
     const r = createRenderer({ out: out as unknown as NodeJS.WriteStream, answerOut: null, env: { NO_COLOR: '1' } });
     r.onEvent({ type: 'tool_end', outcome: o });
-    r.onEvent({ type: 'compaction', phase: 'done', reason: 'auto', messages: 142, beforeChars: 58_000, afterChars: 6_200, transcript: '.devx/transcripts/conversation.jsonl' });
+    r.onEvent({
+      type: 'compaction',
+      phase: 'done',
+      reason: 'auto',
+      messages: 142,
+      beforeChars: 58_000,
+      afterChars: 6_200,
+      transcript: '.devx/transcripts/conversation.jsonl',
+    });
     r.onEvent({ type: 'compaction', phase: 'failed', reason: 'auto', messages: 3, error: 'the summary call failed (quota): out' });
-    expect(shown).toMatch(new RegExp(`output cut for the model to [\\d,]+ of ${o.cut!.totalChars.toLocaleString('en-US')} characters; the whole output is in \\.devx/tool-output/read_file-`));
+    expect(shown).toMatch(
+      new RegExp(
+        `output cut for the model to [\\d,]+ of ${o.cut!.totalChars.toLocaleString('en-US')} characters; the whole output is in \\.devx/tool-output/read_file-`,
+      ),
+    );
     expect(shown).toContain('compacted 142 messages into a summary (58 k → 6.2 k characters); the full transcript is in .devx/transcripts/conversation.jsonl');
-    expect(shown).toContain('could not compact the conversation: the summary call failed (quota): out; nothing was lost, and older messages are elided from the prompt instead');
+    expect(shown).toContain(
+      'could not compact the conversation: the summary call failed (quota): out; nothing was lost, and older messages are elided from the prompt instead',
+    );
   });
 });
 
@@ -303,12 +345,21 @@ describe('history never starts with an orphaned tool result', () => {
   });
 
   it('the summariser sees long tool results cut in the middle and an earlier summary always', () => {
-    const messages = [{ ...msg('devx', 'OLD SUMMARY'), summaryOf: 9 }, msg('user', 'q'), msg('tool', `HEAD${'m'.repeat(10_000)}TAIL`), msg('user', 'z'.repeat(5000))];
+    const messages = [
+      { ...msg('devx', 'OLD SUMMARY'), summaryOf: 9 },
+      msg('user', 'q'),
+      msg('tool', `HEAD${'m'.repeat(10_000)}TAIL`),
+      msg('user', 'z'.repeat(5000)),
+    ];
     const text = renderForSummary(messages, 9000);
-    expect(text).toMatch(/^### Summary of 9 earlier messages\nOLD SUMMARY\n\n### User\nq\n\n### Tool results\nHEADm+\n\[\.\.\. \d+ characters cut for the summary \.\.\.\]\nm+TAIL\n/);
+    expect(text).toMatch(
+      /^### Summary of 9 earlier messages\nOLD SUMMARY\n\n### User\nq\n\n### Tool results\nHEADm+\n\[\.\.\. \d+ characters cut for the summary \.\.\.\]\nm+TAIL\n/,
+    );
     expect(text.length).toBeLessThanOrEqual(9000);
     // Too little room: the oldest go (never the earlier summary), with a line saying so.
     const tight = renderForSummary(messages, 6000);
-    expect(tight).toMatch(/^### Summary of 9 earlier messages\nOLD SUMMARY\n\n\[2 messages left out here to fit; the summary need not cover them\]\n\n### User\nz+\n\n$/);
+    expect(tight).toMatch(
+      /^### Summary of 9 earlier messages\nOLD SUMMARY\n\n\[2 messages left out here to fit; the summary need not cover them\]\n\n### User\nz+\n\n$/,
+    );
   });
 });

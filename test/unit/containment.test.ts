@@ -71,7 +71,11 @@ describe.skipIf(!BWRAP)('the sandbox holds a command to the claim (bubblewrap)',
     // What an allowed reader does when devx's model of it is wrong (a sed `e` it misread): held read-only.
     const marker = path.join(outside, 'm1');
     const policy = await makePolicy(root, { home, sandboxed: true });
-    const sb = sandboxCommand({ bin: BWRAP!, root, home, hidden: () => policy.hiddenPaths(), claim: { profile: 'read-only', writes: [] } }, root, ['bash', '-c', `touch ${marker}; touch src/new.txt; echo x >> README.md; echo x >> ~/.bashrc; cat .env ~/.ssh/id_rsa ../outside/secret.txt; ls /home /root /var 2>&1; echo done`]);
+    const sb = sandboxCommand({ bin: BWRAP!, root, home, hidden: () => policy.hiddenPaths(), claim: { profile: 'read-only', writes: [] } }, root, [
+      'bash',
+      '-c',
+      `touch ${marker}; touch src/new.txt; echo x >> README.md; echo x >> ~/.bashrc; cat .env ~/.ssh/id_rsa ../outside/secret.txt; ls /home /root /var 2>&1; echo done`,
+    ]);
     const out = execFileSync(sb.file, sb.args, { cwd: root, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
     sb.cleanup();
     expect(out).toMatch(/done/);
@@ -101,7 +105,7 @@ describe.skipIf(!BWRAP)('the sandbox holds a command to the claim (bubblewrap)',
     expect(fs.existsSync(path.join(root, 'other', 'x'))).toBe(false);
   });
 
-  it('a build claim (a test runner) cannot touch .git, a hooks folder, other tools\' configuration, the home or the network', async () => {
+  it("a build claim (a test runner) cannot touch .git, a hooks folder, other tools' configuration, the home or the network", async () => {
     fs.mkdirSync(path.join(root, '.husky'));
     execFileSync('git', ['config', 'core.hooksPath', '.husky'], { cwd: root });
     const gitConfig = fs.readFileSync(path.join(root, '.git', 'config'), 'utf8');
@@ -115,7 +119,7 @@ describe.skipIf(!BWRAP)('the sandbox holds a command to the claim (bubblewrap)',
       'echo x >> ~/.bashrc',
       'cat ~/.ssh/id_rsa',
       'cat .env',
-      'node -e "require(\'net\').connect(80, \'127.0.0.1\').on(\'error\', e => console.log(\'NET\', e.code))"',
+      "node -e \"require('net').connect(80, '127.0.0.1').on('error', e => console.log('NET', e.code))\"",
       'cat /proc/*/environ | tr "\\0" "\\n" | grep CANARY_API',
       'echo built > dist.txt',
     ];
@@ -174,7 +178,18 @@ describe.skipIf(!BWRAP)('the sandbox holds a command to the claim (bubblewrap)',
 
 describe('without a sandbox, only the small list runs unasked', () => {
   it('sed, awk, jq, env, time, find and sort ask; ls, cat, grep and git status run', async () => {
-    for (const cmd of ["sed -n 1p README.md", "awk '{print}' README.md", 'jq . package.json', 'env ls', 'time ls', 'find . -name x', 'sort README.md', 'xargs echo', 'nice ls', 'timeout 5 ls']) {
+    for (const cmd of [
+      'sed -n 1p README.md',
+      "awk '{print}' README.md",
+      'jq . package.json',
+      'env ls',
+      'time ls',
+      'find . -name x',
+      'sort README.md',
+      'xargs echo',
+      'nice ls',
+      'timeout 5 ls',
+    ]) {
       const r = await runCmd(cmd, { sandbox: false });
       expect(r.decision?.decision, cmd).toBe('ask');
       expect(r.answer, cmd).toBe('headless');
@@ -226,7 +241,7 @@ describe('unknown means no in yolo, with or without the sandbox', () => {
     });
   }
 
-  it('a link out of the project is read only with a person\'s yes; additionalDirectories lets it be read', async () => {
+  it("a link out of the project is read only with a person's yes; additionalDirectories lets it be read", async () => {
     fs.symlinkSync(path.join(outside, 'secret.txt'), path.join(root, 'link-out'));
     const yolo = await runCmd('cat link-out', { mode: 'yolo' });
     expect(yolo.decision?.decision).toBe('deny');
@@ -239,11 +254,19 @@ describe('unknown means no in yolo, with or without the sandbox', () => {
     expect(policy.decidePath(path.join(outside, 'new.txt'), 'write').rule).toBe('path:additional-dir-write');
   });
 
-  it('writes to other tools\' executable configuration ask in the default mode, saying why, for file tools too', async () => {
+  it("writes to other tools' executable configuration ask in the default mode, saying why, for file tools too", async () => {
     const policy = await makePolicy(root, { home });
     const tools = new Map(builtinTools().map((t) => [t.name, t]));
     execFileSync('git', ['config', 'core.hooksPath', 'tools/hooks'], { cwd: root });
-    for (const p of ['.vscode/tasks.json', '.vscode/settings.json', '.claude/settings.local.json', '.gemini/settings.json', '.husky/pre-commit', 'tools/hooks/pre-push', '.mcp.json']) {
+    for (const p of [
+      '.vscode/tasks.json',
+      '.vscode/settings.json',
+      '.claude/settings.local.json',
+      '.gemini/settings.json',
+      '.husky/pre-commit',
+      'tools/hooks/pre-push',
+      '.mcp.json',
+    ]) {
       const d = policy.decideToolCall(tools.get('write_file')!, { path: p, content: 'x' });
       expect(d.decision, p).toBe('ask');
       expect(d.rule, p).toBe('path:exec-config');
@@ -258,7 +281,11 @@ describe('placeholders for missing protected names', () => {
   it.skipIf(!BWRAP)('are removed when the command ends, and after a kill -9 at the next start', async () => {
     const policy = await makePolicy(root, { home, sandboxed: true });
     const journalDir = path.join(home, '.devx', 'sandbox');
-    const sb = sandboxCommand({ bin: BWRAP!, root, home, hidden: () => policy.hiddenPaths(), journalDir, claim: { profile: 'build', writes: [] } }, root, ['bash', '-c', 'mkdir .vscode 2>&1; ls -la']);
+    const sb = sandboxCommand({ bin: BWRAP!, root, home, hidden: () => policy.hiddenPaths(), journalDir, claim: { profile: 'build', writes: [] } }, root, [
+      'bash',
+      '-c',
+      'mkdir .vscode 2>&1; ls -la',
+    ]);
     const out = execFileSync(sb.file, sb.args, { cwd: root, encoding: 'utf8' });
     expect(out).toMatch(/cannot create directory .\.vscode./);
     // While it ran, the placeholders stood in the project and in the journal; a killed devx never calls cleanup().

@@ -40,7 +40,8 @@ async function session(replies = ['ok', 'ok', 'ok']) {
 
 describe('loading', () => {
   it("seed 000's three TOML files, copied as written, load as /agent:start, /agent:run, /agent:status; devx's own win, the seed's run as /project:…", async () => {
-    for (const f of ['start', 'run', 'status']) put(path.join(root, '.gemini', 'commands', 'agent', `${f}.toml`), fs.readFileSync(path.join(SEED, `${f}.toml`), 'utf8'));
+    for (const f of ['start', 'run', 'status'])
+      put(path.join(root, '.gemini', 'commands', 'agent', `${f}.toml`), fs.readFileSync(path.join(SEED, `${f}.toml`), 'utf8'));
     trust();
     const { r, prompts } = await session();
     expect([...r.agent.commands.commands.keys()].sort()).toEqual(['agent:run', 'agent:start', 'agent:status']);
@@ -61,7 +62,13 @@ describe('loading', () => {
     const before = loadCustomCommands({ root, home, devxHome: path.join(home, '.devx'), trusted: false });
     expect([...before.commands.keys()].sort()).toEqual(['git:sum', 'hello']);
     expect(before.untrusted).toEqual(['.claude/commands/review.md']);
-    expect(before.errors).toEqual([expect.objectContaining({ file: path.join(home, '.devx', 'commands', 'bad.toml'), message: expect.stringMatching(/not valid TOML/), line: expect.any(Number) })]);
+    expect(before.errors).toEqual([
+      expect.objectContaining({
+        file: path.join(home, '.devx', 'commands', 'bad.toml'),
+        message: expect.stringMatching(/not valid TOML/),
+        line: expect.any(Number),
+      }),
+    ]);
     const after = loadCustomCommands({ root, home, devxHome: path.join(home, '.devx'), trusted: true });
     expect(after.commands.get('review')).toMatchObject({ scope: 'project', description: 'Review the diff', syntax: 'claude' });
   });
@@ -82,7 +89,9 @@ describe('expansion', () => {
   });
 
   it("Claude Code's syntax: $ARGUMENTS, $1, !`cmd`, @path", () => {
-    expect(expandCommand({ syntax: 'claude', body: 'Issue $1 (all: $ARGUMENTS)\nStatus: !`git status --short`\nSee @src/app.ts and mail me@example' }, '42 high')).toEqual([
+    expect(
+      expandCommand({ syntax: 'claude', body: 'Issue $1 (all: $ARGUMENTS)\nStatus: !`git status --short`\nSee @src/app.ts and mail me@example' }, '42 high'),
+    ).toEqual([
       { text: 'Issue 42 (all: 42 high)\nStatus: ' },
       { shell: 'git status --short' },
       { text: '\nSee ' },

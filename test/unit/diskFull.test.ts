@@ -152,8 +152,13 @@ describe.skipIf(!mounted)('a full disk loses nothing acknowledged (500 operation
     const chain = verifyChain(path.join(root, '.devx', 'audit.jsonl'));
     if (!chain.ok) unparseable.push(`audit: ${JSON.stringify(chain)}`);
     // No temp file of an atomic write is left behind.
-    const leftovers = fs.readdirSync(path.join(root, '.devx'), { recursive: true }).map(String).filter((n) => /\.tmp$|\.w\d+\./.test(n));
-    console.log(`DISKFULL side=project ops=${ops} acknowledged=${acknowledged.size} failed=${failed} lost=${lost.length} unparseable=${unparseable.length} crashes=${crashes.length}`);
+    const leftovers = fs
+      .readdirSync(path.join(root, '.devx'), { recursive: true })
+      .map(String)
+      .filter((n) => /\.tmp$|\.w\d+\./.test(n));
+    console.log(
+      `DISKFULL side=project ops=${ops} acknowledged=${acknowledged.size} failed=${failed} lost=${lost.length} unparseable=${unparseable.length} crashes=${crashes.length}`,
+    );
     expect(failed, 'the disk never filled: the test proves nothing').toBeGreaterThan(20);
     expect(acknowledged.size, 'nothing succeeded: the test proves nothing').toBeGreaterThan(20);
     expect({ lost: lost.map(([f]) => f), unparseable, crashes, leftovers }).toEqual({ lost: [], unparseable: [], crashes: [], leftovers: [] });
@@ -194,7 +199,9 @@ describe.skipIf(!mounted)('a full disk loses nothing acknowledged (500 operation
       unparseable++;
       crashes.push(`reopen: ${(e as Error).stack}`);
     }
-    console.log(`DISKFULL side=devx-home ops=500 acknowledged=${acknowledged.size} failed=${failed} lost=${lost.length} unparseable=${unparseable} crashes=${crashes.length}`);
+    console.log(
+      `DISKFULL side=devx-home ops=500 acknowledged=${acknowledged.size} failed=${failed} lost=${lost.length} unparseable=${unparseable} crashes=${crashes.length}`,
+    );
     expect(failed, 'the disk never filled: the test proves nothing').toBeGreaterThan(20);
     expect(acknowledged.size, 'nothing succeeded: the test proves nothing').toBeGreaterThan(20);
     expect({ lost, unparseable, crashes }).toEqual({ lost: [], unparseable: 0, crashes: [] });

@@ -6,7 +6,13 @@ import { describe, expect, it } from 'vitest';
 import { SettingsSchema } from '../../src/config/settings.js';
 
 const ROOT = path.resolve(__dirname, '../..');
-const pages = ['README.md', ...fs.readdirSync(path.join(ROOT, 'docs')).filter((f) => f.endsWith('.md')).map((f) => `docs/${f}`)];
+const pages = [
+  'README.md',
+  ...fs
+    .readdirSync(path.join(ROOT, 'docs'))
+    .filter((f) => f.endsWith('.md'))
+    .map((f) => `docs/${f}`),
+];
 
 /** Keys of a zod schema, nested objects and records' values as `a.b` (records as `a.<id>`). */
 function keysOf(schema: unknown, prefix = ''): string[] {

@@ -44,9 +44,15 @@ describe('embedding providers', () => {
   it('a command embedder reads texts on stdin and must print vectors of the declared size', async () => {
     const dir = tempDir();
     const script = path.join(dir, 'embed.mjs');
-    fs.writeFileSync(script, "let s='';process.stdin.on('data',d=>s+=d).on('end',()=>{const {texts}=JSON.parse(s);console.log(JSON.stringify(texts.map(t=>[t.length,1,0])))})");
+    fs.writeFileSync(
+      script,
+      "let s='';process.stdin.on('data',d=>s+=d).on('end',()=>{const {texts}=JSON.parse(s);console.log(JSON.stringify(texts.map(t=>[t.length,1,0])))})",
+    );
     const ok = new CommandEmbedder([process.execPath, script], 3, runProcess, dir);
-    expect(await ok.embed(['ab', 'abc'], 'document')).toEqual([[2, 1, 0], [3, 1, 0]]);
+    expect(await ok.embed(['ab', 'abc'], 'document')).toEqual([
+      [2, 1, 0],
+      [3, 1, 0],
+    ]);
     const wrong = new CommandEmbedder([process.execPath, script], 4, runProcess, dir);
     await expect(wrong.embed(['ab'], 'document')).rejects.toThrow(/must print 1 vectors of 4 numbers/);
   });

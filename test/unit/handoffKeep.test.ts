@@ -18,7 +18,12 @@ Claude refactored the parser.
 describe('the handoff is never lost', () => {
   it('a replaced handoff is kept in .devx/handoffs and its open Next items carry over unless done', () => {
     const root = makeProject({ 'HANDOFF.md': CLAUDE_HANDOFF });
-    writeHandoff(root, { turn: 'CLAUDE_TURN', session: 'abcdef123456', now: new Date('2026-11-25T10:00:00Z'), sections: { Summary: 'devx added tokenizer tests.', Done: '- Add tests for the tokenizer', Next: '- Run the benchmarks' } });
+    writeHandoff(root, {
+      turn: 'CLAUDE_TURN',
+      session: 'abcdef123456',
+      now: new Date('2026-11-25T10:00:00Z'),
+      sections: { Summary: 'devx added tokenizer tests.', Done: '- Add tests for the tokenizer', Next: '- Run the benchmarks' },
+    });
     const kept = listHandoffs(root);
     expect(kept).toHaveLength(1);
     expect(fs.readFileSync(kept[0], 'utf8')).toBe(CLAUDE_HANDOFF);
@@ -27,11 +32,14 @@ describe('the handoff is never lost', () => {
     expect(bullets(now.sections.Next)).toEqual(['Run the benchmarks', 'Update the changelog (carried over from the previous handoff)']);
     // Carried once, not stacked: the next replacement keeps one copy of what is still open.
     writeHandoff(root, { turn: 'CLAUDE_TURN', session: 'bbbbbb', now: new Date('2026-11-25T11:00:00Z'), sections: { Summary: 's', Next: '- None.' } });
-    expect(bullets(parseHandoff(fs.readFileSync(path.join(root, 'HANDOFF.md'), 'utf8')).sections.Next)).toEqual(['Run the benchmarks (carried over from the previous handoff)', 'Update the changelog (carried over from the previous handoff)']);
+    expect(bullets(parseHandoff(fs.readFileSync(path.join(root, 'HANDOFF.md'), 'utf8')).sections.Next)).toEqual([
+      'Run the benchmarks (carried over from the previous handoff)',
+      'Update the changelog (carried over from the previous handoff)',
+    ]);
     expect(listHandoffs(root)).toHaveLength(2);
   });
 
-  it('a session that changed nothing and answered nothing leaves Claude\'s GEMINI_TURN handoff as it was', async () => {
+  it("a session that changed nothing and answered nothing leaves Claude's GEMINI_TURN handoff as it was", async () => {
     const root = makeProject({ 'HANDOFF.md': CLAUDE_HANDOFF });
     const s = Session.start({ root });
     // Two failed turns: no answer, no file change.

@@ -55,7 +55,15 @@ describe('settings', () => {
   });
 
   it('ignores program-running settings from project files, with a warning', () => {
-    const s = loadSettings(setup({}, { accounts: [{ name: 'x', command: ['./evil.sh'] }], providers: { gemini: { bin: './evil', timeoutSec: 5, accounts: [{ name: 'y', command: ['./evil2.sh'] }] } } }));
+    const s = loadSettings(
+      setup(
+        {},
+        {
+          accounts: [{ name: 'x', command: ['./evil.sh'] }],
+          providers: { gemini: { bin: './evil', timeoutSec: 5, accounts: [{ name: 'y', command: ['./evil2.sh'] }] } },
+        },
+      ),
+    );
     expect(s.providers.gemini.accounts).toEqual([]);
     expect(s.providers.gemini.bin).toBe('gemini');
     expect(s.providers.gemini.timeoutMs).toBe(5000);

@@ -75,13 +75,27 @@ describe('PreToolUse', () => {
 
   it('sees Claude Code names (tool_name Bash, tool_input.command); a matcher on another tool does not fire; updatedInput rewrites the call', async () => {
     const seen = path.join(marks, 'seen.json');
-    const rewrite = script('rewrite', `cat > ${seen}; echo '{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"allow","updatedInput":{"command":"echo rewritten-by-hook"}}}'`);
+    const rewrite = script(
+      'rewrite',
+      `cat > ${seen}; echo '{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"allow","updatedInput":{"command":"echo rewritten-by-hook"}}}'`,
+    );
     const never = path.join(marks, 'never');
-    userHooks({ PreToolUse: [{ matcher: 'Write|Edit', ...cmd(`touch ${never}`) }, { matcher: 'run_command', ...cmd(rewrite) }] });
+    userHooks({
+      PreToolUse: [
+        { matcher: 'Write|Edit', ...cmd(`touch ${never}`) },
+        { matcher: 'run_command', ...cmd(rewrite) },
+      ],
+    });
     const { r, events } = await run(['TOOL_CALL: run_command | cmd=echo original', 'ok']);
     await r.prompt('go');
     const input = JSON.parse(fs.readFileSync(seen, 'utf8'));
-    expect(input).toMatchObject({ hook_event_name: 'PreToolUse', tool_name: 'Bash', devx_tool_name: 'run_command', tool_input: { command: 'echo original', cmd: 'echo original' }, cwd: root });
+    expect(input).toMatchObject({
+      hook_event_name: 'PreToolUse',
+      tool_name: 'Bash',
+      devx_tool_name: 'run_command',
+      tool_input: { command: 'echo original', cmd: 'echo original' },
+      cwd: root,
+    });
     expect(fs.existsSync(never)).toBe(false);
     const [o] = toolResults(events);
     expect(o.content).toMatch(/rewritten-by-hook/);
@@ -90,7 +104,11 @@ describe('PreToolUse', () => {
 
   it('an approval answers an ask without the person, but never lifts a deny', async () => {
     userHooks({ PreToolUse: [cmd(script('allow', `cat > /dev/null; echo '{"decision":"approve"}'`))] });
-    const { r, events, asked } = await run(['TOOL_CALL: write_file | path=notes.txt | content=hi', 'TOOL_CALL: write_file | path=.git/hooks/pre-commit | content=evil', 'ok']);
+    const { r, events, asked } = await run([
+      'TOOL_CALL: write_file | path=notes.txt | content=hi',
+      'TOOL_CALL: write_file | path=.git/hooks/pre-commit | content=evil',
+      'ok',
+    ]);
     await r.prompt('go');
     const [a, b] = toolResults(events);
     expect(asked).toEqual([]);
@@ -116,7 +134,9 @@ describe('the other events', () => {
   it('PostToolUse adds to the result; UserPromptSubmit adds context or stops the message; SessionStart gives context', async () => {
     userHooks({
       PostToolUse: [{ matcher: 'Read', ...cmd(script('post', `cat > /dev/null; echo '{"decision":"block","reason":"README is stale, say so"}'`)) }],
-      UserPromptSubmit: [cmd(script('ups', 'p=$(cat); if grep -q forbidden <<<"$p"; then echo "not that" >&2; exit 2; fi; echo "the user is on the night shift"'))],
+      UserPromptSubmit: [
+        cmd(script('ups', 'p=$(cat); if grep -q forbidden <<<"$p"; then echo "not that" >&2; exit 2; fi; echo "the user is on the night shift"')),
+      ],
       SessionStart: [cmd('echo "today is release day"')],
     });
     const seen: string[] = [];
@@ -138,7 +158,16 @@ describe('the other events', () => {
 
   it('Stop sends the model back once with the reason, then lets it finish', async () => {
     const count = path.join(marks, 'count');
-    userHooks({ Stop: [cmd(script('stop', `cat > /dev/null; n=$(cat ${count} 2>/dev/null || echo 0); echo $((n+1)) > ${count}; if [ "$n" = 0 ]; then echo '{"decision":"block","reason":"run the tests first"}'; fi`))] });
+    userHooks({
+      Stop: [
+        cmd(
+          script(
+            'stop',
+            `cat > /dev/null; n=$(cat ${count} 2>/dev/null || echo 0); echo $((n+1)) > ${count}; if [ "$n" = 0 ]; then echo '{"decision":"block","reason":"run the tests first"}'; fi`,
+          ),
+        ),
+      ],
+    });
     const { r, backend } = await run(['Done.', 'Tests run, now done.']);
     const res = await r.prompt('finish');
     expect(res.answer).toBe('Tests run, now done.');

@@ -9,7 +9,14 @@ import { MAX_CONTENT_CHARS, type KnowledgeMeta, type KnowledgeStore } from '../.
 import type { Embedder } from '../../src/knowledge/embeddings.js';
 import { REPO_ROOT, tempDir } from '../helpers/env.js';
 
-const meta = (over: Partial<KnowledgeMeta> = {}): KnowledgeMeta => ({ agent: 'gemini', timestamp: '2026-01-02T00:00:00Z', project: 'p', type: 'note', tags: [], ...over });
+const meta = (over: Partial<KnowledgeMeta> = {}): KnowledgeMeta => ({
+  agent: 'gemini',
+  timestamp: '2026-01-02T00:00:00Z',
+  project: 'p',
+  type: 'note',
+  tags: [],
+  ...over,
+});
 
 /** A deterministic toy embedder (bag of hashed words); real enough to exercise the hybrid path. */
 const toyEmbedder: Embedder = {
@@ -29,7 +36,10 @@ async function qdrantReachable(): Promise<string | null> {
   const url = process.env.QDRANT_URL;
   if (!url) return 'QDRANT_URL is not set';
   try {
-    const r = await fetch(`${url.replace(/\/$/, '')}/collections`, { signal: AbortSignal.timeout(2000), headers: process.env.QDRANT_API_KEY ? { 'api-key': process.env.QDRANT_API_KEY } : {} });
+    const r = await fetch(`${url.replace(/\/$/, '')}/collections`, {
+      signal: AbortSignal.timeout(2000),
+      headers: process.env.QDRANT_API_KEY ? { 'api-key': process.env.QDRANT_API_KEY } : {},
+    });
     return r.ok ? null : `Qdrant at ${url} answered ${r.status}`;
   } catch (err) {
     return `no Qdrant server is reachable at ${url} (${(err as Error).message})`;
@@ -41,7 +51,8 @@ const backends: { name: string; make: () => KnowledgeStore | Promise<KnowledgeSt
   { name: 'embedded + embeddings', make: () => new EmbeddedStore(tempDir('devx-kb-'), 'test', toyEmbedder) },
 ];
 const qdrantProblem = await qdrantReachable();
-if (qdrantProblem === null) backends.push({ name: 'qdrant', make: () => new QdrantStore(process.env.QDRANT_URL!, process.env.QDRANT_API_KEY, `devx_test_${Date.now()}`) });
+if (qdrantProblem === null)
+  backends.push({ name: 'qdrant', make: () => new QdrantStore(process.env.QDRANT_URL!, process.env.QDRANT_API_KEY, `devx_test_${Date.now()}`) });
 
 describe('knowledge store backends', () => {
   it('reports which backends the contract ran against', () => {
@@ -72,7 +83,13 @@ for (const b of backends) {
       const s = await b.make();
       const docs = Array.from({ length: 30 }, (_, i) => ({
         content: `deploy note number ${i} about the cluster`,
-        metadata: meta({ agent: i % 2 ? 'claude' : 'gemini', project: i % 3 ? 'p' : 'q', type: i % 5 ? 'note' : 'decision', tags: i % 4 ? ['a'] : ['a', 'b'], timestamp: new Date(Date.UTC(2026, 0, 1 + i)).toISOString() }),
+        metadata: meta({
+          agent: i % 2 ? 'claude' : 'gemini',
+          project: i % 3 ? 'p' : 'q',
+          type: i % 5 ? 'note' : 'decision',
+          tags: i % 4 ? ['a'] : ['a', 'b'],
+          timestamp: new Date(Date.UTC(2026, 0, 1 + i)).toISOString(),
+        }),
       }));
       await s.add(docs);
       const all = (f: object) => s.search('deploy cluster', { limit: 50, filter: f });
@@ -133,7 +150,14 @@ for (let i = 0; i < 10; i++) await s.add([{ content: 'writer ' + process.argv[3]
     const file = path.join(tempDir(), 'w.mjs');
     (await import('node:fs')).writeFileSync(file, script);
     await Promise.all(
-      [1, 2, 3].map((n) => new Promise<void>((res, rej) => spawn(process.execPath, [file, dir, String(n)], { stdio: 'inherit' }).on('close', (c) => (c === 0 ? res() : rej(new Error(`writer ${n} exited ${c}`)))))),
+      [1, 2, 3].map(
+        (n) =>
+          new Promise<void>((res, rej) =>
+            spawn(process.execPath, [file, dir, String(n)], { stdio: 'inherit' }).on('close', (c) =>
+              c === 0 ? res() : rej(new Error(`writer ${n} exited ${c}`)),
+            ),
+          ),
+      ),
     );
     const c = new EmbeddedStore(dir, 'shared');
     expect(await c.count()).toBe(31);

@@ -20,7 +20,9 @@ const rank = new Map<string, [number, number]>();
 LAYERS.forEach((layer, i) => layer.forEach((f, j) => rank.set(f, [i, j])));
 
 function filesUnder(dir: string): string[] {
-  return fs.readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? filesUnder(path.join(dir, e.name)) : e.name.endsWith('.ts') ? [path.join(dir, e.name)] : []));
+  return fs
+    .readdirSync(dir, { withFileTypes: true })
+    .flatMap((e) => (e.isDirectory() ? filesUnder(path.join(dir, e.name)) : e.name.endsWith('.ts') ? [path.join(dir, e.name)] : []));
 }
 
 function importsOf(file: string): string[] {
@@ -50,7 +52,10 @@ export function upwardImports(): string[] {
 
 describe('layers', () => {
   it('every folder of src/ has a layer', () => {
-    const folders = fs.readdirSync(SRC, { withFileTypes: true }).filter((e) => e.isDirectory()).map((e) => e.name);
+    const folders = fs
+      .readdirSync(SRC, { withFileTypes: true })
+      .filter((e) => e.isDirectory())
+      .map((e) => e.name);
     expect(folders.filter((f) => !rank.has(f))).toEqual([]);
   });
 
@@ -70,7 +75,13 @@ describe('layers', () => {
 
   it('no import cycle between files (type imports included)', () => {
     const graph = new Map<string, string[]>();
-    for (const f of filesUnder(SRC)) graph.set(f, importsOf(f).map((t) => t.replace(/\.js$/, '.ts')).filter((t) => t.startsWith(SRC)));
+    for (const f of filesUnder(SRC))
+      graph.set(
+        f,
+        importsOf(f)
+          .map((t) => t.replace(/\.js$/, '.ts'))
+          .filter((t) => t.startsWith(SRC)),
+      );
     const cycles: string[] = [];
     const state = new Map<string, 'open' | 'done'>();
     const stack: string[] = [];
@@ -91,7 +102,9 @@ describe('layers', () => {
   // `import { z } from 'zod'` hands the bundler zod's whole namespace object: every locale, JSON-schema
   // import and the schema compiler (~750 KB against ~200 KB), compiled at every start.
   it('zod is imported as a namespace, so the bundle keeps only what devx uses', () => {
-    const bad = filesUnder(SRC).filter((f) => /import\s*\{[^}]*\bz\b[^}]*\}\s*from\s*['"]zod['"]/.test(fs.readFileSync(f, 'utf8').replace(/import type[^;]+;/g, '')));
+    const bad = filesUnder(SRC).filter((f) =>
+      /import\s*\{[^}]*\bz\b[^}]*\}\s*from\s*['"]zod['"]/.test(fs.readFileSync(f, 'utf8').replace(/import type[^;]+;/g, '')),
+    );
     expect(bad.map((f) => path.relative(SRC, f))).toEqual([]);
   });
 });

@@ -126,10 +126,13 @@ describe('runTurn', () => {
     const { deps } = makeDeps(['TOOL_CALL: read_file | path=a.txt\nTOOL_CALL: write_file | path=c.txt | content=x']);
     deps.approve = async () => 'yes';
     const origExecute = deps.tools.get('read_file')!.execute;
-    deps.tools.set('read_file', { ...deps.tools.get('read_file')!, execute: async (ctx, args) => {
-      controller.abort();
-      return origExecute(ctx, args as never);
-    } });
+    deps.tools.set('read_file', {
+      ...deps.tools.get('read_file')!,
+      execute: async (ctx, args) => {
+        controller.abort();
+        return origExecute(ctx, args as never);
+      },
+    });
     const { result } = await turn(deps, 'go', [], controller.signal);
     expect(result.status).toBe('cancelled');
     expect(fs.existsSync(path.join(root, 'c.txt'))).toBe(false);
@@ -154,7 +157,13 @@ describe('buildPrompt (context budget)', () => {
 
   it('elides old tool results first, then the oldest turns, with notes', () => {
     const messages: Message[] = [];
-    for (let i = 0; i < 20; i++) messages.push(msg('user', `question ${i}`), msg('assistant', `TOOL_CALL: read_file | path=${i}`), msg('tool', `result ${i} ` + 'x'.repeat(5000)), msg('assistant', `answer ${i}`));
+    for (let i = 0; i < 20; i++)
+      messages.push(
+        msg('user', `question ${i}`),
+        msg('assistant', `TOOL_CALL: read_file | path=${i}`),
+        msg('tool', `result ${i} ` + 'x'.repeat(5000)),
+        msg('assistant', `answer ${i}`),
+      );
     const p = buildPrompt({ messages, turnStart: 76, budgetChars: 30_000 });
     expect(p.text.length).toBeLessThanOrEqual(30_000);
     expect(p.elidedToolResults).toBeGreaterThan(0);

@@ -40,13 +40,27 @@ describe('arguments by JSON Schema', () => {
   });
 
   it('coerces numbers, integers, booleans, enums, arrays, objects, nulls and unions', () => {
-    const args = buildArguments(specs, { name: 'x', count: '3', ratio: '0.5', force: 'true', mode: 'slow', tags: '["a","b"]', options: '{"k":1}', max_depth: 'null', label: '7' });
+    const args = buildArguments(specs, {
+      name: 'x',
+      count: '3',
+      ratio: '0.5',
+      force: 'true',
+      mode: 'slow',
+      tags: '["a","b"]',
+      options: '{"k":1}',
+      max_depth: 'null',
+      label: '7',
+    });
     expect(args).toEqual({ name: 'x', count: 3, ratio: 0.5, force: true, mode: 'slow', tags: ['a', 'b'], options: { k: 1 }, maxDepth: null, label: 7 });
     expect(buildArguments(specs, { name: '42', tags: 'solo', label: 'seven' })).toEqual({ name: '42', tags: ['solo'], label: 'seven' });
   });
 
   it('json= carries the whole object; k=v applies on top', () => {
-    expect(buildArguments(specs, { json: '{"name":"a","options":{"deep":{"x":[1]}}}', count: '2' })).toEqual({ name: 'a', options: { deep: { x: [1] } }, count: 2 });
+    expect(buildArguments(specs, { json: '{"name":"a","options":{"deep":{"x":[1]}}}', count: '2' })).toEqual({
+      name: 'a',
+      options: { deep: { x: [1] } },
+      count: 2,
+    });
   });
 
   it('explains every problem so the model can fix the call', () => {
@@ -57,7 +71,12 @@ describe('arguments by JSON Schema', () => {
   });
 
   it('the tool: name, alias, manual arguments, policy facts', () => {
-    const t = toMcpTool({ name: 'My-Server', file: 'f', command: 'x' }, { name: 'get-Thing', description: 'Gets it', inputSchema: SCHEMA, annotations: { readOnlyHint: true } }, { server: 'My-Server', trusted: true, judgePaths: false }, async () => ({ text: '', isError: false }));
+    const t = toMcpTool(
+      { name: 'My-Server', file: 'f', command: 'x' },
+      { name: 'get-Thing', description: 'Gets it', inputSchema: SCHEMA, annotations: { readOnlyHint: true } },
+      { server: 'My-Server', trusted: true, judgePaths: false },
+      async () => ({ text: '', isError: false }),
+    );
     expect(t.name).toBe('mcp__my_server__get_thing');
     expect(t.aliases).toEqual(['mcp__My-Server__get-Thing']);
     expect(t.kind).toBe('read');
@@ -99,7 +118,8 @@ describe('names and rules', () => {
     expect(validateRule('mcp__git-hub__get-issue')).toBeNull();
     expect(validateRule('mcp__github__cre*')).toMatch(/MCP rules are/);
     const tool = { name: 'mcp__github__get_issue', aliases: ['mcp__github__get-issue'], mcp: { server: 'github', trusted: false } };
-    for (const p of ['mcp__github__*', 'mcp__github', 'mcp__github__get-issue', 'mcp__github__get_issue', 'mcp__*']) expect(toolNameMatches(p, tool), p).toBe(true);
+    for (const p of ['mcp__github__*', 'mcp__github', 'mcp__github__get-issue', 'mcp__github__get_issue', 'mcp__*'])
+      expect(toolNameMatches(p, tool), p).toBe(true);
     for (const p of ['mcp__git', 'mcp__gitlab__*', 'mcp__github__get_issues', 'Read']) expect(toolNameMatches(p, tool), p).toBe(false);
   });
 
@@ -112,7 +132,10 @@ describe('agent files', () => {
   it('a tools list may name MCP tools and servers; they are kept as written, without warnings', () => {
     const root = tempDir();
     fs.mkdirSync(path.join(root, '.devx', 'agents'), { recursive: true });
-    fs.writeFileSync(path.join(root, '.devx', 'agents', 'gh.md'), '---\nname: gh\ndescription: issues\ntools: [Read, mcp__github__*, mcp__jira__get-issue, mcp__docs]\n---\nx');
+    fs.writeFileSync(
+      path.join(root, '.devx', 'agents', 'gh.md'),
+      '---\nname: gh\ndescription: issues\ntools: [Read, mcp__github__*, mcp__jira__get-issue, mcp__docs]\n---\nx',
+    );
     const loaded = loadAgents(root, tempDir(), tempDir());
     expect(loaded.errors).toEqual([]);
     expect(loaded.warnings).toEqual([]);
@@ -121,7 +144,12 @@ describe('agent files', () => {
 });
 
 describe('policy for MCP tools', () => {
-  const tool = (mcp: { trusted: boolean; outsideRoot?: string }) => ({ name: 'mcp__gh__get_issue', kind: 'read' as const, aliases: ['mcp__gh__get-issue'], mcp: { server: 'gh', ...mcp } });
+  const tool = (mcp: { trusted: boolean; outsideRoot?: string }) => ({
+    name: 'mcp__gh__get_issue',
+    kind: 'read' as const,
+    aliases: ['mcp__gh__get-issue'],
+    mcp: { server: 'gh', ...mcp },
+  });
   const rules = (kind: 'allow' | 'deny', raw: string, root: string) => ({ rules: [parseRule(raw, kind, 'user')], root, home: root });
 
   it('ask by default, allow when trusted or allowed by a rule, deny by a rule in every mode', async () => {
@@ -150,10 +178,15 @@ describe('settings', () => {
     const root = tempDir();
     fs.mkdirSync(path.join(root, '.devx'));
     fs.writeFileSync(path.join(root, '.devx', 'settings.json'), example);
-    expect(readSettingsFile(path.join(root, '.devx', 'settings.json'))).toMatchObject({ defaultAgent: 'code-reviewer', mcpServers: { example: { command: 'node', trust: true } } });
+    expect(readSettingsFile(path.join(root, '.devx', 'settings.json'))).toMatchObject({
+      defaultAgent: 'code-reviewer',
+      mcpServers: { example: { command: 'node', trust: true } },
+    });
     const trusted = loadSettings({ devxHome: home, projectRoot: root, env: {}, trusted: true });
     expect(trusted.defaultAgent).toBe('code-reviewer');
-    expect(trusted.mcpServers).toEqual([{ name: 'example', file: path.join(root, '.devx', 'settings.json'), command: 'node', args: ['dist/server.js'], trust: true }]);
+    expect(trusted.mcpServers).toEqual([
+      { name: 'example', file: path.join(root, '.devx', 'settings.json'), command: 'node', args: ['dist/server.js'], trust: true },
+    ]);
     expect(trusted.permissionRules.map((r) => r.raw)).toEqual(['Bash(npm run test:*)', 'Read(./secrets/**)']);
     const untrusted = loadSettings({ devxHome: home, projectRoot: root, env: {} });
     expect(untrusted.mcpServers).toEqual([]);
@@ -163,7 +196,10 @@ describe('settings', () => {
   it('project servers override user servers of the same name; the project default agent wins', () => {
     const home = tempDir();
     const root = tempDir();
-    fs.writeFileSync(path.join(home, 'settings.json'), JSON.stringify({ defaultAgent: 'a', mcpServers: { s: { url: 'http://127.0.0.1:1/mcp' }, u: { command: 'x' } } }));
+    fs.writeFileSync(
+      path.join(home, 'settings.json'),
+      JSON.stringify({ defaultAgent: 'a', mcpServers: { s: { url: 'http://127.0.0.1:1/mcp' }, u: { command: 'x' } } }),
+    );
     fs.mkdirSync(path.join(root, '.devx'));
     fs.writeFileSync(path.join(root, '.devx', 'settings.json'), JSON.stringify({ defaultAgent: 'b', mcpServers: { s: { command: 'y' } } }));
     const s = loadSettings({ devxHome: home, projectRoot: root, env: {}, trusted: true });

@@ -7,7 +7,7 @@ import { tempDir } from '../helpers/env.js';
 
 function tree(): InstanceType<typeof radix.RadixTree> {
   let x = 7;
-  const rnd = () => ((x = (Math.imul(x, 1103515245) + 12345) >>> 0) / 2 ** 32);
+  const rnd = () => (x = (Math.imul(x, 1103515245) + 12345) >>> 0) / 2 ** 32;
   const words = ['test', 'tests', 'tester', 'testing', 'team', 'tea', 'ten', 'a', 'ab', 'abc', 'b', 'zebra', 'zeb'];
   const t = new radix.RadixTree();
   for (let doc = 0; doc < 400; doc++) for (let k = 0; k < 6; k++) t.insert(words[Math.floor(words.length * rnd() ** 2)], doc);
@@ -44,7 +44,9 @@ describe('Orama patch', () => {
   it('a word held by every document is still found and ranked by the store', async () => {
     const store = new EmbeddedStore(tempDir('devx-orama-'), 'p');
     const meta = { agent: 'gemini', timestamp: '2026-01-01T00:00:00Z', project: 'x', type: 'doc', tags: [] };
-    await store.add(Array.from({ length: 3000 }, (_, i) => ({ id: `d${i}`, content: `common filler ${i % 10 === 0 ? 'rare' : 'plain'} words`, metadata: meta })));
+    await store.add(
+      Array.from({ length: 3000 }, (_, i) => ({ id: `d${i}`, content: `common filler ${i % 10 === 0 ? 'rare' : 'plain'} words`, metadata: meta })),
+    );
     const hits = await store.search('common rare', { limit: 5 });
     expect(hits).toHaveLength(5);
     expect(hits.every((h) => Number(h.id.slice(1)) % 10 === 0)).toBe(true);

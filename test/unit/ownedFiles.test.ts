@@ -20,12 +20,12 @@ beforeEach(() => {
   root = path.join(base, 'project');
   fs.mkdirSync(root);
   victim = path.join(base, 'bashrc');
-  fs.writeFileSync(victim, '# the user\'s bashrc\n');
+  fs.writeFileSync(victim, "# the user's bashrc\n");
 });
 
-const victimIntact = () => expect(fs.readFileSync(victim, 'utf8')).toBe('# the user\'s bashrc\n');
+const victimIntact = () => expect(fs.readFileSync(victim, 'utf8')).toBe("# the user's bashrc\n");
 
-describe('no write of devx\'s own goes through a link', () => {
+describe("no write of devx's own goes through a link", () => {
   // Every writer devx has for its own files goes through one of these.
   const WRITERS: [string, (file: string) => void][] = [
     ['writeFileAtomicSync (HANDOFF.md, MEMORY.md, settings, task files)', (f) => writeFileAtomicSync(f, 'x $(touch /tmp/pwned)\n')],
@@ -115,7 +115,7 @@ describe.skipIf(!mounted)('a full disk (a real 256 KB tmpfs)', () => {
   it('appends are whole or not at all: 500 audit lines and journal ops, none torn, every acknowledged one there', () => {
     const audit = path.join(small, 'audit.jsonl');
     const journal = path.join(small, 'journal.jsonl');
-    resetJournal(journal, "g1");
+    resetJournal(journal, 'g1');
     const filler = path.join(small, 'filler');
     fs.writeFileSync(filler, Buffer.alloc(150 * 1024));
     let ackAudit = 0;

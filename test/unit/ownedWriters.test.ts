@@ -42,7 +42,24 @@ interface Writer {
 const NOW = new Date('2026-11-25T12:00:00Z');
 const msg = { role: 'user' as const, content: 'hello', at: NOW.toISOString() };
 const state = (id: string) =>
-  ({ version: 1, id, workflow: 'w', definitionFile: 'w.yaml', definitionHash: 'h', request: 'r', slug: 's', status: 'running', current: 'a', feedback: {}, loops: {}, gates: [], git: { merge: 'none' }, steps: [], createdAt: NOW.toISOString(), updatedAt: NOW.toISOString() }) as WorkflowState;
+  ({
+    version: 1,
+    id,
+    workflow: 'w',
+    definitionFile: 'w.yaml',
+    definitionHash: 'h',
+    request: 'r',
+    slug: 's',
+    status: 'running',
+    current: 'a',
+    feedback: {},
+    loops: {},
+    gates: [],
+    git: { merge: 'none' },
+    steps: [],
+    createdAt: NOW.toISOString(),
+    updatedAt: NOW.toISOString(),
+  }) as WorkflowState;
 
 const WRITERS: Writer[] = [
   { name: 'the .devx folder and its .gitignore', anchor: 'root', rel: '.devx/.gitignore', write: (c) => ensureDevxDir(c.root) },
@@ -51,7 +68,17 @@ const WRITERS: Writer[] = [
     name: 'session record',
     anchor: 'root',
     rel: '.devx/sessions/s1.json',
-    write: (c) => saveRecord(c.root, { id: 's1', pid: 1, startedAt: NOW.toISOString(), status: 'live', turns: 0, checkpoint: { todos: [], updatedAt: NOW.toISOString() }, filesTouched: [], storeIds: [] }),
+    write: (c) =>
+      saveRecord(c.root, {
+        id: 's1',
+        pid: 1,
+        startedAt: NOW.toISOString(),
+        status: 'live',
+        turns: 0,
+        checkpoint: { todos: [], updatedAt: NOW.toISOString() },
+        filesTouched: [],
+        storeIds: [],
+      }),
   },
   { name: 'session transcript', anchor: 'root', rel: '.devx/sessions/s1.transcript.json', write: (c) => saveTranscript(c.root, 's1', [msg]) },
   { name: 'audit log', anchor: 'root', rel: '.devx/audit.jsonl', write: (c) => appendChained(auditFile(c.root), '{"tool":"x","arg":"$(touch /tmp/pwned)"}') },
@@ -65,7 +92,12 @@ const WRITERS: Writer[] = [
       new SessionLock(c.root, { session: 's1', startedAt: NOW.toISOString() }).childStarted(12345);
     },
   },
-  { name: 'HANDOFF.md', anchor: 'root', rel: 'HANDOFF.md', write: (c) => writeHandoff(c.root, { turn: 'CLAUDE_TURN', session: 's1', now: NOW, sections: { Summary: 'x' } }) },
+  {
+    name: 'HANDOFF.md',
+    anchor: 'root',
+    rel: 'HANDOFF.md',
+    write: (c) => writeHandoff(c.root, { turn: 'CLAUDE_TURN', session: 's1', now: NOW, sections: { Summary: 'x' } }),
+  },
   {
     name: 'the handoff archive',
     anchor: 'root',
@@ -75,28 +107,52 @@ const WRITERS: Writer[] = [
       return writeHandoff(c.root, { turn: 'CLAUDE_TURN', session: 's1', now: NOW, sections: { Summary: 'new' } });
     },
   },
-  { name: 'MEMORY.md', anchor: 'root', rel: 'MEMORY.md', write: (c) => remember(c.root, 'a fact', NOW), refused: (r) => (r as { added: boolean }).added === false },
-  { name: 'spilled tool output', anchor: 'root', rel: '.devx/tool-output/', write: (c) => spillOutput(c.root, 'run_command', 'x'.repeat(100)), refused: (r) => r === null },
+  {
+    name: 'MEMORY.md',
+    anchor: 'root',
+    rel: 'MEMORY.md',
+    write: (c) => remember(c.root, 'a fact', NOW),
+    refused: (r) => (r as { added: boolean }).added === false,
+  },
+  {
+    name: 'spilled tool output',
+    anchor: 'root',
+    rel: '.devx/tool-output/',
+    write: (c) => spillOutput(c.root, 'run_command', 'x'.repeat(100)),
+    refused: (r) => r === null,
+  },
   { name: 'workflow state', anchor: 'root', rel: '.devx/workflows/wf1/state.json', write: (c) => writeState(c.root, state('wf1')) },
   { name: 'task queue', anchor: 'root', rel: '.devx/agents/tasks/', write: (c) => new TaskQueue(c.root, () => NOW).start('coder', 'do it') },
   { name: 'task folder description', anchor: 'root', rel: 'work/t1/task_description.md', write: (c) => createTask(c.root, 'work/t1', 'describe', c.root) },
   { name: 'owner id', anchor: 'home', rel: 'owner-id', write: (c) => ownerId({ DEVX_HOME: c.home }), refused: (r) => r === null },
   { name: 'trust list', anchor: 'home', rel: 'trusted-projects.json', write: (c) => setTrusted(c.home, c.root, true, NOW) },
-  { name: 'knowledge journal', anchor: 'home', rel: 'knowledge/devx.journal', write: (c) => {
+  {
+    name: 'knowledge journal',
+    anchor: 'home',
+    rel: 'knowledge/devx.journal',
+    write: (c) => {
       const f = path.join(c.home, 'knowledge', 'devx.journal');
       mkdirOwnedSync(path.dirname(f));
       resetJournal(f, 'g');
       return appendJournal(f, { op: 'del', ids: ['x'] });
     },
   },
-  { name: 'launch plans and the code cache', anchor: 'home', rel: 'run/launch-plans/p.json', write: (c) => {
+  {
+    name: 'launch plans and the code cache',
+    anchor: 'home',
+    rel: 'run/launch-plans/p.json',
+    write: (c) => {
       // as prestart records a plan
       mkdirOwnedSync(path.join(c.home, 'run', 'launch-plans'), 0o700);
       replaceFileSync(path.join(c.home, 'run', 'launch-plans', 'p.json'), '{}');
     },
   },
   { name: 'run folders', anchor: 'home', rel: 'run/123-ab/gemini/', write: (c) => mkdirOwnedSync(path.join(c.home, 'run', '123-ab', 'gemini'), 0o700) },
-  { name: 'a warm process log', anchor: 'home', rel: 'run/123-ab/system.md.stderr.log', write: (c) => {
+  {
+    name: 'a warm process log',
+    anchor: 'home',
+    rel: 'run/123-ab/system.md.stderr.log',
+    write: (c) => {
       const f = path.join(c.home, 'run', '123-ab', 'system.md.stderr.log');
       mkdirOwnedSync(path.dirname(f));
       fs.closeSync(openOwnedForWriteSync(f));
@@ -112,7 +168,12 @@ function plantPoints(rel: string): { at: string; isFile: boolean }[] {
 
 function fresh(): Ctx & { outside: string; victim: string } {
   const base = tempDir('devx-writers-');
-  const c = { root: path.join(base, 'project'), home: path.join(base, 'home', '.devx'), outside: path.join(base, 'outside'), victim: path.join(base, 'bashrc') };
+  const c = {
+    root: path.join(base, 'project'),
+    home: path.join(base, 'home', '.devx'),
+    outside: path.join(base, 'outside'),
+    victim: path.join(base, 'bashrc'),
+  };
   fs.mkdirSync(c.root, { recursive: true });
   fs.mkdirSync(c.home, { recursive: true });
   fs.mkdirSync(c.outside);
@@ -120,7 +181,7 @@ function fresh(): Ctx & { outside: string; victim: string } {
   return c;
 }
 
-describe('every writer of devx\'s own files refuses a link at any component of its path', () => {
+describe("every writer of devx's own files refuses a link at any component of its path", () => {
   for (const w of WRITERS) {
     it(`${w.name} (${w.anchor === 'root' ? '<project>' : '~/.devx'}/${w.rel})`, async () => {
       const points = plantPoints(w.rel);
@@ -180,14 +241,16 @@ const ALLOWED: Record<string, string> = {
   'src/util/replaceFileSync.ts': 'after assertOwnedPath, an O_EXCL|O_NOFOLLOW temp file written by descriptor',
   'src/knowledge/embeddedStore.ts': 'the snapshot: an O_NOFOLLOW temp file written by descriptor in a folder made by mkdirOwnedSync',
   'src/cli/replInput.ts': "/edit's message file in a fresh mkdtemp folder",
-  'src/providers/gemini/sealedHome.ts': 'the auth links gemini needs, made in devx\'s own gemini home',
+  'src/providers/gemini/sealedHome.ts': "the auth links gemini needs, made in devx's own gemini home",
   'src/session/sessionLock.ts': 'linkSync/renameSync of a temp file written by writeNewOwnedSync',
   'src/session/ownerId.ts': 'linkSync/renameSync of a temp file written by writeNewOwnedSync in a folder made by mkdirOwnedSync',
   'src/session/history.ts': 'renames an unreadable history aside (rename does not follow a link)',
-  'src/session/undoState.ts': 'undo: writeDurable is assertOwnedPath then an O_EXCL|O_NOFOLLOW temp file renamed over; putBack recreates a link the project had, after assertOwnedPath',
+  'src/session/undoState.ts':
+    'undo: writeDurable is assertOwnedPath then an O_EXCL|O_NOFOLLOW temp file renamed over; putBack recreates a link the project had, after assertOwnedPath',
   'src/knowledge/journal.ts': 'appends after assertOwnedPath, opened O_NOFOLLOW without O_CREAT (resetJournal makes it)',
 };
-const RAW = /\b(?:writeFileSync|appendFileSync|mkdirSync|createWriteStream|copyFileSync|cpSync|symlinkSync|linkSync|truncateSync|renameSync)\(|\bfs\.promises\.(?:writeFile|appendFile|mkdir)\(|\bopenSync\([^)]*(?:'w|'a|O_WRONLY|O_RDWR|O_CREAT)/;
+const RAW =
+  /\b(?:writeFileSync|appendFileSync|mkdirSync|createWriteStream|copyFileSync|cpSync|symlinkSync|linkSync|truncateSync|renameSync)\(|\bfs\.promises\.(?:writeFile|appendFile|mkdir)\(|\bopenSync\([^)]*(?:'w|'a|O_WRONLY|O_RDWR|O_CREAT)/;
 
 describe('no raw write outside the helpers', () => {
   it('every write call in src/ goes through util/ownedFile.ts, util/atomicWrite.ts or util/replaceFileSync.ts', () => {

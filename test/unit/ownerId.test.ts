@@ -9,7 +9,11 @@ const MODULE = path.join(REPO_ROOT, 'dist', 'src', 'session', 'ownerId.js');
 
 function idIn(home: string): Promise<string> {
   return new Promise((resolve, reject) => {
-    const c = spawn(process.execPath, ['--input-type=module', '-e', `const { ownerId } = await import(${JSON.stringify(MODULE)}); process.stdout.write(String(ownerId()));`], { env: { PATH: process.env.PATH, HOME: home } });
+    const c = spawn(
+      process.execPath,
+      ['--input-type=module', '-e', `const { ownerId } = await import(${JSON.stringify(MODULE)}); process.stdout.write(String(ownerId()));`],
+      { env: { PATH: process.env.PATH, HOME: home } },
+    );
     let out = '';
     c.stdout.on('data', (d) => (out += d));
     c.on('close', (code) => (code === 0 ? resolve(out) : reject(new Error(`exit ${code}`))));

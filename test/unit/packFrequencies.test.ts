@@ -14,7 +14,7 @@ const meta = { agent: 'gemini', timestamp: '2026-01-01T00:00:00Z', project: 'x',
 const words = ['parser', 'policy', 'sandbox', 'token', 'budget', 'history', 'handoff', 'gemini', 'queue', 'persona', 'audit', 'retry'];
 function corpus(n: number, seed: number): string[] {
   let x = seed;
-  const rnd = () => ((x = (Math.imul(x, 1103515245) + 12345) >>> 0) / 2 ** 32);
+  const rnd = () => (x = (Math.imul(x, 1103515245) + 12345) >>> 0) / 2 ** 32;
   return Array.from({ length: n }, () => Array.from({ length: 5 + Math.floor(rnd() * 30) }, () => words[Math.floor(words.length * rnd() ** 2)]).join(' '));
 }
 const QUERIES = ['parser policy', 'retry', 'audit handoff queue', 'persona', 'gemini token budget', 'sandbox history'];
@@ -66,7 +66,12 @@ describe('packed term frequencies', () => {
 
     // The same documents indexed from scratch rank the same (scores equal up to float rounding).
     const fresh = new EmbeddedStore(tempDir('devx-packed-'), 'p');
-    const all = [...corpus(400, 3).map((t, i) => ({ id: `d${i}`, content: t, metadata: meta })).filter((d) => !['d0', 'd1', 'd2', 'd250'].includes(d.id)), ...corpus(50, 9).map((t, i) => ({ id: `n${i}`, content: t, metadata: meta }))];
+    const all = [
+      ...corpus(400, 3)
+        .map((t, i) => ({ id: `d${i}`, content: t, metadata: meta }))
+        .filter((d) => !['d0', 'd1', 'd2', 'd250'].includes(d.id)),
+      ...corpus(50, 9).map((t, i) => ({ id: `n${i}`, content: t, metadata: meta })),
+    ];
     await fresh.add(all);
     const scratch = await answers(fresh);
     afterWrites.forEach((hits, q) => hits.forEach(([, score], k) => expect(score as number).toBeCloseTo(scratch[q][k][1] as number, 6)));
@@ -74,7 +79,10 @@ describe('packed term frequencies', () => {
 
   it('still reads a v1 snapshot (Orama dump as is) and rewrites it as v2 on the next write', async () => {
     const dir = tempDir('devx-packed-');
-    const db = create({ schema: { content: 'string', agent: 'enum', project: 'enum', type: 'enum', tags: 'enum[]', ts: 'number' } as never, components: { tokenizer: { stemming: true, language: 'english', stopWords: STOP_WORDS } } });
+    const db = create({
+      schema: { content: 'string', agent: 'enum', project: 'enum', type: 'enum', tags: 'enum[]', ts: 'number' } as never,
+      components: { tokenizer: { stemming: true, language: 'english', stopWords: STOP_WORDS } },
+    });
     const docs = corpus(60, 5).map((content, i) => ({ id: `d${i}`, content, agent: 'gemini', project: 'x', type: 'doc', tags: [], ts: 0, meta }));
     await insertMultiple(db as never, docs as never);
     fs.mkdirSync(dir, { recursive: true });

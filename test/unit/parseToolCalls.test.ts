@@ -44,19 +44,13 @@ describe('parseToolCalls: call lines', () => {
   });
 
   it('keeps pipes inside values unless followed by key=', () => {
-    expect(calls('TOOL_CALL: run_command | cmd=ls -la | grep foo')).toEqual([
-      { tool: 'run_command', args: { cmd: 'ls -la | grep foo' } },
-    ]);
-    expect(calls('TOOL_CALL: run_command | cmd=echo a|b | timeout=5')).toEqual([
-      { tool: 'run_command', args: { cmd: 'echo a|b', timeout: '5' } },
-    ]);
+    expect(calls('TOOL_CALL: run_command | cmd=ls -la | grep foo')).toEqual([{ tool: 'run_command', args: { cmd: 'ls -la | grep foo' } }]);
+    expect(calls('TOOL_CALL: run_command | cmd=echo a|b | timeout=5')).toEqual([{ tool: 'run_command', args: { cmd: 'echo a|b', timeout: '5' } }]);
   });
 
   it('trims inline values and allows empty values', () => {
     expect(calls('TOOL_CALL: list_directory | path=   ')).toEqual([{ tool: 'list_directory', args: { path: '' } }]);
-    expect(calls('TOOL_CALL: glob | pattern=  **/*.ts   | path= src ')).toEqual([
-      { tool: 'glob', args: { pattern: '**/*.ts', path: 'src' } },
-    ]);
+    expect(calls('TOOL_CALL: glob | pattern=  **/*.ts   | path= src ')).toEqual([{ tool: 'glob', args: { pattern: '**/*.ts', path: 'src' } }]);
   });
 
   it('reports duplicate keys', () => {
@@ -101,10 +95,10 @@ describe('parseToolCalls: fenced values', () => {
   });
 
   it('continues with arguments after the closing fence', () => {
-    const reply = ['TOOL_CALL: edit_file | path=a.ts | old_text=```', 'const a = 1;', '``` | new_text=```', 'const a = 2;', '``` | replace_all=true'].join('\n');
-    expect(calls(reply)).toEqual([
-      { tool: 'edit_file', args: { path: 'a.ts', old_text: 'const a = 1;\n', new_text: 'const a = 2;\n', replace_all: 'true' } },
-    ]);
+    const reply = ['TOOL_CALL: edit_file | path=a.ts | old_text=```', 'const a = 1;', '``` | new_text=```', 'const a = 2;', '``` | replace_all=true'].join(
+      '\n',
+    );
+    expect(calls(reply)).toEqual([{ tool: 'edit_file', args: { path: 'a.ts', old_text: 'const a = 1;\n', new_text: 'const a = 2;\n', replace_all: 'true' } }]);
   });
 
   it('only the last argument on a line can open a fence', () => {
@@ -194,7 +188,16 @@ describe('parseToolCalls: code blocks and hallucinations', () => {
   });
 
   it('never throws on adversarial input', () => {
-    const nasty = ['TOOL_CALL: ', 'TOOL_CALL:|||', 'TOOL_CALL: a | =x', '```````', 'TOOL_CALL: a | b=````', '\u0000\u202e', 'TOOL_CALL: a | b=c | ', 'TOOL_CALL: a|b=1|c=2|d=```'].join('\n');
+    const nasty = [
+      'TOOL_CALL: ',
+      'TOOL_CALL:|||',
+      'TOOL_CALL: a | =x',
+      '```````',
+      'TOOL_CALL: a | b=````',
+      '\u0000\u202e',
+      'TOOL_CALL: a | b=c | ',
+      'TOOL_CALL: a|b=1|c=2|d=```',
+    ].join('\n');
     expect(() => parseToolCalls(nasty)).not.toThrow();
     expect(() => parseToolCalls('`'.repeat(100000))).not.toThrow();
   });

@@ -27,7 +27,10 @@ beforeEach(() => {
 
 describe('agent files', () => {
   it("seed 001's agent (Claude Code tool names in .devx/agents) gets those tools, with no warning", () => {
-    put(path.join(root, '.devx', 'agents', 'code-reviewer.md'), '---\nname: code-reviewer\ndescription: Reviews code\ntools: [Read, Grep, Glob, Bash]\n---\nReview.');
+    put(
+      path.join(root, '.devx', 'agents', 'code-reviewer.md'),
+      '---\nname: code-reviewer\ndescription: Reviews code\ntools: [Read, Grep, Glob, Bash]\n---\nReview.',
+    );
     const l = loadAgents(root, home, devx);
     expect(l.agents.get('code-reviewer')!.tools).toEqual(['read_file', 'search_code', 'glob', 'run_command']);
     expect(l.warnings).toEqual([]);
@@ -35,7 +38,9 @@ describe('agent files', () => {
 
   it('an unknown tool name is a warning naming it and the valid ones', () => {
     put(path.join(root, '.devx', 'agents', 'x.md'), '---\nname: x\ndescription: d\ntools: [read_file, Frobnicate]\n---\n');
-    const w = loadAgents(root, home, devx).warnings.map((i) => i.message).join('\n');
+    const w = loadAgents(root, home, devx)
+      .warnings.map((i) => i.message)
+      .join('\n');
     expect(w).toMatch(/unknown tool "Frobnicate"; valid names are read_file, Read, .*search_code, Grep/);
   });
 
@@ -103,7 +108,9 @@ describe('agents at run time', () => {
     const [done] = await runTasks(queue, { all: false, parallel: 1, leaseMs: 60_000, run: { cwd: root, env: env(), backend } });
     expect(done.taskId).toBe(t.taskId);
     expect(done.status).toBe('blocked');
-    expect(done.error).toMatch(/^every tool call was refused: write out\.txt \(1 lines\) \(denied: write_file writes out\.txt, outside what task task_\w+ may write .*\[scope:outside-write\]\)$/);
+    expect(done.error).toMatch(
+      /^every tool call was refused: write out\.txt \(1 lines\) \(denied: write_file writes out\.txt, outside what task task_\w+ may write .*\[scope:outside-write\]\)$/,
+    );
     expect(done.failedCalls).toHaveLength(1);
     expect(done.attempts).toBe(1);
   });

@@ -25,7 +25,10 @@ beforeEach(async () => {
 /** Runs a call as the ACP session does: announced, asked through the tracker, run; returns what the editor was shown. */
 async function callOverAcp(tool: string, args: Record<string, string>): Promise<{ asked: ApprovalRequest; shown: acp.ToolCallContent[]; status: string }> {
   const tools = new Map(builtinTools().map((t) => [t.name, t]));
-  const tracker = new ToolCallTracker(() => root, () => tools);
+  const tracker = new ToolCallTracker(
+    () => root,
+    () => tools,
+  );
   let asked: ApprovalRequest | undefined;
   let shown: acp.ToolCallContent[] = [];
   const deps: ToolCallDeps = {
@@ -82,8 +85,18 @@ describe('planned changes', () => {
 
   it('a tool without a plan shows its preview as text', async () => {
     const tools = new Map(builtinTools().map((t) => [t.name, t]));
-    const tracker = new ToolCallTracker(() => root, () => tools);
-    const p = tracker.forPermission({ tool: 'run_command', args: { cmd: 'make' }, decision: { decision: 'ask', reason: 'r', rule: 'x' }, summary: 'make', locations: [], preview: 'in /proj' });
+    const tracker = new ToolCallTracker(
+      () => root,
+      () => tools,
+    );
+    const p = tracker.forPermission({
+      tool: 'run_command',
+      args: { cmd: 'make' },
+      decision: { decision: 'ask', reason: 'r', rule: 'x' },
+      summary: 'make',
+      locations: [],
+      preview: 'in /proj',
+    });
     expect(p.toolCall.content).toEqual([{ type: 'content', content: { type: 'text', text: 'in /proj' } }]);
   });
 });

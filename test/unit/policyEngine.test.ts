@@ -56,7 +56,11 @@ describe('approval modes in a session', () => {
   it('auto-edit approves edits but still asks for commands', async () => {
     const { agent, root, asked } = await agentWith('auto-edit', ['no']);
     const w = await agent.deps.approve({ tool: 'write_file', args: { path: 'b.txt' }, decision: { decision: 'ask', reason: '', rule: 'tool:write' } });
-    const c = await agent.deps.approve({ tool: 'run_command', args: { cmd: 'touch x' }, decision: { decision: 'ask', reason: '', rule: 'command:write:touch' } });
+    const c = await agent.deps.approve({
+      tool: 'run_command',
+      args: { cmd: 'touch x' },
+      decision: { decision: 'ask', reason: '', rule: 'command:write:touch' },
+    });
     // 'auto': the mode approved it, not a person (it runs held to the policy's claim).
     expect([w, c]).toEqual(['auto', 'no']);
     expect(asked).toEqual(['run_command']);

@@ -13,16 +13,23 @@ import { isAlive as alive, until } from '../helpers/processes.js';
 /** Starts `node -e code` the way util/prestart does: its own group, output collected from the start. */
 function startChild(code: string): StartedChild {
   const child = spawn(process.execPath, ['-e', code], { detached: true, stdio: ['pipe', 'pipe', 'pipe'] });
-  const p: StartedChild = { child, pid: child.pid!, stdout: [], stderr: [], closed: new Promise((r) => child.once('close', (c, s) => r({ code: c, signal: s }))) };
+  const p: StartedChild = {
+    child,
+    pid: child.pid!,
+    stdout: [],
+    stderr: [],
+    closed: new Promise((r) => child.once('close', (c, s) => r({ code: c, signal: s }))),
+  };
   child.stdout.setEncoding('utf8').on('data', (d: string) => p.stdout.push(d));
   child.stderr.setEncoding('utf8').on('data', (d: string) => p.stderr.push(d));
   return p;
 }
 
-
 describe('runStarted: a child that is already running', () => {
   it('gets its stdin, and its output from before and after adoption comes back whole', async () => {
-    const p = startChild(`process.stdout.write('early\\n'); let i=''; process.stdin.on('data', d => i += d).on('end', () => { process.stdout.write('got ' + i); process.exit(3); });`);
+    const p = startChild(
+      `process.stdout.write('early\\n'); let i=''; process.stdin.on('data', d => i += d).on('end', () => { process.stdout.write('got ' + i); process.exit(3); });`,
+    );
     await until(() => p.stdout.join('').includes('early'), 10_000);
     const seen: string[] = [];
     const r = await runStarted(p, { cwd: '/', input: 'the prompt', onStdout: (c) => seen.push(c) });
@@ -31,7 +38,9 @@ describe('runStarted: a child that is already running', () => {
   });
 
   it('a timeout kills its whole process group', async () => {
-    const p = startChild(`const c = require('child_process').spawn(process.execPath, ['-e', 'setTimeout(() => {}, 60000)'], { stdio: 'ignore' }); console.log(c.pid); setTimeout(() => {}, 60000);`);
+    const p = startChild(
+      `const c = require('child_process').spawn(process.execPath, ['-e', 'setTimeout(() => {}, 60000)'], { stdio: 'ignore' }); console.log(c.pid); setTimeout(() => {}, 60000);`,
+    );
     await until(() => p.stdout.join('').trim().length > 0, 10_000);
     const grandchild = Number(p.stdout.join('').trim());
     const r = await runStarted(p, { cwd: '/', timeoutMs: 300 });
@@ -60,7 +69,10 @@ describe('record, start ahead, adopt', () => {
   // A stand-in CLI: prints when it started, its system prompt file (read only once its stdin is in, as gemini does) and its stdin.
   const cli = (dir: string) => {
     const f = path.join(dir, 'cli.cjs');
-    fs.writeFileSync(f, `let i = ''; process.stdin.on('data', d => i += d).on('end', () => { const fs = require('fs'); if (!fs.existsSync(process.env.SYS)) { process.stderr.write('missing system prompt file'); process.exit(1); } process.stdout.write(JSON.stringify({ started: performance.timeOrigin, sys: fs.readFileSync(process.env.SYS, 'utf8'), input: i, policy: fs.readFileSync(process.argv[2], 'utf8') })); });`);
+    fs.writeFileSync(
+      f,
+      `let i = ''; process.stdin.on('data', d => i += d).on('end', () => { const fs = require('fs'); if (!fs.existsSync(process.env.SYS)) { process.stderr.write('missing system prompt file'); process.exit(1); } process.stdout.write(JSON.stringify({ started: performance.timeOrigin, sys: fs.readFileSync(process.env.SYS, 'utf8'), input: i, policy: fs.readFileSync(process.argv[2], 'utf8') })); });`,
+    );
     return f;
   };
   const call = (home: string, runName: string, script: string, input: string) => {
@@ -73,7 +85,12 @@ describe('record, start ahead, adopt', () => {
     fs.writeFileSync(policy, 'deny all');
     fs.writeFileSync(sys, 'the system prompt');
     const t0 = performance.timeOrigin + performance.now();
-    return withPrestarted(runProcess)(process.execPath, [script, policy], { cwd, input, env: { ...process.env, SYS: sys } as Record<string, string>, launch }).then((r) => ({ r, t0 }));
+    return withPrestarted(runProcess)(process.execPath, [script, policy], {
+      cwd,
+      input,
+      env: { ...process.env, SYS: sys } as Record<string, string>,
+      launch,
+    }).then((r) => ({ r, t0 }));
   };
 
   it('the second run of a command adopts the process started from the first run’s plan; a different launch does not', async () => {

@@ -13,7 +13,12 @@ import { tempDir } from '../helpers/env.js';
 
 describe('HANDOFF.md format', () => {
   it('renders and parses the turn marker and sections', () => {
-    const text = renderHandoff({ turn: 'GEMINI_TURN', session: 's1', now: new Date('2026-01-01T00:00:00Z'), sections: { Summary: 'Did x.', Next: '- a\n- b' } });
+    const text = renderHandoff({
+      turn: 'GEMINI_TURN',
+      session: 's1',
+      now: new Date('2026-01-01T00:00:00Z'),
+      sections: { Summary: 'Did x.', Next: '- a\n- b' },
+    });
     expect(text.split('\n')[0]).toBe('GEMINI_TURN: READY');
     const p = parseHandoff(text);
     expect(p.turn).toBe('GEMINI_TURN');

@@ -57,7 +57,11 @@ describe('runProcess settles on the answer', () => {
 
   it('a child that answers and then does not exit is stopped after the linger time', async () => {
     const o = observer();
-    const r = await runProcess(process.execPath, ['-e', answerThenStay('{"ok":true}', 60_000)], { cwd: '/', answered: { ...okLine, lingerMs: 300 }, observer: o.observer });
+    const r = await runProcess(process.execPath, ['-e', answerThenStay('{"ok":true}', 60_000)], {
+      cwd: '/',
+      answered: { ...okLine, lingerMs: 300 },
+      observer: o.observer,
+    });
     expect(r.answered).toBe(true);
     await awaitLingering();
     expect(isAlive(o.pid())).toBe(false);
@@ -69,7 +73,13 @@ describe('runStarted settles on the answer', () => {
   it('counts output from before the adoption, and the child is waited for', async () => {
     const code = `process.stdout.write('{"ok"'); process.stdin.resume().on('end', () => { process.stdout.write(':true}\\n'); setTimeout(() => {}, 500); });`;
     const child = spawn(process.execPath, ['-e', code], { detached: true, stdio: ['pipe', 'pipe', 'pipe'] });
-    const p: StartedChild = { child, pid: child.pid!, stdout: [], stderr: [], closed: new Promise((res) => child.once('close', (c, s) => res({ code: c, signal: s }))) };
+    const p: StartedChild = {
+      child,
+      pid: child.pid!,
+      stdout: [],
+      stderr: [],
+      closed: new Promise((res) => child.once('close', (c, s) => res({ code: c, signal: s }))),
+    };
     child.stdout.setEncoding('utf8').on('data', (d: string) => p.stdout.push(d));
     child.stderr.setEncoding('utf8').on('data', (d: string) => p.stderr.push(d));
     await until(() => p.stdout.join('').length > 0, 10_000);
@@ -89,7 +99,17 @@ describe('a CLI provider settles on its answer', () => {
     return f;
   };
   const backend = (bin: string, dir: string) =>
-    new ClaudeCliBackend({ bin, workDir: dir, runner: runProcess, model: 'sonnet', accounts: [], timeoutMs: 30_000, maxRetries: 0, baseDelayMs: 10, maxDelayMs: 10 });
+    new ClaudeCliBackend({
+      bin,
+      workDir: dir,
+      runner: runProcess,
+      model: 'sonnet',
+      accounts: [],
+      timeoutMs: 30_000,
+      maxRetries: 0,
+      baseDelayMs: 10,
+      maxDelayMs: 10,
+    });
 
   it('a successful result is the reply before claude has exited', async () => {
     const dir = tempDir('devx-answer-');
@@ -105,7 +125,9 @@ describe('a CLI provider settles on its answer', () => {
   it('an error result is classified after the exit, as before', async () => {
     const dir = tempDir('devx-answer-');
     const bin = standIn(dir, { type: 'result', is_error: true, api_error_status: 429, result: 'rate limited' }, 1);
-    const err = await backend(bin, dir).complete({ prompt: 'ping', systemPrompt: 'sys' }).catch((e: unknown) => e);
+    const err = await backend(bin, dir)
+      .complete({ prompt: 'ping', systemPrompt: 'sys' })
+      .catch((e: unknown) => e);
     expect(err).toBeInstanceOf(BackendError);
     expect(err).toMatchObject({ kind: 'quota', exitCode: 1 });
   });

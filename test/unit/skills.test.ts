@@ -41,7 +41,13 @@ describe('skills', () => {
     put(path.join(home, '.claude', 'skills', 'pdf', 'reference.md'), 'The forms reference.\n');
     put(path.join(home, 'secret.txt'), 'SECRET');
     fs.symlinkSync(path.join(home, 'secret.txt'), path.join(home, '.claude', 'skills', 'pdf', 'leak.md'));
-    const { r, backend, events } = await session(['TOOL_CALL: skill | name=pdf', 'TOOL_CALL: skill | name=pdf | file=reference.md', 'TOOL_CALL: skill | name=pdf | file=../../../secret.txt', 'TOOL_CALL: skill | name=pdf | file=leak.md', 'done']);
+    const { r, backend, events } = await session([
+      'TOOL_CALL: skill | name=pdf',
+      'TOOL_CALL: skill | name=pdf | file=reference.md',
+      'TOOL_CALL: skill | name=pdf | file=../../../secret.txt',
+      'TOOL_CALL: skill | name=pdf | file=leak.md',
+      'done',
+    ]);
     await r.prompt('fill the form');
     expect(backend.requests[0].systemPrompt).toMatch(/- pdf: Fill in and read PDF forms/);
     const [body, ref, up, link] = results(events);

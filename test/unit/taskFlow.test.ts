@@ -32,15 +32,27 @@ describe('task folder and status', () => {
   it('routes every status exactly; anything else names the file, line and allowed values', () => {
     expect(planTask(t)).toEqual({ step: 'context_research' });
     write('task_status.md', statusFileText('AWAITING_CONTEXT_REVIEW'));
-    expect(planTask(t)).toMatchObject({ step: 'stop', status: 'AWAITING_CONTEXT_REVIEW', message: expect.stringContaining('Initial context generated in `task_context.md`. Please review/update and then change `task_status.md` to `AWAITING_QUESTIONS`.') });
+    expect(planTask(t)).toMatchObject({
+      step: 'stop',
+      status: 'AWAITING_CONTEXT_REVIEW',
+      message: expect.stringContaining(
+        'Initial context generated in `task_context.md`. Please review/update and then change `task_status.md` to `AWAITING_QUESTIONS`.',
+      ),
+    });
     write('task_status.md', 'AWAITING_QUESTIONS\r\n# my own note\n');
     expect(planTask(t)).toEqual({ step: 'qna', status: 'AWAITING_QUESTIONS' });
     write('task_status.md', '  AWAITING_USER_FEEDBACK  \n');
     expect(planTask(t)).toEqual({ step: 'qna', status: 'AWAITING_USER_FEEDBACK' });
     write('task_status.md', statusFileText('READY_FOR_PRD'));
-    expect(planTask(t)).toMatchObject({ step: 'stop', status: 'READY_FOR_PRD', message: expect.stringMatching(/^Q&A ready for user review and next step assignment\./) });
+    expect(planTask(t)).toMatchObject({
+      step: 'stop',
+      status: 'READY_FOR_PRD',
+      message: expect.stringMatching(/^Q&A ready for user review and next step assignment\./),
+    });
     write('task_status.md', 'ready_for_prd\n');
-    expect(() => readTaskStatus(t)).toThrow('tasks/login/task_status.md line 1: unknown status "ready_for_prd"; allowed values: AWAITING_CONTEXT_REVIEW, AWAITING_QUESTIONS, AWAITING_USER_FEEDBACK, READY_FOR_PRD');
+    expect(() => readTaskStatus(t)).toThrow(
+      'tasks/login/task_status.md line 1: unknown status "ready_for_prd"; allowed values: AWAITING_CONTEXT_REVIEW, AWAITING_QUESTIONS, AWAITING_USER_FEEDBACK, READY_FOR_PRD',
+    );
     write('task_status.md', '\nAWAITING_QUESTIONS\n');
     expect(() => planTask(t)).toThrow(/line 1: the status is empty/);
   });
@@ -68,7 +80,9 @@ describe('feedback markers', () => {
       { question: '### 2. Email or SMS reset?', feedback: 'Email only.\nNo SMS.', line: 11 },
       { question: '### 3. Mobile too?', feedback: 'Yes, the app as well.', line: 17 },
     ]);
-    expect(parseFeedbackBlocks('Q?\n<!-- USER_FEEDBACK_START -->inline answer<!-- USER_FEEDBACK_END -->\n', 'x.md')).toEqual([{ question: 'Q?', feedback: 'inline answer', line: 2 }]);
+    expect(parseFeedbackBlocks('Q?\n<!-- USER_FEEDBACK_START -->inline answer<!-- USER_FEEDBACK_END -->\n', 'x.md')).toEqual([
+      { question: 'Q?', feedback: 'inline answer', line: 2 },
+    ]);
   });
 
   it('unbalanced or damaged markers name the file and line', () => {
@@ -81,9 +95,15 @@ describe('feedback markers', () => {
       }
       return 'no error';
     };
-    expect(err('Q\n<!-- USER_FEEDBACK_START -->\nx\n')).toBe('tasks/login/questions-and-answers.md line 2: <!-- USER_FEEDBACK_START --> is never closed with <!-- USER_FEEDBACK_END -->');
-    expect(err('Q\nx\n<!-- USER_FEEDBACK_END -->\n')).toBe('tasks/login/questions-and-answers.md line 3: USER_FEEDBACK_END without a <!-- USER_FEEDBACK_START --> before it');
-    expect(err('<!-- USER_FEEDBACK_START -->\na\n<!-- USER_FEEDBACK_START -->\n<!-- USER_FEEDBACK_END -->')).toMatch(/line 3: a second USER_FEEDBACK_START before the block opened on line 1/);
+    expect(err('Q\n<!-- USER_FEEDBACK_START -->\nx\n')).toBe(
+      'tasks/login/questions-and-answers.md line 2: <!-- USER_FEEDBACK_START --> is never closed with <!-- USER_FEEDBACK_END -->',
+    );
+    expect(err('Q\nx\n<!-- USER_FEEDBACK_END -->\n')).toBe(
+      'tasks/login/questions-and-answers.md line 3: USER_FEEDBACK_END without a <!-- USER_FEEDBACK_START --> before it',
+    );
+    expect(err('<!-- USER_FEEDBACK_START -->\na\n<!-- USER_FEEDBACK_START -->\n<!-- USER_FEEDBACK_END -->')).toMatch(
+      /line 3: a second USER_FEEDBACK_START before the block opened on line 1/,
+    );
     expect(err('<!-- USER_FEEDBACK_START ->\nx\n<!-- USER_FEEDBACK_END -->')).toMatch(/line 1: a damaged feedback marker/);
   });
 
@@ -97,8 +117,11 @@ describe('feedback markers', () => {
       return 'no error';
     };
     // In words, even on a line with a marker: part of the answer.
-    const words = '### 1. Which marker?\n<!-- USER_FEEDBACK_START -->\nThe parser keys on USER_FEEDBACK_START and USER_FEEDBACK_END.\nSee USER_FEEDBACK_END. <!-- USER_FEEDBACK_END -->\n';
-    expect(parseFeedbackBlocks(words, 'q.md')).toEqual([{ question: '### 1. Which marker?', line: 2, feedback: 'The parser keys on USER_FEEDBACK_START and USER_FEEDBACK_END.\nSee USER_FEEDBACK_END.' }]);
+    const words =
+      '### 1. Which marker?\n<!-- USER_FEEDBACK_START -->\nThe parser keys on USER_FEEDBACK_START and USER_FEEDBACK_END.\nSee USER_FEEDBACK_END. <!-- USER_FEEDBACK_END -->\n';
+    expect(parseFeedbackBlocks(words, 'q.md')).toEqual([
+      { question: '### 1. Which marker?', line: 2, feedback: 'The parser keys on USER_FEEDBACK_START and USER_FEEDBACK_END.\nSee USER_FEEDBACK_END.' },
+    ]);
     // Outside an answer a stray word is still a damaged marker.
     expect(err('Q\nUSER_FEEDBACK_START\n')).toMatch(/^q\.md line 2: a damaged feedback marker; write it exactly as/);
     // A whole marker comment in an answer: the answer is named.
@@ -108,7 +131,9 @@ describe('feedback markers', () => {
     expect(err('### 1. Q?\n<!-- USER_FEEDBACK_START -->\nend it with <!-- USER_FEEDBACK_END --> like so\n<!-- USER_FEEDBACK_END -->\n')).toMatch(
       /^q\.md line 4: USER_FEEDBACK_END without a <!-- USER_FEEDBACK_START --> before it; if the answer to "### 1\. Q\?" \(its block opens on line 2\) holds the marker <!-- USER_FEEDBACK_END --> itself, it ended that answer early/,
     );
-    expect(err('### 1. Q?\n<!-- USER_FEEDBACK_START -->\na <!-- USER_FEEDBACK_EDN --> b\n<!-- USER_FEEDBACK_END -->\n')).toMatch(/line 3: a damaged feedback marker \(inside the answer to "### 1\. Q\?", whose block opens on line 2\)/);
+    expect(err('### 1. Q?\n<!-- USER_FEEDBACK_START -->\na <!-- USER_FEEDBACK_EDN --> b\n<!-- USER_FEEDBACK_END -->\n')).toMatch(
+      /line 3: a damaged feedback marker \(inside the answer to "### 1\. Q\?", whose block opens on line 2\)/,
+    );
   });
 
   it('an answer the model dropped or reworded is caught', () => {
@@ -134,7 +159,10 @@ describe('readTaskInput (for --from-task)', () => {
     expect(() => readTaskInput(t)).toThrow(/says AWAITING_USER_FEEDBACK/);
     write('task_status.md', statusFileText('READY_FOR_PRD'));
     write('task_context.md', '# Task context\n\n## Files\n- a.ts\n');
-    write('questions-and-answers.md', `# Questions and answers\n\n## Assumptions\n- web only\n\n## Questions\n\n${Q(1, 'Email?', 'Yes.')}\n${Q(2, 'SMS?', 'USER FEEDBACK REQUIRED')}`);
+    write(
+      'questions-and-answers.md',
+      `# Questions and answers\n\n## Assumptions\n- web only\n\n## Questions\n\n${Q(1, 'Email?', 'Yes.')}\n${Q(2, 'SMS?', 'USER FEEDBACK REQUIRED')}`,
+    );
     const md = readTaskInput(t);
     expect(md).toContain('# Task (tasks/login)\n\nLogin fails after a password reset\n');
     expect(md).toContain('## Task context\n\n### Files\n- a.ts');

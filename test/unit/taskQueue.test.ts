@@ -35,8 +35,24 @@ describe('task queue counts', () => {
       expect(claimed).toMatchObject({ taskId, runs: i, status: 'running' });
       killRunner(root, taskId);
       const [t] = await queue.recover();
-      if (i < MAX_RUNNER_DEATHS) expect(t).toMatchObject({ status: 'pending', attempts: 0, runnerDeaths: i, error: expect.stringMatching(/^its runner \(pid \d+\) died; queued again$/) });
-      else expect(t).toMatchObject({ status: 'failed', attempts: 0, runnerDeaths: MAX_RUNNER_DEATHS, error: expect.stringMatching(new RegExp(`died; gave up after ${MAX_RUNNER_DEATHS} runner deaths, ${MAX_RUNNER_DEATHS} of the ${MAX_RUNNER_DEATHS} in the queue since it first ran: it looks like their cause$`)) });
+      if (i < MAX_RUNNER_DEATHS)
+        expect(t).toMatchObject({
+          status: 'pending',
+          attempts: 0,
+          runnerDeaths: i,
+          error: expect.stringMatching(/^its runner \(pid \d+\) died; queued again$/),
+        });
+      else
+        expect(t).toMatchObject({
+          status: 'failed',
+          attempts: 0,
+          runnerDeaths: MAX_RUNNER_DEATHS,
+          error: expect.stringMatching(
+            new RegExp(
+              `died; gave up after ${MAX_RUNNER_DEATHS} runner deaths, ${MAX_RUNNER_DEATHS} of the ${MAX_RUNNER_DEATHS} in the queue since it first ran: it looks like their cause$`,
+            ),
+          ),
+        });
     }
     expect(renderStatusTable(queue.list())).toMatch(new RegExp(`\\| failed \\|.*\\| 0\\s+\\| ${MAX_RUNNER_DEATHS}\\s+\\| its runner`));
     expect(MAX_RUNNER_DEATHS).toBeGreaterThan(MAX_ATTEMPTS);

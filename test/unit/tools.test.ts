@@ -17,7 +17,10 @@ import { execFileSync } from 'node:child_process';
 
 // ripgrep when this machine has it; otherwise search_code's JS fallback, which must print the same.
 const RG = findExecutable('rg', process.env);
-const EXPECTED = JSON.parse(fs.readFileSync(new URL('../fixtures/search-expected.json', import.meta.url), 'utf8')) as { args: Record<string, string>; content: string }[];
+const EXPECTED = JSON.parse(fs.readFileSync(new URL('../fixtures/search-expected.json', import.meta.url), 'utf8')) as {
+  args: Record<string, string>;
+  content: string;
+}[];
 
 let root: string;
 let approvals: ApprovalAnswer;
@@ -28,7 +31,15 @@ function deps(overrides: Partial<ToolCallDeps['ctx']> = {}): ToolCallDeps {
   const tools = builtinTools();
   return {
     tools: new Map(tools.map((t) => [t.name, t])),
-    ctx: { root, signal: new AbortController().signal, runner: runProcess, resolve: (p) => resolveInside(root, p), rgPath: RG, commandTimeoutMs: 10_000, ...overrides },
+    ctx: {
+      root,
+      signal: new AbortController().signal,
+      runner: runProcess,
+      resolve: (p) => resolveInside(root, p),
+      rgPath: RG,
+      commandTimeoutMs: 10_000,
+      ...overrides,
+    },
     decide: (tool, args) => policy.decideToolCall(tool, args),
     approve: async (req) => {
       asked.push(String(req.args.cmd ?? req.tool));
@@ -77,7 +88,10 @@ describe('the tool wrapper', () => {
     const r = await runToolCall({ tool: 'read_file', args: { path: 'big.txt' } }, d);
     expect(r.content.length).toBeLessThan(5200);
     // The rest is kept in a file the model is told about, and can read from where the cut is.
-    const m = /\[truncated: the first line alone is 100000 characters \(100000 in all\)\. The whole output is saved in (\.devx\/tool-output\/read_file-[^;]+\.txt); find what you need in it with search_code \| path=\1\]/.exec(r.content);
+    const m =
+      /\[truncated: the first line alone is 100000 characters \(100000 in all\)\. The whole output is saved in (\.devx\/tool-output\/read_file-[^;]+\.txt); find what you need in it with search_code \| path=\1\]/.exec(
+        r.content,
+      );
     expect(m, r.content.slice(-300)).not.toBeNull();
     expect(fs.readFileSync(path.join(root, m![1]), 'utf8')).toContain('x'.repeat(100_000));
   });
@@ -92,7 +106,11 @@ describe('the tool wrapper', () => {
     expect(out.endsWith('line 29999')).toBe(true);
     expect(out).toMatch(/\[truncated: \d+ of 30000 lines .* omitted here\. The whole output is saved in \.devx\/tool-output\/x\.txt/);
     expect(saved).toBe(lines);
-    expect(limitOutput('short', { maxChars: 2000 }, () => { throw new Error('not called'); })).toBe('short');
+    expect(
+      limitOutput('short', { maxChars: 2000 }, () => {
+        throw new Error('not called');
+      }),
+    ).toBe('short');
   });
 
   it('every manual example parses and validates against its schema', () => {
@@ -132,7 +150,7 @@ describe('a named pipe (FIFO) in the project', () => {
   // write previews hung the turn (and a libuv thread) for good. Each call must now settle with an error.
   it('is refused by every tool that reads or appends, without blocking', async () => {
     execFileSync('mkfifo', [path.join(root, 'pipe')]);
-    const settle = <T,>(p: Promise<T>) => Promise.race([p, new Promise<'hung'>((r) => setTimeout(() => r('hung'), 3000))]);
+    const settle = <T>(p: Promise<T>) => Promise.race([p, new Promise<'hung'>((r) => setTimeout(() => r('hung'), 3000))]);
     const calls: [string, Record<string, string>][] = [
       ['read_file', { path: 'pipe' }],
       ['edit_file', { path: 'pipe', old_text: 'a', new_text: 'b' }],
@@ -312,13 +330,17 @@ describe('run_command', () => {
     const marker = `3${String(Date.now()).slice(-5)}.5`;
     const r = await call('run_command', { cmd: `(sleep ${marker}; echo late) & sleep ${marker}`, timeout: '1' });
     expect(r.content).toMatch(/killed after 1s timeout/);
-    const alive = () => fs.readdirSync('/proc').filter((p) => /^\d+$/.test(p)).filter((p) => {
-      try {
-        return fs.readFileSync(`/proc/${p}/cmdline`, 'utf8').includes(`sleep\u0000${marker}`);
-      } catch {
-        return false;
-      }
-    });
+    const alive = () =>
+      fs
+        .readdirSync('/proc')
+        .filter((p) => /^\d+$/.test(p))
+        .filter((p) => {
+          try {
+            return fs.readFileSync(`/proc/${p}/cmdline`, 'utf8').includes(`sleep\u0000${marker}`);
+          } catch {
+            return false;
+          }
+        });
     // SIGKILL lands asynchronously: allow a loaded machine a bounded moment (the sleeps would last 30 s).
     for (let i = 0; i < 50 && alive().length; i++) await new Promise((res) => setTimeout(res, 100));
     expect(alive()).toEqual([]);
@@ -394,7 +416,11 @@ describe('run_command and git, with nobody at a terminal', () => {
       execFileSync('git', ['init', '-q'], { cwd: repo });
       fs.writeFileSync(path.join(repo, 'a.txt'), 'a');
       execFileSync('git', ['add', 'a.txt'], { cwd: repo });
-      for (const [k, v] of [['user.email', 'a@b'], ['user.name', 'n']]) execFileSync('git', ['config', k, v], { cwd: repo });
+      for (const [k, v] of [
+        ['user.email', 'a@b'],
+        ['user.name', 'n'],
+      ])
+        execFileSync('git', ['config', k, v], { cwd: repo });
       const started = Date.now();
       const r = await call('run_command', { cmd: 'cd repo && git commit', timeout: '30' });
       // GIT_EDITOR=true leaves the template, which holds only comments: git aborts on the empty message.
@@ -450,4 +476,3 @@ describe('maskUrlCredentials', () => {
     expect(maskUrlCredentials('a https://u:p@h b https://u:q@h').count).toBe(2);
   });
 });
-

@@ -236,7 +236,16 @@ describe('undo store', () => {
     turn(journal(), 'mine', [[['a.txt'], () => write('a.txt', 'v3\n')]]);
     const file = path.join(undoDir(root), 'turns', `${loadTurns(root, OWNER)[0].id}.json`);
     const m = JSON.parse(fs.readFileSync(file, 'utf8')) as TurnManifest;
-    fs.writeFileSync(file, JSON.stringify({ ...m, entries: [{ ...m.entries[0], path: '../escaped.txt' }, { ...m.entries[0], path: '.git/hooks/pre-commit' }] }));
+    fs.writeFileSync(
+      file,
+      JSON.stringify({
+        ...m,
+        entries: [
+          { ...m.entries[0], path: '../escaped.txt' },
+          { ...m.entries[0], path: '.git/hooks/pre-commit' },
+        ],
+      }),
+    );
     const r = undo(1, true);
     expect(r.status).toBe('refused');
     if (r.status === 'refused') expect(r.conflicts.every((c) => c.kind === 'unsafe')).toBe(true);
@@ -261,7 +270,10 @@ describe('undo store', () => {
     const j = journal();
     for (let i = 1; i <= 115; i++) turn(j, `turn ${i}`, [[['a.txt'], () => write('a.txt', `v${i % 2}\n`)]]);
     const blobDir = path.join(undoDir(root), 'blobs');
-    const blobs = fs.readdirSync(blobDir, { recursive: true }).map(String).filter((b) => b.length > 2);
+    const blobs = fs
+      .readdirSync(blobDir, { recursive: true })
+      .map(String)
+      .filter((b) => b.length > 2);
     expect(blobs.length).toBe(2); // v0 and v1
     prune(root, 100, OWNER, 0);
     expect(loadTurns(root, OWNER)).toHaveLength(100);
@@ -275,7 +287,15 @@ describe('undo through the tool wrapper', () => {
     const tools = builtinTools();
     return {
       tools: new Map(tools.map((t) => [t.name, t])),
-      ctx: { root, signal: new AbortController().signal, runner: runProcess, resolve: (x) => resolveInside(root, x), rgPath: null, commandTimeoutMs: 10_000, changes: j },
+      ctx: {
+        root,
+        signal: new AbortController().signal,
+        runner: runProcess,
+        resolve: (x) => resolveInside(root, x),
+        rgPath: null,
+        commandTimeoutMs: 10_000,
+        changes: j,
+      },
       decide: (tool, args) => policy.decideToolCall(tool, args),
       approve: async () => 'yes',
       maxOutputChars: 50_000,

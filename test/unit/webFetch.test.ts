@@ -25,7 +25,9 @@ beforeAll(async () => {
     hits.push(`main ${req.url}`);
     if (req.url === '/page') {
       res.writeHead(200, { 'content-type': 'text/html; charset=utf-8', 'content-encoding': 'gzip' });
-      res.end(zlib.gzipSync('<html><head><script>evil()</script></head><body><h1>Title</h1><p>Some <b>bold</b> text.</p><pre><code>x = 1</code></pre></body></html>'));
+      res.end(
+        zlib.gzipSync('<html><head><script>evil()</script></head><body><h1>Title</h1><p>Some <b>bold</b> text.</p><pre><code>x = 1</code></pre></body></html>'),
+      );
     } else if (req.url === '/hop') {
       res.writeHead(302, { location: '/page' });
       res.end();
@@ -133,7 +135,20 @@ describe('web_fetch', () => {
     expect(validateRule('WebFetch(domain:docs.python.org)')).toBeNull();
     expect(validateRule('WebFetch(domain:*.example.com)')).toBeNull();
     expect(validateRule('WebFetch(example.com)')).toMatch(/domain:<host>/);
-    for (const ip of ['127.0.0.1', '10.1.2.3', '172.20.0.1', '192.168.1.1', '169.254.169.254', '0.0.0.0', '::1', 'fe80::1', 'fd00::1', '::ffff:127.0.0.1', '100.64.0.1']) expect(isPrivateAddress(ip), ip).toBe(true);
+    for (const ip of [
+      '127.0.0.1',
+      '10.1.2.3',
+      '172.20.0.1',
+      '192.168.1.1',
+      '169.254.169.254',
+      '0.0.0.0',
+      '::1',
+      'fe80::1',
+      'fd00::1',
+      '::ffff:127.0.0.1',
+      '100.64.0.1',
+    ])
+      expect(isPrivateAddress(ip), ip).toBe(true);
     for (const ip of ['93.184.216.34', '8.8.8.8', '2606:4700::1111']) expect(isPrivateAddress(ip), ip).toBe(false);
   });
 });

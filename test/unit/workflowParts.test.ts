@@ -11,7 +11,10 @@ import { tempDir } from '../helpers/env.js';
 
 describe('verdicts', () => {
   it('takes the last JSON object that parses, fenced or not, outer over nested', () => {
-    expect(extractLastJson('first {"verdict":"REJECT"} then\n```json\n{"verdict": "APPROVE", "meta": {"x": 1}}\n```')).toEqual({ verdict: 'APPROVE', meta: { x: 1 } });
+    expect(extractLastJson('first {"verdict":"REJECT"} then\n```json\n{"verdict": "APPROVE", "meta": {"x": 1}}\n```')).toEqual({
+      verdict: 'APPROVE',
+      meta: { x: 1 },
+    });
     expect(extractLastJson('{"verdict":"PASS"} and a broken {"verdict": } tail')).toEqual({ verdict: 'PASS' });
     expect(extractLastJson('a brace in a string {"feedback": "use } here", "verdict": "FAIL"}')).toEqual({ feedback: 'use } here', verdict: 'FAIL' });
     expect(extractLastJson('no json at all { not json }')).toBeNull();
@@ -41,7 +44,9 @@ const parse = (text: string) => parseWorkflow(text, '/x/w.yaml', 'project', role
 
 describe('workflow definitions', () => {
   it('loads a valid one and caps every verdict transition with the default', () => {
-    const d = parse('name: w\nsteps:\n  ONE:\n    role: a\n    next: TWO\n  TWO:\n    role: b\n    verdict: approve_reject\n    on:\n      APPROVE: $done\n      REJECT: ONE\n');
+    const d = parse(
+      'name: w\nsteps:\n  ONE:\n    role: a\n    next: TWO\n  TWO:\n    role: b\n    verdict: approve_reject\n    on:\n      APPROVE: $done\n      REJECT: ONE\n',
+    );
     expect(d.start).toBe('ONE');
     expect(d.steps.TWO.transitions).toEqual({ APPROVE: { to: '$done', cap: 3 }, REJECT: { to: 'ONE', cap: 3 } });
     expect(d.hash).toMatch(/^[0-9a-f]{16}$/);
@@ -57,10 +62,16 @@ describe('workflow definitions', () => {
       }
       throw new Error('accepted');
     };
-    expect(err('name: w\nsteps:\n  ONE:\n    role: zzz\n')).toBe('/x/w.yaml:4: unknown role "zzz" (no agent of that name in prompts/agents, ~/.devx/agents or .devx/agents)');
+    expect(err('name: w\nsteps:\n  ONE:\n    role: zzz\n')).toBe(
+      '/x/w.yaml:4: unknown role "zzz" (no agent of that name in prompts/agents, ~/.devx/agents or .devx/agents)',
+    );
     expect(err('name: w\nsteps:\n  ONE:\n    role: a\n    next: NOPE\n')).toMatch(/^\/x\/w\.yaml:5: transition to a missing step "NOPE"/);
-    expect(err('name: w\nsteps:\n  ONE:\n    role: a\n    next: TWO\n  TWO:\n    role: b\n    next: ONE\n')).toMatch(/^\/x\/w\.yaml:8: the cycle ONE -> TWO -> ONE has no cap/);
-    expect(err('name: w\nsteps:\n  ONE:\n    role: a\n    verdict: pass_fail\n    on:\n      MAYBE: $done\n')).toMatch(/^\/x\/w\.yaml:7: "MAYBE" is not a verdict of this step/);
+    expect(err('name: w\nsteps:\n  ONE:\n    role: a\n    next: TWO\n  TWO:\n    role: b\n    next: ONE\n')).toMatch(
+      /^\/x\/w\.yaml:8: the cycle ONE -> TWO -> ONE has no cap/,
+    );
+    expect(err('name: w\nsteps:\n  ONE:\n    role: a\n    verdict: pass_fail\n    on:\n      MAYBE: $done\n')).toMatch(
+      /^\/x\/w\.yaml:7: "MAYBE" is not a verdict of this step/,
+    );
     expect(err('name: w\nsteps:\n  ONE:\n    role: a\n    colour: red\n')).toMatch(/^\/x\/w\.yaml:5: unknown key "colour"/);
     expect(err('name: w\nsteps: [\n')).toMatch(/^\/x\/w\.yaml:\d+: invalid YAML/);
     expect(err('name: w\nmodes:\n  fast: GONE\nsteps:\n  ONE:\n    role: a\n')).toMatch(/^\/x\/w\.yaml:3: transition to a missing step "GONE"/);
@@ -108,7 +119,9 @@ describe('workflow definitions', () => {
   });
 
   it('accepts a cycle capped on one of its edges even when the workflow default is none', () => {
-    const d = parse('name: w\nmaxLoops: none\nsteps:\n  ONE:\n    role: a\n    next: TWO\n  TWO:\n    role: b\n    verdict: approve_reject\n    on:\n      APPROVE: $done\n      REJECT: { to: ONE, maxLoops: 2 }\n');
+    const d = parse(
+      'name: w\nmaxLoops: none\nsteps:\n  ONE:\n    role: a\n    next: TWO\n  TWO:\n    role: b\n    verdict: approve_reject\n    on:\n      APPROVE: $done\n      REJECT: { to: ONE, maxLoops: 2 }\n',
+    );
     expect(d.steps.TWO.transitions.REJECT).toEqual({ to: 'ONE', cap: 2 });
   });
 
@@ -123,7 +136,7 @@ describe('workflow definitions', () => {
 
 describe('the test command', () => {
   const dir = () => tempDir('devx-tc-');
-  it('prefers settings, then package.json (not npm init\'s placeholder), pytest, make, cargo, go', () => {
+  it("prefers settings, then package.json (not npm init's placeholder), pytest, make, cargo, go", () => {
     const d = dir();
     expect(detectTestCommand(d)).toBeNull();
     expect(detectTestCommand(d, 'make check')).toEqual({ command: 'make check', source: 'settings "testCommand"' });

@@ -31,7 +31,6 @@ suggest | agent suggest "<prompt>" | which agent fits a task
 `);
 export const AGENT_USAGE = `usage:\n${SUBCOMMANDS.map((c) => `  devx ${c.usage}`).join('\n')}`;
 
-
 function where(root: string) {
   const home = process.env.HOME ?? '';
   return { root, home, devx: devxHome(process.env) };
@@ -51,7 +50,7 @@ function describeAgent(a: AgentDef): string {
 /** Splits `name "prompt" then name2 "prompt2"` into steps. */
 export function parseChain(words: string[]): { agent: string; prompt: string }[] {
   const steps: { agent: string; prompt: string }[] = [];
-  for (let i = 0; i < words.length; ) {
+  for (let i = 0; i < words.length;) {
     const agent = words[i];
     const prompt = words[i + 1];
     if (!agent || prompt === undefined || prompt === 'then') throw new UsageError('each step is <agent> "<prompt>", joined by "then"');
@@ -94,7 +93,16 @@ async function oneShot(root: string, steps: { agent: string; prompt: string }[],
       },
     });
     // Each call with the policy's decision; under --dry-run none of them ran.
-    const calls = r.toolCalls.map((c) => ({ tool: c.tool, args: c.args, summary: c.summary, decision: c.decision, rule: c.rule, reason: c.reason, ran: !flags['dry-run'], ...(flags['dry-run'] ? {} : { status: c.status }) }));
+    const calls = r.toolCalls.map((c) => ({
+      tool: c.tool,
+      args: c.args,
+      summary: c.summary,
+      decision: c.decision,
+      rule: c.rule,
+      reason: c.reason,
+      ran: !flags['dry-run'],
+      ...(flags['dry-run'] ? {} : { status: c.status }),
+    }));
     results.push({ agent: def.name, status: r.status, answer: r.answer, error: r.error?.message, calls });
     if (r.error?.kind === 'binary_missing') {
       process.stderr.write(`${r.error.message}\n`);
@@ -140,7 +148,11 @@ export async function runAgentCommand({ values, positionals }: ParsedArgs, io: {
   }
 }
 
-async function agentMain(values: RunFlags & QueueFlags & { scope?: string; name?: string; description?: string; template?: string }, positionals: string[], io: { ask?: Ask }): Promise<number> {
+async function agentMain(
+  values: RunFlags & QueueFlags & { scope?: string; name?: string; description?: string; template?: string },
+  positionals: string[],
+  io: { ask?: Ask },
+): Promise<number> {
   const [sub, ...rest] = positionals;
   const root = findProjectRoot(process.cwd());
   const w = where(root);
@@ -153,14 +165,25 @@ async function agentMain(values: RunFlags & QueueFlags & { scope?: string; name?
       const l = loadAgents(root, w.home, w.devx);
       for (const e of l.errors) process.stderr.write(`error: ${formatIssue(e)}\n`);
       for (const e of l.warnings) process.stderr.write(`warning: ${formatIssue(e)}\n`);
-      const rows = [...l.agents.values()].map((a) => ({ name: a.name, scope: a.scope, format: a.format, description: a.description, overrides: l.overridden.filter((o) => o.name === a.name).map((o) => `${o.scope}:${o.format}`) }));
+      const rows = [...l.agents.values()].map((a) => ({
+        name: a.name,
+        scope: a.scope,
+        format: a.format,
+        description: a.description,
+        overrides: l.overridden.filter((o) => o.name === a.name).map((o) => `${o.scope}:${o.format}`),
+      }));
       if (values.json) process.stdout.write(`${JSON.stringify({ agents: rows, errors: l.errors, warnings: l.warnings }, null, 2)}\n`);
       else if (!rows.length) process.stdout.write(`no agents yet: create one with devx agent create (templates: ${TEMPLATES.join(', ')})\n`);
-      else for (const r of rows) process.stdout.write(`${r.name.padEnd(20)} ${r.scope.padEnd(7)} ${r.format.padEnd(16)} ${r.overrides.length ? `(overrides ${r.overrides.join(', ')}) ` : ''}${r.description}\n`);
+      else
+        for (const r of rows)
+          process.stdout.write(
+            `${r.name.padEnd(20)} ${r.scope.padEnd(7)} ${r.format.padEnd(16)} ${r.overrides.length ? `(overrides ${r.overrides.join(', ')}) ` : ''}${r.description}\n`,
+          );
       return l.errors.length ? EXIT.failed : EXIT.ok;
     }
     case 'pick': {
-      if (!process.stdin.isTTY || typeof process.stdin.setRawMode !== 'function') throw new UsageError('devx agent pick needs a terminal; devx agent list prints the agents');
+      if (!process.stdin.isTTY || typeof process.stdin.setRawMode !== 'function')
+        throw new UsageError('devx agent pick needs a terminal; devx agent list prints the agents');
       const l = loadAgents(root, w.home, w.devx);
       for (const e of l.errors) process.stderr.write(`error: ${formatIssue(e)}\n`);
       // The picker draws on stderr, so `devx --agent "$(devx agent pick)"` works.
@@ -181,7 +204,9 @@ async function agentMain(values: RunFlags & QueueFlags & { scope?: string; name?
       return EXIT.ok;
     }
     case 'use':
-      process.stdout.write(`Switch persona inside a session: /agent use ${rest[0] ?? '<name>'} in the REPL, or start one with devx --agent ${rest[0] ?? '<name>'}.\n`);
+      process.stdout.write(
+        `Switch persona inside a session: /agent use ${rest[0] ?? '<name>'} in the REPL, or start one with devx --agent ${rest[0] ?? '<name>'}.\n`,
+      );
       return EXIT.ok;
     case 'suggest': {
       const s = suggestAgent(rest.join(' '), [...loadAgents(root, w.home, w.devx).agents.values()]);
@@ -191,7 +216,8 @@ async function agentMain(values: RunFlags & QueueFlags & { scope?: string; name?
     case 'create':
     case 'init': {
       // Outside the REPL the wizard asks on the terminal (readline-sync); the REPL passes its own input.
-      const ask: Ask | null = io.ask ?? (process.stdin.isTTY ? async (q) => (createRequire(import.meta.url)('readline-sync') as typeof import('readline-sync')).question(q) : null);
+      const ask: Ask | null =
+        io.ask ?? (process.stdin.isTTY ? async (q) => (createRequire(import.meta.url)('readline-sync') as typeof import('readline-sync')).question(q) : null);
       const message = sub === 'create' ? await createAgentFile(root, w.devx, values, ask) : await initAgentFile(root, w.devx, rest[0], values, ask);
       process.stdout.write(`${message}\n`);
       return message.startsWith('created ') ? EXIT.ok : EXIT.failed;
@@ -205,9 +231,15 @@ async function agentMain(values: RunFlags & QueueFlags & { scope?: string; name?
       // devx's own files are never edited or removed in place: a project or user file overrides them.
       const all = found.filter((a) => a.scope !== 'builtin');
       const builtin = found.find((a) => a.scope === 'builtin');
-      if (!all.length && builtin) throw new UsageError(`"${name}" is a builtin agent (${builtin.file}); to change it, copy it to .devx/agents/${name}.md (project) or ~/.devx/agents/${name}.md (user), which override it`);
+      if (!all.length && builtin)
+        throw new UsageError(
+          `"${name}" is a builtin agent (${builtin.file}); to change it, copy it to .devx/agents/${name}.md (project) or ~/.devx/agents/${name}.md (user), which override it`,
+        );
       if (!all.length) throw new UsageError(`no agent named "${name}"${values.scope ? ` in the ${values.scope} scope` : ''}`);
-      if (all.length > 1 && sub === 'rm') throw new UsageError(`"${name}" exists in several places (${all.map((a) => `${a.scope}: ${a.file}`).join('; ')}); pass --scope project or --scope user`);
+      if (all.length > 1 && sub === 'rm')
+        throw new UsageError(
+          `"${name}" exists in several places (${all.map((a) => `${a.scope}: ${a.file}`).join('; ')}); pass --scope project or --scope user`,
+        );
       const target = all[0];
       if (sub === 'rm') {
         fs.rmSync(target.file);

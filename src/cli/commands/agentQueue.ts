@@ -8,7 +8,17 @@ import { checkBinaries } from '../../runtime/checkBinaries.js';
 import { devxHome } from '../../config/paths.js';
 import type { ApprovalMode } from '../../policy/decide.js';
 
-export type QueueFlags = { model?: string; provider?: string; json?: boolean; yes?: boolean; 'approval-mode'?: string; all?: boolean; parallel?: string; lease?: string; write?: string };
+export type QueueFlags = {
+  model?: string;
+  provider?: string;
+  json?: boolean;
+  yes?: boolean;
+  'approval-mode'?: string;
+  all?: boolean;
+  parallel?: string;
+  lease?: string;
+  write?: string;
+};
 
 /** The calls of blocked and incomplete tasks, in full, under the table. */
 function failedCallsText(tasks: Task[]): string {
@@ -25,7 +35,10 @@ export async function queueSubcommand(sub: string, rest: string[], values: Queue
     case 'start': {
       if (rest.length !== 2) throw new UsageError('usage: devx agent start <agent> "<prompt>" [--write <path,...>]');
       findAgent(loadAgents(root, process.env.HOME ?? '', devxHome(process.env)), rest[0]);
-      const writes = (values.write ?? '').split(',').map((p) => p.trim()).filter(Boolean);
+      const writes = (values.write ?? '')
+        .split(',')
+        .map((p) => p.trim())
+        .filter(Boolean);
       const t = await queue.start(rest[0], rest[1], undefined, writes);
       // The seed's line on stdout; what the task may write beside it, on stderr.
       process.stdout.write(values.json ? `${JSON.stringify(t)}\n` : `Task ${t.taskId} created for agent '${rest[0]}' and is now pending.\n`);
@@ -37,7 +50,10 @@ export async function queueSubcommand(sub: string, rest: string[], values: Queue
       const tasks = queue.list();
       if (values.json) process.stdout.write(`${JSON.stringify(tasks, null, 2)}\n`);
       else if (!tasks.length) process.stdout.write('No agent tasks.\n');
-      else process.stdout.write(`${renderStatusTable(tasks)}\n${failedCallsText(tasks)}(Attempts: the task's own failures, given up after ${MAX_ATTEMPTS}. Runner deaths: runners that died while running it, given up after ${MAX_RUNNER_DEATHS} when they are over two thirds of the queue's runner deaths since it first ran, else after ${HARD_RUNNER_DEATHS}.)\n`);
+      else
+        process.stdout.write(
+          `${renderStatusTable(tasks)}\n${failedCallsText(tasks)}(Attempts: the task's own failures, given up after ${MAX_ATTEMPTS}. Runner deaths: runners that died while running it, given up after ${MAX_RUNNER_DEATHS} when they are over two thirds of the queue's runner deaths since it first ran, else after ${HARD_RUNNER_DEATHS}.)\n`,
+        );
       return EXIT.ok;
     }
     case 'cancel':
@@ -68,7 +84,8 @@ export async function queueSubcommand(sub: string, rest: string[], values: Queue
         model: values.model,
         run: { cwd: process.cwd(), env: process.env, provider: values.provider, approval },
         onTaskStart: (t) => process.stderr.write(`running ${t.taskId} (${t.agent}, run ${t.runs})\n`),
-        onTaskEnd: (t) => process.stdout.write(`Orchestrator finished task ${t.taskId}: ${t.status}${t.error && t.status !== 'complete' ? ` (${t.error})` : ''}.\n`),
+        onTaskEnd: (t) =>
+          process.stdout.write(`Orchestrator finished task ${t.taskId}: ${t.status}${t.error && t.status !== 'complete' ? ` (${t.error})` : ''}.\n`),
       });
       if (!ran.length) process.stdout.write('No pending agent tasks found.\n');
       return ran.every((t) => t.status === 'complete') ? EXIT.ok : EXIT.failed;

@@ -17,8 +17,11 @@ function readLines(file: string): string[] {
 function human(line: string): string {
   try {
     const e = JSON.parse(line) as Record<string, any>;
-    if (e.event === 'hook') return `${e.time} hook:${String(e.hook).padEnd(9)} ${String(e.outcome).padEnd(7)} exit=${e.exitCode ?? '-'}${e.tool ? ` tool=${e.tool}` : ''} ${String(e.command).slice(0, 60)}${e.message ? ` (${String(e.message).slice(0, 80)})` : ''}`;
-    const args = Object.entries(e.args ?? {}).map(([k, v]) => `${k}=${String(v).replace(/\s+/g, ' ').slice(0, 60)}`).join(' ');
+    if (e.event === 'hook')
+      return `${e.time} hook:${String(e.hook).padEnd(9)} ${String(e.outcome).padEnd(7)} exit=${e.exitCode ?? '-'}${e.tool ? ` tool=${e.tool}` : ''} ${String(e.command).slice(0, 60)}${e.message ? ` (${String(e.message).slice(0, 80)})` : ''}`;
+    const args = Object.entries(e.args ?? {})
+      .map(([k, v]) => `${k}=${String(v).replace(/\s+/g, ' ').slice(0, 60)}`)
+      .join(' ');
     return `${e.time} ${String(e.tool).padEnd(14)} ${String(e.decision ?? '-').padEnd(5)} ${String(e.status).padEnd(5)} ${e.rule ?? ''}${e.answer ? ` answer=${e.answer}` : ''} ${args}`;
   } catch {
     return line;
@@ -39,36 +42,36 @@ grep | audit grep PATTERN [--json] | entries matching a regular expression (exit
 verify | audit verify | check the hash chain; exit 1 with the first broken line
 `),
   async run({ values, positionals }) {
-  const [sub, ...rest] = positionals;
-  const file = auditFile(findProjectRoot(process.cwd()));
-  const print = (lines: string[]) => process.stdout.write(lines.map((l) => (values.json ? l : human(l))).join('\n') + (lines.length ? '\n' : ''));
-  if (sub === 'tail') {
-    const n = values.n ? Number(values.n) : 20;
-    if (!Number.isInteger(n) || n < 1) throw new UsageError('-n takes a positive whole number');
-    print(readLines(file).slice(-n));
-    return 0;
-  }
-  if (sub === 'grep') {
-    if (rest.length !== 1) throw new UsageError('usage: devx audit grep PATTERN');
-    let re: RegExp;
-    try {
-      re = new RegExp(rest[0], 'i');
-    } catch (err) {
-      throw new UsageError(`invalid pattern: ${(err as Error).message}`);
-    }
-    const hits = readLines(file).filter((l) => re.test(l));
-    print(hits);
-    return hits.length ? 0 : 1;
-  }
-  if (sub === 'verify') {
-    const r = verifyChain(file);
-    if (r.ok) {
-      process.stdout.write(`audit log OK: ${r.entries} entries, hash chain intact (${file})\n`);
+    const [sub, ...rest] = positionals;
+    const file = auditFile(findProjectRoot(process.cwd()));
+    const print = (lines: string[]) => process.stdout.write(lines.map((l) => (values.json ? l : human(l))).join('\n') + (lines.length ? '\n' : ''));
+    if (sub === 'tail') {
+      const n = values.n ? Number(values.n) : 20;
+      if (!Number.isInteger(n) || n < 1) throw new UsageError('-n takes a positive whole number');
+      print(readLines(file).slice(-n));
       return 0;
     }
-    process.stdout.write(`audit log BROKEN at line ${r.badLine}: ${r.problem} (${r.entries} entries verified before it; ${file})\n`);
-    return 1;
-  }
-  throw new UsageError('usage: devx audit tail [-n N] [--json] | devx audit grep PATTERN | devx audit verify');
+    if (sub === 'grep') {
+      if (rest.length !== 1) throw new UsageError('usage: devx audit grep PATTERN');
+      let re: RegExp;
+      try {
+        re = new RegExp(rest[0], 'i');
+      } catch (err) {
+        throw new UsageError(`invalid pattern: ${(err as Error).message}`);
+      }
+      const hits = readLines(file).filter((l) => re.test(l));
+      print(hits);
+      return hits.length ? 0 : 1;
+    }
+    if (sub === 'verify') {
+      const r = verifyChain(file);
+      if (r.ok) {
+        process.stdout.write(`audit log OK: ${r.entries} entries, hash chain intact (${file})\n`);
+        return 0;
+      }
+      process.stdout.write(`audit log BROKEN at line ${r.badLine}: ${r.problem} (${r.entries} entries verified before it; ${file})\n`);
+      return 1;
+    }
+    throw new UsageError('usage: devx audit tail [-n N] [--json] | devx audit grep PATTERN | devx audit verify');
   },
 });

@@ -26,57 +26,71 @@ export const handoffCommand = defineCommand({
     ...pickFlags(AGENT_FLAGS, 'yes', 'approval-mode', 'model'),
   },
   async run({ values: raw }) {
-  const values = raw as { to?: string; wait?: boolean; list?: boolean; timeout?: string; interval?: string; yes?: boolean; 'approval-mode'?: string; model?: string };
-  if (values.list) {
+    const values = raw as {
+      to?: string;
+      wait?: boolean;
+      list?: boolean;
+      timeout?: string;
+      interval?: string;
+      yes?: boolean;
+      'approval-mode'?: string;
+      model?: string;
+    };
+    if (values.list) {
+      const root = findProjectRoot(process.cwd());
+      const kept = listHandoffs(root);
+      if (!kept.length) process.stdout.write('no replaced handoffs are kept yet (.devx/handoffs/ is empty)\n');
+      for (const f of kept) {
+        const h = parseHandoff(fs.readFileSync(f, 'utf8'));
+        const summary =
+          (h.sections.Summary ?? '')
+            .split('\n')
+            .find((l) => l.trim())
+            ?.replace(/^[-*]\s*/, '') ?? '';
+        process.stdout.write(`${path.relative(root, f)}  ${h.turn ?? '(no turn marker)'}  ${summary.slice(0, 100)}\n`);
+      }
+      return EXIT.ok;
+    }
+    if (Boolean(values.to) === Boolean(values.wait))
+      throw new UsageError('usage: devx handoff --to claude | devx handoff --wait [--timeout SECONDS] | devx handoff --list');
+    if (values.to && values.to !== 'claude') throw new UsageError('devx handoff --to takes "claude"');
     const root = findProjectRoot(process.cwd());
-    const kept = listHandoffs(root);
-    if (!kept.length) process.stdout.write('no replaced handoffs are kept yet (.devx/handoffs/ is empty)\n');
-    for (const f of kept) {
-      const h = parseHandoff(fs.readFileSync(f, 'utf8'));
-      const summary = (h.sections.Summary ?? '').split('\n').find((l) => l.trim())?.replace(/^[-*]\s*/, '') ?? '';
-      process.stdout.write(`${path.relative(root, f)}  ${h.turn ?? '(no turn marker)'}  ${summary.slice(0, 100)}\n`);
-    }
-    return EXIT.ok;
-  }
-  if (Boolean(values.to) === Boolean(values.wait)) throw new UsageError('usage: devx handoff --to claude | devx handoff --wait [--timeout SECONDS] | devx handoff --list');
-  if (values.to && values.to !== 'claude') throw new UsageError('devx handoff --to takes "claude"');
-  const root = findProjectRoot(process.cwd());
 
-  if (values.wait) {
-    const limitMs = values.timeout ? Number(values.timeout) * 1000 : Infinity;
-    const every = values.interval ? Number(values.interval) : 1000;
-    const started = Date.now();
-    process.stderr.write(`devx: waiting for GEMINI_TURN: READY in ${handoffPath(root)}…\n`);
-    for (;;) {
-      const text = fs.existsSync(handoffPath(root)) ? fs.readFileSync(handoffPath(root), 'utf8') : '';
-      if (parseHandoff(text).turn === 'GEMINI_TURN') break;
-      if (Date.now() - started > limitMs) {
-        process.stderr.write('devx: timed out waiting for GEMINI_TURN: READY\n');
-        return EXIT.failed;
-      }
-      await sleep(every);
-    }
-  }
-
-  return withSession(values, { info: process.stderr }, async (s) => {
-    let status: number = EXIT.ok;
-    let failed = false;
     if (values.wait) {
-      const h = parseHandoff(fs.readFileSync(handoffPath(root), 'utf8'));
-      const next = bullets(h.sections.Next);
-      const prompt = `It is your turn (GEMINI_TURN) in HANDOFF.md. Work on what it asks${next.length ? `:\n${next.map((n) => `- ${n}`).join('\n')}` : '.'}\nAnswer its open questions where you can. When you are done, reply with a short summary.`;
-      const render = createRenderer({ out: process.stderr, answerOut: process.stdout });
-      s.run.subscribe(render.onEvent);
-      const result = await s.run.prompt(prompt);
-      if (result.status !== 'answered') {
-        status = EXIT.failed;
-        failed = true;
+      const limitMs = values.timeout ? Number(values.timeout) * 1000 : Infinity;
+      const every = values.interval ? Number(values.interval) : 1000;
+      const started = Date.now();
+      process.stderr.write(`devx: waiting for GEMINI_TURN: READY in ${handoffPath(root)}…\n`);
+      for (;;) {
+        const text = fs.existsSync(handoffPath(root)) ? fs.readFileSync(handoffPath(root), 'utf8') : '';
+        if (parseHandoff(text).turn === 'GEMINI_TURN') break;
+        if (Date.now() - started > limitMs) {
+          process.stderr.write('devx: timed out waiting for GEMINI_TURN: READY\n');
+          return EXIT.failed;
+        }
+        await sleep(every);
       }
     }
-    const setting = s.run.agent.settings.handoff;
-    const note = await endSession(s, { draft: setting === 'off' ? 'plain' : failed ? 'plain' : setting, turn: 'CLAUDE_TURN' });
-    process.stderr.write(`devx: ${note || 'HANDOFF.md written.'} It is Claude's turn (CLAUDE_TURN: READY).\n`);
-    return status;
-  });
+
+    return withSession(values, { info: process.stderr }, async (s) => {
+      let status: number = EXIT.ok;
+      let failed = false;
+      if (values.wait) {
+        const h = parseHandoff(fs.readFileSync(handoffPath(root), 'utf8'));
+        const next = bullets(h.sections.Next);
+        const prompt = `It is your turn (GEMINI_TURN) in HANDOFF.md. Work on what it asks${next.length ? `:\n${next.map((n) => `- ${n}`).join('\n')}` : '.'}\nAnswer its open questions where you can. When you are done, reply with a short summary.`;
+        const render = createRenderer({ out: process.stderr, answerOut: process.stdout });
+        s.run.subscribe(render.onEvent);
+        const result = await s.run.prompt(prompt);
+        if (result.status !== 'answered') {
+          status = EXIT.failed;
+          failed = true;
+        }
+      }
+      const setting = s.run.agent.settings.handoff;
+      const note = await endSession(s, { draft: setting === 'off' ? 'plain' : failed ? 'plain' : setting, turn: 'CLAUDE_TURN' });
+      process.stderr.write(`devx: ${note || 'HANDOFF.md written.'} It is Claude's turn (CLAUDE_TURN: READY).\n`);
+      return status;
+    });
   },
 });

@@ -39,32 +39,37 @@ export const policyCommand = defineCommand({
 `),
     ...pickFlags(AGENT_FLAGS, 'approval-mode'),
   },
-  subcommands: subcommandTable('check | policy check [--json] (--read|--write|--list PATH or --command "CMD" or --batch) | one decision, or one per stdin line'),
+  subcommands: subcommandTable(
+    'check | policy check [--json] (--read|--write|--list PATH or --command "CMD" or --batch) | one decision, or one per stdin line',
+  ),
   async run({ values: raw, positionals }) {
-  const values = raw as { json?: boolean; read?: string; write?: string; list?: string; command?: string; batch?: boolean; 'approval-mode'?: string };
-  if (positionals[0] !== 'check' || positionals.length > 1) throw new UsageError('usage: devx policy check [--json] (--read|--write|--list PATH | --command "CMD" | --batch)');
-  const given = KINDS.filter((k) => values[k] !== undefined);
-  if (given.length + (values.batch ? 1 : 0) !== 1) throw new UsageError('devx policy check takes exactly one of --read, --write, --list, --command or --batch');
-  // A person is there: ask stays ask instead of becoming a headless denial.
-  const { policy } = await createPolicy({ cwd: process.cwd(), env: process.env, approvalMode: approvalModeFrom(values), headless: false, eagerParser: true });
-  const tools = builtinTools();
-  if (values.batch) {
-    for await (const line of createInterface({ input: process.stdin, crlfDelay: Infinity })) {
-      if (!line.trim()) continue;
-      let q: { kind?: string; input?: unknown };
-      try {
-        q = JSON.parse(line);
-      } catch {
-        throw new UsageError(`--batch: not a JSON line: ${line.slice(0, 80)}`);
+    const values = raw as { json?: boolean; read?: string; write?: string; list?: string; command?: string; batch?: boolean; 'approval-mode'?: string };
+    if (positionals[0] !== 'check' || positionals.length > 1)
+      throw new UsageError('usage: devx policy check [--json] (--read|--write|--list PATH | --command "CMD" | --batch)');
+    const given = KINDS.filter((k) => values[k] !== undefined);
+    if (given.length + (values.batch ? 1 : 0) !== 1)
+      throw new UsageError('devx policy check takes exactly one of --read, --write, --list, --command or --batch');
+    // A person is there: ask stays ask instead of becoming a headless denial.
+    const { policy } = await createPolicy({ cwd: process.cwd(), env: process.env, approvalMode: approvalModeFrom(values), headless: false, eagerParser: true });
+    const tools = builtinTools();
+    if (values.batch) {
+      for await (const line of createInterface({ input: process.stdin, crlfDelay: Infinity })) {
+        if (!line.trim()) continue;
+        let q: { kind?: string; input?: unknown };
+        try {
+          q = JSON.parse(line);
+        } catch {
+          throw new UsageError(`--batch: not a JSON line: ${line.slice(0, 80)}`);
+        }
+        if (!KINDS.includes(q.kind as Kind) || typeof q.input !== 'string')
+          throw new UsageError('--batch lines look like {"kind":"command|read|write|list","input":"..."}');
+        process.stdout.write(`${JSON.stringify(decide(policy, tools, q.kind as Kind, q.input))}\n`);
       }
-      if (!KINDS.includes(q.kind as Kind) || typeof q.input !== 'string') throw new UsageError('--batch lines look like {"kind":"command|read|write|list","input":"..."}');
-      process.stdout.write(`${JSON.stringify(decide(policy, tools, q.kind as Kind, q.input))}\n`);
+      return 0;
     }
+    const kind = given[0];
+    const out = decide(policy, tools, kind, values[kind]!);
+    process.stdout.write(values.json ? `${JSON.stringify(out)}\n` : `${out.decision}: ${out.reason} [${out.rule}]\n`);
     return 0;
-  }
-  const kind = given[0];
-  const out = decide(policy, tools, kind, values[kind]!);
-  process.stdout.write(values.json ? `${JSON.stringify(out)}\n` : `${out.decision}: ${out.reason} [${out.rule}]\n`);
-  return 0;
   },
 });

@@ -16,14 +16,14 @@ export const protocolCommand = defineCommand({
   flags: {},
   subcommands: subcommandTable('parse | protocol parse < reply.txt | the calls, errors and warnings of a reply, as one JSON line'),
   async run({ positionals: args }) {
-  if (args[0] !== 'parse' || args.length > 1) throw new UsageError('usage: devx protocol parse < reply.txt');
-  const r = parseToolCalls(await readStdin());
-  const out = {
-    calls: r.calls.map((c) => ({ tool: c.tool, args: c.args })),
-    errors: r.errors.map((e) => ({ line: e.line, message: e.message })),
-    warnings: r.warnings,
-  };
-  process.stdout.write(JSON.stringify(out) + '\n');
-  return 0;
+    if (args[0] !== 'parse' || args.length > 1) throw new UsageError('usage: devx protocol parse < reply.txt');
+    const r = parseToolCalls(await readStdin());
+    const out = {
+      calls: r.calls.map((c) => ({ tool: c.tool, args: c.args })),
+      errors: r.errors.map((e) => ({ line: e.line, message: e.message })),
+      warnings: r.warnings,
+    };
+    process.stdout.write(JSON.stringify(out) + '\n');
+    return 0;
   },
 });

@@ -28,13 +28,15 @@ async function finishSession(started: Started, io: { info: NodeJS.WritableStream
     presses++;
     if (presses === 1 && draft === 'model') {
       drafting.abort();
-      io.info.write('\n(skipping the model\'s draft: writing HANDOFF.md from the session record; Ctrl-C again exits at once)\n');
+      io.info.write("\n(skipping the model's draft: writing HANDOFF.md from the session record; Ctrl-C again exits at once)\n");
       return;
     }
     exiting ??= (async () => {
       started.session.stopNow();
       await Promise.race([started.run.dispose(), new Promise((r) => setTimeout(r, 3000))]);
-      io.info.write(`\nexited at once: ${draft === 'none' ? 'no handoff was due' : 'HANDOFF.md was not written (the previous one is kept)'}; the session lock is released and no model process is left\n`);
+      io.info.write(
+        `\nexited at once: ${draft === 'none' ? 'no handoff was due' : 'HANDOFF.md was not written (the previous one is kept)'}; the session lock is released and no model process is left\n`,
+      );
       process.exit(EXIT.cancelled);
     })();
   };
@@ -64,7 +66,8 @@ export const replCommand = defineCommand({
       --acp           serve the Agent Client Protocol on stdio (for Zed and other ACP editors)
 `),
   },
-  run: ({ values }) => (values.acp ? runAcp(values as AgentFlagValues & { agent?: string; resume?: string }) : runRepl(values as Parameters<typeof runRepl>[0])),
+  run: ({ values }) =>
+    values.acp ? runAcp(values as AgentFlagValues & { agent?: string; resume?: string }) : runRepl(values as Parameters<typeof runRepl>[0]),
 });
 
 /** `devx --acp`: the ACP agent (its module loads only in this mode). */
@@ -80,7 +83,8 @@ async function runRepl(flags: { resume?: string; agent?: string } & Parameters<t
   const info = interactive ? out : process.stderr;
   // Tab completes slash commands, devx's own and the custom ones of this session.
   let slashNames: string[] = [];
-  const completer = (line: string): [string[], string] => (line.startsWith('/') && !/\s/.test(line) ? [slashNames.filter((n) => n.startsWith(line)), line] : [[], line]);
+  const completer = (line: string): [string[], string] =>
+    line.startsWith('/') && !/\s/.test(line) ? [slashNames.filter((n) => n.startsWith(line)), line] : [[], line];
   const rl = readline.createInterface({ input: process.stdin, output: out, terminal: interactive, prompt: 'devx> ', completer });
   const input = createReplInput(rl, { interactive, out, env: process.env });
   const { nextLine } = input;
@@ -90,7 +94,9 @@ async function runRepl(flags: { resume?: string; agent?: string } & Parameters<t
   const askApproval = async (req: ApprovalRequest): Promise<ApprovalAnswer> => {
     // What will happen (a diff, the directory a command runs in), then why the policy asks.
     const preview = req.preview ? `${(color ? colorDiff(req.preview) : req.preview).replace(/^/gm, '  ')}\n` : '';
-    out.write(`\n? devx wants to ${makeVisible(req.summary)}\n${preview}  (asks because ${req.decision.reason})\n  Allow? [y]es / [n]o / [a]lways this session: `);
+    out.write(
+      `\n? devx wants to ${makeVisible(req.summary)}\n${preview}  (asks because ${req.decision.reason})\n  Allow? [y]es / [n]o / [a]lways this session: `,
+    );
     answering = true;
     const got = await input.nextAnswer().finally(() => (answering = false));
     if (got === null) {
@@ -106,13 +112,18 @@ async function runRepl(flags: { resume?: string; agent?: string } & Parameters<t
   try {
     return await withSession(flags, { info, prompt: interactive ? askApproval : undefined, stream: interactive }, async (started) => {
       const { run } = started;
-      info.write(`devx ${packageVersion()} · ${run.agent.root} · ${run.agent.settings.provider} · model ${run.agent.settings.model}${run.persona ? ` · agent ${run.persona.name}` : ''}${run.history.length ? ` · ${run.history.length} messages of history (/clear to start over)` : ''}\n`);
+      info.write(
+        `devx ${packageVersion()} · ${run.agent.root} · ${run.agent.settings.provider} · model ${run.agent.settings.model}${run.persona ? ` · agent ${run.persona.name}` : ''}${run.history.length ? ` · ${run.history.length} messages of history (/clear to start over)` : ''}\n`,
+      );
       if (started.orientation) info.write(`${started.orientation}\n`);
       if (flags.resume) info.write(`${applyResume(started, flags.resume) ?? 'no earlier session to resume'}\n`);
       if (flags.agent) out.write(`${switchAgent(started, flags.agent)}\n`);
       if (interactive) info.write('Type a task, or /help.\n');
 
-      slashNames = [...builtinSlashNames().map((n) => `/${n}`), ...[...run.agent.commands.commands.values()].flatMap((c) => [`/${c.name}`, `/${c.scope}:${c.name}`])].sort();
+      slashNames = [
+        ...builtinSlashNames().map((n) => `/${n}`),
+        ...[...run.agent.commands.commands.values()].flatMap((c) => [`/${c.name}`, `/${c.scope}:${c.name}`]),
+      ].sort();
       const render = createRenderer({ out, answerOut: out });
       run.subscribe(render.onEvent);
       input.onCtrlO(() => render.toggleWatch());

@@ -45,7 +45,9 @@ export const runCommand = defineCommand({
       let result;
       try {
         // `devx run "/name args"` runs a custom command (its text, injections fetched through the policy).
-        result = (prompt.startsWith('/') ? await run.promptCommand(prompt, { signal: controller.signal }) : null) ?? (await run.prompt(prompt, { signal: controller.signal }));
+        result =
+          (prompt.startsWith('/') ? await run.promptCommand(prompt, { signal: controller.signal }) : null) ??
+          (await run.prompt(prompt, { signal: controller.signal }));
       } finally {
         process.off('SIGINT', onSignal);
         process.off('SIGTERM', onSignal);
@@ -59,7 +61,19 @@ export const runCommand = defineCommand({
           rounds: result.rounds,
           root: run.agent.root,
           messages: result.added,
-          toolCalls: events.flatMap((e) => (e.type === 'tool_end' ? [{ tool: e.outcome.tool, args: e.outcome.args, status: e.outcome.status, decision: e.outcome.decision?.decision, durationMs: e.outcome.durationMs }] : [])),
+          toolCalls: events.flatMap((e) =>
+            e.type === 'tool_end'
+              ? [
+                  {
+                    tool: e.outcome.tool,
+                    args: e.outcome.args,
+                    status: e.outcome.status,
+                    decision: e.outcome.decision?.decision,
+                    durationMs: e.outcome.durationMs,
+                  },
+                ]
+              : [],
+          ),
           usage: { input: usage.reduce((n, u) => n + (u.input ?? 0), 0), output: usage.reduce((n, u) => n + (u.output ?? 0), 0) },
         };
         process.stdout.write(`${JSON.stringify(transcript, null, 2)}\n`);

@@ -10,22 +10,24 @@ export const sessionsCommand = defineCommand({
   usage: ['sessions [--json]'],
   flags: flagTable('    --json  print the session records as JSON'),
   async run({ values }) {
-  const root = findProjectRoot(process.cwd());
-  // A record still marked live whose process is gone crashed (it is only re-marked at the next start).
-  const records = listRecords(root).map((r) => (r.status === 'live' && !isAlive(r.pid) ? { ...r, status: 'crashed' as const } : r));
-  if (values.json) {
-    process.stdout.write(`${JSON.stringify(records, null, 2)}\n`);
+    const root = findProjectRoot(process.cwd());
+    // A record still marked live whose process is gone crashed (it is only re-marked at the next start).
+    const records = listRecords(root).map((r) => (r.status === 'live' && !isAlive(r.pid) ? { ...r, status: 'crashed' as const } : r));
+    if (values.json) {
+      process.stdout.write(`${JSON.stringify(records, null, 2)}\n`);
+      return 0;
+    }
+    if (!records.length) {
+      process.stdout.write('no sessions yet\n');
+      return 0;
+    }
+    for (const r of records) {
+      const open = r.checkpoint.todos.filter((t) => !t.done).length;
+      process.stdout.write(
+        `${r.id}  ${r.status.padEnd(7)}  ${String(r.turns).padStart(3)} turns  ${open ? `${open} open todos  ` : ''}${(r.lastInput ?? '').replace(/\s+/g, ' ').slice(0, 60)}\n`,
+      );
+    }
+    process.stdout.write('Continue one with: devx --resume <id>\n');
     return 0;
-  }
-  if (!records.length) {
-    process.stdout.write('no sessions yet\n');
-    return 0;
-  }
-  for (const r of records) {
-    const open = r.checkpoint.todos.filter((t) => !t.done).length;
-    process.stdout.write(`${r.id}  ${r.status.padEnd(7)}  ${String(r.turns).padStart(3)} turns  ${open ? `${open} open todos  ` : ''}${(r.lastInput ?? '').replace(/\s+/g, ' ').slice(0, 60)}\n`);
-  }
-  process.stdout.write('Continue one with: devx --resume <id>\n');
-  return 0;
   },
 });

@@ -9,14 +9,14 @@ export const trustCommand = defineCommand({
   usage: ['trust [--revoke]'],
   flags: flagTable('    --revoke  take the trust back: project settings can then only tighten'),
   async run({ values }) {
-  const root = findProjectRoot(process.cwd());
-  const home = devxHome(process.env);
-  setTrusted(home, root, !values.revoke);
-  process.stdout.write(
-    values.revoke
-      ? `${root} is no longer trusted: its settings can only tighten the policy.\n`
-      : `${root} is trusted: its settings' allow rules and approval mode now apply.${isTrusted(home, root) ? '' : ' (failed to save)'}\n`,
-  );
-  return 0;
+    const root = findProjectRoot(process.cwd());
+    const home = devxHome(process.env);
+    setTrusted(home, root, !values.revoke);
+    process.stdout.write(
+      values.revoke
+        ? `${root} is no longer trusted: its settings can only tighten the policy.\n`
+        : `${root} is trusted: its settings' allow rules and approval mode now apply.${isTrusted(home, root) ? '' : ' (failed to save)'}\n`,
+    );
+    return 0;
   },
 });

@@ -25,12 +25,18 @@ const callName = (what: string) => (what.startsWith('run: ') ? `\`${makeVisible(
 export function renderUndoList(root: string): string {
   const all = loadTurns(root);
   const open = all.filter((t) => !t.undoneAt);
-  if (!open.length) return all.length ? `nothing left to undo (${all.length} turn${all.length > 1 ? 's were' : ' was'} undone already)\n` : 'nothing to undo: devx has changed no files in this project yet\n';
+  if (!open.length)
+    return all.length
+      ? `nothing left to undo (${all.length} turn${all.length > 1 ? 's were' : ' was'} undone already)\n`
+      : 'nothing to undo: devx has changed no files in this project yet\n';
   const lines = ['Turns devx can undo, newest first (`devx undo N` or /undo N undoes the newest N):'];
   open.forEach((t, i) => {
     const state = !t.endedAt ? (t.pid !== process.pid && isAlive(t.pid) ? ' (still running)' : ' (devx stopped during this turn)') : '';
     lines.push(`  ${String(i + 1).padStart(2)}  ${when(t.startedAt)}  ${quoted(t.input)}${state}`);
-    if (t.entries.length) lines.push(`        ${t.entries.map((e) => `${e.path || '.'}${e.before.t === 'dir' || e.after?.t === 'dir' ? '/' : ''} ${changeOf(e) === 'interrupted' ? 'being changed when devx stopped' : changeOf(e)}`).join(' · ')}`);
+    if (t.entries.length)
+      lines.push(
+        `        ${t.entries.map((e) => `${e.path || '.'}${e.before.t === 'dir' || e.after?.t === 'dir' ? '/' : ''} ${changeOf(e) === 'interrupted' ? 'being changed when devx stopped' : changeOf(e)}`).join(' · ')}`,
+      );
     for (const n of t.notUndoable) lines.push(`        not undoable: ${callName(n.what)} (${n.why})`);
   });
   const undone = all.length - open.length;
@@ -53,7 +59,10 @@ export function renderUndo(r: UndoResult, force: boolean): string {
   for (const { turn, restored } of r.turns) {
     out.push(`Undid ${quoted(turn.input)} (${when(turn.startedAt)}):`);
     if (!restored.length) out.push('  (no file to put back)');
-    for (const p of restored) out.push(`  ${p.path}${p.dir ? '/' : ''}: ${p.action}${p.files > 1 ? ` (${p.files} files)` : ''}${p.forced ? ' (overwrote later changes: --force)' : ''}`);
+    for (const p of restored)
+      out.push(
+        `  ${p.path}${p.dir ? '/' : ''}: ${p.action}${p.files > 1 ? ` (${p.files} files)` : ''}${p.forced ? ' (overwrote later changes: --force)' : ''}`,
+      );
     for (const n of turn.notUndoable) out.push(`  that turn also ran ${callName(n.what)}, which undo cannot reverse (${n.why})`);
   }
   if (r.status === 'failed') out.push(`undo stopped at ${r.path}: ${r.error}. What is listed above was put back; fix that and run undo again to go on.`);

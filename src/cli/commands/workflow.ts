@@ -33,4 +33,3 @@ export const workflowCommand = defineCommand({
     return runWorkflowCommand(values, positionals, `usage:\n${SUBCOMMANDS.map((c) => `  devx ${c.usage}`).join('\n')}`);
   },
 });
-

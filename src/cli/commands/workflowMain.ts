@@ -61,12 +61,34 @@ async function workflowMain(values: Flags, positionals: string[], usage: string)
   switch (sub) {
     case 'list': {
       if (values.json) {
-        process.stdout.write(`${JSON.stringify([...loaded.workflows.values()].map((d) => ({ name: d.name, scope: d.scope, file: d.file, description: d.description, modes: d.modes, steps: Object.keys(d.steps) })), null, 2)}\n`);
+        process.stdout.write(
+          `${JSON.stringify(
+            [...loaded.workflows.values()].map((d) => ({
+              name: d.name,
+              scope: d.scope,
+              file: d.file,
+              description: d.description,
+              modes: d.modes,
+              steps: Object.keys(d.steps),
+            })),
+            null,
+            2,
+          )}\n`,
+        );
       } else {
         for (const d of loaded.workflows.values()) {
           process.stdout.write(`${d.name.padEnd(16)} ${d.scope.padEnd(8)} ${d.description}\n`);
-          if (Object.keys(d.modes).length) process.stdout.write(`${''.padEnd(25)} modes: ${Object.entries(d.modes).map(([m, s]) => `${m} (${s})`).join(', ')}\n`);
-          process.stdout.write(`${''.padEnd(25)} steps: ${Object.entries(d.steps).map(([n, s]) => `${n}:${s.role}`).join(' ')}\n`);
+          if (Object.keys(d.modes).length)
+            process.stdout.write(
+              `${''.padEnd(25)} modes: ${Object.entries(d.modes)
+                .map(([m, s]) => `${m} (${s})`)
+                .join(', ')}\n`,
+            );
+          process.stdout.write(
+            `${''.padEnd(25)} steps: ${Object.entries(d.steps)
+              .map(([n, s]) => `${n}:${s.role}`)
+              .join(' ')}\n`,
+          );
         }
       }
       for (const e of loaded.errors) process.stderr.write(`devx: ${e.message}\n`);
@@ -83,7 +105,12 @@ async function workflowMain(values: Flags, positionals: string[], usage: string)
       }
       if (!request) throw new UsageError('usage: devx workflow run [<name>] [--mode M] "<request>"');
       const def = findWorkflow(loaded, name);
-      const gates = values.gate ? values.gate.split(',').map((g) => g.trim()).filter(Boolean) : [];
+      const gates = values.gate
+        ? values.gate
+            .split(',')
+            .map((g) => g.trim())
+            .filter(Boolean)
+        : [];
       const mode = values.mode ?? (values['from-task'] && def.modes.direct ? 'direct' : undefined);
       const state = await startWorkflow(def, { request, mode, gates, merge: !values['no-merge'] }, deps);
       progress.started(state, def);
@@ -96,7 +123,9 @@ async function workflowMain(values: Flags, positionals: string[], usage: string)
       const shown = states.map((s) => reportedState(deps.root, s));
       if (values.json) process.stdout.write(`${JSON.stringify(rest.length ? shown[0] : shown, null, 2)}\n`);
       else if (!states.length) process.stdout.write('No workflows yet; start one with devx workflow run --mode bugfix "..."\n');
-      else for (const s of states) process.stdout.write(`${renderStatus(s, loaded.workflows.get(s.workflow), deps.root, rest.length > 0, isInterrupted(deps.root, s))}\n`);
+      else
+        for (const s of states)
+          process.stdout.write(`${renderStatus(s, loaded.workflows.get(s.workflow), deps.root, rest.length > 0, isInterrupted(deps.root, s))}\n`);
       return EXIT.ok;
     }
     case 'resume': {
@@ -141,7 +170,13 @@ export async function runWorkflowCommand(values: FlagValues, positionals: string
       process.stderr.write(`devx: ${err.message}\n`);
       return err.exitCode;
     }
-    if (err instanceof WorkflowError || err instanceof StateError || err instanceof GitError || err instanceof WorkflowDefinitionError || err instanceof PersonaError) {
+    if (
+      err instanceof WorkflowError ||
+      err instanceof StateError ||
+      err instanceof GitError ||
+      err instanceof WorkflowDefinitionError ||
+      err instanceof PersonaError
+    ) {
       process.stderr.write(`devx: ${err.message}\n`);
       return EXIT.failed;
     }

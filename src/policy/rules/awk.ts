@@ -6,9 +6,7 @@ import { ASK, DENY, READ, strictest, type Effect, type Model, type PolicyDecisio
 
 /** Strips string and regex literals so their contents cannot look like code. */
 function code(program: string): string {
-  return program
-    .replace(/"(?:[^"\\\n]|\\.)*"/g, '""')
-    .replace(/(^|[(,~!&|{};\s])\/(?:[^/\\\n]|\\.)+\//g, '$1//');
+  return program.replace(/"(?:[^"\\\n]|\\.)*"/g, '""').replace(/(^|[(,~!&|{};\s])\/(?:[^/\\\n]|\\.)+\//g, '$1//');
 }
 
 export function awkProgramDanger(program: string): string | null {
@@ -26,16 +24,27 @@ export function awkProgramDanger(program: string): string | null {
 }
 
 const AWK_OPTS: Model['opts'] = {
-  '--help': {}, '--version': {},
+  '--help': {},
+  '--version': {},
   '-F|--field-separator': { v: true },
   '-v|--assign': { v: true },
   '-f|--file': { ...READ, why: '-f reads the program from a file' },
   '-E|--exec': { ...READ, why: '-E reads the program from a file' },
   '-i|--include': { ...READ, why: '-i includes awk source' },
   '-l|--load': { v: true, e: 'exec', why: '-l loads a shared library' },
-  '-b|--characters-as-bytes': {}, '-c|--traditional': {}, '-C|--copyright': {}, '-e|--source': { v: true },
-  '-N|--use-lc-numeric': {}, '-n|--non-decimal-data': {}, '-O|--optimize': {}, '-P|--posix': {}, '-r|--re-interval': {},
-  '-s|--no-optimize': {}, '-S|--sandbox': {}, '-t|--lint-old': {}, '-M|--bignum': {},
+  '-b|--characters-as-bytes': {},
+  '-c|--traditional': {},
+  '-C|--copyright': {},
+  '-e|--source': { v: true },
+  '-N|--use-lc-numeric': {},
+  '-n|--non-decimal-data': {},
+  '-O|--optimize': {},
+  '-P|--posix': {},
+  '-r|--re-interval': {},
+  '-s|--no-optimize': {},
+  '-S|--sandbox': {},
+  '-t|--lint-old': {},
+  '-M|--bignum': {},
   '-d|--dump-variables': { v: 'attached', e: 'write', why: '-d writes a variable dump' },
   '-D|--debug': { v: 'attached', e: 'exec', why: '-D starts the interactive debugger' },
   '-o|--pretty-print': { v: 'attached', e: 'write', why: '-o writes a pretty-printed program' },

@@ -2,10 +2,95 @@
 // GTFOBins: -exec/-execdir/-ok/-okdir run programs (deny), -fprint* write a file, -delete removes
 // files, -files0-from reads a list of roots (unseen, so it asks). find only lists names, so its roots are checked as listings.
 import type { Word } from '../shellWords.js';
-import { ALLOW, ASK, decideEffect, flags, listOperands, strictest, values, word, type Effect, type Model, type PolicyDecision, type RuleContext, type SimpleCommand } from './kit.js';
+import {
+  ALLOW,
+  ASK,
+  decideEffect,
+  flags,
+  listOperands,
+  strictest,
+  values,
+  word,
+  type Effect,
+  type Model,
+  type PolicyDecision,
+  type RuleContext,
+  type SimpleCommand,
+} from './kit.js';
 
-const FLAGS = new Set(['-print', '-print0', '-ls', '-prune', '-quit', '-not', '!', '(', ')', '-o', '-a', '-or', '-and', ',', '-follow', '-xdev', '-mount', '-depth', '-daystart', '-true', '-false', '-empty', '-readable', '-writable', '-executable', '-nouser', '-nogroup', '-noleaf', '-ignore_readdir_race', '-noignore_readdir_race', '-nowarn', '-warn', '-help', '--help', '-version', '--version']);
-const WITH_VALUE = new Set(['-name', '-iname', '-path', '-ipath', '-wholename', '-iwholename', '-regex', '-iregex', '-regextype', '-type', '-xtype', '-maxdepth', '-mindepth', '-mtime', '-mmin', '-atime', '-amin', '-ctime', '-cmin', '-size', '-perm', '-user', '-group', '-uid', '-gid', '-links', '-inum', '-lname', '-ilname', '-fstype', '-printf', '-used', '-context']);
+const FLAGS = new Set([
+  '-print',
+  '-print0',
+  '-ls',
+  '-prune',
+  '-quit',
+  '-not',
+  '!',
+  '(',
+  ')',
+  '-o',
+  '-a',
+  '-or',
+  '-and',
+  ',',
+  '-follow',
+  '-xdev',
+  '-mount',
+  '-depth',
+  '-daystart',
+  '-true',
+  '-false',
+  '-empty',
+  '-readable',
+  '-writable',
+  '-executable',
+  '-nouser',
+  '-nogroup',
+  '-noleaf',
+  '-ignore_readdir_race',
+  '-noignore_readdir_race',
+  '-nowarn',
+  '-warn',
+  '-help',
+  '--help',
+  '-version',
+  '--version',
+]);
+const WITH_VALUE = new Set([
+  '-name',
+  '-iname',
+  '-path',
+  '-ipath',
+  '-wholename',
+  '-iwholename',
+  '-regex',
+  '-iregex',
+  '-regextype',
+  '-type',
+  '-xtype',
+  '-maxdepth',
+  '-mindepth',
+  '-mtime',
+  '-mmin',
+  '-atime',
+  '-amin',
+  '-ctime',
+  '-cmin',
+  '-size',
+  '-perm',
+  '-user',
+  '-group',
+  '-uid',
+  '-gid',
+  '-links',
+  '-inum',
+  '-lname',
+  '-ilname',
+  '-fstype',
+  '-printf',
+  '-used',
+  '-context',
+]);
 const REFERENCE = new Set(['-newer', '-anewer', '-cnewer', '-samefile']);
 const EXEC = new Set(['-exec', '-execdir', '-ok', '-okdir']);
 const FPRINT = new Set(['-fprint', '-fprint0', '-fls']);
@@ -57,9 +142,13 @@ export function findRule(cmd: SimpleCommand, ctx: RuleContext): PolicyDecision {
   }
   for (const r of roots) {
     const effect: Effect = deletes ? 'write' : follow ? 'flist' : 'list';
-    d = strictest(d, decideEffect('find', effect, r, deletes ? '-delete removes files under it' : follow ? 'lists names through the symlinks below it' : 'lists', ctx));
+    d = strictest(
+      d,
+      decideEffect('find', effect, r, deletes ? '-delete removes files under it' : follow ? 'lists names through the symlinks below it' : 'lists', ctx),
+    );
   }
-  if (unknown.length) d = strictest(d, ASK(`find: ${unknown.join(', ')} is not in devx's model of find, so its effect is unknown`, 'command:unknown-option:find'));
+  if (unknown.length)
+    d = strictest(d, ASK(`find: ${unknown.join(', ')} is not in devx's model of find, so its effect is unknown`, 'command:unknown-option:find'));
   return d;
 }
 
@@ -68,8 +157,60 @@ export const fd: Model = {
   id: 'fd',
   abbreviations: false,
   opts: {
-    ...flags('HIusiFalLp01qhV', '--hidden', '--no-hidden', '--no-ignore', '--ignore', '--unrestricted', '--no-ignore-vcs', '--ignore-vcs', '--no-ignore-parent', '--case-sensitive', '--ignore-case', '--glob', '--regex', '--fixed-strings', '--absolute-path', '--relative-path', '--list-details', '--follow', '--no-follow', '--full-path', '--print0', '--prune', '--quiet', '--show-errors', '--strip-cwd-prefix', '--one-file-system', '--no-require-git', '--no-global-ignore-file', '--version', '--help'),
-    ...values('--and', '-d|--max-depth', '--min-depth', '--exact-depth', '-E|--exclude', '-t|--type', '-e|--extension', '-S|--size', '--changed-within', '--changed-after', '--changed-before', '--newer', '--older', '-o|--owner', '--format', '--batch-size', '-c|--color', '-j|--threads', '--max-results', '--path-separator'),
+    ...flags(
+      'HIusiFalLp01qhV',
+      '--hidden',
+      '--no-hidden',
+      '--no-ignore',
+      '--ignore',
+      '--unrestricted',
+      '--no-ignore-vcs',
+      '--ignore-vcs',
+      '--no-ignore-parent',
+      '--case-sensitive',
+      '--ignore-case',
+      '--glob',
+      '--regex',
+      '--fixed-strings',
+      '--absolute-path',
+      '--relative-path',
+      '--list-details',
+      '--follow',
+      '--no-follow',
+      '--full-path',
+      '--print0',
+      '--prune',
+      '--quiet',
+      '--show-errors',
+      '--strip-cwd-prefix',
+      '--one-file-system',
+      '--no-require-git',
+      '--no-global-ignore-file',
+      '--version',
+      '--help',
+    ),
+    ...values(
+      '--and',
+      '-d|--max-depth',
+      '--min-depth',
+      '--exact-depth',
+      '-E|--exclude',
+      '-t|--type',
+      '-e|--extension',
+      '-S|--size',
+      '--changed-within',
+      '--changed-after',
+      '--changed-before',
+      '--newer',
+      '--older',
+      '-o|--owner',
+      '--format',
+      '--batch-size',
+      '-c|--color',
+      '-j|--threads',
+      '--max-results',
+      '--path-separator',
+    ),
     '--hyperlink': { v: 'attached' },
     '-g': {},
     '-x|--exec': { v: true, e: 'exec', why: '--exec runs a program for every match' },

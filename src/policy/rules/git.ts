@@ -4,33 +4,299 @@
 // --no-index operands are paths. Changes ask, each judged by its own model (gitChanges.ts); config,
 // hooks and transport plumbing are denied; a subcommand outside both models asks in the class yolo refuses.
 import type { Word } from '../shellWords.js';
-import { ALLOW, ASK, DENY, decideEffect, evaluate, parseArgs, flags, strictest, values, word, type Effect, type Model, type PolicyDecision, type RuleContext, type SimpleCommand } from './kit.js';
+import {
+  ALLOW,
+  ASK,
+  DENY,
+  decideEffect,
+  evaluate,
+  parseArgs,
+  flags,
+  strictest,
+  values,
+  word,
+  type Effect,
+  type Model,
+  type PolicyDecision,
+  type RuleContext,
+  type SimpleCommand,
+} from './kit.js';
 import { DIFF, LOG, revsAndPaths, sub } from './gitShared.js';
 import { gitChangeRule } from './gitChanges.js';
 
 /** Changing subcommands without a model of their own in gitChanges.ts: they ask, and their program-running options are denied. */
 const CHANGE = ['worktree', 'var'];
-const DENIED = ['config', 'hook', 'submodule', 'filter-branch', 'filter-repo', 'daemon', 'send-email', 'credential', 'credential-store', 'credential-cache', 'http-backend', 'upload-pack', 'receive-pack', 'upload-archive', 'archive', 'bundle', 'fast-import', 'replace', 'instaweb', 'web--browse', 'difftool', 'mergetool', 'update-ref', 'symbolic-ref', 'remote-ext', 'remote-fd', 'shell', 'p4', 'svn', 'cvsimport', 'cvsserver', 'imap-send', 'quiltimport', 'update-index', 'fast-export', 'lfs'];
+const DENIED = [
+  'config',
+  'hook',
+  'submodule',
+  'filter-branch',
+  'filter-repo',
+  'daemon',
+  'send-email',
+  'credential',
+  'credential-store',
+  'credential-cache',
+  'http-backend',
+  'upload-pack',
+  'receive-pack',
+  'upload-archive',
+  'archive',
+  'bundle',
+  'fast-import',
+  'replace',
+  'instaweb',
+  'web--browse',
+  'difftool',
+  'mergetool',
+  'update-ref',
+  'symbolic-ref',
+  'remote-ext',
+  'remote-fd',
+  'shell',
+  'p4',
+  'svn',
+  'cvsimport',
+  'cvsserver',
+  'imap-send',
+  'quiltimport',
+  'update-index',
+  'fast-export',
+  'lfs',
+];
 const MODELS: Record<string, Model> = {
-  status: sub('status', { ...flags('sbvuz', '--short', '--branch', '--porcelain', '--long', '--verbose', '--show-stash', '--ahead-behind', '--no-ahead-behind', '--renames', '--no-renames', '--null', '--column', '--no-column'), '--porcelain': { v: 'attached' }, '--untracked-files': { v: 'attached' }, '-u': { v: 'attached' }, '--ignored': { v: 'attached' }, '--ignore-submodules': { v: 'attached' }, '--find-renames': { v: 'attached' } }, { operands: revsAndPaths() }),
+  status: sub(
+    'status',
+    {
+      ...flags(
+        'sbvuz',
+        '--short',
+        '--branch',
+        '--porcelain',
+        '--long',
+        '--verbose',
+        '--show-stash',
+        '--ahead-behind',
+        '--no-ahead-behind',
+        '--renames',
+        '--no-renames',
+        '--null',
+        '--column',
+        '--no-column',
+      ),
+      '--porcelain': { v: 'attached' },
+      '--untracked-files': { v: 'attached' },
+      '-u': { v: 'attached' },
+      '--ignored': { v: 'attached' },
+      '--ignore-submodules': { v: 'attached' },
+      '--find-renames': { v: 'attached' },
+    },
+    { operands: revsAndPaths() },
+  ),
   diff: sub('diff', DIFF, { operands: (ops, p) => (p.opts.has('--no-index') ? ops.map((w) => ({ word: w, effect: 'read' as Effect })) : revsAndPaths()(ops)) }),
   log: sub('log', LOG),
   show: sub('show', LOG),
   shortlog: sub('shortlog', { ...LOG, ...flags('nse', '--numbered', '--summary', '--email'), ...values('-w', '--group') }),
   reflog: sub('reflog', LOG),
-  'rev-parse': sub('rev-parse', { ...flags('q', '--verify', '--quiet', '--short', '--abbrev-ref', '--symbolic', '--symbolic-full-name', '--show-toplevel', '--show-prefix', '--show-cdup', '--git-dir', '--absolute-git-dir', '--git-common-dir', '--is-inside-work-tree', '--is-inside-git-dir', '--is-bare-repository', '--is-shallow-repository', '--all', '--branches', '--tags', '--remotes', '--show-object-format', '--show-superproject-working-tree', '--local-env-vars', '--revs-only', '--no-revs', '--flags', '--no-flags', '--default', '--sq', '--not'), '--short': { v: 'attached' }, ...values('--since', '--until', '--prefix', '--path-format', '--git-path') }),
-  'ls-files': sub('ls-files', { ...flags('cdmoiskuvfftz', '--cached', '--deleted', '--modified', '--others', '--ignored', '--stage', '--killed', '--unmerged', '--directory', '--no-empty-directory', '--eol', '--deduplicate', '--full-name', '--recurse-submodules', '--error-unmatch', '--exclude-standard', '--debug', '--sparse', '--resolve-undo'), ...values('-x|--exclude', '--with-tree', '--abbrev', '--format'), '-X|--exclude-from': { v: true, e: 'read' }, '--exclude-per-directory': { v: true } }, { operands: revsAndPaths() }),
-  'ls-tree': sub('ls-tree', { ...flags('drtlz', '--long', '--name-only', '--name-status', '--object-only', '--full-name', '--full-tree'), ...values('--abbrev', '--format') }),
-  blame: sub('blame', { ...flags('bcefhlnpstw', '--root', '--show-stats', '--score-debug', '--show-name', '--show-number', '--show-email', '--porcelain', '--line-porcelain', '--incremental', '--progress', '--minimal'), ...values('-L', '--since', '-M', '-C', '--abbrev', '--ignore-rev', '--date', '--encoding'), '-S': { v: true, e: 'read' }, '--contents': { v: true, e: 'read' }, '--ignore-revs-file': { v: true, e: 'read' }, '-M': { v: 'attached' }, '-C': { v: 'attached' } }, { operands: revsAndPaths() }),
-  describe: sub('describe', { ...flags('', '--all', '--tags', '--long', '--always', '--exact-match', '--first-parent', '--contains', '--debug'), ...values('--abbrev', '--candidates', '--match', '--exclude', '--dirty', '--broken') }),
-  'show-ref': sub('show-ref', { ...flags('sdq', '--head', '--heads', '--tags', '--branches', '--dereference', '--quiet', '--verify', '--exists', '--exclude-existing'), '--hash': { v: 'attached' }, '--abbrev': { v: 'attached' } }),
-  'cat-file': sub('cat-file', { ...flags('tspe', '--batch-all-objects', '--buffer', '--follow-symlinks', '--unordered', '--allow-unknown-type', '--mailmap', '--use-mailmap', '-Z'), '--batch': { v: 'attached' }, '--batch-check': { v: 'attached' }, '--filters': { e: 'exec', why: '--filters runs the configured filter programs' }, '--path': { v: true } }),
-  grep: sub('grep', { ...flags('iIvwnlLhHcaqzEGFPe', '--cached', '--untracked', '--no-index', '--recurse-submodules', '--ignore-case', '--word-regexp', '--invert-match', '--full-name', '--line-number', '--column', '--files-with-matches', '--name-only', '--files-without-match', '--count', '--null', '--break', '--heading', '--show-function', '--function-context', '--all-match', '--quiet', '--extended-regexp', '--basic-regexp', '--fixed-strings', '--perl-regexp', '--or', '--and', '--not', '-p', '-W'), ...values('-e', '-A|--after-context', '-B|--before-context', '-C|--context', '-m|--max-count', '--max-depth', '--threads'), '-f': { v: true, e: 'read' }, '--color': { v: 'attached' } }, { operands: () => [] }),
-  branch: sub('branch', { ...flags('arvl', '--all', '--remotes', '--verbose', '--list', '--show-current', '--no-color', '--ignore-case', '--omit-empty'), ...values('--contains', '--no-contains', '--merged', '--no-merged', '--sort', '--points-at', '--format', '--abbrev'), '--color': { v: 'attached' }, '--column': { v: 'attached' } }),
-  'rev-list': sub('rev-list', { ...LOG, ...flags('', '--objects', '--objects-edge', '--objects-edge-aggressive', '--count', '--timestamp', '--header', '--in-commit-order', '--no-object-names', '--object-names', '--unpacked', '--disk-usage', '--use-bitmap-index', '--indexed-objects', '--reflog', '--single-worktree', '--quiet', '--bisect-vars', '--bisect-all'), ...values('--missing', '--filter', '--no-filter'), '--disk-usage': { v: 'attached' } }),
-  'for-each-ref': sub('for-each-ref', { ...flags('sp', '--shell', '--perl', '--python', '--tcl', '--ignore-case', '--stdin'), ...values('--count', '--format', '--sort', '--points-at', '--merged', '--no-merged', '--contains', '--no-contains', '--exclude'), '--color': { v: 'attached' } }),
+  'rev-parse': sub('rev-parse', {
+    ...flags(
+      'q',
+      '--verify',
+      '--quiet',
+      '--short',
+      '--abbrev-ref',
+      '--symbolic',
+      '--symbolic-full-name',
+      '--show-toplevel',
+      '--show-prefix',
+      '--show-cdup',
+      '--git-dir',
+      '--absolute-git-dir',
+      '--git-common-dir',
+      '--is-inside-work-tree',
+      '--is-inside-git-dir',
+      '--is-bare-repository',
+      '--is-shallow-repository',
+      '--all',
+      '--branches',
+      '--tags',
+      '--remotes',
+      '--show-object-format',
+      '--show-superproject-working-tree',
+      '--local-env-vars',
+      '--revs-only',
+      '--no-revs',
+      '--flags',
+      '--no-flags',
+      '--default',
+      '--sq',
+      '--not',
+    ),
+    '--short': { v: 'attached' },
+    ...values('--since', '--until', '--prefix', '--path-format', '--git-path'),
+  }),
+  'ls-files': sub(
+    'ls-files',
+    {
+      ...flags(
+        'cdmoiskuvfftz',
+        '--cached',
+        '--deleted',
+        '--modified',
+        '--others',
+        '--ignored',
+        '--stage',
+        '--killed',
+        '--unmerged',
+        '--directory',
+        '--no-empty-directory',
+        '--eol',
+        '--deduplicate',
+        '--full-name',
+        '--recurse-submodules',
+        '--error-unmatch',
+        '--exclude-standard',
+        '--debug',
+        '--sparse',
+        '--resolve-undo',
+      ),
+      ...values('-x|--exclude', '--with-tree', '--abbrev', '--format'),
+      '-X|--exclude-from': { v: true, e: 'read' },
+      '--exclude-per-directory': { v: true },
+    },
+    { operands: revsAndPaths() },
+  ),
+  'ls-tree': sub('ls-tree', {
+    ...flags('drtlz', '--long', '--name-only', '--name-status', '--object-only', '--full-name', '--full-tree'),
+    ...values('--abbrev', '--format'),
+  }),
+  blame: sub(
+    'blame',
+    {
+      ...flags(
+        'bcefhlnpstw',
+        '--root',
+        '--show-stats',
+        '--score-debug',
+        '--show-name',
+        '--show-number',
+        '--show-email',
+        '--porcelain',
+        '--line-porcelain',
+        '--incremental',
+        '--progress',
+        '--minimal',
+      ),
+      ...values('-L', '--since', '-M', '-C', '--abbrev', '--ignore-rev', '--date', '--encoding'),
+      '-S': { v: true, e: 'read' },
+      '--contents': { v: true, e: 'read' },
+      '--ignore-revs-file': { v: true, e: 'read' },
+      '-M': { v: 'attached' },
+      '-C': { v: 'attached' },
+    },
+    { operands: revsAndPaths() },
+  ),
+  describe: sub('describe', {
+    ...flags('', '--all', '--tags', '--long', '--always', '--exact-match', '--first-parent', '--contains', '--debug'),
+    ...values('--abbrev', '--candidates', '--match', '--exclude', '--dirty', '--broken'),
+  }),
+  'show-ref': sub('show-ref', {
+    ...flags('sdq', '--head', '--heads', '--tags', '--branches', '--dereference', '--quiet', '--verify', '--exists', '--exclude-existing'),
+    '--hash': { v: 'attached' },
+    '--abbrev': { v: 'attached' },
+  }),
+  'cat-file': sub('cat-file', {
+    ...flags('tspe', '--batch-all-objects', '--buffer', '--follow-symlinks', '--unordered', '--allow-unknown-type', '--mailmap', '--use-mailmap', '-Z'),
+    '--batch': { v: 'attached' },
+    '--batch-check': { v: 'attached' },
+    '--filters': { e: 'exec', why: '--filters runs the configured filter programs' },
+    '--path': { v: true },
+  }),
+  grep: sub(
+    'grep',
+    {
+      ...flags(
+        'iIvwnlLhHcaqzEGFPe',
+        '--cached',
+        '--untracked',
+        '--no-index',
+        '--recurse-submodules',
+        '--ignore-case',
+        '--word-regexp',
+        '--invert-match',
+        '--full-name',
+        '--line-number',
+        '--column',
+        '--files-with-matches',
+        '--name-only',
+        '--files-without-match',
+        '--count',
+        '--null',
+        '--break',
+        '--heading',
+        '--show-function',
+        '--function-context',
+        '--all-match',
+        '--quiet',
+        '--extended-regexp',
+        '--basic-regexp',
+        '--fixed-strings',
+        '--perl-regexp',
+        '--or',
+        '--and',
+        '--not',
+        '-p',
+        '-W',
+      ),
+      ...values('-e', '-A|--after-context', '-B|--before-context', '-C|--context', '-m|--max-count', '--max-depth', '--threads'),
+      '-f': { v: true, e: 'read' },
+      '--color': { v: 'attached' },
+    },
+    { operands: () => [] },
+  ),
+  branch: sub('branch', {
+    ...flags('arvl', '--all', '--remotes', '--verbose', '--list', '--show-current', '--no-color', '--ignore-case', '--omit-empty'),
+    ...values('--contains', '--no-contains', '--merged', '--no-merged', '--sort', '--points-at', '--format', '--abbrev'),
+    '--color': { v: 'attached' },
+    '--column': { v: 'attached' },
+  }),
+  'rev-list': sub('rev-list', {
+    ...LOG,
+    ...flags(
+      '',
+      '--objects',
+      '--objects-edge',
+      '--objects-edge-aggressive',
+      '--count',
+      '--timestamp',
+      '--header',
+      '--in-commit-order',
+      '--no-object-names',
+      '--object-names',
+      '--unpacked',
+      '--disk-usage',
+      '--use-bitmap-index',
+      '--indexed-objects',
+      '--reflog',
+      '--single-worktree',
+      '--quiet',
+      '--bisect-vars',
+      '--bisect-all',
+    ),
+    ...values('--missing', '--filter', '--no-filter'),
+    '--disk-usage': { v: 'attached' },
+  }),
+  'for-each-ref': sub('for-each-ref', {
+    ...flags('sp', '--shell', '--perl', '--python', '--tcl', '--ignore-case', '--stdin'),
+    ...values('--count', '--format', '--sort', '--points-at', '--merged', '--no-merged', '--contains', '--no-contains', '--exclude'),
+    '--color': { v: 'attached' },
+  }),
   version: sub('version', flags('', '--build-options')),
-  tag: sub('tag', { ...flags('l', '--list', '--ignore-case', '--omit-empty'), '-n': { v: 'attached' }, ...values('--contains', '--no-contains', '--merged', '--no-merged', '--sort', '--points-at', '--format') }),
+  tag: sub('tag', {
+    ...flags('l', '--list', '--ignore-case', '--omit-empty'),
+    '-n': { v: 'attached' },
+    ...values('--contains', '--no-contains', '--merged', '--no-merged', '--sort', '--points-at', '--format'),
+  }),
 };
 
 /** Does `git branch` or `git tag` only list (every option in the listing model, and no name, or --list)? */
@@ -54,7 +320,12 @@ export function gitRule(c: SimpleCommand, ctx: RuleContext): PolicyDecision {
     if (t === '-C' || t.startsWith('--git-dir') || t.startsWith('--work-tree') || t.startsWith('--namespace') || t.startsWith('--super-prefix')) {
       return DENY(`git ${t} points git at another repository, whose configuration can run programs`, 'command:exec:git');
     }
-    if (/^--(no-pager|no-replace-objects|bare|literal-pathspecs|glob-pathspecs|noglob-pathspecs|icase-pathspecs|no-optional-locks|no-lazy-fetch|no-advice)$/.test(t)) continue;
+    if (
+      /^--(no-pager|no-replace-objects|bare|literal-pathspecs|glob-pathspecs|noglob-pathspecs|icase-pathspecs|no-optional-locks|no-lazy-fetch|no-advice)$/.test(
+        t,
+      )
+    )
+      continue;
     return ASK(`git ${t} is not in devx's model of git`, 'command:unknown-option:git');
   }
   const subW = args.shift();
@@ -64,7 +335,11 @@ export function gitRule(c: SimpleCommand, ctx: RuleContext): PolicyDecision {
   const model = MODELS[subName];
   if (subName === 'remote') {
     if (args.length === 0 || (args.length === 1 && /^(-v|--verbose)$/.test(args[0].text))) return d;
-    if (/^(show|get-url)$/.test(args[0].text) && args.slice(1).every((a) => !a.text.startsWith('-') || a.text === '-n' || a.text === '--all' || a.text === '--push')) return args[0].text === 'show' && !args.some((a) => a.text === '-n') ? ASK('git remote show contacts the remote', 'command:network:git-remote') : d;
+    if (
+      /^(show|get-url)$/.test(args[0].text) &&
+      args.slice(1).every((a) => !a.text.startsWith('-') || a.text === '-n' || a.text === '--all' || a.text === '--push')
+    )
+      return args[0].text === 'show' && !args.some((a) => a.text === '-n') ? ASK('git remote show contacts the remote', 'command:network:git-remote') : d;
     return gitChangeRule(subName, args, c, ctx) ?? ASK('git remote changes remotes', 'command:unverifiable:git-remote');
   }
   if (subName === 'stash' && /^(list|show)$/.test(args[0]?.text ?? '')) {
@@ -96,7 +371,10 @@ export function gitRule(c: SimpleCommand, ctx: RuleContext): PolicyDecision {
   // Like any program devx has no model of: an operand naming a denied path is refused (`git hash-object -w .env`
   // copies it into objects that `git cat-file` would then print). Otherwise it asks, in the class yolo refuses:
   // plumbing such as hash-object, mktree and commit-tree builds any tree, which checkout then writes anywhere.
-  const denied = args.filter((a) => !a.text.startsWith('-')).map((a) => ctx.checkPath(a, 'read')).find((d) => d.decision === 'deny');
+  const denied = args
+    .filter((a) => !a.text.startsWith('-'))
+    .map((a) => ctx.checkPath(a, 'read'))
+    .find((d) => d.decision === 'deny');
   return denied ?? strictest(ASK(`git ${subName} is not in devx's model of git, so its effect is unknown`, 'command:unverifiable:git'), scanExec(args, ctx));
 }
 
@@ -104,8 +382,10 @@ export function gitRule(c: SimpleCommand, ctx: RuleContext): PolicyDecision {
 const PRINTS_AS: Record<string, string> = { 'range-diff': 'diff', 'request-pull': 'diff', whatchanged: 'log', cherry: 'log' };
 
 // What makes a subcommand print file contents from git's objects rather than names or statistics.
-const PATCH = /^(-p|-u|--patch|-U\d*|--unified(=.*)?|--cc|--word-diff(=.*)?|--color-words(=.*)?|-L.*|--patch-with-raw|--patch-with-stat|-W|--function-context|--full-diff)$/;
-const NAMES_ONLY = /^(--stat(=.*)?|--numstat|--shortstat|--summary|--name-only|--name-status|--raw|--no-patch|-s|--quiet|--dirstat(=.*)?|--compact-summary|--check)$/;
+const PATCH =
+  /^(-p|-u|--patch|-U\d*|--unified(=.*)?|--cc|--word-diff(=.*)?|--color-words(=.*)?|-L.*|--patch-with-raw|--patch-with-stat|-W|--function-context|--full-diff)$/;
+const NAMES_ONLY =
+  /^(--stat(=.*)?|--numstat|--shortstat|--summary|--name-only|--name-status|--raw|--no-patch|-s|--quiet|--dirstat(=.*)?|--compact-summary|--check)$/;
 
 function printsContents(subName: string, t: string[]): boolean {
   const patch = t.some((x) => PATCH.test(x));
@@ -117,7 +397,14 @@ function printsContents(subName: string, t: string[]): boolean {
     case 'reflog':
       return patch;
     case 'cat-file':
-      return t.some((x) => x === '-p' || x === '--batch' || x.startsWith('--batch=') || /^(blob|tree|commit|tag)$/.test(x) || (x === '--batch-all-objects' && !t.some((y) => y.startsWith('--batch-check'))));
+      return t.some(
+        (x) =>
+          x === '-p' ||
+          x === '--batch' ||
+          x.startsWith('--batch=') ||
+          /^(blob|tree|commit|tag)$/.test(x) ||
+          (x === '--batch-all-objects' && !t.some((y) => y.startsWith('--batch-check'))),
+      );
     case 'grep':
       return t.includes('--cached');
     case 'grep-tree':
@@ -137,13 +424,25 @@ function guardObjects(subName: string, args: Word[], ctx: RuleContext): PolicyDe
   const dd = args.findIndex((a) => a.text === '--');
   const specs = dd >= 0 ? args.slice(dd + 1) : [];
   const d = ALLOW('prints no contents from git objects', 'command:paths');
-  if (!printsContents(subName, (dd >= 0 ? args.slice(0, dd) : args).map((a) => a.text))) return d;
+  if (
+    !printsContents(
+      subName,
+      (dd >= 0 ? args.slice(0, dd) : args).map((a) => a.text),
+    )
+  )
+    return d;
   const tracked = ctx.trackedDenied();
   if (!tracked.length) return d;
-  const narrowed = specs.length > 0 && specs.every((w) => w.literal && !/[*?[]/.test(w.text) && !w.text.startsWith(':')) && !tracked.some((t) => specs.some((w) => covers(w.text, t)));
+  const narrowed =
+    specs.length > 0 &&
+    specs.every((w) => w.literal && !/[*?[]/.test(w.text) && !w.text.startsWith(':')) &&
+    !tracked.some((t) => specs.some((w) => covers(w.text, t)));
   if (narrowed) return d;
   const example = tracked[0].split('/').slice(-2).join('/');
-  return ASK(`git ${subName} can print the contents of the ${tracked.length} file(s) in git's objects (tracked, or in history) that the policy denies (e.g. ${example}); name the paths you need after -- to leave them out`, 'command:recursive-denied:git');
+  return ASK(
+    `git ${subName} can print the contents of the ${tracked.length} file(s) in git's objects (tracked, or in history) that the policy denies (e.g. ${example}); name the paths you need after -- to leave them out`,
+    'command:recursive-denied:git',
+  );
 }
 
 /** Does the pathspec (relative to the project, or absolute) name the tracked file or a folder above it? */
@@ -159,9 +458,13 @@ function scanExec(args: Word[], ctx: RuleContext): PolicyDecision {
   let d = ALLOW('', 'command:all-allowed');
   for (let i = 0; i < args.length; i++) {
     const t = args[i].text;
-    const m = /^(--upload-pack|--receive-pack|--exec|--template|--config|--output|-u|-O|--open-files-in-pager|--ext-diff|--textconv|-x|--strategy|-s|--gpg-program|--separate-git-dir|--reference)(?:=(.*))?$/.exec(t);
+    const m =
+      /^(--upload-pack|--receive-pack|--exec|--template|--config|--output|-u|-O|--open-files-in-pager|--ext-diff|--textconv|-x|--strategy|-s|--gpg-program|--separate-git-dir|--reference)(?:=(.*))?$/.exec(
+        t,
+      );
     if (!m) {
-      if (/^--(upload-pack|receive-pack|exec|open-files-in-pager|ext-diff|textconv)/.test(t)) d = strictest(d, DENY(`git ${t} runs a program`, 'command:exec:git'));
+      if (/^--(upload-pack|receive-pack|exec|open-files-in-pager|ext-diff|textconv)/.test(t))
+        d = strictest(d, DENY(`git ${t} runs a program`, 'command:exec:git'));
       continue;
     }
     const name = m[1];
@@ -173,6 +476,7 @@ function scanExec(args: Word[], ctx: RuleContext): PolicyDecision {
     }
     d = strictest(d, DENY(`git ${name} runs a program`, 'command:exec:git'));
   }
-  if (args.some((a, i) => a.text === '-x' && i > 0) && args.some((a) => a.text === '-i' || a.text === '--interactive')) d = strictest(d, DENY('git rebase -x runs a program', 'command:exec:git'));
+  if (args.some((a, i) => a.text === '-x' && i > 0) && args.some((a) => a.text === '-i' || a.text === '--interactive'))
+    d = strictest(d, DENY('git rebase -x runs a program', 'command:exec:git'));
   return d;
 }

@@ -8,7 +8,22 @@
 import type { Word } from '../shellWords.js';
 import { GIT_OPTIONS } from './gitOptions.js';
 import { EXEC_OPTS, HELP, LOG } from './gitShared.js';
-import { ASK, DENY, NOTHING_MORE, allOf, evaluate, strictest, unverifiable as unverifiableAs, word, type Model, type Opt, type Parsed, type PolicyDecision, type RuleContext, type SimpleCommand } from './kit.js';
+import {
+  ASK,
+  DENY,
+  NOTHING_MORE,
+  allOf,
+  evaluate,
+  strictest,
+  unverifiable as unverifiableAs,
+  word,
+  type Model,
+  type Opt,
+  type Parsed,
+  type PolicyDecision,
+  type RuleContext,
+  type SimpleCommand,
+} from './kit.js';
 
 const allowed = NOTHING_MORE;
 const all = allOf;
@@ -44,14 +59,18 @@ const isRemoteAddress = (t: string) => /^[a-z][a-z0-9+.-]*:\/\//i.test(t) || /^[
  */
 function source(sub: string, w: Word | undefined, ctx: RuleContext): PolicyDecision {
   if (!w || isRemoteName(w.text)) return allowed;
-  if (isRemoteAddress(w.text)) return unverifiable(sub, `git ${sub} reaches ${w.text}, which is not a remote's name: what it brings in cannot be checked in advance`);
+  if (isRemoteAddress(w.text))
+    return unverifiable(sub, `git ${sub} reaches ${w.text}, which is not a remote's name: what it brings in cannot be checked in advance`);
   return ctx.checkPath(w, 'read');
 }
 
 /** Where push sends the repository: a configured remote by its name, or else anywhere at all. */
 function pushTarget(w: Word | undefined): PolicyDecision {
   if (!w || isRemoteName(w.text)) return allowed;
-  return unverifiable('push', `git push sends this repository's commits to ${w.text}, which is not a remote's name; add the remote yourself, or push to one you have`);
+  return unverifiable(
+    'push',
+    `git push sends this repository's commits to ${w.text}, which is not a remote's name; add the remote yourself, or push to one you have`,
+  );
 }
 
 const writes = (ws: Word[], ctx: RuleContext) => all(ws.map((w) => ctx.checkPath(w, 'write')));
@@ -64,7 +83,12 @@ const fileWord = (abs: string): Word => ({ text: abs, literal: true, glob: false
  * What `git add`, `git stash -u` and `git clean` take from the untracked files below `specs`: each is
  * judged with `intent` (read into git's objects, or removed). Denied files there are refused by name.
  */
-function untracked(sub: string, specs: Word[], ctx: RuleContext, o: { ignored: 'no' | 'also' | 'only'; excludes: string[]; intent: 'read' | 'write' }): PolicyDecision {
+function untracked(
+  sub: string,
+  specs: Word[],
+  ctx: RuleContext,
+  o: { ignored: 'no' | 'also' | 'only'; excludes: string[]; intent: 'read' | 'write' },
+): PolicyDecision {
   if (specs.some((w) => !w.literal)) return allowed; // the expansion itself asks
   const files = ctx.gitUntracked(specs, { ignored: o.ignored, excludes: o.excludes });
   if (!files) return unverifiable(sub, `git ${sub}: devx could not list the untracked files it would take (too many, or git failed); name them`);
@@ -89,7 +113,9 @@ function strategy(sub: string, p: Parsed): PolicyDecision {
 
 /** Pathspecs in a file: which files they name cannot be seen in advance. */
 function pathspecFile(sub: string, p: Parsed): PolicyDecision {
-  return p.opts.has('--pathspec-from-file') ? unverifiable(sub, `git ${sub} --pathspec-from-file takes its paths from a file, which cannot be checked in advance`) : allowed;
+  return p.opts.has('--pathspec-from-file')
+    ? unverifiable(sub, `git ${sub} --pathspec-from-file takes its paths from a file, which cannot be checked in advance`)
+    : allowed;
 }
 
 const CHANGES: Record<string, Change> = {
@@ -112,7 +138,10 @@ const CHANGES: Record<string, Change> = {
     },
   },
   // --allow-empty and --allow-empty-message are hidden from `git commit -h`.
-  commit: { opts: { '--template': READ_FILE, '-F': READ_FILE, '--allow-empty': {}, '--allow-empty-message': {} }, check: (p, ctx) => all([reads(p.operands, ctx), pathspecFile('commit', p)]) },
+  commit: {
+    opts: { '--template': READ_FILE, '-F': READ_FILE, '--allow-empty': {}, '--allow-empty-message': {} },
+    check: (p, ctx) => all([reads(p.operands, ctx), pathspecFile('commit', p)]),
+  },
   'stash push': {
     check: (p, ctx) => {
       const d = all([reads(p.operands, ctx), pathspecFile('stash', p)]);
@@ -127,7 +156,11 @@ const CHANGES: Record<string, Change> = {
       if (p.operands.length < 2) return allowed;
       const sources = p.operands.slice(0, -1);
       // Like mv: every operand is written (the sources go away), each source is judged where it lands, a folder takes what it protects along.
-      return all([writes(p.operands, ctx), ctx.checkPlacement(sources, p.operands[p.operands.length - 1], { into: 'auto', moves: true }), ...sources.map((w) => ctx.checkTree(w, 'moving'))]);
+      return all([
+        writes(p.operands, ctx),
+        ctx.checkPlacement(sources, p.operands[p.operands.length - 1], { into: 'auto', moves: true }),
+        ...sources.map((w) => ctx.checkTree(w, 'moving')),
+      ]);
     },
   },
   checkout: { check: (p, ctx) => all([writes(p.operands, ctx), pathspecFile('checkout', p)]) },
@@ -147,7 +180,11 @@ const CHANGES: Record<string, Change> = {
   revert: { check: (p) => strategy('revert', p) },
   'format-patch': {
     family: LOG,
-    opts: { '-o': { v: true, e: 'write', why: '--output-directory writes the patches' }, '--signature-file': { v: true, e: 'read' }, '--description-file': { v: true, e: 'read' } },
+    opts: {
+      '-o': { v: true, e: 'write', why: '--output-directory writes the patches' },
+      '--signature-file': { v: true, e: 'read' },
+      '--description-file': { v: true, e: 'read' },
+    },
   },
   apply: {
     opts: { '--build-fake-ancestor': { v: true, e: 'write' } },
@@ -155,12 +192,17 @@ const CHANGES: Record<string, Change> = {
       const reads_ = reads(p.operands, ctx);
       const onlyReports = ['--stat', '--numstat', '--summary', '--check'].some((o) => p.opts.has(o)) && !p.opts.has('--apply');
       if (onlyReports) return reads_;
-      return strictest(reads_, unverifiable('apply', 'git apply writes the files the patch names, which devx does not read in advance; use edit_file, or run it yourself'));
+      return strictest(
+        reads_,
+        unverifiable('apply', 'git apply writes the files the patch names, which devx does not read in advance; use edit_file, or run it yourself'),
+      );
     },
   },
   am: {
     check: (p) =>
-      ['--abort', '--quit', '--show-current-patch'].some((o) => p.opts.has(o)) ? allowed : unverifiable('am', 'git am applies patches that name their own files, which devx does not read in advance'),
+      ['--abort', '--quit', '--show-current-patch'].some((o) => p.opts.has(o))
+        ? allowed
+        : unverifiable('am', 'git am applies patches that name their own files, which devx does not read in advance'),
   },
   'worktree add': { check: (p, ctx) => writes(p.operands.slice(0, 1), ctx) },
   'worktree move': { check: (p, ctx) => all([writes(p.operands.slice(1, 2), ctx), ...p.operands.slice(0, 1).map((w) => ctx.checkTree(w, 'moving'))]) },
@@ -181,7 +223,9 @@ const CHANGES: Record<string, Change> = {
 
 /** notes -C/-c copy any blob, whose id `git ls-tree` prints for every tracked file, denied ones included. */
 function reuse(sub: string, p: Parsed): PolicyDecision {
-  return p.opts.has('-C') || p.opts.has('-c') ? unverifiable(sub, `git ${sub} -C/-c copies a blob given by id, whose content devx cannot see in advance`) : allowed;
+  return p.opts.has('-C') || p.opts.has('-c')
+    ? unverifiable(sub, `git ${sub} -C/-c copies a blob given by id, whose content devx cannot see in advance`)
+    : allowed;
 }
 
 /** The generated options of a subcommand, with git's negations (`--no-x` for `--x`, `--x` for `--no-x`). */
@@ -217,13 +261,26 @@ function modelOf(key: string): Model {
   // In clone, -u is --upload-pack and -c is --config (in the table already as aliases); elsewhere they are harmless.
   for (const [name, spec] of Object.entries(c.opts ?? {})) mark(opts, name, spec);
   const sub = key.split(' ')[0];
-  m = { id: `git-${key.replace(' ', '-')}`, opts, operands: 'none', numeric: true, check: c.check ? (p, cmd, ctx) => c.check!(p, ctx, cmd) : undefined, base: () => change(sub) };
+  m = {
+    id: `git-${key.replace(' ', '-')}`,
+    opts,
+    operands: 'none',
+    numeric: true,
+    check: c.check ? (p, cmd, ctx) => c.check!(p, ctx, cmd) : undefined,
+    base: () => change(sub),
+  };
   models.set(key, m);
   return m;
 }
 
 /** Subcommands with subcommands of their own: the word that picks one, and the one taken when none is given. */
-const NESTED: Record<string, { default?: string }> = { stash: { default: 'push' }, worktree: {}, notes: { default: 'list' }, remote: {}, 'sparse-checkout': {} };
+const NESTED: Record<string, { default?: string }> = {
+  stash: { default: 'push' },
+  worktree: {},
+  notes: { default: 'list' },
+  remote: {},
+  'sparse-checkout': {},
+};
 
 /**
  * The decision for a changing git subcommand (`args` after the subcommand's name), or null when devx
@@ -236,7 +293,8 @@ export function gitChangeRule(subName: string, args: Word[], cmd: SimpleCommand,
     return change('bisect');
   }
   if (subName === 'maintenance') {
-    if (/^(start|stop|register|unregister)$/.test(args[0]?.text ?? '')) return DENY(`git maintenance ${args[0].text} schedules jobs in cron or systemd and edits your global git config`, 'command:system:git');
+    if (/^(start|stop|register|unregister)$/.test(args[0]?.text ?? ''))
+      return DENY(`git maintenance ${args[0].text} schedules jobs in cron or systemd and edits your global git config`, 'command:system:git');
     return unverifiable('maintenance', 'git maintenance runs tasks devx does not model');
   }
   if (subName === 'help') {

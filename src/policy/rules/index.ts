@@ -21,15 +21,155 @@ export type { RuleContext, SimpleCommand };
 
 type Rule = (cmd: SimpleCommand, ctx: RuleContext) => PolicyDecision;
 
-const NETWORK = ['curl', 'wget', 'nc', 'ncat', 'netcat', 'socat', 'ssh', 'scp', 'sftp', 'rsync', 'ftp', 'tftp', 'telnet', 'ping', 'ping6', 'dig', 'nslookup', 'host', 'traceroute', 'tracepath', 'mtr', 'whois', 'aria2c', 'http', 'https', 'lynx', 'links', 'w3m', 'nmap', 'openssl', 'gh', 'ngrok', 'tailscale',
+const NETWORK = [
+  'curl',
+  'wget',
+  'nc',
+  'ncat',
+  'netcat',
+  'socat',
+  'ssh',
+  'scp',
+  'sftp',
+  'rsync',
+  'ftp',
+  'tftp',
+  'telnet',
+  'ping',
+  'ping6',
+  'dig',
+  'nslookup',
+  'host',
+  'traceroute',
+  'tracepath',
+  'mtr',
+  'whois',
+  'aria2c',
+  'http',
+  'https',
+  'lynx',
+  'links',
+  'w3m',
+  'nmap',
+  'openssl',
+  'gh',
+  'ngrok',
+  'tailscale',
   // Cloud and forge clients: they reach their service with the credentials in the home folder (and print them: `aws configure get`).
   // Database clients reach a server, and each has a shell escape (psql and mysql: \\! cmd).
-  'psql', 'mysql', 'mariadb', 'mongo', 'mongosh', 'redis-cli', 'sqlcmd', 'cqlsh', 'clickhouse-client',
-  'aws', 'gcloud', 'gsutil', 'bq', 'az', 'doctl', 'heroku', 'flyctl', 'fly', 'vercel', 'netlify', 'firebase', 'oci', 'ibmcloud', 'hcloud', 'linode-cli', 'scw', 'glab', 'hub', 'helm', 'eksctl', 's3cmd', 'rclone'];
+  'psql',
+  'mysql',
+  'mariadb',
+  'mongo',
+  'mongosh',
+  'redis-cli',
+  'sqlcmd',
+  'cqlsh',
+  'clickhouse-client',
+  'aws',
+  'gcloud',
+  'gsutil',
+  'bq',
+  'az',
+  'doctl',
+  'heroku',
+  'flyctl',
+  'fly',
+  'vercel',
+  'netlify',
+  'firebase',
+  'oci',
+  'ibmcloud',
+  'hcloud',
+  'linode-cli',
+  'scw',
+  'glab',
+  'hub',
+  'helm',
+  'eksctl',
+  's3cmd',
+  'rclone',
+];
 /** Secret stores and key agents: what they print is the credentials the path policy keeps the model from reading. */
-const CREDENTIALS = ['gpg', 'gpg2', 'gpg-agent', 'gpgconf', 'pass', 'gopass', 'op', 'bw', 'lpass', 'keepassxc-cli', 'vault', 'secret-tool', 'security', 'keyctl', 'ssh-add', 'ssh-agent', 'ssh-keygen', 'kinit', 'klist', 'pinentry'];
+const CREDENTIALS = [
+  'gpg',
+  'gpg2',
+  'gpg-agent',
+  'gpgconf',
+  'pass',
+  'gopass',
+  'op',
+  'bw',
+  'lpass',
+  'keepassxc-cli',
+  'vault',
+  'secret-tool',
+  'security',
+  'keyctl',
+  'ssh-add',
+  'ssh-agent',
+  'ssh-keygen',
+  'kinit',
+  'klist',
+  'pinentry',
+];
 const PRIVILEGE = ['sudo', 'su', 'doas', 'pkexec', 'runuser', 'chroot', 'unshare', 'nsenter', 'setpriv', 'capsh', 'setcap'];
-const DESTRUCTIVE = ['mkfs', 'mke2fs', 'dd', 'shutdown', 'reboot', 'halt', 'poweroff', 'init', 'telinit', 'mount', 'umount', 'fdisk', 'sfdisk', 'parted', 'wipefs', 'shred', 'iptables', 'ip6tables', 'nft', 'systemctl', 'service', 'crontab', 'at', 'batch', 'useradd', 'userdel', 'usermod', 'passwd', 'chpasswd', 'groupadd', 'visudo', 'modprobe', 'insmod', 'rmmod', 'sysctl', 'swapoff', 'kill', 'pkill', 'killall', 'systemd-run', 'daemonize', 'start-stop-daemon', 'launchctl', 'apt', 'apt-get', 'dpkg', 'yum', 'dnf', 'pacman', 'brew', 'snap', 'docker', 'podman', 'kubectl'];
+const DESTRUCTIVE = [
+  'mkfs',
+  'mke2fs',
+  'dd',
+  'shutdown',
+  'reboot',
+  'halt',
+  'poweroff',
+  'init',
+  'telinit',
+  'mount',
+  'umount',
+  'fdisk',
+  'sfdisk',
+  'parted',
+  'wipefs',
+  'shred',
+  'iptables',
+  'ip6tables',
+  'nft',
+  'systemctl',
+  'service',
+  'crontab',
+  'at',
+  'batch',
+  'useradd',
+  'userdel',
+  'usermod',
+  'passwd',
+  'chpasswd',
+  'groupadd',
+  'visudo',
+  'modprobe',
+  'insmod',
+  'rmmod',
+  'sysctl',
+  'swapoff',
+  'kill',
+  'pkill',
+  'killall',
+  'systemd-run',
+  'daemonize',
+  'start-stop-daemon',
+  'launchctl',
+  'apt',
+  'apt-get',
+  'dpkg',
+  'yum',
+  'dnf',
+  'pacman',
+  'brew',
+  'snap',
+  'docker',
+  'podman',
+  'kubectl',
+];
 const SHELLS = ['bash', 'sh', 'zsh', 'dash', 'ksh', 'fish', 'csh', 'tcsh', 'busybox'];
 const ENV_DUMPS = ['printenv', 'set', 'export', 'declare', 'typeset', 'compgen'];
 const SHELL_BUILTINS_DENY = ['eval', 'exec', 'source', '.', 'builtin', 'enable', 'trap', 'alias', 'ulimit', 'history', 'fc'];
@@ -40,30 +180,59 @@ const DATA_ONLY = new Set(['echo', 'true', 'false', 'test', '[', 'expr', ':']);
 /** Editors run commands (vim -c ':!id', +cmd, -S script, ex mode reading its commands from stdin), and nobody
  * is at the keyboard to use one: they ask in the class yolo refuses; their command options are denied. */
 const EDITORS = ['vi', 'vim', 'nvim', 'view', 'vimdiff', 'gvim', 'ex', 'ed', 'red', 'nano', 'pico', 'micro', 'joe', 'kak', 'hx', 'mg', 'jed', 'ne', 'emacs'];
-const EDITOR = { why: 'editors run commands (vim -c, :!, ed and ex read commands from stdin), and nobody is at the keyboard; use edit_file', exec: /^(-c|--cmd|-S|-s|-u|-U|--remote.*|-e|-E|-es|-Es|-y)$|^\+(?!\d*$)/, unverifiable: true };
+const EDITOR = {
+  why: 'editors run commands (vim -c, :!, ed and ex read commands from stdin), and nobody is at the keyboard; use edit_file',
+  exec: /^(-c|--cmd|-S|-s|-u|-U|--remote.*|-e|-E|-es|-Es|-y)$|^\+(?!\d*$)/,
+  unverifiable: true,
+};
 /** Interpreters, pagers and editors: they can run anything, so they are never run without asking; their
  * program-running options are denied. */
 const ASK_ONLY: Record<string, { why: string; exec?: RegExp; unverifiable?: boolean }> = {
   less: { why: 'less is an interactive pager (it can run commands with !)', exec: /^(-k|--lesskey-file|--lesskey-src)/ },
   more: { why: 'more is an interactive pager (it can run commands with !)' },
   most: { why: 'most is an interactive pager' },
-  man: { why: 'man runs a pager and preprocessors', exec: /^(--html|-H|--pager|-P|--preprocessor|-p|--config-file|-C|--gxditview|-X|--troff-device|-T|--ditroff|-Z|--local-file|-l)/ },
+  man: {
+    why: 'man runs a pager and preprocessors',
+    exec: /^(--html|-H|--pager|-P|--preprocessor|-p|--config-file|-C|--gxditview|-X|--troff-device|-T|--ditroff|-Z|--local-file|-l)/,
+  },
   ...Object.fromEntries(EDITORS.map((e) => [e, EDITOR])),
   emacs: { ...EDITOR, exec: /^(--?eval|-l|--load|-f|--funcall|--?batch|--script|-x|-L|--directory|--execute)/ },
   // ack reads a project .ackrc, whose options run Perl (--output) or a pager; ugrep's config and --filter run commands.
-  ...Object.fromEntries(['ack', 'ack-grep', 'ugrep', 'ug'].map((n) => [n, { why: `${n} takes options from a config file in the project, which can run programs`, exec: /^--(pager|output|filter|ackrc|config)/, unverifiable: true }])),
-  ...Object.fromEntries(['sqlite3', 'sqlite', 'duckdb'].map((d) => [d, { why: `${d} runs SQL and dot-commands that read and write any file (.shell, writefile(), ATTACH, COPY) and load extensions`, unverifiable: true }])),
-  ps: { why: "ps shows other processes' command lines" }, lsof: { why: "lsof shows other processes' files" },
+  ...Object.fromEntries(
+    ['ack', 'ack-grep', 'ugrep', 'ug'].map((n) => [
+      n,
+      {
+        why: `${n} takes options from a config file in the project, which can run programs`,
+        exec: /^--(pager|output|filter|ackrc|config)/,
+        unverifiable: true,
+      },
+    ]),
+  ),
+  ...Object.fromEntries(
+    ['sqlite3', 'sqlite', 'duckdb'].map((d) => [
+      d,
+      { why: `${d} runs SQL and dot-commands that read and write any file (.shell, writefile(), ATTACH, COPY) and load extensions`, unverifiable: true },
+    ]),
+  ),
+  ps: { why: "ps shows other processes' command lines" },
+  lsof: { why: "lsof shows other processes' files" },
   coproc: { why: 'coproc runs a command in the background', exec: /./ },
   script: { why: 'script runs a shell', exec: /^(-c|--command)/ },
-  tmux: { why: 'tmux runs a shell', exec: /./ }, screen: { why: 'screen runs a shell', exec: /./ },
+  tmux: { why: 'tmux runs a shell', exec: /./ },
+  screen: { why: 'screen runs a shell', exec: /./ },
   expect: { why: 'expect runs scripts', exec: /^-c/ },
 };
 
 /** Commands devx runs without asking: each has a complete argument model (see kit.ts). */
 export const MODELS: Record<string, Model> = {
   ...READERS,
-  grep, egrep: { ...grep, id: 'egrep' }, fgrep: { ...grep, id: 'fgrep' }, rg, ag, fd, fdfind: { ...fd, id: 'fdfind' },
+  grep,
+  egrep: { ...grep, id: 'egrep' },
+  fgrep: { ...grep, id: 'fgrep' },
+  rg,
+  ag,
+  fd,
+  fdfind: { ...fd, id: 'fdfind' },
   sed,
 };
 
@@ -122,7 +291,8 @@ function wrapperOptions(cmd: SimpleCommand, ctx: RuleContext): PolicyDecision | 
         i++;
         continue;
       }
-      if (/^(-[a-zA-Z0-9]*S|--s[a-z-]*)/.test(t)) return DENY(`env ${t} runs a command line split from a string, which devx cannot judge in advance; write the command itself`, 'command:exec:env');
+      if (/^(-[a-zA-Z0-9]*S|--s[a-z-]*)/.test(t))
+        return DENY(`env ${t} runs a command line split from a string, which devx cannot judge in advance; write the command itself`, 'command:exec:env');
       return ASK(`env ${t} is not an option devx knows the effect of`, 'command:unknown-option:env');
     }
     if (TIME_FLAG.test(t)) continue;
@@ -202,7 +372,13 @@ function flockRule(c: SimpleCommand, ctx: RuleContext): PolicyDecision {
 
 const WRAPPERS: Record<string, Rule> = {
   env: (c, ctx) => nestedAfterOptions(c, ctx, ['-u', '--unset', '-C', '--chdir', '-S', '--split-string']),
-  xargs: (c, ctx) => nestedAfterOptions(c, ctx, ['-n', '-I', '-i', '-P', '-d', '-L', '-s', '-E', '-a', '--arg-file', '--delimiter', '--max-args', '--max-procs'], 'xargs builds arguments from its input, which cannot be checked in advance'),
+  xargs: (c, ctx) =>
+    nestedAfterOptions(
+      c,
+      ctx,
+      ['-n', '-I', '-i', '-P', '-d', '-L', '-s', '-E', '-a', '--arg-file', '--delimiter', '--max-args', '--max-procs'],
+      'xargs builds arguments from its input, which cannot be checked in advance',
+    ),
   timeout: (c, ctx) => nestedAfterOptions(c, ctx, ['-s', '--signal', '-k', '--kill-after']),
   nice: (c, ctx) => nestedAfterOptions(c, ctx, ['-n', '--adjustment']),
   ionice: (c, ctx) => nestedAfterOptions(c, ctx, ['-c', '-n', '-p']),
@@ -211,11 +387,13 @@ const WRAPPERS: Record<string, Rule> = {
   stdbuf: (c, ctx) => nestedAfterOptions(c, ctx, ['-i', '-o', '-e']),
   command: (c, ctx) => (hasOpt(c.args, ['-v', '-V']) ? ALLOW('looks up a command', 'command:read-only:command') : nestedAfterOptions(c, ctx, [])),
   // setsid takes what it runs out of the command's process group, beyond devx's reach once the command ends.
-  setsid: (c, ctx) => strictest(nestedAfterOptions(c, ctx, []), ASK('setsid detaches what it runs from the command, so it outlives it', 'command:unverifiable:setsid')),
+  setsid: (c, ctx) =>
+    strictest(nestedAfterOptions(c, ctx, []), ASK('setsid detaches what it runs from the command, so it outlives it', 'command:unverifiable:setsid')),
   flock: flockRule,
   // watch hands its arguments to sh -c as one string (unless -x), and it is a full-screen program besides.
   watch: () => DENY('watch runs its command through sh -c, which cannot be checked in advance; run the command itself', 'command:exec:watch'),
-  parallel: () => DENY('GNU parallel runs its command strings through a shell, which cannot be checked in advance; run the commands themselves', 'command:exec:parallel'),
+  parallel: () =>
+    DENY('GNU parallel runs its command strings through a shell, which cannot be checked in advance; run the commands themselves', 'command:exec:parallel'),
   chronic: (c, ctx) => nestedAfterOptions(c, ctx, []),
   unbuffer: (c, ctx) => nestedAfterOptions(c, ctx, []),
   strace: () => DENY('tracing tools can read other processes', 'command:privilege'),
@@ -237,17 +415,66 @@ export function decideSimpleCommand(c: SimpleCommand, ctx: RuleContext): PolicyD
   // A path outside the project may be where it writes (`csplit -f ../out`, `pandoc -o ../x.html`): a person
   // may approve that, no approval mode can.
   if (writes.decision === 'deny' && writes.rule === 'path:outside-root') {
-    return ASK(`${c.name} is not a known command, and an argument names a place outside the project, where it may write (${writes.reason})`, 'command:unverifiable:outside');
+    return ASK(
+      `${c.name} is not a known command, and an argument names a place outside the project, where it may write (${writes.reason})`,
+      'command:unverifiable:outside',
+    );
   }
   // An unknown program given the name of another one may run it, as env and xargs do (`taskset 1 sh -c id`):
   // a person may approve that, but no approval mode can, since what runs is not what was judged.
   const runs = c.args.find((a) => a.literal && PROGRAMS.has(base(a.text)));
-  return runs ? ASK(`${c.name} is not a known command, and its argument ${runs.text} names a program it may run, which devx cannot judge there`, 'command:unverifiable:wrapper') : d;
+  return runs
+    ? ASK(
+        `${c.name} is not a known command, and its argument ${runs.text} names a program it may run, which devx cannot judge there`,
+        'command:unverifiable:wrapper',
+      )
+    : d;
 }
 
 /** Programs whose name as an argument of an unknown command suggests that command runs them. */
 // Only names that are programs and rarely anything else: `terraform init` or `mytool set x` must not count.
-const PROGRAMS = new Set([...SHELLS, ...Object.keys(INTERPRETERS), 'python', 'python2', 'pypy', 'pypy3', 'sudo', 'su', 'doas', 'pkexec', 'curl', 'wget', 'nc', 'ncat', 'netcat', 'socat', 'ssh', 'scp', 'rsync', 'telnet', 'openssl', 'xargs', 'nohup', 'setsid', 'stdbuf', 'flock', 'strace', 'gdb', 'eval', 'exec', 'source', 'awk', 'gawk', 'sed', 'npx', 'rm', 'dd', 'vim', 'vi', 'less']);
+const PROGRAMS = new Set([
+  ...SHELLS,
+  ...Object.keys(INTERPRETERS),
+  'python',
+  'python2',
+  'pypy',
+  'pypy3',
+  'sudo',
+  'su',
+  'doas',
+  'pkexec',
+  'curl',
+  'wget',
+  'nc',
+  'ncat',
+  'netcat',
+  'socat',
+  'ssh',
+  'scp',
+  'rsync',
+  'telnet',
+  'openssl',
+  'xargs',
+  'nohup',
+  'setsid',
+  'stdbuf',
+  'flock',
+  'strace',
+  'gdb',
+  'eval',
+  'exec',
+  'source',
+  'awk',
+  'gawk',
+  'sed',
+  'npx',
+  'rm',
+  'dd',
+  'vim',
+  'vi',
+  'less',
+]);
 
 /** Commands whose arguments the rules already judge one by one (their asks are about something else). */
 const MODELED = new Set(['find', 'git', 'awk', 'gawk', 'mawk', 'nawk', 'busybox-awk', 'test', '[', '[[', ...Object.keys(MODELS)]);
@@ -271,7 +498,14 @@ function decideKnownOrAsk(c: SimpleCommand, ctx: RuleContext): PolicyDecision {
     return ASK(spec.why, spec.unverifiable ? `command:unverifiable:${name}` : `command:pager:${name}`);
   }
   if (name === 'tsc' && argv.includes('--noEmit') && !argv.some((a) => /^(--build|-b|--watch|-w|--generateTrace|--outFile|--outDir)/.test(a))) {
-    return strictest(ALLOW('tsc --noEmit only type-checks', 'command:read-only:tsc'), checkPathArgs(c.args.filter((a) => a.text !== '--noEmit'), 'read', ctx));
+    return strictest(
+      ALLOW('tsc --noEmit only type-checks', 'command:read-only:tsc'),
+      checkPathArgs(
+        c.args.filter((a) => a.text !== '--noEmit'),
+        'read',
+        ctx,
+      ),
+    );
   }
   if (NETWORK.includes(name)) return DENY(`${name} reaches the network`, 'command:network');
   if (CREDENTIALS.includes(name) || name.startsWith('git-credential')) return DENY(`${name} reads or manages your credentials`, 'command:credentials');
@@ -279,12 +513,14 @@ function decideKnownOrAsk(c: SimpleCommand, ctx: RuleContext): PolicyDecision {
   if (DESTRUCTIVE.includes(name) || /^mkfs\./.test(name)) return DENY(`${name} is a system-level or destructive operation`, 'command:destructive');
   if (SHELLS.includes(name)) {
     const script = scriptOf(c.args, INTERPRETER_VALUE_OPTS.shell);
-    if (!script || readsStdin(script.text) || c.args.some((a) => /^-[a-zA-Z]*c/.test(a.text) || a.text === '-s')) return DENY(`${name} -c and a shell reading stdin run arbitrary code`, 'command:inline-interpreter');
+    if (!script || readsStdin(script.text) || c.args.some((a) => /^-[a-zA-Z]*c/.test(a.text) || a.text === '-s'))
+      return DENY(`${name} -c and a shell reading stdin run arbitrary code`, 'command:inline-interpreter');
     return strictest(ASK(`${name} runs a shell script`, 'command:run-script:shell'), ctx.checkPath(script, 'read'));
   }
   if (SHELL_BUILTINS_DENY.includes(name)) return DENY(`${name} runs code that cannot be checked in advance`, 'command:inline-interpreter');
   if (ENV_DUMPS.includes(name)) {
-    if (name === 'printenv' || c.args.length === 0 || c.args.some((a) => a.text === '-p')) return DENY(`${name} prints the environment (secrets included)`, 'command:env-dump');
+    if (name === 'printenv' || c.args.length === 0 || c.args.some((a) => a.text === '-p'))
+      return DENY(`${name} prints the environment (secrets included)`, 'command:env-dump');
     return ASK(`${name} changes the shell environment`, 'command:shell-state');
   }
   if (WRAPPERS[name]) return WRAPPERS[name](c, ctx);
@@ -297,7 +533,8 @@ function decideKnownOrAsk(c: SimpleCommand, ctx: RuleContext): PolicyDecision {
     const modes = name === 'chmod' || name === 'chown' || name === 'chgrp';
     let d = strictest(ASK(`${name} changes files`, `command:write:${name}`), checkPathArgs(c.args, 'write', ctx, modes && !hasOpt(c.args, ['--reference'])));
     // chmod -R . reaches the project's .devx and .git as well.
-    if (modes && hasOpt(c.args, ['-R', '--recursive'])) for (const a of c.args.slice(1)) if (!a.text.startsWith('-')) d = strictest(d, ctx.checkTree(a, `${name} -R on`));
+    if (modes && hasOpt(c.args, ['-R', '--recursive']))
+      for (const a of c.args.slice(1)) if (!a.text.startsWith('-')) d = strictest(d, ctx.checkTree(a, `${name} -R on`));
     return d;
   }
   if (c.name.includes('/')) {
@@ -308,4 +545,3 @@ function decideKnownOrAsk(c: SimpleCommand, ctx: RuleContext): PolicyDecision {
     ? DENY(`${name} is not a known command, and this headless run has nobody to ask`, 'command:unknown:headless')
     : ASK(`${name} is not a known command`, 'command:unknown');
 }
-

@@ -8,7 +8,23 @@ const base = (name: string) => name.split('/').pop()!;
 
 /** Each interpreter's options that take code on the line (or load code from outside the script). */
 export const INTERPRETERS: Record<string, string[]> = {
-  node: ['-e', '--eval', '-p', '--print', '-r', '--require', '--import', '--loader', '--experimental-loader', '-i', '--interactive', '--inspect', '--inspect-brk', '--inspect-port', '--inspect-wait'],
+  node: [
+    '-e',
+    '--eval',
+    '-p',
+    '--print',
+    '-r',
+    '--require',
+    '--import',
+    '--loader',
+    '--experimental-loader',
+    '-i',
+    '--interactive',
+    '--inspect',
+    '--inspect-brk',
+    '--inspect-port',
+    '--inspect-wait',
+  ],
   nodejs: ['-e', '--eval', '-p', '--print'],
   deno: ['eval', 'repl'],
   bun: ['-e', '--eval', 'x'],
@@ -40,12 +56,14 @@ export function interpreterRule(c: SimpleCommand, ctx: RuleContext): PolicyDecis
   const mod = /^python/.test(name) ? a[a.indexOf('-m') + 1] : undefined;
   if (mod && a.includes('-m')) {
     if (PY_CODE_MODULES.test(mod)) return DENY(`python -m ${mod} runs code given on the line or read from stdin`, 'command:inline-interpreter');
-    if (PY_NET_MODULES.test(mod) || (mod === 'pydoc' && a.some((x) => /^-[pbn]/.test(x)))) return DENY(`python -m ${mod} opens a server, a connection or a browser`, 'command:network');
+    if (PY_NET_MODULES.test(mod) || (mod === 'pydoc' && a.some((x) => /^-[pbn]/.test(x))))
+      return DENY(`python -m ${mod} opens a server, a connection or a browser`, 'command:network');
   }
   const family = /^python/.test(name) ? 'python' : name === 'nodejs' ? 'node' : name;
   const module = /^python/.test(name) && a.includes('-m');
   const script = module ? null : scriptOf(c.args, INTERPRETER_VALUE_OPTS[family] ?? []);
-  if (!module && (!script || readsStdin(script.text))) return DENY(`${name} without a script file reads its program from stdin (or runs interactively)`, 'command:inline-interpreter');
+  if (!module && (!script || readsStdin(script.text)))
+    return DENY(`${name} without a script file reads its program from stdin (or runs interactively)`, 'command:inline-interpreter');
   const paths = script ? ctx.checkPath(script, 'read') : ALLOW('', '');
   return strictest(ASK(`${name} runs a program from the project`, `command:run-script:${name}`), paths);
 }

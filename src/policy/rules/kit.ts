@@ -248,7 +248,10 @@ export function evaluate(m: Model, cmd: SimpleCommand, ctx: RuleContext): Policy
     if (x) d = strictest(d, x);
   }
   if (p.unknown.length) {
-    d = strictest(d, ASK(`${m.id}: option ${p.unknown.join(', ')} is not in devx's model of ${m.id}, so its effect is unknown`, `command:unknown-option:${m.id}`));
+    d = strictest(
+      d,
+      ASK(`${m.id}: option ${p.unknown.join(', ')} is not in devx's model of ${m.id}, so its effect is unknown`, `command:unknown-option:${m.id}`),
+    );
   }
   if (m.base) {
     const b = m.base(p, cmd);

@@ -207,7 +207,20 @@ export const sed: Model = {
   opts: {
     '--help': {},
     '--version': {},
-    ...flags('nErsuzb', '--quiet', '--silent', '--regexp-extended', '--separate', '--unbuffered', '--null-data', '--posix', '--debug', '--sandbox', '--follow-symlinks', '--binary'),
+    ...flags(
+      'nErsuzb',
+      '--quiet',
+      '--silent',
+      '--regexp-extended',
+      '--separate',
+      '--unbuffered',
+      '--null-data',
+      '--posix',
+      '--debug',
+      '--sandbox',
+      '--follow-symlinks',
+      '--binary',
+    ),
     '-e|--expression': { v: true },
     '-f|--file': { v: true, e: 'read', why: '-f reads a script file' },
     '-l|--line-length': { v: true },
@@ -235,7 +248,12 @@ export const sed: Model = {
       }
       const sc = parseSedScript(w.text);
       if (sc.exec) add(DENY('the sed script runs a program (the e command or the s///e flag)', 'command:exec:sed'));
-      for (const f of sc.writes) add(f === '/dev/stdout' || f === '/dev/stderr' ? decideEffect('sed', 'none', undefined, 'w to stdout', ctx) : decideEffect('sed', 'write', word(w, f), `the script's w command`, ctx));
+      for (const f of sc.writes)
+        add(
+          f === '/dev/stdout' || f === '/dev/stderr'
+            ? decideEffect('sed', 'none', undefined, 'w to stdout', ctx)
+            : decideEffect('sed', 'write', word(w, f), `the script's w command`, ctx),
+        );
       for (const f of sc.reads) add(decideEffect('sed', 'read', word(w, f), `the script's r command`, ctx));
       if (sc.unknown) add(ASK(`the sed script uses ${sc.unknown}, which devx does not model`, 'command:unknown-option:sed'));
     }

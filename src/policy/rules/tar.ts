@@ -23,29 +23,152 @@ const TAR_MODES = ['-c', '-x', '-t', '-r', '-u', '-A', '-d', '--delete', '--test
 const tarModel: Model = {
   id: 'tar',
   opts: {
-    '-c|--create': {}, '-x|--extract|--get': {}, '-t|--list': {}, '-r|--append': {}, '-u|--update': {}, '-A|--catenate|--concatenate': {}, '-d|--diff|--compare': {}, '--delete': {}, '--test-label': {},
-    '-f|--file': { v: true }, '-C|--directory': { v: true },
-    '-O|--to-stdout': {}, '-P|--absolute-names': {},
-    ...flags('vzjJapkUhmWSlsBiGMwR', '--verbose', '--gzip', '--gunzip', '--ungzip', '--bzip2', '--xz', '--zstd', '--lzma', '--lzip', '--lzop', '--auto-compress', '--preserve-permissions', '--same-permissions', '--keep-old-files', '--keep-newer-files', '--skip-old-files', '--overwrite', '--unlink-first', '--dereference', '--touch', '--verify', '--sparse', '--check-links', '--preserve-order', '--same-order', '--read-full-records', '--ignore-zeros', '--incremental', '--multi-volume', '--interactive', '--confirmation', '--block-number'),
-    ...flags('', '--null', '--no-null', '--no-recursion', '--recursion', '--numeric-owner', '--no-same-owner', '--same-owner', '--no-same-permissions', '--exclude-vcs', '--exclude-vcs-ignores', '--exclude-caches', '--exclude-caches-all', '--exclude-backups', '--totals', '--wildcards', '--no-wildcards', '--anchored', '--no-anchored', '--ignore-case', '--no-ignore-case', '--force-local', '--remove-files', '--one-file-system', '--show-transformed-names', '--full-time', '--utc', '--xattrs', '--no-xattrs', '--acls', '--no-acls', '--selinux', '--no-selinux', '--posix', '--ignore-failed-read', '--no-overwrite-dir', '--keep-directory-symlink', '--delay-directory-restore', '--no-delay-directory-restore', '--restrict', '--show-omitted-dirs', '--no-auto-compress'),
-    ...values('--exclude', '--strip-components', '--transform|--xform', '--owner', '--group', '--mode', '--mtime', '--sort', '-b|--blocking-factor', '-H|--format', '--warning', '-N|--newer|--after-date', '--newer-mtime', '--level', '-V|--label', '--suffix', '--exclude-tag', '--exclude-tag-all', '--exclude-tag-under', '--quoting-style', '-L|--tape-length', '--hole-detection', '--record-size', '-K|--starting-file'),
-    '--checkpoint': { v: 'attached' }, '--backup': { v: 'attached' }, '--occurrence': { v: 'attached' }, '--one-top-level': { v: 'attached' },
+    '-c|--create': {},
+    '-x|--extract|--get': {},
+    '-t|--list': {},
+    '-r|--append': {},
+    '-u|--update': {},
+    '-A|--catenate|--concatenate': {},
+    '-d|--diff|--compare': {},
+    '--delete': {},
+    '--test-label': {},
+    '-f|--file': { v: true },
+    '-C|--directory': { v: true },
+    '-O|--to-stdout': {},
+    '-P|--absolute-names': {},
+    ...flags(
+      'vzjJapkUhmWSlsBiGMwR',
+      '--verbose',
+      '--gzip',
+      '--gunzip',
+      '--ungzip',
+      '--bzip2',
+      '--xz',
+      '--zstd',
+      '--lzma',
+      '--lzip',
+      '--lzop',
+      '--auto-compress',
+      '--preserve-permissions',
+      '--same-permissions',
+      '--keep-old-files',
+      '--keep-newer-files',
+      '--skip-old-files',
+      '--overwrite',
+      '--unlink-first',
+      '--dereference',
+      '--touch',
+      '--verify',
+      '--sparse',
+      '--check-links',
+      '--preserve-order',
+      '--same-order',
+      '--read-full-records',
+      '--ignore-zeros',
+      '--incremental',
+      '--multi-volume',
+      '--interactive',
+      '--confirmation',
+      '--block-number',
+    ),
+    ...flags(
+      '',
+      '--null',
+      '--no-null',
+      '--no-recursion',
+      '--recursion',
+      '--numeric-owner',
+      '--no-same-owner',
+      '--same-owner',
+      '--no-same-permissions',
+      '--exclude-vcs',
+      '--exclude-vcs-ignores',
+      '--exclude-caches',
+      '--exclude-caches-all',
+      '--exclude-backups',
+      '--totals',
+      '--wildcards',
+      '--no-wildcards',
+      '--anchored',
+      '--no-anchored',
+      '--ignore-case',
+      '--no-ignore-case',
+      '--force-local',
+      '--remove-files',
+      '--one-file-system',
+      '--show-transformed-names',
+      '--full-time',
+      '--utc',
+      '--xattrs',
+      '--no-xattrs',
+      '--acls',
+      '--no-acls',
+      '--selinux',
+      '--no-selinux',
+      '--posix',
+      '--ignore-failed-read',
+      '--no-overwrite-dir',
+      '--keep-directory-symlink',
+      '--delay-directory-restore',
+      '--no-delay-directory-restore',
+      '--restrict',
+      '--show-omitted-dirs',
+      '--no-auto-compress',
+    ),
+    ...values(
+      '--exclude',
+      '--strip-components',
+      '--transform|--xform',
+      '--owner',
+      '--group',
+      '--mode',
+      '--mtime',
+      '--sort',
+      '-b|--blocking-factor',
+      '-H|--format',
+      '--warning',
+      '-N|--newer|--after-date',
+      '--newer-mtime',
+      '--level',
+      '-V|--label',
+      '--suffix',
+      '--exclude-tag',
+      '--exclude-tag-all',
+      '--exclude-tag-under',
+      '--quoting-style',
+      '-L|--tape-length',
+      '--hole-detection',
+      '--record-size',
+      '-K|--starting-file',
+    ),
+    '--checkpoint': { v: 'attached' },
+    '--backup': { v: 'attached' },
+    '--occurrence': { v: 'attached' },
+    '--one-top-level': { v: 'attached' },
     '-X|--exclude-from': READ,
     '-T|--files-from': { v: true, e: 'lread', why: '--files-from' },
-    '-g|--listed-incremental': WRITE, '--index-file': WRITE, '--volno-file': WRITE,
-    '--to-command': { ...EXEC, why: '--to-command' }, '--checkpoint-action': { ...EXEC, why: '--checkpoint-action' }, '-I|--use-compress-program': { ...EXEC, why: '--use-compress-program' },
-    '--rsh-command': { ...EXEC, why: '--rsh-command' }, '--rmt-command': { ...EXEC, why: '--rmt-command' }, '-F|--info-script|--new-volume-script': { ...EXEC, why: '--info-script' },
+    '-g|--listed-incremental': WRITE,
+    '--index-file': WRITE,
+    '--volno-file': WRITE,
+    '--to-command': { ...EXEC, why: '--to-command' },
+    '--checkpoint-action': { ...EXEC, why: '--checkpoint-action' },
+    '-I|--use-compress-program': { ...EXEC, why: '--use-compress-program' },
+    '--rsh-command': { ...EXEC, why: '--rsh-command' },
+    '--rmt-command': { ...EXEC, why: '--rmt-command' },
+    '-F|--info-script|--new-volume-script': { ...EXEC, why: '--info-script' },
   },
   check: (p, _c, ctx) => {
     const modes = TAR_MODES.filter((m) => p.opts.has(m));
-    if (modes.length !== 1) return ASK(`tar needs exactly one of -c, -x, -t, -r, -u, -A, -d (found ${modes.join(' ') || 'none'})`, 'command:unknown-option:tar');
+    if (modes.length !== 1)
+      return ASK(`tar needs exactly one of -c, -x, -t, -r, -u, -A, -d (found ${modes.join(' ') || 'none'})`, 'command:unknown-option:tar');
     const mode = modes[0];
     const creates = ['-c', '-r', '-u', '-A', '--delete'].includes(mode);
     const extracts = mode === '-x' && !p.opts.has('-O');
     const ds: PolicyDecision[] = [];
     for (const f of p.values.get('-f') ?? []) {
       // A name with a colon before any slash is a remote archive, reached over rsh/ssh.
-      if (/^[^/]*:/.test(f.text) && !p.opts.has('--force-local')) ds.push(DENY(`tar -f ${f.text} names a remote archive (host:file), which tar reaches over the network`, 'command:network:tar'));
+      if (/^[^/]*:/.test(f.text) && !p.opts.has('--force-local'))
+        ds.push(DENY(`tar -f ${f.text} names a remote archive (host:file), which tar reaches over the network`, 'command:network:tar'));
       else if (f.text !== '-') ds.push(ctx.checkPath(f, creates ? 'write' : 'read'));
     }
     const dirs = p.values.get('-C') ?? [];
@@ -57,7 +180,10 @@ const tarModel: Model = {
       for (const w of p.operands) ds.push(ctx.checkPath(under(w), 'read'), ctx.checkRecursive(under(w)));
       if (p.opts.has('--remove-files')) for (const w of p.operands) ds.push(ctx.checkPath(under(w), 'write'), ctx.checkTree(under(w), 'removing'));
     }
-    if (extracts) ds.push(unverifiable('tar-extract', 'tar -x writes the files the archive names, and where it says; devx cannot see them in advance (tar -tf lists them)'));
+    if (extracts)
+      ds.push(
+        unverifiable('tar-extract', 'tar -x writes the files the archive names, and where it says; devx cannot see them in advance (tar -tf lists them)'),
+      );
     return all(ds);
   },
   base: (p) => (p.opts.has('-t') || p.opts.has('-d') || (p.opts.has('-x') && p.opts.has('-O')) ? null : ASK('tar writes files', 'command:write:tar')),
@@ -66,4 +192,3 @@ const tarModel: Model = {
 export function tarRule(c: SimpleCommand, ctx: RuleContext): PolicyDecision {
   return evaluate(tarModel, { ...c, args: tarOldStyle(c.args) }, ctx);
 }
-

@@ -22,14 +22,30 @@ export function decideTestExpression(words: Word[], double: boolean): PolicyDeci
     if (NAME_TESTS.has(w.text)) {
       const name = words[i + 1];
       if (!name) continue;
-      if (name.literal && name.text.includes('[') && !/^\w+\[\d+\]$/.test(name.text)) return DENY(`${id} ${w.text} ${name.text}: bash evaluates the subscript as arithmetic, which runs any $(...) in it`, 'command:exec:test');
-      if (!name.literal) d = strictest(d, ASK(`${id} ${w.text} ${name.text}: the name is only known at run time, and a subscript in it would run as code`, 'command:computed-argument'));
+      if (name.literal && name.text.includes('[') && !/^\w+\[\d+\]$/.test(name.text))
+        return DENY(`${id} ${w.text} ${name.text}: bash evaluates the subscript as arithmetic, which runs any $(...) in it`, 'command:exec:test');
+      if (!name.literal)
+        d = strictest(
+          d,
+          ASK(`${id} ${w.text} ${name.text}: the name is only known at run time, and a subscript in it would run as code`, 'command:computed-argument'),
+        );
     }
     if (double && ARITHMETIC.has(w.text)) {
       for (const operand of [words[i - 1], words[i + 1]]) {
         if (!operand) continue;
-        if (!operand.literal) d = strictest(d, ASK(`[[ ... ${w.text} ... ]] evaluates ${operand.text} as arithmetic at run time, where a subscript would run as code; compare with [ ] or test`, 'command:computed-argument'));
-        else if (!INTEGER.test(operand.text)) return DENY(`[[ ... ${w.text} ... ]] evaluates ${JSON.stringify(operand.text)} as arithmetic, which can run code; compare numbers only`, 'command:exec:test');
+        if (!operand.literal)
+          d = strictest(
+            d,
+            ASK(
+              `[[ ... ${w.text} ... ]] evaluates ${operand.text} as arithmetic at run time, where a subscript would run as code; compare with [ ] or test`,
+              'command:computed-argument',
+            ),
+          );
+        else if (!INTEGER.test(operand.text))
+          return DENY(
+            `[[ ... ${w.text} ... ]] evaluates ${JSON.stringify(operand.text)} as arithmetic, which can run code; compare numbers only`,
+            'command:exec:test',
+          );
       }
     }
   }

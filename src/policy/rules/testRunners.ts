@@ -42,7 +42,11 @@ function dangerousOption(name: string, args: string[]): PolicyDecision | null {
   for (const a of args) {
     if (a === '--') break;
     const long = /^--([a-z][a-z-]*)(=|$)/.exec(a)?.[1];
-    if (long && names.some((n) => n.startsWith(long) && long.length >= 2)) return DENY(`${name} ${a} (an abbreviation of --${names.find((n) => n.startsWith(long))}) makes it run another program or use other configuration`, `command:exec:${name}`);
+    if (long && names.some((n) => n.startsWith(long) && long.length >= 2))
+      return DENY(
+        `${name} ${a} (an abbreviation of --${names.find((n) => n.startsWith(long))}) makes it run another program or use other configuration`,
+        `command:exec:${name}`,
+      );
     if (re && re.test(a)) return DENY(`${name} ${a} makes it run another program or use other configuration`, `command:exec:${name}`);
     if (NETWORK_OPTIONS.test(a)) return DENY(`${name} ${a} points it at another server`, `command:network:${name}`);
   }
@@ -61,7 +65,28 @@ export function testRunnerRule(argv: string[], ctx: RuleContext): PolicyDecision
 export const PACKAGE_MANAGERS = ['npm', 'yarn', 'pnpm', 'npx', 'pip', 'pip3', 'cargo', 'go', 'bun', 'make'];
 
 /** Subcommands that use or print the user's registry credentials (npm token list, yarn npm login, cargo publish, pip config). */
-const CREDENTIAL_SUBS = new Set(['token', 'login', 'logout', 'adduser', 'add-user', 'publish', 'unpublish', 'owner', 'access', 'profile', 'whoami', 'team', 'org', 'deprecate', 'dist-tag', 'star', 'unstar', 'hook', 'yank', 'config']);
+const CREDENTIAL_SUBS = new Set([
+  'token',
+  'login',
+  'logout',
+  'adduser',
+  'add-user',
+  'publish',
+  'unpublish',
+  'owner',
+  'access',
+  'profile',
+  'whoami',
+  'team',
+  'org',
+  'deprecate',
+  'dist-tag',
+  'star',
+  'unstar',
+  'hook',
+  'yank',
+  'config',
+]);
 
 export function packageManagerRule(c: SimpleCommand, argv: string[]): PolicyDecision {
   const name = argv[0];
@@ -72,13 +97,21 @@ export function packageManagerRule(c: SimpleCommand, argv: string[]): PolicyDeci
   // `yarn npm login`: yarn's npm subcommands.
   const credential = [words[0], words[0] === 'npm' ? words[1] : undefined].find((w) => w !== undefined && CREDENTIAL_SUBS.has(w));
   if (credential && !['make', 'go', 'npx'].includes(name)) return DENY(`${name} ${credential} uses or prints your registry credentials`, 'command:credentials');
-  if (name === 'make') return ASK('make runs the project\'s build rules', 'command:package-manager');
+  if (name === 'make') return ASK("make runs the project's build rules", 'command:package-manager');
   // npx, npm exec, yarn/pnpm dlx and exec run whatever program they are given (`npm exec -- bash -c ...`).
   if (name === 'npx' || (['npm', 'yarn', 'pnpm', 'bun'].includes(name) && ['exec', 'x', 'dlx'].includes(words[0] ?? ''))) {
-    return ASK(`${name} ${name === 'npx' ? '' : `${words[0]} `}runs any program it is given, which devx cannot judge in advance`, 'command:unverifiable:package-exec');
+    return ASK(
+      `${name} ${name === 'npx' ? '' : `${words[0]} `}runs any program it is given, which devx cannot judge in advance`,
+      'command:unverifiable:package-exec',
+    );
   }
-  if (['--version', '-v', 'version'].includes(sub) && argv.length === 2 && name !== 'npx') return ALLOW(`${name} ${sub} prints its version`, `command:read-only:${name}`);
-  if (['ls', 'list', 'outdated', 'why', 'view', 'info'].includes(sub) && name !== 'npx' && argv.slice(2).every((a) => /^(-[a-z]|--(all|depth=\d+|json|long|parseable|prod|production|dev|omit=\w+|link|global|-g))$/.test(a) || !a.startsWith('-'))) {
+  if (['--version', '-v', 'version'].includes(sub) && argv.length === 2 && name !== 'npx')
+    return ALLOW(`${name} ${sub} prints its version`, `command:read-only:${name}`);
+  if (
+    ['ls', 'list', 'outdated', 'why', 'view', 'info'].includes(sub) &&
+    name !== 'npx' &&
+    argv.slice(2).every((a) => /^(-[a-z]|--(all|depth=\d+|json|long|parseable|prod|production|dev|omit=\w+|link|global|-g))$/.test(a) || !a.startsWith('-'))
+  ) {
     return sub === 'outdated' || sub === 'view' || sub === 'info'
       ? ASK(`${name} ${sub} contacts the registry`, 'command:package-manager')
       : ALLOW(`${name} ${sub} only reads`, `command:read-only:${name}`);

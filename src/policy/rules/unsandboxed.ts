@@ -16,7 +16,8 @@ interface Small {
 }
 
 const NUM = /^\d+$/;
-const GIT_LOGISH = /^(--stat|--numstat|--shortstat|--name-only|--name-status|--oneline|--cached|--staged|-p|--patch|--no-patch|-s|-U\d+|--unified=\d+|--no-color|--color=never|-\d+|--max-count=\d+|--graph|--decorate|--no-decorate|--all|--reverse|--follow|--no-ext-diff|--no-textconv|-w|--ignore-all-space|-b|--ignore-space-change|--word-diff|--summary|--since=.+|--until=.+|--after=.+|--before=.+|--author=.+|--grep=.+|--first-parent|--no-merges|--merges|--abbrev-commit|--relative-date|--date=[a-z-]+|--format=[^%]*(%[a-zA-Z]{1,2}[^%]*)*|--pretty=(oneline|short|medium|full|fuller|raw|format:[^%]*(%[a-zA-Z]{1,2}[^%]*)*)|--)$/;
+const GIT_LOGISH =
+  /^(--stat|--numstat|--shortstat|--name-only|--name-status|--oneline|--cached|--staged|-p|--patch|--no-patch|-s|-U\d+|--unified=\d+|--no-color|--color=never|-\d+|--max-count=\d+|--graph|--decorate|--no-decorate|--all|--reverse|--follow|--no-ext-diff|--no-textconv|-w|--ignore-all-space|-b|--ignore-space-change|--word-diff|--summary|--since=.+|--until=.+|--after=.+|--before=.+|--author=.+|--grep=.+|--first-parent|--no-merges|--merges|--abbrev-commit|--relative-date|--date=[a-z-]+|--format=[^%]*(%[a-zA-Z]{1,2}[^%]*)*|--pretty=(oneline|short|medium|full|fuller|raw|format:[^%]*(%[a-zA-Z]{1,2}[^%]*)*)|--)$/;
 
 export const SMALL: Record<string, Small> = {
   ls: { opts: /^(--color=never|--all|--almost-all|--human-readable|--reverse|--directory|--classify|--)$/, letters: 'laAhtrSd1FpiRnogGc' },
@@ -74,7 +75,10 @@ export const SMALL: Record<string, Small> = {
 export function runsUnsandboxed(cmd: SimpleCommand): boolean {
   const spec = SMALL[cmd.name];
   if (!spec) return false;
-  return fits(spec, cmd.args.map((a) => a.text));
+  return fits(
+    spec,
+    cmd.args.map((a) => a.text),
+  );
 }
 
 function fits(spec: Small, words: string[]): boolean {

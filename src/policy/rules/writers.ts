@@ -4,7 +4,21 @@
 // or renamed folder takes what it protects with it (`rm -r .`, `mv .git g`), and archives and diffs
 // name their own targets, which nobody sees in advance (tar -x, unzip, patch, cpio).
 import type { Word } from '../shellWords.js';
-import { allOf, evaluate, flags, unverifiable, values, word, EXEC, NOTHING_MORE, WRITE, type Model, type Parsed, type RuleContext, type SimpleCommand } from './kit.js';
+import {
+  allOf,
+  evaluate,
+  flags,
+  unverifiable,
+  values,
+  word,
+  EXEC,
+  NOTHING_MORE,
+  WRITE,
+  type Model,
+  type Parsed,
+  type RuleContext,
+  type SimpleCommand,
+} from './kit.js';
 import { tarRule } from './tar.js';
 import { ASK, DENY, strictest, type PolicyDecision } from '../types.js';
 
@@ -52,7 +66,14 @@ const COMMON_MOVE = {
 
 const rm: Model = {
   id: 'rm',
-  opts: { ...flags('fiId', '--force', '--one-file-system', '--dir'), '-r|-R|--recursive': {}, '-v|--verbose': {}, '--interactive': { v: 'attached' }, '--preserve-root': { v: 'attached' }, '--no-preserve-root': { e: 'system', why: '--no-preserve-root' } },
+  opts: {
+    ...flags('fiId', '--force', '--one-file-system', '--dir'),
+    '-r|-R|--recursive': {},
+    '-v|--verbose': {},
+    '--interactive': { v: 'attached' },
+    '--preserve-root': { v: 'attached' },
+    '--no-preserve-root': { e: 'system', why: '--no-preserve-root' },
+  },
   operands: 'write',
   check: (p, _c, ctx) => (p.opts.has('-r') ? all(p.operands.map((w) => ctx.checkTree(w, 'removing'))) : null),
   base: () => ASK('rm deletes files', 'command:write:rm'),
@@ -97,7 +118,10 @@ const cp: Model = {
     const recursive = p.opts.has('-r') || p.opts.has('-a');
     const { sources, dest } = sourcesAndDest(ops, p);
     // A folder copied whole is read whole: the denied files inside it would be copied under readable names.
-    return [...sources.map((word) => ({ word, effect: recursive ? ('rread' as const) : ('read' as const) })), ...dest.map((word) => ({ word, effect: 'write' as const }))];
+    return [
+      ...sources.map((word) => ({ word, effect: recursive ? ('rread' as const) : ('read' as const) })),
+      ...dest.map((word) => ({ word, effect: 'write' as const })),
+    ];
   },
   check: (p, _c, ctx) => all([placement(p, ctx, { parents: p.opts.has('--parents') }), suffixCheck(p, 'cp') ?? allowed]),
   base: () => ASK('cp copies files', 'command:write:cp'),
@@ -105,7 +129,15 @@ const cp: Model = {
 
 const ln: Model = {
   id: 'ln',
-  opts: { ...COMMON_MOVE, '-d|-F|--directory': {}, '-L|--logical': {}, '-n|--no-dereference': {}, '-P|--physical': {}, '-r|--relative': {}, '-s|--symbolic': {} },
+  opts: {
+    ...COMMON_MOVE,
+    '-d|-F|--directory': {},
+    '-L|--logical': {},
+    '-n|--no-dereference': {},
+    '-P|--physical': {},
+    '-r|--relative': {},
+    '-s|--symbolic': {},
+  },
   operands: 'write',
   check: (p, _c, ctx) => all([placement(p, ctx), suffixCheck(p, 'ln') ?? allowed]),
   base: () => ASK('ln makes links', 'command:write:ln'),
@@ -152,12 +184,15 @@ const split: Model = {
   // The output files are the prefix plus a suffix: `aa` stands for them all.
   operands: (ops, p) => [
     ...ops.slice(0, 1).map((word) => ({ word, effect: 'read' as const })),
-    ...ops.slice(1, 2).map((w) => ({ word: word(w, `${w.text}aa${p.values.get('--additional-suffix')?.at(-1)?.text ?? ''}`), effect: 'write' as const, why: 'output prefix' })),
+    ...ops
+      .slice(1, 2)
+      .map((w) => ({ word: word(w, `${w.text}aa${p.values.get('--additional-suffix')?.at(-1)?.text ?? ''}`), effect: 'write' as const, why: 'output prefix' })),
   ],
   base: (p) => {
     if (p.operands.length > 2) return ASK('split takes at most an input and a prefix', 'command:unknown-option:split');
     // The suffixes run through the alphabet: a prefix `.e` reaches `.env` at the suffix `nv`.
-    if (/(^|\/)\.[^/]*$/.test(p.operands[1]?.text ?? '')) return unverifiable('split', `split's output names start with ${p.operands[1].text}, and with their suffixes they can spell a protected name`);
+    if (/(^|\/)\.[^/]*$/.test(p.operands[1]?.text ?? ''))
+      return unverifiable('split', `split's output names start with ${p.operands[1].text}, and with their suffixes they can spell a protected name`);
     return ASK('split writes files', 'command:write:split');
   },
 };
@@ -168,8 +203,10 @@ const clusters = (args: Word[]) => args.filter((a) => /^-[A-Za-z0-9@$:^]+$/.test
 function zipRule(c: SimpleCommand, ctx: RuleContext): PolicyDecision {
   const ds: PolicyDecision[] = [ASK('zip writes an archive', 'command:write:zip')];
   const args = c.args;
-  if (args.some((a) => /^(-TT|--unzip-command)(=|$)/.test(a.text))) return DENY('zip -TT (--unzip-command) runs another program, which cannot be checked in advance', 'command:exec:zip');
-  if (args.some((a) => a.text === '-@' || a.text === '--names-stdin')) ds.push(unverifiable('zip', 'zip -@ takes the file names from stdin, which cannot be checked in advance'));
+  if (args.some((a) => /^(-TT|--unzip-command)(=|$)/.test(a.text)))
+    return DENY('zip -TT (--unzip-command) runs another program, which cannot be checked in advance', 'command:exec:zip');
+  if (args.some((a) => a.text === '-@' || a.text === '--names-stdin'))
+    ds.push(unverifiable('zip', 'zip -@ takes the file names from stdin, which cannot be checked in advance'));
   const cs = clusters(args);
   const recursive = cs.some((x) => /[rR]/.test(x)) || args.some((a) => /^--recurse-(paths|patterns)$/.test(a.text));
   const moves = cs.some((x) => x.includes('m')) || args.some((a) => a.text === '--move');
@@ -255,11 +292,17 @@ function patchRule(c: SimpleCommand, ctx: RuleContext): PolicyDecision {
   const paths = all(
     c.args.map((a, i) => {
       const prev = c.args[i - 1]?.text;
-      if (a.text.startsWith('-') || (prev && /^(-p|-F|--fuzz|-V|--version-control|-z|--suffix|-B|--prefix|-Y|--basename-prefix|-g|--get|--quoting-style|-D|--ifdef)$/.test(prev))) return allowed;
+      if (
+        a.text.startsWith('-') ||
+        (prev && /^(-p|-F|--fuzz|-V|--version-control|-z|--suffix|-B|--prefix|-Y|--basename-prefix|-g|--get|--quoting-style|-D|--ifdef)$/.test(prev))
+      )
+        return allowed;
       return ctx.checkPath(a, 'write');
     }),
   );
-  const why = dry ? ASK('patch checks a diff', 'command:write:patch') : unverifiable('patch', 'patch changes the files its diff names, which devx cannot see in advance');
+  const why = dry
+    ? ASK('patch checks a diff', 'command:write:patch')
+    : unverifiable('patch', 'patch changes the files its diff names, which devx cannot see in advance');
   return strictest(why, paths);
 }
 
@@ -271,7 +314,12 @@ function archiveRule(c: SimpleCommand, ctx: RuleContext): PolicyDecision {
   const words = c.args.filter((a) => !a.text.startsWith('-') || (name === 'ar' || name === 'jar' ? /^-[a-z]+$/.test(a.text) : false));
   const key = words[0]?.text ?? '';
   const list = LISTS[name];
-  const reads = all(c.args.filter((a) => !a.text.startsWith('-')).slice(1).map((a) => ctx.checkPath(a, 'read')));
+  const reads = all(
+    c.args
+      .filter((a) => !a.text.startsWith('-'))
+      .slice(1)
+      .map((a) => ctx.checkPath(a, 'read')),
+  );
   if (list && list.test(key)) return strictest(ASK(`${c.name} lists an archive`, `command:write:${name}`), reads);
   return strictest(unverifiable(name, `${c.name} ${key} writes what the archive or the tree names, which devx cannot see in advance (list it first)`), reads);
 }
@@ -287,7 +335,12 @@ export const WRITER_RULES: Record<string, (c: SimpleCommand, ctx: RuleContext) =
   tar: tarRule,
   zip: zipRule,
   unzip: unzipRule,
-  ...Object.fromEntries(['gzip', 'gunzip', 'pigz', 'unpigz', 'xz', 'unxz', 'lzma', 'unlzma', 'bzip2', 'bunzip2', 'lz4', 'unlz4', 'zstd', 'unzstd', 'lzip', 'brotli'].map((n) => [n, compressRule])),
+  ...Object.fromEntries(
+    ['gzip', 'gunzip', 'pigz', 'unpigz', 'xz', 'unxz', 'lzma', 'unlzma', 'bzip2', 'bunzip2', 'lz4', 'unlz4', 'zstd', 'unzstd', 'lzip', 'brotli'].map((n) => [
+      n,
+      compressRule,
+    ]),
+  ),
   ...Object.fromEntries(['7z', '7za', '7zr', 'ar', 'rar', 'unrar', 'jar', 'unar'].map((n) => [n, archiveRule])),
   bsdtar: tarRule,
   patch: patchRule,

@@ -50,7 +50,12 @@ export function classifyClaudeResult(r: RunResult, model: string, account: strin
   if (!j) {
     const why = (r.stderr || r.stdout).trim().split('\n').slice(-3).join(' ').slice(0, 400);
     if (/not logged in|please run \/login|invalid api key/i.test(why)) throw new BackendError('auth', `${HINTS.auth} (${why})`, r.exitCode, account);
-    throw new BackendError(r.exitCode === 0 ? 'unparseable' : 'failed', `claude exited ${r.exitCode ?? r.signal} without a JSON result${why ? `: ${why}` : ''}`, r.exitCode, account);
+    throw new BackendError(
+      r.exitCode === 0 ? 'unparseable' : 'failed',
+      `claude exited ${r.exitCode ?? r.signal} without a JSON result${why ? `: ${why}` : ''}`,
+      r.exitCode,
+      account,
+    );
   }
   const text = typeof j.result === 'string' ? j.result : '';
   if (j.is_error) {
@@ -60,12 +65,24 @@ export function classifyClaudeResult(r: RunResult, model: string, account: strin
     if (fault) {
       const url = fault === 'network' ? process.env.ANTHROPIC_BASE_URL : undefined;
       const hint = fault === 'network' ? ': check your network connection, proxy settings and ANTHROPIC_BASE_URL' : '';
-      throw new BackendError(fault, `${faultMessage(fault, 'the Anthropic API', fault === 'stalled' ? r.durationMs : undefined)}${hint}${url ? ` (now ${url})` : ''}: claude said ${text.slice(0, 300)}`, r.exitCode, account);
+      throw new BackendError(
+        fault,
+        `${faultMessage(fault, 'the Anthropic API', fault === 'stalled' ? r.durationMs : undefined)}${hint}${url ? ` (now ${url})` : ''}: claude said ${text.slice(0, 300)}`,
+        r.exitCode,
+        account,
+      );
     }
     const kind: BackendErrorKind = status ? kindForStatus(status) : /not logged in|login|api key/i.test(text) ? 'auth' : 'failed';
-    throw new BackendError(kind, `${HINTS[kind] ? `${HINTS[kind]}: ` : ''}${text.slice(0, 400) || `claude reported an error (${j.api_error_type ?? 'unknown'})`}`, r.exitCode, account);
+    throw new BackendError(
+      kind,
+      `${HINTS[kind] ? `${HINTS[kind]}: ` : ''}${text.slice(0, 400) || `claude reported an error (${j.api_error_type ?? 'unknown'})`}`,
+      r.exitCode,
+      account,
+    );
   }
   if (!text.trim()) throw new BackendError('empty', `the model (${model}) returned an empty reply`, r.exitCode, account);
-  const usage: TokenUsage | undefined = j.usage ? { input: j.usage.input_tokens, output: j.usage.output_tokens, cached: j.usage.cache_read_input_tokens } : undefined;
+  const usage: TokenUsage | undefined = j.usage
+    ? { input: j.usage.input_tokens, output: j.usage.output_tokens, cached: j.usage.cache_read_input_tokens }
+    : undefined;
   return { text, usage, sessionId: j.session_id };
 }

@@ -12,11 +12,16 @@ export const CLAUDE_INSTALL_HINT =
 function claudeArgsFor(model: string, systemFile: string, format: 'json' | 'stream-json'): string[] {
   return [
     '-p',
-    '--output-format', format,
-    '--model', model,
-    '--tools', '',
-    '--system-prompt-file', systemFile,
-    '--setting-sources', '',
+    '--output-format',
+    format,
+    '--model',
+    model,
+    '--tools',
+    '',
+    '--system-prompt-file',
+    systemFile,
+    '--setting-sources',
+    '',
     '--strict-mcp-config',
     '--disable-slash-commands',
     '--no-session-persistence',
@@ -54,7 +59,13 @@ export const claudeSpec: CliSpec = {
   launch: { dirs: [], files: {}, tooEarly: /System prompt file not found/ },
   // Images and PDFs go in a stream-json user message (text block, then image or document blocks with their base64 bytes).
   images: {
-    args: (model, systemFile) => [...claudeArgsFor(model, systemFile, 'stream-json'), '--input-format', 'stream-json', '--verbose', '--include-partial-messages'],
+    args: (model, systemFile) => [
+      ...claudeArgsFor(model, systemFile, 'stream-json'),
+      '--input-format',
+      'stream-json',
+      '--verbose',
+      '--include-partial-messages',
+    ],
     input: (req) =>
       `${JSON.stringify({
         type: 'user',
@@ -62,7 +73,10 @@ export const claudeSpec: CliSpec = {
           role: 'user',
           content: [
             { type: 'text', text: req.prompt },
-            ...(req.images ?? []).map((i) => ({ type: i.mimeType === 'application/pdf' ? 'document' : 'image', source: { type: 'base64', media_type: i.mimeType, data: i.data } })),
+            ...(req.images ?? []).map((i) => ({
+              type: i.mimeType === 'application/pdf' ? 'document' : 'image',
+              source: { type: 'base64', media_type: i.mimeType, data: i.data },
+            })),
           ],
         },
       })}\n`,
@@ -71,7 +85,9 @@ export const claudeSpec: CliSpec = {
     answerMarker: RESULT_LINE,
     // The Messages API takes images and PDFs (a `document` block); it has no block for audio or video.
     refuse: (mime) =>
-      mime.startsWith('image/') || mime === 'application/pdf' ? null : `claude cannot take ${mime.startsWith('audio/') ? 'audio' : mime.startsWith('video/') ? 'video' : mime} (its API accepts images and PDFs); use --provider gemini for audio and video`,
+      mime.startsWith('image/') || mime === 'application/pdf'
+        ? null
+        : `claude cannot take ${mime.startsWith('audio/') ? 'audio' : mime.startsWith('video/') ? 'video' : mime} (its API accepts images and PDFs); use --provider gemini for audio and video`,
   },
   streaming: {
     args: (model, systemFile) => [...claudeArgsFor(model, systemFile, 'stream-json'), '--verbose', '--include-partial-messages'],

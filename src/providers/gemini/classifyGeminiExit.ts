@@ -135,11 +135,27 @@ export function classifyGeminiResult(r: RunResult, model: string, account?: stri
 function unreadableOutput(r: RunResult, account?: string): BackendError {
   const out = r.stdout.trim();
   const bytes = Buffer.byteLength(r.stdout);
-  if (!out) return new BackendError('unparseable', `gemini exited 0 without printing its answer${r.stderr.trim() ? `: ${r.stderr.trim().split('\n').slice(-2).join(' ').slice(0, 300)}` : ''}`, 0, account);
+  if (!out)
+    return new BackendError(
+      'unparseable',
+      `gemini exited 0 without printing its answer${r.stderr.trim() ? `: ${r.stderr.trim().split('\n').slice(-2).join(' ').slice(0, 300)}` : ''}`,
+      0,
+      account,
+    );
   if (out.startsWith('{')) {
-    return new BackendError('unparseable', `gemini's answer ends after ${bytes} bytes, before its JSON is complete (its output was cut off): ${JSON.stringify(out.slice(-120))}`, 0, account);
+    return new BackendError(
+      'unparseable',
+      `gemini's answer ends after ${bytes} bytes, before its JSON is complete (its output was cut off): ${JSON.stringify(out.slice(-120))}`,
+      0,
+      account,
+    );
   }
-  return new BackendError('unparseable', `gemini exited 0 but printed something other than its JSON answer (${bytes} bytes): ${JSON.stringify(out.slice(0, 200))}`, 0, account);
+  return new BackendError(
+    'unparseable',
+    `gemini exited 0 but printed something other than its JSON answer (${bytes} bytes): ${JSON.stringify(out.slice(0, 200))}`,
+    0,
+    account,
+  );
 }
 
 function errorFromJson(json: GeminiJson, exitCode: number | null, account?: string, r?: RunResult): BackendError {

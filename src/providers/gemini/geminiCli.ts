@@ -85,7 +85,11 @@ export function geminiSpec(workDir: string): CliSpec & { acpArgs(model: string):
     // gemini spends ~50 ms shutting down after it prints its JSON (measured); devx goes on meanwhile.
     answerMarker: /\}\s*$/,
     earlyFailure: geminiInternalRetry,
-    launch: { dirs: [tmp, path.dirname(workspaceSettings)], files: { [policyFile]: DENY_ALL_POLICY, [workspaceSettings]: JSON.stringify(GEMINI_WORKSPACE_SETTINGS) }, tooEarly: /missing system prompt file|No input provided via stdin/ },
+    launch: {
+      dirs: [tmp, path.dirname(workspaceSettings)],
+      files: { [policyFile]: DENY_ALL_POLICY, [workspaceSettings]: JSON.stringify(GEMINI_WORKSPACE_SETTINGS) },
+      tooEarly: /missing system prompt file|No input provided via stdin/,
+    },
   };
 }
 

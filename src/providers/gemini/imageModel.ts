@@ -16,12 +16,15 @@ export class ImageModelError extends Error {}
 /** The image model the user's login allows, or what would enable one. */
 export function imageModelFor(provider: string, env: NodeJS.ProcessEnv, fetchImpl: typeof fetch = fetch): ImageModel | { unavailable: string } {
   const enable = 'set GEMINI_API_KEY to a Gemini API key (https://aistudio.google.com/apikey)';
-  if (provider !== 'gemini') return { unavailable: `generate_image needs the gemini provider: ${provider} has no image model devx can call. Run with --provider gemini and ${enable}.` };
+  if (provider !== 'gemini')
+    return { unavailable: `generate_image needs the gemini provider: ${provider} has no image model devx can call. Run with --provider gemini and ${enable}.` };
   const key = env.GEMINI_API_KEY;
   if (!key) {
     const vertex = /^(1|true)$/i.test(env.GOOGLE_GENAI_USE_VERTEXAI ?? '');
     const login = vertex ? 'gemini is logged in through Vertex AI' : 'gemini is logged in with a Google account (OAuth), not an API key';
-    return { unavailable: `generate_image cannot run: ${login}, and devx calls the Gemini API's image model only with an API key. To enable it, ${enable} in the environment devx runs in.` };
+    return {
+      unavailable: `generate_image cannot run: ${login}, and devx calls the Gemini API's image model only with an API key. To enable it, ${enable} in the environment devx runs in.`,
+    };
   }
   return new GeminiImageModel(key, env.GOOGLE_GEMINI_BASE_URL || 'https://generativelanguage.googleapis.com', DEFAULT_IMAGE_MODEL, fetchImpl);
 }
@@ -59,7 +62,10 @@ export class GeminiImageModel implements ImageModel {
       }
       throw new ImageModelError(`the image model ${this.model} answered ${res.status}: ${message}`);
     }
-    let json: { candidates?: { content?: { parts?: { text?: string; inlineData?: { mimeType?: string; data?: string } }[] }; finishReason?: string }[]; promptFeedback?: { blockReason?: string } };
+    let json: {
+      candidates?: { content?: { parts?: { text?: string; inlineData?: { mimeType?: string; data?: string } }[] }; finishReason?: string }[];
+      promptFeedback?: { blockReason?: string };
+    };
     try {
       json = JSON.parse(raw);
     } catch {
@@ -68,7 +74,10 @@ export class GeminiImageModel implements ImageModel {
     if (json.promptFeedback?.blockReason) throw new ImageModelError(`the image model refused the prompt (${json.promptFeedback.blockReason})`);
     const parts = json.candidates?.[0]?.content?.parts ?? [];
     const image = parts.find((p) => p.inlineData?.data);
-    const text = parts.map((p) => p.text ?? '').join('').trim();
+    const text = parts
+      .map((p) => p.text ?? '')
+      .join('')
+      .trim();
     if (!image?.inlineData?.data) {
       const why = json.candidates?.[0]?.finishReason;
       throw new ImageModelError(`the image model returned no image${why ? ` (finish reason ${why})` : ''}${text ? `; it said: ${text.slice(0, 300)}` : ''}`);

@@ -69,7 +69,12 @@ class WarmProcess {
 
   private async connect(): Promise<void> {
     const stderrFile = `${this.systemFile}.stderr.log`;
-    const p = startProcess(this.spawnArgs.file, this.spawnArgs.args, { cwd: this.spawnArgs.cwd, env: this.spawnArgs.env, observer: this.spawnArgs.observer, stderrFile });
+    const p = startProcess(this.spawnArgs.file, this.spawnArgs.args, {
+      cwd: this.spawnArgs.cwd,
+      env: this.spawnArgs.env,
+      observer: this.spawnArgs.observer,
+      stderrFile,
+    });
     this.proc = p;
     const watch = byLine((line) => {
       const failure = this.early ? geminiInternalRetry(line, undefined, Date.now() - this.heard) : null;
@@ -96,7 +101,10 @@ class WarmProcess {
     poll.unref();
     void p.exited.then(() => clearInterval(poll));
     p.child.stdin?.on('error', () => undefined);
-    const stream = acp.ndJsonStream(Writable.toWeb(p.child.stdin!) as WritableStream<Uint8Array>, Readable.toWeb(p.child.stdout!) as ReadableStream<Uint8Array>);
+    const stream = acp.ndJsonStream(
+      Writable.toWeb(p.child.stdin!) as WritableStream<Uint8Array>,
+      Readable.toWeb(p.child.stdout!) as ReadableStream<Uint8Array>,
+    );
     const app = acp
       .client({ name: 'devx' })
       // Raw notifications: gemini sends update kinds newer than the SDK's schema; only text chunks matter here.
@@ -107,13 +115,19 @@ class WarmProcess {
       // gemini's own tools are denied by policy; should it ever ask, the answer is no.
       .onRequest(acp.methods.client.session.requestPermission, async () => ({ outcome: { outcome: 'cancelled' as const } }));
     this.conn = app.connect(stream);
-    await this.withDeadline(this.conn.agent.request(acp.methods.agent.initialize, { protocolVersion: acp.PROTOCOL_VERSION, clientCapabilities: {} }), START_TIMEOUT_MS, 'start');
+    await this.withDeadline(
+      this.conn.agent.request(acp.methods.agent.initialize, { protocolVersion: acp.PROTOCOL_VERSION, clientCapabilities: {} }),
+      START_TIMEOUT_MS,
+      'start',
+    );
   }
 
   private async withDeadline<T>(work: Promise<T>, ms: number, what: string): Promise<T> {
     let timer: NodeJS.Timeout | undefined;
     const died = this.proc!.exited.then(() => {
-      throw new WarmFailure(`the warm gemini process exited during ${what}${this.stderr ? `: ${this.stderr.trim().split('\n').slice(-2).join(' ').slice(0, 300)}` : ''}`);
+      throw new WarmFailure(
+        `the warm gemini process exited during ${what}${this.stderr ? `: ${this.stderr.trim().split('\n').slice(-2).join(' ').slice(0, 300)}` : ''}`,
+      );
     });
     const late = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new WarmFailure(`timeout:${what}`)), ms)));
     try {
@@ -131,7 +145,11 @@ class WarmProcess {
     const left = () => Math.max(1, until - Date.now());
     await this.start();
     const conn = this.conn!;
-    const session = await this.withDeadline(conn.agent.request(acp.methods.agent.session.new, { cwd: this.spawnArgs.cwd, mcpServers: [] }), left(), 'session/new').catch((err: unknown) => {
+    const session = await this.withDeadline(
+      conn.agent.request(acp.methods.agent.session.new, { cwd: this.spawnArgs.cwd, mcpServers: [] }),
+      left(),
+      'session/new',
+    ).catch((err: unknown) => {
       throw err instanceof WarmFailure ? err : new WarmFailure(`session/new failed: ${describe(err)}`);
     });
     let text = '';
@@ -154,7 +172,14 @@ class WarmProcess {
     });
     early.catch(() => undefined);
     try {
-      const r = await Promise.race([this.withDeadline(conn.agent.request(acp.methods.agent.session.prompt, { sessionId: session.sessionId, prompt: promptBlocks(req) }), left(), 'session/prompt'), early]);
+      const r = await Promise.race([
+        this.withDeadline(
+          conn.agent.request(acp.methods.agent.session.prompt, { sessionId: session.sessionId, prompt: promptBlocks(req) }),
+          left(),
+          'session/prompt',
+        ),
+        early,
+      ]);
       if (r.stopReason === 'cancelled' || req.signal?.aborted) throw new BackendError('cancelled', 'the model call was cancelled', null, account);
       const q = (r._meta as { quota?: { token_count?: { input_tokens?: number; output_tokens?: number } } } | undefined)?.quota?.token_count;
       if (!text.trim()) throw new BackendError('empty', 'the model returned an empty reply', null, account);
@@ -277,7 +302,12 @@ export class WarmGeminiBackend implements ModelBackend {
         if (!(err instanceof WarmFailure)) throw err;
         proc.kill();
         if (err.message === 'timeout:session/prompt') {
-          const stalled = new BackendError('stalled', turnTimeoutMessage('the Gemini API', 'gemini', Math.round(this.opts.timeoutMs / 1000), 'providers.gemini', err.received), null, a.account.name);
+          const stalled = new BackendError(
+            'stalled',
+            turnTimeoutMessage('the Gemini API', 'gemini', Math.round(this.opts.timeoutMs / 1000), 'providers.gemini', err.received),
+            null,
+            a.account.name,
+          );
           stalled.outOfTime = true;
           throw stalled;
         }
@@ -285,7 +315,10 @@ export class WarmGeminiBackend implements ModelBackend {
         // Twice in a row: stop trusting the warm process for this session.
         this.dispose();
         this.fallback = new GeminiCliBackend(this.opts);
-        this.notices?.({ type: 'notice', message: `the warm gemini process failed twice (${err.message}); using one gemini process per call for the rest of this session` });
+        this.notices?.({
+          type: 'notice',
+          message: `the warm gemini process failed twice (${err.message}); using one gemini process per call for the rest of this session`,
+        });
         return this.fallback.complete(a.req).then((r) => ({ text: r.text, usage: r.usage, sessionId: r.sessionId }));
       } finally {
         proc.busy = false;
