@@ -107,13 +107,22 @@ describe('undo', () => {
       { text: 'TOOL_CALL: write_file | path=a.txt | content=```\nafter\n```\nTOOL_CALL: run_command | cmd=npm install --offline --no-audit --no-fund' },
       { text: 'never seen', delayMs: 60_000 },
     );
-    const s = repl(project);
+    // A person answers yes (with --yes, a machine without bubblewrap would refuse npm install, and it would not be named).
+    const s = startInPty([], project, fakeEnv(fake, home));
+    sessions.push(s);
     await s.waitFor(/Type a task/);
     s.type('change a\r');
-    await s.waitFor(/run: npm install|npm install/);
     // The turn is waiting on the model: a.txt is written, npm has run (or is running).
-    const deadline = Date.now() + 30_000;
-    while (fake.modelCalls.length < 2 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+    const deadline = Date.now() + 60_000;
+    let answered = 0;
+    while (fake.modelCalls.length < 2 && Date.now() < deadline) {
+      const asked = s.screen().split('Allow? [y]es').length - 1;
+      if (asked > answered) {
+        answered = asked;
+        s.type('y\r');
+      }
+      await new Promise((r) => setTimeout(r, 100));
+    }
     expect(fs.readFileSync(path.join(project, 'a.txt'), 'utf8')).toBe('after\n');
     const pid = (JSON.parse(fs.readFileSync(path.join(project, '.devx', 'session.lock'), 'utf8')) as { pid: number }).pid;
     process.kill(pid, 'SIGKILL');
