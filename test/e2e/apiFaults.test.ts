@@ -2,28 +2,18 @@
 // real gemini (a process per call, and the warm ACP process) and the real claude, against fake APIs
 // that hang, stop mid-reply, reset the connection mid-reply or answer with garbage.
 import path from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { FakeGeminiApi, type FakeReply } from '../helpers/fakeGeminiApi.js';
 import { FakeAnthropicApi } from '../helpers/fakeAnthropicApi.js';
-import { REPO_ROOT, fakeEnv, makeHome, makeProject, runDevx } from '../helpers/env.js';
+import { fakeEnv, makeProject, runDevx } from '../helpers/env.js';
+import { CLAUDE_BIN, useBothFakes } from '../helpers/useBothFakes.js';
 import { processesUnder, until } from '../helpers/processes.js';
 
-const CLAUDE_BIN = path.join(REPO_ROOT, 'node_modules', '.bin', 'claude');
-
+const fakes = useBothFakes();
 let gemini: FakeGeminiApi;
 let claude: FakeAnthropicApi;
 let home: string;
-
-beforeEach(async () => {
-  gemini = await new FakeGeminiApi().start();
-  claude = await new FakeAnthropicApi().start();
-  home = makeHome();
-});
-afterEach(async () => {
-  await gemini.close();
-  await claude.close();
-  expect([...gemini.scriptErrors, ...claude.scriptErrors].map((e) => e.message)).toEqual([]);
-});
+beforeEach(() => ({ gemini, claude, home } = fakes));
 
 type Target = 'spawn' | 'warm' | 'claude';
 const TARGETS: Target[] = ['spawn', 'warm', 'claude'];

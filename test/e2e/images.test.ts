@@ -2,32 +2,21 @@
 // model; the fake APIs must receive its bytes intact, on gemini (through ACP) and on claude.
 import fs from 'node:fs';
 import path from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { makePng } from '../helpers/png.js';
 import { FakeAnthropicApi } from '../helpers/fakeAnthropicApi.js';
 import { FakeGeminiApi, type RecordedRequest } from '../helpers/fakeGeminiApi.js';
-import { REPO_ROOT, fakeEnv, makeHome, makeProject, runDevx } from '../helpers/env.js';
-import { killUnder } from '../helpers/processes.js';
-
-const CLAUDE_BIN = path.join(REPO_ROOT, 'node_modules', '.bin', 'claude');
+import { makeProject, runDevx } from '../helpers/env.js';
+import { useBothFakes } from '../helpers/useBothFakes.js';
 
 const PNG = makePng();
+const fakes = useBothFakes();
 let gemini: FakeGeminiApi;
 let claude: FakeAnthropicApi;
 let home: string;
-beforeEach(async () => {
-  gemini = await new FakeGeminiApi().start();
-  claude = await new FakeAnthropicApi().start();
-  home = makeHome();
-});
-afterEach(async () => {
-  killUnder(path.join(home, '.devx'));
-  await gemini.close();
-  await claude.close();
-  expect([...gemini.scriptErrors, ...claude.scriptErrors].map((e) => e.message)).toEqual([]);
-});
+beforeEach(() => ({ gemini, claude, home } = fakes));
 
-const env = () => fakeEnv(gemini, home, { ANTHROPIC_BASE_URL: claude.url, ANTHROPIC_API_KEY: 'sk-ant-test', DEVX_CLAUDE_BIN: CLAUDE_BIN });
+const env = () => fakes.env();
 const inlineImages = (r: RecordedRequest) =>
   (r.body?.contents ?? []).flatMap((c: any) =>
     (c.parts ?? []).filter((p: any) => p.inlineData).map((p: any) => p.inlineData as { mimeType: string; data: string }),

@@ -6,33 +6,22 @@ import path from 'node:path';
 import { spawn } from 'node:child_process';
 import { Readable, Writable } from 'node:stream';
 import * as acp from '@agentclientprotocol/sdk';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { makeFlac, makeMov, makeMp3, makeMp4, makeOgg, makePdf, makeWav, makeWebm } from '../helpers/media.js';
 import { makePng } from '../helpers/png.js';
 import { FakeAnthropicApi } from '../helpers/fakeAnthropicApi.js';
 import { FakeGeminiApi, type RecordedRequest } from '../helpers/fakeGeminiApi.js';
-import { DEVX_BIN, REPO_ROOT, fakeEnv, makeHome, makeProject, runDevx } from '../helpers/env.js';
-import { killUnder } from '../helpers/processes.js';
+import { DEVX_BIN, makeProject, runDevx } from '../helpers/env.js';
+import { useBothFakes } from '../helpers/useBothFakes.js';
 import { sniffMediaType } from '../../src/tools/loadMedia.js';
 
-const CLAUDE_BIN = path.join(REPO_ROOT, 'node_modules', '.bin', 'claude');
-
+const fakes = useBothFakes();
 let gemini: FakeGeminiApi;
 let claude: FakeAnthropicApi;
 let home: string;
-beforeEach(async () => {
-  gemini = await new FakeGeminiApi().start();
-  claude = await new FakeAnthropicApi().start();
-  home = makeHome();
-});
-afterEach(async () => {
-  killUnder(path.join(home, '.devx'));
-  await gemini.close();
-  await claude.close();
-  expect([...gemini.scriptErrors, ...claude.scriptErrors].map((e) => e.message)).toEqual([]);
-});
+beforeEach(() => ({ gemini, claude, home } = fakes));
 
-const env = () => fakeEnv(gemini, home, { ANTHROPIC_BASE_URL: claude.url, ANTHROPIC_API_KEY: 'sk-ant-test', DEVX_CLAUDE_BIN: CLAUDE_BIN });
+const env = () => fakes.env();
 const inline = (r: RecordedRequest) =>
   (r.body?.contents ?? []).flatMap((c: any) =>
     (c.parts ?? [])

@@ -4,28 +4,19 @@
 // (a 5 MB answer arrived cut at 73-219 KB): devx reads the CLI's stdout from a file (util/fileOutput.ts).
 import fs from 'node:fs';
 import path from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { FakeGeminiApi } from '../helpers/fakeGeminiApi.js';
 import { FakeAnthropicApi } from '../helpers/fakeAnthropicApi.js';
-import { REPO_ROOT, fakeEnv, makeHome, makeProject, runDevx } from '../helpers/env.js';
+import { fakeEnv, makeProject, runDevx } from '../helpers/env.js';
+import { CLAUDE_BIN, useBothFakes } from '../helpers/useBothFakes.js';
 
-const CLAUDE_BIN = path.join(REPO_ROOT, 'node_modules', '.bin', 'claude');
 const MB = 1_000_000;
 
+const fakes = useBothFakes();
 let gemini: FakeGeminiApi;
 let claude: FakeAnthropicApi;
 let home: string;
-
-beforeEach(async () => {
-  gemini = await new FakeGeminiApi().start();
-  claude = await new FakeAnthropicApi().start();
-  home = makeHome();
-});
-afterEach(async () => {
-  await gemini.close();
-  await claude.close();
-  expect([...gemini.scriptErrors, ...claude.scriptErrors].map((e) => e.message)).toEqual([]);
-});
+beforeEach(() => ({ gemini, claude, home } = fakes));
 
 /** Text of at least `size` characters in lines that never repeat (gemini cuts off a reply it judges a loop). */
 function lines(size: number, tag: string): string {
