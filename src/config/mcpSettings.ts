@@ -29,7 +29,7 @@ export const McpServerSchema = z.lazy(() =>
       startupTimeout: z.number().int().min(100).max(600_000).optional(),
       description: z.string().optional(),
       disabled: z.boolean().optional(),
-      /** Gemini CLI's OAuth settings for an HTTP server: accepted; devx connects without OAuth for now (mcp list says so). */
+      /** Gemini CLI's OAuth settings for an HTTP server (enabled, clientId, clientSecret, scopes, redirectUri are used: mcp/oauthClient.ts). */
       oauth: z.record(z.string(), z.unknown()).optional(),
       authProviderType: z.string().optional(),
     })

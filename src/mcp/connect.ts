@@ -24,6 +24,8 @@ export interface ConnectContext {
   env: NodeJS.ProcessEnv;
   version: string;
   signal?: AbortSignal;
+  /** Where OAuth tokens are kept (`devx mcp login`); absent: servers are reached without them. */
+  devxHome?: string;
 }
 
 function tailBuffer(max = 4000) {
@@ -82,15 +84,17 @@ async function connectStdio(entry: McpServerEntry, ctx: ConnectContext): Promise
 async function connectHttp(entry: McpServerEntry, ctx: ConnectContext): Promise<Connection> {
   const url = new URL(expandEnv((entry.httpUrl ?? entry.url)!, ctx.env));
   const headers = expandAll(entry.headers, ctx.env);
+  const authProvider = await signedIn(entry, url.toString(), ctx);
   const attempt = async (kind: 'http' | 'sse'): Promise<Connection> => {
     let transport: Transport;
     if (kind === 'http') {
       const { StreamableHTTPClientTransport } = await import('@modelcontextprotocol/sdk/client/streamableHttp.js');
-      transport = new StreamableHTTPClientTransport(url, { requestInit: { headers } });
+      transport = new StreamableHTTPClientTransport(url, { requestInit: { headers }, authProvider });
     } else {
       const { SSEClientTransport } = await import('@modelcontextprotocol/sdk/client/sse.js');
       transport = new SSEClientTransport(url, {
         requestInit: { headers },
+        authProvider,
         eventSourceInit: { fetch: (u, init) => fetch(u, { ...init, headers: { ...(init?.headers as Record<string, string>), ...headers } }) },
       });
     }
@@ -99,7 +103,7 @@ async function connectHttp(entry: McpServerEntry, ctx: ConnectContext): Promise<
       await client.connect(transport, { signal: ctx.signal });
     } catch (err) {
       await transport.close().catch(() => undefined);
-      throw err;
+      throw explainAuthFailure(err, entry);
     }
     return { client, kind, stderrTail: () => '', close: () => client.close() };
   };
@@ -116,6 +120,26 @@ async function connectHttp(entry: McpServerEntry, ctx: ConnectContext): Promise<
       throw err;
     }
   }
+}
+
+/** The OAuth client for a server the person signed in to (`devx mcp login`), which presents and refreshes its tokens. */
+async function signedIn(entry: McpServerEntry, url: string, ctx: ConnectContext) {
+  if (!ctx.devxHome) return undefined;
+  const { oauthSettingsOf, DevxOAuthClient } = await import('./oauthClient.js');
+  const { OAuthStore } = await import('./oauthStore.js');
+  const settings = oauthSettingsOf(entry);
+  if (settings.enabled === false) return undefined;
+  const store = OAuthStore.for(ctx.devxHome, entry.name, url);
+  return store.hasTokens() ? new DevxOAuthClient(store, settings, { server: entry.name }) : undefined;
+}
+
+/** A 401 (or a sign-in the session cannot do) says how to sign in, rather than the transport's words. */
+function explainAuthFailure(err: unknown, entry: McpServerEntry): unknown {
+  const e = err as Error & { code?: number };
+  if (e?.name === 'SignInNeededError') return e;
+  if (e?.name === 'UnauthorizedError' || e?.code === 401 || /\b401\b|unauthori[sz]ed/i.test(e?.message ?? ''))
+    return new Error(`the server refused devx (401): it needs sign-in (OAuth): run \`devx mcp login ${entry.name}\``);
+  return err;
 }
 
 export function transportOf(entry: McpServerEntry): TransportKind {

@@ -49,6 +49,8 @@ export interface McpOptions {
   root: string;
   env: NodeJS.ProcessEnv;
   version: string;
+  /** Where `devx mcp login` keeps OAuth tokens. */
+  devxHome?: string;
 }
 
 function firstLine(s: string): string {
@@ -114,7 +116,7 @@ export class McpManager {
     const abort = new AbortController();
     const timer = setTimeout(() => abort.abort(new Error(`did not start within ${ms / 1000}s`)), ms);
     try {
-      s.conn = await connectServer(s.entry, { root: opts.root, env: opts.env, version: opts.version, signal: abort.signal });
+      s.conn = await connectServer(s.entry, { root: opts.root, env: opts.env, version: opts.version, signal: abort.signal, devxHome: opts.devxHome });
       const listed = await listAllTools(s.conn, abort.signal);
       const roots = serverRoots(s.entry, opts.root, (x) => expandEnv(x, opts.env));
       const policy = { trusted: Boolean(s.entry.trust), outsideRoot: roots.outside, judgePaths: roots.inside && !roots.outside, server: s.entry.name };

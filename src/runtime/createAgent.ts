@@ -173,7 +173,7 @@ export async function createAgent(opts: AgentOptions): Promise<Agent> {
   const extra = opts.extraMcpServers ?? [];
   const servers = [...settings.mcpServers.filter((m) => !extra.some((e) => e.name === m.name)), ...extra];
   // The MCP client (and its SDK) loads only for a session that has servers.
-  const mcp = servers.length ? await (await import('../mcp/manager.js')).McpManager.start(servers, { root, env: opts.env, version: packageVersion() }) : null;
+  const mcp = servers.length ? await (await import('../mcp/manager.js')).McpManager.start(servers, { root, env: opts.env, version: packageVersion(), devxHome: home }) : null;
   const skills = loadSkills({ root, home: userHome, devxHome: home, trusted: settings.trusted, importSetup: settings.importSetup });
   const skillTools = skills.skills.size ? [makeSkillTool([...skills.skills.values()])] : [];
   const tools = [...builtins, ...custom.tools, ...skillTools, ...(mcp?.tools ?? [])];
