@@ -11,6 +11,7 @@ import { ToolCallTracker } from './toolCalls.js';
 import { promptImages, promptText } from './promptText.js';
 import { MAX_IMAGE_BYTES } from '../tools/loadImage.js';
 import type { McpServerSetting } from './mcpServers.js';
+import { availableCommands, findEditorCommand, type EditorCommand } from './editorCommands.js';
 
 export const DEFAULT_MODE = 'default';
 
@@ -33,6 +34,8 @@ export class AcpSession {
     /** MCP servers the client offered, as `mcpServers` settings (started with the session). */
     readonly mcpServers: Record<string, McpServerSetting>,
     private readonly log: (line: string) => void,
+    /** devx's own slash commands offered to the editor (/compact, /undo, ...). */
+    private readonly commands: EditorCommand[] = [],
   ) {
     this.tracker = new ToolCallTracker(
       () => this.started.run.agent.root,
@@ -46,18 +49,11 @@ export class AcpSession {
     this.started = started;
   }
 
-  /** Tells the client the custom commands it can offer as `/name` (ACP's available commands). */
+  /** Tells the client the commands it can offer as `/name` (ACP's available commands): devx's own, the custom ones and MCP prompts. */
   announceCommands(): void {
-    const cmds = [...this.run.agent.commands.commands.values()].sort((a, b) => a.name.localeCompare(b.name));
-    if (!cmds.length) return;
-    this.send({
-      sessionUpdate: 'available_commands_update',
-      availableCommands: cmds.map((c) => ({
-        name: c.name,
-        description: c.description || `custom command (${c.scope})`,
-        input: { hint: c.argumentHint ?? 'arguments' },
-      })),
-    });
+    const list = availableCommands(this.commands, this.run.agent.commands);
+    if (!list.length) return;
+    this.send({ sessionUpdate: 'available_commands_update', availableCommands: list });
   }
 
   get run() {
@@ -146,11 +142,20 @@ export class AcpSession {
       const text = promptText(blocks);
       const pictures = promptImages(blocks, MAX_IMAGE_BYTES);
       if ('error' in pictures) throw acp.RequestError.invalidParams({ sessionId: this.id }, pictures.error);
-      // "/name args" naming a custom command runs it (its injections through the policy, as in the REPL).
-      const viaCommand = text.startsWith('/') ? await this.run.promptCommand(text.trim(), { signal: controller.signal }) : null;
-      const r = viaCommand ?? (await this.run.prompt(text, { signal: controller.signal, images: pictures.images }));
-      status = r.status;
-      error = r.error;
+      const own = findEditorCommand(this.commands, text);
+      if (own) {
+        // "/compact", "/undo 2": devx's own command, run here; what it says is the answer (no model turn).
+        let said = '';
+        await own.command.run(this.started, own.args, own.line, { write: (t) => void (said += t), signal: controller.signal });
+        if (said.trim()) this.send({ sessionUpdate: 'agent_message_chunk', content: { type: 'text', text: `\`\`\`\n${said.trimEnd()}\n\`\`\`\n` } });
+        status = controller.signal.aborted ? 'cancelled' : 'answered';
+      } else {
+        // "/name args" naming a custom command runs it (its injections through the policy, as in the REPL).
+        const viaCommand = text.startsWith('/') ? await this.run.promptCommand(text.trim(), { signal: controller.signal }) : null;
+        const r = viaCommand ?? (await this.run.prompt(text, { signal: controller.signal, images: pictures.images }));
+        status = r.status;
+        error = r.error;
+      }
     } finally {
       unsubscribe();
       signal.removeEventListener('abort', onAbort);

@@ -13,6 +13,7 @@ import { AcpSession } from './acpSession.js';
 import { listSessions, resumeChain, sessionChain } from './loadSession.js';
 import { replayHistory } from './replayHistory.js';
 import { mcpFromClient, mcpServerSettings } from './mcpServers.js';
+import type { EditorCommand } from './editorCommands.js';
 
 export interface AcpOptions {
   env: NodeJS.ProcessEnv;
@@ -21,6 +22,8 @@ export interface AcpOptions {
   approvalMode?: ApprovalMode;
   /** The mode (agent persona) new sessions start in (`--agent`). */
   persona?: string;
+  /** devx's own slash commands to offer the editor (from the CLI's slash table). */
+  commands?: EditorCommand[];
 }
 
 /** Keeps stdout for the protocol: returns a writer to the real stdout and sends every other write to stderr. */
@@ -71,7 +74,7 @@ export async function serveAcp(opts: AcpOptions): Promise<number> {
       started.run.dispose();
       throw acp.RequestError.internalError({ cwd }, missing);
     }
-    session = new AcpSession(id ?? started.session.record.id, client, mcpServerSettings(mcpServers), log);
+    session = new AcpSession(id ?? started.session.record.id, client, mcpServerSettings(mcpServers), log, opts.commands);
     session.attach(started);
     // The editor's own view of files when it offers it: unsaved buffers are read, edits land in the editor.
     if (clientFs.readTextFile || clientFs.writeTextFile) {

@@ -1,5 +1,5 @@
 // The shape of a CLI command. Each command is one module under commands/ and one line in
-// commands/index.ts; the dispatcher parses its flags and renders its --help from this table.
+// commands/index.ts (a CommandEntry); the dispatcher parses its flags and renders its --help from this table.
 import { parseArgs } from 'node:util';
 
 export interface FlagSpec {
@@ -29,11 +29,28 @@ export interface ParsedArgs {
 export interface Command {
   name: string;
   summary: string;
+  /** Other words that run it: filled from the table (commands/index.ts), not by the module. */
+  aliases?: string[];
   /** Usage lines, without the leading "devx ". */
   usage: string[];
   flags: Flags;
   subcommands?: SubcommandSpec[];
-  run(args: ParsedArgs): Promise<number>;
+  /** `cli` gives the command table, for the commands that describe the others (help, completion); the dispatcher passes it. */
+  run(args: ParsedArgs, cli?: CliContext): Promise<number>;
+}
+
+/** One line of the command table: the module loads only when the command runs. */
+export interface CommandEntry {
+  name: string;
+  /** Other words that run it (`devx session` = `devx sessions`). */
+  aliases?: string[];
+  load(): Promise<Command>;
+}
+
+export interface CliContext {
+  table: CommandEntry[];
+  /** Every command of the table, loaded, with its aliases. */
+  loadAll(): Promise<Command[]>;
 }
 
 export function defineCommand(c: Command): Command {
@@ -113,9 +130,10 @@ export function renderMainHelp(commands: Command[], repl: Command, footer: strin
     'Usage:',
     '  devx [options]                 start the interactive REPL in this project',
     '  devx <command> [args] [options]',
+    '  devx help [<command> [<subcommand>]]',
     '',
     'Commands (devx <command> --help for each):',
-    ...commands.map((c) => `  ${c.name.padEnd(w)}${c.summary}`),
+    ...commands.map((c) => `  ${c.name.padEnd(w)}${c.summary}${c.aliases?.length ? ` (also: ${c.aliases.join(', ')})` : ''}`),
     '',
     'Options (REPL and run):',
     ...flagLines(repl.flags),

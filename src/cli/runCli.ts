@@ -1,4 +1,4 @@
-// The dispatcher: finds the command in the table, answers --help for it and its subcommands,
+// The dispatcher: finds the command in the table (by name or alias), answers --help for it and its subcommands,
 // parses its flags, runs it, and turns usage and settings errors into exit code 2.
 import { ConfigError } from '../config/settings.js';
 import { DiskError, OwnedPathError } from '../util/ownedFile.js';
@@ -9,10 +9,11 @@ import { HELP_FOOTER } from './help.js';
 
 export async function runCli(argv: string[]): Promise<number> {
   try {
-    const { COMMANDS, DEFAULT_COMMAND, loadAllCommands } = await import('./commands/index.js');
+    const { COMMAND_TABLE, COMMANDS, DEFAULT_COMMAND, findCommand, loadAllCommands } = await import('./commands/index.js');
+    const cli = { table: COMMAND_TABLE, loadAll: loadAllCommands };
     argv = normalizeResume(argv);
-    const named = Object.hasOwn(COMMANDS, argv[0] ?? '') ? argv[0] : undefined;
-    const command = await COMMANDS[named ?? DEFAULT_COMMAND]();
+    const named = findCommand(argv[0]);
+    const command = await (named?.load ?? COMMANDS[DEFAULT_COMMAND])();
     const rest = named ? argv.slice(1) : argv;
     if (!named && (rest[0] === '--help' || rest[0] === '-h')) {
       process.stdout.write(renderMainHelp(await loadAllCommands(), command, HELP_FOOTER));
@@ -26,7 +27,7 @@ export async function runCli(argv: string[]): Promise<number> {
     if (!named && rest.length && !rest[0].startsWith('-')) throw new UsageError(`unknown command "${rest[0]}". See devx --help.`);
     const flags = parseFlags(command.flags, rest);
     checkDevxHome(process.env);
-    return await command.run(flags);
+    return await command.run(flags, cli);
   } catch (err) {
     if (err instanceof UsageError || (err as NodeJS.ErrnoException).code?.startsWith?.('ERR_PARSE_ARGS')) {
       process.stderr.write(`devx: ${(err as Error).message}\n`);

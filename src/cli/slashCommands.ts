@@ -16,6 +16,8 @@ import { renderCustomHelp } from './help.js';
 export interface SlashContext {
   started: Started;
   out: NodeJS.WritableStream;
+  /** The CLI's commands (the command table's names), for /help's last line. */
+  shellCommands?: string[];
   /** Asks the user to pick an agent (interactive sessions only). */
   pick?: (items: PickItem[]) => Promise<string | null>;
   /** Asks a question through the REPL's input (interactive sessions only). */
@@ -39,6 +41,8 @@ export interface SlashCommand {
   summary: string;
   /** More forms for /help, each a line of its own. */
   forms?: { usage: string; summary: string }[];
+  /** Offered to ACP editors too (as an available command; its output is the answer). */
+  editor?: boolean;
   /** Taken even when the message has several lines (the text after the name is its argument). */
   multiline?: boolean;
   /** Absent for a command handled elsewhere (/drop, which the input takes while a turn runs). */
@@ -48,11 +52,13 @@ export interface SlashCommand {
 export const SLASH_COMMANDS: SlashCommand[] = [
   {
     names: ['help'],
+    editor: true,
     summary: 'this help',
-    run: async (ctx) => (ctx.out.write(`${replHelp()}\n${renderCustomHelp(ctx.started.run.agent.commands)}`), 'continue'),
+    run: async (ctx) => (ctx.out.write(`${replHelp()}\n${renderCustomHelp(ctx.started.run.agent.commands)}${shellHelp(ctx.shellCommands)}`), 'continue'),
   },
   {
     names: ['tools'],
+    editor: true,
     summary: 'the tools the model can call',
     run: async (ctx) => {
       for (const t of ctx.started.run.agent.tools)
@@ -62,17 +68,20 @@ export const SLASH_COMMANDS: SlashCommand[] = [
   },
   {
     names: ['mcp'],
+    editor: true,
     summary: 'MCP servers of this session: state and tools',
     run: async (ctx) => (ctx.out.write(renderMcpStatus(ctx.started.run.agent.mcp?.statuses() ?? [], undefined)), 'continue'),
   },
-  { names: ['history'], summary: 'the conversation so far', run: async (ctx) => (printHistory(ctx), 'continue') },
+  { names: ['history'], editor: true, summary: 'the conversation so far', run: async (ctx) => (printHistory(ctx), 'continue') },
   {
     names: ['clear'],
+    editor: true,
     summary: 'forget the conversation and start over',
     run: async (ctx) => (ctx.started.run.reset(), ctx.out.write('Conversation cleared.\n'), 'continue'),
   },
   {
     names: ['compact'],
+    editor: true,
     summary: 'summarise the older turns into one note now (done on its own near the context budget)',
     run: async (ctx) => {
       const r = await ctx.cancellable((signal) => ctx.started.run.compact({ signal }));
@@ -82,11 +91,13 @@ export const SLASH_COMMANDS: SlashCommand[] = [
   },
   {
     names: ['todos'],
+    editor: true,
     summary: 'the task checkpoint (objective and todo list)',
     run: async (ctx) => (ctx.out.write(`${renderCheckpoint(ctx.started.session.getCheckpoint())}\n`), 'continue'),
   },
   {
     names: ['undo'],
+    editor: true,
     args: '[N] [--force] | --list',
     summary: 'put back the files devx changed in the newest N turns (default 1)',
     run: async (ctx, _args, line) => (undoSlash(line, ctx.started, ctx.out), 'continue'),
@@ -155,6 +166,11 @@ export function replHelp(): string {
     ...(c.forms ?? []).map((f) => line(f.usage, f.summary)),
   ]);
   return `Commands:\n${lines.join('\n')}\n${KEYS}`;
+}
+
+/** /help's last line: the same table `devx --help` is written from. */
+export function shellHelp(names: string[] | undefined): string {
+  return names?.length ? `From the shell: devx ${names.join(', ')} (devx help <command> for each)\n` : '';
 }
 
 function printHistory({ started: { run }, out }: SlashContext): void {

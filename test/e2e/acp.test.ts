@@ -113,6 +113,26 @@ describe('devx --acp', () => {
     expect(record).toMatchObject({ status: 'ended', turns: 1 });
   });
 
+  it("devx's own commands are announced, and a prompt naming one runs it without a model call", async () => {
+    const project = makeProject({});
+    fake.push({ text: 'Hi there.' });
+    const e = await startEditor(project);
+    const { sessionId } = await e.newSession(project);
+    await until(() => e.updates.some((n) => n.update.sessionUpdate === 'available_commands_update'), 10_000);
+    const announced = e.updates.flatMap((n) => (n.update.sessionUpdate === 'available_commands_update' ? n.update.availableCommands : []));
+    expect(announced.map((c) => c.name)).toEqual(expect.arrayContaining(['help', 'compact', 'undo', 'clear', 'history']));
+    expect(announced.map((c) => c.name)).not.toContain('exit');
+    expect((await e.prompt(sessionId, 'say hi')).stopReason).toBe('end_turn');
+    expect((await e.prompt(sessionId, '/history')).stopReason).toBe('end_turn');
+    expect(chunks(e)).toMatch(/user +say hi/);
+    expect((await e.prompt(sessionId, '/clear')).stopReason).toBe('end_turn');
+    expect(chunks(e)).toContain('Conversation cleared.');
+    expect((await e.prompt(sessionId, '/compact')).stopReason).toBe('end_turn');
+    expect(chunks(e)).toMatch(/nothing to compact/);
+    expect(fake.modelCalls).toHaveLength(1);
+    expect(await e.close()).toBe(0);
+  });
+
   it('reports a read_file call as a tool call with kind, status and locations; its TOOL_CALL line is never prose', async () => {
     const project = makeProject({ 'src/a.txt': 'alpha\n' });
     fake.push({ text: 'Let me look.\nTOOL_CALL: read_file | path=src/a.txt' }, { text: 'It says alpha.' });

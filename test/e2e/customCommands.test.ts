@@ -54,7 +54,9 @@ describe('custom commands', () => {
     const announced = updates.find((u) => u.update.sessionUpdate === 'available_commands_update')!.update as {
       availableCommands: { name: string; description: string; input?: { hint: string } }[];
     };
-    expect(announced.availableCommands).toEqual([{ name: 'explain', description: 'Explain a file', input: { hint: '<file>' } }]);
+    // With devx's own commands (/compact, /undo, ...), which come first.
+    expect(announced.availableCommands).toContainEqual({ name: 'explain', description: 'Explain a file', input: { hint: '<file>' } });
+    expect(announced.availableCommands.map((c) => c.name)).toContain('compact');
     const res = await conn.agent.request(acp.methods.agent.session.prompt, { sessionId, prompt: [{ type: 'text', text: '/explain src/app.ts' }] });
     expect(res.stopReason).toBe('end_turn');
     expect(fake.modelCalls[0].promptText).toMatch(/Explain src\/app\.ts in one line\./);

@@ -45,6 +45,17 @@ describe('help', () => {
     }
   });
 
+  it('devx help is devx --help, devx help <command> [<subcommand>] its --help, and an alias runs its command', async () => {
+    const [a, b] = await Promise.all([runDevx(['help'], { cwd: project, env }), runDevx(['--help'], { cwd: project, env })]);
+    expect([a.code, a.stdout]).toEqual([0, b.stdout]);
+    const [c, d] = await Promise.all([runDevx(['help', 'agent', 'run'], { cwd: project, env }), runDevx(['agent', 'run', '--help'], { cwd: project, env })]);
+    expect([c.code, c.stdout]).toEqual([0, d.stdout]);
+    const e = await runDevx(['help', 'frobnicate'], { cwd: project, env });
+    expect([e.code, e.stderr]).toEqual([2, 'devx: unknown command "frobnicate". See devx help.\n']);
+    const f = await runDevx(['session', '--json'], { cwd: project, env });
+    expect([f.code, f.stdout]).toEqual([0, '[]\n']);
+  });
+
   it('an unknown command or flag is a usage error naming it (exit 2)', async () => {
     const a = await runDevx(['frobnicate'], { cwd: project, env });
     expect([a.code, a.stderr]).toEqual([2, 'devx: unknown command "frobnicate". See devx --help.\n']);

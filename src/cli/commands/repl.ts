@@ -66,18 +66,28 @@ export const replCommand = defineCommand({
       --acp           serve the Agent Client Protocol on stdio (for Zed and other ACP editors)
 `),
   },
-  run: ({ values }) =>
-    values.acp ? runAcp(values as AgentFlagValues & { agent?: string; resume?: string }) : runRepl(values as Parameters<typeof runRepl>[0]),
+  run: ({ values }, cli) =>
+    values.acp
+      ? runAcp(values as AgentFlagValues & { agent?: string; resume?: string })
+      : runRepl(values as Parameters<typeof runRepl>[0], cli?.table.map((e) => e.name) ?? []),
 });
 
 /** `devx --acp`: the ACP agent (its module loads only in this mode). */
 async function runAcp(flags: AgentFlagValues & { agent?: string; resume?: string }): Promise<number> {
   if (flags.resume) throw new UsageError('--resume does not apply to --acp: the editor continues a session with session/load');
   const { serveAcp } = await import('../../acp/serveAcp.js');
-  return serveAcp({ env: process.env, overrides: overridesFrom(flags), yes: flags.yes, approvalMode: approvalModeFrom(flags), persona: flags.agent });
+  const { editorCommands } = await import('../editorCommands.js');
+  return serveAcp({
+    env: process.env,
+    overrides: overridesFrom(flags),
+    yes: flags.yes,
+    approvalMode: approvalModeFrom(flags),
+    persona: flags.agent,
+    commands: editorCommands(),
+  });
 }
 
-async function runRepl(flags: { resume?: string; agent?: string } & Parameters<typeof withSession>[0]): Promise<number> {
+async function runRepl(flags: { resume?: string; agent?: string } & Parameters<typeof withSession>[0], shellCommands: string[]): Promise<number> {
   const interactive = Boolean(process.stdin.isTTY);
   const out = process.stdout;
   const info = interactive ? out : process.stderr;
@@ -149,6 +159,7 @@ async function runRepl(flags: { resume?: string; agent?: string } & Parameters<t
       const slashContext: SlashContext = {
         started,
         out,
+        shellCommands,
         pick: interactive ? (items: PickItem[]) => pickAgent(items, { input: process.stdin, out, env: process.env }) : undefined,
         // The create and init wizards ask through this input (a second reader of stdin would fight it).
         ask: interactive ? (q: string) => (out.write(q), (answering = true), input.nextAnswer().finally(() => (answering = false))) : undefined,
