@@ -33,7 +33,23 @@ if (!process.env.DEVX_TEST_TMP) {
     if (!process.env.DEVX_KEEP_TEMP) fs.rmSync(root, { recursive: true, force: true, maxRetries: 3 });
   });
 }
-const SECTIONS = ['knowledge', 'cold', 'claude', 'warm', 'parser', 'prompt', 'compaction', 'turn', 'stream', 'workflow', 'spawn', 'sandbox', 'undo', 'setup'];
+const SECTIONS = [
+  'knowledge',
+  'cold',
+  'claude',
+  'warm',
+  'parser',
+  'prompt',
+  'compaction',
+  'turn',
+  'stream',
+  'workflow',
+  'spawn',
+  'sandbox',
+  'undo',
+  'setup',
+  'judge',
+];
 // Sections run only when named. `attacks` (bench/attacks: the issue #26 attack set through the real loop in
 // four configurations, judged by effects) takes about two minutes of both cores and measures security,
 // not speed: `node dist/bench/run.js attacks`.
@@ -352,6 +368,7 @@ if (want('setup')) {
   const { benchSetup } = await import('./setup.js');
   await benchSetup();
 }
+if (want('judge')) (await import('./judgeStart.js')).benchJudgeStart();
 if (want('undo')) {
   const { benchUndo } = await import('./undo.js');
   await benchUndo();

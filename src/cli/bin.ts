@@ -2,6 +2,7 @@
 // The `devx` binary, a small CommonJS file: `--version` answers here, a one-shot run's model CLI is
 // started ahead (util/prestart), and then the main bundle beside it runs with V8's code cache (util/runWithCodeCache).
 import { existsSync, readFileSync, realpathSync } from 'node:fs';
+import { useBaselineWasmTier } from '../util/wasmTier.js';
 import { dirname, join } from 'node:path';
 import { devxHome, devxHomeUsable } from '../util/devxHome.js';
 import { debug, oneShotCommand, prestart } from '../util/prestart.js';
@@ -27,6 +28,8 @@ function version(): string | null {
 const v = argv[0] === '--version' || argv[0] === '-v' ? version() : null;
 if (v) process.stdout.write(`devx ${v}\n`);
 else {
+  // Before the code cache is read: V8 keys its cache on the flags (util/wasmTier.ts says why).
+  useBaselineWasmTier();
   const home = devxHome();
   // A ~/.devx that is a link gets nothing written here; the main bundle stops with the reason.
   const usable = devxHomeUsable(home);
