@@ -1,10 +1,11 @@
 // devx tool calls as ACP tool calls: an id per call, the kind and one-line title from the tool,
-// the paths it touches as locations, and file edits as diffs: at a permission request the tool's planned
-// change, once it ran the file before the call and after.
+// the paths it touches as locations, and file edits as diffs: the tool's planned change (Tool.plan, the
+// one object the confirmation, a dry run and the audit log use too), at the permission request and once
+// it ran. Only a write tool that does not plan (generate_image) is diffed from the file before and after.
 import fs from 'node:fs';
 import path from 'node:path';
 import type * as acp from '@agentclientprotocol/sdk';
-import { describeCall, type Tool } from '../tools/types.js';
+import { describeCall, type PlannedChange, type Tool } from '../tools/types.js';
 import type { ApprovalRequest, ToolCallOutcome } from '../tools/runToolCall.js';
 
 /** Diffs of files larger than this are not sent (the edit is still reported). */
@@ -26,7 +27,7 @@ export function acpKind(tool: Pick<Tool, 'name' | 'kind'> | undefined): acp.Tool
 interface OpenCall {
   id: string;
   tool: string;
-  /** Files the call writes, with their text before it ran (null: absent or too large). */
+  /** Files a write tool without a plan writes, with their text before it ran (null: absent or too large). */
   before: Map<string, string | null>;
 }
 
@@ -37,6 +38,13 @@ function readText(abs: string): string | null {
   } catch {
     return null;
   }
+}
+
+/** A planned change as an ACP diff; null without a plan, or for a file too large to send. */
+function planAsDiff(p: PlannedChange | undefined): acp.ToolCallContent | null {
+  const size = (t: string | null) => (t === null ? 0 : Buffer.byteLength(t));
+  if (!p || size(p.oldText) > MAX_DIFF_BYTES || size(p.newText) > MAX_DIFF_BYTES) return null;
+  return { type: 'diff', path: p.path, oldText: p.oldText, newText: p.newText };
 }
 
 export class ToolCallTracker {
@@ -65,7 +73,7 @@ export class ToolCallTracker {
     const id = `${this.prefix}_${++this.n}`;
     const locations = this.locationsOf(tool, args);
     const before = new Map<string, string | null>();
-    if (tool?.kind === 'write') for (const l of locations) if (l.intent === 'write') before.set(l.path, readText(l.path));
+    if (tool?.kind === 'write' && !tool.plan) for (const l of locations) if (l.intent === 'write') before.set(l.path, readText(l.path));
     this.open.push({ id, tool: name, before });
     return {
       sessionUpdate: 'tool_call',
@@ -106,10 +114,8 @@ export class ToolCallTracker {
 
   /** What the call would do: the tool's planned change as a diff (the text devx then writes), else its preview. */
   private plannedContent(req: ApprovalRequest): acp.ToolCallContent[] {
-    const p = req.plan;
-    const size = (t: string | null) => (t === null ? 0 : Buffer.byteLength(t));
-    if (p && size(p.oldText) <= MAX_DIFF_BYTES && size(p.newText) <= MAX_DIFF_BYTES)
-      return [{ type: 'diff', path: p.path, oldText: p.oldText, newText: p.newText }];
+    const diff = planAsDiff(req.plan);
+    if (diff) return [diff];
     return req.preview ? [{ type: 'content', content: { type: 'text', text: req.preview } }] : [];
   }
 
@@ -141,7 +147,10 @@ export class ToolCallTracker {
     const call = i === -1 ? undefined : this.open.splice(i, 1)[0];
     const id = call?.id ?? `${this.prefix}_${++this.n}`;
     const content: acp.ToolCallContent[] = [];
-    if (call && outcome.status === 'ok') {
+    const p = outcome.plan;
+    const planned = outcome.status === 'ok' && p && p.oldText !== p.newText ? planAsDiff(p) : null;
+    if (planned) content.push(planned);
+    else if (call && outcome.status === 'ok') {
       for (const [file, oldText] of call.before) {
         const newText = readText(file);
         if (newText !== null && newText !== oldText) content.push({ type: 'diff', path: file, oldText, newText });

@@ -1,4 +1,5 @@
-// The audit log: every tool call as one JSON line in .devx/audit.jsonl, written with pino through a
+// The audit log: every tool call as one JSON line in .devx/audit.jsonl (a file change with its planned
+// diff's summary: kind, path, lines added and removed, the diff's hash), written with pino through a
 // destination that chains hashes under a lock. It subscribes to loop events like any other sink.
 import crypto from 'node:crypto';
 import path from 'node:path';
@@ -6,6 +7,7 @@ import { createRequire } from 'node:module';
 import type pino from 'pino';
 import type { AgentEvent } from '../core/loop.js';
 import { appendChained } from './chainedAppend.js';
+import { summarizePlan } from '../tools/planSummary.js';
 
 export function auditFile(root: string): string {
   return path.join(root, '.devx', 'audit.jsonl');
@@ -64,6 +66,8 @@ export function createAuditSubscriber(file: string, session: string): (e: AgentE
         status: o.status,
         durationMs: o.durationMs,
         bytes: Buffer.byteLength(o.content),
+        // The file change the call made (or was refused): the same plan the person and the editor were shown.
+        ...(o.plan ? { plan: summarizePlan(o.plan) } : {}),
       },
       'tool_call',
     );

@@ -169,6 +169,8 @@ export function createRenderer(opts: RenderOptions): Renderer {
           if (opts.dryRun) {
             const d = o.decision;
             write(d ? `    ${DRY_MARK[d.decision]} would ${d.decision}: ${oneLine(d.reason, 160)} [${d.rule}]\n` : `    ✗ there is no tool named ${o.tool}\n`);
+            // What it would change: the tool's preview of its plan, as a confirmation would show it.
+            if (o.plan && o.preview) write(`${o.preview.replace(/^/gm, '      ')}\n`);
             break;
           }
           const first = oneLine(o.content.split('\n')[0] ?? '', 120);

@@ -8,6 +8,7 @@ import { parseToolCalls, type ParseResult } from '../protocol/parseToolCalls.js'
 import { formatToolResult } from '../protocol/formatToolResult.js';
 import { runToolCall, type ToolCallDeps, type ToolCallOutcome } from '../tools/runToolCall.js';
 import { describeCall, type SubtaskProgress } from '../tools/types.js';
+import { planCall } from '../tools/planSummary.js';
 import pLimit from 'p-limit';
 import type { LoadedImage } from '../tools/loadImage.js';
 import type { CompactionEvent } from './compact.js';
@@ -195,6 +196,8 @@ export async function runTurn(
             durationMs: 0,
             summary: describeCall(tool, call.tool, call.args),
             decision,
+            // What it would change, planned as a real call plans it (the same plan and preview).
+            ...(tool ? await planCall(tool, call.args, callDeps.ctx) : {}),
           };
           emit({ type: 'tool_end', outcome });
           return formatToolResult({ tool: call.tool, status: 'ok', content: outcome.content });

@@ -15,6 +15,7 @@ import type { AgentDef } from '../personas/loadAgents.js';
 import { AgentRun } from './agentRun.js';
 import type { ApprovalAnswer, ApprovalRequest } from '../tools/runToolCall.js';
 import { mkdirOwnedSync } from '../util/ownedFile.js';
+import { summarizePlan, type PlanSummary } from '../tools/planSummary.js';
 
 export interface HeadlessOptions {
   prompt: string;
@@ -58,6 +59,8 @@ export interface HeadlessToolCall {
   writes: 'file' | 'command' | null;
   /** What the tool said when it failed (its first line). */
   error?: string;
+  /** The file change it made or, in a dry run, would make: the summary of the tool's plan, as the audit log keeps it. */
+  plan?: PlanSummary;
 }
 
 export interface HeadlessResult {
@@ -149,6 +152,7 @@ export async function runHeadless(opts: HeadlessOptions): Promise<HeadlessResult
           answer: o.answer ?? null,
           durationMs: o.durationMs,
           writes,
+          ...(o.plan ? { plan: summarizePlan(o.plan) } : {}),
           ...(o.status === 'error'
             ? {
                 error: o.content

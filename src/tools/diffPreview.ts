@@ -12,12 +12,20 @@ export async function readIfExists(abs: string): Promise<string | null> {
   return readTextIfRegular(abs);
 }
 
-/** A unified diff of a file's change, cut to a readable length. */
-export function unifiedDiff(shown: string, before: string, after: string): string {
+/** A unified diff of a file's change, whole (the audit log hashes this). */
+export function wholeUnifiedDiff(shown: string, before: string, after: string): string {
   const patch = diffLib().createTwoFilesPatch(`a/${shown}`, `b/${shown}`, before, after, '', '', { context: 3 });
-  const lines = patch
+  return patch
     .split('\n')
     .filter((l) => !l.startsWith('===='))
+    .join('\n')
+    .trimEnd();
+}
+
+/** A unified diff of a file's change, cut to a readable length. */
+export function unifiedDiff(shown: string, before: string, after: string): string {
+  const lines = wholeUnifiedDiff(shown, before, after)
+    .split('\n')
     .slice(0, MAX_PREVIEW_LINES + 1);
   if (lines.length > MAX_PREVIEW_LINES) lines[MAX_PREVIEW_LINES] = `… (diff cut at ${MAX_PREVIEW_LINES} lines)`;
   return lines.join('\n').trimEnd();

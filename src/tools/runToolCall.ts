@@ -75,6 +75,10 @@ export interface ToolCallOutcome {
   images?: LoadedImage[];
   /** The output was cut to the tool's limit: its whole length, and where it was saved whole (project-relative). */
   cut?: { totalChars: number; savedAs?: string };
+  /** The file change the call made or would make (Tool.plan), computed once before it ran: the audit log and ACP's diff use it. */
+  plan?: PlannedChange;
+  /** What the person was (or, in a dry run, would be) shown when asked: the tool's preview of the plan. */
+  preview?: string;
 }
 
 export function formatZodError(err: z.ZodError): string {
@@ -107,6 +111,7 @@ async function runCall(
   const tool = deps.tools.get(call.tool);
   const summary = describeCall(tool, call.tool, call.args);
   const limits = { ...DEFAULT_LIMITS, maxChars: deps.maxOutputChars, ...tool?.limits };
+  const shownPlan: { plan?: PlannedChange; preview?: string } = {};
   const done = (o: Omit<ToolCallOutcome, 'tool' | 'args' | 'durationMs' | 'summary'>): ToolCallOutcome => {
     // Output of a tool that runs a program can print credentials inside URLs (git remote -v, logs): masked before it is kept or shown.
     const full = tool?.kind === 'execute' ? maskCommandOutput(o.content) : o.content;
@@ -114,7 +119,7 @@ async function runCall(
     const content = limitOutput(full, limits, (whole) => (savedAs = spillOutput(deps.ctx.root, call.tool, whole)));
     // The person sees that the output was cut too, not only the model.
     const cut = content === full ? undefined : { totalChars: full.length, ...(savedAs ? { savedAs } : {}) };
-    return { tool: call.tool, args: call.args, summary, durationMs: Date.now() - started, ...o, content, ...(cut ? { cut } : {}) };
+    return { tool: call.tool, args: call.args, summary, durationMs: Date.now() - started, ...o, content, ...(cut ? { cut } : {}), ...shownPlan };
   };
   if (!tool) {
     const why = deps.explainUnknown?.(call.tool);
@@ -166,8 +171,10 @@ async function runCall(
   if (decision.decision === 'ask' && hook.allow && approvableByMode(decision, Boolean(deps.sandbox))) {
     answer = 'auto'; // the hook approved what a mode may approve: it runs held to the policy's claim
   } else if (decision.decision === 'ask') {
-    const plan = await tool.plan?.(deps.ctx, args as never).catch(() => undefined);
-    const preview = await tool.preview?.(deps.ctx, args as never, plan).catch(() => undefined);
+    const plan = (shownPlan.plan = await tool.plan?.(deps.ctx, args as never).catch(() => undefined));
+    const preview = (shownPlan.preview = await tool.preview?.(deps.ctx, args as never, plan).catch(() => undefined));
+    if (!plan) delete shownPlan.plan;
+    if (!preview) delete shownPlan.preview;
     answer = await deps.approve({
       tool: tool.name,
       args,
@@ -193,6 +200,11 @@ async function runCall(
         content: `not run: ${tool.name} needs approval (${decision.reason}) and this run has nobody to ask (the user can rerun with --yes). Do not retry it; finish without it or explain what should be run.`,
       });
     }
+  }
+  // The change the call makes, planned once (asked or not) for the audit log and the editor's diff.
+  if (tool.plan && !shownPlan.plan) {
+    const plan = await tool.plan(deps.ctx, args as never).catch(() => undefined);
+    if (plan) shownPlan.plan = plan;
   }
   started = Date.now(); // duration measures the tool, not the time spent waiting for approval
   // Undo: what the call will change is kept before it runs (or it is named as not undoable).

@@ -102,6 +102,7 @@ async function oneShot(root: string, steps: { agent: string; prompt: string }[],
       reason: c.reason,
       ran: !flags['dry-run'],
       ...(flags['dry-run'] ? {} : { status: c.status }),
+      ...(c.plan ? { plan: c.plan } : {}),
     }));
     results.push({ agent: def.name, status: r.status, answer: r.answer, error: r.error?.message, calls });
     if (r.error?.kind === 'binary_missing') {

@@ -22,7 +22,9 @@ function human(line: string): string {
     const args = Object.entries(e.args ?? {})
       .map(([k, v]) => `${k}=${String(v).replace(/\s+/g, ' ').slice(0, 60)}`)
       .join(' ');
-    return `${e.time} ${String(e.tool).padEnd(14)} ${String(e.decision ?? '-').padEnd(5)} ${String(e.status).padEnd(5)} ${e.rule ?? ''}${e.answer ? ` answer=${e.answer}` : ''} ${args}`;
+    // A file change: its planned diff's summary (the whole diff is not kept; its hash is).
+    const plan = e.plan ? ` [${e.plan.kind} ${e.plan.path} +${e.plan.added} -${e.plan.removed} diff sha256:${String(e.plan.diffSha256).slice(0, 12)}]` : '';
+    return `${e.time} ${String(e.tool).padEnd(14)} ${String(e.decision ?? '-').padEnd(5)} ${String(e.status).padEnd(5)} ${e.rule ?? ''}${e.answer ? ` answer=${e.answer}` : ''} ${args}${plan}`;
   } catch {
     return line;
   }
