@@ -33,6 +33,7 @@ export function renderBashCompletion(spec: CompletionSpec): string {
 # Agent names for --agent: the agent files of this project and of the user.
 _devx_agents() {
   local d f
+  [[ -n \${ZSH_VERSION-} ]] && setopt localoptions nullglob
   for d in .devx/agents .claude/agents "$HOME/.devx/agents" "$HOME/.claude/agents"; do
     for f in "$d"/*.md; do
       [ -f "$f" ] || continue
@@ -43,6 +44,8 @@ _devx_agents() {
 }
 
 _devx() {
+  # zsh (bashcompinit): arrays from 0 as in bash.
+  [[ -n \${ZSH_VERSION-} ]] && setopt localoptions ksharrays
   local cur=\${COMP_WORDS[COMP_CWORD]} prev='' cmd='' w i npos=0
   ((COMP_CWORD > 0)) && prev=\${COMP_WORDS[COMP_CWORD - 1]}
   COMPREPLY=()

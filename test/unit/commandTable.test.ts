@@ -101,3 +101,23 @@ describe('bash completion, run by bash', () => {
     expect(await complete(['devx', 'session', '--'])).toEqual(['--help', '--json']);
   });
 });
+
+describe('zsh completion (bashcompinit), when zsh is installed', () => {
+  const zsh = (process.env.PATH ?? '').split(path.delimiter).some((d) => fs.existsSync(path.join(d, 'zsh')));
+  it.skipIf(!zsh)('the same function runs under zsh, arrays counted from 0 as in bash', async () => {
+    const file = path.join(dir, 'devx.zsh');
+    fs.writeFileSync(file, renderZshCompletion(spec));
+    // bashcompinit's compgen leaves the prefix match to zsh's compadd: the words are all the candidates.
+    const r = await runProcess(
+      'zsh',
+      [
+        '-f',
+        '-c',
+        `source ${file}; COMP_WORDS=(devx -m x workflow st); COMP_CWORD=4; _devx; print -- $COMPREPLY; COMP_WORDS=(devx --provider ''); COMP_CWORD=2; _devx; print -- $COMPREPLY`,
+      ],
+      { cwd: dir, env: { PATH: process.env.PATH, HOME: dir } },
+    );
+    const workflow = commands.find((c) => c.name === 'workflow')!;
+    expect([r.exitCode, r.stderr, r.stdout]).toEqual([0, '', `${workflow.subcommands!.map((s) => s.name).join(' ')}\n${providerIds().join(' ')}\n`]);
+  });
+});
