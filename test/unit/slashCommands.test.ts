@@ -2,7 +2,8 @@
 // import cli, keeps the same names in BUILTIN_COMMANDS so that a custom command of such a name yields.
 import { describe, expect, it } from 'vitest';
 import { BUILTIN_COMMANDS } from '../../src/runtime/customCommands.js';
-import { SLASH_COMMANDS, findSlash, replHelp, slashNames } from '../../src/cli/slashCommands.js';
+import { SLASH_COMMANDS, findSlash, replHelp, shellHelp, slashNames } from '../../src/cli/slashCommands.js';
+import { COMMAND_TABLE } from '../../src/cli/commands/index.js';
 
 describe('the slash command table', () => {
   it('names exactly the commands the runtime keeps as builtin', () => {
@@ -18,6 +19,10 @@ describe('the slash command table', () => {
       for (const f of c.forms ?? []) expect(help).toContain(f.usage);
     }
     expect(help).toMatch(/^Commands:\n  \/help      this help\n/);
+    // Its last line names the CLI's commands, from the command table the REPL is given.
+    const names = COMMAND_TABLE.map((e) => e.name);
+    expect(shellHelp(names)).toBe(`From the shell: devx ${names.join(', ')} (devx help <command> for each)\n`);
+    expect(shellHelp(undefined)).toBe('');
   });
 
   it('finds a command by name, alias or prefix, and leaves the rest to custom commands', () => {
