@@ -7,7 +7,7 @@ import path from 'node:path';
 import * as z from 'zod';
 import { AccountSchema, type Account } from '../providers/accounts.js';
 import type { ProviderSettings } from '../providers/types.js';
-import { DEFAULT_PROVIDER, getProvider, providerIds } from '../providers/registry.js';
+import { DEFAULT_PROVIDER, findProvider, getProvider, providerIds, providerNames } from '../providers/registry.js';
 import { parseRule, validateRule, type PermissionRule, type RuleSource } from '../policy/permissions.js';
 import { McpServersSchema, type McpServerEntry } from './mcpSettings.js';
 import { HooksSchema, flattenHooks, readClaudeHooks, type HookEntry } from './hookSettings.js';
@@ -170,8 +170,11 @@ export function readSettingsFile(file: string): Settings | null {
     throw new ConfigError(`${file}: invalid setting "${key}": ${reason}`);
   }
   const data = parsed.data;
-  for (const id of [data.provider, ...Object.keys(data.providers ?? {})]) {
-    if (id !== undefined && !providerIds().includes(id)) throw new ConfigError(`${file}: unknown provider "${id}"; devx has: ${providerIds().join(', ')}`);
+  // "provider" may name one by an alias ("openai" for codex); a "providers" section uses its id.
+  if (data.provider !== undefined && !findProvider(data.provider))
+    throw new ConfigError(`${file}: unknown provider "${data.provider}"; devx has: ${providerNames()}`);
+  for (const id of Object.keys(data.providers ?? {})) {
+    if (!providerIds().includes(id)) throw new ConfigError(`${file}: unknown provider "${id}"; devx has: ${providerIds().join(', ')}`);
   }
   return data;
 }
@@ -294,8 +297,9 @@ export function loadSettings(src: SettingsSources): ResolvedSettings {
   // Rules the invoking program adds with the user's authority (a workflow step's `allow`).
   if (o.permissions) addRules({ permissions: o.permissions }, 'user');
   const envNum = (name: string) => (src.env[name] ? Number(src.env[name]) : undefined);
-  const provider = o.provider ?? merged.provider ?? DEFAULT_PROVIDER;
-  if (!providerIds().includes(provider)) throw new ConfigError(`unknown provider "${provider}"; devx has: ${providerIds().join(', ')}`);
+  const named = o.provider ?? merged.provider ?? DEFAULT_PROVIDER;
+  const provider = findProvider(named)?.id;
+  if (!provider) throw new ConfigError(`unknown provider "${named}"; devx has: ${providerNames()}`);
   const chosenModel = o.model ?? src.env.DEVX_MODEL ?? merged.model;
   const fallbackModel = o.fallbackModel ?? merged.fallbackModel;
   const providers: Record<string, ProviderSettings> = {};

@@ -16,7 +16,7 @@ import { knownToolNames, resolveToolName } from '../tools/registry.js';
 import { AGENT_TOOL_PREFIX } from '../tools/agentTool.js';
 import { packageRoot } from '../util/packageRoot.js';
 import { isTrusted } from '../config/trust.js';
-import { findProvider, providerIds } from '../providers/registry.js';
+import { findProvider, providerNames } from '../providers/registry.js';
 
 export type AgentScope = 'project' | 'user' | 'builtin';
 export type AgentFormat = 'devx' | 'claude' | 'gemini-extension';
@@ -156,13 +156,11 @@ function parseMarkdownAgent(file: string, src: Source, scope: ImportScope, warni
   // Claude Code's tool names are valid in every format; each name is resolved through the tools' own aliases.
   if (tools) tools = resolveTools(tools, file, warnings, at('tools'));
   if (d.provider !== undefined && d.provider !== null && (typeof d.provider !== 'string' || !findProvider(d.provider))) {
-    throw fail(
-      'provider',
-      `"provider: ${String(d.provider)}" is not a provider devx has (${providerIds().join(', ')})${d.provider === 'openai' ? '; OpenAI is not supported yet' : ''}`,
-    );
+    throw fail('provider', `"provider: ${String(d.provider)}" is not a provider devx has (${providerNames()})`);
   }
   if (d.memory !== undefined && d.memory !== null && typeof d.memory !== 'string') throw fail('memory', '"memory" must be a file path');
-  let provider = typeof d.provider === 'string' ? d.provider : undefined;
+  // An alias ("openai") names its provider ("codex").
+  let provider = typeof d.provider === 'string' ? findProvider(d.provider)?.id : undefined;
   // A Claude Code agent runs on Claude with its own model, unless it names another provider.
   if (src.format === 'claude') provider ??= 'claude';
   // "inherit" (Claude Code's word) means the session's model.

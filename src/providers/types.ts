@@ -120,6 +120,8 @@ export interface ProviderContext {
 /** One model provider: a folder under providers/ and one line in providers/registry.ts. */
 export interface Provider {
   id: string;
+  /** Other names that select it (`provider: openai` for codex). */
+  aliases?: string[];
   defaultModel: string;
   defaultBin: string;
   /** Shown when a binary it needs is missing. */

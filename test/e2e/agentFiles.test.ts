@@ -26,7 +26,7 @@ const agent = (front: string, body = 'You help.') => `---\n${front}\n---\n${body
 describe('agent files', () => {
   it('a bad provider, a typo in a field and broken YAML are reported with file and line by agent list and by agent run; a memory file beside its agent is not an agent', async () => {
     const project = makeProject({
-      '.devx/agents/oai.md': agent('name: oai\ndescription: runs on openai\nprovider: openai'),
+      '.devx/agents/oai.md': agent('name: oai\ndescription: runs on mistral\nprovider: mistral'),
       '.devx/agents/typo.md': agent('name: typo\ndescription: a typo\ntools: [read_file]\nprovider: gemnii'),
       '.devx/agents/badtools.md': agent('name: badtools\ndescription: tools as a number\ntools: 3'),
       '.devx/agents/yaml.md': agent('name: yaml\ndescription: [unclosed'),
@@ -37,20 +37,20 @@ describe('agent files', () => {
     const list = await runDevx(['agent', 'list'], { cwd: project, env });
     expect(list.code).toBe(1);
     const dir = path.join(project, '.devx', 'agents');
-    expect(list.stderr).toContain(`error: ${dir}/oai.md:4: "provider: openai" is not a provider devx has (gemini, claude); OpenAI is not supported yet\n`);
-    expect(list.stderr).toContain(`error: ${dir}/typo.md:5: "provider: gemnii" is not a provider devx has (gemini, claude)\n`);
+    expect(list.stderr).toContain(`error: ${dir}/oai.md:4: "provider: mistral" is not a provider devx has (gemini, claude, codex (or openai))\n`);
+    expect(list.stderr).toContain(`error: ${dir}/typo.md:5: "provider: gemnii" is not a provider devx has (gemini, claude, codex (or openai))\n`);
     expect(list.stderr).toContain(`error: ${dir}/badtools.md:4: "tools" must be a list of tool names or a comma-separated string\n`);
     expect(list.stderr).toMatch(new RegExp(`error: ${dir}/yaml\\.md:\\d+: front-matter is not valid YAML: `));
     expect(list.stderr).not.toContain('agent-memory.md');
     expect(list.stdout).toMatch(/^keeper\s+project/m);
     expect(list.stdout).not.toMatch(/^(oai|typo)\s/m);
     const json = JSON.parse((await runDevx(['agent', 'list', '--json'], { cwd: project, env })).stdout);
-    expect(json.errors).toContainEqual({ file: `${dir}/oai.md`, line: 4, message: expect.stringContaining('openai') });
+    expect(json.errors).toContainEqual({ file: `${dir}/oai.md`, line: 4, message: expect.stringContaining('mistral') });
 
     // The command that loads it says the same, and no model is called.
     const run = await runDevx(['agent', 'run', 'oai', 'hello'], { cwd: project, env });
     expect(run.code).not.toBe(0);
-    expect(run.stderr).toContain(`agent "oai" cannot be loaded: ${dir}/oai.md:4: "provider: openai" is not a provider devx has`);
+    expect(run.stderr).toContain(`agent "oai" cannot be loaded: ${dir}/oai.md:4: "provider: mistral" is not a provider devx has`);
     expect(run.stderr).not.toContain('Cannot read properties');
     const start = await runDevx(['agent', 'start', 'typo', 'hello'], { cwd: project, env });
     expect(start.stderr).toContain(`${dir}/typo.md:5: "provider: gemnii"`);
