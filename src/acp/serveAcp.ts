@@ -67,7 +67,8 @@ export async function serveAcp(opts: AcpOptions): Promise<number> {
       if (err instanceof ConfigError) throw acp.RequestError.internalError({ cwd }, `bad settings: ${err.message}`);
       throw err;
     }
-    for (const w of started.run.agent.warnings) log(`devx: warning: ${w}`);
+    // The editor is told the session's commands, MCP prompts among them, once its servers have started.
+    for (const w of [...started.run.agent.warnings, ...(await started.run.ready())]) log(`devx: warning: ${w}`);
     const missing = started.run.agent.missingBinary();
     if (missing) {
       started.session.abandon();

@@ -66,7 +66,13 @@ export function overridesFrom(flags: AgentFlagValues) {
  */
 export async function withSession(
   flags: AgentFlagValues,
-  io: { info: Writable; prompt?: (req: ApprovalRequest) => Promise<ApprovalAnswer>; stream?: boolean },
+  io: {
+    info: Writable;
+    prompt?: (req: ApprovalRequest) => Promise<ApprovalAnswer>;
+    stream?: boolean;
+    /** The REPL: MCP servers go on starting while the person types (their warnings come with the first turn). */
+    lazyTools?: boolean;
+  },
   fn: (s: Started) => Promise<number>,
 ): Promise<number> {
   let s: Started;
@@ -87,6 +93,7 @@ export async function withSession(
   }
   try {
     for (const w of s.run.agent.warnings) io.info.write(`devx: warning: ${w}\n`);
+    if (!io.lazyTools) for (const w of await s.run.ready()) io.info.write(`devx: warning: ${w}\n`);
     const missing = s.run.agent.missingBinary();
     if (missing) {
       io.info.write(`${missing}\n`);

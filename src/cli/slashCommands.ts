@@ -61,6 +61,7 @@ export const SLASH_COMMANDS: SlashCommand[] = [
     editor: true,
     summary: 'the tools the model can call',
     run: async (ctx) => {
+      await ctx.started.run.ready(); // MCP servers' tools
       for (const t of ctx.started.run.agent.tools)
         ctx.out.write(`  ${[t.name, ...describeArgs(t).map((a) => (a.optional ? `[${a.name}]` : a.name))].join(' | ')}\n`);
       return 'continue';
@@ -70,7 +71,12 @@ export const SLASH_COMMANDS: SlashCommand[] = [
     names: ['mcp'],
     editor: true,
     summary: 'MCP servers of this session: state and tools',
-    run: async (ctx) => (ctx.out.write(renderMcpStatus(ctx.started.run.agent.mcp?.statuses() ?? [], undefined)), 'continue'),
+    run: async (ctx) => {
+      // Servers start in the background: a few seconds for them to finish, then their state as it is ("starting" included).
+      await Promise.race([ctx.started.run.ready(), new Promise((r) => setTimeout(r, 3000).unref())]);
+      ctx.out.write(renderMcpStatus(ctx.started.run.agent.mcp?.statuses() ?? [], undefined));
+      return 'continue';
+    },
   },
   { names: ['history'], editor: true, summary: 'the conversation so far', run: async (ctx) => (printHistory(ctx), 'continue') },
   {

@@ -1,5 +1,6 @@
-// The MCP servers of one session: started together (in parallel, each within its start-up timeout),
-// their tools offered as devx tools, and stopped with the session. A server that fails to start,
+// The MCP servers of one session: started together in the background (in parallel, each within its
+// start-up timeout) while the session starts, their tools offered as devx tools once `ready`, and
+// stopped with the session (one still starting is cancelled). A server that fails to start,
 // times out or dies mid-call costs the model an error result and the user one line; nothing else.
 import type { McpServerEntry } from '../config/mcpSettings.js';
 import type { Tool } from '../tools/types.js';
@@ -13,7 +14,7 @@ import { claudeToolName, protocolToolName } from './names.js';
 export const DEFAULT_STARTUP_TIMEOUT_MS = 30_000;
 export const DEFAULT_CALL_TIMEOUT_MS = 60_000;
 
-export type ServerState = 'ready' | 'failed' | 'disconnected' | 'disabled' | 'stopped';
+export type ServerState = 'starting' | 'ready' | 'failed' | 'disconnected' | 'disabled' | 'stopped';
 
 export interface ServerStatus {
   name: string;
@@ -35,6 +36,8 @@ interface Server {
   conn?: Connection;
   tools: Tool[];
   prompts?: McpPrompt[];
+  /** Cancels the start while it is under way (the session ended first). */
+  abort?: AbortController;
 }
 
 /** A prompt an MCP server offers: a slash command `/mcp__<server>__<prompt>` in devx. */
@@ -59,9 +62,14 @@ function firstLine(s: string): string {
 
 /** "did not start: why" / "is disconnected: why", for messages to the model. */
 function stateText(s: ServerStatus): string {
-  const verb = { failed: 'did not start', disconnected: 'is disconnected', disabled: 'is disabled in settings', stopped: 'has stopped', ready: 'is ready' }[
-    s.state
-  ];
+  const verb = {
+    starting: 'is still starting',
+    failed: 'did not start',
+    disconnected: 'is disconnected',
+    disabled: 'is disabled in settings',
+    stopped: 'has stopped',
+    ready: 'is ready',
+  }[s.state];
   return `${verb}${s.error ? `: ${s.error}` : ''}`;
 }
 
@@ -85,10 +93,28 @@ async function listAllTools(conn: Connection, signal: AbortSignal): Promise<List
 }
 
 export class McpManager {
-  private constructor(private readonly servers: Server[]) {}
+  /** Resolves when every server is ready or has failed. Never rejects. */
+  readonly ready: Promise<void>;
 
-  /** Starts every enabled server at once; resolves when each is ready or has failed. Never throws. */
+  private constructor(
+    private readonly servers: Server[],
+    opts: McpOptions,
+  ) {
+    // Spawned once the session's own start is done (the next turn of the event loop), not during it.
+    this.ready = new Promise((r) => setImmediate(r)).then(() =>
+      Promise.all(servers.filter((s) => !s.entry.disabled).map((s) => this.startOne(s, opts))).then(() => undefined),
+    );
+  }
+
+  /** Starts every enabled server at once and resolves when each is ready or has failed. Never throws. */
   static async start(entries: McpServerEntry[], opts: McpOptions): Promise<McpManager> {
+    const mgr = McpManager.launch(entries, opts);
+    await mgr.ready;
+    return mgr;
+  }
+
+  /** Starts every enabled server at once, in the background: `ready` says when they are done. */
+  static launch(entries: McpServerEntry[], opts: McpOptions): McpManager {
     const servers = entries.map((entry): Server => {
       const roots = serverRoots(entry, opts.root, (s) => expandEnv(s, opts.env));
       return {
@@ -98,7 +124,7 @@ export class McpManager {
           name: entry.name,
           file: entry.file,
           transport: transportOf(entry),
-          state: entry.disabled ? 'disabled' : 'failed',
+          state: entry.disabled ? 'disabled' : 'starting',
           trusted: Boolean(entry.trust),
           outsideRoot: roots.outside,
           tools: [],
@@ -106,14 +132,20 @@ export class McpManager {
         },
       };
     });
-    const mgr = new McpManager(servers);
-    await Promise.all(servers.filter((s) => !s.entry.disabled).map((s) => mgr.startOne(s, opts)));
-    return mgr;
+    return new McpManager(servers, opts);
   }
 
+  private stopping = false;
+
   private async startOne(s: Server, opts: McpOptions): Promise<void> {
+    if (this.stopping) {
+      s.status.state = 'failed';
+      s.status.error = 'the session ended before it started';
+      return;
+    }
     const ms = s.entry.startupTimeout ?? DEFAULT_STARTUP_TIMEOUT_MS;
     const abort = new AbortController();
+    s.abort = abort;
     const timer = setTimeout(() => abort.abort(new Error(`did not start within ${ms / 1000}s`)), ms);
     try {
       s.conn = await connectServer(s.entry, { root: opts.root, env: opts.env, version: opts.version, signal: abort.signal, devxHome: opts.devxHome });
@@ -142,6 +174,7 @@ export class McpManager {
           arguments: (p.arguments ?? []).map((a) => ({ name: a.name, required: Boolean(a.required), description: a.description })),
         }));
       }
+      if (abort.signal.aborted) throw abort.signal.reason;
       s.status.state = 'ready';
       s.conn.client.onclose = () => {
         if (s.status.state === 'ready') {
@@ -159,6 +192,7 @@ export class McpManager {
       s.conn = undefined;
     } finally {
       clearTimeout(timer);
+      s.abort = undefined;
     }
   }
 
@@ -243,6 +277,10 @@ export class McpManager {
 
   /** Stops every server: stdin closed, then the process is terminated (nothing is left behind). */
   async stop(): Promise<void> {
+    // A server still starting is cancelled, and waited for, so that nothing it started outlives the session.
+    this.stopping = true;
+    for (const s of this.servers) s.abort?.abort(new Error('the session ended before it started'));
+    await this.ready;
     await Promise.all(
       this.servers.map(async (s) => {
         const conn = s.conn;

@@ -86,6 +86,28 @@ export class AgentRun {
     return self;
   }
 
+  private readying?: Promise<string[]>;
+
+  /**
+   * Waits for the session's MCP servers (they start in the background while devx starts): their tools
+   * join the manual, with the persona's applied again. Gives the warnings of servers that did not
+   * start (the same list at every call). Every turn waits for it; so may a surface that shows tools.
+   */
+  ready(): Promise<string[]> {
+    return (this.readying ??= this.agent.settle().then((warnings) => {
+      this.base.systemPrompt = this.agent.deps.systemPrompt;
+      this.subSystemPrompt = undefined;
+      if (this.personaDef) {
+        try {
+          this.usePersona(this.personaName ?? this.personaDef);
+        } catch {
+          /* the persona stays as it was; the next turn reports a broken agent file */
+        }
+      }
+      return warnings;
+    }));
+  }
+
   get history(): Message[] {
     return this.agent.history;
   }
@@ -120,6 +142,7 @@ export class AgentRun {
    * as the message. Null when the line names none.
    */
   async promptCommand(line: string, opts: { signal?: AbortSignal } = {}): Promise<TurnResult | null> {
+    await this.ready(); // MCP prompts are commands too
     const found = findCustomCommand(this.agent.commands, line);
     if (!found) return null;
     const signal = opts.signal ?? new AbortController().signal;
@@ -135,6 +158,7 @@ export class AgentRun {
 
   /** Runs one turn. The conversation continues only for 'project' runs; other runs start fresh each time. */
   async prompt(input: string, opts: { signal?: AbortSignal; images?: LoadedImage[] } = {}): Promise<TurnResult> {
+    await this.ready();
     // An edited agent file (or its memory file) takes effect on the next turn.
     if (this.personaName) this.usePersona(this.personaName);
     // `@server:uri` attaches an MCP resource; a mention that cannot be read stops the message with the reason.

@@ -36,7 +36,8 @@ import { readProjectNote } from '../session/projectFiles.js';
 import { isAlive } from '../session/sessionLock.js';
 import { UndoJournal } from '../session/undoStore.js';
 import { HookRunner, toolHooks } from './hooks.js';
-import { addMcpPrompts, customCommandsFor } from './customCommands.js';
+import { customCommandsFor } from './customCommands.js';
+import { settleMcp } from './settleMcp.js';
 import { loadSkills } from '../personas/loadSkills.js';
 import { makeSkillTool } from '../tools/skillTool.js';
 import type { LoadedCommands } from '../commands/loadCommands.js';
@@ -97,8 +98,13 @@ export interface Agent {
   missingBinary(providers?: string[]): string | null;
   /** Approvals as a headless sub-run sees them: the mode approves, nobody is asked. */
   approveHeadless(req: ApprovalRequest): Promise<ApprovalAnswer>;
-  /** The session's MCP servers (null when none is configured). */
+  /** The session's MCP servers (null when none is configured); they start in the background. */
   mcp: McpManager | null;
+  /**
+   * Waits for the MCP servers to start, adds their tools (to `tools`, `offeredTools`, the manual in
+   * `deps`) and prompts, and gives the warnings of those that did not start. The same promise each call.
+   */
+  settle(): Promise<string[]>;
   /** What each turn changed, kept for undo (.devx/undo/); AgentRun marks the turns. */
   changes: UndoJournal;
   /** Custom slash commands (.gemini/commands, .claude/commands, .devx/commands; a project's once trusted). */
@@ -169,14 +175,17 @@ export async function createAgent(opts: AgentOptions): Promise<Agent> {
   const projectTools = path.join(root, '.devx', 'tools');
   const custom = loadCustomTools([path.join(home, 'tools'), ...(settings.trusted ? [projectTools] : [])], new Set(builtins.map((t) => t.name)));
   const untrustedTools = settings.trusted ? [] : yamlFilesIn(projectTools);
-  // MCP servers start in parallel, each within its start-up timeout; one that fails is a warning line.
+  // MCP servers start in the background, in parallel, each within its start-up timeout: the session does not
+  // wait for them, its first turn does (settle, below). One that fails is a warning line.
   const extra = opts.extraMcpServers ?? [];
   const servers = [...settings.mcpServers.filter((m) => !extra.some((e) => e.name === m.name)), ...extra];
   // The MCP client (and its SDK) loads only for a session that has servers.
-  const mcp = servers.length ? await (await import('../mcp/manager.js')).McpManager.start(servers, { root, env: opts.env, version: packageVersion(), devxHome: home }) : null;
+  const mcp = servers.length
+    ? (await import('../mcp/manager.js')).McpManager.launch(servers, { root, env: opts.env, version: packageVersion(), devxHome: home })
+    : null;
   const skills = loadSkills({ root, home: userHome, devxHome: home, trusted: settings.trusted, importSetup: settings.importSetup });
   const skillTools = skills.skills.size ? [makeSkillTool([...skills.skills.values()])] : [];
-  const tools = [...builtins, ...custom.tools, ...skillTools, ...(mcp?.tools ?? [])];
+  const tools = [...builtins, ...custom.tools, ...skillTools];
   const byName = new Map(tools.map((t) => [t.name, t]));
   // "Always" covers the exact command line for tools that run one, and the whole tool otherwise.
   const approvalKey = (req: ApprovalRequest) => {
@@ -197,25 +206,23 @@ export async function createAgent(opts: AgentOptions): Promise<Agent> {
   };
   // The manual lists only what the model may call: a bare deny rule or plan mode removes a tool from it
   // (a call to it still gets the policy's answer).
-  const offeredTools = tools.filter(
-    (t) => matchToolRules(t, [], { rules: settings.permissionRules, root, home: userHome })?.kind !== 'deny' && !(mode === 'plan' && t.kind === 'write'),
-  );
+  const offer = (t: Tool) =>
+    matchToolRules(t, [], { rules: settings.permissionRules, root, home: userHome })?.kind !== 'deny' && !(mode === 'plan' && t.kind === 'write');
+  const offeredTools = tools.filter(offer);
   const loaded = opts.projectHistory ? loadHistory(historyFile(root)) : { messages: [] as Message[], warning: undefined };
   const warnings = [...settings.warnings, ...(loaded.warning ? [loaded.warning] : [])];
   for (const e of custom.errors) warnings.push(`custom tool ${e.file} was not loaded: ${e.message}`);
   const commands = customCommandsFor({ root, home: userHome, devxHome: home, trusted: settings.trusted, importSetup: settings.importSetup }, []);
   warnings.push(...commands.warnings);
-  if (mcp) addMcpPrompts(commands.loaded, mcp.prompts);
   for (const e of skills.errors) warnings.push(`skill ${e.file}${e.line ? `:${e.line}` : ''} was not loaded: ${e.message}`);
   if (skills.untrusted.length) warnings.push(`this project has skills (${skills.untrusted.join(', ')}); run \`devx trust\` to allow them`);
   if (untrustedTools.length)
     warnings.push(`this project asks for its own tools (${untrustedTools.join(', ')} in .devx/tools); run \`devx trust\` to allow them`);
-  for (const m of mcp?.statuses() ?? [])
-    if (m.state === 'failed') warnings.push(`MCP server "${m.name}" (${m.file}) did not start: ${m.error}; its tools are unavailable this session`);
   if (!sandbox)
     warnings.push(
       `no sandbox: ${probeBwrap(opts.env).why ?? 'bubblewrap is not available'}. Only ls, cat, head, tail, wc, grep, rg and git status/diff/log/show run without a question; everything else asks (yolo refuses what runs project code). To sandbox commands, ${INSTALL_HINT}`,
     );
+  let settled: Promise<string[]> | undefined;
   const deps: LoopDeps = {
     backend: backendFor(settings.provider),
     // Tools such as `agent` are offered only to an agent that lists them.
@@ -288,6 +295,22 @@ export async function createAgent(opts: AgentOptions): Promise<Agent> {
     missingBinary: (providers = [settings.provider]) => (opts.backend ? null : missingProviderBinary(settings, opts.env, providers)),
     approveHeadless: async (req) => (approvedByMode(req) ? 'auto' : 'headless'),
     mcp,
+    settle: () =>
+      (settled ??= mcp
+        ? settleMcp(mcp, {
+            tools,
+            byName,
+            offeredTools,
+            offer,
+            commands: commands.loaded,
+            renderManual: () => {
+              deps.systemPrompt = renderSystemPrompt(
+                root,
+                offeredTools.filter((t) => !t.onlyWhenListed),
+              );
+            },
+          })
+        : Promise.resolve([])),
     changes,
     commands: commands.loaded,
     hooks,

@@ -130,7 +130,7 @@ export async function runHeadless(opts: HeadlessOptions): Promise<HeadlessResult
     prompt: opts.approve,
   });
   if (opts.writeScope) run.agent.policy.limitWrites(opts.writeScope);
-  for (const w of run.agent.warnings) opts.onWarning?.(w);
+  for (const w of [...run.agent.warnings, ...(await run.ready())]) opts.onWarning?.(w);
   const toolCalls: HeadlessToolCall[] = [];
   const usage = { input: 0, output: 0 };
   const started = new Date();

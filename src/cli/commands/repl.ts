@@ -120,7 +120,7 @@ async function runRepl(flags: { resume?: string; agent?: string } & Parameters<t
   };
 
   try {
-    return await withSession(flags, { info, prompt: interactive ? askApproval : undefined, stream: interactive }, async (started) => {
+    return await withSession(flags, { info, prompt: interactive ? askApproval : undefined, stream: interactive, lazyTools: true }, async (started) => {
       const { run } = started;
       info.write(
         `devx ${packageVersion()} · ${run.agent.root} · ${run.agent.settings.provider} · model ${run.agent.settings.model}${run.persona ? ` · agent ${run.persona.name}` : ''}${run.history.length ? ` · ${run.history.length} messages of history (/clear to start over)` : ''}\n`,
@@ -130,10 +130,22 @@ async function runRepl(flags: { resume?: string; agent?: string } & Parameters<t
       if (flags.agent) out.write(`${switchAgent(started, flags.agent)}\n`);
       if (interactive) info.write('Type a task, or /help.\n');
 
-      slashNames = [
-        ...builtinSlashNames().map((n) => `/${n}`),
-        ...[...run.agent.commands.commands.values()].flatMap((c) => [`/${c.name}`, `/${c.scope}:${c.name}`]),
-      ].sort();
+      const listSlashNames = () =>
+        (slashNames = [
+          ...builtinSlashNames().map((n) => `/${n}`),
+          ...[...run.agent.commands.commands.values()].flatMap((c) => [`/${c.name}`, `/${c.scope}:${c.name}`]),
+        ].sort());
+      listSlashNames();
+      // MCP servers start while the person types: their prompts join the completions when ready, and a
+      // server that did not start is said once, before the first turn (a turn waits for them anyway).
+      const toolsReady = run.ready().then((warnings) => (listSlashNames(), warnings));
+      let warned = false;
+      const sayToolWarnings = async () => {
+        const warnings = await toolsReady;
+        if (warned) return;
+        warned = true;
+        for (const w of warnings) info.write(`devx: warning: ${w}\n`);
+      };
       const render = createRenderer({ out, answerOut: out });
       run.subscribe(render.onEvent);
       input.onCtrlO(() => render.toggleWatch());
@@ -192,12 +204,14 @@ async function runRepl(flags: { resume?: string; agent?: string } & Parameters<t
           }
           if (text.startsWith('/') && !text.includes('\n')) {
             // A custom command (.gemini/commands, .claude/commands, .devx/commands) is a turn of its own.
+            await sayToolWarnings();
             const r = await slashContext.cancellable((signal) => run.promptCommand(text, { signal }));
             if (r) lastFailed = r.status === 'error';
             else out.write(`unknown command ${text.split(/\s+/)[0]}; /help lists them\n`);
             continue;
           }
           if (!interactive) out.write(`devx> ${text}\n`);
+          await sayToolWarnings();
           await maybeDelegate(text, started, out, interactive ? nextLine : null);
           running = new AbortController();
           const r = await run.prompt(text, { signal: running.signal });
