@@ -37,6 +37,7 @@ const SECTIONS = [
   'knowledge',
   'cold',
   'claude',
+  'codex',
   'warm',
   'parser',
   'prompt',
@@ -348,6 +349,7 @@ if (want('knowledge')) {
 }
 if (want('cold')) benchColdStart();
 if (want('claude')) await benchClaude();
+if (want('codex')) await (await import('./codex.js')).benchCodex();
 if (want('warm')) await benchWarm();
 if (want('parser')) benchParser();
 if (want('prompt')) await benchPromptSize();

@@ -143,6 +143,26 @@ describe('the codex provider', () => {
     expect(openai.modelCalls.map((c) => c.apiKey)).toEqual(['sk-first', 'sk-second']);
   });
 
+  it('devx run --provider codex: the next run hands its call to the codex started ahead, with devx system prompt and no tools', async () => {
+    const project = makeProject({});
+    openai.push({ text: 'first' }, { text: 'second' });
+    await runDevx(['run', '--provider', 'codex', 'hi'], { cwd: project, env: env() });
+    const r = await runDevx(['run', '--provider', 'codex', 'hi again'], { cwd: project, env: env({ DEVX_DEBUG: '1' }) });
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toContain('started codex ahead');
+    expect(r.stderr).toContain('the model CLI started ahead was adopted');
+    expect(r.stdout).toContain('second');
+    expect(openai.modelCalls).toHaveLength(2);
+    expect(openai.modelCalls[1].systemText).toContain('TOOL_CALL:');
+    expect(openai.modelCalls[1].tools).toEqual([]);
+    // The launch plan names the sealed home, and no key.
+    const plans = path.join(home, '.devx', 'run', 'launch-plans');
+    const plan = fs.readFileSync(path.join(plans, fs.readdirSync(plans)[0]), 'utf8');
+    expect(plan).toContain('codex-home');
+    expect(plan).not.toContain('sk-openai-test');
+    expect(processesUnder(path.join(home, '.devx'))).toEqual([]);
+  });
+
   it('no API key, or no codex binary: a clear error before any request, with the exit code of the other providers', async () => {
     const project = makeProject({});
     const noKey = { ...env() };

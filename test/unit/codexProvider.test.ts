@@ -79,20 +79,23 @@ describe('the codex launch', () => {
     expect(args.join(' ')).toContain('--sandbox read-only');
   });
 
-  it('runs with a sealed home of devx: its own config.toml and model catalog, the key from CODEX_API_KEY when that is the one set', () => {
+  it('runs with a sealed home of devx: its own config.toml and model catalog, the key read from CODEX_API_KEY when that is the one set', () => {
     const work = tempDir();
     const spec = codexSpec(work);
     const env = spec.env({ CODEX_API_KEY: 'sk-codex', OPENAI_BASE_URL: 'http://127.0.0.1:9/v1/', HOME: '/nonexistent' }, { systemFile: '/w/s.md' });
-    expect(env.OPENAI_API_KEY).toBe('sk-codex');
+    // The key stays where it was: codex is told which variable holds it.
+    expect(env.OPENAI_API_KEY).toBeUndefined();
     expect(env.CODEX_HOME).toBe(path.join(env.HOME, '.codex'));
     expect(env.HOME.startsWith(path.join(work, 'codex-home'))).toBe(true);
     const config = fs.readFileSync(path.join(env.CODEX_HOME, 'config.toml'), 'utf8');
     expect(config).toContain('base_url = "http://127.0.0.1:9/v1"');
+    expect(config).toContain('env_key = "CODEX_API_KEY"');
     expect(config).toContain(`model_catalog_json = "${path.join(env.CODEX_HOME, 'devx-models.json')}"`);
     expect(fs.statSync(env.HOME).mode & 0o777).toBe(0o700);
     // The same environment gives the same seal; another base URL another one.
-    expect(sealedCodexHome({ OPENAI_BASE_URL: 'http://127.0.0.1:9/v1' }, work)).toBe(env.HOME);
-    expect(sealedCodexHome({ OPENAI_BASE_URL: 'http://127.0.0.1:10/v1' }, work)).not.toBe(env.HOME);
+    expect(sealedCodexHome({ OPENAI_BASE_URL: 'http://127.0.0.1:9/v1' }, work, 'CODEX_API_KEY')).toBe(env.HOME);
+    expect(sealedCodexHome({ OPENAI_BASE_URL: 'http://127.0.0.1:10/v1' }, work, 'CODEX_API_KEY')).not.toBe(env.HOME);
+    expect(sealedCodexHome({ OPENAI_BASE_URL: 'http://127.0.0.1:9/v1' }, work, 'OPENAI_API_KEY')).not.toBe(env.HOME);
   });
 
   it('without a key the call fails at once as an auth error', () => {

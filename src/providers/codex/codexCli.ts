@@ -18,7 +18,7 @@
 import { BackendError } from '../types.js';
 import { CliBackend, type CliBackendOptions, type CliSpec } from '../cliBackend.js';
 import { classifyCodexResult, CODEX_KEY_HINT } from './classifyCodexResult.js';
-import { CODEX_KEY_ENV, sealedCodexHome } from './sealedCodexHome.js';
+import { sealedCodexHome } from './sealedCodexHome.js';
 
 export const CODEX_INSTALL_HINT =
   'devx needs the Codex CLI for the codex provider. Install it with `npm install -g @openai/codex` (and set OPENAI_API_KEY), or point devx at it with DEVX_CODEX_BIN or "providers.codex.bin" in settings.';
@@ -67,9 +67,13 @@ export function codexArgs(model: string, systemFile: string): string[] {
   ];
 }
 
-/** The API key for a call: the account's own first, then devx's environment; CODEX_API_KEY before OPENAI_API_KEY in each. */
-function apiKeyOf(base: Record<string, string>, accountEnv: Record<string, string> = {}): string | undefined {
-  return accountEnv.CODEX_API_KEY || accountEnv.OPENAI_API_KEY || base.CODEX_API_KEY || base.OPENAI_API_KEY || undefined;
+/**
+ * The variable holding the call's API key: the account's own first, then devx's environment; CODEX_API_KEY
+ * before OPENAI_API_KEY in each. codex is told its name (never a copy of the key, which would then be an
+ * environment entry devx adds, and be recorded for a head start).
+ */
+function keyVarOf(base: Record<string, string>, accountEnv: Record<string, string> = {}): string | undefined {
+  return ['CODEX_API_KEY', 'OPENAI_API_KEY'].find((v) => accountEnv[v]) ?? ['CODEX_API_KEY', 'OPENAI_API_KEY'].find((v) => base[v]);
 }
 
 export function codexSpec(workDir: string): CliSpec {
@@ -81,14 +85,18 @@ export function codexSpec(workDir: string): CliSpec {
     env: (base, { account }) => {
       // An account that is a wrapper command sets up codex itself (its home, its key): devx leaves it be.
       if (account?.command) return { ...base, NO_COLOR: '1' };
-      const key = apiKeyOf(base, account?.env);
-      if (!key) throw new BackendError('auth', `codex has no API key: ${CODEX_KEY_HINT}`, null, account?.name);
-      const home = sealedCodexHome(base, workDir);
-      return { ...base, HOME: home, CODEX_HOME: `${home}/.codex`, [CODEX_KEY_ENV]: key, NO_COLOR: '1' };
+      const keyEnv = keyVarOf(base, account?.env);
+      if (!keyEnv) throw new BackendError('auth', `codex has no API key: ${CODEX_KEY_HINT}`, null, account?.name);
+      const home = sealedCodexHome(base, workDir, keyEnv);
+      return { ...base, HOME: home, CODEX_HOME: `${home}/.codex`, NO_COLOR: '1' };
     },
     classify: classifyCodexResult,
     // The turn's last event; codex still closes its session after it.
     answerMarker: /"type":\s*"turn\.completed"/,
+    // The next one-shot run may start codex ahead (util/prestart): the sealed home outlives runs, and
+    // devx's system prompt file is written before the head start. codex waits for its stdin; a devx that
+    // dies first closes it, and codex exits with "No prompt provided via stdin." and makes no request.
+    launch: { dirs: [], files: {}, tooEarly: /failed to read model instructions file|No prompt provided via stdin/ },
   };
 }
 

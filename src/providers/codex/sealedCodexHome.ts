@@ -8,7 +8,7 @@
 // Nothing of the person's carries over: devx's codex calls authenticate with an API key in the
 // environment (OPENAI_API_KEY or CODEX_API_KEY), never a ChatGPT login. The seal's config.toml is
 // devx's: one model provider of its own (the Responses API at OPENAI_BASE_URL, else OpenAI's; the key
-// from OPENAI_API_KEY; no websocket transport and no retries of codex's own, since devx retries with
+// from whichever of CODEX_API_KEY and OPENAI_API_KEY holds it, named, never copied; no websocket transport and no retries of codex's own, since devx retries with
 // accounts and fallback), analytics off, and a model catalog of devx's (MODEL_CATALOG).
 //
 // The catalog: codex's bundled metadata for its own models (gpt-6.1-sol...) turns on tools that no
@@ -30,9 +30,6 @@ import { mkdirOwnedSync } from '../../util/ownedFile.js';
 
 /** OpenAI's Responses API, when OPENAI_BASE_URL does not name another. */
 export const OPENAI_BASE_URL = 'https://api.openai.com/v1';
-
-/** The environment variable codex reads the key from (devx copies CODEX_API_KEY into it when that is the one set). */
-export const CODEX_KEY_ENV = 'OPENAI_API_KEY';
 
 /** TOML for a string value: a JSON string is a valid TOML basic string. */
 const tomlString = (s: string) => JSON.stringify(s);
@@ -56,8 +53,8 @@ export const MODEL_CATALOG = `${JSON.stringify({
   ],
 })}\n`;
 
-/** devx's config.toml for codex: its own model provider (the Responses API at `baseUrl`) and model catalog. */
-export function codexConfigToml(baseUrl: string, catalogFile: string): string {
+/** devx's config.toml for codex: its own model provider (the Responses API at `baseUrl`, the key in `keyEnv`) and model catalog. */
+export function codexConfigToml(baseUrl: string, keyEnv: string, catalogFile: string): string {
   return [
     '# devx: the configuration of its own codex calls (providers/codex/sealedCodexHome.ts); none of ~/.codex.',
     'model_provider = "devx"',
@@ -66,7 +63,7 @@ export function codexConfigToml(baseUrl: string, catalogFile: string): string {
     '[model_providers.devx]',
     'name = "devx"',
     `base_url = ${tomlString(baseUrl)}`,
-    `env_key = ${tomlString(CODEX_KEY_ENV)}`,
+    `env_key = ${tomlString(keyEnv)}`,
     'wire_api = "responses"',
     'supports_websockets = false',
     'request_max_retries = 0',
@@ -84,11 +81,12 @@ export function codexBaseUrl(env: Record<string, string | undefined>): string {
 }
 
 /**
- * The sealed home for a codex launched with `env` (devx's environment with the account's), made or
- * checked now: the folder to use as HOME, with CODEX_HOME at its `.codex`. It lives in the devx home that
- * owns `workDir`; a backend given a work folder elsewhere (tests, embedders) keeps it in that folder.
+ * The sealed home for a codex launched with `env` (devx's environment with the account's) that reads its
+ * key from the variable `keyEnv`, made or checked now: the folder to use as HOME, with CODEX_HOME at its
+ * `.codex`. It lives in the devx home that owns `workDir`; a backend given a work folder elsewhere (tests,
+ * embedders) keeps it in that folder.
  */
-export function sealedCodexHome(env: Record<string, string | undefined>, workDir: string): string {
+export function sealedCodexHome(env: Record<string, string | undefined>, workDir: string, keyEnv = 'OPENAI_API_KEY'): string {
   const effective = { ...process.env, ...env };
   const owner = devxHome(effective);
   const inOwner = path.resolve(workDir).startsWith(path.resolve(owner) + path.sep);
@@ -97,7 +95,7 @@ export function sealedCodexHome(env: Record<string, string | undefined>, workDir
   // Named by what it holds (the config names the catalog by its path in the seal, so the hash takes its parts).
   const key = crypto
     .createHash('sha256')
-    .update(JSON.stringify([codexConfigToml(baseUrl, ''), MODEL_CATALOG]))
+    .update(JSON.stringify([codexConfigToml(baseUrl, keyEnv, ''), MODEL_CATALOG]))
     .digest('hex')
     .slice(0, 16);
   const dir = path.join(root, key);
@@ -107,7 +105,7 @@ export function sealedCodexHome(env: Record<string, string | undefined>, workDir
     if ((fs.statSync(d).mode & 0o077) !== 0) fs.chmodSync(d, 0o700);
   }
   const catalog = path.join(codexDir, 'devx-models.json');
-  const config = codexConfigToml(baseUrl, catalog);
+  const config = codexConfigToml(baseUrl, keyEnv, catalog);
   // The catalog first: a codex started meanwhile reads a config only once what it names is there.
   if (readOrNull(catalog) !== MODEL_CATALOG) writeStateSync(catalog, MODEL_CATALOG);
   const file = path.join(codexDir, 'config.toml');
