@@ -6,7 +6,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { FakeOpenAiApi } from '../helpers/fakeOpenAiApi.js';
 import { FakeGeminiApi } from '../helpers/fakeGeminiApi.js';
 import { REPO_ROOT, fakeEnv, makeHome, makeProject, runDevx, tempDir } from '../helpers/env.js';
-import { processesUnder } from '../helpers/processes.js';
+import { processesUnder, until } from '../helpers/processes.js';
 
 const CODEX_BIN = path.join(REPO_ROOT, 'node_modules', '.bin', 'codex');
 
@@ -141,6 +141,18 @@ describe('the codex provider', () => {
     expect(r.stdout).toContain('made it');
     expect(r.stderr).toMatch(/account first hit its quota; trying second/);
     expect(openai.modelCalls.map((c) => c.apiKey)).toEqual(['sk-first', 'sk-second']);
+  });
+
+  it('a hung API ends at the deadline with no codex process left', async () => {
+    const project = makeProject({});
+    openai.fallback = { hang: true };
+    const started = Date.now();
+    const r = await runDevx(['run', '--provider', 'codex', 'hi'], { cwd: project, env: env({ DEVX_TURN_TIMEOUT_SEC: '4' }) });
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/✗ the OpenAI API stopped answering: no reply within 4s, the turn timeout/);
+    expect(Date.now() - started).toBeLessThan(30_000);
+    await until(() => processesUnder(path.join(home, '.devx')).length === 0, 5000).catch(() => undefined);
+    expect(processesUnder(path.join(home, '.devx'))).toEqual([]);
   });
 
   it('devx run --provider codex: the next run hands its call to the codex started ahead, with devx system prompt and no tools', async () => {
