@@ -2,7 +2,7 @@
 // filter as you type, arrow keys to move, the description and tools of the selected agent, Enter to
 // choose, Esc to cancel. fzf is used when it is installed (DEVX_PICKER=builtin keeps devx's own).
 import readline from 'node:readline';
-import { spawnSync } from 'node:child_process';
+import { runProcessSync } from '../util/runSync.js';
 import type { AgentDef, LoadedAgents } from '../personas/loadAgents.js';
 import { findExecutable } from '../util/findExecutable.js';
 
@@ -70,7 +70,7 @@ export function filterItems(items: PickItem[], query: string): PickItem[] {
 
 function pickWithFzf(fzf: string, items: PickItem[]): string | null {
   const lines = items.map((it) => [it.name, it.scope, it.description, it.details.join('\\n').replace(/\t/g, ' ')].join('\t')).join('\n');
-  const r = spawnSync(
+  const r = runProcessSync(
     fzf,
     [
       '--delimiter',

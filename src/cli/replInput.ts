@@ -4,7 +4,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { spawnSync } from 'node:child_process';
+import { runProcessSync } from '../util/runSync.js';
 import type readline from 'node:readline';
 
 const PASTE_ON = '\x1b[?2004h';
@@ -149,7 +149,7 @@ export function createReplInput(rl: readline.Interface, opts: { interactive: boo
     const raw = opts.interactive && typeof input.setRawMode === 'function';
     rl.pause();
     if (raw) input.setRawMode(false);
-    const r = spawnSync(editor, [file], { stdio: 'inherit', shell: /\s/.test(editor) });
+    const r = runProcessSync(editor, [file], { stdio: 'inherit', shell: /\s/.test(editor) });
     if (raw) input.setRawMode(true);
     rl.resume();
     const text = r.status === 0 ? fs.readFileSync(file, 'utf8').replace(/\n$/, '') : null;

@@ -2,7 +2,7 @@
 // may be in, globs by what they match, settings rules applied, recursive reads by the denied files below,
 // and untracked files as git lists them. decideCommand walks the line; these check what it finds.
 import fs from 'node:fs';
-import { spawnSync } from 'node:child_process';
+import { runProcessSync } from '../util/runSync.js';
 import path from 'node:path';
 import { createRequire } from 'node:module';
 import type { Word } from './shellWords.js';
@@ -35,7 +35,7 @@ let fgSync: ((p: string, o: object) => string[]) | null = null;
  * where bash cannot be run.
  */
 function expandGlob(pattern: string, cwd: string): string[] {
-  const r = spawnSync('bash', ['-c', 'compgen -G "$1"', '_', pattern], {
+  const r = runProcessSync('bash', ['-c', 'compgen -G "$1"', '_', pattern], {
     cwd,
     encoding: 'utf8',
     timeout: 5000,

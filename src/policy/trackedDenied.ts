@@ -5,7 +5,7 @@
 // removed is still in every older commit (`git log --all`, cached until a ref moves; best effort, see HISTORY_MS).
 import fs from 'node:fs';
 import path from 'node:path';
-import { spawnSync } from 'node:child_process';
+import { runProcessSync } from '../util/runSync.js';
 import { withGitConfig } from '../util/gitConfigEnv.js';
 import { sensitiveRule } from './pathPolicy.js';
 import { matchPathRules, type PermissionRules } from './permissions.js';
@@ -20,7 +20,7 @@ export function trackedDeniedPaths(root: string, permissions?: PermissionRules):
   const key = `${indexKey(top)}\0${permissions?.rules.length ?? 0}`;
   const hit = cache.get(top);
   if (hit && hit.key === key) return hit.paths;
-  const r = spawnSync('git', ['ls-files', '-z', '--cached'], {
+  const r = runProcessSync('git', ['ls-files', '-z', '--cached'], {
     cwd: top,
     encoding: 'utf8',
     timeout: 10_000,
@@ -43,7 +43,7 @@ export function historyDeniedPaths(root: string, permissions?: PermissionRules):
   const top = topLevel(root);
   if (!top) return [];
   // Where HEAD and every ref point: history changes only when one of them moves.
-  const refs = spawnSync('git', ['rev-parse', 'HEAD', '--all'], {
+  const refs = runProcessSync('git', ['rev-parse', 'HEAD', '--all'], {
     cwd: top,
     encoding: 'utf8',
     timeout: 10_000,
@@ -54,7 +54,7 @@ export function historyDeniedPaths(root: string, permissions?: PermissionRules):
   const key = `${refs.stdout ?? ''}\0${permissions?.rules.length ?? 0}`;
   const hit = historyCache.get(top);
   if (hit && hit.key === key) return hit.paths;
-  const r = spawnSync('git', ['log', '--all', '--format=', '--name-only', '-z', '--diff-filter=ACR', '--no-renames'], {
+  const r = runProcessSync('git', ['log', '--all', '--format=', '--name-only', '-z', '--diff-filter=ACR', '--no-renames'], {
     cwd: top,
     encoding: 'utf8',
     timeout: HISTORY_MS,
@@ -91,7 +91,7 @@ export function untrackedPaths(cwd: string, pathspecs: string[], opts: { ignored
   if (opts.ignored === 'only') args.push('--ignored');
   for (const e of opts.excludes) args.push(`--exclude=${e}`);
   args.push('--', ...pathspecs);
-  const r = spawnSync('git', args, {
+  const r = runProcessSync('git', args, {
     cwd,
     encoding: 'utf8',
     timeout: 10_000,
@@ -123,7 +123,7 @@ function deniedAmong(top: string, names: string[], permissions?: PermissionRules
 function topLevel(root: string): string | null {
   // A folder that is not a repository yet may become one (git init): only a found top level is kept.
   if (!tops.get(root)) {
-    const r = spawnSync('git', ['rev-parse', '--show-toplevel'], {
+    const r = runProcessSync('git', ['rev-parse', '--show-toplevel'], {
       cwd: root,
       encoding: 'utf8',
       timeout: 10_000,

@@ -9,7 +9,7 @@
 // command against ~5 ms here): see docs/security.md.
 import fs from 'node:fs';
 import os from 'node:os';
-import { spawnSync } from 'node:child_process';
+import { runProcessSync } from '../util/runSync.js';
 import path from 'node:path';
 import { findExecutable } from '../util/findExecutable.js';
 import type { SandboxClaim } from './claim.js';
@@ -92,7 +92,7 @@ export function probeBwrap(env: NodeJS.ProcessEnv = process.env): BwrapProbe {
   } catch {
     // no cache yet, or unreadable: probe
   }
-  const r = spawnSync(bin, ['--ro-bind', '/', '/', '--tmpfs', '/tmp', '--unshare-net', '--die-with-parent', 'true'], {
+  const r = runProcessSync(bin, ['--ro-bind', '/', '/', '--tmpfs', '/tmp', '--unshare-net', '--die-with-parent', 'true'], {
     encoding: 'utf8',
     stdio: ['ignore', 'ignore', 'pipe'],
     timeout: 5000,

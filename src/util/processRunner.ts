@@ -38,6 +38,8 @@ export interface RunOptions {
    * onStdout, `answered` and maxBuffer work as with a pipe; the file is removed once the child has exited.
    */
   stdoutFile?: string;
+  /** Also give stdout and stderr interleaved as they came (`all` in the result): a test run's log. */
+  all?: boolean;
 }
 
 /** What a pre-started copy of a launch needs, and how to tell it started before devx was ready. */
@@ -147,6 +149,7 @@ export const runProcess: ProcessRunner = async (file, args, opts) => {
     stripFinalNewline: false,
     maxBuffer: cap,
     encoding: 'utf8',
+    all: Boolean(opts.all),
     // A descriptor passed alone goes to spawn() as it is (execa's types list only 3-9, its runtime takes any).
     ...(outFd !== undefined ? { stdout: outFd as 3 } : {}),
   });
@@ -212,6 +215,7 @@ export const runProcess: ProcessRunner = async (file, args, opts) => {
         signal: r.signal ?? null,
         stdout,
         stderr: String(r.stderr ?? ''),
+        ...(opts.all ? { all: String((r as { all?: string }).all ?? '') } : {}),
         timedOut,
         cancelled,
         outputCapped: Boolean(r.isMaxBuffer) || fileCapped,

@@ -4,6 +4,8 @@ export interface RunResult {
   signal: string | null;
   stdout: string;
   stderr: string;
+  /** stdout and stderr interleaved as they came, when asked for (RunOptions.all). */
+  all?: string;
   timedOut: boolean;
   cancelled: boolean;
   outputCapped: boolean;

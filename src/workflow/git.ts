@@ -3,7 +3,7 @@
 // workflow with a message.
 import fs from 'node:fs';
 import path from 'node:path';
-import { execa } from 'execa';
+import { runProcess } from '../util/processRunner.js';
 
 export const DEVX_AUTHOR = 'devx workflow <devx@localhost>';
 
@@ -18,10 +18,11 @@ export function createGit(root: string, env: NodeJS.ProcessEnv = process.env): G
   return {
     root,
     async run(args, opts = {}) {
-      const r = await execa('git', args, { cwd: root, env: { ...env, GIT_TERMINAL_PROMPT: '0' }, reject: false, stripFinalNewline: true });
-      if (r.exitCode !== 0 && !opts.allowFail)
-        throw new GitError(`git ${args.join(' ')} failed: ${(r.stderr || r.stdout).trim().split('\n').slice(-3).join(' ')}`);
-      return { stdout: r.stdout, stderr: r.stderr, exitCode: r.exitCode ?? 1 };
+      const r = await runProcess('git', args, { cwd: root, env: { ...env, GIT_TERMINAL_PROMPT: '0' } });
+      const stdout = r.stdout.replace(/\r?\n$/, '');
+      const stderr = r.stderr.replace(/\r?\n$/, '');
+      if (r.exitCode !== 0 && !opts.allowFail) throw new GitError(`git ${args.join(' ')} failed: ${(stderr || stdout).trim().split('\n').slice(-3).join(' ')}`);
+      return { stdout, stderr, exitCode: r.exitCode ?? 1 };
     },
   };
 }

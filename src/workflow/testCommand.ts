@@ -3,7 +3,7 @@
 // Cargo/Go files. Runs inside the bubblewrap sandbox when there is one (no network, home hidden).
 import fs from 'node:fs';
 import path from 'node:path';
-import { execa } from 'execa';
+import { runProcess } from '../util/processRunner.js';
 import { detectBwrap, sandboxCommand } from '../sandbox/bwrap.js';
 
 export interface TestCommand {
@@ -50,14 +50,13 @@ export async function runTestCommand(
   const sb = bwrap
     ? sandboxCommand({ bin: bwrap, root, home: opts.home ?? env.HOME ?? '', claim: { profile: 'build', writes: [] } }, root, ['bash', '-c', cmd.command])
     : null;
-  const r = await execa(sb?.file ?? 'bash', sb?.args ?? ['-c', cmd.command], {
+  // Its own process group: a timeout stops the whole test run, whatever it started.
+  const r = await runProcess(sb?.file ?? 'bash', sb?.args ?? ['-c', cmd.command], {
     cwd: root,
     env,
-    reject: false,
     all: true,
-    timeout: opts.timeoutMs ?? 600_000,
-    forceKillAfterDelay: 2000,
-    stdin: 'ignore',
+    timeoutMs: opts.timeoutMs ?? 600_000,
+    reapGroup: true,
   }).finally(() => sb?.cleanup());
   const all = r.all ?? '';
   const output = all.length > 8000 ? `...(${all.length - 8000} characters cut)\n${all.slice(-8000)}` : all;

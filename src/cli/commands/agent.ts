@@ -1,6 +1,6 @@
 // `devx agent list|show|use|run|start|status|cancel|retry|create|edit|rm|suggest` (also /agent in the REPL).
 import fs from 'node:fs';
-import { spawnSync } from 'node:child_process';
+import { runProcessSync } from '../../util/runSync.js';
 import { createRequire } from 'node:module';
 import { UsageError, approvalModeFrom, EXIT, AGENT_FLAGS } from '../shared.js';
 import { defineCommand, flagTable, pickFlags, subcommandTable, type ParsedArgs } from '../command.js';
@@ -23,6 +23,7 @@ start | agent start <name> "<prompt>" [--write <path,...>] | queue a task (it ma
 status | agent status [--json] | the task table: status, attempts, runner deaths, why a task failed, is blocked or incomplete
 cancel | agent cancel <id> | cancel a pending or running task
 retry | agent retry <id> | queue a failed, blocked, incomplete or cancelled task again
+log | agent log <id> | a task's plan, transcript and changes (from the queue's database on the Postgres queue)
 create | agent create [--name N] [--description D] [--template T] [--scope project|user] | a new agent file from a template (asks what is not given)
 init | agent init <name> [--description D] [--scope project|user] | a new agent file with the sections to fill in: Responsibilities, When to use, Tooling, Guardrails, Example prompts
 edit | agent edit <name> | open the agent's file in $EDITOR
@@ -248,7 +249,7 @@ async function agentMain(
         return EXIT.ok;
       }
       const editor = process.env.VISUAL ?? process.env.EDITOR ?? 'vi';
-      const r = spawnSync(editor, [target.file], { stdio: 'inherit', shell: /\s/.test(editor) });
+      const r = runProcessSync(editor, [target.file], { stdio: 'inherit', shell: /\s/.test(editor) });
       return r.status === 0 ? EXIT.ok : EXIT.failed;
     }
     case 'run':
