@@ -1,6 +1,7 @@
 // One ACP session: a devx session (startSession: project lock, session record, audit log, policy)
 // whose events become `session/update` notifications, whose `ask` decisions become
 // `session/request_permission` requests, and whose persona is the ACP mode.
+import { findProvider } from '../providers/registry.js';
 import * as acp from '@agentclientprotocol/sdk';
 import type { AgentEvent } from '../core/loop.js';
 import { PersonaError } from '../runtime/agentRun.js';
@@ -83,6 +84,25 @@ export class AcpSession {
       currentModeId: this.run.persona?.name ?? DEFAULT_MODE,
       availableModes: [{ id: DEFAULT_MODE, name: 'devx', description: 'devx without a persona' }, ...agents],
     };
+  }
+
+  /** The session's options an editor shows (ACP's config options): the model, from the provider's list and the one in use. */
+  configOptions(): acp.SessionConfigOption[] {
+    const current = this.run.model;
+    const offered = findProvider(this.run.agent.settings.provider)?.models ?? [];
+    const names = [...new Set([current, this.run.agent.settings.model, ...offered])];
+    return [{ id: 'model', name: 'Model', category: 'model', type: 'select', currentValue: current, options: names.map((v) => ({ value: v, name: v })) }];
+  }
+
+  /** `session/set_config_option`: the model for the next turns, kept in the session record for session/load. */
+  setConfigOption(configId: string, value: unknown): acp.SessionConfigOption[] {
+    if (configId !== 'model') throw acp.RequestError.invalidParams({ configId }, `devx has no option "${configId}"; its options: model`);
+    if (typeof value !== 'string' || !value.trim()) throw acp.RequestError.invalidParams({ value }, 'the model is a name, e.g. gemini-2.5-flash');
+    this.run.useModel(value.trim());
+    this.started.session.setModel(value.trim());
+    const options = this.configOptions();
+    this.send({ sessionUpdate: 'config_option_update', configOptions: options });
+    return options;
   }
 
   /** `session/set_mode`: the persona, or plain devx for the default mode. */

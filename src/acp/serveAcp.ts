@@ -130,7 +130,7 @@ export async function serveAcp(opts: AcpOptions): Promise<number> {
       const s = await open(params.cwd, params.mcpServers ?? [], client);
       // A new ACP session is a new conversation (earlier ones stay in .devx/sessions/ for session/load).
       s.run.reset();
-      return { sessionId: s.id, modes: s.modes() };
+      return { sessionId: s.id, modes: s.modes(), configOptions: s.configOptions() };
     })
     .onRequest(acp.methods.agent.session.load, async ({ params, client }) => {
       const root = findProjectRoot(params.cwd);
@@ -151,12 +151,21 @@ export async function serveAcp(opts: AcpOptions): Promise<number> {
           log(`devx: session ${params.sessionId} was in mode ${persona}, which no longer loads: ${(err as Error).message}`);
         }
       }
+      // So does the model chosen in it.
+      const model = chain
+        .map((r) => r.model)
+        .filter(Boolean)
+        .at(-1);
+      if (model) s.setConfigOption('model', model);
       for (const update of replayHistory(transcript, s.root, s.run.loopDeps.tools)) s.send(update);
       await s.flushed();
-      return { modes: s.modes() };
+      return { modes: s.modes(), configOptions: s.configOptions() };
     })
     .onRequest(acp.methods.agent.session.list, ({ params }) => ({ sessions: listSessions(findProjectRoot(params.cwd ?? process.cwd())) }))
     .onRequest(acp.methods.agent.session.prompt, ({ params, signal }) => find(params.sessionId).prompt(params.prompt, signal))
+    .onRequest(acp.methods.agent.session.setConfigOption, ({ params }) => ({
+      configOptions: find(params.sessionId).setConfigOption(params.configId, params.value),
+    }))
     .onRequest(acp.methods.agent.session.setMode, ({ params }) => {
       find(params.sessionId).setMode(params.modeId);
       return {};

@@ -123,6 +123,8 @@ export interface Provider {
   /** Other names that select it (`provider: openai` for codex). */
   aliases?: string[];
   defaultModel: string;
+  /** Models offered by name where a person picks one (an editor's model menu); any other name still works. */
+  models: string[];
   defaultBin: string;
   /** Shown when a binary it needs is missing. */
   installHint: string;

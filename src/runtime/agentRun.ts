@@ -46,6 +46,18 @@ export class AgentRun {
   private personaDef?: AgentDef;
   private readonly keepHistory: boolean;
   private readonly over: { model?: string; provider?: string };
+  /** The model chosen for the session (useModel): wins over the persona's, as --model does. */
+  get model(): string {
+    return this.deps.model ?? this.agent.settings.model;
+  }
+
+  /** Uses `model` for the next turns (ACP's model option); the persona, if any, keeps its tools and prompt. */
+  useModel(model: string): void {
+    this.over.model = model;
+    this.base.model = model;
+    if (this.personaDef) this.usePersona(this.personaName ?? this.personaDef);
+    else this.deps = this.base;
+  }
 
   private constructor(agent: Agent, opts: AgentRunOptions) {
     this.agent = agent;

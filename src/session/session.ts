@@ -225,6 +225,13 @@ export class Session implements SessionHooks {
     this.save();
   }
 
+  /** Records the model chosen in the session (ACP's model option), for session/load. */
+  setModel(model: string | undefined): void {
+    if (model) this.record.model = model;
+    else delete this.record.model;
+    this.save();
+  }
+
   /** Stops now, even while end() is drafting the handoff (a second Ctrl-C): the record is closed and the lock released. */
   stopNow(): void {
     this.ended = true;

@@ -27,6 +27,8 @@ const RecordSchema = z.object({
   owner: z.string().optional(),
   /** The agent persona the session was in (an ACP mode), restored by session/load. */
   persona: z.string().optional(),
+  /** The model chosen in the session (ACP's model option), restored by session/load. */
+  model: z.string().optional(),
 });
 
 export type Todo = z.infer<typeof TodoSchema>;

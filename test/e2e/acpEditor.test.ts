@@ -81,7 +81,7 @@ describe('ACP through the editor', () => {
     e.child.stdin!.end();
   }, 90_000);
 
-  it('session/load comes back in the mode (agent persona) the session was in', async () => {
+  it('session/load comes back in the mode (agent persona) and with the model the session was in', async () => {
     fs.mkdirSync(path.join(home, '.devx', 'agents'), { recursive: true });
     fs.writeFileSync(path.join(home, '.devx', 'agents', 'reviewer.md'), '---\nname: reviewer\ndescription: Reviews\n---\nYou review.');
     const project = makeProject({});
@@ -89,15 +89,24 @@ describe('ACP through the editor', () => {
     const e = await editor(project, new Map());
     const { sessionId } = await e.conn.agent.request(acp.methods.agent.session.new, { cwd: project, mcpServers: [] });
     await e.conn.agent.request(acp.methods.agent.session.setMode, { sessionId, modeId: 'reviewer' });
+    // The model is a config option (category model); choosing one is said back and used by the next turn.
+    const set = await e.conn.agent.request(acp.methods.agent.session.setConfigOption, { sessionId, configId: 'model', value: 'gemini-2.5-flash' });
+    expect(set.configOptions.find((o) => o.id === 'model')).toMatchObject({ category: 'model', type: 'select', currentValue: 'gemini-2.5-flash' });
+    await expect(e.conn.agent.request(acp.methods.agent.session.setConfigOption, { sessionId, configId: 'colour', value: 'red' })).rejects.toThrow(
+      /devx has no option "colour"/,
+    );
     await e.conn.agent.request(acp.methods.agent.session.prompt, { sessionId, prompt: [{ type: 'text', text: 'review' }] });
+    expect(fake.modelCalls.at(-1)!.model).toBe('gemini-2.5-flash');
     e.child.stdin!.end();
     await new Promise((r) => e.child.on('close', r));
     const again = await editor(project, new Map());
     const loaded = await again.conn.agent.request(acp.methods.agent.session.load, { sessionId, cwd: project, mcpServers: [] });
     expect(loaded.modes?.currentModeId).toBe('reviewer');
+    expect(loaded.configOptions?.find((o) => o.id === 'model')?.currentValue).toBe('gemini-2.5-flash');
     fake.push({ text: 'Still reviewing.' });
     await again.conn.agent.request(acp.methods.agent.session.prompt, { sessionId, prompt: [{ type: 'text', text: 'more' }] });
     expect(fake.modelCalls.at(-1)!.systemText).toMatch(/You review\./);
+    expect(fake.modelCalls.at(-1)!.model).toBe('gemini-2.5-flash');
     again.child.stdin!.end();
   }, 90_000);
 

@@ -6,6 +6,7 @@ import { ClaudeCliBackend, CLAUDE_INSTALL_HINT } from './claudeCli.js';
 export const claudeProvider: Provider = {
   id: 'claude',
   defaultModel: 'sonnet',
+  models: ['sonnet', 'opus', 'haiku'],
   defaultBin: 'claude',
   installHint: CLAUDE_INSTALL_HINT,
   binaries: cliBinaries,

@@ -8,6 +8,7 @@ export const codexProvider: Provider = {
   aliases: ['openai'],
   // codex 0.169's own default model.
   defaultModel: 'gpt-6.1-sol',
+  models: ['gpt-6.1-sol'],
   defaultBin: 'codex',
   installHint: CODEX_INSTALL_HINT,
   binaries: cliBinaries,

@@ -9,6 +9,7 @@ import type { WarmGeminiOptions } from './warmGemini.js';
 export const geminiProvider: Provider = {
   id: 'gemini',
   defaultModel: 'gemini-2.5-pro',
+  models: ['gemini-2.5-pro', 'gemini-2.5-flash', 'gemini-2.5-flash-lite'],
   defaultBin: 'gemini',
   installHint: INSTALL_HINT,
   binaries: cliBinaries,
