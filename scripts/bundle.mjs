@@ -5,7 +5,8 @@
 // modules saves ~200 ms at every start; CommonJS is what Node 20 can run from a code cache, which
 // saves ~30 ms of CPU more on a one-shot run (118 -> 87 ms, all threads). Code behind dynamic imports (the
 // knowledge store, MCP, execa) stays inside functions that run on first use.
-// web-tree-sitter stays outside: it loads its .wasm from beside its own file.
+// web-tree-sitter stays outside: it loads its .wasm from beside its own file. So does pg (the Postgres task
+// queue's driver): loaded from node_modules only by a devx whose queue is in Postgres.
 import { build } from 'esbuild';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -33,7 +34,7 @@ await build({
   banner: { js: mainBanner },
   entryPoints: ['dist/src/cli/main.js'],
   outfile: path.join(next, 'devx-main.cjs'),
-  external: ['web-tree-sitter'],
+  external: ['web-tree-sitter', 'pg'],
   supported: { 'dynamic-import': false },
 });
 await build({ ...common, entryPoints: ['dist/src/cli/bin.js'], outfile: path.join(next, 'devx.cjs') });

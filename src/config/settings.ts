@@ -90,6 +90,11 @@ export const SettingsSchema = z.lazy(() =>
         .optional(),
       /** The project's test command, which workflows run to confirm a developer's claim (else detected). */
       testCommand: z.string().min(1).optional(),
+      /** Where the task queue lives: "file" (.devx/agents/, the default) or a postgres:// URL (queue/openQueue.ts). */
+      queue: z
+        .string()
+        .regex(/^(file|postgres(ql)?:\/\/.*)$/i, 'must be "file" or a postgres:// URL')
+        .optional(),
       /** Programs run at points of a session, in Claude Code's format (config/hookSettings.ts). */
       hooks: HooksSchema.optional(),
       /** Use the MCP servers, skills, commands and hooks kept for Claude Code and Gemini CLI (default true). */
@@ -125,6 +130,8 @@ export interface ResolvedSettings {
   knowledge: { collection?: string; embeddings?: 'none' | 'gemini' | { command: string[]; dims: number } };
   rateLimits: { toolCallsPerMinute: number; commandsPerMinute: number };
   testCommand?: string;
+  /** The task queue: "file" or a postgres:// URL (DEVX_QUEUE_URL wins). */
+  queue?: string;
   /** The user trusted this project (`devx trust`): its own tools, agents' home imports and allow rules apply. */
   trusted: boolean;
   /** Project `allow` rules that were not applied because the project is not trusted. */
@@ -267,6 +274,11 @@ export function loadSettings(src: SettingsSources): ResolvedSettings {
       warnings.push(`${file}: "testCommand" runs a program and is ignored until you trust the project with \`devx trust\``);
       delete s.testCommand;
     }
+    if (s.queue && s.queue !== 'file' && !src.trusted) {
+      // A repository's own settings must not send your tasks to (or take tasks from) a database of its choosing.
+      warnings.push(`${file}: "queue" names a database for the task queue and is ignored until you trust the project with \`devx trust\``);
+      delete s.queue;
+    }
     if (s.defaultAgent && !src.trusted) {
       warnings.push(
         `${file}: "defaultAgent": "${s.defaultAgent}" chooses the agent (its prompt, imports and tools) every session starts with; it is ignored until you trust the project with \`devx trust\``,
@@ -340,6 +352,7 @@ export function loadSettings(src: SettingsSources): ResolvedSettings {
     handoff: (['model', 'plain', 'off'].includes(src.env.DEVX_HANDOFF ?? '') ? (src.env.DEVX_HANDOFF as 'model') : undefined) ?? merged.handoff ?? 'model',
     rateLimits: { toolCallsPerMinute: merged.rateLimits?.toolCallsPerMinute ?? 120, commandsPerMinute: merged.rateLimits?.commandsPerMinute ?? 30 },
     testCommand: merged.testCommand,
+    queue: merged.queue,
     trusted: src.trusted === true,
     untrustedAllows,
     mcpServers: [...mcp.values()],

@@ -18,6 +18,7 @@ import { afterRunnerGone } from './queueRecovery.js';
 
 import { TaskSchema, type Task } from './taskSchema.js';
 export { TaskSchema, type Task };
+export { renderStatusTable } from './renderStatusTable.js';
 
 export { MAX_ATTEMPTS, MAX_RUNNER_DEATHS, HARD_RUNNER_DEATHS } from './queueRecovery.js';
 /** How a task ended: these count as its own failure. */
@@ -91,7 +92,7 @@ export class TaskQueue {
     }
   }
 
-  async start(agent: string, prompt: string, after?: string, writes: string[] = []): Promise<Task> {
+  async start(agent: string, prompt: string, after?: string, writes: string[] = [], revision?: string): Promise<Task> {
     this.ensure();
     const now = this.now();
     const taskId = `task_${now.getTime()}${crypto.randomBytes(2).toString('hex')}`;
@@ -111,6 +112,7 @@ export class TaskQueue {
       ...(writes.length ? { writes } : {}),
       ...(after ? { after } : {}),
       ...(queuedBy ? { queuedBy } : {}),
+      ...(revision ? { revision } : {}),
     };
     writeFileAtomicSync(path.join(this.root, task.planFile), `# Plan for ${agent} - ${prompt}\n`);
     this.write(task);
@@ -186,12 +188,12 @@ export class TaskQueue {
   }
 
   /** Claims the oldest pending task atomically: two runners never take the same task. */
-  async claim(runner: string, leaseMs: number): Promise<Task | null> {
+  async claim(runner: string, leaseMs: number, skip: ReadonlySet<string> = new Set()): Promise<Task | null> {
     return this.withLock(() => {
       this.recoverLocked();
       const all = this.list();
       const done = new Set(all.filter((t) => t.status === 'complete').map((t) => t.taskId));
-      const next = all.find((t) => t.status === 'pending' && (!t.after || done.has(t.after)));
+      const next = all.find((t) => t.status === 'pending' && !skip.has(t.taskId) && (!t.after || done.has(t.after)));
       if (!next) return null;
       const claimed: Task = {
         ...next,
@@ -230,6 +232,17 @@ export class TaskQueue {
         owner: undefined,
         leaseExpiresAt: undefined,
       };
+      this.write(next);
+      return next;
+    });
+  }
+
+  /** Gives a claimed task back to pending, counting nothing against it (this runner cannot run it). */
+  async release(id: string, runner: string, why: string): Promise<Task | null> {
+    return this.withLock(() => {
+      const t = this.read(id);
+      if (!t || t.status !== 'running' || t.owner?.runner !== runner) return null;
+      const next: Task = { ...t, status: 'pending', error: why, runs: Math.max(0, t.runs - 1), owner: undefined, leaseExpiresAt: undefined };
       this.write(next);
       return next;
     });
@@ -274,25 +287,4 @@ export class TaskQueue {
       return next;
     });
   }
-}
-
-/** The seed's status table. */
-export function renderStatusTable(tasks: Task[]): string {
-  // Why a task failed, is blocked or incomplete shows beside it (the calls in full: agent status <id>).
-  const why = (t: Task) =>
-    ['failed', 'blocked', 'incomplete'].includes(t.status) || (t.status === 'pending' && t.error) ? (t.error ?? '').replace(/\s+/g, ' ').slice(0, 80) : '';
-  const rows = tasks.map((t) => [
-    t.taskId,
-    t.agent,
-    t.status,
-    t.createdAt,
-    t.prompt.replace(/\s+/g, ' ').slice(0, 50),
-    String(t.attempts),
-    String(t.runnerDeaths),
-    why(t),
-  ]);
-  const head = ['Task ID', 'Agent', 'Status', 'Created At', 'Prompt', 'Attempts', 'Runner deaths', 'Why'];
-  const w = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
-  const line = (cells: string[]) => `| ${cells.map((c, i) => c.padEnd(w[i])).join(' | ')} |`;
-  return [line(head), `| ${w.map((n) => '-'.repeat(n)).join(' | ')} |`, ...rows.map(line)].join('\n');
 }

@@ -33,5 +33,11 @@ export const TaskSchema = z.object({
   after: z.string().optional(),
   /** Who queued it (session/ownerId.ts): a task that came with a clone is never run as the user's own. */
   queuedBy: z.string().optional(),
+  /** The repository revision it was queued at (git rev-parse HEAD): a runner whose checkout lacks it gives the task back. */
+  revision: z.string().optional(),
+  /** The branch its changes were pushed to on the runner's origin (a queue whose runners are elsewhere). */
+  resultBranch: z.string().optional(),
+  /** Its changes are stored as a patch with the result (devx agent log <id>). */
+  hasPatch: z.boolean().optional(),
 });
 export type Task = z.infer<typeof TaskSchema>;

@@ -1,9 +1,12 @@
 // The task-queue half of `devx agent` (also /agent:start, /agent:run, /agent:status in the REPL):
-// start, status, cancel, retry, and running the queue.
+// start, status, cancel, retry, log, and running the queue, on whichever queue the project uses
+// (queue/openQueue.ts: the file queue, or Postgres).
 import { UsageError, approvalModeFrom, EXIT } from '../shared.js';
 import { findAgent, loadAgents } from '../../personas/loadAgents.js';
-import { HARD_RUNNER_DEATHS, MAX_ATTEMPTS, MAX_RUNNER_DEATHS, TaskQueue, renderStatusTable, type Task } from '../../queue/taskQueue.js';
+import { HARD_RUNNER_DEATHS, MAX_ATTEMPTS, MAX_RUNNER_DEATHS, renderStatusTable, type Task } from '../../queue/taskQueue.js';
 import { runTasks } from '../../queue/runTasks.js';
+import { openQueue, queueUrl, type QueueBackend } from '../../queue/openQueue.js';
+import { headRevision } from '../../queue/runnerGit.js';
 import { checkBinaries } from '../../runtime/checkBinaries.js';
 import { devxHome } from '../../config/paths.js';
 import type { ApprovalMode } from '../../policy/decide.js';
@@ -28,10 +31,58 @@ function failedCallsText(tasks: Task[]): string {
   return parts.length ? `\nCalls that did not happen:\n${parts.join('\n')}\n` : '';
 }
 
+const QUEUE_SUBCOMMANDS = new Set(['start', 'status', 'cancel', 'retry', 'log', 'run']);
+
+/** Exit code when the queue database's schema is not the one this devx needs (unmigrated, or newer). */
+export const EXIT_QUEUE_SCHEMA = 5;
+
 /** Runs one queue subcommand; null when `sub` is not one. */
 export async function queueSubcommand(sub: string, rest: string[], values: QueueFlags, root: string): Promise<number | null> {
-  const queue = new TaskQueue(root);
+  if (!QUEUE_SUBCOMMANDS.has(sub)) return null;
+  let queue: QueueBackend;
+  try {
+    queue = await openQueue(root, queueUrl(process.cwd(), process.env));
+  } catch (err) {
+    process.stderr.write(`devx: ${(err as Error).message}\n`);
+    return (err as Error).name === 'SchemaError' ? EXIT_QUEUE_SCHEMA : EXIT.failed;
+  }
+  try {
+    return await onQueue(queue, sub, rest, values);
+  } finally {
+    await queue.close();
+  }
+}
+
+/** `devx agent log <id>`: the task's plan, its transcript and its changes (a patch, or the branch they were pushed to). */
+async function printLog(queue: QueueBackend, id: string | undefined): Promise<number> {
+  if (!id) throw new UsageError('usage: devx agent log <task id>');
+  const l = await queue.readLog(id);
+  if (!l) {
+    process.stderr.write(`devx: no task ${id}\n`);
+    return EXIT.failed;
+  }
+  const t = l.task;
+  const out = [
+    `Task ${t.taskId} (${t.agent}): ${t.status}${t.error ? ` (${t.error})` : ''}`,
+    ...(t.revision ? [`Queued at revision ${t.revision}`] : []),
+    ...(t.resultBranch ? [`Changes pushed to origin as ${t.resultBranch}`] : []),
+    '',
+    `── plan (${t.planFile})`,
+    l.plan.trimEnd(),
+    '',
+    `── transcript (${t.logFile})`,
+    l.log.trimEnd(),
+    ...(l.patch ? ['', '── changes (git apply)', l.patch.trimEnd()] : []),
+  ];
+  process.stdout.write(`${out.join('\n')}\n`);
+  return EXIT.ok;
+}
+
+async function onQueue(queue: QueueBackend, sub: string, rest: string[], values: QueueFlags): Promise<number | null> {
+  const root = queue.root;
   switch (sub) {
+    case 'log':
+      return printLog(queue, rest[0]);
     case 'start': {
       if (rest.length !== 2) throw new UsageError('usage: devx agent start <agent> "<prompt>" [--write <path,...>]');
       findAgent(loadAgents(root, process.env.HOME ?? '', devxHome(process.env)), rest[0]);
@@ -39,7 +90,7 @@ export async function queueSubcommand(sub: string, rest: string[], values: Queue
         .split(',')
         .map((p) => p.trim())
         .filter(Boolean);
-      const t = await queue.start(rest[0], rest[1], undefined, writes);
+      const t = await queue.start({ agent: rest[0], prompt: rest[1], writes, revision: await headRevision(root) });
       // The seed's line on stdout; what the task may write beside it, on stderr.
       process.stdout.write(values.json ? `${JSON.stringify(t)}\n` : `Task ${t.taskId} created for agent '${rest[0]}' and is now pending.\n`);
       if (!values.json) process.stderr.write(`It may write .devx/agents/workspace/ and ${t.planFile}${writes.length ? `, ${writes.join(', ')}` : ''}.\n`);
@@ -47,7 +98,7 @@ export async function queueSubcommand(sub: string, rest: string[], values: Queue
     }
     case 'status': {
       await queue.recover();
-      const tasks = queue.list();
+      const tasks = await queue.list();
       if (values.json) process.stdout.write(`${JSON.stringify(tasks, null, 2)}\n`);
       else if (!tasks.length) process.stdout.write('No agent tasks.\n');
       else
@@ -84,6 +135,7 @@ export async function queueSubcommand(sub: string, rest: string[], values: Queue
         model: values.model,
         run: { cwd: process.cwd(), env: process.env, provider: values.provider, approval },
         onTaskStart: (t) => process.stderr.write(`running ${t.taskId} (${t.agent}, run ${t.runs})\n`),
+        onTaskRefused: (t, why) => process.stderr.write(`gave ${t.taskId} back: ${why}\n`),
         onTaskEnd: (t) =>
           process.stdout.write(`Orchestrator finished task ${t.taskId}: ${t.status}${t.error && t.status !== 'complete' ? ` (${t.error})` : ''}.\n`),
       });

@@ -20,6 +20,7 @@ export const COMMAND_TABLE: CommandEntry[] = [
   { name: 'trust', load: async () => (await import('./trust.js')).trustCommand },
   { name: 'protocol', load: async () => (await import('./protocol.js')).protocolCommand },
   { name: 'task', load: async () => (await import('./task.js')).taskCommand },
+  { name: 'queue', load: async () => (await import('./queue.js')).queueCommand },
   { name: 'workflow', load: async () => (await import('./workflow.js')).workflowCommand },
   { name: 'mcp', load: async () => (await import('./mcp.js')).mcpCommand },
   { name: 'help', load: async () => (await import('./help.js')).helpCommand },

@@ -1,0 +1,204 @@
+// The Postgres task queue (#33) against a real PostgreSQL server started for the test (helpers/postgres.ts):
+// its schema checks, the counts it shares with the file queue, claims under contention (FOR UPDATE SKIP
+// LOCKED), leases, the least privileges docs/agents.md lists, TLS from the URL, and no password in messages.
+// Skips, saying why, on a machine without PostgreSQL's server binaries.
+import os from 'node:os';
+import { spawnSync } from 'node:child_process';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { PG_PASSWORD, PgCluster, whyNoPostgres } from '../helpers/postgres.js';
+import { makeProject } from '../helpers/env.js';
+import { PgQueue } from '../../src/queue/postgres/pgQueue.js';
+import { migrate, SCHEMA_VERSION } from '../../src/queue/postgres/pgMigrations.js';
+import { openPool, redactUrl } from '../../src/queue/postgres/pgConnect.js';
+import { MAX_ATTEMPTS } from '../../src/queue/queueRecovery.js';
+
+const skip = whyNoPostgres();
+if (skip) console.warn(`pgQueue.test.ts skipped: ${skip}`);
+
+let pg: PgCluster;
+let n = 0;
+beforeAll(async () => {
+  if (!skip) pg = await PgCluster.start();
+}, 120_000);
+afterAll(() => pg?.stop());
+
+/** A fresh database, migrated unless told not to. */
+async function database(migrated = true): Promise<string> {
+  const url = await pg.createDatabase(`q${process.pid}_${n++}`);
+  if (migrated) {
+    const pool = await openPool(url, 1);
+    await migrate(pool, 'test');
+    await pool.end();
+  }
+  return url;
+}
+
+async function open(url: string): Promise<PgQueue> {
+  return PgQueue.open(makeProject({}, { git: false }), url);
+}
+
+describe.skipIf(skip)('the Postgres queue', () => {
+  it('refuses an unmigrated database and one newer than devx, saying what to do', async () => {
+    const url = await database(false);
+    await expect(open(url)).rejects.toThrow(/has no devx tables yet: run `devx queue migrate`/);
+    const pool = await openPool(url, 1);
+    expect((await migrate(pool, 'test')).applied).toEqual([SCHEMA_VERSION]);
+    expect((await migrate(pool, 'test')).applied).toEqual([]);
+    await pool.query(`INSERT INTO devx_schema_version (version, devx_version) VALUES (${SCHEMA_VERSION + 1}, 'future')`);
+    await pool.end();
+    const err = await open(url).catch((e: Error) => e);
+    expect(err).toMatchObject({ name: 'SchemaError' });
+    expect((err as Error).message).toMatch(
+      new RegExp(`at schema version ${SCHEMA_VERSION + 1}, newer than this devx knows \\(${SCHEMA_VERSION}\\).*upgrade devx`),
+    );
+    expect((err as Error).message).not.toContain(PG_PASSWORD);
+  });
+
+  it('keeps the file queue counts: finishing counts own failures, retry starts afresh, the plan and transcript are stored', async () => {
+    const q = await open(await database());
+    const t = await q.start({ agent: 'worker', prompt: 'job', revision: 'abc' });
+    expect(t).toMatchObject({ status: 'pending', attempts: 0, runnerDeaths: 0, runs: 0, revision: 'abc', planFile: `.devx/agents/plans/${t.taskId}_plan.md` });
+    const c = await q.claim('r', 60_000);
+    expect(c).toMatchObject({ taskId: t.taskId, status: 'running', runs: 1, owner: { pid: process.pid, host: os.hostname(), runner: 'r' } });
+    expect(await q.claim('r2', 60_000)).toBeNull();
+    const beat = await q.heartbeat(t.taskId, 'r', 90_000);
+    expect(Date.parse(beat!.leaseExpiresAt!)).toBeGreaterThan(Date.parse(c!.leaseExpiresAt!));
+    q.appendLog(c!, 'line one');
+    const done = await q.finish(
+      t.taskId,
+      'r',
+      { status: 'incomplete', error: '1 write did not happen', failedCalls: ['write a'] },
+      { plan: '# Plan\n1. x', patch: 'diff --git a/x b/x\n', logLine: 'task incomplete' },
+    );
+    expect(done).toMatchObject({ status: 'incomplete', attempts: 1, hasPatch: true, failedCalls: ['write a'] });
+    expect(await q.finish(t.taskId, 'other', { status: 'complete' })).toBeNull();
+    const log = await q.readLog(t.taskId);
+    expect(log).toMatchObject({ plan: '# Plan\n1. x', log: 'line one\ntask incomplete\n', patch: 'diff --git a/x b/x\n' });
+    expect(await q.retry(t.taskId)).toMatchObject({ status: 'pending', attempts: 0, runnerDeaths: 0 });
+    expect((await q.claim('r', 60_000))!.runs).toBe(2);
+    expect(await q.cancel(t.taskId)).toMatchObject({ status: 'running', cancelRequested: true });
+    expect((await q.heartbeat(t.taskId, 'r', 60_000))!.cancelRequested).toBe(true);
+    await q.close();
+  });
+
+  it('eight runners claiming at once never take the same task; a task waits for the one it comes after', async () => {
+    const url = await database();
+    const q = await open(url);
+    const first = await q.start({ agent: 'w', prompt: 'first' });
+    await q.start({ agent: 'w', prompt: 'second', after: first.taskId });
+    for (let i = 0; i < 30; i++) await q.start({ agent: 'w', prompt: `job ${i}` });
+    const runners = await Promise.all(Array.from({ length: 8 }, () => open(url)));
+    const got: string[] = [];
+    await Promise.all(
+      runners.map(async (r, i) => {
+        for (let t = await r.claim(`r${i}`, 60_000); t; t = await r.claim(`r${i}`, 60_000)) got.push(t.prompt);
+      }),
+    );
+    expect(got).toHaveLength(31);
+    expect(new Set(got).size).toBe(31);
+    expect(got).not.toContain('second');
+    await q.finish(first.taskId, (await q.read(first.taskId))!.owner!.runner, { status: 'complete', summary: 'ok' });
+    expect((await q.claim('late', 60_000))!.prompt).toBe('second');
+    await Promise.all([...runners, q].map((r) => r.close()));
+  });
+
+  it('a dead runner on this host is a runner death; a lease expired under a live runner here is an attempt; one elsewhere a death', async () => {
+    const url = await database();
+    const q = await open(url);
+    const t = await q.start({ agent: 'w', prompt: 'job' });
+    await q.claim('r', 60_000);
+    await pg.sql(
+      `UPDATE devx_tasks SET owner_pid = ${spawnSync('true').pid}, data = jsonb_set(data, '{owner,pid}', '${spawnSync('true').pid}') WHERE task_id = '${t.taskId}'`,
+      url.split('/').pop()!,
+    );
+    const [dead] = await q.recover();
+    expect(dead).toMatchObject({
+      status: 'pending',
+      runnerDeaths: 1,
+      attempts: 0,
+      error: expect.stringMatching(/^its runner \(pid \d+\) died; queued again$/),
+    });
+    for (let i = 1; i <= MAX_ATTEMPTS; i++) {
+      await q.claim('r', 150);
+      await new Promise((r) => setTimeout(r, 300));
+      const [t2] = await q.recover();
+      expect(t2).toMatchObject({ attempts: i, runnerDeaths: 1, status: i < MAX_ATTEMPTS ? 'pending' : 'failed' });
+    }
+    const far = await q.start({ agent: 'w', prompt: 'elsewhere' });
+    await q.claim('r', 150);
+    await pg.sql(
+      `UPDATE devx_tasks SET owner_host = 'elsewhere', data = jsonb_set(data, '{owner,host}', '"elsewhere"') WHERE task_id = '${far.taskId}'`,
+      url.split('/').pop()!,
+    );
+    await new Promise((r) => setTimeout(r, 300));
+    expect((await q.recover())[0]).toMatchObject({
+      taskId: far.taskId,
+      status: 'pending',
+      runnerDeaths: 1,
+      attempts: 0,
+      error: expect.stringMatching(/lease expired at .*; queued again$/),
+    });
+    await q.close();
+  });
+
+  it('runs with the least privileges docs/agents.md lists: CONNECT, USAGE on the schema, SELECT/INSERT/UPDATE on the tables', async () => {
+    const url = await database();
+    const db = url.split('/').pop()!;
+    await pg.sql(`CREATE ROLE runner${n} LOGIN PASSWORD 'runner-pw'`);
+    await pg.sql(`REVOKE ALL ON DATABASE ${db} FROM PUBLIC; GRANT CONNECT ON DATABASE ${db} TO runner${n}`);
+    await pg.sql(
+      `REVOKE CREATE ON SCHEMA public FROM PUBLIC; GRANT USAGE ON SCHEMA public TO runner${n}; GRANT SELECT, INSERT, UPDATE ON ALL TABLES IN SCHEMA public TO runner${n}`,
+      db,
+    );
+    const q = await open(pg.url(db, '', `runner${n}`, 'runner-pw'));
+    const t = await q.start({ agent: 'w', prompt: 'job' });
+    const c = await q.claim('r', 60_000);
+    q.trackChildren(process.pid, [123]);
+    q.appendLog(c!, 'a line');
+    await q.heartbeat(t.taskId, 'r', 60_000);
+    expect(await q.finish(t.taskId, 'r', { status: 'complete' }, { plan: 'p', logLine: 'done' })).toMatchObject({ status: 'complete' });
+    expect((await q.readLog(t.taskId))!.log).toBe('a line\ndone\n');
+    await q.close();
+    const pool = await openPool(pg.url(db, '', `runner${n}`, 'runner-pw'), 1);
+    await expect(pool.query('CREATE TABLE x (a int)')).rejects.toThrow(/permission denied/);
+    await pool.end();
+  });
+
+  it('never shows the password: a wrong one, an unreachable server, and the URL in messages', async () => {
+    const wrong = pg.url('postgres', '', 'devx', 'Wr0ng-Pa55');
+    const err = (await open(wrong).catch((e: Error) => e)) as Error;
+    expect(err.message).toMatch(/password authentication failed/);
+    expect(err.message).not.toContain('Wr0ng-Pa55');
+    const away = (await open('postgres://devx:Hunter2-x@127.0.0.1:1/db').catch((e: Error) => e)) as Error;
+    expect(away.message).toMatch(/ECONNREFUSED/);
+    expect(away.message).not.toContain('Hunter2');
+    expect(redactUrl('postgres://u:p%40ss@h:5/d?sslmode=require&password=zz')).toBe('postgres://u:***@h:5/d?sslmode=require&password=***');
+  });
+});
+
+describe.skipIf(skip)('the Postgres queue over TLS', () => {
+  let tls: PgCluster;
+  beforeAll(async () => {
+    tls = await PgCluster.start({ ssl: true });
+  }, 120_000);
+  afterAll(() => tls?.stop());
+
+  it('sslmode=require with the server CA connects encrypted; without TLS the server refuses; an unknown CA is refused', async () => {
+    const db = `t${process.pid}`;
+    await tls.sql(`CREATE DATABASE ${db}`);
+    const good = tls.url(db, `sslmode=verify-full&sslrootcert=${tls.caFile}`);
+    const pool = await openPool(good, 1);
+    await migrate(pool, 'test');
+    expect((await pool.query('SELECT ssl FROM pg_stat_ssl WHERE pid = pg_backend_pid()')).rows[0].ssl).toBe(true);
+    await pool.end();
+    const q = await open(good);
+    expect((await q.start({ agent: 'w', prompt: 'over tls' })).status).toBe('pending');
+    await q.close();
+    // pg 8 checks the certificate for sslmode=require too (as verify-full): a self-signed CA it does not know is refused.
+    const unknownCa = (await open(tls.url(db, 'sslmode=require')).catch((e: Error) => e)) as Error;
+    expect(unknownCa.message).toMatch(/self[- ]signed|unable to verify|certificate/i);
+    const plain = (await open(tls.url(db, 'sslmode=disable')).catch((e: Error) => e)) as Error;
+    expect(plain.message).toMatch(/no encryption|pg_hba\.conf rejects/);
+    expect(`${unknownCa.message}${plain.message}`).not.toContain(PG_PASSWORD);
+  });
+});
