@@ -66,14 +66,15 @@ export async function runOneTask(queue: QueueBackend, task: Task, runner: string
     await queue.release(task.taskId, runner, refused);
     return null;
   }
-  await queue.preparePlan(task);
   log(
     `[${new Date().toISOString()}] runner ${runner} (pid ${process.pid}) starts run ${task.runs} (${task.attempts} failed attempts, ${task.runnerDeaths} runner deaths before)`,
   );
   const workspace = path.relative(queue.root, queue.workspace).split(path.sep).join('/');
   const scopePaths = [workspace, task.planFile, ...(task.writes ?? [])];
   const writeScope = makeWriteScope(queue.root, scopePaths, `task ${task.taskId}`);
+  // Before the plan file is written: the plan comes back with the task's changes, as a new file.
   const before = queue.remote ? await snapshotPaths(queue.root, scopePaths) : undefined;
+  await queue.preparePlan(task);
   let prompt = `Task: ${task.prompt}. Your plan file is at ${task.planFile}. All file I/O must be within the './${workspace}/' directory${task.writes?.length ? ` (you may also write ${task.writes.join(', ')})` : ''}.`;
   if (task.after) {
     const prev = await queue.read(task.after);

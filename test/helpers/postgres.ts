@@ -9,7 +9,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import net from 'node:net';
 import path from 'node:path';
-import { execFileSync, spawnSync } from 'node:child_process';
+import { execFile, execFileSync, spawnSync } from 'node:child_process';
+import { promisify } from 'node:util';
 
 export const PG_USER = 'devx';
 export const PG_PASSWORD = 'pw-Secr3t+/x';
@@ -163,9 +164,11 @@ export class PgCluster {
     this.run(this.bins.pgCtl, ['-D', this.dataDir, '-l', path.join(this.dir, 'server.log'), '-w', '-t', '60', ...args]);
   }
 
-  /** A fast restart: sessions are ended, the server is away for a moment. */
-  restart(): void {
-    this.pgCtl(['-m', 'fast', 'restart']);
+  /** A fast restart: sessions are ended, the server is away for a moment (the caller's event loop keeps running). */
+  async restart(): Promise<void> {
+    const args = ['-D', this.dataDir, '-l', path.join(this.dir, 'server.log'), '-w', '-t', '60', '-m', 'fast', 'restart'];
+    const [f, a] = this.user ? ['runuser', ['-u', this.user.name, '--', this.bins.pgCtl, ...args]] : [this.bins.pgCtl, args];
+    await promisify(execFile)(f, a, { timeout: 60_000 });
   }
 
   /** SQL as the superuser over the unix socket (psql is not needed: the pg driver is). */
