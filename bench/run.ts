@@ -50,6 +50,7 @@ const SECTIONS = [
   'undo',
   'setup',
   'judge',
+  'queuepg',
 ];
 // Sections run only when named. `attacks` (bench/attacks: the issue #26 attack set through the real loop in
 // four configurations, judged by effects) takes about two minutes of both cores and measures security,
@@ -371,6 +372,7 @@ if (want('setup')) {
   await benchSetup();
 }
 if (want('judge')) (await import('./judgeStart.js')).benchJudgeStart();
+if (want('queuepg')) await (await import('./queuePg.js')).benchQueuePg();
 if (want('undo')) {
   const { benchUndo } = await import('./undo.js');
   await benchUndo();
