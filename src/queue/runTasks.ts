@@ -13,6 +13,7 @@ import type { AgentEvent } from '../core/loop.js';
 import type { Task } from './taskSchema.js';
 import type { QueueBackend, RunArtifacts } from './queueBackend.js';
 import { diffTrees, hasCommit, pushBranch, snapshotPaths } from './runnerGit.js';
+import { unsafeTaskFields } from './checkRemoteTask.js';
 import { describeCall } from '../tools/types.js';
 import { describeCalls, describeFailedCall, failedWrites, refusedCalls, runHeadless, type HeadlessOptions } from '../runtime/runHeadless.js';
 import { describeWriteScope, makeWriteScope } from '../policy/writeScope.js';
@@ -60,6 +61,11 @@ async function cannotRun(queue: QueueBackend, task: Task): Promise<string | null
 /** Runs one claimed task; null when this runner gave it back (it cannot run it here). */
 export async function runOneTask(queue: QueueBackend, task: Task, runner: string, opts: RunOptions, childObserver: ChildObserver): Promise<Task | null> {
   const log = (s: string) => queue.appendLog(task, s);
+  const unsafe = queue.remote ? unsafeTaskFields(task) : null;
+  if (unsafe) {
+    const error = `the runner refused the task: ${unsafe}`;
+    return (await queue.finish(task.taskId, runner, { status: 'failed', error }, { logLine: `[${new Date().toISOString()}] ${error}` })) ?? task;
+  }
   const refused = await cannotRun(queue, task);
   if (refused) {
     log(`[${new Date().toISOString()}] ${refused}`);

@@ -11,6 +11,9 @@ import { PgQueue } from '../../src/queue/postgres/pgQueue.js';
 import { migrate, SCHEMA_VERSION } from '../../src/queue/postgres/pgMigrations.js';
 import { openPool, redactUrl } from '../../src/queue/postgres/pgConnect.js';
 import { MAX_ATTEMPTS } from '../../src/queue/queueRecovery.js';
+import { runOneTask } from '../../src/queue/runTasks.js';
+import { unsafeTaskFields } from '../../src/queue/checkRemoteTask.js';
+import type { Task } from '../../src/queue/taskSchema.js';
 
 const skip = whyNoPostgres();
 if (skip) console.warn(`pgQueue.test.ts skipped: ${skip}`);
@@ -183,7 +186,7 @@ describe.skipIf(skip)('the Postgres queue over TLS', () => {
   }, 120_000);
   afterAll(() => tls?.stop());
 
-  it('sslmode=require with the server CA connects encrypted; without TLS the server refuses; an unknown CA is refused', async () => {
+  it('sslmode=verify-full with the server CA (sslrootcert) connects encrypted; sslmode=require without the CA is refused (pg 8 verifies it); without TLS the server refuses', async () => {
     const db = `t${process.pid}`;
     await tls.sql(`CREATE DATABASE ${db}`);
     const good = tls.url(db, `sslmode=verify-full&sslrootcert=${tls.caFile}`);
@@ -200,5 +203,34 @@ describe.skipIf(skip)('the Postgres queue over TLS', () => {
     const plain = (await open(tls.url(db, 'sslmode=disable')).catch((e: Error) => e)) as Error;
     expect(plain.message).toMatch(/no encryption|pg_hba\.conf rejects/);
     expect(`${unknownCa.message}${plain.message}`).not.toContain(PG_PASSWORD);
+  });
+});
+
+describe.skipIf(skip)('tasks from a shared database are checked before a runner acts on them', () => {
+  it('a row that is not a task is set aside; a plan file, --write path or revision devx would not write is refused without running', async () => {
+    const url = await database();
+    const db = url.split('/').pop()!;
+    const q = await open(url);
+    await pg.sql(`INSERT INTO devx_tasks (task_id, status, created_at, data) VALUES ('junk', 'pending', now() - interval '1 hour', '{"not": "a task"}')`, db);
+    const evil = await q.start({ agent: 'worker', prompt: 'job' });
+    await pg.sql(`UPDATE devx_tasks SET data = jsonb_set(data, '{planFile}', '"../../../.bashrc"') WHERE task_id = '${evil.taskId}'`, db);
+    const claimed = await q.claim('r', 60_000);
+    expect(claimed).toMatchObject({ taskId: evil.taskId, planFile: '../../../.bashrc' });
+    expect((await pg.sql(`SELECT status FROM devx_tasks WHERE task_id = 'junk'`, db))[0]).toEqual({ status: 'failed' });
+    expect((await q.list()).map((t) => t.taskId)).toEqual([evil.taskId]);
+    const done = await runOneTask(q, claimed!, 'r', { all: false, parallel: 1, leaseMs: 60_000, run: { cwd: q.root } }, { started() {}, ended() {} });
+    expect(done).toMatchObject({ status: 'failed', error: 'the runner refused the task: its plan file "../../../.bashrc" is not the one devx gives it' });
+    await q.close();
+  });
+
+  it('unsafeTaskFields: what devx writes passes; escapes, .git and option-like revisions do not', () => {
+    const t = { taskId: 'task_1a2b', planFile: '.devx/agents/plans/task_1a2b_plan.md', logFile: '.devx/agents/logs/task_1a2b.log' } as Task;
+    expect(unsafeTaskFields({ ...t, writes: ['src/', 'docs/a.md'], revision: 'a'.repeat(40) })).toBeNull();
+    expect(unsafeTaskFields({ ...t, writes: ['../x'] })).toMatch(/outside the checkout/);
+    expect(unsafeTaskFields({ ...t, writes: ['/etc/passwd'] })).toMatch(/outside the checkout/);
+    expect(unsafeTaskFields({ ...t, writes: ['a/../../b'] })).toMatch(/outside the checkout/);
+    expect(unsafeTaskFields({ ...t, writes: ['.git/hooks'] })).toMatch(/inside \.git/);
+    expect(unsafeTaskFields({ ...t, revision: '--upload-pack=x' })).toMatch(/not a commit id/);
+    expect(unsafeTaskFields({ ...t, taskId: 'x/../y' })).toMatch(/not a devx task id/);
   });
 });

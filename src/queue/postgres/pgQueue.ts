@@ -14,7 +14,7 @@ import type { Task } from '../taskSchema.js';
 import type { NewTask, QueueBackend, RunArtifacts, TaskResult } from '../queueBackend.js';
 import { openPool, redactError, redactUrl, withRetry } from './pgConnect.js';
 import { checkSchema, SchemaError } from './pgMigrations.js';
-import { dbNow, insertTask, queueDeaths, readTask, recoverGone, taskOf, writeTask } from './pgTaskRows.js';
+import { dbNow, insertTask, parseTask, queueDeaths, readTask, recoverGone, taskOf, writeTask } from './pgTaskRows.js';
 import { inTransaction } from './pgConnect.js';
 import { writeFileAtomicSync } from '../../util/atomicWrite.js';
 import { mkdirOwnedSync } from '../../util/ownedFile.js';
@@ -95,7 +95,10 @@ export class PgQueue implements QueueBackend {
 
   list(): Promise<Task[]> {
     return this.run(
-      async () => (await this.pool.query<{ data: unknown }>('SELECT data FROM devx_tasks ORDER BY created_at, task_id')).rows.map((r) => taskOf(r.data)),
+      async () =>
+        (await this.pool.query<{ data: unknown }>('SELECT data FROM devx_tasks ORDER BY created_at, task_id')).rows
+          .map((r) => parseTask(r.data))
+          .filter((t): t is Task => t !== null),
       10_000,
     );
   }
@@ -108,15 +111,20 @@ export class PgQueue implements QueueBackend {
     return this.tx(async (c) => {
       const now = await dbNow(c);
       await recoverGone(c, now);
-      const r = await c.query<{ data: unknown }>(
-        `SELECT t.data FROM devx_tasks t
-          WHERE t.status = 'pending' AND NOT (t.task_id = ANY($1))
-            AND (t.after_id IS NULL OR EXISTS (SELECT 1 FROM devx_tasks p WHERE p.task_id = t.after_id AND p.status = 'complete'))
-          ORDER BY t.created_at, t.task_id LIMIT 1 FOR UPDATE OF t SKIP LOCKED`,
-        [[...skip]],
-      );
-      if (!r.rows[0]) return null;
-      const next = taskOf(r.rows[0].data);
+      let next: Task | null = null;
+      while (!next) {
+        const r = await c.query<{ task_id: string; data: unknown }>(
+          `SELECT t.task_id, t.data FROM devx_tasks t
+            WHERE t.status = 'pending' AND NOT (t.task_id = ANY($1))
+              AND (t.after_id IS NULL OR EXISTS (SELECT 1 FROM devx_tasks p WHERE p.task_id = t.after_id AND p.status = 'complete'))
+            ORDER BY t.created_at, t.task_id LIMIT 1 FOR UPDATE OF t SKIP LOCKED`,
+          [[...skip]],
+        );
+        if (!r.rows[0]) return null;
+        next = parseTask(r.rows[0].data);
+        // A row that is not a task (written by hand, or by something else) is set aside, not run, and does not stop the queue.
+        if (!next) await c.query(`UPDATE devx_tasks SET status = 'failed' WHERE task_id = $1`, [r.rows[0].task_id]);
+      }
       const claimed: Task = {
         ...next,
         status: 'running',

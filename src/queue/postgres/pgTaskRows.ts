@@ -19,6 +19,12 @@ export function taskOf(data: unknown): Task {
   return TaskSchema.parse(data);
 }
 
+/** The task a row holds; null for a row that is not a task (written by something other than devx). */
+export function parseTask(data: unknown): Task | null {
+  const r = TaskSchema.safeParse(data);
+  return r.success ? r.data : null;
+}
+
 export async function readTask(c: Q, id: string, lock = false): Promise<Task | null> {
   const r = await c.query<{ data: unknown }>(`SELECT data FROM devx_tasks WHERE task_id = $1${lock ? ' FOR UPDATE' : ''}`, [id]);
   return r.rows[0] ? taskOf(r.rows[0].data) : null;
@@ -80,7 +86,8 @@ export async function recoverGone(c: Q, now: Date): Promise<Task[]> {
   const locked = await c.query<{ data: unknown }>(`SELECT data FROM devx_tasks WHERE task_id = ANY($1) AND status = 'running' FOR UPDATE SKIP LOCKED`, [gone]);
   const recovered: Task[] = [];
   for (const row of locked.rows) {
-    const t = taskOf(row.data);
+    const t = parseTask(row.data);
+    if (!t) continue; // not a task devx wrote: left alone
     const expired = t.leaseExpiresAt !== undefined && Date.parse(t.leaseExpiresAt) < now.getTime();
     const local = t.owner !== undefined && t.owner.host === host;
     const dead = local && !isAlive(t.owner!.pid);
