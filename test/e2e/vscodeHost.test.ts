@@ -2,7 +2,8 @@
 // headless Chromium through playwright-core. "devx: Ask about selection" on a file with a type error sends
 // the file, the lines and the TypeScript diagnostic to the model (the real devx, the fake API); the edit
 // devx proposes opens in the diff editor; "devx: Accept proposed edit" writes the file; "devx: Start
-// session in terminal" starts the devx REPL in the workspace folder.
+// session in terminal" starts the devx REPL in the workspace folder; the audit log and an agent from
+// "devx: Run agent…" too.
 //
 // Opt-in, as it needs what devx does not depend on (about 25 s here): DEVX_CODE_SERVER=<path to a
 // code-server binary> (code-server 4.100.3 runs on Node 20; editors/vscode/README.md says how to install it), Chromium at
@@ -81,6 +82,8 @@ describe.skipIf(skip)('the VS Code extension in code-server', () => {
       timeout: 60_000,
     });
     expect(fs.readdirSync(extensions).some((d) => d.startsWith('devx.devx-vscode-'))).toBe(true);
+    fs.mkdirSync(path.join(home, '.devx', 'agents'), { recursive: true });
+    fs.writeFileSync(path.join(home, '.devx', 'agents', 'reviewer.md'), '---\nname: reviewer\ndescription: Reviews diffs\n---\nYou review.');
     fs.mkdirSync(path.join(userData, 'User'), { recursive: true });
     fs.writeFileSync(
       path.join(userData, 'User', 'settings.json'),
@@ -176,9 +179,30 @@ describe.skipIf(skip)('the VS Code extension in code-server', () => {
       expect(sent).toMatch(/src\/calc\.ts:2 error \(ts 2322\): Type 'string' is not assignable to type 'number'\./);
       expect(fs.readFileSync(path.join(project, '.devx', 'audit.jsonl'), 'utf8')).toMatch(/"tool":"edit_file"/);
 
-      // The ACP session ends; a devx REPL starts in an integrated terminal in the folder.
+      // The audit log in an output channel.
+      await palette('devx: Show audit log');
+      await page
+        .locator('.monaco-editor .view-lines', { hasText: /edit_file\s+ask/ })
+        .first()
+        .waitFor({ timeout: 30_000 });
+
+      // The ACP session ends; an agent picked from devx's list runs in a terminal.
       await palette("devx: Stop the editor's devx sessions");
       await until(() => !commandLinesUnder(project).some((c) => c.includes('--acp')), 15_000);
+      fake.push({ text: 'Looks fine to me.' });
+      await palette('devx: Run agent…');
+      const pick = page.locator('.quick-input-widget input');
+      await page.locator('.quick-input-list .monaco-list-row', { hasText: 'Reviews diffs' }).first().waitFor({ timeout: 30_000 });
+      await pick.fill('reviewer');
+      await page.keyboard.press('Enter');
+      await page.locator('.quick-input-widget', { hasText: 'devx agent run reviewer' }).waitFor();
+      await pick.fill("review calc.ts, it's short");
+      await page.keyboard.press('Enter');
+      await until(() => fake.modelCalls.some((c) => c.promptText.includes("review calc.ts, it's short")), 60_000);
+      expect(fake.modelCalls.at(-1)!.systemText).toContain('You review.');
+      await until(() => !commandLinesUnder(project).some((c) => c.includes('agent run')), 30_000);
+
+      // A devx REPL starts in an integrated terminal in the folder.
       await palette('devx: Start session in terminal');
       await until(() => commandLinesUnder(project).some((c) => c.includes(DEVX_BIN) && !c.includes('--acp')), 30_000);
     } finally {
