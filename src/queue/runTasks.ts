@@ -78,9 +78,8 @@ export async function runOneTask(queue: QueueBackend, task: Task, runner: string
   const workspace = path.relative(queue.root, queue.workspace).split(path.sep).join('/');
   const scopePaths = [workspace, task.planFile, ...(task.writes ?? [])];
   const writeScope = makeWriteScope(queue.root, scopePaths, `task ${task.taskId}`);
-  // Before the plan file is written: the plan comes back with the task's changes, as a new file.
-  const before = queue.remote ? await snapshotPaths(queue.root, scopePaths) : undefined;
   await queue.preparePlan(task);
+  const before = queue.remote ? await snapshotPaths(queue.root, scopePaths) : undefined;
   let prompt = `Task: ${task.prompt}. Your plan file is at ${task.planFile}. All file I/O must be within the './${workspace}/' directory${task.writes?.length ? ` (you may also write ${task.writes.join(', ')})` : ''}.`;
   if (task.after) {
     const prev = await queue.read(task.after);
@@ -177,7 +176,7 @@ async function collectArtifacts(
   const after = before ? await snapshotPaths(queue.root, scope) : undefined;
   const patch = before && after ? await diffTrees(queue.root, before, after) : '';
   if (!patch) return { plan };
-  const pushed = task.revision ? await pushBranch(queue.root, task.taskId, task.revision, patch) : { why: 'no revision recorded' };
+  const pushed = task.revision && before && after ? await pushBranch(queue.root, task.taskId, task.revision, before, after) : { why: 'no revision recorded' };
   log(`[${new Date().toISOString()}] changes: ${pushed.branch ? `pushed to origin as ${pushed.branch}` : `stored as a patch (no branch: ${pushed.why})`}`);
   return { plan, patch, branch: pushed.branch };
 }

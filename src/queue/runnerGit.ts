@@ -1,8 +1,9 @@
 // What a runner elsewhere needs from git (#33, runners anywhere): the revision a task was queued at,
 // whether this checkout has it, and the task's changes, taken as the difference between two snapshots
-// of the paths it may write (before and after the run, through a temporary index, so earlier tasks'
-// files in the shared workspace are not counted). They come back as a patch stored with the result and,
-// when this checkout has an `origin`, as a branch devx/<task id> pushed there (the revision plus the patch).
+// of the paths it may write (before and after the run, each a tree written through a temporary empty
+// index, so earlier tasks' files in the shared workspace are not counted, and two git processes each).
+// They come back as a patch stored with the result and, when this checkout has an `origin`, as a branch
+// devx/<task id> pushed there: the revision with the changed paths as the run left them.
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -11,11 +12,20 @@ import { runProcess } from '../util/processRunner.js';
 
 /** A patch larger than this is not stored (the branch, when there is one, still carries it). */
 const MAX_PATCH = 4 * 1024 * 1024;
+const EMPTY_TREE = '4b825dc642cb6eb9a060e54bf8d69288fbee4904';
 
-async function git(root: string, args: string[], env: Record<string, string> = {}, input?: string) {
-  const r = await runProcess('git', args, { cwd: root, env: { ...process.env, GIT_TERMINAL_PROMPT: '0', ...env }, input, timeoutMs: 120_000 });
-  return { ok: r.exitCode === 0, out: r.stdout.trim(), err: r.stderr.trim() };
+async function git(root: string, args: string[], env: Record<string, string> = {}, input?: string, maxBuffer?: number) {
+  const r = await runProcess('git', args, {
+    cwd: root,
+    env: { ...process.env, GIT_TERMINAL_PROMPT: '0', ...env },
+    input,
+    timeoutMs: 120_000,
+    ...(maxBuffer ? { maxBuffer } : {}),
+  });
+  return { ok: r.exitCode === 0 && !r.outputCapped, out: r.stdout.replace(/\n$/, ''), err: r.stderr.trim() };
 }
+
+const tempIndex = () => path.join(os.tmpdir(), `devx-index-${process.pid}-${crypto.randomBytes(4).toString('hex')}`);
 
 /** HEAD's commit; undefined outside a git checkout. */
 export async function headRevision(root: string): Promise<string | undefined> {
@@ -23,19 +33,25 @@ export async function headRevision(root: string): Promise<string | undefined> {
   return r.ok && /^[0-9a-f]{40,64}$/.test(r.out) ? r.out : undefined;
 }
 
+/** Commits this process has seen in a checkout (a commit, once there, stays). */
+const seen = new Set<string>();
+
 export async function hasCommit(root: string, rev: string): Promise<boolean> {
-  return (await git(root, ['cat-file', '-e', `${rev}^{commit}`])).ok;
+  const key = `${root}\0${rev}`;
+  if (seen.has(key)) return true;
+  const ok = (await git(root, ['cat-file', '-e', `${rev}^{commit}`])).ok;
+  if (ok) seen.add(key);
+  return ok;
 }
 
-/** A tree of HEAD with the paths as they are on disk now (ignored files too). */
+/** A tree holding only the paths (as they are on disk now, ignored files too); undefined outside git. */
 export async function snapshotPaths(root: string, paths: string[]): Promise<string | undefined> {
-  const index = path.join(os.tmpdir(), `devx-index-${process.pid}-${crypto.randomBytes(4).toString('hex')}`);
+  const present = paths.filter((p) => fs.existsSync(path.join(root, p)));
+  if (!present.length) return EMPTY_TREE;
+  const index = tempIndex();
   const env = { GIT_INDEX_FILE: index };
   try {
-    if (!(await git(root, ['read-tree', 'HEAD'], env)).ok) return undefined;
-    const tracked = new Set((await git(root, ['ls-files', '--', ...paths], env)).out.split('\n').filter(Boolean));
-    const present = paths.filter((p) => fs.existsSync(path.join(root, p)) || [...tracked].some((t) => t === p || t.startsWith(`${p.replace(/\/$/, '')}/`)));
-    if (present.length && !(await git(root, ['add', '-A', '-f', '--', ...present], env)).ok) return undefined;
+    if (!(await git(root, ['add', '-A', '-f', '--', ...present], env)).ok) return undefined;
     const tree = await git(root, ['write-tree'], env);
     return tree.ok ? tree.out : undefined;
   } finally {
@@ -43,27 +59,33 @@ export async function snapshotPaths(root: string, paths: string[]): Promise<stri
   }
 }
 
-/** The change between two snapshots as a binary-safe patch ('' for none). */
+/** The change between two snapshots as a binary-safe patch ('' for none, or one too large to store). */
 export async function diffTrees(root: string, before: string, after: string): Promise<string> {
-  const r = await runProcess('git', ['diff', '--binary', '--no-color', '--no-ext-diff', before, after], {
-    cwd: root,
-    env: { ...process.env, GIT_TERMINAL_PROMPT: '0' },
-    maxBuffer: MAX_PATCH * 2,
-  });
-  return r.exitCode === 0 && r.stdout.length <= MAX_PATCH ? r.stdout : '';
+  if (before === after) return '';
+  const r = await git(root, ['diff', '--binary', '--no-color', '--no-ext-diff', '--no-renames', before, after], {}, undefined, MAX_PATCH + 1);
+  return r.ok && r.out.length <= MAX_PATCH ? `${r.out}\n` : '';
 }
 
-/** Pushes `revision` + `patch` as devx/<taskId> to origin; the branch name, or why not. */
-export async function pushBranch(root: string, taskId: string, revision: string, patch: string): Promise<{ branch?: string; why?: string }> {
+/** Pushes `revision` with the paths changed between the snapshots as devx/<taskId> to origin; the branch name, or why not. */
+export async function pushBranch(root: string, taskId: string, revision: string, before: string, after: string): Promise<{ branch?: string; why?: string }> {
   if (!(await git(root, ['remote', 'get-url', 'origin'])).ok) return { why: 'no origin remote' };
-  const index = path.join(os.tmpdir(), `devx-index-${process.pid}-${crypto.randomBytes(4).toString('hex')}`);
+  const changed = (await git(root, ['diff', '--name-only', '-z', '--no-renames', before, after])).out.split('\0').filter(Boolean);
+  if (!changed.length) return { why: 'no changes' };
+  const entries = new Map<string, string>();
+  for (const line of (await git(root, ['ls-tree', '-r', '-z', after, '--', ...changed])).out.split('\0').filter(Boolean)) {
+    const tab = line.indexOf('\t');
+    entries.set(line.slice(tab + 1), line.slice(0, tab).replace(/^(\d+) blob ([0-9a-f]+)$/, '$1 $2'));
+  }
+  // Each changed path as the run left it; one it removed is removed (mode 0).
+  const info = changed.map((p) => `${entries.get(p) ?? `0 ${'0'.repeat(40)}`}\t${p}`).join('\0');
+  const index = tempIndex();
   const env: Record<string, string> = { GIT_INDEX_FILE: index };
   if (!(await git(root, ['config', 'user.email'])).ok)
     Object.assign(env, { GIT_AUTHOR_NAME: 'devx', GIT_AUTHOR_EMAIL: 'devx@localhost', GIT_COMMITTER_NAME: 'devx', GIT_COMMITTER_EMAIL: 'devx@localhost' });
   try {
     if (!(await git(root, ['read-tree', revision], env)).ok) return { why: `cannot read ${revision}` };
-    const applied = await git(root, ['apply', '--cached', '--binary', '-'], env, patch);
-    if (!applied.ok) return { why: `the patch does not apply to ${revision.slice(0, 12)}: ${applied.err.split('\n')[0]}` };
+    const updated = await git(root, ['update-index', '-z', '--index-info'], env, `${info}\0`);
+    if (!updated.ok) return { why: `cannot stage the changes: ${updated.err.split('\n')[0]}` };
     const tree = await git(root, ['write-tree'], env);
     const commit = tree.ok ? await git(root, ['commit-tree', tree.out, '-p', revision, '-m', `devx task ${taskId}`], env) : tree;
     if (!commit.ok) return { why: `commit failed: ${commit.err.split('\n')[0]}` };

@@ -85,9 +85,10 @@ describe.skipIf(skip)('the task queue in PostgreSQL, end to end', () => {
     expect(log.stdout).toContain(`── plan (.devx/agents/plans/${id}_plan.md)\n# Plan\n`);
     expect(log.stdout).toMatch(/── transcript[\s\S]*starts run 1[\s\S]*final answer:\nWrote the notes\.[\s\S]*\] task complete\n/);
     expect(log.stdout).toMatch(
-      /── changes \(git apply\)\ndiff --git a\/\.devx\/agents\/plans\/\w+_plan\.md[\s\S]*new file[\s\S]*\+# Plan[\s\S]*diff --git a\/\.devx\/agents\/workspace\/notes\.md[\s\S]*\+the notes/,
+      /── changes \(git apply\)\ndiff --git a\/\.devx\/agents\/plans\/\w+_plan\.md[\s\S]*-# Plan for worker - write the notes\n\+# Plan[\s\S]*diff --git a\/\.devx\/agents\/workspace\/notes\.md[\s\S]*new file[\s\S]*\+the notes/,
     );
     expect(execFileSync('git', ['show', `devx/${id}:.devx/agents/workspace/notes.md`], { cwd: origin, encoding: 'utf8' })).toBe('the notes');
+    expect(execFileSync('git', ['show', `devx/${id}:.devx/agents/plans/${id}_plan.md`], { cwd: origin, encoding: 'utf8' })).toBe('# Plan');
     expect(execFileSync('git', ['rev-parse', `devx/${id}^`], { cwd: origin, encoding: 'utf8' }).trim()).toBe(head);
 
     // A commit the runner's checkout does not have: it gives the task back, and takes it once fetched.
