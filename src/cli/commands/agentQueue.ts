@@ -90,7 +90,8 @@ async function onQueue(queue: QueueBackend, sub: string, rest: string[], values:
         .split(',')
         .map((p) => p.trim())
         .filter(Boolean);
-      const t = await queue.start({ agent: rest[0], prompt: rest[1], writes, revision: await headRevision(root) });
+      // The revision matters to runners in other checkouts (a file queue's runner works in this one).
+      const t = await queue.start({ agent: rest[0], prompt: rest[1], writes, revision: queue.remote ? await headRevision(root) : undefined });
       // The seed's line on stdout; what the task may write beside it, on stderr.
       process.stdout.write(values.json ? `${JSON.stringify(t)}\n` : `Task ${t.taskId} created for agent '${rest[0]}' and is now pending.\n`);
       if (!values.json) process.stderr.write(`It may write .devx/agents/workspace/ and ${t.planFile}${writes.length ? `, ${writes.join(', ')}` : ''}.\n`);
