@@ -50,6 +50,7 @@ const SECTIONS = [
   'undo',
   'setup',
   'judge',
+  'acp',
   'queuepg',
 ];
 // Sections run only when named. `attacks` (bench/attacks: the issue #26 attack set through the real loop in
@@ -371,6 +372,7 @@ if (want('setup')) {
   const { benchSetup } = await import('./setup.js');
   await benchSetup();
 }
+if (want('acp')) await (await import('./acpCompare.js')).benchAcpCompare();
 if (want('judge')) (await import('./judgeStart.js')).benchJudgeStart();
 if (want('queuepg')) await (await import('./queuePg.js')).benchQueuePg();
 if (want('undo')) {

@@ -24,6 +24,8 @@ export interface FakeReply {
   garbage?: string;
   /** An image the model returns as inlineData after the text (an image model's generateContent answer). */
   image?: { mimeType: string; data: Buffer };
+  /** A function call the model makes after the text (gemini's own tools, for comparing with `gemini --acp`). */
+  functionCall?: { name: string; args: Record<string, unknown> };
 }
 
 export type Script = FakeReply | ((req: RecordedRequest) => FakeReply);
@@ -150,7 +152,10 @@ export class FakeGeminiApi extends FakeServer<FakeReply, RecordedRequest> {
     const text = reply.text ?? '';
     const usage = { promptTokenCount: Math.ceil(rec.promptText.length / 4), candidatesTokenCount: Math.ceil(text.length / 4) + 1, totalTokenCount: 0 };
     usage.totalTokenCount = usage.promptTokenCount + usage.candidatesTokenCount;
-    const image = reply.image ? [{ inlineData: { mimeType: reply.image.mimeType, data: reply.image.data.toString('base64') } }] : [];
+    const image = [
+      ...(reply.image ? [{ inlineData: { mimeType: reply.image.mimeType, data: reply.image.data.toString('base64') } }] : []),
+      ...(reply.functionCall ? [{ functionCall: reply.functionCall }] : []),
+    ];
     const chunk = (t: string, last: boolean) => ({
       candidates: [
         {
