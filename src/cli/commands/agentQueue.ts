@@ -129,17 +129,26 @@ async function onQueue(queue: QueueBackend, sub: string, rest: string[], values:
         return EXIT.missingBinary;
       }
       const approval: ApprovalMode | undefined = values.yes ? 'yolo' : approvalModeFrom(values);
-      const ran = await runTasks(queue, {
-        all: Boolean(values.all),
-        parallel,
-        leaseMs: values.lease ? Number(values.lease) * 1000 : 120_000,
-        model: values.model,
-        run: { cwd: process.cwd(), env: process.env, provider: values.provider, approval },
-        onTaskStart: (t) => process.stderr.write(`running ${t.taskId} (${t.agent}, run ${t.runs})\n`),
-        onTaskRefused: (t, why) => process.stderr.write(`gave ${t.taskId} back: ${why}\n`),
-        onTaskEnd: (t) =>
-          process.stdout.write(`Orchestrator finished task ${t.taskId}: ${t.status}${t.error && t.status !== 'complete' ? ` (${t.error})` : ''}.\n`),
-      });
+      // The queue's URL can hold its password: while tasks run, the agents (and the commands they run, which
+      // take this process's environment) do not see it. The queue is open already.
+      const url = process.env.DEVX_QUEUE_URL;
+      delete process.env.DEVX_QUEUE_URL;
+      let ran: Task[];
+      try {
+        ran = await runTasks(queue, {
+          all: Boolean(values.all),
+          parallel,
+          leaseMs: values.lease ? Number(values.lease) * 1000 : 120_000,
+          model: values.model,
+          run: { cwd: process.cwd(), env: process.env, provider: values.provider, approval },
+          onTaskStart: (t) => process.stderr.write(`running ${t.taskId} (${t.agent}, run ${t.runs})\n`),
+          onTaskRefused: (t, why) => process.stderr.write(`gave ${t.taskId} back: ${why}\n`),
+          onTaskEnd: (t) =>
+            process.stdout.write(`Orchestrator finished task ${t.taskId}: ${t.status}${t.error && t.status !== 'complete' ? ` (${t.error})` : ''}.\n`),
+        });
+      } finally {
+        if (url !== undefined) process.env.DEVX_QUEUE_URL = url;
+      }
       if (!ran.length) process.stdout.write('No pending agent tasks found.\n');
       return ran.every((t) => t.status === 'complete') ? EXIT.ok : EXIT.failed;
     }
