@@ -20,7 +20,7 @@ export interface AcpOptions {
   overrides?: Partial<Settings>;
   yes?: boolean;
   approvalMode?: ApprovalMode;
-  /** The mode (agent persona) new sessions start in (`--agent`). */
+  /** The mode (the persona: an agent's name) new sessions start in (`--agent`). */
   persona?: string;
   /** devx's own slash commands to offer the editor (from the CLI's slash table). */
   commands?: EditorCommand[];

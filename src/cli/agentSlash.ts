@@ -13,7 +13,7 @@ import { pickerItems, type PickItem } from './agentPicker.js';
 export function switchAgent(s: Started, name: string): string {
   if (name === 'default' || name === 'none') {
     s.run.usePersona(null);
-    return 'Back to the default devx persona.';
+    return 'Back to plain devx (no persona).';
   }
   try {
     const def = s.run.usePersona(name)!;

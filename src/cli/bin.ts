@@ -34,11 +34,11 @@ else {
   // A ~/.devx that is a link gets nothing written here; the main bundle stops with the reason.
   const usable = devxHomeUsable(home);
   if (usable) prestart(argv, process.cwd(), process.env, home);
-  // The REPL (no command word) and one-shot runs make model calls: their cache holds the agent's code.
-  const agent = oneShotCommand(argv) !== null || argv[0] === undefined || (argv[0].startsWith('-') && !['--help', '-h'].includes(argv[0]));
+  // The REPL (no command word) and one-shot runs make model calls: their cache holds the loop's code.
+  const runsLoop = oneShotCommand(argv) !== null || argv[0] === undefined || (argv[0].startsWith('-') && !['--help', '-h'].includes(argv[0]));
   const run = runWithCodeCache(join(__dirname, 'devx-main.cjs'), {
     dir: process.env.DEVX_CODE_CACHE === 'off' || !usable ? null : join(home, 'cache'),
-    coverage: agent ? COVERAGE.agent : COVERAGE.other,
+    coverage: runsLoop ? COVERAGE.agent : COVERAGE.other,
   });
   debug(`code cache ${run.cache}${run.file ? ` (${run.file})` : ''}`);
 }

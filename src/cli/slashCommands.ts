@@ -18,7 +18,7 @@ export interface SlashContext {
   out: NodeJS.WritableStream;
   /** The CLI's commands (the command table's names), for /help's last line. */
   shellCommands?: string[];
-  /** Asks the user to pick an agent (interactive sessions only). */
+  /** Asks the user to pick an agent, for the persona (interactive sessions only). */
   pick?: (items: PickItem[]) => Promise<string | null>;
   /** Asks a question through the REPL's input (interactive sessions only). */
   ask?: (question: string) => Promise<string | null>;
@@ -117,9 +117,9 @@ export const SLASH_COMMANDS: SlashCommand[] = [
   {
     names: ['agent'],
     prefixes: ['agent:'],
-    summary: 'pick an agent persona (arrow keys, type to filter, Enter to switch)',
+    summary: 'pick an agent as the persona (arrow keys, type to filter, Enter to switch)',
     forms: [
-      { usage: '/agent list | show <name> | use <name> | use default', summary: 'agent personas (/agent --help for all)' },
+      { usage: '/agent list | show <name> | use <name> | use default', summary: 'list or show agents; use one as the persona (/agent --help for all)' },
       { usage: '/agent:start <name> "<prompt>" | /agent:run | /agent:status', summary: 'the task queue' },
     ],
     run: async (ctx, _args, line) => (await handleAgentSlash(line, ctx.started, ctx.out, ctx.pick, ctx.ask), 'continue'),

@@ -1,4 +1,4 @@
-// A live status block: a spinner with elapsed seconds, plus one line per running sub-task with its
+// A live status block: a spinner with elapsed seconds, plus one line per running sub-agent with its
 // own elapsed time. Disabled when the stream is not a TTY or NO_COLOR is set.
 const FRAMES = ['⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '⠧', '⠇', '⠏'];
 
@@ -49,7 +49,7 @@ export class Spinner {
     this.draw();
   }
 
-  /** Adds or removes a sub-task line (spawn_gemini). */
+  /** Adds or removes a sub-agent's line (spawn_gemini). */
   subtask(id: number, label: string | null): void {
     if (label === null) this.tasks.delete(id);
     else this.tasks.set(id, { label, started: Date.now() });
@@ -57,7 +57,7 @@ export class Spinner {
     if (!this.timer && this.tasks.size) this.start(this.label || 'working');
   }
 
-  /** Redraws after other output if sub-tasks are still running. */
+  /** Redraws after other output if sub-agents are still running. */
   resume(): void {
     if (this.enabled && !this.timer && this.tasks.size) {
       const started = this.started;

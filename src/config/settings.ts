@@ -82,7 +82,7 @@ export const SettingsSchema = z.lazy(() =>
         .optional(),
       /** MCP servers whose tools become devx tools (mcp__<server>__<tool>). */
       mcpServers: McpServersSchema.optional(),
-      /** The agent persona a session starts with. */
+      /** The persona (an agent's name) a session starts with. */
       defaultAgent: z.string().min(1).optional(),
       rateLimits: z
         .object({ toolCallsPerMinute: z.number().int().min(1).optional(), commandsPerMinute: z.number().int().min(1).optional() })
@@ -281,7 +281,7 @@ export function loadSettings(src: SettingsSources): ResolvedSettings {
     }
     if (s.defaultAgent && !src.trusted) {
       warnings.push(
-        `${file}: "defaultAgent": "${s.defaultAgent}" chooses the agent (its prompt, imports and tools) every session starts with; it is ignored until you trust the project with \`devx trust\``,
+        `${file}: "defaultAgent": "${s.defaultAgent}" chooses the persona (that agent's prompt, imports and tools) every session starts with; it is ignored until you trust the project with \`devx trust\``,
       );
       delete s.defaultAgent;
     }

@@ -57,7 +57,7 @@ export interface LoopDeps extends ToolCallDeps {
   now(): Date;
   /** When set, tool calls are reported but not executed (agent --dry-run). */
   dryRun?: boolean;
-  /** Model for this agent or run (else the backend's configured model). */
+  /** Model for this persona or run (else the backend's configured model). */
   model?: string;
   /** How many concurrent-safe calls (spawn_gemini) of one reply run at once. Default 4. */
   concurrency?: number;

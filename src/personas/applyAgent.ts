@@ -33,7 +33,7 @@ export function applyAgent(base: LoopDeps, allTools: Tool[], root: string, agent
   const callable = callableAgents(agent);
   const listed = (t: Tool) => agent.tools!.some((n) => toolNameMatches(n, t)) || (t.name === 'agent' && callable.length > 0);
   const visible = agent.tools ? permitted.filter(listed) : permitted.filter((t) => !t.onlyWhenListed);
-  // Inside a sub-session the agent tool is not offered (depth limit), so the role names no callees.
+  // Inside a sub-agent the agent tool is not offered (depth limit), so the role names no callees.
   if (!visible.some((t) => t.name === 'agent')) callable.length = 0;
   const calls = callable.length ? `\nYou may call these agents with the agent tool: ${callable.join(', ')}.\n` : '';
   const role = `\n\n# Your role: the ${agent.name} agent\n${agent.description}\n\n${agent.prompt}\n${calls}`;

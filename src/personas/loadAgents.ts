@@ -21,6 +21,7 @@ import { findProvider, providerNames } from '../providers/registry.js';
 export type AgentScope = 'project' | 'user' | 'builtin';
 export type AgentFormat = 'devx' | 'claude' | 'gemini-extension';
 
+/** An agent: one definition file, loaded (docs/agents.md, "Words used here"). A session's persona is one of these. */
 export interface AgentDef {
   name: string;
   description: string;
@@ -216,7 +217,7 @@ function resolveTools(names: string[], file: string, warnings: AgentIssue[], lin
   return out;
 }
 
-/** Seed 000's extension personas: {"name", "prompt", "contextFileName"} in .gemini/extensions/<name>.json. */
+/** Seed 000's extension agents: {"name", "prompt", "contextFileName"} in .gemini/extensions/<name>.json. */
 function parseExtension(file: string, src: Source, scope: ImportScope, warnings: AgentIssue[]): AgentDef {
   const j = JSON.parse(readAgentText(file, { home: scope.home })) as Record<string, unknown>;
   for (const k of Object.keys(j))
@@ -235,6 +236,7 @@ function parseExtension(file: string, src: Source, scope: ImportScope, warnings:
   return { name: j.name, description, prompt, scope: src.scope, format: src.format, file };
 }
 
+/** Every agent of every scope (builtin < user < project), with broken files as errors. */
 export function loadAgents(root: string, home: string, devxHome: string): LoadedAgents {
   let trusted: boolean | undefined;
   const out: LoadedAgents = { agents: new Map(), overridden: [], errors: [], warnings: [] };

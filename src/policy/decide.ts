@@ -61,7 +61,7 @@ export class PolicyEngine {
     this.opts.commands = judge;
   }
 
-  /** From now on this run writes only inside `scope` (policy/writeScope.ts); spawned sub-sessions share it. */
+  /** From now on this run writes only inside `scope` (policy/writeScope.ts); its sub-agents share it. */
   limitWrites(scope: WriteScope): void {
     this.opts.writeScope = scope;
   }

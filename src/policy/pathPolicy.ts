@@ -136,7 +136,7 @@ const SENSITIVE: SensitiveRule[] = [
   },
   {
     id: 'sensitive:devx-state',
-    // Task agents may write their plan files and their workspace; nothing else under .devx/.
+    // A queued task's run may write its plan file and the queue's workspace; nothing else under .devx/.
     test: (s) => s.includes('.devx') && !hasSeq(s, ['.devx', 'agents', 'plans']) && !hasSeq(s, ['.devx', 'agents', 'workspace']),
     writeOnly: true,
     reason: "devx's own state directory",

@@ -1,6 +1,8 @@
-// A stateful agent: the one way anything runs the loop (with runHeadless, built on it). It owns the
-// wiring (createAgent), the conversation, the persona, the audit log and spawn_gemini sub-sessions,
-// and reports everything as events to its subscribers; it does no terminal I/O.
+// A run (docs/agents.md, "Words used here"): the loop with its conversation, as a persona or as plain
+// devx; AgentRun is "a run of an agent", not an agent. The one way anything runs the loop (with
+// runHeadless, built on it). It owns the wiring (createAgent), the conversation, the persona, the audit
+// log and the sub-agents its tool calls start (spawn_gemini, the agent tool), and reports everything
+// as events to its subscribers; it does no terminal I/O.
 import { runTurn, type AgentEvent, type LoopDeps, type TurnResult } from '../core/loop.js';
 import type { Message } from '../core/messages.js';
 import { buildPrompt } from '../core/buildPrompt.js';
@@ -139,8 +141,8 @@ export class AgentRun {
     return () => this.listeners.delete(listener);
   }
 
-  /** Events of spawn_gemini sub-sessions (the REPL shows their progress through `subtask` events instead). */
-  subscribeSubRuns(listener: Listener): () => void {
+  /** Events of spawn_gemini sub-agents (the REPL shows their progress through `subtask` events instead). */
+  subscribeSubAgents(listener: Listener): () => void {
     this.subListeners.add(listener);
     return () => this.subListeners.delete(listener);
   }
@@ -304,8 +306,8 @@ export class AgentRun {
   private subSystemPrompt?: string;
 
   /**
-   * spawn_gemini: a headless sub-session with the same backend (accounts keep rotating), policy and
-   * tools, minus those that spawn agents (depth limit 1). Nobody is asked inside it: asks are refused
+   * spawn_gemini: a sub-agent (a headless run) with the same backend (accounts keep rotating), policy and
+   * tools, minus those that start sub-agents (depth limit 1). Nobody is asked inside it: asks are refused
    * unless the approval mode approves them.
    */
   private async spawn(query: string, agentName: string | undefined, signal: AbortSignal, account?: string): Promise<{ answer: string; status: string }> {
@@ -326,7 +328,7 @@ export class AgentRun {
         throw err;
       }
     }
-    // account=…: every model call of the sub-session on that account (the backend says if there is none).
+    // account=…: every model call of the sub-agent on that account (the backend says if there is none).
     if (account) {
       const backend = sub.backend;
       sub = { ...sub, backend: { complete: (req, onEvent) => backend.complete({ ...req, account }, onEvent) } };
@@ -336,8 +338,8 @@ export class AgentRun {
   }
 
   /**
-   * The agent tool: runs the named agent headless with its own prompt, tools and model, under the same
-   * policy and depth limit as spawn_gemini (it cannot spawn or call agents). Its calls are approved
+   * The agent tool: a sub-agent that runs the named agent headless with its own prompt, tools and model,
+   * under the same policy and depth limit as spawn_gemini (it cannot start sub-agents). Its calls are approved
    * as its caller's would be: the agent tool runs one call at a time, so a person can still be asked.
    */
   private async runAgentTool(name: string, input: string, signal: AbortSignal): Promise<{ answer: string; status: string }> {

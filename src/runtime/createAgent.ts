@@ -1,6 +1,7 @@
-// Wires one agent from settings: project root, provider backends, tools, policy, approvals, prompt
-// builder. Every run (REPL, `devx run`, agent runs, queued tasks, workflows) is built here, through
-// AgentRun or runHeadless, so all of them behave the same.
+// Wires one run's runtime from settings (`Agent`, named before the words in docs/agents.md: the
+// wiring of a run, not an agent file): project root, provider backends, tools, policy, approvals,
+// prompt builder. Every run (REPL, `devx run`, `devx agent run`, queued tasks, workflow steps) is
+// built here, through AgentRun or runHeadless, so all of them behave the same.
 import fs from 'node:fs';
 import path from 'node:path';
 import crypto from 'node:crypto';
@@ -61,20 +62,21 @@ export interface AgentOptions {
   /** Replaces the provider's backend (tests, benchmarks). */
   backend?: ModelBackend;
   runner?: ProcessRunner;
-  /** Told about every child process group this agent starts (session lock, task queue). */
+  /** Told about every child process group this run starts (session lock, task queue). */
   childObserver?: ChildObserver;
   /** The live session (todo and remember tools use it). */
   session?: SessionHooks & { record: { id: string } };
-  /** Load the project's conversation (.devx/history.json); one-shot agent runs start empty. */
+  /** Load the project's conversation (.devx/history.json); one-shot runs start empty. */
   projectHistory?: boolean;
   /** MCP servers beyond the settings' (an ACP client's); they replace settings servers of the same name. */
   extraMcpServers?: import('../config/mcpSettings.js').McpServerEntry[];
-  /** Runs a sub-session for spawn_gemini; set by AgentRun, which owns the runtime. */
+  /** Starts a spawn_gemini sub-agent; set by AgentRun, which owns the runtime. */
   spawn?: LoopDeps['ctx']['spawn'];
-  /** Runs another agent for the agent tool; set by AgentRun. */
+  /** Starts a sub-agent for the agent tool; set by AgentRun. */
   runAgent?: LoopDeps['ctx']['runAgent'];
 }
 
+/** The wiring of one run (settings, backends, tools, policy, hooks, ...): `run.agent`. Not an agent file (AgentDef). */
 export interface Agent {
   root: string;
   settings: ResolvedSettings;
@@ -92,11 +94,11 @@ export interface Agent {
   warnings: string[];
   userHome: string;
   devxHome: string;
-  /** The backend of a provider (created once per provider and agent). */
+  /** The backend of a provider (created once per provider and run). */
   backendFor(provider: string): ModelBackend;
   /** Programs the chosen providers need, with the install hint of the first that is missing. */
   missingBinary(providers?: string[]): string | null;
-  /** Approvals as a headless sub-run sees them: the mode approves, nobody is asked. */
+  /** Approvals as a spawn_gemini sub-agent (headless) sees them: the mode approves, nobody is asked. */
   approveHeadless(req: ApprovalRequest): Promise<ApprovalAnswer>;
   /** The session's MCP servers (null when none is configured); they start in the background. */
   mcp: McpManager | null;
@@ -225,7 +227,7 @@ export async function createAgent(opts: AgentOptions): Promise<Agent> {
   let settled: Promise<string[]> | undefined;
   const deps: LoopDeps = {
     backend: backendFor(settings.provider),
-    // Tools such as `agent` are offered only to an agent that lists them.
+    // Tools such as `agent` are offered only to a persona whose agent file lists them.
     systemPrompt: renderSystemPrompt(
       root,
       offeredTools.filter((t) => !t.onlyWhenListed),

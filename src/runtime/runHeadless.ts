@@ -1,5 +1,5 @@
-// One agent run with nobody to ask: a persona, a prompt, a result. Queued tasks, agent runs and
-// chains, and workflow steps all run through here.
+// One run with nobody to ask: a persona, a prompt, a result. Queued tasks, `devx agent run` (and its
+// chains), and workflow steps all run through here.
 import path from 'node:path';
 import crypto from 'node:crypto';
 import type { AgentEvent, TurnStatus } from '../core/loop.js';

@@ -14,7 +14,7 @@ export interface Started {
   orientation: string;
 }
 
-/** Takes the project lock, then builds the agent run around the session. Throws SessionBusyError. */
+/** Takes the project lock, then builds the run (AgentRun) around the session. Throws SessionBusyError. */
 export async function startSession(opts: Omit<AgentRunOptions, 'session' | 'history' | 'childObserver'>): Promise<Started> {
   const root = findProjectRoot(opts.cwd);
   ensureDevxDir(root);

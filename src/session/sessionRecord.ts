@@ -25,7 +25,7 @@ const RecordSchema = z.object({
   resumedFrom: z.string().optional(),
   /** Who wrote it (session/ownerId.ts): a session that came with a clone is never resumed. */
   owner: z.string().optional(),
-  /** The agent persona the session was in (an ACP mode), restored by session/load. */
+  /** The persona the session was in (an agent's name; an ACP mode), restored by session/load. */
   persona: z.string().optional(),
   /** The model chosen in the session (ACP's model option), restored by session/load. */
   model: z.string().optional(),

@@ -91,7 +91,7 @@ export function changeOf(e: UndoEntry): EntryChange {
   return 'changed';
 }
 
-/** A turn still being worked on by another live process (an agent run in another terminal). */
+/** A turn still being worked on by another live process (a run in another terminal). */
 export function stillRunning(m: TurnManifest): boolean {
   return !m.endedAt && m.pid !== process.pid && isAlive(m.pid);
 }

@@ -1,5 +1,6 @@
-// Agents as tools: `TOOL_CALL: agent | name=changelog | input=...` runs another agent headless and
-// returns its answer. Only agents the caller lists as `agent:<name>` in its tools may be called.
+// Agents as tools: `TOOL_CALL: agent | name=changelog | input=...` starts a sub-agent (a headless run
+// of that agent) and returns its answer. Only agents the caller lists as `agent:<name>` in its tools
+// may be called.
 import * as z from 'zod';
 import { defineTool, ToolError } from './types.js';
 
@@ -26,9 +27,7 @@ export const agentTool = defineTool({
   async execute(ctx, args) {
     const allowed = ctx.callableAgents ?? [];
     if (!ctx.runAgent)
-      throw new ToolError(
-        'the agent tool is not available here: an agent called as a tool cannot call further agents (depth limit 1). Finish with what you have.',
-      );
+      throw new ToolError('the agent tool is not available here: a sub-agent cannot call further agents (depth limit 1). Finish with what you have.');
     if (!allowed.includes(args.name)) {
       throw new ToolError(
         allowed.length

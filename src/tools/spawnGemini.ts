@@ -16,8 +16,8 @@ export const spawnGeminiTool = defineTool({
   descriptionFile: 'tools/spawn_gemini.md',
   example: 'TOOL_CALL: spawn_gemini | query=Summarise how src/auth handles session expiry, with file and line references',
   schema: z.object({
-    query: z.string().trim().min(1).describe('the complete, self-contained task for the sub-instance'),
-    agent: z.string().optional().describe('run it as this agent persona'),
+    query: z.string().trim().min(1).describe('the complete, self-contained request for the sub-agent'),
+    agent: z.string().optional().describe('the agent the sub-agent runs as (its prompt, tools and model)'),
     account: z
       .string()
       .trim()
@@ -26,7 +26,7 @@ export const spawnGeminiTool = defineTool({
       .describe('make its model calls on this account only (a name or a 1-based number from the configured accounts); default: the accounts in turn'),
   }),
   async execute(ctx, args) {
-    if (!ctx.spawn) throw new ToolError('spawn_gemini is not available here: sub-sessions cannot spawn further sub-sessions (depth limit 1)');
+    if (!ctx.spawn) throw new ToolError('spawn_gemini is not available here: sub-agents cannot spawn further sub-agents (depth limit 1)');
     const id = ++spawnCounter;
     const started = Date.now();
     const label = `${args.agent ? `[${args.agent}] ` : ''}${args.query.replace(/\s+/g, ' ').slice(0, 70)}`;

@@ -29,13 +29,13 @@ export interface ToolContext {
   sandbox?: SandboxRun | null;
   /** The live session, for tools that keep session state (todo, remember). */
   session?: SessionHooks;
-  /** Runs a headless sub-session (spawn_gemini); absent inside sub-sessions (depth limit 1). */
+  /** Starts a sub-agent (spawn_gemini); absent inside sub-agents (depth limit 1). */
   spawn?: (query: string, agent: string | undefined, signal: AbortSignal, account?: string) => Promise<{ answer: string; status: string }>;
-  /** Runs another agent headless for the `agent` tool; absent inside sub-sessions (depth limit 1). */
+  /** Starts a sub-agent running another agent for the `agent` tool; absent inside sub-agents (depth limit 1). */
   runAgent?: (name: string, input: string, signal: AbortSignal) => Promise<{ answer: string; status: string }>;
   /** Agents the active persona may call with the `agent` tool (its `agent:<name>` tools entries). */
   callableAgents?: string[];
-  /** Live progress of long-running work inside a tool (one line per sub-task in the REPL). */
+  /** Live progress of long-running work inside a tool (one line per sub-agent in the REPL: spawn_gemini, the agent tool). */
   progress?: (e: SubtaskProgress) => void;
   /** Output of a running command as it arrives, for a person watching (the model gets the whole result). */
   output?: (tool: string, text: string) => void;
@@ -146,9 +146,9 @@ export interface Tool<S extends z.ZodType = z.ZodType> {
   limits?: OutputLimits;
   /** Several calls of this tool in one reply may run at the same time (spawn_gemini). */
   concurrent?: boolean;
-  /** Runs another agent; not offered inside sub-sessions (depth limit 1). */
+  /** Starts a sub-agent; not offered inside sub-agents (depth limit 1). */
   spawnsAgents?: boolean;
-  /** Offered only to an agent whose `tools` names it (never to the plain session or an agent that inherits every tool). */
+  /** Offered only to an agent whose `tools` names it (never to plain devx or a persona whose agent inherits every tool). */
   onlyWhenListed?: boolean;
   /** A tool of an MCP server (the policy asks unless the server is trusted). */
   mcp?: McpToolPolicy;

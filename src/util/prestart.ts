@@ -213,7 +213,7 @@ function killGroup(pid: number): void {
   }
 }
 
-/** The run folder name the entry point reserved, given once (to the run's own agent; sub-agents get their own). */
+/** The run folder name the entry point reserved, given once (to the run itself; sub-agents get their own). */
 export function takeReservedRunName(devxHome: string): string | null {
   const state = current();
   if (!state || state.devxHome !== devxHome || state.runNameTaken) return null;
@@ -277,7 +277,7 @@ export function recordLaunch(
   const state = current();
   if (!state || state.recorded) return;
   const r = state.runDir;
-  // Only the run's own agent's launch (sub-agents have scratch folders of their own).
+  // Only the run's own model launch (sub-agents have scratch folders of their own).
   if (!cwd.startsWith(r + sep)) return;
   state.recorded = true;
   const delta: Record<string, string> = {};

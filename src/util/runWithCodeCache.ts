@@ -16,13 +16,13 @@ import { mkdirOwnedSync } from './ownedFile.js';
 // process, so devx checks its own.
 const MAGIC = 0x32435844; // "DXC2"
 const HEADER = 9;
-/** A run that made no model call (`devx sessions`, `--help`) compiles little of devx; an agent run compiles the core. */
+/** A run that made no model call (`devx sessions`, `--help`) compiles little of devx; a run of the loop compiles the core. */
 export const COVERAGE = { other: 0, agent: 1 } as const;
 
 export interface CodeCacheOptions {
   /** Where cache files live (devx's home, `cache/`); null runs without a cache. */
   dir: string | null;
-  /** How much of devx this process is expected to run: an agent run's cache replaces a lesser one. */
+  /** How much of devx this process is expected to run: a run's cache replaces a lesser one. */
   coverage: number;
 }
 

@@ -1,4 +1,4 @@
-// A workflow is data: named steps, each a role (an agent persona) with the artifacts it reads, the
+// A workflow is data: named steps, each a role (an agent, the step's persona) with the artifacts it reads, the
 // artifact or verdict it produces, and the transitions its verdict selects. Definitions are YAML;
 // a broken one is rejected at load with its file and line (see docs in prompts/workflows/README.md).
 import crypto from 'node:crypto';

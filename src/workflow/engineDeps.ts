@@ -1,4 +1,4 @@
-// The engine's side effects for a real run: headless agent runs, the repository's git, the project's
+// The engine's side effects for a real run: headless runs, the repository's git, the project's
 // test command, and the roles (agents) the definitions name.
 import { runHeadless } from '../runtime/runHeadless.js';
 import { loadEffectiveSettings } from '../config/effectiveSettings.js';

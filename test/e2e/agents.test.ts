@@ -116,8 +116,8 @@ describe('spawn_gemini', () => {
     };
     fake.push(sub, sub, sub);
     fake.push((req) => {
-      // The depth-limited sub-session (topic C) got an error result and now answers.
-      expect(req.promptText).toContain('sub-sessions cannot spawn further sub-sessions');
+      // The depth-limited sub-agent (topic C) got an error result and now answers.
+      expect(req.promptText).toContain('sub-agents cannot spawn further sub-agents');
       return { text: 'Could not go deeper; topic C is shallow.' };
     });
     fake.push((req) => {

@@ -62,7 +62,7 @@ export const replCommand = defineCommand({
     ...AGENT_FLAGS,
     ...flagTable(`
       --resume <id>   continue a session (default: the one that crashed, else the last)
-      --agent <name>  start as this agent persona
+      --agent <name>  start with this agent as the persona
       --acp           serve the Agent Client Protocol on stdio (for Zed and other ACP editors)
 `),
   },
@@ -123,7 +123,7 @@ async function runRepl(flags: { resume?: string; agent?: string } & Parameters<t
     return await withSession(flags, { info, prompt: interactive ? askApproval : undefined, stream: interactive, lazyTools: true }, async (started) => {
       const { run } = started;
       info.write(
-        `devx ${packageVersion()} · ${run.agent.root} · ${run.agent.settings.provider} · model ${run.agent.settings.model}${run.persona ? ` · agent ${run.persona.name}` : ''}${run.history.length ? ` · ${run.history.length} messages of history (/clear to start over)` : ''}\n`,
+        `devx ${packageVersion()} · ${run.agent.root} · ${run.agent.settings.provider} · model ${run.agent.settings.model}${run.persona ? ` · persona ${run.persona.name}` : ''}${run.history.length ? ` · ${run.history.length} messages of history (/clear to start over)` : ''}\n`,
       );
       if (started.orientation) info.write(`${started.orientation}\n`);
       if (flags.resume) info.write(`${applyResume(started, flags.resume) ?? 'no earlier session to resume'}\n`);
