@@ -43,9 +43,16 @@ export function findPostgres(): PgBins | null {
   return null;
 }
 
+/** runuser, on PATH or where Debian keeps it (a PATH without sbin still finds it). */
+function runuserBin(): string | null {
+  return onPath('runuser') ?? ['/usr/sbin/runuser', '/sbin/runuser'].find((f) => fs.existsSync(f)) ?? null;
+}
+
 /** Why the Postgres tests skip on this machine, or null when they run. */
 export function whyNoPostgres(): string | null {
-  return findPostgres() ? null : 'no PostgreSQL server binaries (initdb, pg_ctl) on PATH or in /usr/lib/postgresql/*/bin: install postgresql';
+  if (!findPostgres()) return 'no PostgreSQL server binaries (initdb, pg_ctl) on PATH or in /usr/lib/postgresql/*/bin: install postgresql';
+  if (process.getuid?.() === 0 && !runuserBin()) return 'running as root without runuser, and PostgreSQL refuses to run as root';
+  return null;
 }
 
 /** Who runs the server: this user, or (as root) `postgres` else `nobody`. */
@@ -87,7 +94,7 @@ export class PgCluster {
   }
 
   private run(file: string, args: string[]): string {
-    const [f, a] = this.user ? ['runuser', ['-u', this.user.name, '--', file, ...args]] : [file, args];
+    const [f, a] = this.user ? [runuserBin()!, ['-u', this.user.name, '--', file, ...args]] : [file, args];
     return execFileSync(f, a, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], timeout: 60_000 });
   }
 
@@ -167,7 +174,7 @@ export class PgCluster {
   /** A fast restart: sessions are ended, the server is away for a moment (the caller's event loop keeps running). */
   async restart(): Promise<void> {
     const args = ['-D', this.dataDir, '-l', path.join(this.dir, 'server.log'), '-w', '-t', '60', '-m', 'fast', 'restart'];
-    const [f, a] = this.user ? ['runuser', ['-u', this.user.name, '--', this.bins.pgCtl, ...args]] : [this.bins.pgCtl, args];
+    const [f, a] = this.user ? [runuserBin()!, ['-u', this.user.name, '--', this.bins.pgCtl, ...args]] : [this.bins.pgCtl, args];
     await promisify(execFile)(f, a, { timeout: 60_000 });
   }
 
