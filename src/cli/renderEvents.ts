@@ -1,4 +1,4 @@
-// Turns agent events into human-readable progress lines (the REPL and `devx run` share it).
+// Turns a run's events (AgentEvent) into human-readable progress lines (the REPL and `devx run` share it).
 import type { AgentEvent } from '../core/loop.js';
 import { Spinner } from './spinner.js';
 import { streamable, unsentProse } from '../acp/proseStream.js';

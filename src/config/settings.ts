@@ -125,7 +125,7 @@ export interface ResolvedSettings {
   /** How HANDOFF.md is written when a session ends. */
   handoff: 'model' | 'plain' | 'off';
   spawnConcurrency: number;
-  /** Autodelegation: suggest an agent for free-form prompts, or (opt-in) offer to apply it. */
+  /** Autodelegation: suggest an agent for free-form prompts, or (opt-in) offer to make it the persona. */
   autoDelegate: 'off' | 'suggest' | 'apply';
   knowledge: { collection?: string; embeddings?: 'none' | 'gemini' | { command: string[]; dims: number } };
   rateLimits: { toolCallsPerMinute: number; commandsPerMinute: number };

@@ -1,6 +1,7 @@
-// The agent loop: call the model, parse TOOL_CALL lines, run the tools, feed TOOL_RESULT blocks
-// back, until the model answers in prose. It does no I/O of its own: everything it does is
-// reported as events, and the REPL, the session writer and headless output subscribe to them.
+// devx's loop, which every run runs (docs/agents.md, "Words used here"): call the model, parse
+// TOOL_CALL lines, run the tools, feed TOOL_RESULT blocks back, until the model answers in prose. It
+// does no I/O of its own: everything it does is reported as events, and the REPL, the session writer
+// and headless output subscribe to them.
 import type { Message } from './messages.js';
 import type { BackendEvent, ModelBackend, TokenUsage } from '../providers/types.js';
 import { BackendError } from '../providers/types.js';
@@ -18,6 +19,7 @@ export const REPEAT_LIMIT = 3;
 
 export type TurnStatus = 'answered' | 'max_rounds' | 'cancelled' | 'error';
 
+/** What a run's loop reports as it goes (named before the words in docs/agents.md: a run's events). */
 export type AgentEvent =
   | { type: 'turn_start'; input: string }
   | { type: 'message'; message: Message }
