@@ -11,7 +11,8 @@ export const TaskSchema = z.object({
   createdAt: z.string(),
   startedAt: z.string().optional(),
   completedAt: z.string().optional(),
-  owner: z.object({ pid: z.number(), host: z.string(), runner: z.string() }).optional(),
+  /** `space`: the runner's PID space on the Postgres queue (queue/postgres/pidSpace.ts). */
+  owner: z.object({ pid: z.number(), host: z.string(), runner: z.string(), space: z.string().optional() }).optional(),
   leaseExpiresAt: z.string().optional(),
   /** The task's own failures. */
   attempts: z.number().default(0),

@@ -12,6 +12,7 @@ import { FakeGeminiApi } from '../helpers/fakeGeminiApi.js';
 import { DEVX_BIN, fakeEnv, makeHome, makeProject, runDevx, tempDir } from '../helpers/env.js';
 import { killUnder } from '../helpers/processes.js';
 import { PG_PASSWORD, PgCluster, whyNoPostgres } from '../helpers/postgres.js';
+import { PgQueue } from '../../src/queue/postgres/pgQueue.js';
 
 const skip = whyNoPostgres();
 if (skip) console.warn(`queuePostgres.test.ts skipped: ${skip}`);
@@ -133,13 +134,17 @@ describe.skipIf(skip)('the task queue in PostgreSQL, end to end', () => {
       return { text: `Finished ${job} (answer ${k}).`, delayMs: 100 + Math.floor(Math.random() * 700) };
     };
     const t0 = Date.now();
-    for (let i = 0; i < TASKS; i += 6)
-      await Promise.all(
-        Array.from({ length: 6 }, async (_, j) => {
-          const r = await runDevx(['agent', 'start', 'worker', `job ${i + j}`], { cwd: clones[(i + j) % 3], env: env((i + j) % 3) });
-          expect(r.code, r.stderr).toBe(0);
-        }),
-      );
+    // The first 6 through `devx agent start` in each clone, the rest through the queue's own API (quicker).
+    await Promise.all(
+      Array.from({ length: 6 }, async (_, i) => {
+        const r = await runDevx(['agent', 'start', 'worker', `job ${i}`], { cwd: clones[i % 3], env: env(i % 3) });
+        expect(r.code, r.stderr).toBe(0);
+      }),
+    );
+    const head = execFileSync('git', ['rev-parse', 'HEAD'], { cwd: origin, encoding: 'utf8' }).trim();
+    const q = await PgQueue.open(clones[0], url);
+    for (let i = 6; i < TASKS; i++) await q.start({ agent: 'worker', prompt: `job ${i}`, revision: head });
+    await q.close();
     const queuedMs = Date.now() - t0;
 
     const live: (ChildProcess | null)[] = [null, null, null];

@@ -114,8 +114,8 @@ describe.skipIf(skip)('the Postgres queue', () => {
       `UPDATE devx_tasks SET owner_pid = ${spawnSync('true').pid}, data = jsonb_set(data, '{owner,pid}', '${spawnSync('true').pid}') WHERE task_id = '${t.taskId}'`,
       url.split('/').pop()!,
     );
-    const [dead] = await q.recover();
-    expect(dead).toMatchObject({
+    const [gone] = await q.recover();
+    expect(gone).toMatchObject({
       status: 'pending',
       runnerDeaths: 1,
       attempts: 0,
@@ -127,10 +127,21 @@ describe.skipIf(skip)('the Postgres queue', () => {
       const [t2] = await q.recover();
       expect(t2).toMatchObject({ attempts: i, runnerDeaths: 1, status: i < MAX_ATTEMPTS ? 'pending' : 'failed' });
     }
+    // Same host name, another PID space (another container or machine): its PIDs say nothing here.
+    const twin = await q.start({ agent: 'w', prompt: 'twin' });
+    await q.claim('r', 60_000);
+    const dead = spawnSync('true').pid;
+    await pg.sql(
+      `UPDATE devx_tasks SET owner_host = 'twin', owner_pid = ${dead}, data = jsonb_set(jsonb_set(data, '{owner,space}', '"twin"'), '{owner,pid}', '${dead}') WHERE task_id = '${twin.taskId}'`,
+      url.split('/').pop()!,
+    );
+    expect(await q.recover()).toEqual([]);
+    expect((await q.read(twin.taskId))!.status).toBe('running');
+    await pg.sql(`UPDATE devx_tasks SET status = 'cancelled' WHERE task_id = '${twin.taskId}'`, url.split('/').pop()!);
     const far = await q.start({ agent: 'w', prompt: 'elsewhere' });
     await q.claim('r', 150);
     await pg.sql(
-      `UPDATE devx_tasks SET owner_host = 'elsewhere', data = jsonb_set(data, '{owner,host}', '"elsewhere"') WHERE task_id = '${far.taskId}'`,
+      `UPDATE devx_tasks SET owner_host = 'elsewhere', data = jsonb_set(data, '{owner,space}', '"elsewhere"') WHERE task_id = '${far.taskId}'`,
       url.split('/').pop()!,
     );
     await new Promise((r) => setTimeout(r, 300));

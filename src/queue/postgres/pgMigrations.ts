@@ -16,7 +16,7 @@ CREATE TABLE devx_tasks (
   created_at   timestamptz NOT NULL,
   after_id     text,
   lease_until  timestamptz,
-  owner_host   text,
+  owner_host   text,          -- the runner's PID space (host name, boot id, PID namespace)
   owner_pid    integer,
   owner_runner text,
   data         jsonb NOT NULL,
@@ -33,7 +33,7 @@ CREATE TABLE devx_task_logs (
 );
 CREATE INDEX devx_task_logs_task ON devx_task_logs (task_id, id);
 CREATE TABLE devx_runners (
-  host     text NOT NULL,
+  host     text NOT NULL,     -- the runner's PID space
   pid      integer NOT NULL,
   children integer[] NOT NULL DEFAULT '{}',
   PRIMARY KEY (host, pid)

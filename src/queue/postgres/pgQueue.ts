@@ -16,6 +16,7 @@ import { openPool, redactError, redactUrl, withRetry } from './pgConnect.js';
 import { checkSchema, SchemaError } from './pgMigrations.js';
 import { dbNow, insertTask, parseTask, queueDeaths, readTask, recoverGone, taskOf, writeTask } from './pgTaskRows.js';
 import { inTransaction } from './pgConnect.js';
+import { pidSpace } from './pidSpace.js';
 import { writeFileAtomicSync } from '../../util/atomicWrite.js';
 import { mkdirOwnedSync } from '../../util/ownedFile.js';
 
@@ -129,7 +130,7 @@ export class PgQueue implements QueueBackend {
         ...next,
         status: 'running',
         startedAt: now.toISOString(),
-        owner: { pid: process.pid, host: os.hostname(), runner },
+        owner: { pid: process.pid, host: os.hostname(), runner, space: pidSpace() },
         leaseExpiresAt: new Date(now.getTime() + leaseMs).toISOString(),
         runs: next.runs + 1,
         queueDeathsAtFirstRun: next.queueDeathsAtFirstRun ?? (await queueDeaths(c, false)),
@@ -231,7 +232,7 @@ export class PgQueue implements QueueBackend {
   trackChildren(pid: number, children: number[]): void {
     this.later(() =>
       this.pool.query('INSERT INTO devx_runners (host, pid, children) VALUES ($1, $2, $3) ON CONFLICT (host, pid) DO UPDATE SET children = EXCLUDED.children', [
-        os.hostname(),
+        pidSpace(),
         pid,
         children,
       ]),

@@ -2,12 +2,12 @@
 // the Postgres queue (pgQueue.ts). A row keeps the whole Task as JSON (`data`, the same record the file
 // queue keeps in a file) and mirrors the fields queries use in columns. Times come from the database's
 // clock, so runners on machines whose clocks differ agree on leases.
-import os from 'node:os';
 import type { PoolClient } from 'pg';
 import { TaskSchema, type Task } from '../taskSchema.js';
 import { afterRunnerGone } from '../queueRecovery.js';
 import { isAlive } from '../../session/sessionLock.js';
 import { reapGroups } from '../../util/reapGroups.js';
+import { pidSpace } from './pidSpace.js';
 
 type Q = Pick<PoolClient, 'query'>;
 
@@ -49,7 +49,7 @@ export async function writeTask(c: Q, t: Task): Promise<void> {
     t.taskId,
     t.status,
     t.leaseExpiresAt ?? null,
-    t.owner?.host ?? null,
+    t.owner ? (t.owner.space ?? t.owner.host) : null,
     t.owner?.pid ?? null,
     t.owner?.runner ?? null,
     json(t),
@@ -65,9 +65,9 @@ export async function queueDeaths(c: Q, add: boolean): Promise<number> {
 
 /** Stops the process groups a dead runner on this host left (its gemini processes). */
 async function reapRunner(c: Q, pid: number): Promise<void> {
-  const r = await c.query<{ children: number[] }>('SELECT children FROM devx_runners WHERE host = $1 AND pid = $2', [os.hostname(), pid]);
+  const r = await c.query<{ children: number[] }>('SELECT children FROM devx_runners WHERE host = $1 AND pid = $2', [pidSpace(), pid]);
   if (r.rows[0]?.children.length) reapGroups(r.rows[0].children, pid);
-  await c.query(`UPDATE devx_runners SET children = '{}' WHERE host = $1 AND pid = $2`, [os.hostname(), pid]);
+  await c.query(`UPDATE devx_runners SET children = '{}' WHERE host = $1 AND pid = $2`, [pidSpace(), pid]);
 }
 
 /**
@@ -76,7 +76,8 @@ async function reapRunner(c: Q, pid: number): Promise<void> {
  * are skipped (SKIP LOCKED): their runner is renewing them, or another runner is recovering them.
  */
 export async function recoverGone(c: Q, now: Date): Promise<Task[]> {
-  const host = os.hostname();
+  // owner_host holds the runner's PID space: only a runner in this one is judged by its PID.
+  const host = pidSpace();
   const cands = await c.query<{ task_id: string; owner_host: string | null; owner_pid: number | null; expired: boolean }>(
     `SELECT task_id, owner_host, owner_pid, lease_until < $1 AS expired FROM devx_tasks WHERE status = 'running' AND (lease_until < $1 OR owner_host = $2)`,
     [now, host],
@@ -89,7 +90,7 @@ export async function recoverGone(c: Q, now: Date): Promise<Task[]> {
     const t = parseTask(row.data);
     if (!t) continue; // not a task devx wrote: left alone
     const expired = t.leaseExpiresAt !== undefined && Date.parse(t.leaseExpiresAt) < now.getTime();
-    const local = t.owner !== undefined && t.owner.host === host;
+    const local = t.owner !== undefined && (t.owner.space ?? t.owner.host) === host;
     const dead = local && !isAlive(t.owner!.pid);
     if (!expired && !dead) continue; // renewed meanwhile
     const reason = dead ? `its runner (pid ${t.owner!.pid}) died` : `its runner's lease expired at ${t.leaseExpiresAt}`;
