@@ -22,10 +22,11 @@ const WORKER = '---\nname: worker\ndescription: does queued jobs\ntools: [read_f
 const jobOf = (req: RecordedRequest) => /Task: (job \d+)\./.exec(req.promptText)?.[1];
 
 describe('task queue', () => {
-  it('two runner processes, each --parallel 4, drain 40 tasks and every task runs exactly once', async () => {
+  // 16 tasks for 8 slots: every runner claims against the other twice over (the bench, queueKills, drains hundreds).
+  it('two runner processes, each --parallel 4, drain 16 tasks and every task runs exactly once', async () => {
     const project = makeProject({ '.devx/agents/worker.md': WORKER });
     const env = fakeEnv(fake, home);
-    for (let i = 0; i < 40; i++) {
+    for (let i = 0; i < 16; i++) {
       const r = await runDevx(['agent', 'start', 'worker', `job ${i}`], { cwd: project, env });
       expect(r.stdout).toMatch(/^Task task_\w+ created for agent 'worker' and is now pending\.\n$/);
     }
@@ -36,7 +37,7 @@ describe('task queue', () => {
     expect(codes).toEqual([0, 0]);
 
     const status = JSON.parse((await runDevx(['agent', 'status', '--json'], { cwd: project, env })).stdout) as any[];
-    expect(status).toHaveLength(40);
+    expect(status).toHaveLength(16);
     expect(status.every((t) => t.status === 'complete' && t.attempts === 0 && t.runnerDeaths === 0 && t.runs === 1)).toBe(true);
     for (const t of status) {
       expect(t.summary).toBe(`Finished ${t.prompt}.`);
@@ -48,7 +49,7 @@ describe('task queue', () => {
     }
     const perJob = new Map<string, number>();
     for (const r of fake.modelCalls) perJob.set(jobOf(r)!, (perJob.get(jobOf(r)!) ?? 0) + 1);
-    expect(perJob.size).toBe(40);
+    expect(perJob.size).toBe(16);
     expect([...perJob.values()].every((n) => n === 1)).toBe(true);
   }, 240_000);
 
