@@ -7,11 +7,12 @@ import { loadEffectiveSettings } from '../config/effectiveSettings.js';
 
 export type { QueueBackend };
 
-/** The queue URL in force ('file' for the file queue). */
-export function queueUrl(cwd: string, env: NodeJS.ProcessEnv): string {
+/** The queue URL in force ('file' for the file queue), and why a project's own was not used. */
+export function resolveQueueUrl(cwd: string, env: NodeJS.ProcessEnv): { url: string; warnings: string[] } {
   const fromEnv = env.DEVX_QUEUE_URL?.trim();
-  if (fromEnv) return fromEnv;
-  return loadEffectiveSettings({ cwd, env }).settings.queue ?? 'file';
+  if (fromEnv) return { url: fromEnv, warnings: [] };
+  const { settings } = loadEffectiveSettings({ cwd, env });
+  return { url: settings.queue ?? 'file', warnings: settings.warnings.filter((w) => w.includes('"queue"')) };
 }
 
 export function isPostgresUrl(url: string): boolean {

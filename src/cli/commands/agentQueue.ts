@@ -5,7 +5,7 @@ import { UsageError, approvalModeFrom, EXIT } from '../shared.js';
 import { findAgent, loadAgents } from '../../personas/loadAgents.js';
 import { HARD_RUNNER_DEATHS, MAX_ATTEMPTS, MAX_RUNNER_DEATHS, renderStatusTable, type Task } from '../../queue/taskQueue.js';
 import { runTasks } from '../../queue/runTasks.js';
-import { openQueue, queueUrl, type QueueBackend } from '../../queue/openQueue.js';
+import { openQueue, resolveQueueUrl, type QueueBackend } from '../../queue/openQueue.js';
 import { headRevision } from '../../queue/runnerGit.js';
 import { checkBinaries } from '../../runtime/checkBinaries.js';
 import { devxHome } from '../../config/paths.js';
@@ -41,7 +41,9 @@ export async function queueSubcommand(sub: string, rest: string[], values: Queue
   if (!QUEUE_SUBCOMMANDS.has(sub)) return null;
   let queue: QueueBackend;
   try {
-    queue = await openQueue(root, queueUrl(process.cwd(), process.env));
+    const chosen = resolveQueueUrl(process.cwd(), process.env);
+    for (const w of chosen.warnings) process.stderr.write(`devx: warning: ${w}\n`);
+    queue = await openQueue(root, chosen.url);
   } catch (err) {
     process.stderr.write(`devx: ${(err as Error).message}\n`);
     return (err as Error).name === 'SchemaError' ? EXIT_QUEUE_SCHEMA : EXIT.failed;

@@ -3,7 +3,7 @@
 // that may create tables, before runners use it.
 import { defineCommand, flagTable, subcommandTable } from '../command.js';
 import { EXIT, UsageError } from '../shared.js';
-import { isPostgresUrl, postgresAdmin, queueUrl } from '../../queue/openQueue.js';
+import { isPostgresUrl, postgresAdmin, resolveQueueUrl } from '../../queue/openQueue.js';
 import { packageVersion } from '../../util/packageRoot.js';
 import { EXIT_QUEUE_SCHEMA } from './agentQueue.js';
 
@@ -21,7 +21,8 @@ export const queueCommand = defineCommand({
   async run({ values, positionals }) {
     const [sub] = positionals;
     if (sub !== 'migrate' && sub !== 'status') throw new UsageError(`usage:\n${SUBCOMMANDS.map((c) => `  devx ${c.usage}`).join('\n')}`);
-    const url = queueUrl(process.cwd(), process.env);
+    const { url, warnings } = resolveQueueUrl(process.cwd(), process.env);
+    for (const w of warnings) process.stderr.write(`devx: warning: ${w}\n`);
     if (!isPostgresUrl(url)) {
       if (sub === 'migrate') process.stdout.write('The task queue is the file queue (.devx/agents/): nothing to migrate.\n');
       else process.stdout.write(values.json ? `${JSON.stringify({ kind: 'file' })}\n` : 'The task queue is the file queue (.devx/agents/).\n');
