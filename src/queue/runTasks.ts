@@ -187,10 +187,10 @@ export async function runTasks(queue: QueueBackend, opts: RunOptions): Promise<T
   const sync = () => queue.trackChildren(process.pid, [...children]);
   // The queue records this runner's live process groups, so a runner killed with -9 can be cleaned up.
   const observer: ChildObserver = { started: (g) => (children.add(g), sync()), ended: (g) => (children.delete(g), sync()) };
+  // Tasks this checkout cannot run (it lacks their revision): left for other runners.
+  const skip = new Set<string>();
   const worker = async () => {
     const runner = `${process.pid}-${crypto.randomBytes(3).toString('hex')}`;
-    // Tasks this checkout cannot run (it lacks their revision): left for other runners.
-    const skip = new Set<string>();
     for (;;) {
       const task = await queue.claim(runner, opts.leaseMs, skip);
       if (!task) return;
