@@ -132,6 +132,16 @@ export async function benchQueuePg(): Promise<void> {
         `  ${String(runners).padStart(2)} runners: file ${f.p50.toFixed(1)}/${f.p95.toFixed(1)} ms, ${f.perSec.toFixed(1)}/s; postgres ${p.p50.toFixed(1)}/${p.p95.toFixed(1)} ms, ${p.perSec.toFixed(1)}/s -> latency ratio ${(p.p50 / f.p50).toFixed(2)}, throughput ratio ${(p.perSec / f.perSec).toFixed(2)} (postgres/file)`,
       );
     }
+    // What of the Postgres runner's extra time is git's: its two snapshots of a task's paths (runners anywhere).
+    const { snapshotPaths } = await import('../src/queue/runnerGit.js');
+    const root = makeProject({ '.devx/agents/workspace/a.md': 'a\n' });
+    const times: number[] = [];
+    for (let i = 0; i < 21; i++) {
+      const t0 = performance.now();
+      await snapshotPaths(root, ['.devx/agents/workspace', '.devx/agents/plans/task_x_plan.md']);
+      times.push(performance.now() - t0);
+    }
+    console.log(`  of which git (Postgres runners only): one snapshot of a task's paths ${pct(times, 0.5).toFixed(1)} ms (median of 21; two per task)`);
   } finally {
     pg.stop();
   }

@@ -30,6 +30,8 @@ export class PgQueue implements QueueBackend {
   readonly where: string;
   readonly workspace: string;
   private chain: Promise<unknown> = Promise.resolve();
+  private pendingLines: [string, string][] = [];
+  private flushTimer: NodeJS.Timeout | undefined;
 
   private constructor(
     readonly root: string,
@@ -158,7 +160,7 @@ export class PgQueue implements QueueBackend {
   }
 
   async finish(id: string, runner: string, result: TaskResult, artifacts: RunArtifacts = {}): Promise<Task | null> {
-    await this.chain; // the transcript's lines land before the result
+    await this.flushLog(); // the transcript's lines land before the result
     return this.tx(async (c) => {
       const t = await readTask(c, id, true);
       if (!t || t.owner?.runner !== runner) return null; // lost the task (recovered by another runner)
@@ -247,12 +249,28 @@ export class PgQueue implements QueueBackend {
     writeFileAtomicSync(file, r.rows[0]?.plan ?? '');
   }
 
+  /** Transcript lines are written in batches (every half second, and before a result): one INSERT for many. */
   appendLog(t: Task, line: string): void {
-    this.later(() => this.pool.query('INSERT INTO devx_task_logs (task_id, line) VALUES ($1, $2)', [t.taskId, line]));
+    this.pendingLines.push([t.taskId, line]);
+    this.flushTimer ??= setTimeout(() => this.flushLog(), 500).unref();
+  }
+
+  private flushLog(): Promise<unknown> {
+    if (this.flushTimer) clearTimeout(this.flushTimer);
+    this.flushTimer = undefined;
+    const lines = this.pendingLines.splice(0);
+    if (lines.length)
+      this.later(() =>
+        this.pool.query('INSERT INTO devx_task_logs (task_id, line) SELECT t, l FROM unnest($1::text[], $2::text[]) WITH ORDINALITY AS u(t, l, n) ORDER BY n', [
+          lines.map((l) => l[0]),
+          lines.map((l) => l[1]),
+        ]),
+      );
+    return this.chain;
   }
 
   async readLog(id: string): Promise<{ task: Task; plan: string; log: string; patch?: string } | null> {
-    await this.chain;
+    await this.flushLog();
     return this.run(async () => {
       const r = await this.pool.query<{ data: unknown; plan: string; patch: string | null }>('SELECT data, plan, patch FROM devx_tasks WHERE task_id = $1', [
         id,
@@ -269,7 +287,7 @@ export class PgQueue implements QueueBackend {
   }
 
   async close(): Promise<void> {
-    await this.chain;
+    await this.flushLog();
     await this.pool.end().catch(() => {});
   }
 }
