@@ -233,7 +233,9 @@ describe.skipIf(skip)('tasks from a shared database are checked before a runner 
     expect(done).toMatchObject({ status: 'failed', error: 'the runner refused the task: its plan file "../../../.bashrc" is not the one devx gives it' });
     await q.close();
   });
+});
 
+describe('the fields of a task from a shared database (no server needed)', () => {
   it('unsafeTaskFields: what devx writes passes; escapes, .git and option-like revisions do not', () => {
     const t = { taskId: 'task_1a2b', planFile: '.devx/agents/plans/task_1a2b_plan.md', logFile: '.devx/agents/logs/task_1a2b.log' } as Task;
     expect(unsafeTaskFields({ ...t, writes: ['src/', 'docs/a.md'], revision: 'a'.repeat(40) })).toBeNull();
