@@ -1,5 +1,5 @@
-// The MCP servers of one session: started together in the background (in parallel, each within its
-// start-up timeout) while the session starts, their tools offered as devx tools once `ready`, and
+// The MCP servers of one session: started together once the session has started (the first `ready`), in
+// parallel and each within its start-up timeout, their tools offered as devx tools once ready, and
 // stopped with the session (one still starting is cancelled). A server that fails to start,
 // times out or dies mid-call costs the model an error result and the user one line; nothing else.
 import type { McpServerEntry } from '../config/mcpSettings.js';
@@ -93,17 +93,19 @@ async function listAllTools(conn: Connection, signal: AbortSignal): Promise<List
 }
 
 export class McpManager {
-  /** Resolves when every server is ready or has failed. Never rejects. */
-  readonly ready: Promise<void>;
+  private starting?: Promise<void>;
 
   private constructor(
     private readonly servers: Server[],
-    opts: McpOptions,
-  ) {
-    // Spawned once the session's own start is done (the next turn of the event loop), not during it.
-    this.ready = new Promise((r) => setImmediate(r)).then(() =>
-      Promise.all(servers.filter((s) => !s.entry.disabled).map((s) => this.startOne(s, opts))).then(() => undefined),
-    );
+    private readonly opts: McpOptions,
+  ) {}
+
+  /**
+   * Starts every enabled server at once (on first use: the session's own start never waits for them) and
+   * resolves when each is ready or has failed. Never rejects; the same promise each time.
+   */
+  get ready(): Promise<void> {
+    return (this.starting ??= Promise.all(this.servers.filter((s) => !s.entry.disabled).map((s) => this.startOne(s, this.opts))).then(() => undefined));
   }
 
   /** Starts every enabled server at once and resolves when each is ready or has failed. Never throws. */
@@ -113,7 +115,7 @@ export class McpManager {
     return mgr;
   }
 
-  /** Starts every enabled server at once, in the background: `ready` says when they are done. */
+  /** The servers of a session, not started yet: the first `ready` starts them, in the background. */
   static launch(entries: McpServerEntry[], opts: McpOptions): McpManager {
     const servers = entries.map((entry): Server => {
       const roots = serverRoots(entry, opts.root, (s) => expandEnv(s, opts.env));
@@ -280,7 +282,7 @@ export class McpManager {
     // A server still starting is cancelled, and waited for, so that nothing it started outlives the session.
     this.stopping = true;
     for (const s of this.servers) s.abort?.abort(new Error('the session ended before it started'));
-    await this.ready;
+    await this.starting;
     await Promise.all(
       this.servers.map(async (s) => {
         const conn = s.conn;

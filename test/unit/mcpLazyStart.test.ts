@@ -54,6 +54,9 @@ describe('MCP servers start lazily', () => {
     const marker = `lazy-${process.pid}-b`;
     const home = homeWith({ one: slow(marker, 30_000), two: slow(marker, 30_000) });
     const run = await AgentRun.create({ cwd: makeProject({}), env: { PATH: process.env.PATH, HOME: home }, backend: new ScriptedBackend([]), history: 'none' });
+    // Nothing is spawned during the session's own start; asking for the tools starts the servers (the REPL does at once).
+    expect(processesMatching(marker)).toEqual([]);
+    void run.ready();
     await until(() => processesMatching(marker).length === 2, 20_000);
     await run.dispose();
     expect(run.agent.mcp!.statuses().map((s) => s.state)).toEqual(['failed', 'failed']);
