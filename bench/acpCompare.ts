@@ -9,8 +9,7 @@ import { performance } from 'node:perf_hooks';
 import * as acp from '@agentclientprotocol/sdk';
 import { FakeGeminiApi, type RecordedRequest, type FakeReply } from '../test/helpers/fakeGeminiApi.js';
 import { DEVX_BIN, GEMINI_BIN, fakeEnv, makeHome, makeProject } from '../test/helpers/env.js';
-
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+import { median } from './timing.js';
 
 interface Driven {
   name: string;

@@ -3,30 +3,12 @@
 // the same run so drift hits both. Printed as a ratio.
 import fs from 'node:fs';
 import path from 'node:path';
-import { spawn } from 'node:child_process';
-import { performance } from 'node:perf_hooks';
 import { FakeOpenAiApi } from '../test/helpers/fakeOpenAiApi.js';
 import { FakeGeminiApi } from '../test/helpers/fakeGeminiApi.js';
 import { DEVX_BIN, REPO_ROOT, fakeEnv, makeHome, makeProject, tempDir } from '../test/helpers/env.js';
 import { codexSpec } from '../src/providers/codex/codexCli.js';
 import { getProvider } from '../src/providers/registry.js';
-
-const median = (xs: number[]) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
-};
-const fmt = (ms: number) => `${ms.toFixed(1)} ms`;
-
-function timeProcess(cmd: string, args: string[], opts: { cwd: string; env: NodeJS.ProcessEnv; input?: string }): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const t0 = performance.now();
-    const child = spawn(cmd, args, { cwd: opts.cwd, env: opts.env, stdio: ['pipe', 'ignore', 'pipe'] });
-    let err = '';
-    child.stderr.on('data', (d) => (err += d));
-    child.on('close', (code) => (code === 0 ? resolve(performance.now() - t0) : reject(new Error(`${cmd} exited ${code}: ${err.slice(-500)}`))));
-    child.stdin.end(opts.input ?? '');
-  });
-}
+import { fmt, median, timeProcess } from './timing.js';
 
 export async function benchCodex(): Promise<void> {
   const runs = Number(process.env.BENCH_TURN_RUNS ?? 21);

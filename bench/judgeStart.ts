@@ -4,8 +4,7 @@
 import { spawnSync } from 'node:child_process';
 import { performance } from 'node:perf_hooks';
 import { DEVX_BIN, makeHome, makeProject } from '../test/helpers/env.js';
-
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+import { median } from './timing.js';
 
 function once(project: string, home: string, tierUp: boolean): number {
   const t0 = performance.now();

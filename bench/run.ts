@@ -17,12 +17,8 @@ import { buildPrompt } from '../src/core/buildPrompt.js';
 import type { Message } from '../src/core/messages.js';
 import { GeminiCliBackend } from '../src/providers/gemini/geminiCli.js';
 import { renderSystemPrompt } from '../src/core/systemPrompt.js';
+import { fmt, median, timeProcess } from './timing.js';
 
-const median = (xs: number[]) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
-};
-const fmt = (ms: number) => `${ms.toFixed(1)} ms`;
 const only = process.argv.slice(2);
 // Every temp folder of the run goes under one, removed at the end (the knowledge section alone writes
 // ~260 MB); DEVX_KEEP_TEMP=1 keeps it. Sections run as child processes inherit it.
@@ -71,17 +67,6 @@ if (unknown.length) throw new Error(`unknown bench section(s) ${unknown.join(', 
 const want = (name: string) => only.includes(name);
 // One-shot `devx run` processes in the turn benchmark must not draft a handoff (an extra model call).
 process.env.DEVX_HANDOFF = 'off';
-
-function timeProcess(cmd: string, args: string[], opts: { cwd: string; env: NodeJS.ProcessEnv; input?: string }): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const t0 = performance.now();
-    const child = spawn(cmd, args, { cwd: opts.cwd, env: opts.env, stdio: ['pipe', 'ignore', 'pipe'] });
-    let err = '';
-    child.stderr.on('data', (d) => (err += d));
-    child.on('close', (code) => (code === 0 ? resolve(performance.now() - t0) : reject(new Error(`${cmd} exited ${code}: ${err.slice(-500)}`))));
-    child.stdin.end(opts.input ?? '');
-  });
-}
 
 /**
  * A one-shot run is timed as a single request, as the bare call is: `devx run` continues the project's

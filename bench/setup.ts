@@ -8,8 +8,8 @@ import { performance } from 'node:perf_hooks';
 import { AgentRun } from '../src/runtime/agentRun.js';
 import { ScriptedBackend } from '../src/providers/scripted.js';
 import { REPO_ROOT, makeProject, tempDir } from '../test/helpers/env.js';
+import { median } from './timing.js';
 
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const EVERYTHING = path.join(REPO_ROOT, 'node_modules', '.bin', 'mcp-server-everything');
 
 function homeWith(opts: { commands: number; skills: number; servers: number }): string {

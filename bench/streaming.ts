@@ -7,8 +7,7 @@ import * as acp from '@agentclientprotocol/sdk';
 import { FakeGeminiApi } from '../test/helpers/fakeGeminiApi.js';
 import { DEVX_BIN, fakeEnv, makeHome, makeProject } from '../test/helpers/env.js';
 import { startInPty } from '../test/helpers/pty.js';
-
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+import { median } from './timing.js';
 
 export async function benchFirstChar(): Promise<void> {
   const runs = Number(process.env.BENCH_STREAM_RUNS ?? 5);

@@ -7,8 +7,7 @@ import { spawn } from 'node:child_process';
 import { performance } from 'node:perf_hooks';
 import { FakeGeminiApi, DAILY_QUOTA_429, type RecordedRequest } from '../test/helpers/fakeGeminiApi.js';
 import { DEVX_BIN, GEMINI_BIN, fakeEnv, makeHome, makeProject, tempDir } from '../test/helpers/env.js';
-
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+import { median } from './timing.js';
 
 function run(args: string[], cwd: string, env: NodeJS.ProcessEnv, onSpawn?: (t0: number) => void): Promise<{ code: number | null; ms: number; err: string }> {
   return new Promise((resolve) => {
