@@ -79,7 +79,9 @@ export async function runOneTask(queue: QueueBackend, task: Task, runner: string
   const scopePaths = [workspace, task.planFile, ...(task.writes ?? [])];
   const writeScope = makeWriteScope(queue.root, scopePaths, `task ${task.taskId}`);
   await queue.preparePlan(task);
-  const before = queue.remote ? await snapshotPaths(queue.root, scopePaths) : undefined;
+  // The task's changes to the project, without its plan (which goes back on its own, with the result).
+  const changePaths = scopePaths.filter((p) => p !== task.planFile);
+  const before = queue.remote ? await snapshotPaths(queue.root, changePaths) : undefined;
   let prompt = `Task: ${task.prompt}. Your plan file is at ${task.planFile}. All file I/O must be within the './${workspace}/' directory${task.writes?.length ? ` (you may also write ${task.writes.join(', ')})` : ''}.`;
   if (task.after) {
     const prev = await queue.read(task.after);
@@ -173,7 +175,12 @@ async function collectArtifacts(
   } catch {
     /* the agent removed it */
   }
-  const after = before ? await snapshotPaths(queue.root, scope) : undefined;
+  const after = before
+    ? await snapshotPaths(
+        queue.root,
+        scope.filter((p) => p !== task.planFile),
+      )
+    : undefined;
   const patch = before && after ? await diffTrees(queue.root, before, after) : '';
   if (!patch) return { plan };
   const pushed = task.revision && before && after ? await pushBranch(queue.root, task.taskId, task.revision, before, after) : { why: 'no revision recorded' };

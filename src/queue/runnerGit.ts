@@ -46,7 +46,11 @@ export async function hasCommit(root: string, rev: string): Promise<boolean> {
 
 /** A tree holding only the paths (as they are on disk now, ignored files too); undefined outside git. */
 export async function snapshotPaths(root: string, paths: string[]): Promise<string | undefined> {
-  const present = paths.filter((p) => fs.existsSync(path.join(root, p)));
+  // An empty folder holds nothing git would record: no git process for a scope with no files (most tasks' before).
+  const present = paths.filter((p) => {
+    const st = fs.statSync(path.join(root, p), { throwIfNoEntry: false });
+    return st && (!st.isDirectory() || fs.readdirSync(path.join(root, p)).length > 0);
+  });
   if (!present.length) return EMPTY_TREE;
   const index = tempIndex();
   const env = { GIT_INDEX_FILE: index };
