@@ -6,7 +6,7 @@ import { beforeEach, describe, expect, it } from 'vitest';
 import { findAgent, loadAgents } from '../../src/personas/loadAgents.js';
 import { ScriptedBackend } from '../../src/providers/scripted.js';
 import { AgentRun } from '../../src/runtime/agentRun.js';
-import { TaskQueue } from '../../src/queue/taskQueue.js';
+import { FileBackend } from '../../src/queue/fileBackend.js';
 import { runTasks } from '../../src/queue/runTasks.js';
 import { makeProject, tempDir } from '../helpers/env.js';
 
@@ -102,8 +102,8 @@ describe('agents at run time', () => {
 
   it('a queued task whose every call was refused ends blocked, with the refused calls listed', async () => {
     put(path.join(root, '.devx', 'agents', 'w.md'), '---\nname: w\ndescription: writes\n---\nWrite.');
-    const queue = new TaskQueue(root);
-    const t = await queue.start('w', 'write a file');
+    const queue = new FileBackend(root);
+    const t = await queue.start({ agent: 'w', prompt: 'write a file' });
     const backend = new ScriptedBackend(['TOOL_CALL: write_file | path=out.txt | content=x', 'I could not write it.']);
     const [done] = await runTasks(queue, { all: false, parallel: 1, leaseMs: 60_000, run: { cwd: root, env: env(), backend } });
     expect(done.taskId).toBe(t.taskId);
