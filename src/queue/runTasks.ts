@@ -24,7 +24,7 @@ export interface RunOptions {
   parallel: number;
   leaseMs: number;
   model?: string;
-  /** Where and how the agents run (cwd, env, approval mode, ...). */
+  /** Where and how the tasks run (cwd, env, approval mode, ...). */
   run: Omit<HeadlessOptions, 'prompt' | 'persona' | 'signal' | 'onEvent' | 'childObserver' | 'model'>;
   onTaskStart?: (t: Task) => void;
   onTaskEnd?: (t: Task) => void;
@@ -173,7 +173,7 @@ async function collectArtifacts(
   try {
     plan = fs.readFileSync(path.join(queue.root, task.planFile), 'utf8');
   } catch {
-    /* the agent removed it */
+    /* the run removed it */
   }
   const after = before
     ? await snapshotPaths(

@@ -68,7 +68,7 @@ describe('the agent picker', () => {
     await waitFrame(s, /> trn\n▸ test-runner[\s\S]*──\ntest-runner \(user, [\s\S]*tools: run_command, read_file/);
     expect(lastFrame(s)).not.toContain('code-reviewer');
     s.type('\r');
-    await s.waitFor(/start a session as it with: devx --agent test-runner/);
+    await s.waitFor(/start a session with it as the persona: devx --agent test-runner/);
     await exited(s);
     expect(s.child.exitCode).toBe(0);
     expect(s.screen()).toMatch(/\ntest-runner\n/);
@@ -83,7 +83,7 @@ describe('the agent picker', () => {
     const env = fakeEnv(fake, home, { PATH: `${bin}:${process.env.PATH}` });
     const s = startInPty(['agent', 'pick'], project, env);
     sessions.push(s);
-    await s.waitFor(/start a session as it with: devx --agent docs-writer/);
+    await s.waitFor(/start a session with it as the persona: devx --agent docs-writer/);
     const lines = fs.readFileSync(log, 'utf8').trim().split('\n');
     expect(lines.map((l) => l.split('\t').slice(0, 3))).toEqual([
       ['code-reviewer', 'project', 'Reviews diffs for bugs'],

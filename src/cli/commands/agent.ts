@@ -119,7 +119,7 @@ async function oneShot(root: string, steps: { agent: string; prompt: string }[],
 
 export const agentCommand = defineCommand({
   name: 'agent',
-  summary: 'agent personas and the task queue: list, show, run, start, status, create, ...',
+  summary: 'agents, personas and the task queue: list, show, run, start, status, create, ...',
   usage: SUBCOMMANDS.map((c) => c.usage),
   flags: {
     ...pickFlags(AGENT_FLAGS, 'model', 'provider', 'yes', 'approval-mode'),
@@ -196,7 +196,7 @@ async function agentMain(
         return EXIT.failed;
       }
       process.stdout.write(`${name}\n`);
-      if (process.stdout.isTTY) process.stderr.write(`start a session as it with: devx --agent ${name}\n`);
+      if (process.stdout.isTTY) process.stderr.write(`start a session with it as the persona: devx --agent ${name}\n`);
       return EXIT.ok;
     }
     case 'show': {

@@ -131,7 +131,7 @@ async function onQueue(queue: QueueBackend, sub: string, rest: string[], values:
         return EXIT.missingBinary;
       }
       const approval: ApprovalMode | undefined = values.yes ? 'yolo' : approvalModeFrom(values);
-      // The queue's URL can hold its password: while tasks run, the agents (and the commands they run, which
+      // The queue's URL can hold its password: while tasks run, the tasks' runs (and the commands they run, which
       // take this process's environment) do not see it. The queue is open already.
       const url = process.env.DEVX_QUEUE_URL;
       delete process.env.DEVX_QUEUE_URL;
