@@ -30,6 +30,8 @@ function onPath(name: string): string | null {
 
 /** initdb and pg_ctl, or null when this machine has no PostgreSQL server binaries. */
 export function findPostgres(): PgBins | null {
+  // .ci/run's first pass stands for a machine with only Node: PostgreSQL is hidden there, as rg and bwrap are.
+  if (process.env.DEVX_TEST_POSTGRES === 'off') return null;
   const initdb = onPath('initdb');
   const pgCtl = onPath('pg_ctl');
   if (initdb && pgCtl) return { initdb, pgCtl };
@@ -50,6 +52,7 @@ function runuserBin(): string | null {
 
 /** Why the Postgres tests skip on this machine, or null when they run. */
 export function whyNoPostgres(): string | null {
+  if (process.env.DEVX_TEST_POSTGRES === 'off') return 'PostgreSQL is hidden for this run (DEVX_TEST_POSTGRES=off: a machine with only Node)';
   if (!findPostgres()) return 'no PostgreSQL server binaries (initdb, pg_ctl) on PATH or in /usr/lib/postgresql/*/bin: install postgresql';
   if (process.getuid?.() === 0 && !runuserBin()) return 'running as root without runuser, and PostgreSQL refuses to run as root';
   return null;
