@@ -43,3 +43,20 @@ export function afterRunnerGone(t: Task, g: Gone): Task {
     ? { ...counted, status: 'failed', error: `${g.reason}; ${gaveUp}`, completedAt: g.now, owner: undefined, leaseExpiresAt: undefined }
     : { ...counted, status: 'pending', error: `${g.reason}; queued again`, owner: undefined, leaseExpiresAt: undefined };
 }
+
+/** `agent retry`: a failed, blocked, incomplete or cancelled task pending again with fresh counts; throws for any other. */
+export function retriedTask(t: Task): Task {
+  if (!['failed', 'blocked', 'incomplete', 'cancelled'].includes(t.status))
+    throw new Error(`task ${t.taskId} is ${t.status}; only failed, blocked, incomplete or cancelled tasks can be retried`);
+  return {
+    ...t,
+    status: 'pending',
+    attempts: 0,
+    runnerDeaths: 0,
+    error: undefined,
+    failedCalls: undefined,
+    completedAt: undefined,
+    cancelRequested: undefined,
+    summary: undefined,
+  };
+}

@@ -14,7 +14,7 @@ import { isAlive } from '../session/sessionLock.js';
 import { reapGroups } from '../util/reapGroups.js';
 import { mkdirOwnedSync } from '../util/ownedFile.js';
 import { foreignState, ownerId } from '../session/ownerId.js';
-import { afterRunnerGone } from './queueRecovery.js';
+import { afterRunnerGone, retriedTask } from './queueRecovery.js';
 
 import { TaskSchema, type Task } from './taskSchema.js';
 export { TaskSchema, type Task };
@@ -270,19 +270,7 @@ export class TaskQueue {
     return this.withLock(() => {
       const t = this.read(id);
       if (!t) throw new Error(`no task ${id}`);
-      if (!['failed', 'blocked', 'incomplete', 'cancelled'].includes(t.status))
-        throw new Error(`task ${id} is ${t.status}; only failed, blocked, incomplete or cancelled tasks can be retried`);
-      const next: Task = {
-        ...t,
-        status: 'pending',
-        attempts: 0,
-        runnerDeaths: 0,
-        error: undefined,
-        failedCalls: undefined,
-        completedAt: undefined,
-        cancelRequested: undefined,
-        summary: undefined,
-      };
+      const next = retriedTask(t);
       this.write(next);
       return next;
     });

@@ -11,6 +11,7 @@ import path from 'node:path';
 import crypto from 'node:crypto';
 import type { Pool } from 'pg';
 import type { Task } from '../taskSchema.js';
+import { retriedTask } from '../queueRecovery.js';
 import type { NewTask, QueueBackend, RunArtifacts, TaskResult } from '../queueBackend.js';
 import { openPool, redactError, redactUrl, withRetry } from './pgConnect.js';
 import { checkSchema, SchemaError } from './pgMigrations.js';
@@ -208,19 +209,7 @@ export class PgQueue implements QueueBackend {
     return this.tx(async (c) => {
       const t = await readTask(c, id, true);
       if (!t) throw new Error(`no task ${id}`);
-      if (!['failed', 'blocked', 'incomplete', 'cancelled'].includes(t.status))
-        throw new Error(`task ${id} is ${t.status}; only failed, blocked, incomplete or cancelled tasks can be retried`);
-      const next: Task = {
-        ...t,
-        status: 'pending',
-        attempts: 0,
-        runnerDeaths: 0,
-        error: undefined,
-        failedCalls: undefined,
-        completedAt: undefined,
-        cancelRequested: undefined,
-        summary: undefined,
-      };
+      const next = retriedTask(t);
       await writeTask(c, next);
       return next;
     }, 10_000);
