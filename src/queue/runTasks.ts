@@ -12,7 +12,8 @@ import crypto from 'node:crypto';
 import type { AgentEvent } from '../core/loop.js';
 import type { Task } from './taskSchema.js';
 import type { QueueBackend, RunArtifacts } from './queueBackend.js';
-import { diffTrees, hasCommit, pushBranch, snapshotPaths } from './runnerGit.js';
+import { SharedBackends } from '../runtime/sharedBackends.js';
+import { diffTrees, hasCommit, pushBranch, rememberHead, snapshotPaths } from './runnerGit.js';
 import { unsafeTaskFields } from './checkRemoteTask.js';
 import { describeCall } from '../tools/types.js';
 import { describeCalls, describeFailedCall, failedWrites, refusedCalls, runHeadless, type HeadlessOptions } from '../runtime/runHeadless.js';
@@ -27,6 +28,8 @@ export interface RunOptions {
   /** Where and how the tasks run (cwd, env, approval mode, ...). */
   run: Omit<HeadlessOptions, 'prompt' | 'persona' | 'signal' | 'onEvent' | 'childObserver' | 'model'>;
   onTaskStart?: (t: Task) => void;
+  /** The queue's part is done (revision checked, plan in place, snapshot taken): the agent's run begins. */
+  onRunStart?: (t: Task) => void;
   onTaskEnd?: (t: Task) => void;
   /** The runner gave the task back: this checkout cannot run it. */
   onTaskRefused?: (t: Task, why: string) => void;
@@ -99,6 +102,7 @@ export async function runOneTask(queue: QueueBackend, task: Task, runner: string
     },
     Math.max(200, Math.floor(opts.leaseMs / 3)),
   );
+  opts.onRunStart?.(task);
   try {
     const result = await runHeadless({
       ...opts.run,
@@ -213,9 +217,14 @@ export async function runTasks(queue: QueueBackend, opts: RunOptions): Promise<T
       if (!opts.all) return;
     }
   };
+  // The runner's tasks share one warm model process per slot, instead of one process per model call.
+  const shared = opts.run.sharedBackends ? null : new SharedBackends();
+  if (shared) opts = { ...opts, run: { ...opts.run, sharedBackends: shared } };
+  if (queue.remote) await rememberHead(queue.root);
   try {
     await Promise.all(Array.from({ length: Math.max(1, opts.parallel) }, worker));
   } finally {
+    await shared?.dispose();
     children.clear();
     sync();
   }

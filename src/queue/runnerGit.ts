@@ -36,6 +36,12 @@ export async function headRevision(root: string): Promise<string | undefined> {
 /** Commits this process has seen in a checkout (a commit, once there, stays). */
 const seen = new Set<string>();
 
+/** Remembers this checkout's HEAD, before any claim: most tasks name it, so their check then spawns no git. */
+export async function rememberHead(root: string): Promise<void> {
+  const head = await headRevision(root);
+  if (head) seen.add(`${root}\0${head}`);
+}
+
 export async function hasCommit(root: string, rev: string): Promise<boolean> {
   const key = `${root}\0${rev}`;
   if (seen.has(key)) return true;

@@ -1,9 +1,9 @@
 // The task queue in PostgreSQL (#33), chosen by `"queue": "postgres://…"` in settings or DEVX_QUEUE_URL.
 // Same tasks, statuses and counts as the file queue (taskQueue.ts), shared by runners on any machine:
-// a claim takes the oldest runnable pending row with SELECT … FOR UPDATE SKIP LOCKED in a transaction and
-// records a lease (`lease_until`, from the database's clock) that the runner renews every third of it;
-// a task whose lease expired, or whose runner on this host died, goes back to pending and counts a runner
-// death (or an attempt) as queueRecovery.ts decides. Plans, transcripts and patches are stored with the
+// a claim takes the oldest runnable pending row with SELECT … FOR UPDATE SKIP LOCKED and records a lease
+// (`lease_until`, from the database's clock) that the runner renews every third of it, in one statement
+// (pgStatements.ts), as is a result; a task whose lease expired, or whose runner on this host died, goes
+// back to pending and counts a runner death (or an attempt) as queueRecovery.ts decides. Plans, transcripts and patches are stored with the
 // task, so `devx agent log <id>` reads them from any machine. Transient failures (the server restarting)
 // are retried for a while; the URL's password never appears in a message.
 import os from 'node:os';
@@ -15,10 +15,12 @@ import { retriedTask } from '../queueRecovery.js';
 import type { NewTask, QueueBackend, RunArtifacts, TaskResult } from '../queueBackend.js';
 import { openPool, redactError, redactUrl, withRetry } from './pgConnect.js';
 import { checkSchema, SchemaError } from './pgMigrations.js';
-import { dbNow, insertTask, parseTask, queueDeaths, readTask, recoverGone, taskOf, writeTask } from './pgTaskRows.js';
+import { dbNow, insertTask, parseTask, readTask, recoverGone, taskOf, writeTask } from './pgTaskRows.js';
+import { isAlive } from '../../session/sessionLock.js';
 import { inTransaction } from './pgConnect.js';
 import { pidSpace } from './pidSpace.js';
-import { writeFileAtomicSync } from '../../util/atomicWrite.js';
+import { CLAIM_SQL, FINISH_SQL } from './pgStatements.js';
+import { writeStateSync } from '../../util/atomicWrite.js';
 import { mkdirOwnedSync } from '../../util/ownedFile.js';
 
 const OWN_FAILURES = new Set(['failed', 'blocked', 'incomplete']);
@@ -33,6 +35,8 @@ export class PgQueue implements QueueBackend {
   private chain: Promise<unknown> = Promise.resolve();
   private pendingLines: [string, string][] = [];
   private flushTimer: NodeJS.Timeout | undefined;
+  /** Plans that came with a claim, so preparing the plan costs no second query. */
+  private readonly plans = new Map<string, string>();
 
   private constructor(
     readonly root: string,
@@ -111,36 +115,45 @@ export class PgQueue implements QueueBackend {
     return this.tx(async (c) => recoverGone(c, await dbNow(c)));
   }
 
-  claim(runner: string, leaseMs: number, skip: ReadonlySet<string> = new Set()): Promise<Task | null> {
-    return this.tx(async (c) => {
-      const now = await dbNow(c);
-      await recoverGone(c, now);
-      let next: Task | null = null;
-      while (!next) {
-        const r = await c.query<{ task_id: string; data: unknown }>(
-          `SELECT t.task_id, t.data FROM devx_tasks t
-            WHERE t.status = 'pending' AND NOT (t.task_id = ANY($1))
-              AND (t.after_id IS NULL OR EXISTS (SELECT 1 FROM devx_tasks p WHERE p.task_id = t.after_id AND p.status = 'complete'))
-            ORDER BY t.created_at, t.task_id LIMIT 1 FOR UPDATE OF t SKIP LOCKED`,
-          [[...skip]],
-        );
-        if (!r.rows[0]) return null;
-        next = parseTask(r.rows[0].data);
-        // A row that is not a task (written by hand, or by something else) is set aside, not run, and does not stop the queue.
-        if (!next) await c.query(`UPDATE devx_tasks SET status = 'failed' WHERE task_id = $1`, [r.rows[0].task_id]);
+  /**
+   * One statement: takes the oldest runnable pending row (FOR UPDATE SKIP LOCKED), marks it running with a
+   * lease from the database's clock, and returns it with its plan and the running tasks that may need
+   * recovery (a lease expired, or a runner in this PID space). Only when one of those is really gone
+   * (queueRecovery.ts) does recovery's own transaction run, and the claim is tried again.
+   */
+  async claim(runner: string, leaseMs: number, skip: ReadonlySet<string> = new Set()): Promise<Task | null> {
+    const space = pidSpace();
+    const owner = JSON.stringify({ pid: process.pid, host: os.hostname(), runner, space });
+    for (let recoveries = 0; ;) {
+      const r = await this.run(() =>
+        this.pool.query<{
+          task_id: string | null;
+          data: unknown;
+          plan: string | null;
+          suspects: { host: string | null; pid: number | null; expired: boolean }[] | null;
+        }>(CLAIM_SQL, [[...skip], leaseMs, space, process.pid, runner, owner]),
+      );
+      const row = r.rows[0];
+      const gone = (row.suspects ?? []).some((s) => s.expired || (s.host === space && s.pid !== null && !isAlive(s.pid)));
+      if (gone) {
+        recoveries++;
+        await this.recover();
       }
-      const claimed: Task = {
-        ...next,
-        status: 'running',
-        startedAt: now.toISOString(),
-        owner: { pid: process.pid, host: os.hostname(), runner, space: pidSpace() },
-        leaseExpiresAt: new Date(now.getTime() + leaseMs).toISOString(),
-        runs: next.runs + 1,
-        queueDeathsAtFirstRun: next.queueDeathsAtFirstRun ?? (await queueDeaths(c, false)),
-      };
-      await writeTask(c, claimed);
-      return claimed;
-    });
+      if (row.task_id) {
+        const task = parseTask(row.data);
+        if (task) {
+          this.plans.set(task.taskId, row.plan ?? '');
+          return task;
+        }
+        // A row that is not a task (written by hand, or by something else) is set aside, not run, and does not stop the queue.
+        await this.run(() =>
+          this.pool.query(`UPDATE devx_tasks SET status = 'failed', owner_runner = NULL, lease_until = NULL WHERE task_id = $1`, [row.task_id]),
+        );
+        continue;
+      }
+      // Nothing pending: try again only after a recovery put something back (a few times: others may be recovering too).
+      if (!gone || recoveries > 3) return null;
+    }
   }
 
   /** One statement: the lease from the database's clock, only while this runner holds the task. */
@@ -160,29 +173,40 @@ export class PgQueue implements QueueBackend {
     }
   }
 
+  /**
+   * One statement: the result merged into the row only while this runner holds it, with the transcript's
+   * pending lines (always) and its last line (only with the result) in the order they were written.
+   */
   async finish(id: string, runner: string, result: TaskResult, artifacts: RunArtifacts = {}): Promise<Task | null> {
-    await this.flushLog(); // the transcript's lines land before the result
-    return this.tx(async (c) => {
-      const t = await readTask(c, id, true);
-      if (!t || t.owner?.runner !== runner) return null; // lost the task (recovered by another runner)
-      const now = await dbNow(c);
-      const next: Task = {
-        ...t,
-        ...result,
-        ...(artifacts.patch ? { hasPatch: true } : {}),
-        attempts: t.attempts + (OWN_FAILURES.has(result.status) ? 1 : 0),
-        completedAt: now.toISOString(),
-        owner: undefined,
-        leaseExpiresAt: undefined,
-      };
-      await writeTask(c, next);
-      await c.query('UPDATE devx_tasks SET plan = COALESCE($2, plan), patch = $3 WHERE task_id = $1', [id, artifacts.plan ?? null, artifacts.patch ?? null]);
-      if (artifacts.logLine) await c.query('INSERT INTO devx_task_logs (task_id, line) VALUES ($1, $2)', [id, artifacts.logLine]);
-      return next;
-    });
+    this.plans.delete(id);
+    if (this.flushTimer) clearTimeout(this.flushTimer);
+    this.flushTimer = undefined;
+    await this.chain; // earlier batches land first
+    const lines = this.pendingLines.splice(0);
+    const fields: Record<string, unknown> = { ...result, ...(artifacts.patch ? { hasPatch: true } : {}) };
+    // A field the result names as undefined is removed, as spreading it over the task would.
+    const drop = ['owner', 'leaseExpiresAt', ...Object.keys(fields).filter((k) => fields[k] === undefined)];
+    const failed = OWN_FAILURES.has(result.status) ? 1 : 0;
+    const r = await this.run(() =>
+      this.pool.query<{ data: unknown }>(FINISH_SQL, [
+        id,
+        runner,
+        result.status,
+        JSON.stringify(fields),
+        drop,
+        failed,
+        artifacts.plan ?? null,
+        artifacts.patch ?? null,
+        lines.map((l) => l[0]),
+        lines.map((l) => l[1]),
+        artifacts.logLine ?? null,
+      ]),
+    );
+    return r.rows[0] ? taskOf(r.rows[0].data) : null;
   }
 
   release(id: string, runner: string, why: string): Promise<Task | null> {
+    this.plans.delete(id);
     return this.tx(async (c) => {
       const t = await readTask(c, id, true);
       if (!t || t.status !== 'running' || t.owner?.runner !== runner) return null;
@@ -232,10 +256,16 @@ export class PgQueue implements QueueBackend {
 
   /** The plan as stored, written into this checkout where the agent reads and updates it. */
   async preparePlan(t: Task): Promise<void> {
-    const r = await this.run(() => this.pool.query<{ plan: string }>('SELECT plan FROM devx_tasks WHERE task_id = $1', [t.taskId]), 10_000);
+    let plan = this.plans.get(t.taskId);
+    this.plans.delete(t.taskId);
+    if (plan === undefined) {
+      const r = await this.run(() => this.pool.query<{ plan: string }>('SELECT plan FROM devx_tasks WHERE task_id = $1', [t.taskId]), 10_000);
+      plan = r.rows[0]?.plan ?? '';
+    }
     const file = path.join(this.root, t.planFile);
     mkdirOwnedSync(path.dirname(file));
-    writeFileAtomicSync(file, r.rows[0]?.plan ?? '');
+    // A working copy (the database holds the plan): replaced atomically, without waiting for the disk.
+    writeStateSync(file, plan);
   }
 
   /** Transcript lines are written in batches (every half second, and before a result): one INSERT for many. */
