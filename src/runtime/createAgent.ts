@@ -49,6 +49,7 @@ import { packageVersion } from '../util/packageRoot.js';
 import { awaitLingering } from '../util/settleOnAnswer.js';
 import { yamlFilesIn } from '../util/yamlFiles.js';
 import { mkdirOwnedSync } from '../util/ownedFile.js';
+import type { SharedBackends } from './sharedBackends.js';
 
 export interface AgentOptions {
   cwd: string;
@@ -61,6 +62,8 @@ export interface AgentOptions {
   prompt?: (req: ApprovalRequest) => Promise<ApprovalAnswer>;
   /** Replaces the provider's backend (tests, benchmarks). */
   backend?: ModelBackend;
+  /** Backends shared with the other runs of a job (runtime/sharedBackends.ts): kept, warm, after this run. */
+  sharedBackends?: SharedBackends;
   runner?: ProcessRunner;
   /** Told about every child process group this run starts (session lock, task queue). */
   childObserver?: ChildObserver;
@@ -155,12 +158,14 @@ export async function createAgent(opts: AgentOptions): Promise<Agent> {
     if (opts.backend) return opts.backend;
     let b = backends.get(id);
     if (!b) {
+      const ps = settings.providers[id];
+      // A person's session, or a job of many runs, makes many calls: one warm process pays off. A one-shot run starts faster spawning.
+      const mode = ps.mode === 'auto' ? (opts.prompt || opts.sharedBackends ? 'warm' : 'spawn') : ps.mode;
+      const make = (dir: string) => getProvider(id).create({ ...ps, mode }, { workDir: dir, runner, env, observer: opts.childObserver });
+      if (opts.sharedBackends) return opts.sharedBackends.get(`${id}\0${JSON.stringify({ ...ps, mode })}\0${JSON.stringify(env)}`, home, make);
       const dir = path.join(workDir, id);
       mkdirOwnedSync(dir, 0o700);
-      const ps = settings.providers[id];
-      // A person's session makes many calls: one warm process pays off. A one-shot run starts faster spawning.
-      const mode = ps.mode === 'auto' ? (opts.prompt ? 'warm' : 'spawn') : ps.mode;
-      b = getProvider(id).create({ ...ps, mode }, { workDir: dir, runner, env, observer: opts.childObserver });
+      b = make(dir);
       backends.set(id, b);
     }
     return b;

@@ -13,6 +13,7 @@ import type { ModelBackend } from '../providers/types.js';
 import type { Settings } from '../config/settings.js';
 import type { AgentDef } from '../personas/loadAgents.js';
 import { AgentRun } from './agentRun.js';
+import type { SharedBackends } from './sharedBackends.js';
 import type { ApprovalAnswer, ApprovalRequest } from '../tools/runToolCall.js';
 import { mkdirOwnedSync } from '../util/ownedFile.js';
 import { summarizePlan, type PlanSummary } from '../tools/planSummary.js';
@@ -34,6 +35,8 @@ export interface HeadlessOptions {
   onWarning?: (warning: string) => void;
   childObserver?: ChildObserver;
   backend?: ModelBackend;
+  /** Backends shared with the job's other runs (a workflow, a chain, a queue runner): one warm model process for all. */
+  sharedBackends?: SharedBackends;
   runner?: ProcessRunner;
   /**
    * Decides the calls the policy asks about that the approval mode does not approve (a flow that may
@@ -126,6 +129,7 @@ export async function runHeadless(opts: HeadlessOptions): Promise<HeadlessResult
     persona: opts.persona,
     childObserver: opts.childObserver,
     backend: opts.backend,
+    sharedBackends: opts.sharedBackends,
     runner: opts.runner,
     prompt: opts.approve,
   });

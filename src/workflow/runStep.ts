@@ -1,6 +1,7 @@
 // One step: a fresh headless run of the step's role, one repair round for a missing or invalid
 // verdict, the artifact saved, and the claims devx can check (commit on the branch, tests pass)
 // checked by devx itself.
+import type { SharedBackends } from '../runtime/sharedBackends.js';
 import path from 'node:path';
 import type { HeadlessOptions, HeadlessResult } from '../runtime/runHeadless.js';
 import type { AgentDef } from '../personas/loadAgents.js';
@@ -29,6 +30,8 @@ export interface StepDeps {
   runTests: (cmd: TestCommand) => Promise<TestRun>;
   signal?: AbortSignal;
   childObserver?: ChildObserver;
+  /** The workflow's model backends, shared by its steps. */
+  sharedBackends?: SharedBackends;
   onAgentEvent?: (step: string, e: AgentEvent) => void;
 }
 
@@ -68,6 +71,7 @@ export async function runStep(def: WorkflowDef, state: WorkflowState, name: stri
       overrides: step.allow.length ? { permissions: { allow: step.allow } } : undefined,
       signal: deps.signal,
       childObserver: deps.childObserver,
+      sharedBackends: deps.sharedBackends,
       onEvent: (e) => deps.onAgentEvent?.(name, e),
     });
     tokens.input += r.usage.input;

@@ -2,6 +2,7 @@
 // (each a fresh headless run), follow the verdicts' transitions with bounded loops, pause at gates
 // and on anything it cannot decide, and finish (archive the artifacts, merge the branch back).
 // State is written after every step, so `resume` goes on from the last completed one.
+import { SharedBackends } from '../runtime/sharedBackends.js';
 import fs from 'node:fs';
 import path from 'node:path';
 import type { WorkflowDef, Transition } from './definition.js';
@@ -105,6 +106,8 @@ export async function driveWorkflow(def: WorkflowDef, state: WorkflowState, deps
   if (got.stale) reapChildren(got.stale);
   const lock = new SessionLock(deps.root, { session: state.id, startedAt: deps.now().toISOString() }, file);
   const observer = { started: (g: number) => lock.childStarted(g), ended: (g: number) => lock.childEnded(g) };
+  // The steps share one warm model process per provider (their calls are many); stopped when this drive ends.
+  const sharedBackends = new SharedBackends();
   const save = () => {
     state.updatedAt = deps.now().toISOString();
     writeState(deps.root, state);
@@ -134,7 +137,7 @@ export async function driveWorkflow(def: WorkflowDef, state: WorkflowState, deps
           model: step.model ?? persona.model ?? def.model,
           attempt: state.steps.filter((s) => s.step === name).length + 1,
         });
-        out = await runStep(def, state, name, persona, { ...deps, childObserver: observer });
+        out = await runStep(def, state, name, persona, { ...deps, childObserver: observer, sharedBackends });
       }
       state.pending = undefined;
       if (out.kind === 'check_blocked') {
@@ -182,6 +185,7 @@ export async function driveWorkflow(def: WorkflowDef, state: WorkflowState, deps
       }
     }
   } finally {
+    await sharedBackends.dispose();
     // As for a session: a model CLI that answered and is still exiting keeps its group in the lock.
     await lock.releaseAfter(awaitLingering());
   }

@@ -6,7 +6,7 @@ import type { ChildProcess } from 'node:child_process';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { FakeGeminiApi, type RecordedRequest } from '../helpers/fakeGeminiApi.js';
 import { useFakeApiAndChildren } from '../helpers/useFakeApi.js';
-import { fakeEnv, makeHome, makeProject, runDevx } from '../helpers/env.js';
+import { fakeEnv, GEMINI_BIN, makeHome, makeProject, runDevx } from '../helpers/env.js';
 import { killUnder, processesUnder, startDevx as startBg, until } from '../helpers/processes.js';
 
 const startDevx = (args: string[], cwd: string, env: NodeJS.ProcessEnv) => startBg(args, cwd, env, children).child;
@@ -188,7 +188,11 @@ describe('one-shot agent runs', () => {
       '.devx/agents/code-analyzer.md': '---\nname: code-analyzer\ndescription: finds hotspots\n---\nAnalyse.',
       '.devx/agents/optimizer.md': '---\nname: optimizer\ndescription: applies fixes\n---\nOptimise.',
     });
-    const env = fakeEnv(fake, home);
+    // gemini through a wrapper that counts its starts: the chain's steps share one warm process.
+    const starts = path.join(home, 'gemini-starts.log');
+    const wrapper = path.join(home, 'gemini-counted');
+    fs.writeFileSync(wrapper, `#!/bin/sh\necho "$*" >> '${starts}'\nexec '${GEMINI_BIN}' "$@"\n`, { mode: 0o755 });
+    const env = { ...fakeEnv(fake, home), DEVX_GEMINI_BIN: wrapper };
     fake.push(
       (req) => {
         expect(req.systemText).toContain('# Your role: the code-analyzer agent');
@@ -203,6 +207,7 @@ describe('one-shot agent runs', () => {
     const r = await runDevx(['agent', 'run', 'code-analyzer', 'find perf hotspots', 'then', 'optimizer', 'apply fixes'], { cwd: project, env });
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toBe('Hotspot: the loop in parse().\nApplied: hoisted the regex.\n');
+    expect(fs.readFileSync(starts, 'utf8').trim().split('\n')).toEqual([expect.stringContaining('--acp')]);
 
     fs.writeFileSync(path.join(project, '.env'), 'TOKEN=secret\n');
     const calls =

@@ -6,7 +6,7 @@ import { execFileSync, type ChildProcess } from 'node:child_process';
 import { afterEach, describe, expect, it } from 'vitest';
 import { DAILY_QUOTA_429, type FakeGeminiApi, type FakeReply, type RecordedRequest } from '../helpers/fakeGeminiApi.js';
 import { useFakeApiAndChildren } from '../helpers/useFakeApi.js';
-import { fakeEnv, makeProject, runDevx } from '../helpers/env.js';
+import { fakeEnv, GEMINI_BIN, makeProject, runDevx } from '../helpers/env.js';
 import { killUnder, startDevx as startBg, until } from '../helpers/processes.js';
 
 let fake: FakeGeminiApi;
@@ -78,9 +78,23 @@ describe('devx workflow: the dev pipeline', () => {
     const project = repo();
     const base = git(project, 'branch', '--show-current');
     route(HAPPY);
-    const r = await runDevx(['workflow', 'run', '--mode', 'bugfix', 'login fails after a password reset'], { cwd: project, env: env(), timeoutMs: 180_000 });
+    // gemini through a wrapper that counts its starts: the steps' many calls share warm processes.
+    const starts = path.join(home, 'gemini-starts.log');
+    const wrapper = path.join(home, 'gemini-counted');
+    fs.writeFileSync(wrapper, `#!/bin/sh\necho "$*" >> '${starts}'\nexec '${GEMINI_BIN}' "$@"\n`, { mode: 0o755 });
+    const r = await runDevx(['workflow', 'run', '--mode', 'bugfix', 'login fails after a password reset'], {
+      cwd: project,
+      env: env({ DEVX_GEMINI_BIN: wrapper }),
+      timeoutMs: 180_000,
+    });
     expect(r.stderr).toContain('is done');
     expect(r.code).toBe(0);
+    expect(fake.modelCalls.length).toBeGreaterThan(6);
+    // One warm process per model the steps use (its model is fixed when it starts), not one per call.
+    const models = [...new Set(fake.modelCalls.map((c) => c.model))].sort();
+    const started = fs.readFileSync(starts, 'utf8').trim().split('\n');
+    expect(started.every((l) => l.includes('--acp'))).toBe(true);
+    expect(started.map((l) => /-m (\S+)/.exec(l)?.[1]).sort()).toEqual(models);
     const id = idOf(r.stderr);
     const s = state(project, id);
     expect(s.status).toBe('done');

@@ -8,6 +8,7 @@ import { findAgent, formatIssue, loadAgents, PersonaError, type AgentDef } from 
 import { queueSubcommand, type QueueFlags } from './agentQueue.js';
 import { suggestAgent } from '../../personas/suggestAgent.js';
 import { runHeadless } from '../../runtime/runHeadless.js';
+import { SharedBackends } from '../../runtime/sharedBackends.js';
 import { createRenderer } from '../renderEvents.js';
 import { devxHome, findProjectRoot } from '../../config/paths.js';
 import { pickAgent, pickerItems } from '../agentPicker.js';
@@ -74,47 +75,58 @@ async function oneShot(root: string, steps: { agent: string; prompt: string }[],
   let previous: { agent: string; answer: string } | null = null;
   const warned = new Set<string>();
   const results: { agent: string; status: string; answer?: string; error?: string; calls: Record<string, unknown>[] }[] = [];
-  for (const [i, step] of steps.entries()) {
-    const def = defs[i];
-    const input = previous ? `${step.prompt}\n\nInput from the previous step (${previous.agent}):\n${previous.answer}` : step.prompt;
-    if (steps.length > 1) process.stderr.write(`── ${def.name}\n`);
-    const render = createRenderer({ out: process.stderr, answerOut: flags.json ? null : process.stdout, dryRun: flags['dry-run'] });
-    const r = await runHeadless({
-      prompt: input,
-      cwd: process.cwd(),
-      persona: def,
-      model: flags.model,
-      provider: flags.provider,
-      approval: flags.yes ? 'yolo' : approvalModeFrom(flags),
-      dryRun: flags['dry-run'],
-      onEvent: render.onEvent,
-      onWarning: (w) => {
-        if (!warned.has(w)) process.stderr.write(`devx: warning: ${w}\n`);
-        warned.add(w);
-      },
-    });
-    // Each call with the policy's decision; under --dry-run none of them ran.
-    const calls = r.toolCalls.map((c) => ({
-      tool: c.tool,
-      args: c.args,
-      summary: c.summary,
-      decision: c.decision,
-      rule: c.rule,
-      reason: c.reason,
-      ran: !flags['dry-run'],
-      ...(flags['dry-run'] ? {} : { status: c.status }),
-      ...(c.plan ? { plan: c.plan } : {}),
-    }));
-    results.push({ agent: def.name, status: r.status, answer: r.answer, error: r.error?.message, calls });
-    if (r.error?.kind === 'binary_missing') {
-      process.stderr.write(`${r.error.message}\n`);
-      return EXIT.missingBinary;
-    }
-    if (r.status !== 'answered') break;
-    previous = { agent: def.name, answer: r.answer ?? '' };
+  // A chain's steps share one warm model process; a single step starts faster spawning (and may have a head start).
+  const sharedBackends = steps.length > 1 ? new SharedBackends() : undefined;
+  try {
+    return await runSteps();
+  } finally {
+    await sharedBackends?.dispose();
   }
-  if (flags.json) process.stdout.write(`${JSON.stringify({ steps: results }, null, 2)}\n`);
-  return results.every((r) => r.status === 'answered') && results.length === steps.length ? EXIT.ok : EXIT.failed;
+
+  async function runSteps(): Promise<number> {
+    for (const [i, step] of steps.entries()) {
+      const def = defs[i];
+      const input = previous ? `${step.prompt}\n\nInput from the previous step (${previous.agent}):\n${previous.answer}` : step.prompt;
+      if (steps.length > 1) process.stderr.write(`── ${def.name}\n`);
+      const render = createRenderer({ out: process.stderr, answerOut: flags.json ? null : process.stdout, dryRun: flags['dry-run'] });
+      const r = await runHeadless({
+        prompt: input,
+        cwd: process.cwd(),
+        persona: def,
+        model: flags.model,
+        provider: flags.provider,
+        approval: flags.yes ? 'yolo' : approvalModeFrom(flags),
+        dryRun: flags['dry-run'],
+        sharedBackends,
+        onEvent: render.onEvent,
+        onWarning: (w) => {
+          if (!warned.has(w)) process.stderr.write(`devx: warning: ${w}\n`);
+          warned.add(w);
+        },
+      });
+      // Each call with the policy's decision; under --dry-run none of them ran.
+      const calls = r.toolCalls.map((c) => ({
+        tool: c.tool,
+        args: c.args,
+        summary: c.summary,
+        decision: c.decision,
+        rule: c.rule,
+        reason: c.reason,
+        ran: !flags['dry-run'],
+        ...(flags['dry-run'] ? {} : { status: c.status }),
+        ...(c.plan ? { plan: c.plan } : {}),
+      }));
+      results.push({ agent: def.name, status: r.status, answer: r.answer, error: r.error?.message, calls });
+      if (r.error?.kind === 'binary_missing') {
+        process.stderr.write(`${r.error.message}\n`);
+        return EXIT.missingBinary;
+      }
+      if (r.status !== 'answered') break;
+      previous = { agent: def.name, answer: r.answer ?? '' };
+    }
+    if (flags.json) process.stdout.write(`${JSON.stringify({ steps: results }, null, 2)}\n`);
+    return results.every((r) => r.status === 'answered') && results.length === steps.length ? EXIT.ok : EXIT.failed;
+  }
 }
 
 export const agentCommand = defineCommand({
