@@ -37,6 +37,8 @@ export interface RetryOptions {
   /** Tried once every account is exhausted on the main model. */
   fallbackModel?: string;
   accounts: Account[];
+  /** The account ring, when another backend of the provider shares it (gemini's first call spawned, later ones warm). */
+  ring?: AccountRing;
   /** Whole-call deadline including retries (ms). */
   timeoutMs: number;
   /** Backoff rounds after transient failures (each round may try every account for quota). */
@@ -67,7 +69,7 @@ export class RetryingBackend implements ModelBackend {
     private readonly attempt: AttemptFn,
     private readonly opts: RetryOptions,
   ) {
-    this.ring = new AccountRing(opts.accounts);
+    this.ring = opts.ring ?? new AccountRing(opts.accounts);
   }
 
   /** The account a request names: by name, or by its 1-based position in the list (spawn_gemini's account=1). */

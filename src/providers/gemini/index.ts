@@ -1,8 +1,11 @@
-// The Gemini CLI provider: one headless `gemini` process per model call, or one warm `gemini --acp`
-// process per session. `gemini -p` takes text only, so a call that carries images goes through ACP
-// (whose prompts hold image content) even in spawn mode.
+// The Gemini CLI provider: one headless `gemini` process per model call (spawn), one warm `gemini --acp`
+// process per session (warm), or, for a one-shot run (auto), a headless process for the first call, which
+// starts fastest and may be all the run needs, and a warm one for the tool rounds after it. The two share
+// one account ring, so rotation goes on where it was. `gemini -p` takes text only, so a call that carries
+// images goes through ACP (whose prompts hold image content) in every mode.
 import type { BackendEvent, ModelBackend, ModelRequest, ModelResponse, Provider } from '../types.js';
 import { cliBinaries, cliOptions } from '../cliBackend.js';
+import { AccountRing } from '../accounts.js';
 import { GeminiCliBackend, INSTALL_HINT } from './geminiCli.js';
 import type { WarmGeminiOptions } from './warmGemini.js';
 
@@ -14,21 +17,28 @@ export const geminiProvider: Provider = {
   installHint: INSTALL_HINT,
   binaries: cliBinaries,
   create: (s, ctx) => {
-    const warm = () => new LazyWarm({ ...cliOptions(s, ctx), observer: ctx.observer });
-    return s.mode === 'warm' ? warm() : new SpawnWithImages(new GeminiCliBackend(cliOptions(s, ctx)), warm);
+    const base = cliOptions(s, ctx);
+    const opts = { ...base, ring: new AccountRing(base.accounts) };
+    const warm = () => new LazyWarm({ ...opts, observer: ctx.observer });
+    if (s.mode === 'warm') return warm();
+    return new SpawnWithImages(new GeminiCliBackend(opts), warm, s.mode === 'auto');
   },
 };
 
+/** Spawns per call; a call with images goes through ACP; with `warmAfterFirst`, so does every call after the first. */
 class SpawnWithImages implements ModelBackend {
   private acp: ModelBackend | null = null;
+  private calls = 0;
 
   constructor(
     private readonly spawn: ModelBackend,
     private readonly startAcp: () => ModelBackend,
+    private readonly warmAfterFirst = false,
   ) {}
 
   complete(req: ModelRequest, onEvent?: (e: BackendEvent) => void): Promise<ModelResponse> {
-    if (!req.images?.length) return this.spawn.complete(req, onEvent);
+    const first = this.calls++ === 0;
+    if (!req.images?.length && (first || !this.warmAfterFirst)) return this.spawn.complete(req, onEvent);
     this.acp ??= this.startAcp();
     return this.acp.complete(req, onEvent);
   }
