@@ -70,7 +70,7 @@ describe('model failures', () => {
     it(`${name} is bounded by the turn timeout and leaves no process behind`, async () => {
       fake.fallback = reply;
       const started = Date.now();
-      const r = await runDevx(['run', 'hello'], { cwd: makeProject({}), env: fakeEnv(fake, home, { DEVX_TURN_TIMEOUT_SEC: '15' }) });
+      const r = await runDevx(['run', 'hello'], { cwd: makeProject({}), env: fakeEnv(fake, home, { DEVX_TURN_TIMEOUT_SEC: '5' }) });
       const elapsed = Date.now() - started;
       expect(r.code).toBe(1);
       expect(r.stderr).toMatch(/timeout|did not (answer|finish)/);
