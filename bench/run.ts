@@ -365,8 +365,9 @@ if (want('undo')) {
   await benchUndo();
 }
 if (want('workflow')) {
-  const { benchWorkflowOverhead, benchWorkflowResume } = await import('./workflow.js');
+  const { benchWorkflowOverhead, benchWorkflowResume, benchOneShotRounds } = await import('./workflow.js');
   await benchWorkflowOverhead();
+  await benchOneShotRounds();
   await benchWorkflowResume();
 }
 

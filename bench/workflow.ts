@@ -63,6 +63,12 @@ export async function benchWorkflowOverhead(): Promise<void> {
   const wf = await run([process.execPath, DEVX_BIN, 'workflow', 'run', '--mode', 'bugfix', 'login fails after a reset'], p, env);
   if (wf.code !== 0) throw new Error(`workflow bench run failed: ${wf.err.slice(-800)}`);
   const calls = fake.modelCalls.length;
+  // The same workflow with one gemini process per call (mode spawn, how every step ran before the steps shared warm processes).
+  const spawned = await run([process.execPath, DEVX_BIN, 'workflow', 'run', '--mode', 'bugfix', 'login fails after a reset'], project(home), {
+    ...env,
+    DEVX_PROVIDER_MODE: 'spawn',
+  });
+  if (spawned.code !== 0) throw new Error(`workflow bench run (spawn) failed: ${spawned.err.slice(-800)}`);
   // Each model call as a bare gemini call (same binary, same delay), measured now.
   const bareDir = tempDir('devx-bare-');
   // As devx runs it: no self-relaunch (see the turn benchmark).
@@ -74,13 +80,46 @@ export async function benchWorkflowOverhead(): Promise<void> {
   console.log(
     `workflow: a full bugfix run (${calls} model calls, ${delay} ms API delay each) took ${(wf.ms / 1000).toFixed(1)} s vs ${calls} bare gemini calls ${(sum / 1000).toFixed(1)} s -> ratio ${(wf.ms / sum).toFixed(3)} (target < 1.05)`,
   );
+  console.log(
+    `workflow: steps sharing warm gemini processes ${(wf.ms / 1000).toFixed(1)} s vs one gemini process per call (DEVX_PROVIDER_MODE=spawn) ${(spawned.ms / 1000).toFixed(1)} s -> ratio ${(wf.ms / spawned.ms).toFixed(3)}`,
+  );
+}
+
+/** A one-shot `devx run` whose model makes `rounds` tool rounds: the first call spawned, the rest warm (auto), against every call spawned. */
+export async function benchOneShotRounds(): Promise<void> {
+  const rounds = Number(process.env.BENCH_ROUNDS ?? 5);
+  const runs = Number(process.env.BENCH_ROUNDS_RUNS ?? 5);
+  const fake = await new FakeGeminiApi().start();
+  const home = makeHome();
+  const env = { ...fakeEnv(fake, home), DEVX_HANDOFF: 'off' };
+  // Each request lists the README until the conversation holds `rounds` tool results, then answers.
+  fake.fallback = (r) =>
+    (r.promptText.match(/TOOL_RESULT: /g) ?? []).length < rounds - 1 ? { text: 'TOOL_CALL: read_file | path=README.md' } : { text: 'Done.' };
+  const p = makeProject({ 'README.md': '# bench\n' });
+  const auto: number[] = [];
+  const spawnOnly: number[] = [];
+  for (let i = 0; i < runs; i++) {
+    fs.rmSync(path.join(p, '.devx', 'history.json'), { force: true });
+    const a = await run([process.execPath, DEVX_BIN, 'run', 'read it'], p, env);
+    if (a.code !== 0) throw new Error(`rounds bench run failed: ${a.err.slice(-500)}`);
+    auto.push(a.ms);
+    fs.rmSync(path.join(p, '.devx', 'history.json'), { force: true });
+    const s = await run([process.execPath, DEVX_BIN, 'run', 'read it'], p, { ...env, DEVX_PROVIDER_MODE: 'spawn' });
+    if (s.code !== 0) throw new Error(`rounds bench run (spawn) failed: ${s.err.slice(-500)}`);
+    spawnOnly.push(s.ms);
+  }
+  await fake.close();
+  console.log(
+    `one-shot run with ${rounds} model calls: first spawned, then warm ${median(auto).toFixed(0)} ms vs every call spawned ${median(spawnOnly).toFixed(0)} ms -> ratio ${(median(auto) / median(spawnOnly)).toFixed(3)} (medians of ${runs}, interleaved)`,
+  );
 }
 
 export async function benchWorkflowResume(): Promise<void> {
   const runs = Number(process.env.BENCH_RESUME_RUNS ?? 7);
   const fake = await new FakeGeminiApi().start();
   const home = makeHome();
-  const env = fakeEnv(fake, home);
+  // BENCH_RESUME_MODE=spawn|warm times the resume with that provider mode (the default is what devx chooses).
+  const env = fakeEnv(fake, home, process.env.BENCH_RESUME_MODE ? { DEVX_PROVIDER_MODE: process.env.BENCH_RESUME_MODE } : {});
   // PLAN answers; the review always hits the daily quota, so every resume makes one request and pauses again.
   fake.fallback = (r) => (stepOf(r) === 'PLAN' ? { text: 'A plan.' } : stepOf(r) === '?' ? { text: 'pong' } : DAILY_QUOTA_429);
   const p = project(home);
