@@ -1,6 +1,7 @@
 // Faults between the model CLI and its API are told as what they are (issue #29, faults), through the
-// real gemini (a process per call, and the warm ACP process) and the real claude, against fake APIs
-// that hang, stop mid-reply, reset the connection mid-reply or answer with garbage.
+// real gemini (a process per call, and the warm ACP process) and the real claude, against fake APIs that
+// reset the connection mid-reply, answer with garbage or refuse the connection. An API that hangs or
+// stops mid-reply is in apiHangs.test.ts (those cases wait out a turn timeout, so they run at once).
 import path from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { FakeGeminiApi, type FakeReply } from '../helpers/fakeGeminiApi.js';
@@ -43,32 +44,6 @@ async function nothingLeft(): Promise<void> {
   await until(() => processesUnder(path.join(home, '.devx')).length === 0, 5000).catch(() => undefined);
   expect(processesUnder(path.join(home, '.devx'))).toEqual([]);
 }
-
-describe('a hung API fails within the turn timeout as "stopped answering", not "cannot reach"', () => {
-  for (const target of TARGETS) {
-    for (const [what, reply] of [
-      ['no reply at all', { hang: true }],
-      ['a reply that stops after its first part', { text: REPLY, stall: true }],
-    ] as const) {
-      it(`${target}: ${what}`, async () => {
-        const r = await run(target, reply, { DEVX_TURN_TIMEOUT_SEC: '5' });
-        expect(r.code).toBe(1);
-        expect(r.stdout).toBe('');
-        expect(r.stderr).toMatch(
-          new RegExp(`✗ ${API[target]} stopped answering: (no reply|mid-reply[^\\n]*) within 5s, the turn timeout \\(DEVX_TURN_TIMEOUT_SEC`),
-        );
-        expect(r.stderr).not.toMatch(/cannot reach|did not finish within/);
-        // Within the turn timeout, plus devx's own start and exit: a ceiling generous enough for a loaded
-        // machine (29 s was seen once in a full run on 2 cores with an 8 s timeout), still far under gemini's own 60 s header
-        // timeout and the 257 s the three retries of it took before.
-        expect(r.elapsed).toBeLessThan(5000 + 30_000);
-        // The deadline is the whole call's: no retry after it.
-        expect(r.stderr).not.toMatch(/↻/);
-        await nothingLeft();
-      }, 60_000);
-    }
-  }
-});
 
 describe('a connection reset mid-reply is told as a cut, retried, and never taken as a whole reply', () => {
   for (const target of TARGETS) {
