@@ -94,6 +94,8 @@ export function runDevx(args: string[], opts: { cwd: string; env: NodeJS.Process
       clearTimeout(timer);
       resolve({ code, signal, stdout, stderr, pid: child.pid! });
     });
+    // A command that exits without reading its stdin (--version) closes the pipe first: EPIPE is not a failure.
+    child.stdin.on('error', () => undefined);
     child.stdin.end(opts.input ?? '');
   });
 }
