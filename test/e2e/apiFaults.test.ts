@@ -7,7 +7,7 @@ import { beforeEach, describe, expect, it } from 'vitest';
 import { FakeGeminiApi, type FakeReply } from '../helpers/fakeGeminiApi.js';
 import { FakeAnthropicApi } from '../helpers/fakeAnthropicApi.js';
 import { fakeEnv, makeProject, runDevx } from '../helpers/env.js';
-import { CLAUDE_BIN, useBothFakes } from '../helpers/useBothFakes.js';
+import { faultEnv, useBothFakes } from '../helpers/useBothFakes.js';
 import { processesUnder, until } from '../helpers/processes.js';
 
 const fakes = useBothFakes();
@@ -25,16 +25,7 @@ const REPLY = 'A reply long enough to arrive in three parts, of which only the f
 async function run(target: Target, reply: FakeReply, extra: Record<string, string> = {}) {
   gemini.fallback = reply;
   claude.fallback = reply;
-  const env = fakeEnv(gemini, home, {
-    ANTHROPIC_BASE_URL: claude.url,
-    ANTHROPIC_API_KEY: 'sk-ant-test',
-    DEVX_CLAUDE_BIN: CLAUDE_BIN,
-    DEVX_RETRY_BASE_MS: '50',
-    // One retry shows a fault is retried; three (the default) only made the suite slower.
-    DEVX_MAX_RETRIES: '1',
-    ...(target === 'claude' ? {} : { DEVX_PROVIDER_MODE: target }),
-    ...extra,
-  });
+  const env = faultEnv(gemini, claude, home, target, extra);
   const started = Date.now();
   const r = await runDevx(['run', ...(target === 'claude' ? ['--provider', 'claude'] : []), 'hello'], { cwd: makeProject({}), env, timeoutMs: 120_000 });
   return { ...r, elapsed: Date.now() - started };

@@ -6,8 +6,8 @@ import path from 'node:path';
 import { describe, it } from 'vitest';
 import { FakeGeminiApi, type FakeReply } from '../helpers/fakeGeminiApi.js';
 import { FakeAnthropicApi } from '../helpers/fakeAnthropicApi.js';
-import { fakeEnv, makeHome, makeProject, runDevx } from '../helpers/env.js';
-import { CLAUDE_BIN } from '../helpers/useBothFakes.js';
+import { makeHome, makeProject, runDevx } from '../helpers/env.js';
+import { faultEnv } from '../helpers/useBothFakes.js';
 import { killUnder, processesUnder, until } from '../helpers/processes.js';
 
 type Target = 'spawn' | 'warm' | 'claude';
@@ -28,15 +28,7 @@ describe.concurrent('a hung API fails within the turn timeout as "stopped answer
         try {
           gemini.fallback = reply;
           claude.fallback = reply;
-          const env = fakeEnv(gemini, home, {
-            ANTHROPIC_BASE_URL: claude.url,
-            ANTHROPIC_API_KEY: 'sk-ant-test',
-            DEVX_CLAUDE_BIN: CLAUDE_BIN,
-            DEVX_RETRY_BASE_MS: '50',
-            DEVX_MAX_RETRIES: '1',
-            DEVX_TURN_TIMEOUT_SEC: '5',
-            ...(target === 'claude' ? {} : { DEVX_PROVIDER_MODE: target }),
-          });
+          const env = faultEnv(gemini, claude, home, target, { DEVX_TURN_TIMEOUT_SEC: '5' });
           const started = Date.now();
           const r = await runDevx(['run', ...(target === 'claude' ? ['--provider', 'claude'] : []), 'hello'], {
             cwd: makeProject({}),

@@ -36,3 +36,23 @@ export function useBothFakes(): BothFakes {
   });
   return f;
 }
+
+/** devx's environment for one fault case: gemini (a process per call, or warm) or claude, both fakes, one quick retry. */
+export function faultEnv(
+  gemini: FakeGeminiApi,
+  claude: FakeAnthropicApi,
+  home: string,
+  target: 'spawn' | 'warm' | 'claude',
+  extra: Record<string, string> = {},
+): NodeJS.ProcessEnv {
+  return fakeEnv(gemini, home, {
+    ANTHROPIC_BASE_URL: claude.url,
+    ANTHROPIC_API_KEY: 'sk-ant-test',
+    DEVX_CLAUDE_BIN: CLAUDE_BIN,
+    DEVX_RETRY_BASE_MS: '50',
+    // One retry shows a fault is retried; three (the default) only made the suite slower.
+    DEVX_MAX_RETRIES: '1',
+    ...(target === 'claude' ? {} : { DEVX_PROVIDER_MODE: target }),
+    ...extra,
+  });
+}
