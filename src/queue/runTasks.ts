@@ -102,8 +102,8 @@ export async function runOneTask(queue: QueueBackend, task: Task, runner: string
     },
     Math.max(200, Math.floor(opts.leaseMs / 3)),
   );
-  opts.onRunStart?.(task);
   try {
+    opts.onRunStart?.(task);
     const result = await runHeadless({
       ...opts.run,
       prompt,
@@ -217,10 +217,10 @@ export async function runTasks(queue: QueueBackend, opts: RunOptions): Promise<T
       if (!opts.all) return;
     }
   };
+  if (queue.remote) await rememberHead(queue.root);
   // The runner's tasks share one warm model process per slot, instead of one process per model call.
   const shared = opts.run.sharedBackends ? null : new SharedBackends();
   if (shared) opts = { ...opts, run: { ...opts.run, sharedBackends: shared } };
-  if (queue.remote) await rememberHead(queue.root);
   try {
     await Promise.all(Array.from({ length: Math.max(1, opts.parallel) }, worker));
   } finally {

@@ -159,13 +159,17 @@ export async function createAgent(opts: AgentOptions): Promise<Agent> {
     let b = backends.get(id);
     if (!b) {
       const ps = settings.providers[id];
-      // A person's session, or a job of many runs, makes many calls: one warm process pays off. A one-shot run spawns its first call (faster to start) and goes warm for its tool rounds.
+      // A person's session, or a job of many runs, makes many calls: one warm process pays off. A one-shot
+      // run spawns its first call (faster to start) and goes warm for its tool rounds.
       const mode = ps.mode === 'auto' ? (opts.prompt || opts.sharedBackends ? 'warm' : 'auto') : ps.mode;
       const make = (dir: string) => getProvider(id).create({ ...ps, mode }, { workDir: dir, runner, env, observer: opts.childObserver });
-      if (opts.sharedBackends) return opts.sharedBackends.get(`${id}\0${JSON.stringify({ ...ps, mode })}\0${JSON.stringify(env)}`, home, make);
-      const dir = path.join(workDir, id);
-      mkdirOwnedSync(dir, 0o700);
-      b = make(dir);
+      if (opts.sharedBackends) {
+        b = opts.sharedBackends.get(`${id}\0${JSON.stringify({ ...ps, mode })}\0${JSON.stringify(env)}`, home, make);
+      } else {
+        const dir = path.join(workDir, id);
+        mkdirOwnedSync(dir, 0o700);
+        b = make(dir);
+      }
       backends.set(id, b);
     }
     return b;
@@ -323,7 +327,8 @@ export async function createAgent(opts: AgentOptions): Promise<Agent> {
     hooks,
     hookEvents,
     dispose: async () => {
-      for (const b of backends.values()) b.dispose?.();
+      // Shared backends belong to the job (a workflow, a chain, a queue runner), which stops them.
+      if (!opts.sharedBackends) for (const b of backends.values()) b.dispose?.();
       // A model CLI that answered may still be exiting inside workDir.
       await awaitLingering();
       fs.rmSync(workDir, { recursive: true, force: true });

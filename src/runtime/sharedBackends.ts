@@ -35,13 +35,3 @@ export class SharedBackends {
     this.dir = null;
   }
 }
-
-/** Runs `fn` with a cache that is disposed whatever happens. */
-export async function withSharedBackends<T>(fn: (shared: SharedBackends) => Promise<T>): Promise<T> {
-  const shared = new SharedBackends();
-  try {
-    return await fn(shared);
-  } finally {
-    await shared.dispose();
-  }
-}

@@ -1,7 +1,6 @@
 // One step: a fresh headless run of the step's role, one repair round for a missing or invalid
 // verdict, the artifact saved, and the claims devx can check (commit on the branch, tests pass)
 // checked by devx itself.
-import type { SharedBackends } from '../runtime/sharedBackends.js';
 import path from 'node:path';
 import type { HeadlessOptions, HeadlessResult } from '../runtime/runHeadless.js';
 import type { AgentDef } from '../personas/loadAgents.js';
@@ -17,6 +16,7 @@ import { readVerdict, stripVerdict, type VerdictKind } from './verdict.js';
 import { commitOnBranch, type Git } from './git.js';
 import type { TestCommand, TestRun } from './testCommand.js';
 import { mkdirOwnedSync } from '../util/ownedFile.js';
+import type { SharedBackends } from '../runtime/sharedBackends.js';
 
 export interface StepDeps {
   root: string;

@@ -2,7 +2,6 @@
 // (each a fresh headless run), follow the verdicts' transitions with bounded loops, pause at gates
 // and on anything it cannot decide, and finish (archive the artifacts, merge the branch back).
 // State is written after every step, so `resume` goes on from the last completed one.
-import { SharedBackends } from '../runtime/sharedBackends.js';
 import fs from 'node:fs';
 import path from 'node:path';
 import type { WorkflowDef, Transition } from './definition.js';
@@ -15,6 +14,7 @@ import type { AgentDef } from '../personas/loadAgents.js';
 import { acquireLock, reapChildren, SessionLock } from '../session/sessionLock.js';
 import { awaitLingering } from '../util/settleOnAnswer.js';
 import { mkdirOwnedSync } from '../util/ownedFile.js';
+import { SharedBackends } from '../runtime/sharedBackends.js';
 
 export type WorkflowEvent =
   | { type: 'step_start'; step: string; role: string; model?: string; attempt: number }
@@ -106,7 +106,7 @@ export async function driveWorkflow(def: WorkflowDef, state: WorkflowState, deps
   if (got.stale) reapChildren(got.stale);
   const lock = new SessionLock(deps.root, { session: state.id, startedAt: deps.now().toISOString() }, file);
   const observer = { started: (g: number) => lock.childStarted(g), ended: (g: number) => lock.childEnded(g) };
-  // The steps share one warm model process per provider (their calls are many); stopped when this drive ends.
+  // The steps share warm model processes (one per provider and model; their calls are many), stopped when this drive ends.
   const sharedBackends = new SharedBackends();
   const save = () => {
     state.updatedAt = deps.now().toISOString();

@@ -69,64 +69,64 @@ export function parseChain(words: string[]): { agent: string; prompt: string }[]
 type RunFlags = { model?: string; provider?: string; 'dry-run'?: boolean; json?: boolean; yes?: boolean; 'approval-mode'?: string };
 
 async function oneShot(root: string, steps: { agent: string; prompt: string }[], flags: RunFlags): Promise<number> {
+  // A chain's steps share warm model processes; a single step starts faster spawning (and may have a head start).
+  const sharedBackends = steps.length > 1 ? new SharedBackends() : undefined;
+  try {
+    return await runChain(root, steps, flags, sharedBackends);
+  } finally {
+    await sharedBackends?.dispose();
+  }
+}
+
+async function runChain(root: string, steps: { agent: string; prompt: string }[], flags: RunFlags, sharedBackends?: SharedBackends): Promise<number> {
   const loaded = loadAgents(root, process.env.HOME ?? '', devxHome(process.env));
   // Every agent named is checked before anything runs.
   const defs = steps.map((step) => findAgent(loaded, step.agent));
   let previous: { agent: string; answer: string } | null = null;
   const warned = new Set<string>();
   const results: { agent: string; status: string; answer?: string; error?: string; calls: Record<string, unknown>[] }[] = [];
-  // A chain's steps share one warm model process; a single step starts faster spawning (and may have a head start).
-  const sharedBackends = steps.length > 1 ? new SharedBackends() : undefined;
-  try {
-    return await runSteps();
-  } finally {
-    await sharedBackends?.dispose();
-  }
-
-  async function runSteps(): Promise<number> {
-    for (const [i, step] of steps.entries()) {
-      const def = defs[i];
-      const input = previous ? `${step.prompt}\n\nInput from the previous step (${previous.agent}):\n${previous.answer}` : step.prompt;
-      if (steps.length > 1) process.stderr.write(`── ${def.name}\n`);
-      const render = createRenderer({ out: process.stderr, answerOut: flags.json ? null : process.stdout, dryRun: flags['dry-run'] });
-      const r = await runHeadless({
-        prompt: input,
-        cwd: process.cwd(),
-        persona: def,
-        model: flags.model,
-        provider: flags.provider,
-        approval: flags.yes ? 'yolo' : approvalModeFrom(flags),
-        dryRun: flags['dry-run'],
-        sharedBackends,
-        onEvent: render.onEvent,
-        onWarning: (w) => {
-          if (!warned.has(w)) process.stderr.write(`devx: warning: ${w}\n`);
-          warned.add(w);
-        },
-      });
-      // Each call with the policy's decision; under --dry-run none of them ran.
-      const calls = r.toolCalls.map((c) => ({
-        tool: c.tool,
-        args: c.args,
-        summary: c.summary,
-        decision: c.decision,
-        rule: c.rule,
-        reason: c.reason,
-        ran: !flags['dry-run'],
-        ...(flags['dry-run'] ? {} : { status: c.status }),
-        ...(c.plan ? { plan: c.plan } : {}),
-      }));
-      results.push({ agent: def.name, status: r.status, answer: r.answer, error: r.error?.message, calls });
-      if (r.error?.kind === 'binary_missing') {
-        process.stderr.write(`${r.error.message}\n`);
-        return EXIT.missingBinary;
-      }
-      if (r.status !== 'answered') break;
-      previous = { agent: def.name, answer: r.answer ?? '' };
+  for (const [i, step] of steps.entries()) {
+    const def = defs[i];
+    const input = previous ? `${step.prompt}\n\nInput from the previous step (${previous.agent}):\n${previous.answer}` : step.prompt;
+    if (steps.length > 1) process.stderr.write(`── ${def.name}\n`);
+    const render = createRenderer({ out: process.stderr, answerOut: flags.json ? null : process.stdout, dryRun: flags['dry-run'] });
+    const r = await runHeadless({
+      prompt: input,
+      cwd: process.cwd(),
+      persona: def,
+      model: flags.model,
+      provider: flags.provider,
+      approval: flags.yes ? 'yolo' : approvalModeFrom(flags),
+      dryRun: flags['dry-run'],
+      sharedBackends,
+      onEvent: render.onEvent,
+      onWarning: (w) => {
+        if (!warned.has(w)) process.stderr.write(`devx: warning: ${w}\n`);
+        warned.add(w);
+      },
+    });
+    // Each call with the policy's decision; under --dry-run none of them ran.
+    const calls = r.toolCalls.map((c) => ({
+      tool: c.tool,
+      args: c.args,
+      summary: c.summary,
+      decision: c.decision,
+      rule: c.rule,
+      reason: c.reason,
+      ran: !flags['dry-run'],
+      ...(flags['dry-run'] ? {} : { status: c.status }),
+      ...(c.plan ? { plan: c.plan } : {}),
+    }));
+    results.push({ agent: def.name, status: r.status, answer: r.answer, error: r.error?.message, calls });
+    if (r.error?.kind === 'binary_missing') {
+      process.stderr.write(`${r.error.message}\n`);
+      return EXIT.missingBinary;
     }
-    if (flags.json) process.stdout.write(`${JSON.stringify({ steps: results }, null, 2)}\n`);
-    return results.every((r) => r.status === 'answered') && results.length === steps.length ? EXIT.ok : EXIT.failed;
+    if (r.status !== 'answered') break;
+    previous = { agent: def.name, answer: r.answer ?? '' };
   }
+  if (flags.json) process.stdout.write(`${JSON.stringify({ steps: results }, null, 2)}\n`);
+  return results.every((r) => r.status === 'answered') && results.length === steps.length ? EXIT.ok : EXIT.failed;
 }
 
 export const agentCommand = defineCommand({

@@ -21,12 +21,12 @@ export const geminiProvider: Provider = {
     const opts = { ...base, ring: new AccountRing(base.accounts) };
     const warm = () => new LazyWarm({ ...opts, observer: ctx.observer });
     if (s.mode === 'warm') return warm();
-    return new SpawnWithImages(new GeminiCliBackend(opts), warm, s.mode === 'auto');
+    return new SpawnOrAcp(new GeminiCliBackend(opts), warm, s.mode === 'auto');
   },
 };
 
 /** Spawns per call; a call with images goes through ACP; with `warmAfterFirst`, so does every call after the first. */
-class SpawnWithImages implements ModelBackend {
+class SpawnOrAcp implements ModelBackend {
   private acp: ModelBackend | null = null;
   private calls = 0;
 

@@ -13,11 +13,10 @@ import type { Pool } from 'pg';
 import type { Task } from '../taskSchema.js';
 import { retriedTask } from '../queueRecovery.js';
 import type { NewTask, QueueBackend, RunArtifacts, TaskResult } from '../queueBackend.js';
-import { openPool, redactError, redactUrl, withRetry } from './pgConnect.js';
+import { inTransaction, openPool, redactError, redactUrl, withRetry } from './pgConnect.js';
 import { checkSchema, SchemaError } from './pgMigrations.js';
 import { dbNow, insertTask, parseTask, readTask, recoverGone, taskOf, writeTask } from './pgTaskRows.js';
 import { isAlive } from '../../session/sessionLock.js';
-import { inTransaction } from './pgConnect.js';
 import { pidSpace } from './pidSpace.js';
 import { CLAIM_SQL, FINISH_SQL } from './pgStatements.js';
 import { writeStateSync } from '../../util/atomicWrite.js';
@@ -179,10 +178,8 @@ export class PgQueue implements QueueBackend {
    */
   async finish(id: string, runner: string, result: TaskResult, artifacts: RunArtifacts = {}): Promise<Task | null> {
     this.plans.delete(id);
-    if (this.flushTimer) clearTimeout(this.flushTimer);
-    this.flushTimer = undefined;
+    const lines = this.takeLines();
     await this.chain; // earlier batches land first
-    const lines = this.pendingLines.splice(0);
     const fields: Record<string, unknown> = { ...result, ...(artifacts.patch ? { hasPatch: true } : {}) };
     // A field the result names as undefined is removed, as spreading it over the task would.
     const drop = ['owner', 'leaseExpiresAt', ...Object.keys(fields).filter((k) => fields[k] === undefined)];
@@ -274,10 +271,15 @@ export class PgQueue implements QueueBackend {
     this.flushTimer ??= setTimeout(() => this.flushLog(), 500).unref();
   }
 
-  private flushLog(): Promise<unknown> {
+  /** The transcript lines not yet written, taken (the batch timer stopped). */
+  private takeLines(): [string, string][] {
     if (this.flushTimer) clearTimeout(this.flushTimer);
     this.flushTimer = undefined;
-    const lines = this.pendingLines.splice(0);
+    return this.pendingLines.splice(0);
+  }
+
+  private flushLog(): Promise<unknown> {
+    const lines = this.takeLines();
     if (lines.length)
       this.later(() =>
         this.pool.query('INSERT INTO devx_task_logs (task_id, line) SELECT t, l FROM unnest($1::text[], $2::text[]) WITH ORDINALITY AS u(t, l, n) ORDER BY n', [
