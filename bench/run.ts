@@ -52,7 +52,7 @@ const SECTIONS = [
 // Sections run only when named. `attacks` (bench/attacks: the issue #26 attack set through the real loop in
 // four configurations, judged by effects) takes about two minutes of both cores and measures security,
 // not speed: `node dist/bench/run.js attacks`.
-const OPT_IN = ['attacks', 'replysize', 'replysize-hang'];
+const OPT_IN = ['attacks', 'replysize', 'replysize-hang', 'rounds'];
 // Without names, each section runs in a process of its own: a parent that still holds the knowledge
 // bench's heap (GBs at 100k chunks) forks every later child more slowly, which skews the process timings.
 if (only.length === 0) {
@@ -370,6 +370,8 @@ if (want('workflow')) {
   await benchOneShotRounds();
   await benchWorkflowResume();
 }
+// Only the one-shot rounds of the workflow section: BENCH_ROUNDS model calls per run, by provider mode.
+if (want('rounds')) await (await import('./workflow.js')).benchOneShotRounds();
 
 // Largest reply and TOOL_CALL line per provider and mode (~2 min); the hang takes ~15 min (claude waits out 600 s).
 if (want('replysize')) await (await import('./replySize.js')).benchReplySize();

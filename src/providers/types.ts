@@ -103,8 +103,7 @@ export interface ProviderSettings {
   maxRetries: number;
   retryBaseMs: number;
   retryMaxMs: number;
-  /** How the CLI runs: one process per call, or a warm process kept for the session (gemini). */
-  /** auto: warm for a session with a person at it (REPL, editor), a process per call for one-shot runs. */
+  /** How the CLI runs: one process per call, or a warm process kept for the session or run (gemini; auto is warm there). */
   mode: 'spawn' | 'warm' | 'auto';
 }
 

@@ -159,12 +159,9 @@ export async function createAgent(opts: AgentOptions): Promise<Agent> {
     let b = backends.get(id);
     if (!b) {
       const ps = settings.providers[id];
-      // A person's session, or a job of many runs, makes many calls: one warm process pays off. A one-shot
-      // run spawns its first call (faster to start) and goes warm for its tool rounds.
-      const mode = ps.mode === 'auto' ? (opts.prompt || opts.sharedBackends ? 'warm' : 'auto') : ps.mode;
-      const make = (dir: string) => getProvider(id).create({ ...ps, mode }, { workDir: dir, runner, env, observer: opts.childObserver });
+      const make = (dir: string) => getProvider(id).create(ps, { workDir: dir, runner, env, observer: opts.childObserver });
       if (opts.sharedBackends) {
-        b = opts.sharedBackends.get(`${id}\0${JSON.stringify({ ...ps, mode })}\0${JSON.stringify(env)}`, home, make);
+        b = opts.sharedBackends.get(`${id}\0${JSON.stringify(ps)}\0${JSON.stringify(env)}`, home, make);
       } else {
         const dir = path.join(workDir, id);
         mkdirOwnedSync(dir, 0o700);

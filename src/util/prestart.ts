@@ -6,7 +6,9 @@
 // The plan holds devx's system prompt too, in a file named by its hash: a prompt that changed since
 // gives another name, so that launch differs. The process reads its stdin only at the end of its own
 // start-up; if it failed before devx was ready (gemini gives up on a stdin silent for 500 ms), it made no
-// model call and devx spawns a fresh one. Only node built-ins are imported: this runs before the rest of devx loads.
+// model call and devx spawns a fresh one. A warm process (`gemini --acp`) is planned the same way: it waits
+// for its client, so it cannot be too early; its stdout is left unread for the client that adopts it.
+// Only node built-ins are imported: this runs before the rest of devx loads.
 // Named imports: the CommonJS binary then uses the builtins as they are, without copying each export (~0.5 ms before the spawn).
 import { closeSync, existsSync, readFileSync, realpathSync, rmSync, unlinkSync } from 'node:fs';
 import { basename, dirname, join, resolve as resolvePath, sep } from 'node:path';
@@ -36,6 +38,10 @@ export interface LaunchPlan {
   files: Record<string, string>;
   /** The CLI's stdout goes to a file, not a pipe (RunOptions.stdoutFile); here, the file the head start uses. */
   stdoutFile?: string;
+  /** A long-lived CLI (a warm `gemini --acp`): its stdout is a protocol stream, left unread until adopted. */
+  protocol?: boolean;
+  /** Its stderr goes to this file, not a pipe. */
+  stderrFile?: string;
 }
 
 export interface Prestarted {
@@ -53,6 +59,15 @@ export interface Prestarted {
   closed: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
   /** Where its stdout goes, when not to a pipe. */
   stdoutFile?: string;
+  protocol?: boolean;
+  stderrFile?: string;
+}
+
+/** How the caller would launch the process itself: a claim matches only the same kind of launch. */
+export interface LaunchKind {
+  stdoutToFile?: boolean;
+  protocol?: boolean;
+  stderrFile?: string;
 }
 
 interface State {
@@ -106,7 +121,8 @@ function readPlan(file: string): LaunchPlan | null {
     const record = (o: unknown) => typeof o === 'object' && o !== null && Object.values(o).every((x) => typeof x === 'string');
     if (p.v !== 1 || typeof p.file !== 'string' || typeof p.cwd !== 'string' || !strings(p.args) || !strings(p.dirs) || !record(p.env) || !record(p.files))
       return null;
-    if (p.stdoutFile !== undefined && typeof p.stdoutFile !== 'string') return null;
+    if ([p.stdoutFile, p.stderrFile].some((f) => f !== undefined && typeof f !== 'string')) return null;
+    if (p.protocol !== undefined && typeof p.protocol !== 'boolean') return null;
     return p;
   } catch {
     return null;
@@ -141,7 +157,9 @@ export function prestart(argv: string[], cwd: string, env: NodeJS.ProcessEnv, de
     const plan = readPlan(state.planFile);
     // Everything the plan creates must land in this run's own folder; a plan saying otherwise is not used.
     const inside = (p: string) => resolvePath(fill(p, runDir)).startsWith(runDir + sep);
-    if (!plan || ![...plan.dirs, plan.cwd, ...Object.keys(plan.files), ...(plan.stdoutFile ? [plan.stdoutFile] : [])].every(inside)) return;
+    if (!plan) return;
+    const outputs = [plan.stdoutFile, plan.stderrFile].filter((f): f is string => f !== undefined);
+    if (![...plan.dirs, plan.cwd, ...Object.keys(plan.files), ...outputs].every(inside)) return;
     for (const d of [...plan.dirs, plan.cwd]) mkdirOwnedSync(fill(d, runDir), 0o700);
     for (const [f, content] of Object.entries(plan.files)) replaceFileSync(fill(f, runDir), content);
     const launchEnv = Object.fromEntries(Object.entries(plan.env).map(([k, v]) => [k, fill(v, runDir)]));
@@ -158,18 +176,22 @@ export function prestart(argv: string[], cwd: string, env: NodeJS.ProcessEnv, de
       closed: Promise.resolve({ code: null, signal: null }),
     };
     // Its own process group, and the owner marker, exactly as the process runner starts children.
-    if (plan.stdoutFile) {
-      p.stdoutFile = fill(plan.stdoutFile, runDir);
-      mkdirOwnedSync(dirname(p.stdoutFile), 0o700);
-    }
-    const outFd = p.stdoutFile ? openOwnedForWriteSync(p.stdoutFile) : 'pipe';
+    const toFile = (f: string) => {
+      mkdirOwnedSync(dirname(f), 0o700);
+      return openOwnedForWriteSync(f);
+    };
+    if (plan.stdoutFile) p.stdoutFile = fill(plan.stdoutFile, runDir);
+    if (plan.stderrFile) p.stderrFile = fill(plan.stderrFile, runDir);
+    if (plan.protocol) p.protocol = true;
+    const outFd = p.stdoutFile ? toFile(p.stdoutFile) : 'pipe';
+    const errFd = p.stderrFile ? toFile(p.stderrFile) : 'pipe';
     p.child = childProcess().spawn(p.file, p.args, {
       cwd: p.cwd,
       env: { ...env, ...launchEnv, [OWNER_ENV]: String(process.pid) },
       detached: true,
-      stdio: ['pipe', outFd, 'pipe'],
+      stdio: ['pipe', outFd, errFd],
     });
-    if (typeof outFd === 'number') closeSync(outFd);
+    for (const fd of [outFd, errFd]) if (typeof fd === 'number') closeSync(fd);
     p.child.on('error', () => (p.exited = true));
     if (!p.child.pid) {
       // The recorded program is gone (ENOENT is reported as an event, handled above): this plan is stale.
@@ -182,7 +204,8 @@ export function prestart(argv: string[], cwd: string, env: NodeJS.ProcessEnv, de
       p.child.once('error', () => resolve({ code: null, signal: null }));
     });
     p.child.stdin?.on('error', () => {});
-    p.child.stdout?.setEncoding('utf8').on('data', (d: string) => p.stdout.push(d));
+    // A protocol stream stays unread (and undecoded) for the client that adopts it.
+    if (!p.protocol) p.child.stdout?.setEncoding('utf8').on('data', (d: string) => p.stdout.push(d));
     p.child.stderr?.setEncoding('utf8').on('data', (d: string) => p.stderr.push(d));
     p.child.once('exit', () => (p.exited = true));
     state.prestarted = p;
@@ -193,7 +216,7 @@ export function prestart(argv: string[], cwd: string, env: NodeJS.ProcessEnv, de
     process.on('exit', () => {
       if (state.prestarted !== p) return;
       if (!p.exited) killGroup(p.pid);
-      if (p.stdoutFile) rmSync(p.stdoutFile, { force: true });
+      removeOutputs(p);
       try {
         unlinkSync(planFile);
       } catch {
@@ -233,7 +256,7 @@ export function debug(message: string | (() => string)): void {
  * Hands over the pre-started process if it was launched exactly as `file args` in `cwd` with the
  * effective environment `env` (process.env plus the call's own entries); otherwise stops it. One claim per process.
  */
-export function claimPrestarted(file: string, args: string[], cwd: string, env: Record<string, string | undefined>, stdoutToFile = false): Prestarted | null {
+export function claimPrestarted(file: string, args: string[], cwd: string, env: Record<string, string | undefined>, kind: LaunchKind = {}): Prestarted | null {
   const state = current();
   const p = state?.prestarted;
   if (!state || !p) return null;
@@ -243,7 +266,9 @@ export function claimPrestarted(file: string, args: string[], cwd: string, env: 
   const keys = new Set([...Object.keys(expected), ...Object.keys(started)]);
   const same =
     !p.exited &&
-    Boolean(p.stdoutFile) === stdoutToFile &&
+    Boolean(p.stdoutFile) === Boolean(kind.stdoutToFile) &&
+    Boolean(p.protocol) === Boolean(kind.protocol) &&
+    p.stderrFile === kind.stderrFile &&
     p.file === file &&
     p.cwd === cwd &&
     p.args.length === args.length &&
@@ -259,8 +284,12 @@ export function claimPrestarted(file: string, args: string[], cwd: string, env: 
       : 'this launch differs from the recorded plan; the model CLI started ahead was stopped',
   );
   killGroup(p.pid);
-  if (p.stdoutFile) rmSync(p.stdoutFile, { force: true });
+  removeOutputs(p);
   return null;
+}
+
+function removeOutputs(p: Prestarted): void {
+  for (const f of [p.stdoutFile, p.stderrFile]) if (f) rmSync(f, { force: true });
 }
 
 /**
@@ -272,7 +301,7 @@ export function recordLaunch(
   args: string[],
   cwd: string,
   env: Record<string, string | undefined>,
-  extra: { dirs: string[]; files: Record<string, string>; stdoutFile?: string },
+  extra: { dirs: string[]; files: Record<string, string>; stdoutFile?: string; protocol?: boolean; stderrFile?: string },
 ): void {
   const state = current();
   if (!state || state.recorded) return;
@@ -292,6 +321,9 @@ export function recordLaunch(
     files: Object.fromEntries(Object.entries(extra.files).map(([f, c]) => [template(f, r), c])),
     // The head start's own name beside the call's: a later call of this run never picks the same one.
     ...(extra.stdoutFile ? { stdoutFile: template(join(dirname(extra.stdoutFile), 'prestarted.stdout'), r) } : {}),
+    // A long-lived process keeps its stderr file: the adopter reads it from there, as its own.
+    ...(extra.protocol ? { protocol: true } : {}),
+    ...(extra.stderrFile ? { stderrFile: template(extra.stderrFile, r) } : {}),
   };
   const text = `${JSON.stringify(plan, null, 1)}\n`;
   try {

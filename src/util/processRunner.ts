@@ -344,24 +344,32 @@ export function startProcess(
   args: string[],
   opts: { cwd: string; env: Record<string, string | undefined>; observer?: ChildObserver; stderrFile?: string },
 ): LongLived {
-  installExitHook();
+  // stderr into a file when asked: gemini --acp writes its retry log only to a file or a terminal.
+  const errFd = opts.stderrFile ? openOwnedForWriteSync(opts.stderrFile) : 'pipe';
   const child = spawn(file, args, {
     cwd: opts.cwd,
     env: { ...process.env, ...opts.env, [OWNER_ENV]: String(process.pid) },
     detached: true,
-    // stderr into a file when asked: gemini --acp writes its retry log only to a file or a terminal.
-    stdio: ['pipe', 'pipe', opts.stderrFile ? openOwnedForWriteSync(opts.stderrFile) : 'pipe'],
+    stdio: ['pipe', 'pipe', errFd],
   });
+  if (typeof errFd === 'number') fs.closeSync(errFd);
+  return keepLongLived(child, opts.observer);
+}
+
+/** A long-lived child devx owns from now on, whether it started it or adopts one started ahead (util/prestart). */
+export function keepLongLived(child: import('node:child_process').ChildProcess, observer?: ChildObserver): LongLived {
+  installExitHook();
   const pid = child.pid;
   if (pid) {
     liveGroups.add(pid);
-    opts.observer?.started(pid);
+    observer?.started(pid);
   }
   const exited = new Promise<void>((resolve) => {
     const done = () => {
-      if (pid && liveGroups.delete(pid)) opts.observer?.ended(pid);
+      if (pid && liveGroups.delete(pid)) observer?.ended(pid);
       resolve();
     };
+    if (child.exitCode !== null || child.signalCode !== null) done();
     child.once('exit', done);
     child.once('error', done);
   });

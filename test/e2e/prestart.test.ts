@@ -32,32 +32,66 @@ async function runOk(args: string[], project: string, extra: Record<string, stri
 }
 
 describe('the head start of devx run', () => {
-  it('records the launch after the first run; the next run hands its call to the gemini started ahead', async () => {
+  it('records the warm launch after the first run; the next run hands all its calls to the gemini started ahead', async () => {
     const project = makeProject({ 'a.txt': 'alpha\n' });
     fake.push({ text: 'first answer' });
     const first = await runOk(['run', 'say something'], project);
     expect(first.stderr).not.toContain('started gemini ahead');
     const [plan] = plans();
-    expect(JSON.parse(plan)).toMatchObject({ file: GEMINI_BIN, cwd: '{{DEVX_RUN}}/gemini/scratch' });
+    expect(JSON.parse(plan)).toMatchObject({ file: GEMINI_BIN, cwd: '{{DEVX_RUN}}/gemini/warm-0/scratch', protocol: true });
+    expect(JSON.parse(plan).args).toContain('--acp');
     expect(plan).not.toContain('test-key'); // the API key comes from the environment; it is never written down
-    // devx's system prompt is in the plan, under a name made of its hash, so the head start never waits for it.
+    // devx's system prompt is in the plan, so the head start never waits for it.
     const files = JSON.parse(plan).files as Record<string, string>;
-    const systemName = Object.keys(files).find((f) => /system-[0-9a-f]{16}\.md$/.test(f))!;
-    expect(files[systemName]).toContain('TOOL_CALL:');
+    expect(files['{{DEVX_RUN}}/gemini/warm-0/system.md']).toContain('TOOL_CALL:');
 
-    // Second run: the tool loop still works (the first call goes to the adopted process, the second to a fresh one).
+    // Second run: a tool round and the answer, both through the one adopted process.
     fake.push({ text: 'TOOL_CALL: read_file | path=a.txt' }, { text: 'a.txt says alpha' });
     const second = await runOk(['run', 'what is in a.txt?'], project);
     expect(second.stderr).toContain('started gemini ahead');
     expect(second.stderr).toContain(ADOPTED);
+    expect(second.stderr.match(/started gemini ahead|adopted/g)).toHaveLength(2);
     expect(second.stdout).toContain('a.txt says alpha');
     expect(fake.modelCalls).toHaveLength(3);
     for (const call of fake.modelCalls.slice(1)) {
-      expect(call.systemText).toContain('TOOL_CALL:'); // devx's system prompt, written after gemini started
+      expect(call.systemText).toContain('TOOL_CALL:');
       expect(call.functionDeclarations).toBe(0);
     }
     expect(fake.modelCalls[1].promptText).toContain('what is in a.txt?');
     expect(fake.modelCalls[2].promptText).toContain('alpha');
+    expect(processesUnder(path.join(home, '.devx'))).toEqual([]);
+  });
+
+  it('in spawn mode, records the per-call launch; the next run hands its first call to the gemini started ahead', async () => {
+    const spawnMode = { DEVX_PROVIDER_MODE: 'spawn' };
+    const project = makeProject({ 'a.txt': 'alpha\n' });
+    fake.push({ text: 'first answer' });
+    await runOk(['run', 'say something'], project, spawnMode);
+    const [plan] = plans();
+    expect(JSON.parse(plan)).toMatchObject({ file: GEMINI_BIN, cwd: '{{DEVX_RUN}}/gemini/scratch' });
+    expect(JSON.parse(plan).protocol).toBeUndefined();
+    // The per-call system prompt file is named by its hash: a changed prompt never matches.
+    const files = JSON.parse(plan).files as Record<string, string>;
+    const systemName = Object.keys(files).find((f) => /system-[0-9a-f]{16}\.md$/.test(f))!;
+    expect(files[systemName]).toContain('TOOL_CALL:');
+    // The first call goes to the adopted process, the second to a fresh one.
+    fake.push({ text: 'TOOL_CALL: read_file | path=a.txt' }, { text: 'a.txt says alpha' });
+    const second = await runOk(['run', 'what is in a.txt?'], project, spawnMode);
+    expect(second.stderr).toContain(ADOPTED);
+    expect(second.stdout).toContain('a.txt says alpha');
+    expect(fake.modelCalls[2].promptText).toContain('alpha');
+    expect(processesUnder(path.join(home, '.devx'))).toEqual([]);
+  });
+
+  it('a head start of the other kind (a warm plan, a per-call run) is stopped, and the call runs in a fresh process', async () => {
+    const project = makeProject({});
+    fake.push({ text: 'warm answer' }, { text: 'spawned answer' });
+    await runOk(['run', 'hi'], project);
+    const r = await runOk(['run', 'hi'], project, { DEVX_PROVIDER_MODE: 'spawn' });
+    expect(r.stderr).toContain('started gemini ahead');
+    expect(r.stderr).toContain('this launch differs from the recorded plan');
+    expect(r.stdout).toContain('spawned answer');
+    expect(JSON.parse(plans()[0]).protocol).toBeUndefined();
     expect(processesUnder(path.join(home, '.devx'))).toEqual([]);
   });
 
@@ -97,12 +131,13 @@ process.exit(r.status ?? 1);
 `,
       { mode: 0o755 },
     );
+    // A per-call gemini reads its prompt from stdin; a warm one waits for its client and cannot be too early.
     const project = makeProject({});
     fake.push({ text: 'one' });
-    await runOk(['run', 'hi'], project, { DEVX_GEMINI_BIN: bin });
+    await runOk(['run', 'hi'], project, { DEVX_GEMINI_BIN: bin, DEVX_PROVIDER_MODE: 'spawn' });
     fs.writeFileSync(flag, '');
     fake.push({ text: 'two' });
-    const r = await runOk(['run', 'hi again'], project, { DEVX_GEMINI_BIN: bin });
+    const r = await runOk(['run', 'hi again'], project, { DEVX_GEMINI_BIN: bin, DEVX_PROVIDER_MODE: 'spawn' });
     expect(r.stderr).toContain(ADOPTED);
     expect(r.stderr).toContain('was ready before its prompt; starting a fresh one');
     expect(fs.existsSync(flag)).toBe(false);
@@ -110,18 +145,22 @@ process.exit(r.status ?? 1);
     expect(fake.modelCalls).toHaveLength(2);
   });
 
-  it('a head start nothing asked for (the run now uses the warm backend) is stopped and its plan dropped', async () => {
+  it('a head start nothing asked for (the run stopped before its model call) is stopped and its plan dropped', async () => {
     const project = makeProject({});
-    fake.push({ text: 'one' }, { text: 'two' }, { text: 'three' });
+    fake.push({ text: 'one' }, { text: 'two' });
     await runOk(['run', 'hi'], project);
     expect(plans()).toHaveLength(1);
-    const warm = await runOk(['run', 'hi'], project, { DEVX_PROVIDER_MODE: 'warm' });
-    expect(warm.stderr).toContain('started gemini ahead');
-    expect(warm.stdout).toContain('two');
+    fs.mkdirSync(path.join(project, '.devx'), { recursive: true });
+    fs.writeFileSync(path.join(project, '.devx', 'settings.json'), '{ not json');
+    const broken = await runDevx(['run', 'hi'], { cwd: project, env: env() });
+    expect(broken.code).not.toBe(0);
+    expect(broken.stderr).toContain('started gemini ahead');
     expect(plans()).toEqual([]);
     expect(processesUnder(path.join(home, '.devx'))).toEqual([]);
+    fs.rmSync(path.join(project, '.devx', 'settings.json'));
     const next = await runOk(['run', 'hi'], project);
     expect(next.stderr).not.toContain('started gemini ahead');
+    expect(next.stdout).toContain('two');
   });
 
   it('an account with its own environment (a key) is never recorded, so never started ahead', async () => {

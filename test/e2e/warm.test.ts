@@ -50,9 +50,9 @@ exec ${GEMINI_BIN} "$@"
 const warmEnv = (bin: string) => fakeEnv(fake, home, { DEVX_GEMINI_BIN: bin, DEVX_PROVIDER_MODE: 'warm' });
 
 describe('warm gemini', () => {
-  it("by default a person's REPL session is warm, and a one-shot run spawns a process per call", async () => {
+  it('by default a REPL session and a one-shot run each keep one warm process for all their calls; spawn mode starts one per call', async () => {
     const w = wrapper();
-    const project = makeProject({});
+    const project = makeProject({ 'a.txt': 'alpha\n' });
     fake.push({ text: 'first answer' }, { text: 'second answer' });
     const pty = startInPty([], project, fakeEnv(fake, home, { DEVX_GEMINI_BIN: w.bin }));
     try {
@@ -66,11 +66,22 @@ describe('warm gemini', () => {
     }
     expect(w.starts()).toHaveLength(1);
     expect(w.starts()[0]).toMatch(/--acp/);
-    fake.push({ text: 'one-shot answer' });
-    const r = await runDevx(['run', 'three'], { cwd: makeProject({}), env: fakeEnv(fake, home, { DEVX_GEMINI_BIN: w.bin }) });
+    // A one-shot run of two calls (a tool round, then the answer): one process.
+    fake.push({ text: 'TOOL_CALL: read_file | path=a.txt' }, { text: 'one-shot answer' });
+    const r = await runDevx(['run', 'three'], { cwd: makeProject({ 'a.txt': 'alpha\n' }), env: fakeEnv(fake, home, { DEVX_GEMINI_BIN: w.bin }) });
     expect(r.stdout).toContain('one-shot answer');
     expect(w.starts()).toHaveLength(2);
-    expect(w.starts()[1]).not.toMatch(/--acp/);
+    expect(w.starts()[1]).toMatch(/--acp/);
+    // The same run with a process per call: two.
+    fake.push({ text: 'TOOL_CALL: read_file | path=a.txt' }, { text: 'spawned answer' });
+    const s = await runDevx(['run', 'four'], {
+      cwd: makeProject({ 'a.txt': 'alpha\n' }),
+      env: fakeEnv(fake, home, { DEVX_GEMINI_BIN: w.bin, DEVX_PROVIDER_MODE: 'spawn' }),
+    });
+    expect(s.stdout).toContain('spawned answer');
+    expect(w.starts().slice(2)).toHaveLength(2);
+    for (const line of w.starts().slice(2)) expect(line).not.toMatch(/--acp/);
+    expect(fake.modelCalls[5].promptText).toContain('alpha');
   }, 120_000);
 
   it("a session's model calls go through one warm process, with devx's system prompt and no tools", async () => {

@@ -6,7 +6,7 @@ import { spawn } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
 import { runProcess, runStarted, type StartedChild } from '../../src/util/processRunner.js';
 import { prestart, takeReservedRunName } from '../../src/util/prestart.js';
-import { withPrestarted } from '../../src/util/withPrestarted.js';
+import { startOrAdopt, withPrestarted } from '../../src/util/withPrestarted.js';
 import { tempDir } from '../helpers/env.js';
 import { isAlive as alive, until } from '../helpers/processes.js';
 
@@ -132,7 +132,13 @@ describe('record, start ahead, adopt', () => {
     await call(home, takeReservedRunName(home)!, cli(tempDir('devx-prestart-cli-')), 'one');
     const [planName] = fs.readdirSync(dir);
     const plan = JSON.parse(fs.readFileSync(path.join(dir, planName), 'utf8'));
-    for (const bad of [{ files: { [outside]: 'x' } }, { files: { '{{DEVX_RUN}}/../../escaped.txt': 'x' } }, { dirs: ['/tmp/devx-prestart-not-mine'] }]) {
+    for (const bad of [
+      { files: { [outside]: 'x' } },
+      { files: { '{{DEVX_RUN}}/../../escaped.txt': 'x' } },
+      { dirs: ['/tmp/devx-prestart-not-mine'] },
+      { stdoutFile: outside },
+      { stderrFile: outside, protocol: true },
+    ]) {
       fs.writeFileSync(path.join(dir, planName), JSON.stringify({ ...plan, ...bad }));
       prestart(['run', 'again'], cwd, process.env, home);
       expect(fs.existsSync(outside)).toBe(false);
@@ -153,5 +159,64 @@ describe('record, start ahead, adopt', () => {
     prestart(['run', 'again'], cwd, process.env, home);
     await new Promise((r) => setTimeout(r, 200)); // the spawn error arrives as an event; unhandled, it would fail this test
     expect(fs.readdirSync(dir)).toEqual([]);
+  });
+
+  it('a long-lived process speaking on stdio: recorded once it answered, then started ahead and adopted with its output unread', async () => {
+    const home = tempDir('devx-prestart-home-');
+    const cwd = tempDir('devx-prestart-cwd-');
+    const script = path.join(tempDir('devx-prestart-cli-'), 'server.cjs');
+    // Greets at once (before any adopter reads), then echoes each line; its log goes to stderr.
+    fs.writeFileSync(
+      script,
+      `process.stderr.write('log\\n'); process.stdout.write('hello ' + process.pid + '\\n'); process.stdin.on('data', (d) => process.stdout.write('echo ' + d));`,
+    );
+    const firstLine = (p: { child: import('node:child_process').ChildProcess }) =>
+      new Promise<string>((resolve) => {
+        let buf = '';
+        p.child.stdout!.setEncoding('utf8').on('data', (d: string) => {
+          buf += d;
+          if (buf.includes('\n')) resolve(buf);
+        });
+      });
+    const start = (runName: string) => {
+      const run = path.join(home, 'run', runName);
+      fs.mkdirSync(path.join(run, 'p', 'scratch'), { recursive: true });
+      return startOrAdopt(process.execPath, [script], {
+        cwd: path.join(run, 'p', 'scratch'),
+        env: { MARK: 'x' },
+        stderrFile: path.join(run, 'p', 'err.log'),
+        launch: { dirs: [path.join(run, 'p')], files: {} },
+      });
+    };
+
+    prestart(['run', 'first'], cwd, process.env, home);
+    const first = start(takeReservedRunName(home)!);
+    expect(first.adopted).toBe(false);
+    expect(await firstLine(first.proc)).toBe(`hello ${first.proc.pid}\n`);
+    expect(fs.existsSync(path.join(home, 'run', 'launch-plans'))).toBe(false); // not before it answered
+    first.answered();
+    first.proc.kill();
+    await first.proc.exited;
+    const dir = path.join(home, 'run', 'launch-plans');
+    const plan = JSON.parse(fs.readFileSync(path.join(dir, fs.readdirSync(dir)[0]), 'utf8'));
+    expect(plan).toMatchObject({ protocol: true, stderrFile: '{{DEVX_RUN}}/p/err.log', env: { MARK: 'x' } });
+
+    prestart(['run', 'second'], cwd, process.env, home);
+    const name = takeReservedRunName(home)!;
+    await until(
+      () => fs.existsSync(path.join(home, 'run', name, 'p', 'err.log')) && fs.readFileSync(path.join(home, 'run', name, 'p', 'err.log'), 'utf8') === 'log\n',
+      5000,
+    );
+    const second = start(name);
+    expect(second.adopted).toBe(true);
+    // What it wrote before adoption was left in the pipe for its adopter.
+    const greeting = firstLine(second.proc);
+    expect(await greeting).toBe(`hello ${second.proc.pid}\n`);
+    const echoed = new Promise<string>((resolve) => second.proc.child.stdout!.on('data', (d: string) => d.includes('echo') && resolve(d)));
+    second.proc.child.stdin!.write('ping\n');
+    expect(await echoed).toBe('echo ping\n');
+    second.proc.kill();
+    await second.proc.exited;
+    expect(alive(second.proc.pid!)).toBe(false);
   });
 });

@@ -1,8 +1,8 @@
-// The Gemini CLI provider: one headless `gemini` process per model call (spawn), one warm `gemini --acp`
-// process per session (warm), or, for a one-shot run (auto), a headless process for the first call, which
-// starts fastest and may be all the run needs, and a warm one for the tool rounds after it. The two share
-// one account ring, so rotation goes on where it was. `gemini -p` takes text only, so a call that carries
-// images goes through ACP (whose prompts hold image content) in every mode.
+// The Gemini CLI provider: one warm `gemini --acp` process for a session, a job or a one-shot run (warm,
+// and auto, devx's choice), or one headless `gemini` process per model call (spawn). A one-shot run's warm
+// process may have been started ahead by its entry point (util/prestart), as a per-call one is. `gemini -p`
+// takes text only, so in spawn mode a call that carries images goes through ACP (whose prompts hold image
+// content); the two share one account ring, so rotation goes on where it was.
 import type { BackendEvent, ModelBackend, ModelRequest, ModelResponse, Provider } from '../types.js';
 import { cliBinaries, cliOptions } from '../cliBackend.js';
 import { AccountRing } from '../accounts.js';
@@ -20,25 +20,22 @@ export const geminiProvider: Provider = {
     const base = cliOptions(s, ctx);
     const opts = { ...base, ring: new AccountRing(base.accounts) };
     const warm = () => new LazyWarm({ ...opts, observer: ctx.observer });
-    if (s.mode === 'warm') return warm();
-    return new SpawnOrAcp(new GeminiCliBackend(opts), warm, s.mode === 'auto');
+    if (s.mode !== 'spawn') return warm();
+    return new SpawnOrAcp(new GeminiCliBackend(opts), warm);
   },
 };
 
-/** Spawns per call; a call with images goes through ACP; with `warmAfterFirst`, so does every call after the first. */
+/** Spawns per call; a call with images goes through ACP. */
 class SpawnOrAcp implements ModelBackend {
   private acp: ModelBackend | null = null;
-  private calls = 0;
 
   constructor(
     private readonly spawn: ModelBackend,
     private readonly startAcp: () => ModelBackend,
-    private readonly warmAfterFirst = false,
   ) {}
 
   complete(req: ModelRequest, onEvent?: (e: BackendEvent) => void): Promise<ModelResponse> {
-    const first = this.calls++ === 0;
-    if (!req.images?.length && (first || !this.warmAfterFirst)) return this.spawn.complete(req, onEvent);
+    if (!req.images?.length) return this.spawn.complete(req, onEvent);
     this.acp ??= this.startAcp();
     return this.acp.complete(req, onEvent);
   }

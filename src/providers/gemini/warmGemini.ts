@@ -10,7 +10,8 @@ import { Readable, Writable } from 'node:stream';
 import * as acp from '@agentclientprotocol/sdk';
 import { BackendError, type BackendErrorKind, type BackendEvent, type ModelBackend, type ModelRequest, type ModelResponse } from '../types.js';
 import { RetryingBackend, type Attempt, type AttemptResult } from '../retrying.js';
-import { startProcess, type ChildObserver, type LongLived } from '../../util/processRunner.js';
+import type { ChildObserver, LaunchInfo, LongLived } from '../../util/processRunner.js';
+import { startOrAdopt } from '../../util/withPrestarted.js';
 import type { Account } from '../accounts.js';
 import { GEMINI_WORKSPACE_SETTINGS, GeminiCliBackend, geminiSpec, geminiWorkspace, type GeminiCliOptions } from './geminiCli.js';
 import { GEMINI_HINTS, geminiFault, geminiInternalRetry, kindForHttpStatus } from './classifyGeminiExit.js';
@@ -36,6 +37,8 @@ class WarmFailure extends Error {
 
 class WarmProcess {
   private proc: LongLived | null = null;
+  /** Records this launch for the next one-shot run's head start, once the process has answered. */
+  private answered: (() => void) | null = null;
   private conn: acp.ClientConnection | null = null;
   private chunks: ((text: string) => void) | null = null;
   private ready: Promise<void> | null = null;
@@ -49,6 +52,8 @@ class WarmProcess {
   constructor(
     private readonly spawnArgs: { file: string; args: string[]; env: Record<string, string>; cwd: string; observer?: ChildObserver },
     readonly systemFile: string,
+    /** What a head start of this launch needs (util/prestart); none when the launch carries an account's secrets. */
+    private readonly launch?: Omit<LaunchInfo, 'tooEarly'>,
   ) {}
 
   /** Started once, and gone since. */
@@ -69,13 +74,18 @@ class WarmProcess {
 
   private async connect(): Promise<void> {
     const stderrFile = `${this.systemFile}.stderr.log`;
-    const p = startProcess(this.spawnArgs.file, this.spawnArgs.args, {
+    // The system prompt is in its file by now (prompt() writes it first); a head start gets the same.
+    const launch = this.launch && { ...this.launch, files: { ...this.launch.files, [this.systemFile]: fs.readFileSync(this.systemFile, 'utf8') } };
+    const started = startOrAdopt(this.spawnArgs.file, this.spawnArgs.args, {
       cwd: this.spawnArgs.cwd,
       env: this.spawnArgs.env,
       observer: this.spawnArgs.observer,
       stderrFile,
+      launch,
     });
+    const p = started.proc;
     this.proc = p;
+    this.answered = started.answered;
     const watch = byLine((line) => {
       const failure = this.early ? geminiInternalRetry(line, undefined, Date.now() - this.heard) : null;
       if (failure) this.early?.(failure);
@@ -183,6 +193,7 @@ class WarmProcess {
       if (r.stopReason === 'cancelled' || req.signal?.aborted) throw new BackendError('cancelled', 'the model call was cancelled', null, account);
       const q = (r._meta as { quota?: { token_count?: { input_tokens?: number; output_tokens?: number } } } | undefined)?.quota?.token_count;
       if (!text.trim()) throw new BackendError('empty', 'the model returned an empty reply', null, account);
+      this.answered?.();
       return { text, sessionId: session.sessionId, usage: q ? { input: q.input_tokens, output: q.output_tokens } : undefined };
     } catch (err) {
       if (req.signal?.aborted) throw new BackendError('cancelled', 'the model call was cancelled', null, account);
@@ -285,8 +296,16 @@ export class WarmGeminiBackend implements ModelBackend {
       // Its own working directory, whose workspace settings turn off gemini's internal retries: an API
       // error comes back at once (a warm process shows devx no retry log to stop it by), and devx retries.
       const cwd = path.join(dir, 'scratch');
-      geminiWorkspace(cwd);
-      p = new WarmProcess({ file, args: [...args, ...geminiArgs], env, cwd, observer: this.opts.observer }, systemFile);
+      const settingsFile = geminiWorkspace(cwd);
+      // As a per-call launch (cliBackend.ts): one whose environment carries an account's secrets is never recorded.
+      const launch =
+        spec.launch && !account.command && !Object.keys(account.env ?? {}).length
+          ? {
+              dirs: [...spec.launch.dirs, dir, path.dirname(settingsFile)],
+              files: { ...spec.launch.files, [settingsFile]: JSON.stringify(WARM_WORKSPACE_SETTINGS) },
+            }
+          : undefined;
+      p = new WarmProcess({ file, args: [...args, ...geminiArgs], env, cwd, observer: this.opts.observer }, systemFile, launch);
       pool.push(p);
     }
     p.busy = true;
