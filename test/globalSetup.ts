@@ -1,14 +1,37 @@
 // One temp folder per test run: the helpers put every directory they make under it (test/helpers/env.ts
 // tempDir), and it is removed when the run ends, so runs do not pile up in /tmp. DEVX_KEEP_TEMP=1 keeps it.
+// Then one real `devx run` (a tool round and an answer, through the real gemini) makes devx's code cache
+// for the built bundle; makeHome copies it into each test's home, as a person's home holds it after their
+// first run. Without it every devx process in the suite compiled the bundle from scratch (~65 ms of CPU).
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { FakeGeminiApi } from './helpers/fakeGeminiApi.js';
+import { DEVX_BIN, fakeEnv, makeHome, makeProject, runDevx } from './helpers/env.js';
 
-export default function setup(): () => void {
+export default async function setup(): Promise<() => void> {
   const root = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'devx-tests-')));
   process.env.DEVX_TEST_TMP = root;
+  await makeCodeCache();
   return () => {
     if (process.env.DEVX_KEEP_TEMP) process.stderr.write(`test folders kept in ${root}\n`);
     else fs.rmSync(root, { recursive: true, force: true, maxRetries: 3 });
   };
+}
+
+/** Sets DEVX_TEST_CODE_CACHE to the cache a run of the loop left; on any failure, none (each test then starts cold). */
+async function makeCodeCache(): Promise<void> {
+  if (!fs.existsSync(DEVX_BIN)) return;
+  const fake = await new FakeGeminiApi().start();
+  try {
+    const home = makeHome({ codeCache: false });
+    fake.push({ text: 'TOOL_CALL: read_file | path=a.txt' }, { text: 'Done.' });
+    const r = await runDevx(['run', 'read a.txt'], { cwd: makeProject({ 'a.txt': 'a\n' }), env: fakeEnv(fake, home) });
+    const dir = path.join(home, '.devx', 'cache');
+    const file = fs.existsSync(dir) ? fs.readdirSync(dir).find((f) => f.endsWith('.v8')) : undefined;
+    if (r.code === 0 && file) process.env.DEVX_TEST_CODE_CACHE = path.join(dir, file);
+    else process.stderr.write(`no code cache for the tests (devx run exited ${r.code}): ${r.stderr.slice(-300)}\n`);
+  } finally {
+    await fake.close();
+  }
 }

@@ -25,9 +25,18 @@ export function tempDir(prefix = 'devx-test-'): string {
   return fs.realpathSync(fs.mkdtempSync(path.join(process.env.DEVX_TEST_TMP ?? os.tmpdir(), prefix)));
 }
 
-/** A temp HOME whose gemini settings select API-key auth and turn off telemetry and update checks. */
-export function makeHome(): string {
+/**
+ * A temp HOME whose gemini settings select API-key auth and turn off telemetry and update checks. It holds
+ * devx's code cache for the built bundle (made once per test run by test/globalSetup.ts), as a person's
+ * home does after their first run; `codeCache: false` leaves it out (the tests of the cache itself).
+ */
+export function makeHome(opts: { codeCache?: boolean } = {}): string {
   const home = tempDir('devx-home-');
+  const cache = process.env.DEVX_TEST_CODE_CACHE;
+  if (cache && opts.codeCache !== false && fs.existsSync(cache)) {
+    fs.mkdirSync(path.join(home, '.devx', 'cache'), { recursive: true, mode: 0o700 });
+    fs.copyFileSync(cache, path.join(home, '.devx', 'cache', path.basename(cache)));
+  }
   fs.mkdirSync(path.join(home, '.gemini'), { recursive: true });
   fs.writeFileSync(
     path.join(home, '.gemini', 'settings.json'),

@@ -135,7 +135,7 @@ describe('runWithCodeCache', () => {
 
 describe('the devx binary', () => {
   it('keeps its code cache under ~/.devx/cache and uses it from the second start', () => {
-    const home = makeHome();
+    const home = makeHome({ codeCache: false });
     const env = { PATH: process.env.PATH, HOME: home, DEVX_DEBUG: '1', NO_COLOR: '1' };
     const cwd = tempDir('devx-proj-');
     const start = () => spawnSync(process.execPath, [DEVX_BIN, 'sessions'], { cwd, env, encoding: 'utf8' });
