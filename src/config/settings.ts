@@ -5,7 +5,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import * as z from 'zod';
-import { AccountSchema, type Account } from '../providers/accounts.js';
+import { AccountSchema } from '../providers/accounts.js';
 import type { ProviderSettings } from '../providers/types.js';
 import { DEFAULT_PROVIDER, findProvider, getProvider, providerIds, providerNames } from '../providers/registry.js';
 import { parseRule, validateRule, type PermissionRule, type RuleSource } from '../policy/permissions.js';

@@ -8,7 +8,7 @@ import { RateLimiter } from './rateLimiter.js';
 import { deniedUnder, isReadDenied, type DenyContext } from './deniedPaths.js';
 import { applyWriteScope, type WriteScope } from './writeScope.js';
 import { decideUrl } from './webRules.js';
-import { ALLOW, ASK, DENY, approvableByMode, strictest, type PolicyDecision, type PolicyTool, type SandboxClaim } from './types.js';
+import { ALLOW, ASK, DENY, approvableByMode, strictest, type PolicyDecision, type PolicyTool } from './types.js';
 
 export type { Decision, PolicyDecision } from './types.js';
 

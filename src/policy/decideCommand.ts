@@ -5,7 +5,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { Node } from './bashParser.js';
 import { evalWord, type Word } from './shellWords.js';
-import { decidePath, type PathIntent, type PathPolicyContext } from './pathPolicy.js';
+import { decidePath, type PathIntent } from './pathPolicy.js';
 import { decideSimpleCommand, type RuleContext, type SimpleCommand } from './rules/index.js';
 import { historyDeniedPaths, trackedDeniedPaths } from './trackedDenied.js';
 import type { CommandPolicyContext, Effects } from './commandContext.js';
@@ -14,7 +14,6 @@ import { checkPlacement, checkTree } from './writeTargets.js';
 import { joinsWords } from './bashQuirks.js';
 import { runsUnsandboxed } from './rules/unsandboxed.js';
 import { ALLOW, ASK, DENY, strictest, type PolicyDecision, type SandboxClaim } from './types.js';
-import type { PermissionRules } from './permissions.js';
 import { matchCommandRules } from './permissions.js';
 
 /** Rules of commands that run the project's code (test runners, builds, package managers). */

@@ -87,7 +87,7 @@ export class SessionLock {
   private releasing = false;
 
   constructor(
-    private readonly root: string,
+    root: string,
     private readonly info: { session: string; startedAt: string },
     private readonly file = lockPath(root),
   ) {}

@@ -10,11 +10,11 @@
 // for its client, so it cannot be too early; its stdout is left unread for the client that adopts it.
 // Only node built-ins are imported: this runs before the rest of devx loads.
 // Named imports: the CommonJS binary then uses the builtins as they are, without copying each export (~0.5 ms before the spawn).
-import { closeSync, existsSync, readFileSync, realpathSync, rmSync, unlinkSync } from 'node:fs';
+import { closeSync, readFileSync, rmSync, unlinkSync } from 'node:fs';
 import { basename, dirname, join, resolve as resolvePath, sep } from 'node:path';
 import type { ChildProcess } from 'node:child_process';
 import { OWNER_ENV } from './reapGroups.js';
-import { hashOf } from './hashOf.js';
+import { fill, planFileFor, planOf, readPlan } from './launchPlan.js';
 import { builtin } from './builtin.js';
 import { replaceFileSync } from './replaceFileSync.js';
 import { mkdirOwnedSync, openOwnedForWriteSync } from './ownedFile.js';
@@ -22,27 +22,6 @@ import { mkdirOwnedSync, openOwnedForWriteSync } from './ownedFile.js';
 // node:child_process (with net and stream, ~4 ms) loads only when a head start is spawned, so
 // `devx --version` and commands without a plan do not pay for it here.
 const childProcess = () => builtin('node:child_process');
-
-/** Stands for the run's scratch folder (`~/.devx/run/<pid>-<hex>`) in a recorded plan. */
-const RUN = '{{DEVX_RUN}}';
-
-export interface LaunchPlan {
-  v: 1;
-  file: string;
-  args: string[];
-  cwd: string;
-  /** Environment entries the launch adds to or changes in devx's own environment. */
-  env: Record<string, string>;
-  dirs: string[];
-  /** Files the CLI reads at start-up (gemini's deny-all policy, devx's system prompt), with their content. */
-  files: Record<string, string>;
-  /** The CLI's stdout goes to a file, not a pipe (RunOptions.stdoutFile); here, the file the head start uses. */
-  stdoutFile?: string;
-  /** A long-lived CLI (a warm `gemini --acp`): its stdout is a protocol stream, left unread until adopted. */
-  protocol?: boolean;
-  /** Its stderr goes to this file, not a pipe. */
-  stderrFile?: string;
-}
 
 export interface Prestarted {
   child: ChildProcess;
@@ -99,38 +78,6 @@ export function oneShotCommand(argv: string[]): string[] | null {
   if (argv[0] === 'agent' && argv[1] === 'run' && argv[2] && !argv[2].startsWith('-')) return argv.slice(0, 3);
   return null;
 }
-
-function planFileFor(devxHome: string, cwd: string, argv: string[], command: string[]): string {
-  // The command and flag names only: the prompt and flag values change from run to run; the exact launch is compared at adoption.
-  const shape = [
-    cwd,
-    ...command,
-    ...argv
-      .filter((a) => a.startsWith('-'))
-      .map((a) => a.split('=')[0])
-      .sort(),
-  ].join('\0');
-  const key = hashOf(shape);
-  return join(devxHome, 'run', 'launch-plans', `${key}.json`);
-}
-
-function readPlan(file: string): LaunchPlan | null {
-  try {
-    const p = JSON.parse(readFileSync(file, 'utf8')) as LaunchPlan;
-    const strings = (xs: unknown) => Array.isArray(xs) && xs.every((x) => typeof x === 'string');
-    const record = (o: unknown) => typeof o === 'object' && o !== null && Object.values(o).every((x) => typeof x === 'string');
-    if (p.v !== 1 || typeof p.file !== 'string' || typeof p.cwd !== 'string' || !strings(p.args) || !strings(p.dirs) || !record(p.env) || !record(p.files))
-      return null;
-    if ([p.stdoutFile, p.stderrFile].some((f) => f !== undefined && typeof f !== 'string')) return null;
-    if (p.protocol !== undefined && typeof p.protocol !== 'boolean') return null;
-    return p;
-  } catch {
-    return null;
-  }
-}
-
-const fill = (s: string, runDir: string) => s.split(RUN).join(runDir);
-const template = (s: string, runDir: string) => s.split(runDir).join(RUN);
 
 /**
  * Called by the entry point of a one-shot command: reserves the run folder and, when a launch plan
@@ -309,22 +256,7 @@ export function recordLaunch(
   // Only the run's own model launch (sub-agents have scratch folders of their own).
   if (!cwd.startsWith(r + sep)) return;
   state.recorded = true;
-  const delta: Record<string, string> = {};
-  for (const [k, v] of Object.entries(env)) if (v !== undefined && v !== process.env[k] && k !== OWNER_ENV) delta[k] = template(v, r);
-  const plan: LaunchPlan = {
-    v: 1,
-    file,
-    args: args.map((a) => template(a, r)),
-    cwd: template(cwd, r),
-    env: delta,
-    dirs: extra.dirs.map((d) => template(d, r)),
-    files: Object.fromEntries(Object.entries(extra.files).map(([f, c]) => [template(f, r), c])),
-    // The head start's own name beside the call's: a later call of this run never picks the same one.
-    ...(extra.stdoutFile ? { stdoutFile: template(join(dirname(extra.stdoutFile), 'prestarted.stdout'), r) } : {}),
-    // A long-lived process keeps its stderr file: the adopter reads it from there, as its own.
-    ...(extra.protocol ? { protocol: true } : {}),
-    ...(extra.stderrFile ? { stderrFile: template(extra.stderrFile, r) } : {}),
-  };
+  const plan = planOf(file, args, cwd, env, extra, r);
   const text = `${JSON.stringify(plan, null, 1)}\n`;
   try {
     if (readFileSync(state.planFile, 'utf8') === text) return;
