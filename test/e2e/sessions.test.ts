@@ -85,7 +85,19 @@ describe('crash recovery', () => {
     const project = makeProject({});
     const env = fakeEnv(fake, home, { DEVX_CLAUDE_BIN: bin, ANTHROPIC_API_KEY: 'sk-ant-test' });
     const first = startDevx(['run', '--provider', 'claude', 'ping'], project, env);
-    await until(() => first.output().includes('pong'));
+    // Printed, then the session record is closed (as ended) before devx waits for the CLI: wait for the record.
+    const recordEnded = () => {
+      const dir = path.join(project, '.devx', 'sessions');
+      const files = fs.existsSync(dir) ? fs.readdirSync(dir).filter((f) => f.endsWith('.json')) : [];
+      return files.some((f) => {
+        try {
+          return JSON.parse(fs.readFileSync(path.join(dir, f), 'utf8')).status === 'ended';
+        } catch {
+          return false;
+        }
+      });
+    };
+    await until(() => first.output().includes('pong') && recordEnded());
     const lingering = processesUnder(path.join(home, '.devx'));
     expect(lingering.length).toBe(1);
     // devx answered and is waiting for the CLI: its lock still names the CLI's group.
