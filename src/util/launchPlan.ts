@@ -62,15 +62,17 @@ export function readPlan(file: string): LaunchPlan | null {
 export const fill = (s: string, runDir: string) => s.split(RUN).join(runDir);
 export const template = (s: string, runDir: string) => s.split(runDir).join(RUN);
 
+/** What a launch needs besides its command line: folders, files with their content, and where its output goes. */
+export interface LaunchNeeds {
+  dirs: string[];
+  files: Record<string, string>;
+  stdoutFile?: string;
+  protocol?: boolean;
+  stderrFile?: string;
+}
+
 /** The plan of a launch made in the run folder `runDir`; `env` holds the call's own entries, of which those differing from process.env are kept. */
-export function planOf(
-  file: string,
-  args: string[],
-  cwd: string,
-  env: Record<string, string | undefined>,
-  extra: { dirs: string[]; files: Record<string, string>; stdoutFile?: string; protocol?: boolean; stderrFile?: string },
-  runDir: string,
-): LaunchPlan {
+export function planOf(file: string, args: string[], cwd: string, env: Record<string, string | undefined>, extra: LaunchNeeds, runDir: string): LaunchPlan {
   const r = runDir;
   const delta: Record<string, string> = {};
   for (const [k, v] of Object.entries(env)) if (v !== undefined && v !== process.env[k] && k !== OWNER_ENV) delta[k] = template(v, r);

@@ -14,7 +14,7 @@ import { closeSync, readFileSync, rmSync, unlinkSync } from 'node:fs';
 import { basename, dirname, join, resolve as resolvePath, sep } from 'node:path';
 import type { ChildProcess } from 'node:child_process';
 import { OWNER_ENV } from './reapGroups.js';
-import { fill, planFileFor, planOf, readPlan } from './launchPlan.js';
+import { fill, planFileFor, planOf, readPlan, type LaunchNeeds } from './launchPlan.js';
 import { builtin } from './builtin.js';
 import { replaceFileSync } from './replaceFileSync.js';
 import { mkdirOwnedSync, openOwnedForWriteSync } from './ownedFile.js';
@@ -243,13 +243,7 @@ function removeOutputs(p: Prestarted): void {
  * After a call launched the ordinary way succeeded, records its launch for the next run of this
  * command (once per process). `env` is the call's own entries; only those differing from process.env are kept.
  */
-export function recordLaunch(
-  file: string,
-  args: string[],
-  cwd: string,
-  env: Record<string, string | undefined>,
-  extra: { dirs: string[]; files: Record<string, string>; stdoutFile?: string; protocol?: boolean; stderrFile?: string },
-): void {
+export function recordLaunch(file: string, args: string[], cwd: string, env: Record<string, string | undefined>, extra: LaunchNeeds): void {
   const state = current();
   if (!state || state.recorded) return;
   const r = state.runDir;
