@@ -31,6 +31,8 @@ async function makeCodeCache(): Promise<void> {
     const file = fs.existsSync(dir) ? fs.readdirSync(dir).find((f) => f.endsWith('.v8')) : undefined;
     if (r.code === 0 && file) process.env.DEVX_TEST_CODE_CACHE = path.join(dir, file);
     else process.stderr.write(`no code cache for the tests (devx run exited ${r.code}): ${r.stderr.slice(-300)}\n`);
+  } catch (err) {
+    process.stderr.write(`no code cache for the tests: ${(err as Error).message.slice(0, 300)}\n`);
   } finally {
     await fake.close();
   }
