@@ -10,6 +10,8 @@ import { FakeGeminiApi } from './helpers/fakeGeminiApi.js';
 import { DEVX_BIN, fakeEnv, makeHome, makeProject, runDevx } from './helpers/env.js';
 
 export default async function setup(): Promise<() => void> {
+  // vitest calls this for the root config and again for each project, in one process: the first call does it.
+  if (process.env.DEVX_TEST_TMP) return () => undefined;
   const root = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'devx-tests-')));
   process.env.DEVX_TEST_TMP = root;
   await makeCodeCache();
