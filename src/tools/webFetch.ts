@@ -1,6 +1,5 @@
 import * as z from 'zod';
 import { defineTool, ToolError } from './types.js';
-import { fetchPage } from './fetchPage.js';
 
 /** web_fetch: a page as Markdown (HTML) or text. The policy judges the URL (policy/webRules.ts). */
 export const webFetchTool = defineTool({
@@ -18,6 +17,8 @@ export const webFetchTool = defineTool({
   }),
   async execute(ctx, args) {
     try {
+      // Loaded on first use: its HTML-to-Markdown converter was a tenth of every devx start's CPU.
+      const { fetchPage } = await import('./fetchPage.js');
       const page = await fetchPage(args.url, { signal: ctx.signal, privateAllowed: (host) => ctx.webHostNamed?.(host) ?? false });
       if (page.redirectedTo) {
         return {
