@@ -1,4 +1,4 @@
-import { defineConfig } from 'vitest/config';
+import { configDefaults, defineConfig } from 'vitest/config';
 
 export default defineConfig({
   test: {
@@ -16,7 +16,11 @@ export default defineConfig({
     },
     projects: [
       { extends: true, test: { name: 'unit', include: ['test/unit/**/*.test.ts'], pool: 'threads' } },
-      { extends: true, test: { name: 'processes', include: ['test/e2e/**/*.test.ts', 'test/policy/**/*.test.ts'], pool: 'forks' } },
+      // Every other test file, wherever it is (test/e2e, test/policy, a folder added later).
+      {
+        extends: true,
+        test: { name: 'processes', include: ['test/**/*.test.ts'], exclude: [...configDefaults.exclude, 'test/unit/**'], pool: 'forks' },
+      },
     ],
   },
 });
