@@ -155,6 +155,9 @@ export function prestart(argv: string[], cwd: string, env: NodeJS.ProcessEnv, de
     if (!p.protocol) p.child.stdout?.setEncoding('utf8').on('data', (d: string) => p.stdout.push(d));
     p.child.stderr?.setEncoding('utf8').on('data', (d: string) => p.stderr.push(d));
     p.child.once('exit', () => (p.exited = true));
+    // Until a call adopts it, it must not keep devx alive: a run that ends without a call (a usage error,
+    // no call of this kind) then exits as it would without it, and the exit handler below stops it.
+    holdOpen(p, false);
     state.prestarted = p;
     debug(() => `started ${basename(p.file)} ahead from the launch plan ${state.planFile}, ${Math.round(performance.now())} ms after devx started`);
     // Never asked for by the time devx exits (an error, or no call of this kind any more, such as a
@@ -172,6 +175,14 @@ export function prestart(argv: string[], cwd: string, env: NodeJS.ProcessEnv, de
     });
   } catch {
     /* no head start */
+  }
+}
+
+/** Whether the child and its pipes keep devx's event loop alive. */
+function holdOpen(p: Prestarted, hold: boolean): void {
+  for (const h of [p.child, p.child.stdin, p.child.stdout, p.child.stderr] as ({ ref?(): void; unref?(): void } | null)[]) {
+    if (hold) h?.ref?.();
+    else h?.unref?.();
   }
 }
 
@@ -222,6 +233,7 @@ export function claimPrestarted(file: string, args: string[], cwd: string, env: 
     p.args.every((a, i) => a === args[i]) &&
     [...keys].every((k) => k === OWNER_ENV || expected[k] === started[k]);
   if (same) {
+    holdOpen(p, true);
     debug(() => `the model CLI started ahead was adopted (pid ${p.pid}), ${Math.round(performance.now())} ms after devx started`);
     return p;
   }

@@ -219,4 +219,53 @@ describe('record, start ahead, adopt', () => {
     await second.proc.exited;
     expect(alive(second.proc.pid!)).toBe(false);
   });
+
+  it('a head start no call adopts does not keep devx alive: the process ends on its own and the head start goes with it', async () => {
+    const home = tempDir('devx-prestart-home-');
+    const cwd = tempDir('devx-prestart-cwd-');
+    const script = path.join(tempDir('devx-prestart-cli-'), 'server.cjs');
+    // A long-lived CLI waiting for its client, as `gemini --acp` does; it says where it runs.
+    fs.writeFileSync(
+      script,
+      `require('fs').writeFileSync(__filename + '.' + process.pid, ''); process.stdout.write('ready\\n'); process.stdin.on('data', () => {});`,
+    );
+    const start = (runName: string) => {
+      const run = path.join(home, 'run', runName);
+      fs.mkdirSync(path.join(run, 'p', 'scratch'), { recursive: true });
+      return startOrAdopt(process.execPath, [script], { cwd: path.join(run, 'p', 'scratch'), env: {}, launch: { dirs: [path.join(run, 'p')], files: {} } });
+    };
+    prestart(['run', 'first'], cwd, process.env, home);
+    const first = start(takeReservedRunName(home)!);
+    await until(() => fs.readdirSync(path.dirname(script)).length === 2, 10_000);
+    first.answered();
+    first.proc.kill();
+    await first.proc.exited;
+
+    // The next run of the command (the built module, in a process of its own) starts it ahead, works for 2 s, and ends without a call.
+    const built = path.resolve('dist/src/util/prestart.js');
+    const run = spawn(
+      process.execPath,
+      [
+        '-e',
+        `import(${JSON.stringify(built)}).then((m) => m.prestart(['run', 'second'], ${JSON.stringify(cwd)}, process.env, ${JSON.stringify(home)})); setTimeout(() => {}, 2000)`,
+      ],
+      {
+        stdio: 'ignore',
+      },
+    );
+    const ended = new Promise<number | null>((resolve) => run.once('exit', (code) => resolve(code)));
+    await until(() => fs.readdirSync(path.dirname(script)).length === 3, 10_000);
+    const headStart = Number(
+      fs
+        .readdirSync(path.dirname(script))
+        .map((f) => f.split('.').pop())
+        .find((pid) => pid !== 'cjs' && Number(pid) !== first.proc.pid),
+    );
+    expect(alive(headStart)).toBe(true);
+    // A generous ceiling: without the fix it never ends.
+    const code = await Promise.race([ended, new Promise((resolve) => setTimeout(() => resolve('still running after 20 s'), 20_000))]);
+    if (code !== 0) for (const pid of [run.pid!, headStart]) process.kill(pid, 'SIGKILL');
+    expect(code).toBe(0);
+    await until(() => !alive(headStart), 5_000);
+  });
 });
