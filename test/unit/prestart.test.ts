@@ -65,6 +65,13 @@ describe('runStarted: a child that is already running', () => {
   });
 });
 
+/** A devx home, a project folder, and a long-lived stand-in CLI running `code`. */
+function longLived(code: string): { home: string; cwd: string; script: string } {
+  const script = path.join(tempDir('devx-prestart-cli-'), 'server.cjs');
+  fs.writeFileSync(script, code);
+  return { home: tempDir('devx-prestart-home-'), cwd: tempDir('devx-prestart-cwd-'), script };
+}
+
 describe('record, start ahead, adopt', () => {
   // A stand-in CLI: prints when it started, its system prompt file (read only once its stdin is in, as gemini does) and its stdin.
   const cli = (dir: string) => {
@@ -162,12 +169,8 @@ describe('record, start ahead, adopt', () => {
   });
 
   it('a long-lived process speaking on stdio: recorded once it answered, then started ahead and adopted with its output unread', async () => {
-    const home = tempDir('devx-prestart-home-');
-    const cwd = tempDir('devx-prestart-cwd-');
-    const script = path.join(tempDir('devx-prestart-cli-'), 'server.cjs');
     // Greets at once (before any adopter reads), then echoes each line; its log goes to stderr.
-    fs.writeFileSync(
-      script,
+    const { home, cwd, script } = longLived(
       `process.stderr.write('log\\n'); process.stdout.write('hello ' + process.pid + '\\n'); process.stdin.on('data', (d) => process.stdout.write('echo ' + d));`,
     );
     const firstLine = (p: { child: import('node:child_process').ChildProcess }) =>
@@ -221,12 +224,8 @@ describe('record, start ahead, adopt', () => {
   });
 
   it('a head start no call adopts does not keep devx alive: the process ends on its own and the head start goes with it', async () => {
-    const home = tempDir('devx-prestart-home-');
-    const cwd = tempDir('devx-prestart-cwd-');
-    const script = path.join(tempDir('devx-prestart-cli-'), 'server.cjs');
-    // A long-lived CLI waiting for its client, as `gemini --acp` does; it says where it runs.
-    fs.writeFileSync(
-      script,
+    // Waits for its client, as `gemini --acp` does; it says where it runs.
+    const { home, cwd, script } = longLived(
       `require('fs').writeFileSync(__filename + '.' + process.pid, ''); process.stdout.write('ready\\n'); process.stdin.on('data', () => {});`,
     );
     const start = (runName: string) => {
