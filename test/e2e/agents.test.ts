@@ -109,11 +109,23 @@ describe('spawn_gemini', () => {
     fake.push({
       text: 'Fanning out.\nTOOL_CALL: spawn_gemini | query=Research topic A\nTOOL_CALL: spawn_gemini | query=Research topic B\nTOOL_CALL: spawn_gemini | query=Research topic C',
     });
+    // A and C answer only once all three sub-sessions have asked (or after a ceiling, which the test then
+    // fails on): run one after another, the first would wait for the others and open by the ceiling.
+    let asked = 0;
+    let allAsked!: () => void;
+    const everyoneAsked = new Promise<void>((r) => (allAsked = r));
+    const openedBy: string[] = [];
+    const gate = () =>
+      new Promise<void>((open) => {
+        const ceiling = setTimeout(() => (openedBy.push('ceiling'), open()), 30_000);
+        void everyoneAsked.then(() => (clearTimeout(ceiling), openedBy.push('all asked'), open()));
+      });
     const sub = (req: RecordedRequest) => {
+      if (++asked === 3) allAsked();
       const topic = /Research topic (\w)/.exec(req.promptText)?.[1];
       if (topic === 'B') return { status: 400 };
-      if (topic === 'C') return { text: 'TOOL_CALL: spawn_gemini | query=go deeper', delayMs: 4000 };
-      return { text: `Findings on ${topic}.`, delayMs: 4000 };
+      if (topic === 'C') return { text: 'TOOL_CALL: spawn_gemini | query=go deeper', after: gate() };
+      return { text: `Findings on ${topic}.`, after: gate() };
     };
     fake.push(sub, sub, sub);
     fake.push((req) => {
@@ -134,9 +146,8 @@ describe('spawn_gemini', () => {
       (c) => /Research topic/.test(c.promptText) && !c.systemText.includes('spawn_gemini |') && !c.promptText.includes('TOOL_RESULT'),
     );
     expect(subs).toHaveLength(3);
-    // Parallel: every sub-session started before the slow ones answered.
-    const starts = subs.map((c) => c.at);
-    expect(Math.max(...starts) - Math.min(...starts)).toBeLessThan(3500);
+    // Parallel: every sub-session asked before the ones held back were answered.
+    expect(openedBy).toEqual(['all asked', 'all asked']);
     expect(new Set(fake.modelCalls.map((c) => c.apiKey))).toEqual(new Set(['key-1', 'key-2']));
     expect(r.stderr).toMatch(/\[\d+\] Research topic A/);
     // The audit log records the sub-sessions' tool calls too.

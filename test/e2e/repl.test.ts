@@ -161,14 +161,19 @@ describe('streaming in the REPL', () => {
   it('prose shows as it arrives; a TOOL_CALL line is never shown raw and runs only once the reply is complete', async () => {
     const project = makeProject({ 'a.txt': 'alpha\n' });
     const text = `Looking at it now.\n${'More words that take a while to arrive. '.repeat(3)}\nTOOL_CALL: read_file | path=a.txt`;
-    fake.push({ text, chunkDelayMs: 2500 }, { text: 'It says alpha.\nThat is the whole file, one line long.\nNothing else.' });
+    // The rest of the reply is held back until the test has looked at the screen.
+    let looked!: () => void;
+    const lookedAtScreen = new Promise<void>((r) => (looked = r));
+    fake.push({ text, nextChunk: () => lookedAtScreen }, { text: 'It says alpha.\nThat is the whole file, one line long.\nNothing else.' });
     const s = repl(project);
     await s.waitFor(/Type a task/);
     s.type('read a.txt\r');
     await s.waitFor(/Looking at it now\./);
     // What arrived is on screen (within a line too) while the rest of the reply is still on its way.
+    await s.waitFor(/More words that take a/);
     expect(s.screen()).not.toMatch(/→ read_file/);
     expect(s.screen().match(/More words that take a while/g)?.length ?? 0).toBeLessThan(3);
+    looked();
     await s.waitFor(/Nothing else\./);
     expect(s.screen()).toMatch(/→ read_file path=a\.txt/);
     // A streamed final answer shows each of its lines once.

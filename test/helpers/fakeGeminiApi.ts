@@ -12,10 +12,14 @@ export interface FakeReply {
   details?: unknown[];
   /** Wait before answering. */
   delayMs?: number;
+  /** Answer only once this settles: an event of the test's own (what it typed, what else arrived), not a guess at time. */
+  after?: Promise<unknown>;
   /** Never answer (the socket stays open until the server closes). */
   hang?: boolean;
   /** Pause between the SSE chunks of a streamed reply (to see streaming on the client). */
   chunkDelayMs?: number;
+  /** Before each SSE chunk after the first, wait for this (the test has looked at what arrived so far). */
+  nextChunk?: () => Promise<unknown>;
   /** Send the first part of the reply, then cut the connection with a TCP reset (a connection lost mid-reply). */
   reset?: boolean;
   /** Send the first part of the reply, then nothing more (the API stops answering mid-reply). */
@@ -124,8 +128,9 @@ export class FakeGeminiApi extends FakeServer<FakeReply, RecordedRequest> {
     const reply = this.next(rec, this.fallback, (err) => ({ text: `fake API script error: ${err.message}` }));
     const send = () => this.reply(res, kind, reply, rec);
     if (reply.hang) return;
-    if (reply.delayMs) setTimeout(send, reply.delayMs);
-    else send();
+    const delayed = () => (reply.delayMs ? setTimeout(send, reply.delayMs) : send());
+    if (reply.after) void reply.after.then(delayed, delayed);
+    else delayed();
   }
 
   private reply(res: http.ServerResponse, kind: RecordedRequest['kind'], reply: FakeReply, rec: RecordedRequest): void {
@@ -178,7 +183,8 @@ export class FakeGeminiApi extends FakeServer<FakeReply, RecordedRequest> {
         if (i === parts.length) return void res.end();
         if (i === 0) rec.firstChunkAt = Date.now();
         res.write(`data: ${JSON.stringify(chunk(parts[i], i === parts.length - 1))}\r\n\r\n`);
-        if (reply.chunkDelayMs) setTimeout(() => sendPart(i + 1), reply.chunkDelayMs);
+        if (reply.nextChunk && i + 1 < parts.length) void reply.nextChunk().then(() => sendPart(i + 1));
+        else if (reply.chunkDelayMs) setTimeout(() => sendPart(i + 1), reply.chunkDelayMs);
         else sendPart(i + 1);
       };
       sendPart(0);
