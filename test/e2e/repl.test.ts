@@ -4,10 +4,11 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { execFileSync } from 'node:child_process';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { FakeGeminiApi } from '../helpers/fakeGeminiApi.js';
+import { FakeGeminiApi, gate } from '../helpers/fakeGeminiApi.js';
 import { useFakeApi } from '../helpers/useFakeApi.js';
 import { DEVX_BIN, fakeEnv, makeHome, makeProject, tempDir } from '../helpers/env.js';
 import { startInPty, type PtySession } from '../helpers/pty.js';
+import { until } from '../helpers/processes.js';
 
 let fake: FakeGeminiApi;
 let home: string;
@@ -69,8 +70,10 @@ describe('the REPL in a terminal', () => {
 
   it('type-ahead never answers a confirmation: a stray y typed while the model works stays a queued message', async () => {
     const project = makeProject({ 'src/keep.txt': 'keep\n' });
+    // The call comes once the REPL has taken in the y typed ahead.
+    const typedAhead = gate();
     fake.push(
-      { text: 'TOOL_CALL: run_command | cmd=rm -rf src', delayMs: 2500 },
+      { text: 'TOOL_CALL: run_command | cmd=rm -rf src', after: typedAhead.opened },
       (req) => {
         expect(req.promptText).toMatch(/the user declined this run_command call/);
         return { text: 'Not removed.' };
@@ -84,8 +87,10 @@ describe('the REPL in a terminal', () => {
     const s = repl(project);
     await s.waitFor(/Type a task/);
     s.type('clean up\r');
-    await new Promise((r) => setTimeout(r, 600)); // the model is working
+    await until(() => fake.modelCalls.length === 1); // the model is working
     s.type('y\r'); // meant for later, typed ahead
+    await s.waitFor(/^y$/m); // its echo: the REPL has read it
+    typedAhead.open();
     await s.waitFor(/Allow\? \[y\]es/);
     await s.waitFor(/queued for after this turn: "y"/);
     expect(fs.existsSync(path.join(project, 'src', 'keep.txt'))).toBe(true);

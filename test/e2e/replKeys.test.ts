@@ -4,11 +4,11 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { FakeGeminiApi } from '../helpers/fakeGeminiApi.js';
+import { gate, type FakeGeminiApi } from '../helpers/fakeGeminiApi.js';
 import { useFakeApi } from '../helpers/useFakeApi.js';
 import { fakeEnv, makeHome, makeProject } from '../helpers/env.js';
 import { startInPty, type PtySession } from '../helpers/pty.js';
-import { processesUnder } from '../helpers/processes.js';
+import { processesUnder, until } from '../helpers/processes.js';
 
 let fake: FakeGeminiApi;
 useFakeApi((f) => (fake = f));
@@ -114,25 +114,38 @@ describe('what is typed while devx works', () => {
   it('is sent when the turn ends, saying so; /drop typed during a turn takes it back', async () => {
     const home = makeHome();
     const project = makeProject({ 'README.md': 'hi\n' });
-    fake.push({ text: 'First.', delayMs: 2500 }, { text: 'Got the queued one.' }, { text: 'Third.', delayMs: 2500 });
+    // Each held answer comes once the REPL has echoed what was typed while the model worked.
+    const first = gate();
+    const third = gate();
+    fake.push({ text: 'First.', after: first.opened }, { text: 'Got the queued one.' }, { text: 'Third.', after: third.opened });
     fake.fallback = { text: 'should not be asked' };
     const s = repl(project, home);
     await s.waitFor(/Type a task/);
     s.type('one\r');
-    await new Promise((r) => setTimeout(r, 800));
+    await until(() => fake.modelCalls.length === 1);
     s.type('and also this\r'); // typed while the model works
+    await s.waitFor(/and also this/);
+    first.open();
     await s.waitFor(/First\./);
     await s.waitFor(/sending what you typed while devx worked: "and also this"/);
     await s.waitFor(/Got the queued one\./);
     expect(fake.modelCalls[1].promptText).toMatch(/## User\s+and also this\s/);
     s.type('three\r');
-    await new Promise((r) => setTimeout(r, 800));
+    await until(() => fake.modelCalls.length === 3);
+    const drops = () => s.screen().split('/drop').length;
+    const before = drops();
     s.type('never mind this\r');
     s.type('/drop\r');
+    await until(() => drops() > before);
+    third.open();
     await s.waitFor(/Third\./);
     await s.waitFor(/dropped the message typed while devx worked/);
-    await new Promise((r) => setTimeout(r, 1500));
-    expect(fake.modelCalls).toHaveLength(3);
+    // The next message is the next call: a dropped one sent after all would come before it.
+    fake.push({ text: 'Fourth.' });
+    s.type('four\r');
+    await s.waitFor(/Fourth\./);
+    expect(fake.modelCalls).toHaveLength(4);
+    expect(fake.modelCalls[3].promptText).toMatch(/## User\s+four\s/);
     expect(fake.modelCalls.some((c) => c.promptText.includes('never mind this'))).toBe(false);
   }, 90_000);
 });

@@ -50,6 +50,13 @@ export interface RecordedRequest {
   firstChunkAt?: number;
 }
 
+/** A gate for `after`/`nextChunk`: the reply waits until the test calls open(). */
+export function gate(): { opened: Promise<void>; open: () => void } {
+  let open!: () => void;
+  const opened = new Promise<void>((r) => (open = r));
+  return { opened, open };
+}
+
 /** A 429 that gemini treats as terminal (daily quota), so it exits 173 at once instead of retrying. */
 export const DAILY_QUOTA_429: FakeReply = {
   status: 429,
