@@ -176,6 +176,8 @@ export class CliBackend implements ModelBackend {
         answered,
         stdoutFile,
         maxBuffer: OUTPUT_CAP,
+        // Nothing of a call may outlive it: codex runs `lsb_release -a` as it ends and may exit before it does.
+        reapGroup: true,
       });
     } catch (err) {
       if (err instanceof BinaryMissingError)

@@ -122,6 +122,27 @@ describe('a CLI provider settles on its answer', () => {
     expect(running.filter((e) => isAlive(Number(e)))).toEqual([]);
   });
 
+  it('what the CLI left running in its process group is stopped once it has exited (codex runs lsb_release as it ends)', async () => {
+    const dir = tempDir('devx-answer-');
+    const pidFile = path.join(dir, 'background.pid');
+    const result = JSON.stringify({ type: 'result', is_error: false, result: 'pong', usage: { input_tokens: 3, output_tokens: 1 } });
+    const bin = path.join(dir, 'claude');
+    // Answers, leaves a child running in its own group (not detached), and exits 100 ms later.
+    const script = `process.stdin.resume().on('end', () => { const c = require('child_process').spawn(process.execPath, ['-e', 'setTimeout(() => {}, 30000)'], { stdio: 'ignore' }); require('fs').writeFileSync(${JSON.stringify(pidFile)}, String(c.pid)); c.unref(); process.stdout.write(${JSON.stringify(result)} + '\\n'); setTimeout(() => process.exit(0), 100); });`;
+    fs.writeFileSync(bin, `#!${process.execPath}\n${script}\n`, { mode: 0o755 });
+    const reply = await backend(bin, dir).complete({ prompt: 'ping', systemPrompt: 'sys' });
+    expect(reply.text).toBe('pong');
+    await awaitLingering();
+    const left = Number(fs.readFileSync(pidFile, 'utf8'));
+    try {
+      // SIGKILL is delivered at once; the kernel ends the process a moment later.
+      await until(() => !isAlive(left), 5000).catch(() => undefined);
+      expect(isAlive(left)).toBe(false);
+    } finally {
+      if (isAlive(left)) process.kill(left, 'SIGKILL');
+    }
+  });
+
   it('an error result is classified after the exit, as before', async () => {
     const dir = tempDir('devx-answer-');
     const bin = standIn(dir, { type: 'result', is_error: true, api_error_status: 429, result: 'rate limited' }, 1);
