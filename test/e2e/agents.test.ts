@@ -115,7 +115,7 @@ describe('spawn_gemini', () => {
     let allAsked!: () => void;
     const everyoneAsked = new Promise<void>((r) => (allAsked = r));
     const openedBy: string[] = [];
-    const gate = () =>
+    const heldUntilAllAsked = () =>
       new Promise<void>((open) => {
         const ceiling = setTimeout(() => (openedBy.push('ceiling'), open()), 30_000);
         void everyoneAsked.then(() => (clearTimeout(ceiling), openedBy.push('all asked'), open()));
@@ -124,8 +124,8 @@ describe('spawn_gemini', () => {
       if (++asked === 3) allAsked();
       const topic = /Research topic (\w)/.exec(req.promptText)?.[1];
       if (topic === 'B') return { status: 400 };
-      if (topic === 'C') return { text: 'TOOL_CALL: spawn_gemini | query=go deeper', after: gate() };
-      return { text: `Findings on ${topic}.`, after: gate() };
+      if (topic === 'C') return { text: 'TOOL_CALL: spawn_gemini | query=go deeper', after: heldUntilAllAsked() };
+      return { text: `Findings on ${topic}.`, after: heldUntilAllAsked() };
     };
     fake.push(sub, sub, sub);
     fake.push((req) => {

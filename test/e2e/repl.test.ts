@@ -167,9 +167,8 @@ describe('streaming in the REPL', () => {
     const project = makeProject({ 'a.txt': 'alpha\n' });
     const text = `Looking at it now.\n${'More words that take a while to arrive. '.repeat(3)}\nTOOL_CALL: read_file | path=a.txt`;
     // The rest of the reply is held back until the test has looked at the screen.
-    let looked!: () => void;
-    const lookedAtScreen = new Promise<void>((r) => (looked = r));
-    fake.push({ text, nextChunk: () => lookedAtScreen }, { text: 'It says alpha.\nThat is the whole file, one line long.\nNothing else.' });
+    const looked = gate();
+    fake.push({ text, nextChunk: () => looked.opened }, { text: 'It says alpha.\nThat is the whole file, one line long.\nNothing else.' });
     const s = repl(project);
     await s.waitFor(/Type a task/);
     s.type('read a.txt\r');
@@ -178,7 +177,7 @@ describe('streaming in the REPL', () => {
     await s.waitFor(/More words that take a/);
     expect(s.screen()).not.toMatch(/→ read_file/);
     expect(s.screen().match(/More words that take a while/g)?.length ?? 0).toBeLessThan(3);
-    looked();
+    looked.open();
     await s.waitFor(/Nothing else\./);
     expect(s.screen()).toMatch(/→ read_file path=a\.txt/);
     // A streamed final answer shows each of its lines once.
