@@ -48,6 +48,7 @@ const SECTIONS = [
   'judge',
   'acp',
   'queuepg',
+  'geministart',
 ];
 // Sections run only when named. `attacks` (bench/attacks: the issue #26 attack set through the real loop in
 // four configurations, judged by effects) takes about two minutes of both cores and measures security,
@@ -335,6 +336,7 @@ if (want('knowledge')) {
   await benchLatency((process.env.BENCH_KB_SIZES ?? '10000,100000').split(',').map(Number));
 }
 if (want('cold')) benchColdStart();
+if (want('geministart')) await (await import('./geminiStart.js')).benchGeminiStart();
 if (want('claude')) await benchClaude();
 if (want('codex')) await (await import('./codex.js')).benchCodex();
 if (want('warm')) await benchWarm();
