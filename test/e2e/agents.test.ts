@@ -22,8 +22,9 @@ const WORKER = '---\nname: worker\ndescription: does queued jobs\ntools: [read_f
 const jobOf = (req: RecordedRequest) => /Task: (job \d+)\./.exec(req.promptText)?.[1];
 
 describe('task queue', () => {
-  // 16 tasks for 8 slots: every runner claims against the other twice over (the bench, queueKills, drains hundreds).
-  it('two runner processes, each --parallel 4, drain 16 tasks and every task runs exactly once', async () => {
+  // 16 tasks for 4 slots: each slot claims four times, against its sibling and the other runner's two (the
+  // bench, queueKills, drains hundreds). Each slot starts a gemini (~1.5 s of CPU): two each, not four.
+  it('two runner processes, each --parallel 2, drain 16 tasks and every task runs exactly once', async () => {
     const project = makeProject({ '.devx/agents/worker.md': WORKER });
     const env = fakeEnv(fake, home);
     for (let i = 0; i < 16; i++) {
@@ -31,8 +32,8 @@ describe('task queue', () => {
       expect(r.stdout).toMatch(/^Task task_\w+ created for agent 'worker' and is now pending\.\n$/);
     }
     fake.fallback = (req) => ({ text: `Finished ${jobOf(req)}.` });
-    const a = startDevx(['agent', 'run', '--all', '--parallel', '4'], project, env);
-    const b = startDevx(['agent', 'run', '--all', '--parallel', '4'], project, env);
+    const a = startDevx(['agent', 'run', '--all', '--parallel', '2'], project, env);
+    const b = startDevx(['agent', 'run', '--all', '--parallel', '2'], project, env);
     const codes = await Promise.all([a, b].map((c) => new Promise((r) => c.on('close', r))));
     expect(codes).toEqual([0, 0]);
 
