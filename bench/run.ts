@@ -216,7 +216,7 @@ async function benchWarm(): Promise<void> {
   const mw = median(w);
   const ms = median(s);
   console.log(
-    `warm gemini: a model call takes ${fmt(mw)} warm vs ${fmt(ms)} spawning gemini per call (median of ${runs}; the fake API answers at once, so this is what devx and gemini add) -> ratio ${(mw / ms).toFixed(3)} (target: warm under 100 ms)`,
+    `warm gemini: a model call takes ${fmt(mw)} warm vs ${fmt(ms)} spawning gemini per call (median of ${runs}; the fake API answers at once, so this is what devx and gemini add) -> ratio ${(mw / ms).toFixed(3)} (target: warm under 100 ms); slowest per-call ${fmt(Math.max(...s))} (a registry lock left by the last gemini made one wait ~12 s: providers/gemini/registryLock.ts)`,
   );
 }
 

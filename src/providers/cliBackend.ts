@@ -59,6 +59,8 @@ export interface CliSpec {
   };
   /** How a copy of this launch can be started ahead by the next one-shot run (util/prestart). */
   launch?: { dirs: string[]; files: Record<string, string>; tooEarly: RegExp };
+  /** Once a call's process has exited (after its answer too): clears what the CLI may have left behind. */
+  afterExit?(env: Record<string, string>, startedAt: number): void;
   /** How to run it when the caller wants the text as it arrives. */
   streaming?: {
     args(model: string, systemFile: string): string[];
@@ -138,6 +140,7 @@ export class CliBackend implements ModelBackend {
     req.signal?.addEventListener('abort', onAbort, { once: true });
     let early: BackendError | null = null;
     const started = Date.now();
+    const afterExit = this.spec.afterExit && (() => this.spec.afterExit!(env, started));
     const onStderr = this.spec.earlyFailure
       ? byLine((line) => {
           early ??= this.spec.earlyFailure!(line, account.name, Date.now() - started);
@@ -160,7 +163,7 @@ export class CliBackend implements ModelBackend {
               req.onDelta!(t);
             })
           : undefined;
-      const answered = answerCheck(mode, model, account.name);
+      const answered = answerCheck(mode, model, account.name, afterExit);
       // stdout through a file: gemini exits before a pipe has taken a large answer (util/fileOutput). Beside
       // the scratch folder, never in it: gemini lists its working folder to the model.
       const stdoutFile = path.join(this.opts.workDir, 'out', `${process.pid}-${++outputSeq}.stdout`);
@@ -186,6 +189,8 @@ export class CliBackend implements ModelBackend {
     } finally {
       req.signal?.removeEventListener('abort', onAbort);
     }
+    // Settled on its answer, the process is still exiting: the answer check calls afterExit once it has.
+    if (!r.answered) afterExit?.();
     if (early && !req.signal?.aborted) throw early;
     if (r.cancelled) throw new BackendError('cancelled', 'the model call was cancelled', null, account.name);
     // The turn's time ran out while the CLI waited: it had neither answered nor reported an error of its own.
@@ -213,10 +218,16 @@ export class CliBackend implements ModelBackend {
 }
 
 /** A mode's answer check: its marker, then its own classify reading the output as a successful exit. */
-function answerCheck(mode: { answerMarker?: RegExp; classify: CliSpec['classify'] }, model: string, account: string): AnswerCheck | undefined {
+function answerCheck(
+  mode: { answerMarker?: RegExp; classify: CliSpec['classify'] },
+  model: string,
+  account: string,
+  afterExit?: () => void,
+): AnswerCheck | undefined {
   if (!mode.answerMarker) return undefined;
   return {
     marker: mode.answerMarker,
+    afterExit,
     test: (stdout) => {
       try {
         mode.classify({ exitCode: 0, signal: null, stdout, stderr: '', timedOut: false, cancelled: false, outputCapped: false, durationMs: 0 }, model, account);

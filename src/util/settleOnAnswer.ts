@@ -15,6 +15,8 @@ export interface AnswerCheck {
   test(stdout: string): boolean;
   /** How long the process may take to exit after it answered; LINGER_MS unless set. */
   lingerMs?: number;
+  /** Called once the process that answered has exited (or was stopped). */
+  afterExit?(): void;
 }
 
 /** How long a CLI that answered may take to exit before its process group is stopped. */
@@ -71,10 +73,15 @@ export function settleOnAnswer(
       debug(() => `the model CLI answered ${Math.round(performance.now())} ms after devx started; it is still exiting`);
       on.settled();
       const linger = setTimeout(() => on.stop(), check.lingerMs ?? LINGER_MS);
-      const done = exited.then(
-        () => clearTimeout(linger),
-        () => clearTimeout(linger),
-      );
+      const ended = () => {
+        clearTimeout(linger);
+        try {
+          check.afterExit?.();
+        } catch {
+          // what it clears up is best effort; the call has its answer
+        }
+      };
+      const done = exited.then(ended, ended);
       lingering.add(done);
       void done.then(() => lingering.delete(done));
       resolve({

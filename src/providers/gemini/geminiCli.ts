@@ -8,6 +8,7 @@ import { writeStateSync } from '../../util/atomicWrite.js';
 import { CliBackend, type CliBackendOptions, type CliSpec } from '../cliBackend.js';
 import { classifyGeminiResult, classifyGeminiStream, geminiInternalRetry, streamLine } from './classifyGeminiExit.js';
 import { sealedGeminiHome } from './sealedHome.js';
+import { dropLeftRegistryLock } from './registryLock.js';
 import { mkdirOwnedSync } from '../../util/ownedFile.js';
 
 export type GeminiCliOptions = CliBackendOptions;
@@ -79,12 +80,17 @@ export function geminiSpec(workDir: string): CliSpec & { acpArgs(model: string):
       // Sealed relative to the home this call's gemini would use (an account's own GEMINI_CLI_HOME, else
       // HOME). An account that is a wrapper command chooses gemini's home itself (it may set HOME or
       // GEMINI_CLI_HOME for its login), so devx does not override it.
-      ...(account?.command ? {} : { GEMINI_CLI_HOME: sealedGeminiHome(base, workDir) }),
+      ...(account?.command ? {} : { GEMINI_CLI_HOME: sealedHomeFor(base, workDir) }),
       GEMINI_SYSTEM_MD: systemFile,
       GEMINI_CLI_TRUST_WORKSPACE: 'true',
       TMPDIR: tmp,
       NO_COLOR: '1',
     }),
+    // A registry lock gemini exited with would hold up the next gemini ~12 s (registryLock.ts). Only in
+    // devx's own sealed home: never in the home an account's wrapper command chose.
+    afterExit: (env, startedAt) => {
+      if (env.GEMINI_CLI_HOME && sealedHomes.has(env.GEMINI_CLI_HOME)) dropLeftRegistryLock(env.GEMINI_CLI_HOME, { since: startedAt });
+    },
     classify: classifyGeminiResult,
     // gemini spends ~50 ms shutting down after it prints its JSON (measured); devx goes on meanwhile.
     answerMarker: /\}\s*$/,
@@ -95,6 +101,17 @@ export function geminiSpec(workDir: string): CliSpec & { acpArgs(model: string):
       tooEarly: /missing system prompt file|No input provided via stdin/,
     },
   };
+}
+
+/** The sealed homes this process gave its gemini calls: the only homes a left registry lock is removed from. */
+const sealedHomes = new Set<string>();
+
+function sealedHomeFor(base: Record<string, string>, workDir: string): string {
+  const home = sealedGeminiHome(base, workDir);
+  sealedHomes.add(home);
+  // One left by a gemini that was killed, or that exited with it before this devx started.
+  dropLeftRegistryLock(home, {});
+  return home;
 }
 
 function sameContent(file: string, content: string): boolean {

@@ -1,0 +1,96 @@
+// A registry lock a gemini exited with (providers/gemini/registryLock.ts) is removed from devx's sealed home,
+// and only from there: unit cases, then a real per-call run of a stand-in gemini that exits holding it.
+import fs from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { GeminiCliBackend } from '../../src/providers/gemini/geminiCli.js';
+import { LEFT_LOCK_MS, dropLeftRegistryLock, registryLockOf } from '../../src/providers/gemini/registryLock.js';
+import { runProcess } from '../../src/util/processRunner.js';
+import { awaitLingering } from '../../src/util/settleOnAnswer.js';
+import { tempDir } from '../helpers/env.js';
+
+function lockIn(home: string, ageMs = 0): string {
+  const lock = registryLockOf(home);
+  fs.mkdirSync(lock, { recursive: true });
+  const t = new Date(Date.now() - ageMs);
+  fs.utimesSync(lock, t, t);
+  return lock;
+}
+
+describe('dropLeftRegistryLock', () => {
+  it('removes a lock made since the call started, or one older than LEFT_LOCK_MS; keeps a fresh one and anything else', () => {
+    const home = tempDir('devx-reglock-');
+    const started = Date.now() - 50;
+    expect(dropLeftRegistryLock(home, { since: started })).toBe(false); // none there
+    const lock = lockIn(home);
+    expect(dropLeftRegistryLock(home, {})).toBe(false); // fresh, and no call to tie it to: another gemini may hold it
+    expect(fs.existsSync(lock)).toBe(true);
+    expect(dropLeftRegistryLock(home, { since: started })).toBe(true);
+    expect(fs.existsSync(lock)).toBe(false);
+    lockIn(home, LEFT_LOCK_MS + 2_000);
+    expect(dropLeftRegistryLock(home, { since: Date.now() })).toBe(true); // made before the call, but long left
+    expect(fs.existsSync(lock)).toBe(false);
+    fs.writeFileSync(lock, ''); // not proper-lockfile's folder: not devx's to remove
+    fs.utimesSync(lock, new Date(0), new Date(0));
+    expect(dropLeftRegistryLock(home, {})).toBe(false);
+    expect(fs.existsSync(lock)).toBe(true);
+  });
+});
+
+describe('a per-call gemini that exits holding the registry lock', () => {
+  // Takes the lock in its home, answers, and exits 100 ms later without releasing it (as gemini 0.61 can).
+  const standIn = (dir: string) => {
+    const bin = path.join(dir, 'gemini');
+    fs.writeFileSync(
+      bin,
+      `#!${process.execPath}
+const fs = require('fs'), path = require('path');
+const home = process.env.GEMINI_CLI_HOME;
+fs.mkdirSync(path.join(home, '.gemini', 'projects.json.lock'), { recursive: true });
+fs.appendFileSync(${JSON.stringify(path.join(dir, 'homes'))}, home + '\\n');
+process.stdin.resume();
+process.stdin.on('end', () => {
+  process.stdout.write(JSON.stringify({ session_id: 's', response: 'ok', stats: { models: { m: { tokens: { prompt: 1, candidates: 1, total: 2 } } } } }));
+  setTimeout(() => process.exit(0), 100);
+});
+`,
+      { mode: 0o755 },
+    );
+    return bin;
+  };
+  const backend = (dir: string, accounts: ConstructorParameters<typeof GeminiCliBackend>[0]['accounts'] = []) =>
+    new GeminiCliBackend({
+      bin: standIn(dir),
+      model: 'm',
+      accounts,
+      workDir: tempDir('devx-reglock-work-'),
+      env: { PATH: process.env.PATH ?? '', HOME: tempDir('devx-reglock-home-') },
+      timeoutMs: 30_000,
+      maxRetries: 0,
+      baseDelayMs: 10,
+      maxDelayMs: 10,
+      runner: runProcess,
+    });
+  const req = { prompt: 'PROMPT', systemPrompt: 'SYS' };
+
+  it("in devx's sealed home: the lock is gone once the process has exited, so the next gemini does not wait for it", async () => {
+    const dir = tempDir('devx-reglock-bin-');
+    const r = await backend(dir).complete(req);
+    expect(r.text).toBe('ok');
+    await awaitLingering();
+    const [home] = fs.readFileSync(path.join(dir, 'homes'), 'utf8').trim().split('\n');
+    expect(home).toContain('gemini-home');
+    expect(fs.existsSync(registryLockOf(home))).toBe(false);
+  });
+
+  it("in the home an account's wrapper command chose: left alone", async () => {
+    const dir = tempDir('devx-reglock-bin-');
+    const own = tempDir('devx-reglock-own-');
+    const wrapper = path.join(dir, 'account.sh');
+    fs.writeFileSync(wrapper, `#!/bin/sh\nGEMINI_CLI_HOME=${own} exec ${path.join(dir, 'gemini')} "$@"\n`, { mode: 0o755 });
+    const b = backend(dir, [{ name: 'own', command: [wrapper] }]);
+    expect((await b.complete(req)).text).toBe('ok');
+    await awaitLingering();
+    expect(fs.existsSync(registryLockOf(own))).toBe(true);
+  });
+});
