@@ -8,6 +8,7 @@ import { settleOnAnswer, type AnswerCheck } from './settleOnAnswer.js';
 import { openOwnedForWriteSync } from './ownedFile.js';
 import { openStdoutFile, tailFile, type FileTail } from './fileOutput.js';
 import type { RunResult } from './runResult.js';
+import { groupAlive, installExitHook, killGroup, liveGroups, stopGroup } from './processGroups.js';
 
 export interface RunOptions {
   cwd: string;
@@ -62,13 +63,6 @@ export class BinaryMissingError extends Error {
 /** Injected wherever devx runs a process, so tests can substitute a fake. */
 export type ProcessRunner = (file: string, args: string[], opts: RunOptions) => Promise<RunResult>;
 
-const liveGroups = new Set<number>();
-
-/** Whether any child devx started is still running. */
-export function childrenRunning(): boolean {
-  return liveGroups.size > 0;
-}
-
 /** Told about child process groups (the session lock and the task queue record them for crash recovery). */
 export interface ChildObserver {
   started(pgid: number): void;
@@ -84,45 +78,6 @@ export function observeChildren(runner: ProcessRunner, observer: ChildObserver):
       : observer;
     return runner(file, args, { ...opts, observer: both });
   };
-}
-let exitHookInstalled = false;
-
-/** Is any process left in the group? */
-function groupAlive(pid: number): boolean {
-  try {
-    process.kill(-pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-function killGroup(pid: number | undefined, signal: NodeJS.Signals = 'SIGKILL'): void {
-  if (!pid) return;
-  try {
-    process.kill(-pid, signal);
-  } catch {
-    /* already gone */
-  }
-}
-
-/**
- * Stops a process group: SIGTERM first, so the CLI can release what it holds (gemini keeps a lock
- * on ~/.gemini/projects.json that a SIGKILL leaves behind for the next start to wait out), then
- * SIGKILL a moment later for whatever did not exit.
- */
-function stopGroup(pid: number | undefined): void {
-  if (!pid) return;
-  killGroup(pid, 'SIGTERM');
-  setTimeout(() => killGroup(pid), 1000).unref();
-}
-
-function installExitHook(): void {
-  if (exitHookInstalled) return;
-  exitHookInstalled = true;
-  process.on('exit', () => {
-    for (const pid of liveGroups) killGroup(pid);
-  });
 }
 
 // execa (~230 KB with its dependencies) loads on the first process devx spawns: a one-shot run whose

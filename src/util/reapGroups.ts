@@ -33,6 +33,22 @@ function liveMembers(groups: Set<number>): ProcInfo[] {
   return out;
 }
 
+/** Which of `groups` still have a live member (a zombie is dead; without /proc, any member counts). */
+export function groupsWithLiveMembers(groups: Iterable<number>): number[] {
+  const wanted = new Set(groups);
+  if (!hasProc())
+    return [...wanted].filter((g) => {
+      try {
+        process.kill(-g, 0);
+        return true;
+      } catch {
+        return false;
+      }
+    });
+  const live = new Set(liveMembers(wanted).map((p) => p.pgrp));
+  return [...wanted].filter((g) => live.has(g));
+}
+
 function carriesMarker(pid: number, owner: number): boolean {
   try {
     return fs.readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0').includes(`${OWNER_ENV}=${owner}`);

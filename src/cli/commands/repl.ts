@@ -14,6 +14,7 @@ import { packageVersion } from '../../util/packageRoot.js';
 import { createReplInput } from '../replInput.js';
 import { colorDiff, useColor } from '../visible.js';
 import { pickAgent, type PickItem } from '../agentPicker.js';
+import { killAllGroups } from '../../util/processGroups.js';
 
 /**
  * The end of a session: the handoff. Ctrl-C while the model drafts it skips the draft and writes the plain
@@ -34,8 +35,11 @@ async function finishSession(started: Started, io: { info: NodeJS.WritableStream
     exiting ??= (async () => {
       started.session.stopNow();
       await Promise.race([started.run.dispose(), new Promise((r) => setTimeout(r, 3000))]);
+      // Said only once seen: every process devx started is killed and waited for, not just signalled.
+      const left = await killAllGroups(2000);
+      const processes = left.length ? `a process devx started (group ${left.join(', ')}) had not exited 2 s after SIGKILL` : 'no model process is left';
       io.info.write(
-        `\nexited at once: ${draft === 'none' ? 'no handoff was due' : 'HANDOFF.md was not written (the previous one is kept)'}; the session lock is released and no model process is left\n`,
+        `\nexited at once: ${draft === 'none' ? 'no handoff was due' : 'HANDOFF.md was not written (the previous one is kept)'}; the session lock is released and ${processes}\n`,
       );
       process.exit(EXIT.cancelled);
     })();

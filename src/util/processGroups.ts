@@ -1,0 +1,77 @@
+// The process groups devx's children lead (util/processRunner starts each child as a group leader): which
+// are running, how one is stopped, and what devx does about them when it exits.
+import { groupsWithLiveMembers } from './reapGroups.js';
+
+/** Groups whose leader devx started and has not yet seen exit. */
+export const liveGroups = new Set<number>();
+
+// Groups sent SIGTERM whose SIGKILL a second later is still due. The leader may exit at once while
+// another member ignores SIGTERM: devx exiting before the second passes must not leave that member behind.
+const stoppingGroups = new Set<number>();
+
+/** Whether any child devx started is still running. */
+export function childrenRunning(): boolean {
+  return liveGroups.size > 0;
+}
+
+/** Is any process left in the group (a zombie not yet reaped counts)? */
+export function groupAlive(pid: number): boolean {
+  try {
+    process.kill(-pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+export function killGroup(pid: number | undefined, signal: NodeJS.Signals = 'SIGKILL'): void {
+  if (!pid) return;
+  try {
+    process.kill(-pid, signal);
+  } catch {
+    /* already gone */
+  }
+}
+
+/**
+ * Stops a process group: SIGTERM first, so the CLI can release what it holds (gemini keeps a lock
+ * on ~/.gemini/projects.json that a SIGKILL leaves behind for the next start to wait out), then
+ * SIGKILL a moment later for whatever did not exit (at devx's exit, if that comes first).
+ */
+export function stopGroup(pid: number | undefined): void {
+  if (!pid) return;
+  killGroup(pid, 'SIGTERM');
+  stoppingGroups.add(pid);
+  setTimeout(() => {
+    stoppingGroups.delete(pid);
+    killGroup(pid);
+  }, 1000).unref();
+}
+
+let exitHookInstalled = false;
+
+/** At devx's exit, every group still running or still being stopped is killed. */
+export function installExitHook(): void {
+  if (exitHookInstalled) return;
+  exitHookInstalled = true;
+  process.on('exit', () => {
+    for (const pid of new Set([...liveGroups, ...stoppingGroups])) killGroup(pid);
+  });
+}
+
+/**
+ * Kills every group devx started that is running or being stopped, and waits (at most `ms`) until no
+ * live process is left in any of them (zombies are dead, whoever reaps them). Returns the groups that
+ * still had one: what devx may not claim is gone.
+ */
+export async function killAllGroups(ms: number): Promise<number[]> {
+  const groups = new Set([...liveGroups, ...stoppingGroups]);
+  for (const pid of groups) killGroup(pid);
+  const end = Date.now() + ms;
+  let left = groupsWithLiveMembers(groups);
+  while (left.length > 0 && Date.now() < end) {
+    await new Promise((r) => setTimeout(r, 10));
+    left = groupsWithLiveMembers(left);
+  }
+  return left;
+}
