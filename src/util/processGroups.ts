@@ -1,6 +1,6 @@
 // The process groups devx's children lead (util/processRunner starts each child as a group leader): which
 // are running, how one is stopped, and what devx does about them when it exits.
-import { groupsWithLiveMembers } from './reapGroups.js';
+import { hasProc, liveMembers } from './reapGroups.js';
 
 /** Groups whose leader devx started and has not yet seen exit. */
 export const liveGroups = new Set<number>();
@@ -57,6 +57,14 @@ export function installExitHook(): void {
   process.on('exit', () => {
     for (const pid of new Set([...liveGroups, ...stoppingGroups])) killGroup(pid);
   });
+}
+
+/** Which of `groups` still have a live member (a zombie is dead; without /proc, any member counts). */
+function groupsWithLiveMembers(groups: Iterable<number>): number[] {
+  const wanted = new Set(groups);
+  if (!hasProc()) return [...wanted].filter(groupAlive);
+  const live = new Set(liveMembers(wanted).map((p) => p.pgrp));
+  return [...wanted].filter((g) => live.has(g));
 }
 
 /**

@@ -12,10 +12,10 @@ interface ProcInfo {
   pgrp: number;
 }
 
-const hasProc = (): boolean => fs.existsSync('/proc/self/stat');
+export const hasProc = (): boolean => fs.existsSync('/proc/self/stat');
 
 /** Live (not zombie, not dead) processes whose process group is in `groups`. */
-function liveMembers(groups: Set<number>): ProcInfo[] {
+export function liveMembers(groups: Set<number>): ProcInfo[] {
   const out: ProcInfo[] = [];
   for (const e of fs.readdirSync('/proc')) {
     if (!/^\d+$/.test(e)) continue;
@@ -31,22 +31,6 @@ function liveMembers(groups: Set<number>): ProcInfo[] {
     if (groups.has(pgrp) && rest[0] !== 'Z' && rest[0] !== 'X') out.push({ pid: Number(e), pgrp });
   }
   return out;
-}
-
-/** Which of `groups` still have a live member (a zombie is dead; without /proc, any member counts). */
-export function groupsWithLiveMembers(groups: Iterable<number>): number[] {
-  const wanted = new Set(groups);
-  if (!hasProc())
-    return [...wanted].filter((g) => {
-      try {
-        process.kill(-g, 0);
-        return true;
-      } catch {
-        return false;
-      }
-    });
-  const live = new Set(liveMembers(wanted).map((p) => p.pgrp));
-  return [...wanted].filter((g) => live.has(g));
 }
 
 function carriesMarker(pid: number, owner: number): boolean {
