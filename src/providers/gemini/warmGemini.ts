@@ -8,13 +8,14 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { Readable, Writable } from 'node:stream';
 import * as acp from '@agentclientprotocol/sdk';
-import { BackendError, type BackendErrorKind, type BackendEvent, type ModelBackend, type ModelRequest, type ModelResponse } from '../types.js';
+import { BackendError, type BackendEvent, type ModelBackend, type ModelRequest, type ModelResponse } from '../types.js';
 import { RetryingBackend, type Attempt, type AttemptResult } from '../retrying.js';
 import type { ChildObserver, LaunchInfo, LongLived } from '../../util/processRunner.js';
 import { startOrAdopt } from '../../util/withPrestarted.js';
 import type { Account } from '../accounts.js';
 import { GEMINI_WORKSPACE_SETTINGS, GeminiCliBackend, geminiSpec, geminiWorkspace, type GeminiCliOptions } from './geminiCli.js';
-import { GEMINI_HINTS, geminiFault, geminiInternalRetry, kindForHttpStatus } from './classifyGeminiExit.js';
+import { geminiInternalRetry } from './classifyGeminiExit.js';
+import { acpErrorText, apiError, promptBlocks, WarmFailure } from './translateAcp.js';
 import { turnTimeoutMessage } from '../apiFault.js';
 import { byLine } from '../cliBackend.js';
 import { mkdirOwnedSync } from '../../util/ownedFile.js';
@@ -27,12 +28,6 @@ export const WARM_WORKSPACE_SETTINGS = GEMINI_WORKSPACE_SETTINGS;
 
 export interface WarmGeminiOptions extends GeminiCliOptions {
   observer?: ChildObserver;
-}
-
-/** The process died, hung or broke the protocol (not an answer from the API). */
-class WarmFailure extends Error {
-  /** Characters of the reply that had arrived (a call the deadline ended). */
-  received = 0;
 }
 
 class WarmProcess {
@@ -67,7 +62,7 @@ class WarmProcess {
 
   start(): Promise<void> {
     this.ready ??= this.connect().catch((err: unknown) => {
-      throw err instanceof WarmFailure ? err : new WarmFailure(`the warm gemini process did not start: ${describe(err)}`);
+      throw err instanceof WarmFailure ? err : new WarmFailure(`the warm gemini process did not start: ${acpErrorText(err)}`);
     });
     return this.ready;
   }
@@ -160,7 +155,7 @@ class WarmProcess {
       left(),
       'session/new',
     ).catch((err: unknown) => {
-      throw err instanceof WarmFailure ? err : new WarmFailure(`session/new failed: ${describe(err)}`);
+      throw err instanceof WarmFailure ? err : new WarmFailure(`session/new failed: ${acpErrorText(err)}`);
     });
     let text = '';
     this.heard = Date.now();
@@ -214,50 +209,6 @@ class WarmProcess {
     this.conn = null;
     this.ready = null;
   }
-}
-
-/**
- * The text, then each attachment as ACP content: images as `image` blocks, audio as `audio` blocks (both
- * become the API's inlineData in gemini), video and PDF as embedded `resource` blobs (gemini has no block
- * for them; it sends a blob resource as inlineData with its mimeType). Once a prompt holds a resource,
- * gemini 0.61 rebuilds it from its text and resources only, dropping image and audio blocks
- * (`#resolvePrompt`), so then every attachment goes as a blob resource.
- */
-export function promptBlocks(req: ModelRequest): acp.ContentBlock[] {
-  const media = req.images ?? [];
-  const asResources = media.some((i) => !i.mimeType.startsWith('image/') && !i.mimeType.startsWith('audio/'));
-  return [
-    { type: 'text', text: req.prompt },
-    ...media.map((i): acp.ContentBlock => {
-      if (asResources) return { type: 'resource', resource: { uri: i.path, mimeType: i.mimeType, blob: i.data } };
-      return i.mimeType.startsWith('audio/') ? { type: 'audio', data: i.data, mimeType: i.mimeType } : { type: 'image', data: i.data, mimeType: i.mimeType };
-    }),
-  ];
-}
-
-function describe(err: unknown): string {
-  const e = err as { message?: string; data?: { details?: string } };
-  return [e.message ?? String(err), e.data?.details].filter(Boolean).join(': ');
-}
-
-/** An error the agent returned for a prompt: the API's status when it carries one. */
-function apiError(err: unknown, account: string, quietMs: number): BackendError | WarmFailure {
-  const e = err as { code?: number; message?: string };
-  const status = typeof e.code === 'number' && e.code >= 400 && e.code < 600 ? e.code : undefined;
-  if (!status) return new WarmFailure(`the warm gemini process answered with a protocol error: ${e.message ?? String(err)}`);
-  let message = e.message ?? '';
-  try {
-    message = (JSON.parse(message) as { error?: { message?: string } }).error?.message ?? message;
-  } catch {
-    /* plain text */
-  }
-  // gemini reports every failure on the way as a 500 whose message is its own error: an unreachable
-  // API (the fetch error), a connection cut mid-reply ("terminated"), a body it could not read. Only
-  // an error the API itself returned is what its status says.
-  const fault = geminiFault(`${message}\n${(e as { data?: { details?: string } }).data?.details ?? ''}`, account, quietMs);
-  if (fault) return fault;
-  const kind: BackendErrorKind = kindForHttpStatus(status) ?? 'failed';
-  return new BackendError(kind, `${GEMINI_HINTS[kind] ?? 'the Gemini API failed'} (${status}): ${message}`, null, account);
 }
 
 export class WarmGeminiBackend implements ModelBackend {
