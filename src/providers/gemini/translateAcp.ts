@@ -30,6 +30,7 @@ export function promptBlocks(req: ModelRequest): acp.ContentBlock[] {
   ];
 }
 
+/** An ACP error's message with its details, for the line that names a failed start or session. */
 export function acpErrorText(err: unknown): string {
   const e = err as { message?: string; data?: { details?: string } };
   return [e.message ?? String(err), e.data?.details].filter(Boolean).join(': ');
