@@ -13,6 +13,8 @@ import { promptImages, promptText } from './promptText.js';
 import { MAX_IMAGE_BYTES } from '../tools/loadImage.js';
 import type { McpServerSetting } from './mcpServers.js';
 import { availableCommands, findEditorCommand, type EditorCommand } from './editorCommands.js';
+import { escapeForEditor } from './editorText.js';
+import { escapeControls } from '../util/terminalText.js';
 
 export const DEFAULT_MODE = 'default';
 
@@ -65,10 +67,11 @@ export class AcpSession {
     return this.started.run.agent.root;
   }
 
-  /** Sends an update; updates go out in order, and a turn's response waits for them. */
+  /** Sends an update (its text with controls shown, never obeyed); updates go out in order, and a turn's response waits for them. */
   send(update: acp.SessionUpdate): void {
+    const shown = escapeForEditor(update);
     this.sending = this.sending
-      .then(() => this.client.notify(acp.methods.client.session.update, { sessionId: this.id, update }))
+      .then(() => this.client.notify(acp.methods.client.session.update, { sessionId: this.id, update: shown }))
       .catch((err: unknown) => this.log(`devx: could not send a session update: ${(err as Error).message}`));
   }
 
@@ -80,10 +83,10 @@ export class AcpSession {
     const loaded = this.run.loadAgents();
     // The project's and the user's agents; devx's shipped workflow roles are not modes.
     const agents = [...loaded.agents.values()].filter((a) => a.scope !== 'builtin').map((a) => ({ id: a.name, name: a.name, description: a.description }));
-    return {
+    return escapeForEditor({
       currentModeId: this.run.persona?.name ?? DEFAULT_MODE,
       availableModes: [{ id: DEFAULT_MODE, name: 'devx', description: 'devx without a persona' }, ...agents],
-    };
+    });
   }
 
   /** The session's options an editor shows (ACP's config options): the model, from the provider's list and the one in use. */
@@ -91,7 +94,9 @@ export class AcpSession {
     const current = this.run.model;
     const offered = findProvider(this.run.agent.settings.provider)?.models ?? [];
     const names = [...new Set([current, this.run.agent.settings.model, ...offered])];
-    return [{ id: 'model', name: 'Model', category: 'model', type: 'select', currentValue: current, options: names.map((v) => ({ value: v, name: v })) }];
+    return escapeForEditor([
+      { id: 'model', name: 'Model', category: 'model', type: 'select', currentValue: current, options: names.map((v) => ({ value: v, name: v })) },
+    ]);
   }
 
   /** `session/set_config_option`: the model for the next turns, kept in the session record for session/load. */
@@ -184,7 +189,7 @@ export class AcpSession {
     await this.flushed();
     if (status === 'cancelled' || controller.signal.aborted) return { stopReason: 'cancelled' };
     // A turn that failed (the API, a missing binary, a refused message) is an error with its message, not an answer.
-    if (status === 'error') throw new acp.RequestError(-32603, error?.message ?? 'the turn failed', { kind: error?.kind ?? 'error' });
+    if (status === 'error') throw new acp.RequestError(-32603, escapeControls(error?.message ?? 'the turn failed'), { kind: error?.kind ?? 'error' });
     return { stopReason: status === 'max_rounds' ? 'max_turn_requests' : 'end_turn' };
   }
 
@@ -199,7 +204,11 @@ export class AcpSession {
     const { id, announce, toolCall } = this.tracker.forPermission(req);
     if (announce) this.send(announce);
     await this.flushed();
-    const asked = this.client.request(acp.methods.client.session.requestPermission, { sessionId: this.id, toolCall, options: PERMISSION_OPTIONS });
+    const asked = this.client.request(acp.methods.client.session.requestPermission, {
+      sessionId: this.id,
+      toolCall: escapeForEditor(toolCall),
+      options: PERMISSION_OPTIONS,
+    });
     const cancelled = new Promise<null>((resolve) => turn.signal.addEventListener('abort', () => resolve(null), { once: true }));
     let res: acp.RequestPermissionResponse | null;
     try {

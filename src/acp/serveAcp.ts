@@ -14,6 +14,8 @@ import { listSessions, resumeChain, sessionChain } from './loadSession.js';
 import { replayHistory } from './replayHistory.js';
 import { mcpFromClient, mcpServerSettings } from './mcpServers.js';
 import type { EditorCommand } from './editorCommands.js';
+import { escapeForEditor } from './editorText.js';
+import { escapeControls } from '../util/terminalText.js';
 
 export interface AcpOptions {
   env: NodeJS.ProcessEnv;
@@ -35,7 +37,7 @@ function claimStdout(): WritableStream<Uint8Array> {
 }
 
 export async function serveAcp(opts: AcpOptions): Promise<number> {
-  const log = (line: string) => void process.stderr.write(`${line}\n`);
+  const log = (line: string) => void process.stderr.write(`${escapeControls(line)}\n`);
   const sessions = new Map<string, AcpSession>();
   // What the client said it can do with files (initialize), for every session it opens.
   let clientFs: { readTextFile?: boolean; writeTextFile?: boolean } = {};
@@ -63,8 +65,8 @@ export async function serveAcp(opts: AcpOptions): Promise<number> {
         extraMcpServers: mcpFromClient(mcpServers),
       });
     } catch (err) {
-      if (err instanceof SessionBusyError || err instanceof PersonaError) throw acp.RequestError.internalError({ cwd }, err.message);
-      if (err instanceof ConfigError) throw acp.RequestError.internalError({ cwd }, `bad settings: ${err.message}`);
+      if (err instanceof SessionBusyError || err instanceof PersonaError) throw acp.RequestError.internalError({ cwd }, escapeControls(err.message));
+      if (err instanceof ConfigError) throw acp.RequestError.internalError({ cwd }, `bad settings: ${escapeControls(err.message)}`);
       throw err;
     }
     // The editor is told the session's commands, MCP prompts among them, once its servers have started.
@@ -73,7 +75,7 @@ export async function serveAcp(opts: AcpOptions): Promise<number> {
     if (missing) {
       started.session.abandon();
       started.run.dispose();
-      throw acp.RequestError.internalError({ cwd }, missing);
+      throw acp.RequestError.internalError({ cwd }, escapeControls(missing));
     }
     session = new AcpSession(id ?? started.session.record.id, client, mcpServerSettings(mcpServers), log, opts.commands);
     session.attach(started);
@@ -161,7 +163,7 @@ export async function serveAcp(opts: AcpOptions): Promise<number> {
       await s.flushed();
       return { modes: s.modes(), configOptions: s.configOptions() };
     })
-    .onRequest(acp.methods.agent.session.list, ({ params }) => ({ sessions: listSessions(findProjectRoot(params.cwd ?? process.cwd())) }))
+    .onRequest(acp.methods.agent.session.list, ({ params }) => ({ sessions: escapeForEditor(listSessions(findProjectRoot(params.cwd ?? process.cwd()))) }))
     .onRequest(acp.methods.agent.session.prompt, ({ params, signal }) => find(params.sessionId).prompt(params.prompt, signal))
     .onRequest(acp.methods.agent.session.setConfigOption, ({ params }) => ({
       configOptions: find(params.sessionId).setConfigOption(params.configId, params.value),

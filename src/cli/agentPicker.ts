@@ -5,6 +5,7 @@ import readline from 'node:readline';
 import { runProcessSync } from '../util/runSync.js';
 import type { AgentDef, LoadedAgents } from '../personas/loadAgents.js';
 import { findExecutable } from '../util/findExecutable.js';
+import { escapeControls } from '../util/terminalText.js';
 
 export interface PickItem {
   name: string;
@@ -16,17 +17,19 @@ export interface PickItem {
 export const PICKER_TITLE = 'Pick an agent';
 
 export function pickerItems(loaded: LoadedAgents): PickItem[] {
+  // An agent file's text is drawn (here or by fzf) with its controls shown, never obeyed.
+  const oneLine = (s: string) => escapeControls(s.replace(/\s+/g, ' '));
   const describe = (a: AgentDef): string[] => [
-    `${a.name} (${a.scope}, ${a.file})`,
-    a.description.replace(/\s+/g, ' '),
-    `tools: ${a.tools ? a.tools.join(', ') || '(none)' : '(inherits every permitted tool)'}`,
-    `model: ${a.model ?? '(session default)'}${a.provider ? `  provider: ${a.provider}` : ''}`,
+    escapeControls(`${a.name} (${a.scope}, ${a.file})`),
+    oneLine(a.description),
+    escapeControls(`tools: ${a.tools ? a.tools.join(', ') || '(none)' : '(inherits every permitted tool)'}`),
+    escapeControls(`model: ${a.model ?? '(session default)'}${a.provider ? `  provider: ${a.provider}` : ''}`),
   ];
   // The project's and the user's agents; devx's shipped workflow roles stay out of the way.
   const items: PickItem[] = [...loaded.agents.values()]
     .filter((a) => a.scope !== 'builtin')
     .sort((a, b) => a.name.localeCompare(b.name))
-    .map((a) => ({ name: a.name, scope: a.scope, description: a.description.replace(/\s+/g, ' '), details: describe(a) }));
+    .map((a) => ({ name: a.name, scope: a.scope, description: oneLine(a.description), details: describe(a) }));
   items.push({
     name: 'default',
     scope: '-',

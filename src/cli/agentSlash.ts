@@ -8,6 +8,7 @@ import { agentCommand, runAgentCommand } from './commands/agent.js';
 import type { Ask } from './agentScaffold.js';
 import { parseFlags, renderCommandHelp } from './command.js';
 import { pickerItems, type PickItem } from './agentPicker.js';
+import { escapeControls } from '../util/terminalText.js';
 
 /** Switches the session's persona (prompt, tools, model); "default" goes back to plain devx. */
 export function switchAgent(s: Started, name: string): string {
@@ -45,7 +46,7 @@ export async function handleAgentSlash(
   }
   if (pick && (!rest.length || (rest.length === 1 && rest[0] === 'pick'))) {
     const loaded = s.run.loadAgents();
-    for (const e of loaded.errors) out.write(`error: ${formatIssue(e)}\n`);
+    for (const e of loaded.errors) out.write(`error: ${escapeControls(formatIssue(e))}\n`);
     const name = await pick(pickerItems(loaded));
     out.write(name ? `${switchAgent(s, name)}\n` : '(no agent chosen)\n');
     return;
@@ -70,7 +71,7 @@ export async function maybeDelegate(input: string, s: Started, out: NodeJS.Writa
   const best = suggestAgent(input, [...s.run.loadAgents().agents.values()]);
   if (!best) return;
   if (mode === 'apply' && ask) {
-    out.write(`The ${best.agent.name} agent fits this (${best.agent.description}). Use it? [Y/n] `);
+    out.write(escapeControls(`The ${best.agent.name} agent fits this (${best.agent.description}). Use it? [Y/n] `));
     const a = ((await ask()) ?? 'n').trim().toLowerCase();
     if (a === '' || a === 'y' || a === 'yes') out.write(`${switchAgent(s, best.agent.name)}\n`);
     return;

@@ -5,6 +5,7 @@ import { prestartOnce } from '../util/prestart.js';
 import { packageVersion } from '../util/packageRoot.js';
 import { awaitLingering } from '../util/settleOnAnswer.js';
 import { exitPromptly } from '../util/exitPromptly.js';
+import { escapeControls } from '../util/terminalText.js';
 
 const argv = process.argv.slice(2);
 
@@ -35,7 +36,9 @@ async function main(): Promise<void> {
   } catch (err) {
     // Anything reaching here is a devx bug, not bad input: say so plainly.
     process.stderr.write(
-      `devx: internal error: ${(err as Error).message}\n${process.env.DEVX_DEBUG ? `${(err as Error).stack}\n` : 'Set DEVX_DEBUG=1 for the stack trace.\n'}`,
+      escapeControls(
+        `devx: internal error: ${(err as Error).message}\n${process.env.DEVX_DEBUG ? `${(err as Error).stack}\n` : 'Set DEVX_DEBUG=1 for the stack trace.\n'}`,
+      ),
     );
     process.exitCode = 1;
   }

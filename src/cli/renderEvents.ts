@@ -2,6 +2,7 @@
 import type { AgentEvent } from '../core/loop.js';
 import { Spinner } from './spinner.js';
 import { streamable, unsentProse } from '../acp/proseStream.js';
+import { escapeControls } from '../util/terminalText.js';
 
 /** Retry lines for the kinds whose name does not read as "<kind> error". */
 const RETRY_LABEL: Record<string, string> = { stalled: 'no answer', cut: 'connection cut mid-reply', unreadable: 'unreadable reply' };
@@ -61,13 +62,13 @@ function createStreamShow(write: (s: string) => void) {
   };
 }
 
-/** The last non-empty line of a command's output so far, as plain text (colours and control codes dropped). */
+/** The last non-empty line of a command's output so far, as plain text (colours and C0 controls dropped, others shown). */
 export function lastLine(tail: string): string {
   const lines = tail.replace(/\x1b\[[0-9;?]*[ -\/]*[@-~]/g, '').split(/\r\n|\n|\r/);
   for (let i = lines.length - 1; i >= 0; i--) {
     // eslint-disable-next-line no-control-regex
     const l = lines[i].replace(/[\x00-\x08\x0b-\x1f\x7f]/g, '').trim();
-    if (l) return l;
+    if (l) return escapeControls(l);
   }
   return '';
 }
@@ -85,15 +86,16 @@ export function createRenderer(opts: RenderOptions): Renderer {
   const spinner = new Spinner(opts.out, opts.env);
   let watching = false;
   let tail = '';
+  // Every line the renderer writes may quote the model, a tool or a file: its controls are shown, not obeyed.
   const write = (s: string) => {
     spinner.stop();
-    opts.out.write(s);
+    opts.out.write(escapeControls(s));
     spinner.resume();
   };
   const streamOut = opts.answerOut ?? opts.out;
   const stream = createStreamShow((s) => {
     spinner.stop();
-    streamOut.write(s);
+    streamOut.write(escapeControls(s));
   });
   return {
     stop: () => spinner.stop(),
@@ -135,7 +137,7 @@ export function createRenderer(opts: RenderOptions): Renderer {
           const open = stream.shown !== '' && !stream.shown.endsWith('\n');
           if (e.final) {
             spinner.stop();
-            if (opts.answerOut && (text || !stream.shown || open)) opts.answerOut.write(`${text}\n`);
+            if (opts.answerOut && (text || !stream.shown || open)) opts.answerOut.write(escapeControls(`${text}\n`));
           } else if (text || open) write(`${text}\n`);
           break;
         }
@@ -169,8 +171,8 @@ export function createRenderer(opts: RenderOptions): Renderer {
           if (opts.dryRun) {
             const d = o.decision;
             write(d ? `    ${DRY_MARK[d.decision]} would ${d.decision}: ${oneLine(d.reason, 160)} [${d.rule}]\n` : `    ✗ there is no tool named ${o.tool}\n`);
-            // What it would change: the tool's preview of its plan, as a confirmation would show it.
-            if (o.plan && o.preview) write(`${o.preview.replace(/^/gm, '      ')}\n`);
+            // What it would change: the tool's preview of its plan, as a confirmation would show it (escaped, then indented).
+            if (o.plan && o.preview) write(`${escapeControls(o.preview).replace(/^/gm, '      ')}\n`);
             break;
           }
           const first = oneLine(o.content.split('\n')[0] ?? '', 120);

@@ -6,6 +6,7 @@ import type { WorkflowDef } from '../workflow/definition.js';
 import type { WorkflowEvent } from '../workflow/runWorkflow.js';
 import type { WorkflowState } from '../workflow/state.js';
 import { Spinner } from './spinner.js';
+import { escapeControls } from '../util/terminalText.js';
 
 const secs = (ms: number) => `${(ms / 1000).toFixed(1)}s`;
 const tok = (t: { input: number; output: number }) => {
@@ -16,9 +17,10 @@ const tok = (t: { input: number; output: number }) => {
 export function createProgress(out: NodeJS.WriteStream, env: NodeJS.ProcessEnv) {
   const spinner = new Spinner(out, env);
   let current = '';
+  // Lines quote the request, tool calls and devx's checks of the model's work: shown, never obeyed.
   const line = (s: string) => {
     spinner.stop();
-    out.write(`${s}\n`);
+    out.write(`${escapeControls(s)}\n`);
     if (current) spinner.start(current);
   };
   return {
@@ -60,9 +62,11 @@ export function createProgress(out: NodeJS.WriteStream, env: NodeJS.ProcessEnv) 
       spinner.stop();
       if (s.status === 'done')
         out.write(
-          `Workflow ${s.id} is done${s.git.branch && s.git.merge !== 'none' ? `: ${s.git.branch} merged into ${s.git.base}` : s.git.branch ? `; the branch ${s.git.branch} is ready for review` : ''}.\n`,
+          escapeControls(
+            `Workflow ${s.id} is done${s.git.branch && s.git.merge !== 'none' ? `: ${s.git.branch} merged into ${s.git.base}` : s.git.branch ? `; the branch ${s.git.branch} is ready for review` : ''}.\n`,
+          ),
         );
-      else out.write(`Workflow ${s.id} is ${s.status} at ${s.current}: ${s.reason ?? ''}\n`);
+      else out.write(escapeControls(`Workflow ${s.id} is ${s.status} at ${s.current}: ${s.reason ?? ''}\n`));
     },
     stop() {
       spinner.stop();

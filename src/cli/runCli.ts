@@ -6,6 +6,7 @@ import { checkDevxHome } from '../util/devxHome.js';
 import { parseFlags, renderCommandHelp, renderMainHelp } from './command.js';
 import { EXIT, UsageError, normalizeResume } from './shared.js';
 import { HELP_FOOTER } from './help.js';
+import { escapeControls } from '../util/terminalText.js';
 
 export async function runCli(argv: string[]): Promise<number> {
   try {
@@ -30,19 +31,20 @@ export async function runCli(argv: string[]): Promise<number> {
     return await command.run(flags, cli);
   } catch (err) {
     if (err instanceof UsageError || (err as NodeJS.ErrnoException).code?.startsWith?.('ERR_PARSE_ARGS')) {
-      process.stderr.write(`devx: ${(err as Error).message}\n`);
+      // Errors quote what they were given: an agent's name, a settings value, a file name.
+      process.stderr.write(`devx: ${escapeControls((err as Error).message)}\n`);
       return EXIT.usage;
     }
     if (err instanceof ConfigError) {
-      process.stderr.write(`devx: bad settings: ${err.message}\n`);
+      process.stderr.write(`devx: bad settings: ${escapeControls(err.message)}\n`);
       return EXIT.usage;
     }
     if (err instanceof OwnedPathError) {
-      process.stderr.write(`devx: ${err.message}\n`);
+      process.stderr.write(`devx: ${escapeControls(err.message)}\n`);
       return EXIT.usage;
     }
     if (err instanceof DiskError) {
-      process.stderr.write(`devx: ${err.message}; nothing was half-written (free some space and run again)\n`);
+      process.stderr.write(`devx: ${escapeControls(err.message)}; nothing was half-written (free some space and run again)\n`);
       return EXIT.failed;
     }
     throw err;

@@ -5,6 +5,7 @@ import { APPROVAL_MODES, type ApprovalMode } from '../policy/decide.js';
 import { SessionBusyError, startSession, type Started } from '../runtime/startSession.js';
 import type { ApprovalAnswer, ApprovalRequest } from '../tools/runToolCall.js';
 import { flagTable } from './command.js';
+import { escapeControls } from '../util/terminalText.js';
 
 export const EXIT = { ok: 0, failed: 1, usage: 2, missingBinary: 3, busy: 4, cancelled: 130 } as const;
 
@@ -88,15 +89,16 @@ export async function withSession(
     });
   } catch (err) {
     if (!(err instanceof SessionBusyError)) throw err;
-    io.info.write(`devx: ${err.message}\n`);
+    io.info.write(`devx: ${escapeControls(err.message)}\n`);
     return EXIT.busy;
   }
   try {
-    for (const w of s.run.agent.warnings) io.info.write(`devx: warning: ${w}\n`);
-    if (!io.lazyTools) for (const w of await s.run.ready()) io.info.write(`devx: warning: ${w}\n`);
+    // Warnings quote settings, agent files and MCP servers' errors: shown, never obeyed.
+    for (const w of s.run.agent.warnings) io.info.write(`devx: warning: ${escapeControls(w)}\n`);
+    if (!io.lazyTools) for (const w of await s.run.ready()) io.info.write(`devx: warning: ${escapeControls(w)}\n`);
     const missing = s.run.agent.missingBinary();
     if (missing) {
-      io.info.write(`${missing}\n`);
+      io.info.write(`${escapeControls(missing)}\n`);
       return EXIT.missingBinary;
     }
     return await fn(s);

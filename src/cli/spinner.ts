@@ -1,5 +1,8 @@
 // A live status block: a spinner with elapsed seconds, plus one line per running sub-agent with its
-// own elapsed time. Disabled when the stream is not a TTY or NO_COLOR is set.
+// own elapsed time. Disabled when the stream is not a TTY or NO_COLOR is set. What it draws may quote a
+// model or a command (a sub-agent's query, a command's last line): shown with its controls escaped.
+import { escapeControls } from '../util/terminalText.js';
+
 const FRAMES = ['⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '⠧', '⠇', '⠏'];
 
 export class Spinner {
@@ -23,7 +26,7 @@ export class Spinner {
     if (!this.enabled) return;
     this.stop();
     this.detail = '';
-    this.label = label;
+    this.label = escapeControls(label);
     this.started = Date.now();
     this.timer = setInterval(() => this.draw(), 100);
     this.draw();
@@ -31,7 +34,7 @@ export class Spinner {
 
   /** A line under the label (a running command's last line of output); '' for none. */
   setDetail(text: string): void {
-    this.detail = text;
+    this.detail = escapeControls(text);
   }
 
   get running(): boolean {
@@ -41,18 +44,18 @@ export class Spinner {
   /** Writes `text` above the live block, which keeps running below it. */
   above(text: string): void {
     if (!this.timer) {
-      this.out.write(text);
+      this.out.write(escapeControls(text));
       return;
     }
     this.clear();
-    this.out.write(text);
+    this.out.write(escapeControls(text));
     this.draw();
   }
 
   /** Adds or removes a sub-agent's line (spawn_gemini). */
   subtask(id: number, label: string | null): void {
     if (label === null) this.tasks.delete(id);
-    else this.tasks.set(id, { label, started: Date.now() });
+    else this.tasks.set(id, { label: escapeControls(label), started: Date.now() });
     if (!this.enabled) return;
     if (!this.timer && this.tasks.size) this.start(this.label || 'working');
   }

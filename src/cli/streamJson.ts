@@ -9,10 +9,11 @@
 //   {"type":"compaction","phase":"done|failed","reason":"auto|asked","messages":n,...}  older turns summarised (or why not)
 //   {"type":"turn_end","status":...,"answer":...,"error":...,"rounds":n,"usage":{"input":n,"output":n}}
 import type { AgentEvent } from '../core/loop.js';
+import { printableJson } from '../util/terminalText.js';
 
 export function createStreamJson(write: (line: string) => void): (e: AgentEvent) => void {
   const usage = { input: 0, output: 0 };
-  const out = (o: Record<string, unknown>) => write(`${JSON.stringify(o)}\n`);
+  const out = (o: Record<string, unknown>) => write(`${printableJson(o)}\n`);
   return (e) => {
     switch (e.type) {
       case 'turn_start':

@@ -1,20 +1,22 @@
 // `devx agent status`'s table (either queue).
 import type { Task } from './taskSchema.js';
+import { escapeControls } from '../util/terminalText.js';
 
 /** The seed's status table. */
 export function renderStatusTable(tasks: Task[]): string {
   // Why a task failed, is blocked or incomplete shows beside it (the calls in full: agent status <id>).
   const why = (t: Task) =>
     ['failed', 'blocked', 'incomplete'].includes(t.status) || (t.status === 'pending' && t.error) ? (t.error ?? '').replace(/\s+/g, ' ').slice(0, 80) : '';
+  // A prompt and an error are a person's or a model's text: shown with their controls escaped (and padded as shown).
   const rows = tasks.map((t) => [
     t.taskId,
     t.agent,
     t.status,
     t.createdAt,
-    t.prompt.replace(/\s+/g, ' ').slice(0, 50),
+    escapeControls(t.prompt.replace(/\s+/g, ' ').slice(0, 50)),
     String(t.attempts),
     String(t.runnerDeaths),
-    why(t),
+    escapeControls(why(t)),
   ]);
   const head = ['Task ID', 'Agent', 'Status', 'Created At', 'Prompt', 'Attempts', 'Runner deaths', 'Why'];
   const w = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));

@@ -13,6 +13,7 @@ import { ToolCallTracker } from '../../src/acp/toolCalls.js';
 import { createAuditSubscriber } from '../../src/audit/auditLog.js';
 import { createRenderer } from '../../src/cli/renderEvents.js';
 import { unifiedDiff, wholeUnifiedDiff } from '../../src/tools/diffPreview.js';
+import { escapeControls } from '../../src/util/terminalText.js';
 import { makePolicy } from '../helpers/policy.js';
 import { makeLoopDeps } from '../helpers/loopDeps.js';
 import { tempDir } from '../helpers/env.js';
@@ -99,7 +100,8 @@ describe('the planned change on every surface', () => {
     expect(fs.readFileSync(file, 'utf8')).toBe(BEFORE);
     expect(dry!.plan).toEqual(asked!.plan);
     expect(dry!.preview).toBe(repl);
-    expect(out).toContain(repl.replace(/^/gm, '      '));
+    // Shown as the confirmation shows it: CRLF as LF (escapeControls), then indented.
+    expect(out).toContain(escapeControls(repl).replace(/^/gm, '      '));
     expect(out).toMatch(/would ask/);
   });
 });

@@ -13,6 +13,7 @@ import { createRenderer } from '../renderEvents.js';
 import { devxHome, findProjectRoot } from '../../config/paths.js';
 import { pickAgent, pickerItems } from '../agentPicker.js';
 import { TEMPLATES, createAgentFile, initAgentFile, type Ask } from '../agentScaffold.js';
+import { escapeControls, printableJson } from '../../util/terminalText.js';
 
 const SUBCOMMANDS = subcommandTable(`
 list | agent list [--json] | agents from every scope (project overrides user, which overrides builtin), with broken files reported
@@ -101,7 +102,7 @@ async function runChain(root: string, steps: { agent: string; prompt: string }[]
       sharedBackends,
       onEvent: render.onEvent,
       onWarning: (w) => {
-        if (!warned.has(w)) process.stderr.write(`devx: warning: ${w}\n`);
+        if (!warned.has(w)) process.stderr.write(`devx: warning: ${escapeControls(w)}\n`);
         warned.add(w);
       },
     });
@@ -119,13 +120,13 @@ async function runChain(root: string, steps: { agent: string; prompt: string }[]
     }));
     results.push({ agent: def.name, status: r.status, answer: r.answer, error: r.error?.message, calls });
     if (r.error?.kind === 'binary_missing') {
-      process.stderr.write(`${r.error.message}\n`);
+      process.stderr.write(`${escapeControls(r.error.message)}\n`);
       return EXIT.missingBinary;
     }
     if (r.status !== 'answered') break;
     previous = { agent: def.name, answer: r.answer ?? '' };
   }
-  if (flags.json) process.stdout.write(`${JSON.stringify({ steps: results }, null, 2)}\n`);
+  if (flags.json) process.stdout.write(`${printableJson({ steps: results }, 2)}\n`);
   return results.every((r) => r.status === 'answered') && results.length === steps.length ? EXIT.ok : EXIT.failed;
 }
 
@@ -177,8 +178,8 @@ async function agentMain(
   switch (sub) {
     case 'list': {
       const l = loadAgents(root, w.home, w.devx);
-      for (const e of l.errors) process.stderr.write(`error: ${formatIssue(e)}\n`);
-      for (const e of l.warnings) process.stderr.write(`warning: ${formatIssue(e)}\n`);
+      for (const e of l.errors) process.stderr.write(`error: ${escapeControls(formatIssue(e))}\n`);
+      for (const e of l.warnings) process.stderr.write(`warning: ${escapeControls(formatIssue(e))}\n`);
       const rows = [...l.agents.values()].map((a) => ({
         name: a.name,
         scope: a.scope,
@@ -186,12 +187,14 @@ async function agentMain(
         description: a.description,
         overrides: l.overridden.filter((o) => o.name === a.name).map((o) => `${o.scope}:${o.format}`),
       }));
-      if (values.json) process.stdout.write(`${JSON.stringify({ agents: rows, errors: l.errors, warnings: l.warnings }, null, 2)}\n`);
+      if (values.json) process.stdout.write(`${printableJson({ agents: rows, errors: l.errors, warnings: l.warnings }, 2)}\n`);
       else if (!rows.length) process.stdout.write(`no agents yet: create one with devx agent create (templates: ${TEMPLATES.join(', ')})\n`);
       else
         for (const r of rows)
           process.stdout.write(
-            `${r.name.padEnd(20)} ${r.scope.padEnd(7)} ${r.format.padEnd(16)} ${r.overrides.length ? `(overrides ${r.overrides.join(', ')}) ` : ''}${r.description}\n`,
+            escapeControls(
+              `${r.name.padEnd(20)} ${r.scope.padEnd(7)} ${r.format.padEnd(16)} ${r.overrides.length ? `(overrides ${r.overrides.join(', ')}) ` : ''}${r.description}\n`,
+            ),
           );
       return l.errors.length ? EXIT.failed : EXIT.ok;
     }
@@ -199,7 +202,7 @@ async function agentMain(
       if (!process.stdin.isTTY || typeof process.stdin.setRawMode !== 'function')
         throw new UsageError('devx agent pick needs a terminal; devx agent list prints the agents');
       const l = loadAgents(root, w.home, w.devx);
-      for (const e of l.errors) process.stderr.write(`error: ${formatIssue(e)}\n`);
+      for (const e of l.errors) process.stderr.write(`error: ${escapeControls(formatIssue(e))}\n`);
       // The picker draws on stderr, so `devx --agent "$(devx agent pick)"` works.
       const name = await pickAgent(pickerItems(l), { input: process.stdin, out: process.stderr, env: process.env });
       process.stdin.pause();
@@ -214,7 +217,7 @@ async function agentMain(
     case 'show': {
       if (!rest[0]) throw new UsageError('usage: devx agent show <name>');
       const a = findAgent(loadAgents(root, w.home, w.devx), rest[0]);
-      process.stdout.write(`${values.json ? JSON.stringify(a, null, 2) : describeAgent(a)}\n`);
+      process.stdout.write(`${values.json ? printableJson(a, 2) : escapeControls(describeAgent(a))}\n`);
       return EXIT.ok;
     }
     case 'use':
@@ -224,7 +227,7 @@ async function agentMain(
       return EXIT.ok;
     case 'suggest': {
       const s = suggestAgent(rest.join(' '), [...loadAgents(root, w.home, w.devx).agents.values()]);
-      process.stdout.write(s ? `${s.agent.name} (score ${s.score.toFixed(2)}): ${s.agent.description}\n` : 'no agent fits clearly\n');
+      process.stdout.write(s ? escapeControls(`${s.agent.name} (score ${s.score.toFixed(2)}): ${s.agent.description}\n`) : 'no agent fits clearly\n');
       return EXIT.ok;
     }
     case 'create':
@@ -233,7 +236,7 @@ async function agentMain(
       const ask: Ask | null =
         io.ask ?? (process.stdin.isTTY ? async (q) => (createRequire(import.meta.url)('readline-sync') as typeof import('readline-sync')).question(q) : null);
       const message = sub === 'create' ? await createAgentFile(root, w.devx, values, ask) : await initAgentFile(root, w.devx, rest[0], values, ask);
-      process.stdout.write(`${message}\n`);
+      process.stdout.write(`${escapeControls(message)}\n`);
       return message.startsWith('created ') ? EXIT.ok : EXIT.failed;
     }
     case 'edit':
@@ -257,7 +260,7 @@ async function agentMain(
       const target = all[0];
       if (sub === 'rm') {
         fs.rmSync(target.file);
-        process.stdout.write(`removed ${target.file}\n`);
+        process.stdout.write(`removed ${escapeControls(target.file)}\n`);
         return EXIT.ok;
       }
       const editor = process.env.VISUAL ?? process.env.EDITOR ?? 'vi';

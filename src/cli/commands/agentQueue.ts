@@ -10,6 +10,7 @@ import { headRevision } from '../../queue/runnerGit.js';
 import { checkBinaries } from '../../runtime/checkBinaries.js';
 import { devxHome } from '../../config/paths.js';
 import type { ApprovalMode } from '../../policy/decide.js';
+import { escapeControls, printableJson } from '../../util/terminalText.js';
 
 export type QueueFlags = {
   model?: string;
@@ -42,10 +43,10 @@ export async function queueSubcommand(sub: string, rest: string[], values: Queue
   let queue: QueueBackend;
   try {
     const chosen = resolveQueueUrl(process.cwd(), process.env);
-    for (const w of chosen.warnings) process.stderr.write(`devx: warning: ${w}\n`);
+    for (const w of chosen.warnings) process.stderr.write(`devx: warning: ${escapeControls(w)}\n`);
     queue = await openQueue(root, chosen.url);
   } catch (err) {
-    process.stderr.write(`devx: ${(err as Error).message}\n`);
+    process.stderr.write(`devx: ${escapeControls((err as Error).message)}\n`);
     return (err as Error).name === 'SchemaError' ? EXIT_QUEUE_SCHEMA : EXIT.failed;
   }
   try {
@@ -60,7 +61,7 @@ async function printLog(queue: QueueBackend, id: string | undefined): Promise<nu
   if (!id) throw new UsageError('usage: devx agent log <task id>');
   const l = await queue.readLog(id);
   if (!l) {
-    process.stderr.write(`devx: no task ${id}\n`);
+    process.stderr.write(`devx: no task ${escapeControls(id)}\n`);
     return EXIT.failed;
   }
   const t = l.task;
@@ -76,7 +77,8 @@ async function printLog(queue: QueueBackend, id: string | undefined): Promise<nu
     l.log.trimEnd(),
     ...(l.patch ? ['', '── changes (git apply)', l.patch.trimEnd()] : []),
   ];
-  process.stdout.write(`${out.join('\n')}\n`);
+  // The plan, the transcript and the patch are the model's and the repository's text.
+  process.stdout.write(`${escapeControls(out.join('\n'))}\n`);
   return EXIT.ok;
 }
 
@@ -95,18 +97,19 @@ async function onQueue(queue: QueueBackend, sub: string, rest: string[], values:
       // The revision matters to runners in other checkouts (a file queue's runner works in this one).
       const t = await queue.start({ agent: rest[0], prompt: rest[1], writes, revision: queue.remote ? await headRevision(root) : undefined });
       // The seed's line on stdout; what the task may write beside it, on stderr.
-      process.stdout.write(values.json ? `${JSON.stringify(t)}\n` : `Task ${t.taskId} created for agent '${rest[0]}' and is now pending.\n`);
-      if (!values.json) process.stderr.write(`It may write .devx/agents/workspace/ and ${t.planFile}${writes.length ? `, ${writes.join(', ')}` : ''}.\n`);
+      process.stdout.write(values.json ? `${printableJson(t)}\n` : `Task ${t.taskId} created for agent '${rest[0]}' and is now pending.\n`);
+      if (!values.json)
+        process.stderr.write(escapeControls(`It may write .devx/agents/workspace/ and ${t.planFile}${writes.length ? `, ${writes.join(', ')}` : ''}.\n`));
       return EXIT.ok;
     }
     case 'status': {
       await queue.recover();
       const tasks = await queue.list();
-      if (values.json) process.stdout.write(`${JSON.stringify(tasks, null, 2)}\n`);
+      if (values.json) process.stdout.write(`${printableJson(tasks, 2)}\n`);
       else if (!tasks.length) process.stdout.write('No agent tasks.\n');
       else
         process.stdout.write(
-          `${renderStatusTable(tasks)}\n${failedCallsText(tasks)}(Attempts: the task's own failures, given up after ${MAX_ATTEMPTS}. Runner deaths: runners that died while running it, given up after ${MAX_RUNNER_DEATHS} when they are over two thirds of the queue's runner deaths since it first ran, else after ${HARD_RUNNER_DEATHS}.)\n`,
+          `${renderStatusTable(tasks)}\n${escapeControls(failedCallsText(tasks))}(Attempts: the task's own failures, given up after ${MAX_ATTEMPTS}. Runner deaths: runners that died while running it, given up after ${MAX_RUNNER_DEATHS} when they are over two thirds of the queue's runner deaths since it first ran, else after ${HARD_RUNNER_DEATHS}.)\n`,
         );
       return EXIT.ok;
     }
@@ -118,7 +121,7 @@ async function onQueue(queue: QueueBackend, sub: string, rest: string[], values:
         process.stdout.write(`Task ${t.taskId} is now ${t.cancelRequested ? 'being cancelled' : t.status}.\n`);
         return EXIT.ok;
       } catch (err) {
-        process.stderr.write(`devx: ${(err as Error).message}\n`);
+        process.stderr.write(`devx: ${escapeControls((err as Error).message)}\n`);
         return EXIT.failed;
       }
     }
@@ -127,7 +130,7 @@ async function onQueue(queue: QueueBackend, sub: string, rest: string[], values:
       if (!Number.isInteger(parallel) || parallel < 1 || parallel > 32) throw new UsageError('--parallel takes a whole number from 1 to 32');
       const missing = checkBinaries({ cwd: process.cwd(), env: process.env, provider: values.provider });
       if (missing) {
-        process.stderr.write(`${missing}\n`);
+        process.stderr.write(`${escapeControls(missing)}\n`);
         return EXIT.missingBinary;
       }
       const approval: ApprovalMode | undefined = values.yes ? 'yolo' : approvalModeFrom(values);
@@ -144,9 +147,11 @@ async function onQueue(queue: QueueBackend, sub: string, rest: string[], values:
           model: values.model,
           run: { cwd: process.cwd(), env: process.env, provider: values.provider, approval },
           onTaskStart: (t) => process.stderr.write(`running ${t.taskId} (${t.agent}, run ${t.runs})\n`),
-          onTaskRefused: (t, why) => process.stderr.write(`gave ${t.taskId} back: ${why}\n`),
+          onTaskRefused: (t, why) => process.stderr.write(`gave ${t.taskId} back: ${escapeControls(why)}\n`),
           onTaskEnd: (t) =>
-            process.stdout.write(`Orchestrator finished task ${t.taskId}: ${t.status}${t.error && t.status !== 'complete' ? ` (${t.error})` : ''}.\n`),
+            process.stdout.write(
+              escapeControls(`Orchestrator finished task ${t.taskId}: ${t.status}${t.error && t.status !== 'complete' ? ` (${t.error})` : ''}.\n`),
+            ),
         });
       } finally {
         if (url !== undefined) process.env.DEVX_QUEUE_URL = url;

@@ -10,8 +10,9 @@ import { devxHome } from '../../util/devxHome.js';
 import { runProcess } from '../../util/processRunner.js';
 import { openUrl } from '../../util/openUrl.js';
 import type { McpServerEntry } from '../../config/mcpSettings.js';
+import { escapeControls, printableJson } from '../../util/terminalText.js';
 
-/** Servers, state and tools as lines (shared with /mcp). */
+/** Servers, state and tools as lines (shared with /mcp); a server's names, descriptions and errors shown, never obeyed. */
 export function renderMcpStatus(statuses: ServerStatus[], untrusted: string | undefined): string {
   const lines: string[] = [];
   if (!statuses.length) lines.push('no MCP servers configured (add "mcpServers" to ~/.devx/settings.json or .devx/settings.json)');
@@ -23,7 +24,7 @@ export function renderMcpStatus(statuses: ServerStatus[], untrusted: string | un
     if (s.filtered.length) lines.push(`  (left out by includeTools/excludeTools: ${s.filtered.join(', ')})`);
   }
   if (untrusted) lines.push(untrusted);
-  return `${lines.join('\n')}\n`;
+  return escapeControls(`${lines.join('\n')}\n`);
 }
 
 export const mcpCommand = defineCommand({
@@ -47,7 +48,7 @@ export const mcpCommand = defineCommand({
     try {
       const statuses = mgr.statuses();
       const untrusted = settings.warnings.find((w) => w.includes("this project's MCP servers"));
-      if (values.json) process.stdout.write(`${JSON.stringify({ servers: statuses, ...(untrusted ? { warning: untrusted } : {}) }, null, 2)}\n`);
+      if (values.json) process.stdout.write(`${printableJson({ servers: statuses, ...(untrusted ? { warning: untrusted } : {}) }, 2)}\n`);
       else process.stdout.write(renderMcpStatus(statuses, untrusted));
       return statuses.some((s) => s.state === 'failed') ? EXIT.failed : EXIT.ok;
     } finally {
@@ -83,7 +84,7 @@ async function signInOrOut(verb: 'login' | 'logout', name: string): Promise<numb
       env: process.env,
       showUrl: (u) => {
         process.stdout.write(
-          `Sign in to "${name}" in your browser. If it does not open, open this URL:\n\n  ${u}\n\nWaiting for the browser (Ctrl-C to give up)...\n`,
+          `Sign in to "${name}" in your browser. If it does not open, open this URL:\n\n  ${escapeControls(u)}\n\nWaiting for the browser (Ctrl-C to give up)...\n`,
         );
         void openUrl(u, process.env, runProcess, root);
       },
@@ -91,7 +92,7 @@ async function signInOrOut(verb: 'login' | 'logout', name: string): Promise<numb
     process.stdout.write(`signed in to "${name}"; tokens kept in ${file} (mode 0600)\n`);
     return EXIT.ok;
   } catch (err) {
-    process.stderr.write(`devx: could not sign in to "${name}" (${url}): ${(err as Error).message}\n`);
+    process.stderr.write(`devx: could not sign in to "${name}" (${url}): ${escapeControls((err as Error).message)}\n`);
     return EXIT.failed;
   }
 }

@@ -9,6 +9,7 @@ import { builtinTools } from '../../tools/registry.js';
 import { UsageError, approvalModeFrom, AGENT_FLAGS } from '../shared.js';
 import type { PolicyEngine } from '../../policy/decide.js';
 import type { Tool } from '../../tools/types.js';
+import { escapeControls, printableJson } from '../../util/terminalText.js';
 
 type Kind = 'read' | 'write' | 'list' | 'command';
 const KINDS: Kind[] = ['read', 'write', 'list', 'command'];
@@ -63,13 +64,13 @@ export const policyCommand = defineCommand({
         }
         if (!KINDS.includes(q.kind as Kind) || typeof q.input !== 'string')
           throw new UsageError('--batch lines look like {"kind":"command|read|write|list","input":"..."}');
-        process.stdout.write(`${JSON.stringify(decide(policy, tools, q.kind as Kind, q.input))}\n`);
+        process.stdout.write(`${printableJson(decide(policy, tools, q.kind as Kind, q.input))}\n`);
       }
       return 0;
     }
     const kind = given[0];
     const out = decide(policy, tools, kind, values[kind]!);
-    process.stdout.write(values.json ? `${JSON.stringify(out)}\n` : `${out.decision}: ${out.reason} [${out.rule}]\n`);
+    process.stdout.write(values.json ? `${printableJson(out)}\n` : escapeControls(`${out.decision}: ${out.reason} [${out.rule}]\n`));
     return 0;
   },
 });

@@ -2,6 +2,7 @@
 import { parseToolCalls } from '../../protocol/parseToolCalls.js';
 import { UsageError } from '../shared.js';
 import { defineCommand, subcommandTable } from '../command.js';
+import { printableJson } from '../../util/terminalText.js';
 
 async function readStdin(): Promise<string> {
   const chunks: Buffer[] = [];
@@ -23,7 +24,7 @@ export const protocolCommand = defineCommand({
       errors: r.errors.map((e) => ({ line: e.line, message: e.message })),
       warnings: r.warnings,
     };
-    process.stdout.write(JSON.stringify(out) + '\n');
+    process.stdout.write(printableJson(out) + '\n');
     return 0;
   },
 });

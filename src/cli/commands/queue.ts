@@ -6,6 +6,7 @@ import { EXIT, UsageError } from '../shared.js';
 import { isPostgresUrl, postgresAdmin, resolveQueueUrl } from '../../queue/openQueue.js';
 import { packageVersion } from '../../util/packageRoot.js';
 import { EXIT_QUEUE_SCHEMA } from './agentQueue.js';
+import { escapeControls } from '../../util/terminalText.js';
 
 const SUBCOMMANDS = subcommandTable(`
 migrate | queue migrate | create or upgrade the Postgres queue's tables (recorded in devx_schema_version)
@@ -22,7 +23,7 @@ export const queueCommand = defineCommand({
     const [sub] = positionals;
     if (sub !== 'migrate' && sub !== 'status') throw new UsageError(`usage:\n${SUBCOMMANDS.map((c) => `  devx ${c.usage}`).join('\n')}`);
     const { url, warnings } = resolveQueueUrl(process.cwd(), process.env);
-    for (const w of warnings) process.stderr.write(`devx: warning: ${w}\n`);
+    for (const w of warnings) process.stderr.write(`devx: warning: ${escapeControls(w)}\n`);
     if (!isPostgresUrl(url)) {
       if (sub === 'migrate') process.stdout.write('The task queue is the file queue (.devx/agents/): nothing to migrate.\n');
       else process.stdout.write(values.json ? `${JSON.stringify({ kind: 'file' })}\n` : 'The task queue is the file queue (.devx/agents/).\n');
@@ -51,7 +52,8 @@ export const queueCommand = defineCommand({
         );
       return s.version === admin.SCHEMA_VERSION ? EXIT.ok : EXIT_QUEUE_SCHEMA;
     } catch (err) {
-      process.stderr.write(`devx: ${(err as Error).message}\n`);
+      // The database server's words: shown, never obeyed.
+      process.stderr.write(`devx: ${escapeControls((err as Error).message)}\n`);
       return (err as Error).name === 'SchemaError' ? EXIT_QUEUE_SCHEMA : EXIT.failed;
     }
   },

@@ -12,9 +12,10 @@ import { maybeDelegate, switchAgent } from '../agentSlash.js';
 import { findSlash, slashNames as builtinSlashNames, type SlashContext } from '../slashCommands.js';
 import { packageVersion } from '../../util/packageRoot.js';
 import { createReplInput } from '../replInput.js';
-import { colorDiff, useColor } from '../visible.js';
+import { colorDiff, textOnly, useColor } from '../visible.js';
 import { pickAgent, type PickItem } from '../agentPicker.js';
 import { killAllGroups } from '../../util/processGroups.js';
+import { escapeControls } from '../../util/terminalText.js';
 
 /**
  * The end of a session: the handoff. Ctrl-C while the model drafts it skips the draft and writes the plain
@@ -50,7 +51,7 @@ async function finishSession(started: Started, io: { info: NodeJS.WritableStream
     if (draft === 'model') io.info.write('Writing HANDOFF.md… (Ctrl-C writes it from the session record instead)\n');
     const note = await endSession(started, { draft, signal: drafting.signal });
     if (exiting) await exiting;
-    if (note) io.info.write(`${note}\n`);
+    if (note) io.info.write(`${escapeControls(note)}\n`);
     return EXIT.ok;
   } finally {
     io.rl.off('SIGINT', onInterrupt);
@@ -106,10 +107,12 @@ async function runRepl(flags: { resume?: string; agent?: string } & Parameters<t
   const color = useColor(out, process.env);
 
   const askApproval = async (req: ApprovalRequest): Promise<ApprovalAnswer> => {
-    // What will happen (a diff, the directory a command runs in), then why the policy asks.
-    const preview = req.preview ? `${(color ? colorDiff(req.preview) : req.preview).replace(/^/gm, '  ')}\n` : '';
+    // What will happen (a diff of the repository's text, the directory a command runs in), then why the policy
+    // asks; the text's controls are shown before devx colours the diff.
+    const shown = req.preview ? escapeControls(req.preview) : '';
+    const preview = shown ? `${(color ? colorDiff(shown) : shown).replace(/^/gm, '  ')}\n` : '';
     out.write(
-      `\n? devx wants to ${makeVisible(req.summary)}\n${preview}  (asks because ${req.decision.reason})\n  Allow? [y]es / [n]o / [a]lways this session: `,
+      `\n? devx wants to ${makeVisible(req.summary)}\n${preview}  (asks because ${escapeControls(req.decision.reason)})\n  Allow? [y]es / [n]o / [a]lways this session: `,
     );
     answering = true;
     const got = await input.nextAnswer().finally(() => (answering = false));
@@ -127,11 +130,14 @@ async function runRepl(flags: { resume?: string; agent?: string } & Parameters<t
     return await withSession(flags, { info, prompt: interactive ? askApproval : undefined, stream: interactive, lazyTools: true }, async (started) => {
       const { run } = started;
       info.write(
-        `devx ${packageVersion()} · ${run.agent.root} · ${run.agent.settings.provider} · model ${run.agent.settings.model}${run.persona ? ` · persona ${run.persona.name}` : ''}${run.history.length ? ` · ${run.history.length} messages of history (/clear to start over)` : ''}\n`,
+        escapeControls(
+          `devx ${packageVersion()} · ${run.agent.root} · ${run.agent.settings.provider} · model ${run.agent.settings.model}${run.persona ? ` · persona ${run.persona.name}` : ''}${run.history.length ? ` · ${run.history.length} messages of history (/clear to start over)` : ''}\n`,
+        ),
       );
-      if (started.orientation) info.write(`${started.orientation}\n`);
-      if (flags.resume) info.write(`${applyResume(started, flags.resume) ?? 'no earlier session to resume'}\n`);
-      if (flags.agent) out.write(`${switchAgent(started, flags.agent)}\n`);
+      // The last session, its todos and HANDOFF.md's next items: a repository's or a model's text.
+      if (started.orientation) info.write(`${escapeControls(started.orientation)}\n`);
+      if (flags.resume) info.write(`${escapeControls(applyResume(started, flags.resume) ?? 'no earlier session to resume')}\n`);
+      if (flags.agent) out.write(`${escapeControls(switchAgent(started, flags.agent))}\n`);
       if (interactive) info.write('Type a task, or /help.\n');
 
       const listSlashNames = () =>
@@ -148,7 +154,7 @@ async function runRepl(flags: { resume?: string; agent?: string } & Parameters<t
         const warnings = await toolsReady;
         if (warned) return;
         warned = true;
-        for (const w of warnings) info.write(`devx: warning: ${w}\n`);
+        for (const w of warnings) info.write(`devx: warning: ${escapeControls(w)}\n`);
       };
       const render = createRenderer({ out, answerOut: out });
       run.subscribe(render.onEvent);
@@ -174,7 +180,8 @@ async function runRepl(flags: { resume?: string; agent?: string } & Parameters<t
       process.on('SIGINT', onInterrupt);
       const slashContext: SlashContext = {
         started,
-        out,
+        // What slash commands print quotes the conversation, agents, MCP servers, todos and undo records.
+        out: textOnly(out),
         shellCommands,
         pick: interactive ? (items: PickItem[]) => pickAgent(items, { input: process.stdin, out, env: process.env }) : undefined,
         // The create and init wizards ask through this input (a second reader of stdin would fight it).
@@ -211,12 +218,13 @@ async function runRepl(flags: { resume?: string; agent?: string } & Parameters<t
             await sayToolWarnings();
             const r = await slashContext.cancellable((signal) => run.promptCommand(text, { signal }));
             if (r) lastFailed = r.status === 'error';
-            else out.write(`unknown command ${text.split(/\s+/)[0]}; /help lists them\n`);
+            else out.write(`unknown command ${escapeControls(text.split(/\s+/)[0])}; /help lists them\n`);
             continue;
           }
-          if (!interactive) out.write(`devx> ${text}\n`);
+          // A script piped in may be anyone's file: its lines are echoed as text.
+          if (!interactive) out.write(`devx> ${escapeControls(text)}\n`);
           await sayToolWarnings();
-          await maybeDelegate(text, started, out, interactive ? nextLine : null);
+          await maybeDelegate(text, started, slashContext.out, interactive ? nextLine : null);
           running = new AbortController();
           const r = await run.prompt(text, { signal: running.signal });
           lastFailed = r.status === 'error';

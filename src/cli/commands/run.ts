@@ -5,6 +5,7 @@ import { createRenderer } from '../renderEvents.js';
 import { createStreamJson } from '../streamJson.js';
 import { applyResume, endSession, handoffFor } from '../../runtime/startSession.js';
 import type { AgentEvent } from '../../core/loop.js';
+import { escapeControls, printableJson } from '../../util/terminalText.js';
 
 export const runCommand = defineCommand({
   name: 'run',
@@ -27,8 +28,8 @@ export const runCommand = defineCommand({
     const prompt = positionals.join(' ');
     return withSession(flags, { info: process.stderr, stream: format === 'stream-json' }, async (started) => {
       const { run } = started;
-      if (started.orientation) process.stderr.write(`${started.orientation}\n`);
-      if (flags.resume) process.stderr.write(`${applyResume(started, flags.resume) ?? 'devx: no earlier session to resume'}\n`);
+      if (started.orientation) process.stderr.write(`${escapeControls(started.orientation)}\n`);
+      if (flags.resume) process.stderr.write(`${escapeControls(applyResume(started, flags.resume) ?? 'devx: no earlier session to resume')}\n`);
       const events: AgentEvent[] = [];
       const render = createRenderer({ out: process.stderr, answerOut: format === 'text' ? process.stdout : null });
       const stream = format === 'stream-json' ? createStreamJson((l) => process.stdout.write(l)) : null;
@@ -76,11 +77,11 @@ export const runCommand = defineCommand({
           ),
           usage: { input: usage.reduce((n, u) => n + (u.input ?? 0), 0), output: usage.reduce((n, u) => n + (u.output ?? 0), 0) },
         };
-        process.stdout.write(`${JSON.stringify(transcript, null, 2)}\n`);
+        process.stdout.write(`${printableJson(transcript, 2)}\n`);
       }
       const draft = handoffFor(started, { asked: flags.handoff, cancelled: result.status === 'cancelled', failed: result.status !== 'answered' });
       const note = await endSession(started, { draft });
-      if (note) process.stderr.write(`devx: ${note}\n`);
+      if (note) process.stderr.write(`devx: ${escapeControls(note)}\n`);
       if (result.status === 'answered') return EXIT.ok;
       if (result.status === 'cancelled') return EXIT.cancelled;
       if (result.error?.kind === 'binary_missing') return EXIT.missingBinary;

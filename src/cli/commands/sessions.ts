@@ -3,6 +3,7 @@ import { defineCommand, flagTable } from '../command.js';
 import { findProjectRoot } from '../../config/paths.js';
 import { listRecords } from '../../session/sessionRecord.js';
 import { isAlive } from '../../session/sessionLock.js';
+import { escapeControls, printableJson } from '../../util/terminalText.js';
 
 export const sessionsCommand = defineCommand({
   name: 'sessions',
@@ -14,7 +15,7 @@ export const sessionsCommand = defineCommand({
     // A record still marked live whose process is gone crashed (it is only re-marked at the next start).
     const records = listRecords(root).map((r) => (r.status === 'live' && !isAlive(r.pid) ? { ...r, status: 'crashed' as const } : r));
     if (values.json) {
-      process.stdout.write(`${JSON.stringify(records, null, 2)}\n`);
+      process.stdout.write(`${printableJson(records, 2)}\n`);
       return 0;
     }
     if (!records.length) {
@@ -24,7 +25,7 @@ export const sessionsCommand = defineCommand({
     for (const r of records) {
       const open = r.checkpoint.todos.filter((t) => !t.done).length;
       process.stdout.write(
-        `${r.id}  ${r.status.padEnd(7)}  ${String(r.turns).padStart(3)} turns  ${open ? `${open} open todos  ` : ''}${(r.lastInput ?? '').replace(/\s+/g, ' ').slice(0, 60)}\n`,
+        `${r.id}  ${r.status.padEnd(7)}  ${String(r.turns).padStart(3)} turns  ${open ? `${open} open todos  ` : ''}${escapeControls((r.lastInput ?? '').replace(/\s+/g, ' ').slice(0, 60))}\n`,
       );
     }
     process.stdout.write('Continue one with: devx --resume <id>\n');

@@ -6,6 +6,7 @@ import { findProjectRoot } from '../../config/paths.js';
 import { createTask, openTaskFolder, TaskFileError } from '../../clarify/taskFiles.js';
 import { PersonaError } from '../../personas/loadAgents.js';
 import { createRenderer } from '../renderEvents.js';
+import { escapeControls } from '../../util/terminalText.js';
 
 const SUBCOMMANDS = subcommandTable(`
 new | task new <folder> "<description>" | create the task folder and its task_description.md (never overwrites one)
@@ -45,13 +46,15 @@ export const taskCommand = defineCommand({
               onEvent: render.onEvent,
             }),
           );
-          for (const w of r.warnings) process.stderr.write(`devx: warning: ${w}\n`);
-          (r.code === 0 ? process.stdout : process.stderr).write(`${r.code === 0 ? '' : 'devx: '}${r.message}\n`);
+          for (const w of r.warnings) process.stderr.write(`devx: warning: ${escapeControls(w)}\n`);
+          (r.code === 0 ? process.stdout : process.stderr).write(`${r.code === 0 ? '' : 'devx: '}${escapeControls(r.message)}\n`);
           return r.code;
         }
         case 'input': {
           if (!folder || rest.length) throw new UsageError('usage: devx task input <folder>');
-          process.stdout.write(readTaskInput(openTaskFolder(root, folder)));
+          // Byte for byte into a pipe (another agent's input); shown, never obeyed, on a terminal.
+          const input = readTaskInput(openTaskFolder(root, folder));
+          process.stdout.write(process.stdout.isTTY ? escapeControls(input) : input);
           return EXIT.ok;
         }
         default:
@@ -59,7 +62,7 @@ export const taskCommand = defineCommand({
       }
     } catch (err) {
       if (err instanceof TaskFileError) {
-        process.stderr.write(`devx: ${err.message}\n`);
+        process.stderr.write(`devx: ${escapeControls(err.message)}\n`);
         return err.exitCode;
       }
       if (err instanceof PersonaError) throw new UsageError(err.message);

@@ -12,6 +12,7 @@ import type { Started } from '../../runtime/startSession.js';
 import { defineCommand, flagTable } from '../command.js';
 import { EXIT, UsageError } from '../shared.js';
 import { makeVisible } from '../visible.js';
+import { escapeControls } from '../../util/terminalText.js';
 
 const when = (iso: string) => iso.slice(0, 19).replace('T', ' ');
 const quoted = (input: string) => {
@@ -106,7 +107,7 @@ function parseUndoArgs(words: string[]): { n: number } {
 export function undoSlash(text: string, started: Started, out: NodeJS.WritableStream): void {
   const words = text.split(/\s+/).slice(1).filter(Boolean);
   const root = started.run.agent.root;
-  if (words.includes('--list')) return void out.write(renderUndoList(root));
+  if (words.includes('--list')) return void out.write(escapeControls(renderUndoList(root)));
   const force = words.includes('--force');
   let n: number;
   try {
@@ -116,7 +117,7 @@ export function undoSlash(text: string, started: Started, out: NodeJS.WritableSt
   }
   const r = withUndoLock(root, () => undoTurns(root, n, { force }));
   if (!r) return void out.write('another devx undo is running in this project; try again when it ends\n');
-  out.write(renderUndo(r, force));
+  out.write(escapeControls(renderUndo(r, force)));
   if ((r.status === 'undone' || r.status === 'failed') && r.turns.some((t) => t.restored.length)) {
     started.run.history.push(undoNote(r));
     saveHistory(started.run.agent.historyPath, started.run.history);
@@ -135,7 +136,7 @@ export const undoCommand = defineCommand({
     const root = findProjectRoot(process.cwd());
     if (values.list) {
       if (positionals.length || values.force) throw new UsageError('devx undo --list takes nothing else');
-      process.stdout.write(renderUndoList(root));
+      process.stdout.write(escapeControls(renderUndoList(root)));
       return EXIT.ok;
     }
     const { n } = parseUndoArgs(positionals);
@@ -151,7 +152,8 @@ export const undoCommand = defineCommand({
       process.stderr.write('devx: another devx undo is running in this project; try again when it ends\n');
       return EXIT.busy;
     }
-    (r.status === 'undone' || r.status === 'nothing' ? process.stdout : process.stderr).write(renderUndo(r, force));
+    // File names and reasons are the repository's: shown, never obeyed.
+    (r.status === 'undone' || r.status === 'nothing' ? process.stdout : process.stderr).write(escapeControls(renderUndo(r, force)));
     if ((r.status === 'undone' || r.status === 'failed') && r.turns.some((t) => t.restored.length)) noteInHistory(root, undoNote(r));
     return r.status === 'undone' || r.status === 'nothing' ? EXIT.ok : EXIT.failed;
   },

@@ -12,6 +12,7 @@ import { PersonaError } from '../../personas/loadAgents.js';
 import { createProgress, renderLog, renderStatus } from '../renderWorkflow.js';
 import { readTaskInputAt } from '../../clarify/nextTask.js';
 import { TaskFileError } from '../../clarify/taskFiles.js';
+import { escapeControls, printableJson } from '../../util/terminalText.js';
 
 const DEFAULT_WORKFLOW = 'dev-pipeline';
 
@@ -30,7 +31,7 @@ async function workflowMain(values: Flags, positionals: string[], usage: string)
   const progress = createProgress(process.stderr, process.env);
   const engine = createEngine({ cwd: process.cwd(), env: process.env, signal: abort.signal, onEvent: progress.onEvent, onAgentEvent: progress.onAgentEvent });
   const { deps, loaded } = engine;
-  for (const w of engine.warnings) process.stderr.write(`devx: warning: ${w}\n`);
+  for (const w of engine.warnings) process.stderr.write(`devx: warning: ${escapeControls(w)}\n`);
   const idArg = (what: string) => {
     if (rest.length !== 1) throw new UsageError(`usage: devx workflow ${what} <id>`);
     return rest[0];
@@ -54,7 +55,7 @@ async function workflowMain(values: Flags, positionals: string[], usage: string)
   const defOf = (s: WorkflowState) => {
     const def = findWorkflow(loaded, s.workflow);
     const changed = checkDefinition(def, s);
-    if (changed) process.stderr.write(`devx: warning: ${changed}\n`);
+    if (changed) process.stderr.write(`devx: warning: ${escapeControls(changed)}\n`);
     return def;
   };
 
@@ -62,7 +63,7 @@ async function workflowMain(values: Flags, positionals: string[], usage: string)
     case 'list': {
       if (values.json) {
         process.stdout.write(
-          `${JSON.stringify(
+          `${printableJson(
             [...loaded.workflows.values()].map((d) => ({
               name: d.name,
               scope: d.scope,
@@ -71,27 +72,26 @@ async function workflowMain(values: Flags, positionals: string[], usage: string)
               modes: d.modes,
               steps: Object.keys(d.steps),
             })),
-            null,
             2,
           )}\n`,
         );
       } else {
+        // A workflow file's names and description are the repository's text.
         for (const d of loaded.workflows.values()) {
-          process.stdout.write(`${d.name.padEnd(16)} ${d.scope.padEnd(8)} ${d.description}\n`);
-          if (Object.keys(d.modes).length)
-            process.stdout.write(
-              `${''.padEnd(25)} modes: ${Object.entries(d.modes)
-                .map(([m, s]) => `${m} (${s})`)
-                .join(', ')}\n`,
-            );
+          const modes = Object.entries(d.modes)
+            .map(([m, s]) => `${m} (${s})`)
+            .join(', ');
+          const steps = Object.entries(d.steps)
+            .map(([n, s]) => `${n}:${s.role}`)
+            .join(' ');
           process.stdout.write(
-            `${''.padEnd(25)} steps: ${Object.entries(d.steps)
-              .map(([n, s]) => `${n}:${s.role}`)
-              .join(' ')}\n`,
+            escapeControls(
+              `${d.name.padEnd(16)} ${d.scope.padEnd(8)} ${d.description}\n${modes ? `${''.padEnd(25)} modes: ${modes}\n` : ''}${''.padEnd(25)} steps: ${steps}\n`,
+            ),
           );
         }
       }
-      for (const e of loaded.errors) process.stderr.write(`devx: ${e.message}\n`);
+      for (const e of loaded.errors) process.stderr.write(`devx: ${escapeControls(e.message)}\n`);
       return loaded.errors.length ? EXIT.failed : EXIT.ok;
     }
     case 'run': {
@@ -121,11 +121,13 @@ async function workflowMain(values: Flags, positionals: string[], usage: string)
       const states = rest.length ? [readState(deps.root, rest[0])] : listStates(deps.root);
       // A state left `running` by a killed orchestrator is reported as interrupted, with how to go on.
       const shown = states.map((s) => reportedState(deps.root, s));
-      if (values.json) process.stdout.write(`${JSON.stringify(rest.length ? shown[0] : shown, null, 2)}\n`);
+      if (values.json) process.stdout.write(`${printableJson(rest.length ? shown[0] : shown, 2)}\n`);
       else if (!states.length) process.stdout.write('No workflows yet; start one with devx workflow run --mode bugfix "..."\n');
       else
         for (const s of states)
-          process.stdout.write(`${renderStatus(s, loaded.workflows.get(s.workflow), deps.root, rest.length > 0, isInterrupted(deps.root, s))}\n`);
+          process.stdout.write(
+            `${escapeControls(renderStatus(s, loaded.workflows.get(s.workflow), deps.root, rest.length > 0, isInterrupted(deps.root, s)))}\n`,
+          );
       return EXIT.ok;
     }
     case 'resume': {
@@ -146,11 +148,11 @@ async function workflowMain(values: Flags, positionals: string[], usage: string)
     }
     case 'cancel': {
       const s = await cancelWorkflow(deps.root, idArg('cancel'), deps.now);
-      process.stdout.write(`Workflow ${s.id} is cancelled.${s.git.branch ? ` Its branch ${s.git.branch} is kept.` : ''}\n`);
+      process.stdout.write(escapeControls(`Workflow ${s.id} is cancelled.${s.git.branch ? ` Its branch ${s.git.branch} is kept.` : ''}\n`));
       return EXIT.ok;
     }
     case 'log': {
-      process.stdout.write(renderLog(readState(deps.root, idArg('log'))));
+      process.stdout.write(escapeControls(renderLog(readState(deps.root, idArg('log')))));
       return EXIT.ok;
     }
     default:
@@ -163,11 +165,11 @@ export async function runWorkflowCommand(values: FlagValues, positionals: string
     return await workflowMain(values as Flags, positionals, usage);
   } catch (err) {
     if (err instanceof WorkflowBusy) {
-      process.stderr.write(`devx: ${err.message}\n`);
+      process.stderr.write(`devx: ${escapeControls(err.message)}\n`);
       return EXIT.busy;
     }
     if (err instanceof TaskFileError) {
-      process.stderr.write(`devx: ${err.message}\n`);
+      process.stderr.write(`devx: ${escapeControls(err.message)}\n`);
       return err.exitCode;
     }
     if (
@@ -177,7 +179,7 @@ export async function runWorkflowCommand(values: FlagValues, positionals: string
       err instanceof WorkflowDefinitionError ||
       err instanceof PersonaError
     ) {
-      process.stderr.write(`devx: ${err.message}\n`);
+      process.stderr.write(`devx: ${escapeControls(err.message)}\n`);
       return EXIT.failed;
     }
     throw err;

@@ -1,0 +1,47 @@
+// Text, never control: what devx prints that came from a repository, a model or a tool shows its control
+// characters instead of handing them to the terminal (an OSC 52 clipboard write, a window title, the
+// alternate screen). devx's own colours and cursor moves are added after the text is escaped.
+
+// C0 controls but newline and tab, DEL, and C1 controls (U+0080-U+009F, the 8-bit CSI U+009B among them).
+// eslint-disable-next-line no-control-regex
+const CONTROL = /\r\n|[\x00-\x08\x0b-\x1f\x7f-\x9f]/g;
+
+/** How a code point with no control picture is written (U+009B as `\u{9b}`), as makeVisible writes it too. */
+export function codePointEscape(code: number): string {
+  return `\\u{${code.toString(16)}}`;
+}
+
+function showControl(c: string): string {
+  if (c === '\r\n') return '\n';
+  const code = c.charCodeAt(0);
+  // ESC as ␛, BEL as ␇, CR as ␍: Unicode's control pictures, one column wide like the text around them.
+  if (code < 0x20) return String.fromCharCode(0x2400 + code);
+  return code === 0x7f ? '␡' : codePointEscape(code);
+}
+
+/**
+ * The text with every terminal control shown: C0 controls but newline and tab as control pictures (`␛`,
+ * `␇`, a lone CR as `␍`), DEL as `␡`, C1 controls as `\u{9b}`; CRLF becomes LF. Every escape sequence
+ * (CSI, OSC, DCS, the alternate screen) starts with ESC or a C1 control, so none survives, and text escaped
+ * chunk by chunk reads as the whole escaped at once (a CR at a chunk's end is dropped rather than shown).
+ */
+export function escapeControls(text: string): string {
+  // A CR that ends the text may be the first half of a CRLF cut between two chunks: dropped, never obeyed.
+  return text.replace(CONTROL, (c, at: number) => (c === '\r' && at === text.length - 1 ? '' : showControl(c)));
+}
+
+// eslint-disable-next-line no-control-regex
+const JSON_CONTROL = /[\x00-\x08\x0b-\x1f\x7f-\x9f]/g;
+
+/**
+ * JSON text with the controls JSON.stringify leaves raw (DEL, C1) written as `\u` escapes, so printed
+ * JSON carries no control either; it parses to the same value. Newlines and tabs between values stay.
+ */
+export function escapeJsonControls(json: string): string {
+  return json.replace(JSON_CONTROL, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+}
+
+/** JSON.stringify, with escapeJsonControls: for JSON printed on stdout. */
+export function printableJson(value: unknown, indent?: number): string {
+  return escapeJsonControls(JSON.stringify(value, null, indent));
+}
