@@ -29,7 +29,7 @@ export async function benchSandbox(rounds = Number(process.env.BENCH_SANDBOX_ROU
     'src/a.ts': 'a\n',
   });
   const policy = await makePolicy(root, { home, sandboxed: true });
-  const env = { ...commandEnv(process.env), HOME: home };
+  const env = { ...commandEnv(process.env, root), HOME: home };
   const once = async (cmd: string, claim: SandboxClaim | null): Promise<number> => {
     const sb = claim ? sandboxCommand({ bin: bwrap, root, home, hidden: () => policy.hiddenPaths(), claim }, root, ['bash', '-c', cmd]) : null;
     const t0 = performance.now();

@@ -2,11 +2,11 @@
 // the paths it touches as locations, and file edits as diffs: the tool's planned change (Tool.plan, the
 // one object the confirmation, a dry run and the audit log use too), at the permission request and once
 // it ran. Only a write tool that does not plan (generate_image) is diffed from the file before and after.
-import fs from 'node:fs';
 import path from 'node:path';
 import type * as acp from '@agentclientprotocol/sdk';
 import { describeCall, type PlannedChange, type Tool } from '../tools/types.js';
 import type { ApprovalRequest, ToolCallOutcome } from '../tools/runToolCall.js';
+import { readTextOrNull } from '../util/readRegularFileSync.js';
 
 /** Diffs of files larger than this are not sent (the edit is still reported). */
 const MAX_DIFF_BYTES = 1_000_000;
@@ -32,12 +32,7 @@ interface OpenCall {
 }
 
 function readText(abs: string): string | null {
-  try {
-    if (fs.statSync(abs).size > MAX_DIFF_BYTES) return null;
-    return fs.readFileSync(abs, 'utf8');
-  } catch {
-    return null;
-  }
+  return readTextOrNull(abs, MAX_DIFF_BYTES, 'any');
 }
 
 /** A planned change as an ACP diff; null without a plan, or for a file too large to send. */

@@ -18,12 +18,15 @@ export function hashEntry(prev: string, body: string): string {
 export function lastHash(file: string): string {
   let fd: number;
   try {
-    fd = fs.openSync(file, 'r');
+    fd = fs.openSync(file, fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW | fs.constants.O_NONBLOCK);
   } catch {
     return GENESIS;
   }
   try {
-    const size = fs.fstatSync(fd).size;
+    const st = fs.fstatSync(fd);
+    // Not a log devx can append to (a FIFO, a hard link): appendOwnedSync refuses it, naming the file.
+    if (!st.isFile() || st.nlink > 1) return GENESIS;
+    const size = st.size;
     if (size === 0) return GENESIS;
     let chunk = 4096;
     for (;;) {

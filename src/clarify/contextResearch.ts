@@ -4,7 +4,7 @@
 // devx inserts them. The model records the step through the changelog agent.
 import fs from 'node:fs';
 import path from 'node:path';
-import { runProcessSync } from '../util/runSync.js';
+import { runGitSync } from '../util/safeGit.js';
 import { writeFileAtomic } from '../util/atomicWrite.js';
 import { readIfExists, statusFileText, TaskFileError, TASK_FILES, type TaskFolder } from './taskFiles.js';
 import { stopMessage } from './planTask.js';
@@ -25,11 +25,7 @@ export function findArchitecture(t: TaskFolder): { file: string; text: string } 
 
 /** The project's files (git's view when it is a repository: ignored files left out), the first `limit` of them. */
 export function listProjectFiles(root: string, limit = FILE_LIST_LIMIT): { files: string[]; total: number } {
-  const git = runProcessSync('git', ['ls-files', '--cached', '--others', '--exclude-standard', '-z'], {
-    cwd: root,
-    stdio: ['ignore', 'pipe', 'ignore'],
-    maxBuffer: 64 << 20,
-  });
+  const git = runGitSync(root, ['ls-files', '--cached', '--others', '--exclude-standard', '-z']);
   let all = git.status === 0 ? git.stdout.split('\0').filter(Boolean) : walk(root, '');
   all = [...new Set(all)].filter((f) => !SKIP.has(f.split('/')[0])).sort();
   return { files: all.slice(0, limit), total: all.length };

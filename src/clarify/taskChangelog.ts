@@ -5,6 +5,7 @@ import { linesToAppend } from '../tools/appendFile.js';
 import type { TaskFolder } from './taskFiles.js';
 import { appendOwnedSync } from '../util/ownedFile.js';
 import { writeFileAtomicSync } from '../util/atomicWrite.js';
+import { READ_LIMITS, readTextOrNull } from '../util/readRegularFileSync.js';
 
 /** The agent-tool call a step's model is told to make, in one protocol line. */
 export function changelogCall(t: TaskFolder, at: Date, entry: string): string {
@@ -12,14 +13,7 @@ export function changelogCall(t: TaskFolder, at: Date, entry: string): string {
 }
 
 export function changelogLines(t: TaskFolder): number {
-  try {
-    return fs
-      .readFileSync(t.file('changelog'), 'utf8')
-      .split('\n')
-      .filter((l) => l.trim()).length;
-  } catch {
-    return 0;
-  }
+  return (readTextOrNull(t.file('changelog'), READ_LIMITS.state) ?? '').split('\n').filter((l) => l.trim()).length;
 }
 
 /**
@@ -30,11 +24,7 @@ export function changelogLines(t: TaskFolder): number {
 export function snapshotChangelog(t: TaskFolder): { rollback(): boolean } {
   const file = t.file('changelog');
   const read = () => {
-    try {
-      return fs.readFileSync(file, 'utf8');
-    } catch {
-      return null;
-    }
+    return readTextOrNull(file, READ_LIMITS.state);
   };
   const before = read();
   return {

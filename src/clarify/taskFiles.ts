@@ -4,6 +4,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { mkdirOwnedSync, writeNewOwnedSync } from '../util/ownedFile.js';
+import { READ_LIMITS, readTextIfPresentSync, UnreadableFileError } from '../util/readRegularFileSync.js';
 
 export const TASK_FILES = {
   description: 'task_description.md',
@@ -79,10 +80,9 @@ export function taskFolderAt(root: string, dir: string): TaskFolder {
 
 export function readIfExists(file: string): string | null {
   try {
-    return fs.readFileSync(file, 'utf8');
+    return readTextIfPresentSync(file, READ_LIMITS.state) ?? null;
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return null;
-    throw new TaskFileError(`cannot read ${file}: ${(err as Error).message}`);
+    throw new TaskFileError(err instanceof UnreadableFileError ? `cannot read ${err.message}` : `cannot read ${file}: ${(err as Error).message}`);
   }
 }
 

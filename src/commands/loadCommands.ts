@@ -8,6 +8,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { parse as parseToml } from 'smol-toml';
 import { splitFrontMatter } from '../personas/loadAgents.js';
+import { readDefinitionSync } from '../util/readRegularFileSync.js';
 
 export interface CustomCommand {
   /** The name after the slash: folders become `:` (agent/start.toml is agent:start). */
@@ -120,7 +121,7 @@ export function loadCustomCommands(opts: { root: string; home: string; devxHome:
           continue;
         }
         try {
-          const parsed = parseCommandFile(file, fs.readFileSync(file, 'utf8'));
+          const parsed = parseCommandFile(file, readDefinitionSync(file, scope));
           commands.set(name, { name, scope, file, ...parsed });
         } catch (err) {
           errors.push({ file, ...((err as { line?: number }).line ? { line: (err as { line?: number }).line } : {}), message: (err as Error).message });

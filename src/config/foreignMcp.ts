@@ -3,9 +3,9 @@
 // `~/.gemini/settings.json` and `.gemini/settings.json`. Merged under devx's own (devx's win by name); a
 // project's files only once it is trusted. Entries are read in their tool's own shape: keys devx does not
 // use are ignored, and an entry devx cannot use is reported with its file and skipped, never fatal.
-import fs from 'node:fs';
 import path from 'node:path';
 import { McpServerSchema, type McpServerEntry } from './mcpSettings.js';
+import { readTextIfPresentSync } from '../util/readRegularFileSync.js';
 
 const KEEP = [
   'type',
@@ -26,13 +26,17 @@ const KEEP = [
   'authProviderType',
 ];
 
-function readJson(file: string): unknown {
-  let text: string;
+/** A file's JSON; `links: 'any'` for the user's own files in their home (a project's must be its own file). */
+function readJson(file: string, links: 'one' | 'any'): unknown {
+  let text: string | undefined;
   try {
-    text = fs.readFileSync(file, 'utf8');
-  } catch {
+    // ~/.claude.json can hold megabytes of history: its own limit. A project's .mcp.json must be its own file.
+    text = readTextIfPresentSync(file, 64 * 1024 * 1024, links);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'EUNREADABLE') throw err;
     return undefined;
   }
+  if (text === undefined) return undefined;
   // ~/.claude.json can be megabytes of history: parsed only when it names servers at all.
   if (!text.includes('"mcpServers"')) return undefined;
   return JSON.parse(text);
@@ -66,12 +70,15 @@ export function readForeignMcp(opts: { root: string; userHome: string; trusted: 
   errors: string[];
 } {
   const errors: string[] = [];
+  const isInside = (dir: string, f: string) => !path.relative(dir, f).startsWith('..');
   const safe = (file: string, pick: (j: Record<string, unknown>) => unknown): McpServerEntry[] => {
     try {
-      const j = readJson(file) as Record<string, unknown> | undefined;
+      const j = readJson(file, isInside(opts.userHome, file) && !isInside(opts.root, file) ? 'any' : 'one') as Record<string, unknown> | undefined;
       return j ? entriesOf(pick(j), file, errors) : [];
     } catch (err) {
-      errors.push(`${file}: ${(err as Error).message}; its MCP servers were not read`);
+      errors.push(
+        `${(err as NodeJS.ErrnoException).code === 'EUNREADABLE' ? (err as Error).message : `${file}: ${(err as Error).message}`}; its MCP servers were not read`,
+      );
       return [];
     }
   };

@@ -3,9 +3,9 @@
 // project, in its .claude/settings.json and .claude/settings.local.json:
 //   "hooks": { "PreToolUse": [ { "matcher": "Bash|Edit", "hooks": [ { "type": "command", "command": "…", "timeout": 30 } ] } ] }
 // What each event may do is runtime/hooks.ts's; this file only reads them.
-import fs from 'node:fs';
 import path from 'node:path';
 import * as z from 'zod';
+import { READ_LIMITS, readTextIfPresentSync, UnreadableFileError } from '../util/readRegularFileSync.js';
 
 export const HOOK_EVENTS = ['PreToolUse', 'PostToolUse', 'UserPromptSubmit', 'Stop', 'SessionStart'] as const;
 export type HookEvent = (typeof HOOK_EVENTS)[number];
@@ -48,9 +48,11 @@ export function readClaudeHooks(root: string): { hooks: HookEntry[]; errors: str
     const file = path.join(root, '.claude', name);
     let raw: unknown;
     try {
-      raw = JSON.parse(fs.readFileSync(file, 'utf8'));
+      const text = readTextIfPresentSync(file, READ_LIMITS.definition);
+      if (text === undefined) continue;
+      raw = JSON.parse(text);
     } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== 'ENOENT') errors.push(`${file}: ${(err as Error).message}; its hooks were not loaded`);
+      errors.push(`${err instanceof UnreadableFileError ? err.message : `${file}: ${(err as Error).message}`}; its hooks were not loaded`);
       continue;
     }
     const h = (raw as { hooks?: unknown })?.hooks;

@@ -2,7 +2,7 @@
 // .devx/settings.local.json (project, personal), merged in that order. Invalid files are fatal
 // with the file, key and reason. Settings that run programs (accounts, gemini.bin) are honoured only
 // from the user file: a cloned repository must not be able to make devx execute its scripts.
-import fs from 'node:fs';
+import { READ_LIMITS, readTextIfPresentSync, UnreadableFileError } from '../util/readRegularFileSync.js';
 import path from 'node:path';
 import * as z from 'zod';
 import { AccountSchema } from '../providers/accounts.js';
@@ -155,12 +155,15 @@ export class ConfigError extends Error {
   }
 }
 
-export function readSettingsFile(file: string): Settings | null {
+/** `links: 'any'` for the user's own file in their home (a dotfiles manager may hard-link it); a project's must be its own. */
+export function readSettingsFile(file: string, links: 'one' | 'any' = 'one'): Settings | null {
   let text: string;
   try {
-    text = fs.readFileSync(file, 'utf8');
+    const t = readTextIfPresentSync(file, READ_LIMITS.definition, links);
+    if (t === undefined) return null;
+    text = t;
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return null;
+    if (err instanceof UnreadableFileError) throw new ConfigError(`${err.message}; move it aside and start again`);
     throw new ConfigError(`${file}: cannot read it (${(err as Error).message})`);
   }
   let raw: unknown;
@@ -239,7 +242,7 @@ export function loadSettings(src: SettingsSources): ResolvedSettings {
   };
   const hooks: HookEntry[] = [];
   const untrustedHooks: string[] = [];
-  const userRaw = readSettingsFile(userFile);
+  const userRaw = readSettingsFile(userFile, 'any');
   const user = userRaw && foldLegacy(userFile, userRaw, warnings);
   if (user) {
     hooks.push(...flattenHooks(user.hooks, userFile));

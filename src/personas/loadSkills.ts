@@ -6,6 +6,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { splitFrontMatter } from './loadAgents.js';
+import { readDefinitionSync } from '../util/readRegularFileSync.js';
 
 export interface Skill {
   name: string;
@@ -48,7 +49,7 @@ export function loadSkills(opts: { root: string; home: string; devxHome: string;
           continue;
         }
         try {
-          const fm = splitFrontMatter(fs.readFileSync(file, 'utf8'));
+          const fm = splitFrontMatter(readDefinitionSync(file, scope));
           if (!fm) throw new Error('missing YAML front-matter (--- name, description ---)');
           const name = typeof fm.data.name === 'string' ? fm.data.name : n;
           if (!NAME.test(name)) throw new Error(`"name" must be letters, digits, - or _ (got ${JSON.stringify(name)})`);

@@ -8,7 +8,7 @@ import { RateLimiter } from './rateLimiter.js';
 import { deniedUnder, isReadDenied, type DenyContext } from './deniedPaths.js';
 import { applyWriteScope, type WriteScope } from './writeScope.js';
 import { decideUrl } from './webRules.js';
-import { ALLOW, ASK, DENY, approvableByMode, strictest, type PolicyDecision, type PolicyTool } from './types.js';
+import { ALLOW, ASK, DENY, approvableByMode, needsSandbox, strictest, type PolicyDecision, type PolicyTool } from './types.js';
 
 export type { Decision, PolicyDecision } from './types.js';
 
@@ -168,7 +168,7 @@ export class PolicyEngine {
   private finish(tool: PolicyTool, d: PolicyDecision): PolicyDecision {
     if (this.opts.mode === 'yolo' && d.decision === 'ask' && !approvableByMode(d, this.opts.sandboxed)) {
       const how =
-        this.opts.sandboxed || !/^command:(test-runner|package)/.test(d.rule)
+        this.opts.sandboxed || !needsSandbox(d.rule)
           ? 'run it yourself, or rerun without yolo to approve it'
           : 'install bubblewrap so devx can sandbox it, run it yourself, or rerun without yolo to approve it';
       return { ...DENY(`${d.reason}; yolo approves only what devx knows the whole effect of, so this is refused (${how})`, d.rule), claim: d.claim };

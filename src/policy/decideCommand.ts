@@ -12,6 +12,7 @@ import type { CommandPolicyContext, Effects } from './commandContext.js';
 import { checkRecursive, checkWord, cwdsOf, gitUntrackedHere, wordsHere, type WalkState } from './checkWords.js';
 import { checkPlacement, checkTree } from './writeTargets.js';
 import { joinsWords } from './bashQuirks.js';
+import { unneutralizedGitKey } from './gitConfigRisk.js';
 import { runsUnsandboxed } from './rules/unsandboxed.js';
 import { ALLOW, ASK, DENY, strictest, type PolicyDecision, type SandboxClaim } from './types.js';
 import { matchCommandRules } from './permissions.js';
@@ -343,6 +344,13 @@ function decideSimple(cmd: SimpleCommand, state: WalkState, ctx: CommandPolicyCo
       'command:unsandboxed',
     );
   }
+  // A program git's configuration names that no setting switches off (diff.external) runs only sandboxed, where devx mounts a copy without it.
+  const named = !ctx.sandboxed && d.decision === 'allow' && cmd.name === 'git' ? unneutralizedGitKey(ctx.paths.root) : null;
+  if (named)
+    d = ASK(
+      `the repository's git configuration names a program (${named}) that runs outside a sandbox; bubblewrap is not available here`,
+      'command:unsandboxed',
+    );
   if (ctx.permissions) {
     const words = [cmd.name, ...cmd.args.map((a) => a.text)];
     const m = matchCommandRules(words, ctx.permissions);

@@ -6,7 +6,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { runProcessSync } from '../util/runSync.js';
-import { withGitConfig } from '../util/gitConfigEnv.js';
+import { safeGitEnvSync } from '../util/safeGit.js';
 import { sensitiveRule } from './pathPolicy.js';
 import { matchPathRules, type PermissionRules } from './permissions.js';
 
@@ -26,7 +26,7 @@ export function trackedDeniedPaths(root: string, permissions?: PermissionRules):
     timeout: 10_000,
     maxBuffer: 256 * 1024 * 1024,
     stdio: ['ignore', 'pipe', 'ignore'],
-    env: gitPolicyEnv(),
+    env: safeGitEnvSync(top),
   });
   const files = r.status === 0 && typeof r.stdout === 'string' ? r.stdout.split('\0').filter(Boolean) : [];
   const paths = deniedAmong(top, files, permissions);
@@ -49,7 +49,7 @@ export function historyDeniedPaths(root: string, permissions?: PermissionRules):
     timeout: 10_000,
     maxBuffer: 64 * 1024 * 1024,
     stdio: ['ignore', 'pipe', 'ignore'],
-    env: gitPolicyEnv(),
+    env: safeGitEnvSync(top),
   });
   const key = `${refs.stdout ?? ''}\0${permissions?.rules.length ?? 0}`;
   const hit = historyCache.get(top);
@@ -60,7 +60,7 @@ export function historyDeniedPaths(root: string, permissions?: PermissionRules):
     timeout: HISTORY_MS,
     maxBuffer: 256 * 1024 * 1024,
     stdio: ['ignore', 'pipe', 'ignore'],
-    env: gitPolicyEnv(),
+    env: safeGitEnvSync(top),
   });
   const names =
     r.status === 0 && typeof r.stdout === 'string'
@@ -97,20 +97,11 @@ export function untrackedPaths(cwd: string, pathspecs: string[], opts: { ignored
     timeout: 10_000,
     maxBuffer: 256 * 1024 * 1024,
     stdio: ['ignore', 'pipe', 'ignore'],
-    env: gitPolicyEnv(),
+    env: safeGitEnvSync(cwd),
   });
   if (r.status !== 0 || typeof r.stdout !== 'string') return null;
   const files = r.stdout.split('\0').filter(Boolean);
   return files.length > UNTRACKED_LIMIT ? null : files.map((f) => path.resolve(cwd, f));
-}
-
-/** git as the policy runs it: never from a bare repository found by discovery (one the model could have
- * written, whose config git would obey), never taking locks, never starting an fsmonitor. */
-function gitPolicyEnv(): NodeJS.ProcessEnv {
-  return withGitConfig({ ...process.env, GIT_OPTIONAL_LOCKS: '0' }, [
-    ['safe.bareRepository', 'explicit'],
-    ['core.fsmonitor', 'false'],
-  ]);
 }
 
 /** The names (relative to the top level) whose reading the policy denies, as absolute paths. */
@@ -128,7 +119,7 @@ function topLevel(root: string): string | null {
       encoding: 'utf8',
       timeout: 10_000,
       stdio: ['ignore', 'pipe', 'ignore'],
-      env: gitPolicyEnv(),
+      env: safeGitEnvSync(root),
     });
     tops.set(root, r.status === 0 && typeof r.stdout === 'string' && r.stdout.trim() ? r.stdout.trim() : null);
   }

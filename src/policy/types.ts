@@ -29,8 +29,14 @@ const UNAPPROVABLE_OTHER = /^(path:(outside-root-read|exec-config|hardlink)|mcp:
  */
 const APPROVABLE_COMMAND = /^command:(write:|redirect-write|env-prefix|git-change|test-runner|package-manager|package-install)/;
 /** Of those, the ones that run project code or change the work tree in ways not modelled path by path (git
- * checkout can plant a link a later read follows): an approval mode lifts them only inside the sandbox. */
-const NEEDS_SANDBOX = /^command:(test-runner|package-manager|package-install|git-change)/;
+ * checkout can plant a link a later read follows), and environment prefixes (a variable such as TAR_OPTIONS
+ * or LD_PRELOAD changes what a program does beyond its model): an approval mode lifts them only inside the sandbox. */
+const NEEDS_SANDBOX = /^command:(test-runner|package-manager|package-install|git-change|env-prefix)/;
+
+/** True when an approval mode may approve this ask only inside the sandbox. */
+export function needsSandbox(rule: string): boolean {
+  return NEEDS_SANDBOX.test(rule);
+}
 
 /** True when no approval mode may approve this ask (with or without the sandbox). */
 export function unapprovable(rule: string): boolean {

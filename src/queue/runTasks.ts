@@ -5,7 +5,6 @@
 // the queue's workspace, its plan file and the paths the task names (policy/writeScope.ts). On a queue
 // whose runners may be elsewhere (Postgres), a runner whose checkout lacks the task's revision gives it
 // back, and the task's changes come back as a patch (and a branch on origin, runnerGit.ts).
-import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import crypto from 'node:crypto';
@@ -19,6 +18,7 @@ import { describeCall } from '../tools/types.js';
 import { describeCalls, describeFailedCall, failedWrites, refusedCalls, runHeadless, type HeadlessOptions } from '../runtime/runHeadless.js';
 import { describeWriteScope, makeWriteScope } from '../policy/writeScope.js';
 import type { ChildObserver } from '../util/processRunner.js';
+import { READ_LIMITS, readTextOrNull } from '../util/readRegularFileSync.js';
 
 export interface RunOptions {
   all: boolean;
@@ -174,11 +174,7 @@ async function collectArtifacts(
 ): Promise<RunArtifacts & { branch?: string }> {
   if (!queue.remote) return {};
   let plan: string | undefined;
-  try {
-    plan = fs.readFileSync(path.join(queue.root, task.planFile), 'utf8');
-  } catch {
-    /* the run removed it */
-  }
+  plan = readTextOrNull(path.join(queue.root, task.planFile), READ_LIMITS.state) ?? undefined; // none when the run removed it
   const after = before
     ? await snapshotPaths(
         queue.root,

@@ -9,15 +9,17 @@ import os from 'node:os';
 import path from 'node:path';
 import crypto from 'node:crypto';
 import { runProcess } from '../util/processRunner.js';
+import { ownGitArgs, safeGitEnvSync } from '../util/safeGit.js';
 
 /** A patch larger than this is not stored (the branch, when there is one, still carries it). */
 const MAX_PATCH = 4 * 1024 * 1024;
 const EMPTY_TREE = '4b825dc642cb6eb9a060e54bf8d69288fbee4904';
 
 async function git(root: string, args: string[], env: Record<string, string> = {}, input?: string, maxBuffer?: number) {
-  const r = await runProcess('git', args, {
+  const r = await runProcess('git', ownGitArgs(args), {
     cwd: root,
-    env: { ...process.env, GIT_TERMINAL_PROMPT: '0', ...env },
+    env: safeGitEnvSync(root, process.env, env),
+    extendEnv: false,
     input,
     timeoutMs: 120_000,
     ...(maxBuffer ? { maxBuffer } : {}),

@@ -222,6 +222,8 @@ export async function createAgent(opts: AgentOptions): Promise<Agent> {
   for (const e of custom.errors) warnings.push(`custom tool ${e.file} was not loaded: ${e.message}`);
   const commands = customCommandsFor({ root, home: userHome, devxHome: home, trusted: settings.trusted, importSetup: settings.importSetup }, []);
   warnings.push(...commands.warnings);
+  // A note devx will not read (a FIFO, a hard link, too large) is left out of every prompt: said once here.
+  for (const note of ['MEMORY.md', 'HANDOFF.md'] as const) readProjectNote(root, note, (line) => warnings.push(line));
   for (const e of skills.errors) warnings.push(`skill ${e.file}${e.line ? `:${e.line}` : ''} was not loaded: ${e.message}`);
   if (skills.untrusted.length) warnings.push(`this project has skills (${skills.untrusted.join(', ')}); run \`devx trust\` to allow them`);
   if (untrustedTools.length)

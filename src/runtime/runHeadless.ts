@@ -133,6 +133,13 @@ export async function runHeadless(opts: HeadlessOptions): Promise<HeadlessResult
     runner: opts.runner,
     prompt: opts.approve,
   });
+  try {
+    // devx's own folder and logs are checked before anything runs: a planted audit log stops the run here.
+    ensureDevxDir(run.agent.root);
+  } catch (err) {
+    await run.dispose();
+    throw err;
+  }
   if (opts.writeScope) run.agent.policy.limitWrites(opts.writeScope);
   for (const w of [...run.agent.warnings, ...(await run.ready())]) opts.onWarning?.(w);
   const toolCalls: HeadlessToolCall[] = [];

@@ -15,6 +15,9 @@ import { findExecutable } from '../util/findExecutable.js';
 import type { SandboxClaim } from './claim.js';
 import { missingProtected, protectedPaths, writableFolders } from './sandboxPaths.js';
 import { mkdirOwnedSync, writeNewOwnedSync } from '../util/ownedFile.js';
+import { scanProject } from './projectScan.js';
+import { watchCreations } from './creationGuard.js';
+import { foldersAbove, nestedGitPaths, sanitizedConfigs } from './gitDirs.js';
 import { replaceFileSync } from '../util/replaceFileSync.js';
 
 export interface SandboxSpec {
@@ -77,8 +80,9 @@ function probeKey(bin: string): string {
 
 /** Finds a working bwrap, or says why there is none. */
 export function probeBwrap(env: NodeJS.ProcessEnv = process.env): BwrapProbe {
+  // Asked before the kept answer: one process can run agents with and without the sandbox.
+  if (env.DEVX_SANDBOX === 'off') return { bin: null, why: 'DEVX_SANDBOX=off turned the sandbox off' };
   if (probed !== undefined) return probed;
-  if (env.DEVX_SANDBOX === 'off') return (probed = { bin: null, why: 'DEVX_SANDBOX=off turned the sandbox off' });
   if (process.platform !== 'linux') return (probed = { bin: null, why: `no sandbox on ${process.platform}` });
   const bin = findExecutable('bwrap', env);
   if (!bin) return (probed = { bin: null, why: 'bubblewrap (bwrap) is not installed' });
@@ -156,27 +160,41 @@ const ETC_SECRETS = [
   '/etc/security/opasswd',
 ];
 
-/** A program to run in the sandbox: bwrap's argv, and the clean-up of the placeholders it made in the project. */
+/** A program to run in the sandbox: bwrap's argv, and the clean-up after it. */
 export interface SandboxedCommand {
   file: string;
   args: string[];
-  /** Removes the empty placeholder files bwrap created as mount points (call when the command ended). */
-  cleanup(): void;
+  /**
+   * Call when the command ended: removes the placeholder files bwrap made as mount points and the
+   * configuration copies it mounted, and moves aside what the command created that runs later (one line each).
+   */
+  cleanup(): string[];
 }
 
 /** Runs `argv` inside the sandbox, limited to what the claim allows. */
 export function sandboxCommand(spec: SandboxRun, cwd: string, argv: string[]): SandboxedCommand {
   const placeholders: string[] = [];
-  const args = sandboxArgs(spec, cwd, placeholders);
+  const temps: string[] = [];
+  const args = sandboxArgs(spec, cwd, placeholders, temps);
   const journal = placeholders.length && spec.journalDir ? writeJournal(spec.journalDir, placeholders) : null;
+  const watch = spec.claim.profile === 'read-only' ? null : watchCreations(spec.root, writtenFolders(spec));
   return {
     file: spec.bin,
     args: [...args, ...argv],
     cleanup: () => {
       removePlaceholders(placeholders);
+      for (const t of temps) fs.rmSync(t, { force: true });
       if (journal) fs.rmSync(journal, { force: true });
+      return watch?.settle() ?? [];
     },
   };
+}
+
+/** The folders a command with this claim can write in (walked before and after it for what it made). */
+function writtenFolders(spec: SandboxRun): string[] {
+  if (spec.claim.profile === 'build') return [spec.root];
+  const scoped = (spec.claim.scopeBinds ?? []).filter((p) => isRealDir(p));
+  return [...writableFolders(spec.root, spec.claim.writes), ...scoped];
 }
 
 /** Removes what bwrap left as mount points: empty regular files only (anything else was made by someone else). */
@@ -234,7 +252,8 @@ function isAlive(pid: number): boolean {
 }
 
 /** The argv prefix that runs a program inside the sandbox, limited to what `claim` allows. */
-export function sandboxArgs(spec: SandboxRun, cwd: string, placeholders: string[] = []): string[] {
+export function sandboxArgs(spec: SandboxRun, cwd: string, placeholders: string[] = [], temps: string[] = []): string[] {
+  const scan = scanProject(spec.root);
   const r = spec.root;
   const home = spec.home;
   const args: string[] = [];
@@ -262,6 +281,9 @@ export function sandboxArgs(spec: SandboxRun, cwd: string, placeholders: string[
   }
   const claim = spec.claim;
   args.push(claim.profile === 'build' ? '--bind' : '--ro-bind', r, r);
+  // Each folder above a nested repository becomes a mount point of its own, which cannot be renamed:
+  // a build cannot move a submodule aside and put a git directory of its own where it was.
+  if (claim.profile === 'build') for (const d of foldersAbove(r, scan.gitEntries)) args.push('--bind', d, d);
   const writable = claim.profile === 'write' ? writableFolders(r, claim.writes) : [];
   for (const f of writable) args.push('--bind', f, f);
   // A writable top could create .vscode/tasks.json or .git anew: a read-only empty file holds each
@@ -280,11 +302,17 @@ export function sandboxArgs(spec: SandboxRun, cwd: string, placeholders: string[
   }
   // What decides what runs later stays read-only in every profile; with claim.git, .git's own parts that do.
   for (const p of protectedPaths(r, { gitWritable: claim.git === true })) args.push('--ro-bind', p, p);
+  // Nested repositories and submodules: their git directories (and a `.git` file's target) read-only.
+  for (const p of nestedGitPaths(r, scan.gitEntries)) args.push('--ro-bind', p, p);
+  // A configuration that names a program no neutral value switches off is replaced by a copy without it.
+  for (const [file, copy] of sanitizedConfigs(r, scan.gitEntries, temps)) args.push('--ro-bind', copy, file);
   for (const p of claim.scopeBinds ?? []) if (fs.existsSync(p) && isInsideOrSame(r, p)) args.push('--bind', p, p);
   // git cannot run without reading .git/config; it stays readable (read-only, above) while the policy
   // keeps refusing it as a path argument and denies `git config`.
   const gitConfig = path.join(r, '.git', 'config');
   for (const p of spec.hidden?.() ?? []) if (p !== gitConfig) maskArgs(args, p);
+  // A file with several links may be a file from outside under another name: masked like a denied one.
+  for (const p of scan.multiLinked) maskArgs(args, p);
   // A pid namespace of its own: /proc shows only the sandbox's processes (not devx's, whose environment holds its keys).
   args.push('--unshare-net', '--unshare-ipc', '--unshare-pid', '--die-with-parent', '--new-session', '--chdir', cwd, '--');
   return args;

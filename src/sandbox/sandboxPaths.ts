@@ -3,6 +3,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { isInside } from './resolvePath.js';
+import { READ_LIMITS, readTextOrNull } from '../util/readRegularFileSync.js';
 
 /**
  * Names at the project's top that decide what runs later: git's folder (hooks, config, commondir, an
@@ -14,12 +15,8 @@ const GIT_EXEC_PARTS = ['config', 'config.worktree', 'commondir', 'hooks', 'info
 
 /** The folder core.hooksPath names in the project's git config (husky sets .husky/_), when it is inside the project. */
 export function hooksPathOf(root: string): string | null {
-  let text: string;
-  try {
-    text = fs.readFileSync(path.join(root, '.git', 'config'), 'utf8');
-  } catch {
-    return null;
-  }
+  const text = readTextOrNull(path.join(root, '.git', 'config'), READ_LIMITS.definition, 'any');
+  if (text === null) return null;
   const m = /^\s*hookspath\s*=\s*(.+?)\s*$/im.exec(text);
   if (!m) return null;
   const value = m[1].replace(/^"(.*)"$/, '$1');

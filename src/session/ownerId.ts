@@ -5,7 +5,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import crypto from 'node:crypto';
-import { runProcessSync } from '../util/runSync.js';
+import { runGitSync } from '../util/safeGit.js';
 import { devxHome } from '../config/paths.js';
 import { mkdirOwnedSync, writeNewOwnedSync } from '../util/ownedFile.js';
 
@@ -62,7 +62,7 @@ export function ownerId(env: NodeJS.ProcessEnv = process.env): string | null {
 
 /** True when git tracks `file`: it arrived with the repository rather than being written here. */
 export function trackedByGit(file: string): boolean {
-  const r = runProcessSync('git', ['-C', path.dirname(file), 'ls-files', '--error-unmatch', '--', path.basename(file)], { stdio: 'ignore', timeout: 5000 });
+  const r = runGitSync(path.dirname(file), ['ls-files', '--error-unmatch', '--', path.basename(file)], { timeout: 5000 });
   return r.status === 0;
 }
 
@@ -72,8 +72,8 @@ const trackedCache = new Map<string, Set<string>>();
 function trackedUnder(dir: string): Set<string> {
   let set = trackedCache.get(dir);
   if (set) return set;
-  const r = runProcessSync('git', ['-C', dir, 'ls-files', '-z', '--full-name', '--', '.'], { encoding: 'utf8', timeout: 5000 });
-  const top = runProcessSync('git', ['-C', dir, 'rev-parse', '--show-toplevel'], { encoding: 'utf8', timeout: 5000 });
+  const r = runGitSync(dir, ['ls-files', '-z', '--full-name', '--', '.'], { timeout: 5000 });
+  const top = runGitSync(dir, ['rev-parse', '--show-toplevel'], { timeout: 5000 });
   set = new Set(
     r.status === 0 && top.status === 0
       ? r.stdout

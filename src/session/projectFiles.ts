@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { readRegularFileSync } from '../util/readRegularFileSync.js';
+import { READ_LIMITS, readRegularFileSync } from '../util/readRegularFileSync.js';
 import { outsideOrProtected } from '../policy/pathPolicy.js';
 import { assertOwnedPath, OwnedPathError, mkdirOwnedSync } from '../util/ownedFile.js';
 import { writeFileAtomicSync } from '../util/atomicWrite.js';
@@ -10,9 +10,9 @@ import { writeFileAtomicSync } from '../util/atomicWrite.js';
  * repository can hold either as a symlink: one that leads out of the project, or to a file the path policy
  * protects (a key, .env), is not read, nor is anything but a regular file.
  */
-export function readProjectNote(root: string, name: 'MEMORY.md' | 'HANDOFF.md'): string | undefined {
+export function readProjectNote(root: string, name: 'MEMORY.md' | 'HANDOFF.md', onRefused?: (line: string) => void): string | undefined {
   const file = path.join(root, name);
-  return outsideOrProtected(file, [root], 'read') ? undefined : readRegularFileSync(file);
+  return outsideOrProtected(file, [root], 'read') ? undefined : readRegularFileSync(file, { maxBytes: READ_LIMITS.note, onRefused });
 }
 
 // Shared and committed: settings.json, agents/*.md, tools/*.yaml. Everything else is personal state.
@@ -36,6 +36,20 @@ agents/queue.lock
 *.log
 `;
 
+/** A log devx appends to must be its own plain file: not a link, a FIFO or a second name of another file (exit 2 at start). */
+function assertAppendable(file: string): void {
+  const st = fs.lstatSync(file, { throwIfNoEntry: false });
+  if (!st) return;
+  const why = st.isSymbolicLink()
+    ? 'is a symbolic link'
+    : !st.isFile()
+      ? 'is not a regular file'
+      : st.nlink > 1
+        ? `has ${st.nlink} hard links (another name of it may be outside the project)`
+        : null;
+  if (why) throw new OwnedPathError(`${file} ${why}; devx appends its audit log there and will not. Remove it (rm ${file}) and start again`, file);
+}
+
 /**
  * Creates .devx/ with a .gitignore for its personal files. A .devx that is a link or not a folder stops
  * devx (exit 2): its history, audit log and sessions would land wherever the link points.
@@ -55,6 +69,7 @@ export function ensureDevxDir(root: string): string {
     );
   if (st && !st.isDirectory()) throw new OwnedPathError(`${dir} is not a folder; devx keeps its state there. Move it aside and start again`, dir);
   if (!st) mkdirOwnedSync(dir);
+  assertAppendable(path.join(dir, 'audit.jsonl'));
   const gi = path.join(dir, '.gitignore');
   // lstat: a planted link there is refused by the write, not taken for the file.
   if (!fs.lstatSync(gi, { throwIfNoEntry: false })) writeFileAtomicSync(gi, DEVX_GITIGNORE);

@@ -2,18 +2,17 @@
 // (user), e.g. copied from devx's tools/ folder. A custom tool runs one program with arguments
 // filled from the call (no shell), and goes through the same command policy as run_command, so a
 // definition can ask for more confirmation but never widen what the policy allows.
-import fs from 'node:fs';
 import { yamlFilesIn } from '../util/yamlFiles.js';
 import path from 'node:path';
 import { createRequire } from 'node:module';
+import { readDefinitionSync } from '../util/readRegularFileSync.js';
 
 // yaml loads only when a file needs parsing (start-up stays light).
 const yaml = () => createRequire(import.meta.url)('yaml') as typeof import('yaml');
 import { quote } from 'shell-quote';
 import * as z from 'zod';
 import { defineTool, type Tool } from './types.js';
-import { commandEnv } from './commandEnv.js';
-import { sandboxCommand, sandboxFailure } from '../sandbox/bwrap.js';
+import { movedNote, runContained } from './runContained.js';
 
 // Built on first use: most projects define no custom tools.
 const DefSchema = z.lazy(() =>
@@ -74,23 +73,12 @@ function toTool(def: CustomToolDef, file: string): Tool {
     confirm: def.confirmation_required,
     async execute(ctx, args) {
       const argv = fillCommand(def, args as Record<string, string>);
-      const sb = ctx.sandbox ? sandboxCommand(ctx.sandbox, ctx.root, argv) : null;
-      const r = await ctx
-        .runner(sb?.file ?? argv[0], sb?.args ?? argv.slice(1), {
-          cwd: ctx.root,
-          timeoutMs: def.timeout * 1000,
-          signal: ctx.signal,
-          env: commandEnv(process.env),
-          extendEnv: false,
-          maxBuffer: 10 * 1024 * 1024,
-          reapGroup: true,
-        })
-        .finally(() => sb?.cleanup());
-      sandboxFailure(sb, r);
+      const { r, moved } = await runContained(ctx, argv, { timeoutMs: def.timeout * 1000, signal: ctx.signal, maxBuffer: 10 * 1024 * 1024, reapGroup: true });
       const text = [
         `exit_code=${r.exitCode ?? 'none'}${r.timedOut ? ` (killed after ${def.timeout}s)` : ''}`,
         `stdout:\n${r.stdout}`,
         ...(r.stderr ? [`stderr:\n${r.stderr}`] : []),
+        ...movedNote(moved),
       ].join('\n');
       return { content: text, isError: r.exitCode !== 0, meta: { exit_code: r.exitCode ?? 'none' } };
     },
@@ -104,7 +92,7 @@ export function loadCustomTools(dirs: string[], builtinNames: Set<string>): Cust
     for (const n of yamlFilesIn(dir)) {
       const file = path.join(dir, n);
       try {
-        const parsed = DefSchema.safeParse(yaml().parse(fs.readFileSync(file, 'utf8')));
+        const parsed = DefSchema.safeParse(yaml().parse(readDefinitionSync(file, 'project')));
         if (!parsed.success) throw new Error(parsed.error.issues.map((i) => `${i.path.join('.') || '(top level)'}: ${i.message}`).join('; '));
         if (builtinNames.has(parsed.data.name)) throw new Error(`"${parsed.data.name}" is a built-in tool name`);
         seen.set(parsed.data.name, toTool(parsed.data, file)); // later directories (project) win

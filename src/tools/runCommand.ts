@@ -1,8 +1,7 @@
 import * as z from 'zod';
 import { defineTool } from './types.js';
 import { intArg } from './argTypes.js';
-import { commandEnv } from './commandEnv.js';
-import { sandboxCommand, sandboxFailure } from '../sandbox/bwrap.js';
+import { movedNote, runContained } from './runContained.js';
 
 export const runCommandTool = defineTool({
   name: 'run_command',
@@ -20,21 +19,14 @@ export const runCommandTool = defineTool({
   preview: async (ctx) => `in ${ctx.root}`,
   async execute(ctx, args) {
     const timeoutMs = args.timeout ? args.timeout * 1000 : ctx.commandTimeoutMs;
-    const sb = ctx.sandbox ? sandboxCommand(ctx.sandbox, ctx.root, ['bash', '-c', args.cmd]) : null;
-    const r = await ctx
-      .runner(sb?.file ?? 'bash', sb?.args ?? ['-c', args.cmd], {
-        cwd: ctx.root,
-        timeoutMs,
-        signal: ctx.signal,
-        env: commandEnv(process.env),
-        extendEnv: false,
-        maxBuffer: 10 * 1024 * 1024,
-        reapGroup: true,
-        onStdout: ctx.output && ((t) => ctx.output!('run_command', t)),
-        onStderr: ctx.output && ((t) => ctx.output!('run_command', t)),
-      })
-      .finally(() => sb?.cleanup());
-    sandboxFailure(sb, r);
+    const { r, moved } = await runContained(ctx, ['bash', '-c', args.cmd], {
+      timeoutMs,
+      signal: ctx.signal,
+      maxBuffer: 10 * 1024 * 1024,
+      reapGroup: true,
+      onStdout: ctx.output && ((t) => ctx.output!('run_command', t)),
+      onStderr: ctx.output && ((t) => ctx.output!('run_command', t)),
+    });
     const parts: string[] = [];
     if (r.timedOut) parts.push(`[killed after ${Math.round(timeoutMs / 1000)}s timeout; pass timeout= for longer commands]`);
     if (r.cancelled) parts.push('[cancelled by the user]');
@@ -43,6 +35,7 @@ export const runCommandTool = defineTool({
     parts.push(`exit_code=${r.exitCode ?? 'none'}${r.signal ? ` signal=${r.signal}` : ''}`);
     parts.push(`stdout:\n${r.stdout}`);
     if (r.stderr) parts.push(`stderr:\n${r.stderr}`);
+    parts.push(...movedNote(moved));
     return {
       content: parts.join('\n'),
       meta: { cmd: args.cmd, exit_code: r.exitCode ?? 'none', sandbox: ctx.sandbox ? `bwrap:${ctx.sandbox.claim.profile}` : undefined },

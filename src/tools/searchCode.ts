@@ -45,16 +45,32 @@ export const searchCodeTool = defineTool({
     const st = await fs.stat(abs).catch(() => null);
     if (st && !st.isFile() && !st.isDirectory()) throw new ToolError(`${rel} is ${fileKind(st)}; search_code searches only files and folders.`);
     const found = ctx.rgPath ? await searchWithRg(ctx, args.pattern, rel, args.glob) : await searchWithJs(ctx.root, abs, args.pattern, args.glob, COLLECT + 1);
-    // Files the policy denies reading never reach the model, whichever search found them.
+    // Files the policy denies reading never reach the model, whichever search found them; nor does a file
+    // with several links, which may be a file from outside the project under another name (read_file asks for it).
     const withheld = new Set<string>();
-    const matches = found.filter((m) => (ctx.readDenied?.(path.resolve(ctx.root, m.path)) ? (withheld.add(m.path), false) : true));
-    const note = withheld.size ? `\n[${withheld.size} file(s) with matches withheld: the policy denies reading them]` : '';
+    const linked = await multiLinked(ctx.root, found);
+    const matches = found.filter((m) => (ctx.readDenied?.(path.resolve(ctx.root, m.path)) ? (withheld.add(m.path), false) : !linked.has(m.path)));
+    const note =
+      (withheld.size ? `\n[${withheld.size} file(s) with matches withheld: the policy denies reading them]` : '') +
+      (linked.size
+        ? `\n[skipped ${[...linked].slice(0, 5).join(', ')}${linked.size > 5 ? ` and ${linked.size - 5} more` : ''}: a file with several hard links may be a file from outside the project; read_file asks the user for it]`
+        : '');
     return {
       content: formatMatches(matches, args.pattern) + note,
       meta: { pattern: args.pattern, path: rel, matches: matches.length > COLLECT ? `${COLLECT}+` : matches.length },
     };
   },
 });
+
+/** The matched files (project-relative) that have more than one link. */
+async function multiLinked(root: string, matches: Match[]): Promise<Set<string>> {
+  const out = new Set<string>();
+  for (const p of new Set(matches.map((m) => m.path))) {
+    const st = await fs.lstat(path.resolve(root, p)).catch(() => null);
+    if (st?.isFile() && st.nlink > 1) out.add(p);
+  }
+  return out;
+}
 
 async function searchWithRg(
   ctx: { root: string; rgPath: string | null; runner: import('../util/processRunner.js').ProcessRunner; signal: AbortSignal },

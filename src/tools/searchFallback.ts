@@ -5,6 +5,19 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import { ToolError } from './types.js';
 import { looksBinary } from './readFile.js';
+import { READ_LIMITS, readOwnFileSync } from '../util/readRegularFileSync.js';
+
+function readSearchable(f: string): Buffer | null {
+  try {
+    return readOwnFileSync(f, { maxBytes: READ_LIMITS.search, links: 'any' });
+  } catch {
+    return null;
+  }
+}
+
+function readTextOrEmpty(f: string): string {
+  return readSearchable(f)?.toString('utf8') ?? '';
+}
 
 /** One search hit, as ripgrep and the fallback both report it. */
 export interface Match {
@@ -14,7 +27,7 @@ export interface Match {
 }
 
 async function gitignorePatterns(root: string): Promise<string[]> {
-  const text = await fs.readFile(path.join(root, '.gitignore'), 'utf8').catch(() => '');
+  const text = readTextOrEmpty(path.join(root, '.gitignore'));
   const out: string[] = [];
   for (const raw of text.split(/\r?\n/)) {
     const line = raw.trim();
@@ -58,7 +71,8 @@ export async function searchWithJs(root: string, abs: string, pattern: string, g
     .map((f) => path.join(root, f));
   const matches: Match[] = [];
   for (const f of files) {
-    const buf = await fs.readFile(f).catch(() => null);
+    // Only regular files of a readable size (a FIFO would block; several links are withheld by search_code).
+    const buf = readSearchable(f);
     if (!buf || looksBinary(buf)) continue;
     const lines = buf.toString('utf8').split('\n');
     if (lines[lines.length - 1] === '') lines.pop();

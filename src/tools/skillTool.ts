@@ -6,12 +6,15 @@ import path from 'node:path';
 import * as z from 'zod';
 import { defineTool, ToolError, type Tool } from './types.js';
 import { looksBinary } from './readFile.js';
+import { readOwnFileSync, UnreadableFileError } from '../util/readRegularFileSync.js';
 
 export interface SkillRef {
   name: string;
   description: string;
   dir: string;
   file: string;
+  /** A project's skill files must each be their own file (one link); a user's may be linked from dotfiles. */
+  scope?: 'user' | 'project';
 }
 
 const MAX_BYTES = 512 * 1024;
@@ -54,10 +57,12 @@ export function makeSkillTool(skills: SkillRef[]): Tool {
       if (real !== s.dir && !real.startsWith(`${s.dir}${path.sep}`))
         throw new ToolError(`${args.file} leads outside the skill's folder; only its own files can be read`);
       if (ctx.readDenied?.(real)) throw new ToolError(`${args.file} is a file devx does not read (the policy hides it)`);
-      const st = fs.statSync(real);
-      if (!st.isFile()) throw new ToolError(`${args.file ?? 'SKILL.md'} is not a regular file`);
-      if (st.size > MAX_BYTES) throw new ToolError(`${args.file} is ${st.size} bytes, over the ${MAX_BYTES}-byte limit for skill files`);
-      const buf = fs.readFileSync(real);
+      let buf: Buffer;
+      try {
+        buf = readOwnFileSync(real, { maxBytes: MAX_BYTES, shown: args.file ?? 'SKILL.md', links: s.scope === 'project' ? 'one' : 'any' });
+      } catch (err) {
+        throw new ToolError(err instanceof UnreadableFileError ? `${err.message}; skill files are read only as regular files` : (err as Error).message);
+      }
       if (looksBinary(buf)) throw new ToolError(`${args.file} is a binary file; skill files are read as text`);
       const text = buf.toString('utf8');
       if (args.file) return { content: text, meta: { skill: s.name, file: args.file } };

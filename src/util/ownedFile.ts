@@ -92,13 +92,7 @@ export function mkdirOwnedSync(dir: string, mode = 0o755): void {
 export function appendOwnedSync(file: string, data: string | Buffer): void {
   assertOwnedPath(file);
   const buf = typeof data === 'string' ? Buffer.from(data) : data;
-  let fd: number;
-  try {
-    fd = fs.openSync(file, fs.constants.O_WRONLY | fs.constants.O_APPEND | fs.constants.O_CREAT | fs.constants.O_NOFOLLOW, 0o600);
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ELOOP') throw new OwnedPathError(`refusing to write ${file}: it is a symbolic link`, file);
-    throw diskError(err, file);
-  }
+  const fd = openOwned(file, fs.constants.O_WRONLY | fs.constants.O_APPEND | fs.constants.O_CREAT);
   const start = fs.fstatSync(fd).size;
   try {
     let off = 0;
@@ -139,11 +133,35 @@ export function writeNewOwnedSync(file: string, data: string | Buffer): void {
 
 /** Opens a file devx owns for writing from the start (a log), never through a link. Returns the descriptor. */
 export function openOwnedForWriteSync(file: string): number {
+  const fd = openOwned(file, fs.constants.O_WRONLY | fs.constants.O_CREAT);
+  fs.ftruncateSync(fd, 0); // only now: truncating at open would empty the other name of a hard link before the check
+  return fd;
+}
+
+/**
+ * Opens a file devx owns for writing (after assertOwnedPath): not through a final link, not blocking on a
+ * FIFO, and only a regular file with one link (a hard link is another file, ~/.bashrc under a project name).
+ */
+function openOwned(file: string, flags: number): number {
   assertOwnedPath(file);
+  let fd: number;
   try {
-    return fs.openSync(file, fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_TRUNC | fs.constants.O_NOFOLLOW, 0o600);
+    fd = fs.openSync(file, flags | fs.constants.O_NOFOLLOW | fs.constants.O_NONBLOCK, 0o600);
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ELOOP') throw new OwnedPathError(`refusing to write ${file}: it is a symbolic link`, file);
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === 'ELOOP') throw new OwnedPathError(`refusing to write ${file}: it is a symbolic link`, file);
+    if (code === 'ENXIO' || code === 'EISDIR') throw new OwnedPathError(`refusing to write ${file}: it is not a regular file; remove it`, file);
     throw diskError(err, file);
   }
+  const st = fs.fstatSync(fd);
+  const why = !st.isFile()
+    ? 'it is not a regular file'
+    : st.nlink > 1
+      ? `it has ${st.nlink} hard links (another name of the same file may be outside the project)`
+      : null;
+  if (why) {
+    fs.closeSync(fd);
+    throw new OwnedPathError(`refusing to write ${file}: ${why}; remove it`, file);
+  }
+  return fd;
 }

@@ -1,8 +1,34 @@
-// Reading a file that is meant to be a regular file: a FIFO left at its name would block the read for
-// good and a device such as /dev/zero never ends. O_NONBLOCK makes the open of a FIFO return at once, and
-// the type is checked on the opened descriptor, so a name swapped after a check does not get past it.
+// The one way devx opens a file it reads itself from a project (MEMORY.md, HANDOFF.md, settings, agents,
+// skills, commands, attachments, its own state) or from its home. Whatever is at the name may come with
+// a repository: a FIFO blocks a read for good, a device such as /dev/zero never ends, a sparse file can
+// be gigabytes, and a hard link is another file (~/.ssh/id_rsa) under a project name. So: a regular file
+// only, opened without blocking (O_NONBLOCK, checked on the opened descriptor so a swapped name cannot
+// pass), one link only, at most the kind's size. A refusal names the file and what is wrong with it.
 import fs from 'node:fs';
 import type { Stats } from 'node:fs';
+
+/** Size limits per kind of file devx reads itself. */
+export const READ_LIMITS = {
+  /** MEMORY.md, HANDOFF.md: notes that go into every prompt. */
+  note: 1024 * 1024,
+  /** settings, agent and skill definitions, commands, custom tools, workflows, hook files. */
+  definition: 1024 * 1024,
+  /** devx's own state: history, sessions, tasks, workflow state, undo records. */
+  state: 256 * 1024 * 1024,
+  /** A file a search reads line by line. */
+  search: 16 * 1024 * 1024,
+} as const;
+
+/** devx would not read a file: its name and the reason, in one line a person can act on. */
+export class UnreadableFileError extends Error {
+  readonly code = 'EUNREADABLE';
+  constructor(
+    readonly file: string,
+    readonly why: string,
+  ) {
+    super(`${file} ${why}`);
+  }
+}
 
 /** What a path that is not a regular file is, in words for the model or the user. */
 export function fileKind(st: Stats): string {
@@ -14,24 +40,72 @@ export function fileKind(st: Stats): string {
   return 'not a regular file';
 }
 
-/** The file's text; throws naming `shown` when it is missing, not a regular file, or over `maxBytes`. */
-export function readRegularFileOrThrow(file: string, shown = file, maxBytes = Infinity): string {
-  const fd = fs.openSync(file, fs.constants.O_RDONLY | fs.constants.O_NONBLOCK);
+/** Why devx will not read a file with these stats, or null. */
+export function refusalOf(st: Stats, maxBytes: number, links: 'one' | 'any' = 'one'): string | null {
+  if (!st.isFile()) return `is ${fileKind(st)}, not a regular file`;
+  if (links === 'one' && st.nlink > 1) return `has ${st.nlink} hard links: it may be a file from outside the project under another name`;
+  if (st.size > maxBytes) return `is ${st.size} bytes, over the ${maxBytes}-byte limit for it`;
+  return null;
+}
+
+/** The file's bytes; throws ENOENT when missing and UnreadableFileError (naming `shown`) when devx will not read it. */
+export function readOwnFileSync(file: string, o: { maxBytes: number; shown?: string; links?: 'one' | 'any' }): Buffer {
+  let fd: number;
   try {
-    const st = fs.fstatSync(fd);
-    if (!st.isFile()) throw new Error(`${shown} is ${fileKind(st)}, not a regular file`);
-    if (st.size > maxBytes) throw new Error(`${shown} is ${st.size} bytes, over the ${maxBytes}-byte limit`);
-    return fs.readFileSync(fd, 'utf8');
+    fd = fs.openSync(file, fs.constants.O_RDONLY | fs.constants.O_NONBLOCK);
+  } catch (err) {
+    // ENXIO: a socket; EISDIR: a folder.
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === 'ENXIO' || code === 'EISDIR') throw new UnreadableFileError(o.shown ?? file, 'is not a regular file');
+    throw err;
+  }
+  try {
+    const why = refusalOf(fs.fstatSync(fd), o.maxBytes, o.links);
+    if (why) throw new UnreadableFileError(o.shown ?? file, why);
+    return fs.readFileSync(fd);
   } finally {
     fs.closeSync(fd);
   }
 }
 
-/** The file's text, or undefined when it is missing or not a regular file (MEMORY.md, HANDOFF.md, artifacts). */
-export function readRegularFileSync(file: string): string | undefined {
+/** The file's text; throws naming `shown` when it is missing, not a regular file, hard-linked, or over `maxBytes`. */
+export function readRegularFileOrThrow(file: string, shown = file, maxBytes: number = READ_LIMITS.definition): string {
+  return readOwnFileSync(file, { maxBytes, shown }).toString('utf8');
+}
+
+/**
+ * The file's text, or undefined when it is missing; a file devx will not read is also undefined, and
+ * `onRefused` (when given) hears one line naming it and why.
+ */
+export function readRegularFileSync(file: string, o: { maxBytes?: number; onRefused?: (line: string) => void } = {}): string | undefined {
   try {
-    return readRegularFileOrThrow(file);
-  } catch {
+    return readOwnFileSync(file, { maxBytes: o.maxBytes ?? READ_LIMITS.note }).toString('utf8');
+  } catch (err) {
+    if (err instanceof UnreadableFileError) o.onRefused?.(`skipped ${err.message}`);
     return undefined;
+  }
+}
+
+/** A definition file's text (an agent, skill, command, tool, workflow): a user's own may have several links, a project's may not. */
+export function readDefinitionSync(file: string, scope: string): string {
+  return readOwnFileSync(file, { maxBytes: READ_LIMITS.definition, links: scope === 'project' ? 'one' : 'any' }).toString('utf8');
+}
+
+/** Like readRegularFileSync, but a file devx will not read throws (bad config must stop devx with its name). */
+export function readTextIfPresentSync(file: string, maxBytes: number, links: 'one' | 'any' = 'one'): string | undefined {
+  try {
+    return readOwnFileSync(file, { maxBytes, links }).toString('utf8');
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT' || (err as NodeJS.ErrnoException).code === 'ENOTDIR') return undefined;
+    throw err;
+  }
+}
+
+/** The file's text, or null when it is missing or devx will not read it (a reader that can do without it). */
+export function readTextOrNull(file: string, maxBytes: number, links: 'one' | 'any' = 'one'): string | null {
+  try {
+    return readOwnFileSync(file, { maxBytes, links }).toString('utf8');
+  } catch {
+    return null;
   }
 }

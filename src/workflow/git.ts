@@ -4,6 +4,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { runProcess } from '../util/processRunner.js';
+import { ownGitArgs, safeGitEnvSync } from '../util/safeGit.js';
 
 export const DEVX_AUTHOR = 'devx workflow <devx@localhost>';
 
@@ -18,7 +19,8 @@ export function createGit(root: string, env: NodeJS.ProcessEnv = process.env): G
   return {
     root,
     async run(args, opts = {}) {
-      const r = await runProcess('git', args, { cwd: root, env: { ...env, GIT_TERMINAL_PROMPT: '0' } });
+      // The repository's hooks, fsmonitor and drivers never run in devx's own git (util/safeGit.ts).
+      const r = await runProcess('git', ownGitArgs(args), { cwd: root, env: safeGitEnvSync(root, env), extendEnv: false });
       const stdout = r.stdout.replace(/\r?\n$/, '');
       const stderr = r.stderr.replace(/\r?\n$/, '');
       if (r.exitCode !== 0 && !opts.allowFail) throw new GitError(`git ${args.join(' ')} failed: ${(stderr || stdout).trim().split('\n').slice(-3).join(' ')}`);

@@ -2,12 +2,12 @@
 //   prompts/workflows/*.yaml (devx)   ~/.devx/workflows/*.yaml (user)   .devx/workflows/*.yaml (project)
 // A project definition's `allow` rules and loosened approvals run programs without asking, so they
 // apply only once the user trusted the project (`devx trust`), like the project's settings.
-import fs from 'node:fs';
 import path from 'node:path';
 import { packageRoot } from '../util/packageRoot.js';
 import { yamlFilesIn } from '../util/yamlFiles.js';
 import { loadAgents, type LoadedAgents } from '../personas/loadAgents.js';
 import { parseWorkflow, WorkflowDefinitionError, type WorkflowDef } from './definition.js';
+import { readDefinitionSync } from '../util/readRegularFileSync.js';
 
 export interface LoadedWorkflows {
   workflows: Map<string, WorkflowDef>;
@@ -35,7 +35,7 @@ export function loadWorkflows(src: WorkflowSources): LoadedWorkflows {
     for (const n of yamlFilesIn(dir)) {
       const file = path.join(dir, n);
       try {
-        const def = parseWorkflow(fs.readFileSync(file, 'utf8'), file, scope, (role) => agents.agents.has(role));
+        const def = parseWorkflow(readDefinitionSync(file, scope), file, scope, (role) => agents.agents.has(role));
         if (scope === 'project' && !src.trusted) untrust(def, out.warnings);
         out.workflows.set(def.name, def);
       } catch (err) {

@@ -5,6 +5,9 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { runProcess } from '../util/processRunner.js';
 import { detectBwrap, sandboxCommand } from '../sandbox/bwrap.js';
+import { commandEnv } from '../tools/commandEnv.js';
+import { movedNote } from '../tools/runContained.js';
+import { READ_LIMITS, readTextOrNull } from '../util/readRegularFileSync.js';
 
 export interface TestCommand {
   command: string;
@@ -16,7 +19,7 @@ export function detectTestCommand(root: string, configured?: string): TestComman
   const has = (f: string) => fs.existsSync(path.join(root, f));
   if (has('package.json')) {
     try {
-      const pkg = JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8')) as { scripts?: Record<string, string> };
+      const pkg = JSON.parse(readTextOrNull(path.join(root, 'package.json'), READ_LIMITS.definition, 'any') ?? '') as { scripts?: Record<string, string> };
       const t = pkg.scripts?.test;
       // npm's placeholder script fails on purpose; it is not a test command.
       if (t && !/no test specified/.test(t)) return { command: 'npm test', source: 'package.json scripts.test' };
@@ -25,7 +28,7 @@ export function detectTestCommand(root: string, configured?: string): TestComman
     }
   }
   if (has('pyproject.toml') || has('pytest.ini') || has('setup.cfg') || has('tox.ini')) return { command: 'python -m pytest -q', source: 'a Python project' };
-  if (has('Makefile') && /^test\s*:/m.test(fs.readFileSync(path.join(root, 'Makefile'), 'utf8')))
+  if (has('Makefile') && /^test\s*:/m.test(readTextOrNull(path.join(root, 'Makefile'), READ_LIMITS.definition, 'any') ?? ''))
     return { command: 'make test', source: 'Makefile target "test"' };
   if (has('Cargo.toml')) return { command: 'cargo test', source: 'Cargo.toml' };
   if (has('go.mod')) return { command: 'go test ./...', source: 'go.mod' };
@@ -51,14 +54,16 @@ export async function runTestCommand(
     ? sandboxCommand({ bin: bwrap, root, home: opts.home ?? env.HOME ?? '', claim: { profile: 'build', writes: [] } }, root, ['bash', '-c', cmd.command])
     : null;
   // Its own process group: a timeout stops the whole test run, whatever it started.
+  let moved: string[] = [];
   const r = await runProcess(sb?.file ?? 'bash', sb?.args ?? ['-c', cmd.command], {
     cwd: root,
-    env,
+    env: commandEnv(env, root),
+    extendEnv: false,
     all: true,
     timeoutMs: opts.timeoutMs ?? 600_000,
     reapGroup: true,
-  }).finally(() => sb?.cleanup());
-  const all = r.all ?? '';
+  }).finally(() => (moved = sb?.cleanup() ?? []));
+  const all = [r.all ?? '', ...movedNote(moved)].join('\n');
   const output = all.length > 8000 ? `...(${all.length - 8000} characters cut)\n${all.slice(-8000)}` : all;
   return { passed: r.exitCode === 0 && !r.timedOut, exitCode: r.exitCode ?? null, output: r.timedOut ? `${output}\n(timed out)` : output, sandboxed: !!bwrap };
 }

@@ -245,6 +245,8 @@ const ALLOWED: Record<string, string> = {
   'src/session/sessionLock.ts': 'linkSync/renameSync of a temp file written by writeNewOwnedSync',
   'src/session/ownerId.ts': 'linkSync/renameSync of a temp file written by writeNewOwnedSync in a folder made by mkdirOwnedSync',
   'src/session/history.ts': 'renames an unreadable history aside (rename does not follow a link)',
+  'src/sandbox/creationGuard.ts':
+    'renames what a sandboxed command made into .devx/quarantine, a folder made by mkdirOwnedSync (rename does not follow a link)',
   'src/session/undoState.ts':
     'undo: writeDurable is assertOwnedPath then an O_EXCL|O_NOFOLLOW temp file renamed over; putBack recreates a link the project had, after assertOwnedPath',
   'src/knowledge/journal.ts': 'appends after assertOwnedPath, opened O_NOFOLLOW without O_CREAT (resetJournal makes it)',

@@ -1,17 +1,14 @@
 // `devx audit tail [-n N] [--json] | grep PATTERN | verify` over .devx/audit.jsonl.
-import fs from 'node:fs';
 import { defineCommand, flagTable, subcommandTable } from '../command.js';
 import { findProjectRoot } from '../../config/paths.js';
 import { auditFile } from '../../audit/auditLog.js';
 import { verifyChain } from '../../audit/chainedAppend.js';
 import { UsageError } from '../shared.js';
+import { escapeControls, escapeJsonControls } from '../../util/terminalText.js';
+import { READ_LIMITS, readTextOrNull } from '../../util/readRegularFileSync.js';
 
 function readLines(file: string): string[] {
-  try {
-    return fs.readFileSync(file, 'utf8').split('\n').filter(Boolean);
-  } catch {
-    return [];
-  }
+  return (readTextOrNull(file, READ_LIMITS.state, 'any') ?? '').split('\n').filter(Boolean);
 }
 
 function human(line: string): string {
@@ -46,7 +43,9 @@ verify | audit verify | check the hash chain; exit 1 with the first broken line
   async run({ values, positionals }) {
     const [sub, ...rest] = positionals;
     const file = auditFile(findProjectRoot(process.cwd()));
-    const print = (lines: string[]) => process.stdout.write(lines.map((l) => (values.json ? l : human(l))).join('\n') + (lines.length ? '\n' : ''));
+    // Entries hold the model's arguments and hooks' messages: JSON lines with every control escaped, else text that shows them.
+    const print = (lines: string[]) =>
+      process.stdout.write(lines.map((l) => (values.json ? escapeJsonControls(l) : escapeControls(human(l)))).join('\n') + (lines.length ? '\n' : ''));
     if (sub === 'tail') {
       const n = values.n ? Number(values.n) : 20;
       if (!Number.isInteger(n) || n < 1) throw new UsageError('-n takes a positive whole number');

@@ -1,6 +1,5 @@
 // `devx handoff --to claude`: write HANDOFF.md (CLAUDE_TURN: READY) from the conversation and stop.
 // `devx handoff --wait`: wait for GEMINI_TURN: READY, run a session seeded with the handoff, hand back.
-import fs from 'node:fs';
 import { findProjectRoot } from '../../config/paths.js';
 import path from 'node:path';
 import { handoffPath, listHandoffs, parseHandoff, bullets } from '../../session/handoff.js';
@@ -8,6 +7,8 @@ import { AGENT_FLAGS, UsageError, EXIT, withSession } from '../shared.js';
 import { endSession } from '../../runtime/startSession.js';
 import { createRenderer } from '../renderEvents.js';
 import { defineCommand, flagTable, pickFlags } from '../command.js';
+import { escapeControls } from '../../util/terminalText.js';
+import { READ_LIMITS, readTextOrNull } from '../../util/readRegularFileSync.js';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -41,13 +42,13 @@ export const handoffCommand = defineCommand({
       const kept = listHandoffs(root);
       if (!kept.length) process.stdout.write('no replaced handoffs are kept yet (.devx/handoffs/ is empty)\n');
       for (const f of kept) {
-        const h = parseHandoff(fs.readFileSync(f, 'utf8'));
+        const h = parseHandoff(readTextOrNull(f, READ_LIMITS.note) ?? '');
         const summary =
           (h.sections.Summary ?? '')
             .split('\n')
             .find((l) => l.trim())
             ?.replace(/^[-*]\s*/, '') ?? '';
-        process.stdout.write(`${path.relative(root, f)}  ${h.turn ?? '(no turn marker)'}  ${summary.slice(0, 100)}\n`);
+        process.stdout.write(`${path.relative(root, f)}  ${h.turn ?? '(no turn marker)'}  ${escapeControls(summary.slice(0, 100))}\n`);
       }
       return EXIT.ok;
     }
@@ -62,7 +63,7 @@ export const handoffCommand = defineCommand({
       const started = Date.now();
       process.stderr.write(`devx: waiting for GEMINI_TURN: READY in ${handoffPath(root)}…\n`);
       for (;;) {
-        const text = fs.existsSync(handoffPath(root)) ? fs.readFileSync(handoffPath(root), 'utf8') : '';
+        const text = readTextOrNull(handoffPath(root), READ_LIMITS.note) ?? '';
         if (parseHandoff(text).turn === 'GEMINI_TURN') break;
         if (Date.now() - started > limitMs) {
           process.stderr.write('devx: timed out waiting for GEMINI_TURN: READY\n');
@@ -76,7 +77,7 @@ export const handoffCommand = defineCommand({
       let status: number = EXIT.ok;
       let failed = false;
       if (values.wait) {
-        const h = parseHandoff(fs.readFileSync(handoffPath(root), 'utf8'));
+        const h = parseHandoff(readTextOrNull(handoffPath(root), READ_LIMITS.note) ?? '');
         const next = bullets(h.sections.Next);
         const prompt = `It is your turn (GEMINI_TURN) in HANDOFF.md. Work on what it asks${next.length ? `:\n${next.map((n) => `- ${n}`).join('\n')}` : '.'}\nAnswer its open questions where you can. When you are done, reply with a short summary.`;
         const render = createRenderer({ out: process.stderr, answerOut: process.stdout });
@@ -89,7 +90,7 @@ export const handoffCommand = defineCommand({
       }
       const setting = s.run.agent.settings.handoff;
       const note = await endSession(s, { draft: setting === 'off' ? 'plain' : failed ? 'plain' : setting, turn: 'CLAUDE_TURN' });
-      process.stderr.write(`devx: ${note || 'HANDOFF.md written.'} It is Claude's turn (CLAUDE_TURN: READY).\n`);
+      process.stderr.write(`devx: ${escapeControls(note) || 'HANDOFF.md written.'} It is Claude's turn (CLAUDE_TURN: READY).\n`);
       return status;
     });
   },

@@ -8,6 +8,8 @@ import { openStore } from '../../knowledge/openStore.js';
 import { chunkMarkdown } from '../../knowledge/chunkMarkdown.js';
 import { KnowledgeError, type KnowledgeDoc, type KnowledgeFilter } from '../../knowledge/types.js';
 import { UsageError } from '../shared.js';
+import { escapeControls, printableJson } from '../../util/terminalText.js';
+import { READ_LIMITS, readTextOrNull } from '../../util/readRegularFileSync.js';
 
 const SUBCOMMANDS = subcommandTable(`
 add | memory add "<content>" [--type T] [--tags a,b] [--project P] [--agent A] [--json] | store a note
@@ -76,7 +78,8 @@ export const memoryCommand = defineCommand({
       tags,
       ...extra,
     });
-    const out = (json: unknown, text: string) => process.stdout.write(values.json ? `${JSON.stringify(json, null, 2)}\n` : `${text}\n`);
+    // Notes are anyone's text (a model's remember calls, imported files): shown, never obeyed.
+    const out = (json: unknown, text: string) => process.stdout.write(values.json ? `${printableJson(json, 2)}\n` : `${escapeControls(text)}\n`);
     const showDoc = (d: KnowledgeDoc & { score?: number }) =>
       `[${d.id}]${d.score !== undefined ? ` score=${d.score.toFixed(3)}` : ''} ${d.metadata.agent}/${d.metadata.type} ${d.metadata.project} ${d.metadata.tags.join(',')} ${d.metadata.timestamp}\n  ${d.content.replace(/\s+/g, ' ').slice(0, 200)}`;
     try {
@@ -110,7 +113,7 @@ export const memoryCommand = defineCommand({
           if (!fs.existsSync(dir) || !fs.statSync(dir).isDirectory()) throw new UsageError(`${rest[0]} is not a directory`);
           const files = listMarkdown(dir);
           const docs = files.flatMap((f) =>
-            chunkMarkdown(fs.readFileSync(f, 'utf8')).map((c) => ({
+            chunkMarkdown(readTextOrNull(f, READ_LIMITS.note, 'any') ?? '').map((c) => ({
               content: c.content,
               metadata: meta({ source: `${path.relative(dir, f)}${c.heading ? `#${c.heading}` : ''}` }),
             })),
@@ -136,7 +139,7 @@ export const memoryCommand = defineCommand({
       }
     } catch (err) {
       if (err instanceof KnowledgeError) {
-        process.stderr.write(`devx: knowledge store: ${err.message}\n`);
+        process.stderr.write(`devx: knowledge store: ${escapeControls(err.message)}\n`);
         return 1;
       }
       throw err;

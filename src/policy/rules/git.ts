@@ -379,7 +379,8 @@ export function gitRule(c: SimpleCommand, ctx: RuleContext): PolicyDecision {
 }
 
 /** Changing subcommands that also print contents from git's objects, read as the subcommand they resemble. */
-const PRINTS_AS: Record<string, string> = { 'range-diff': 'diff', 'request-pull': 'diff', whatchanged: 'log', cherry: 'log' };
+// format-patch always prints contents (to stdout or to patch files a later `cat` reads): judged like a tree search.
+const PRINTS_AS: Record<string, string> = { 'range-diff': 'diff', 'request-pull': 'diff', whatchanged: 'log', cherry: 'log', 'format-patch': 'grep-tree' };
 
 // What makes a subcommand print file contents from git's objects rather than names or statistics.
 const PATCH =
