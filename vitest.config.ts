@@ -2,7 +2,8 @@ import { configDefaults, defineConfig } from 'vitest/config';
 
 export default defineConfig({
   test: {
-    // Each project runs it too; only the first call does anything (test/globalSetup.ts).
+    // Each project runs it too: the first call makes the temp folder, the processes project's first call
+    // the code cache (test/globalSetup.ts).
     globalSetup: ['test/globalSetup.ts'],
     testTimeout: 60_000,
     hookTimeout: 60_000,
@@ -16,8 +17,13 @@ export default defineConfig({
       threads: { singleThread: true, isolate: false },
     },
     projects: [
-      { extends: true, test: { name: 'unit', include: ['test/unit/**/*.test.ts'], pool: 'threads' } },
-      // Every other test file, wherever it is (test/e2e, test/policy, a folder added later).
+      // The fast tier (`npm run test:fast`): test/unit/, where a test may start no process and open no
+      // socket. test/forbidProcesses.ts makes every attempt throw and fails the test that made it.
+      {
+        extends: true,
+        test: { name: 'fast', include: ['test/unit/**/*.test.ts'], pool: 'threads', setupFiles: ['test/forbidProcesses.ts'] },
+      },
+      // Every other test file, wherever it is (test/integration, test/e2e, test/policy, a folder added later).
       {
         extends: true,
         test: { name: 'processes', include: ['test/**/*.test.ts'], exclude: [...configDefaults.exclude, 'test/unit/**'], pool: 'forks' },

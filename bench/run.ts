@@ -92,6 +92,13 @@ async function benchTurnOverhead(): Promise<void> {
   const bareEnv = { ...relaunchEnv, GEMINI_CLI_NO_RELAUNCH: 'true' };
   const bare: number[] = [];
   const devx: number[] = [];
+  // What the head start (util/prestart.ts) and the code cache (util/runWithCodeCache.ts) buy, each switched off.
+  const without = { prestart: [] as number[], cache: [] as number[], both: [] as number[] };
+  const variants: [number[], Record<string, string>][] = [
+    [without.prestart, { DEVX_PRESTART: 'off' }],
+    [without.cache, { DEVX_CODE_CACHE: 'off' }],
+    [without.both, { DEVX_PRESTART: 'off', DEVX_CODE_CACHE: 'off' }],
+  ];
   // Warm both paths once (disk cache), then alternate so drift hits both equally.
   await timeProcess(GEMINI_BIN, ['-m', 'gemini-2.5-pro', '-p', 'ping'], { cwd: bareDir, env: bareEnv });
   await timeProcess(process.execPath, [DEVX_BIN, 'run', 'ping'], { cwd: project, env });
@@ -99,6 +106,10 @@ async function benchTurnOverhead(): Promise<void> {
     bare.push(await timeProcess(GEMINI_BIN, ['-m', 'gemini-2.5-pro', '-p', 'ping'], { cwd: bareDir, env: bareEnv }));
     forgetConversation(project);
     devx.push(await timeProcess(process.execPath, [DEVX_BIN, 'run', 'ping'], { cwd: project, env }));
+    for (const [into, extra] of variants) {
+      forgetConversation(project);
+      into.push(await timeProcess(process.execPath, [DEVX_BIN, 'run', 'ping'], { cwd: project, env: { ...env, ...extra } }));
+    }
   }
   // Per turn inside a running session (the REPL pays process start-up once, not per turn):
   // runTurn with the real GeminiCliBackend, prompt building and parsing included.
@@ -147,6 +158,14 @@ async function benchTurnOverhead(): Promise<void> {
   console.log(
     `one-shot process: devx run ${fmt(d)} vs bare gemini -p (also without the relaunch) ${fmt(b)} (median of ${runs}) -> ratio ${(d / b).toFixed(3)} (+${(((d - b) / b) * 100).toFixed(1)}%, includes devx's own start-up)`,
   );
+  for (const [label, times] of [
+    ['without the head start', without.prestart],
+    ['without the code cache', without.cache],
+    ['without either', without.both],
+  ] as const)
+    console.log(
+      `one-shot process ${label}: devx run ${fmt(median(times))} -> ratio ${(median(times) / b).toFixed(3)} to bare gemini -p (with both: ${(d / b).toFixed(3)})`,
+    );
 }
 
 function benchParser(): void {
@@ -413,7 +432,7 @@ if (want('spawn')) {
   });
   if (ok !== 16) throw new Error(`only ${ok} of 16 spawn_gemini calls answered`);
   const par = performance.now() - t1;
-  agent.dispose();
+  await agent.dispose();
   await fake.close();
   if (r.status !== 'answered') throw new Error(`spawn bench turn ended ${r.status}`);
   console.log(

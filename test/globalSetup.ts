@@ -6,15 +6,27 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import type { TestProject } from 'vitest/node';
 import { FakeGeminiApi } from './helpers/fakeGeminiApi.js';
 import { DEVX_BIN, fakeEnv, makeHome, makeProject, runDevx } from './helpers/env.js';
 
-export default async function setup(): Promise<() => void> {
-  // vitest calls this for the root config and again for each project, in one process: the first call does it.
-  if (process.env.DEVX_TEST_TMP) return () => undefined;
+export default async function setup(project: TestProject): Promise<() => void> {
+  // vitest calls this for the root config and again for each project in the run, in one process: the
+  // first call makes the folder, the first from the project whose tests start devx makes the cache (the
+  // fast tier starts no process, and does not wait for one).
+  const teardown = process.env.DEVX_TEST_TMP ? () => undefined : makeTestTmp();
+  const state = globalThis as { devxCodeCacheTried?: boolean };
+  if (project.name === 'processes' && !state.devxCodeCacheTried) {
+    state.devxCodeCacheTried = true;
+    await makeCodeCache();
+  }
+  return teardown;
+}
+
+/** Makes the run's temp folder (DEVX_TEST_TMP) and returns what removes it. */
+function makeTestTmp(): () => void {
   const root = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'devx-tests-')));
   process.env.DEVX_TEST_TMP = root;
-  await makeCodeCache();
   return () => {
     if (process.env.DEVX_KEEP_TEMP) process.stderr.write(`test folders kept in ${root}\n`);
     else fs.rmSync(root, { recursive: true, force: true, maxRetries: 3 });

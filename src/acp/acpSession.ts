@@ -6,7 +6,7 @@ import * as acp from '@agentclientprotocol/sdk';
 import type { AgentEvent } from '../core/loop.js';
 import { PersonaError } from '../runtime/agentRun.js';
 import { endSession, handoffFor, type Started } from '../runtime/startSession.js';
-import type { ApprovalAnswer, ApprovalRequest } from '../tools/runToolCall.js';
+import type { ApprovalRequest, PersonAnswer } from '../tools/runToolCall.js';
 import { createProseStream, type ProseStream } from './proseStream.js';
 import { ToolCallTracker } from './toolCalls.js';
 import { promptImages, promptText } from './promptText.js';
@@ -198,7 +198,7 @@ export class AcpSession {
   }
 
   /** The approval callback of the devx session: asks the client, or refuses once the turn is cancelled. */
-  readonly askPermission = async (req: ApprovalRequest): Promise<ApprovalAnswer> => {
+  readonly askPermission = async (req: ApprovalRequest): Promise<PersonAnswer> => {
     const turn = this.running;
     if (!turn || turn.signal.aborted) return 'no';
     const { id, announce, toolCall } = this.tracker.forPermission(req);
@@ -234,6 +234,6 @@ export class AcpSession {
       this.log(`devx: ending session ${this.id}: ${(err as Error).message}`),
     );
     this.started.session.abandon();
-    this.started.run.dispose();
+    await this.started.run.dispose().catch((err: unknown) => this.log(`devx: ending session ${this.id}: ${(err as Error).message}`));
   }
 }

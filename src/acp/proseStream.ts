@@ -24,11 +24,17 @@ export function unsentProse(prose: string, sent: string): string {
   // A blank line streamed before the calls (the usual shape) is not prose the parser keeps.
   while (!partial && seen.length && seen[seen.length - 1] === '') seen.pop();
   const last = seen.length - 1;
-  const prefix = seen.every((l, i) => (partial && i === last ? (lines[i] ?? '').startsWith(l) : lines[i] === l));
+  const prefix = seen.every((l, i) => (partial && i === last ? continues(lines[i] ?? '', l) : lines[i] === l));
   if (!prefix) return prose;
-  // The rest of a line shown in part continues it (no new line first).
+  // The rest of a line shown in part continues it (no new line first); a line shown whole but for the
+  // spaces the parser trims from its end has no rest.
   if (partial && last >= 0) return [lines[last].slice(seen[last].length), ...lines.slice(last + 1)].join('\n');
   return lines.slice(seen.length).join('\n').replace(/^\n+/, '');
+}
+
+/** Is `shown` (a line shown in part) the start of `line`, or all of it but spaces the parser trimmed from its end? */
+function continues(line: string, shown: string): boolean {
+  return line.startsWith(shown) || (line.length < shown.length && line === shown.trimEnd());
 }
 
 const CALL = 'tool_call';

@@ -74,7 +74,7 @@ export async function serveAcp(opts: AcpOptions): Promise<number> {
     const missing = started.run.agent.missingBinary();
     if (missing) {
       started.session.abandon();
-      started.run.dispose();
+      await started.run.dispose().catch((err: unknown) => log(`devx: ${(err as Error).message}`));
       throw acp.RequestError.internalError({ cwd }, escapeControls(missing));
     }
     session = new AcpSession(id ?? started.session.record.id, client, mcpServerSettings(mcpServers), log, opts.commands);

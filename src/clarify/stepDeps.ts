@@ -3,7 +3,7 @@
 import path from 'node:path';
 import type { AgentEvent } from '../core/loop.js';
 import type { ApprovalMode } from '../policy/decide.js';
-import type { ApprovalAnswer, ApprovalRequest } from '../tools/runToolCall.js';
+import type { ApprovalRequest, PersonAnswer } from '../tools/runToolCall.js';
 import type { HeadlessOptions, HeadlessResult } from '../runtime/runHeadless.js';
 
 export interface StepDeps {
@@ -28,7 +28,7 @@ export interface StepResult {
  * Approves writes to the files a step owns (and nothing else) when the approval mode did not already:
  * the agents of a task may write their own artifacts, never the user's files.
  */
-export function approveOwnedFiles(root: string, owned: string[]): (req: ApprovalRequest) => Promise<ApprovalAnswer> {
+export function approveOwnedFiles(root: string, owned: string[]): (req: ApprovalRequest) => Promise<PersonAnswer> {
   return async (req) => {
     const ok = req.locations.length > 0 && req.locations.every((l) => l.intent === 'write' && owned.includes(path.resolve(root, l.path)));
     return ok ? 'yes' : 'headless';

@@ -1,4 +1,4 @@
-// A clarification task folder (seed 004): the file names, the statuses of task_status.md with their
+// A clarification task folder: the file names, the statuses of task_status.md with their
 // notes, and reading them. The status file's first line decides the next step; anything else in it
 // is a note for the user.
 import fs from 'node:fs';

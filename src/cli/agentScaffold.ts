@@ -1,5 +1,5 @@
 // New agent files: `agent create` (from a template, a wizard when nothing is given) and `agent init`
-// (seed 001 M5: a scaffold with Responsibilities, When to use, Tooling, Guardrails, Example prompts).
+// (a scaffold with Responsibilities, When to use, Tooling, Guardrails, Example prompts).
 // Questions go through `ask`: the REPL passes its own input, so the wizard and the REPL never fight
 // over stdin; a null answer (Ctrl-C, Ctrl-D) stops the wizard and writes nothing.
 import fs from 'node:fs';

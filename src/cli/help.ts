@@ -1,6 +1,7 @@
 // Help text that is not generated from a command table: the footer of `devx --help`, and /help's custom commands.
 export const HELP_FOOTER = `Exit codes: 0 done, 1 the task failed or stopped, 2 bad usage or settings,
-            3 a provider binary is missing, 4 another session is active here, 130 cancelled.
+            3 a provider binary is missing, 4 another session is active here,
+            5 the queue database's schema is not this devx's (devx queue migrate), 130 cancelled.
 
 Settings: ~/.devx/settings.json, .devx/settings.json, .devx/settings.local.json.
 Environment: DEVX_MODEL, DEVX_GEMINI_BIN, DEVX_HOME, DEVX_TURN_TIMEOUT_SEC, DEVX_HANDOFF, DEVX_PRESTART (off: no head start for devx run), DEVX_DEBUG, NO_COLOR.

@@ -30,6 +30,22 @@ export interface RenderOptions {
   env?: NodeJS.ProcessEnv;
   /** agent run --dry-run: each call shows the policy's decision (allow, ask or deny, the rule, why) instead of a result. */
   dryRun?: boolean;
+  /** The REPL: a command's output is shown under its line, its first lines only (Ctrl-O shows the rest). */
+  foldOutput?: boolean;
+}
+
+/** How many lines of a finished command's output show under it before the rest is folded. */
+const FOLD_LINES = 5;
+
+/** A command's printed output from its tool result (`exit_code=…`, `stdout:`, `stderr:`), as lines. */
+export function commandOutputLines(content: string): string[] {
+  const m = /^[\s\S]*?stdout:\n([\s\S]*?)(?:\nstderr:\n([\s\S]*))?$/.exec(content);
+  if (!m) return [];
+  const text = [m[1], m[2] ?? ''].join('\n').replace(/\n\[devx moved aside[\s\S]*$/, '');
+  const lines = text.split('\n');
+  while (lines.length && !lines[lines.length - 1].trim()) lines.pop();
+  while (lines.length && !lines[0].trim()) lines.shift();
+  return lines;
 }
 
 /**
@@ -76,7 +92,7 @@ export function lastLine(tail: string): string {
 export interface Renderer {
   onEvent: (e: AgentEvent) => void;
   stop: () => void;
-  /** Ctrl-O: show a running command's whole output as it arrives, or only its last line. Returns the new state. */
+  /** Ctrl-O: show a running command's whole output as it arrives, or only its last line (returns the new state); between commands, the last command's whole output. */
   toggleWatch: () => boolean;
 }
 
@@ -86,6 +102,8 @@ export function createRenderer(opts: RenderOptions): Renderer {
   const spinner = new Spinner(opts.out, opts.env);
   let watching = false;
   let tail = '';
+  // The last finished command's output, whole, for Ctrl-O after it was folded.
+  let folded: string[] = [];
   // Every line the renderer writes may quote the model, a tool or a file: its controls are shown, not obeyed.
   const write = (s: string) => {
     spinner.stop();
@@ -97,9 +115,22 @@ export function createRenderer(opts: RenderOptions): Renderer {
     spinner.stop();
     streamOut.write(escapeControls(s));
   });
+  /** The first lines of a command's output under its line; the rest waits for Ctrl-O. */
+  const showFolded = (lines: string[]) => {
+    folded = lines.length > FOLD_LINES ? lines : [];
+    if (!lines.length) return;
+    const shown = lines.slice(0, FOLD_LINES).map((l) => `      │ ${l}`);
+    if (lines.length > FOLD_LINES) shown.push(`      … +${lines.length - FOLD_LINES} lines (Ctrl-O shows them)`);
+    write(`${shown.join('\n')}\n`);
+  };
   return {
     stop: () => spinner.stop(),
     toggleWatch() {
+      if (!spinner.running && folded.length) {
+        write(`${folded.map((l) => `      │ ${l}`).join('\n')}\n`);
+        folded = [];
+        return watching;
+      }
       watching = !watching;
       if (spinner.running) {
         spinner.setDetail(watching ? '' : lastLine(tail));
@@ -165,6 +196,8 @@ export function createRenderer(opts: RenderOptions): Renderer {
           break;
         case 'tool_end': {
           spinner.stop();
+          // A command watched with Ctrl-O has shown its output whole already.
+          const wasWatching = watching && tail !== '';
           if (watching && tail && !tail.endsWith('\n')) opts.out.write('\n');
           tail = '';
           const o = e.outcome;
@@ -177,6 +210,7 @@ export function createRenderer(opts: RenderOptions): Renderer {
           }
           const first = oneLine(o.content.split('\n')[0] ?? '', 120);
           write(`    ${o.status === 'ok' ? '✓' : '✗'} ${o.tool} (${o.durationMs} ms) ${o.status === 'ok' ? '' : first}\n`);
+          if (opts.foldOutput && !wasWatching && o.meta?.exit_code !== undefined) showFolded(commandOutputLines(o.content));
           if (o.cut)
             write(
               `      output cut for the model to ${o.content.length.toLocaleString('en-US')} of ${o.cut.totalChars.toLocaleString('en-US')} characters${o.cut.savedAs ? `; the whole output is in ${o.cut.savedAs}` : ''}\n`,

@@ -35,6 +35,27 @@ interface Key {
   ctrl?: boolean;
 }
 
+/**
+ * readline redraws its prompt line when the terminal is resized: while a reply streams, that wipes the
+ * lines above the cursor and leaves a `devx>` in the middle of the reply. It redraws only while its
+ * prompt is on the screen (from prompt() until the line is entered).
+ */
+function redrawOnlyAtPrompt(rl: readline.Interface): void {
+  const r = rl as unknown as { _refreshLine?: () => void; prompt: (preserveCursor?: boolean) => void };
+  const refresh = r._refreshLine;
+  if (typeof refresh !== 'function') return;
+  let atPrompt = false;
+  const prompt = r.prompt.bind(rl);
+  r.prompt = (preserveCursor?: boolean) => {
+    atPrompt = true;
+    prompt(preserveCursor);
+  };
+  rl.on('line', () => (atPrompt = false));
+  r._refreshLine = function (this: unknown) {
+    if (atPrompt) refresh.call(this);
+  };
+}
+
 export function createReplInput(rl: readline.Interface, opts: { interactive: boolean; out: NodeJS.WritableStream; env: NodeJS.ProcessEnv }): ReplInput {
   const lines: string[] = [];
   const waiters: ((l: string | null) => void)[] = [];
@@ -103,6 +124,7 @@ export function createReplInput(rl: readline.Interface, opts: { interactive: boo
   if (opts.interactive) {
     input.on('keypress', onKey);
     opts.out.write(PASTE_ON);
+    redrawOnlyAtPrompt(rl);
   }
 
   const nextLine = (): Promise<string | null> => {

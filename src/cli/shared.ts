@@ -3,11 +3,12 @@ import path from 'node:path';
 import type { Writable } from 'node:stream';
 import { APPROVAL_MODES, type ApprovalMode } from '../policy/decide.js';
 import { SessionBusyError, startSession, type Started } from '../runtime/startSession.js';
-import type { ApprovalAnswer, ApprovalRequest } from '../tools/runToolCall.js';
+import type { ApprovalRequest, PersonAnswer } from '../tools/runToolCall.js';
 import { flagTable } from './command.js';
 import { escapeControls } from '../util/terminalText.js';
 
-export const EXIT = { ok: 0, failed: 1, usage: 2, missingBinary: 3, busy: 4, cancelled: 130 } as const;
+/** Exit codes (docs/using.md's table and `devx --help` list them): 5 is a queue database whose schema is not the one this devx needs. */
+export const EXIT = { ok: 0, failed: 1, usage: 2, missingBinary: 3, busy: 4, queueSchema: 5, cancelled: 130 } as const;
 
 export class UsageError extends Error {}
 
@@ -69,7 +70,7 @@ export async function withSession(
   flags: AgentFlagValues,
   io: {
     info: Writable;
-    prompt?: (req: ApprovalRequest) => Promise<ApprovalAnswer>;
+    prompt?: (req: ApprovalRequest) => Promise<PersonAnswer>;
     stream?: boolean;
     /** The REPL: MCP servers go on starting while the person types (their warnings come with the first turn). */
     lazyTools?: boolean;

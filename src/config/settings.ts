@@ -1,109 +1,19 @@
 // devx settings: ~/.devx/settings.json (user), .devx/settings.json (project, shared) and
 // .devx/settings.local.json (project, personal), merged in that order. Invalid files are fatal
-// with the file, key and reason. Settings that run programs (accounts, gemini.bin) are honoured only
-// from the user file: a cloned repository must not be able to make devx execute its scripts.
+// with the file, key and reason. Which layer may set which key, and what waits for `devx trust`, is one
+// table (settingsLayers.ts): a cloned repository must not be able to make devx execute its scripts.
 import { READ_LIMITS, readTextIfPresentSync, UnreadableFileError } from '../util/readRegularFileSync.js';
 import path from 'node:path';
-import * as z from 'zod';
-import { AccountSchema } from '../providers/accounts.js';
 import type { ProviderSettings } from '../providers/types.js';
 import { DEFAULT_PROVIDER, findProvider, getProvider, providerIds, providerNames } from '../providers/registry.js';
-import { parseRule, validateRule, type PermissionRule, type RuleSource } from '../policy/permissions.js';
-import { McpServersSchema, type McpServerEntry } from './mcpSettings.js';
-import { HooksSchema, flattenHooks, readClaudeHooks, type HookEntry } from './hookSettings.js';
+import { parseRule, type PermissionRule, type RuleSource } from '../policy/permissions.js';
+import type { McpServerEntry } from './mcpSettings.js';
+import { parseHooks, readProjectHooks, readUserHooks, type HookEntry } from './hookSettings.js';
 import { readForeignMcp } from './foreignMcp.js';
+import { gateLayer, type Layer, type LayerName } from './settingsLayers.js';
 
-// Schemas are built on first use (z.lazy): a run without settings files never pays the ~1 ms each
-// costs, and that time is taken from the model CLI a one-shot run starts beside devx.
-const RuleList = z.lazy(() =>
-  z.array(
-    z.string().superRefine((v, ctx) => {
-      const err = validateRule(v);
-      if (err) ctx.addIssue({ code: 'custom', message: `invalid rule ${JSON.stringify(v)}: ${err}` });
-    }),
-  ),
-);
-
-const ProviderSection = z.lazy(() =>
-  z
-    .object({
-      bin: z.string().min(1).optional(),
-      timeoutSec: z.number().positive().optional(),
-      maxRetries: z.number().int().min(0).max(10).optional(),
-      retryBaseMs: z.number().int().min(0).optional(),
-      retryMaxMs: z.number().int().min(0).optional(),
-      accounts: z.array(AccountSchema).optional(),
-      mode: z.enum(['spawn', 'warm']).optional(),
-    })
-    .strict(),
-);
-type ProviderSectionT = z.infer<typeof ProviderSection>;
-
-export const SettingsSchema = z.lazy(() =>
-  z
-    .object({
-      model: z.string().min(1).optional(),
-      fallbackModel: z.string().min(1).optional(),
-      accounts: z.array(AccountSchema).optional(),
-      provider: z.string().min(1).optional(),
-      providers: z.record(z.string(), ProviderSection).optional(),
-      /** Deprecated spelling of providers.gemini; still loads, with a warning. */
-      gemini: ProviderSection.optional(),
-      maxToolRounds: z.number().int().min(1).max(500).optional(),
-      contextBudgetChars: z.number().int().min(10_000).optional(),
-      /** Compact the older turns when the conversation passes this share of the budget (1: never on its own). */
-      compactThreshold: z.number().min(0.2).max(1).optional(),
-      commandTimeoutSec: z.number().int().min(1).max(3600).optional(),
-      maxToolOutputChars: z.number().int().min(1000).optional(),
-      permissions: z
-        .object({
-          allow: RuleList.optional(),
-          ask: RuleList.optional(),
-          deny: RuleList.optional(),
-          additionalDirectories: z.array(z.string().min(1)).optional(),
-        })
-        .strict()
-        .optional(),
-      approvalMode: z.enum(['default', 'auto-edit', 'yolo', 'plan']).optional(),
-      handoff: z.enum(['model', 'plain', 'off']).optional(),
-      spawnConcurrency: z.number().int().min(1).max(16).optional(),
-      autoDelegate: z.enum(['off', 'suggest', 'apply']).optional(),
-      knowledge: z
-        .object({
-          collection: z
-            .string()
-            .regex(/^[A-Za-z0-9_-]+$/)
-            .optional(),
-          embeddings: z
-            .union([z.enum(['none', 'gemini']), z.object({ command: z.array(z.string().min(1)).min(1), dims: z.number().int().min(1).max(8192) }).strict()])
-            .optional(),
-        })
-        .strict()
-        .optional(),
-      /** MCP servers whose tools become devx tools (mcp__<server>__<tool>). */
-      mcpServers: McpServersSchema.optional(),
-      /** The persona (an agent's name) a session starts with. */
-      defaultAgent: z.string().min(1).optional(),
-      rateLimits: z
-        .object({ toolCallsPerMinute: z.number().int().min(1).optional(), commandsPerMinute: z.number().int().min(1).optional() })
-        .strict()
-        .optional(),
-      /** The project's test command, which workflows run to confirm a developer's claim (else detected). */
-      testCommand: z.string().min(1).optional(),
-      /** Where the task queue lives: "file" (.devx/agents/, the default) or a postgres:// URL (queue/openQueue.ts). */
-      queue: z
-        .string()
-        .regex(/^(file|postgres(ql)?:\/\/.*)$/i, 'must be "file" or a postgres:// URL')
-        .optional(),
-      /** Programs run at points of a session, in Claude Code's format (config/hookSettings.ts). */
-      hooks: HooksSchema.optional(),
-      /** Use the MCP servers, skills, commands and hooks kept for Claude Code and Gemini CLI (default true). */
-      importSetup: z.boolean().optional(),
-    })
-    .strict(),
-);
-
-export type Settings = z.infer<typeof SettingsSchema>;
+export { SettingsSchema, type Settings } from './settingsSchema.js';
+import { SettingsSchema, type Settings } from './settingsSchema.js';
 
 export interface ResolvedSettings {
   /** The provider a session starts with (flag > project > user > "gemini"). */
@@ -208,109 +118,111 @@ export interface SettingsSources {
 
 export function loadSettings(src: SettingsSources): ResolvedSettings {
   const warnings: string[] = [];
-  const files: string[] = [];
   const userFile = path.join(src.devxHome, 'settings.json');
-  const projectFiles = [path.join(src.projectRoot, '.devx', 'settings.json'), path.join(src.projectRoot, '.devx', 'settings.local.json')];
-  const merged: Settings = {};
-  const rules: PermissionRule[] = [];
-  const untrustedAllows: string[] = [];
-  const extraDirs: string[] = [];
-  const untrustedDirs: string[] = [];
-  const addRules = (s: Settings, source: RuleSource) => {
-    for (const d of s.permissions?.additionalDirectories ?? []) {
-      // A folder outside the project widens what the model reads: a project's own list needs trust.
-      if (source !== 'user' && !src.trusted) untrustedDirs.push(d);
-      else extraDirs.push(d.startsWith('~/') || d === '~' ? path.join(src.env.HOME ?? '/', d.slice(1)) : path.resolve(src.projectRoot, d));
-    }
-    for (const kind of ['allow', 'ask', 'deny'] as const) {
-      for (const raw of s.permissions?.[kind] ?? []) {
-        // A project may tighten the policy freely; widening it needs the user's trust.
-        if (kind === 'allow' && source !== 'user' && !src.trusted) untrustedAllows.push(raw);
-        else rules.push(parseRule(raw, kind, source));
-      }
-    }
-  };
-  const sections: Record<string, ProviderSectionT> = {};
+  const layers = readLayers(src, userFile, warnings);
+  const gated = layers.map((l) => ({ layer: l, ...gateLayer(l, src.trusted === true, userFile) }));
+  for (const g of gated) warnings.push(...g.warnings);
+  const merged = mergeLayers(gated.map((g) => g.settings));
+  const perms = collectPermissions(
+    gated.map((g) => ({ settings: g.layer.settings, name: g.layer.name })),
+    src,
+  );
   const mcp = new Map<string, McpServerEntry>();
-  const untrustedMcp: string[] = [];
-  const addMcp = (s: Settings, file: string, project: boolean) => {
-    for (const [name, cfg] of Object.entries(s.mcpServers ?? {})) {
-      // A project's servers run programs of its choosing: like its allow rules, they need the user's trust.
-      if (project && !src.trusted) untrustedMcp.push(name);
-      else mcp.set(name, { ...cfg, name, file });
-    }
-  };
   const hooks: HookEntry[] = [];
-  const untrustedHooks: string[] = [];
-  const userRaw = readSettingsFile(userFile, 'any');
-  const user = userRaw && foldLegacy(userFile, userRaw, warnings);
-  if (user) {
-    hooks.push(...flattenHooks(user.hooks, userFile));
-    addRules(user, 'user');
-    addMcp(user, userFile, false);
-    files.push(userFile);
-    Object.assign(merged, user);
-    for (const [id, sec] of Object.entries(user.providers ?? {})) sections[id] = { ...sec };
+  for (const g of gated) {
+    for (const [name, cfg] of Object.entries(g.settings.mcpServers ?? {})) mcp.set(name, { ...cfg, name, file: g.layer.file });
+    const own = parseHooks(g.settings.hooks, g.layer.file);
+    hooks.push(...own.hooks);
+    warnings.push(...own.notes);
   }
-  for (const file of projectFiles) {
-    const raw = readSettingsFile(file);
-    if (!raw) continue;
-    const s = foldLegacy(file, raw, warnings);
-    addRules(s, file.endsWith('.local.json') ? 'local' : 'project');
-    addMcp(s, file, true);
-    // A project's hooks run programs of its choosing: like its MCP servers, they need the user's trust.
-    if (s.hooks && !src.trusted) untrustedHooks.push(path.relative(src.projectRoot, file));
-    else hooks.push(...flattenHooks(s.hooks, file));
-    files.push(file);
-    if (s.accounts) warnings.push(`${file}: "accounts" is ignored in project settings (it can run commands); set it in ${userFile}`);
-    if (s.knowledge?.embeddings && typeof s.knowledge.embeddings === 'object') {
-      warnings.push(`${file}: "knowledge.embeddings.command" is ignored in project settings (it runs a program); set it in ${userFile}`);
-      s.knowledge = { ...s.knowledge, embeddings: undefined };
-    }
-    for (const [id, sec] of Object.entries(s.providers ?? {})) {
-      if (sec.bin) warnings.push(`${file}: "providers.${id}.bin" is ignored in project settings (it runs a program); set it in ${userFile}`);
-      if (sec.accounts) warnings.push(`${file}: "providers.${id}.accounts" is ignored in project settings (it can run commands); set it in ${userFile}`);
-      const { bin: _b, accounts: _acc, ...safe } = sec;
-      sections[id] = { ...sections[id], ...safe };
-    }
-    if (s.testCommand && !src.trusted) {
-      warnings.push(`${file}: "testCommand" runs a program and is ignored until you trust the project with \`devx trust\``);
-      delete s.testCommand;
-    }
-    if (s.queue && s.queue !== 'file' && !src.trusted) {
-      // A repository's own settings must not send your tasks to (or take tasks from) a database of its choosing.
-      warnings.push(`${file}: "queue" names a database for the task queue and is ignored until you trust the project with \`devx trust\``);
-      delete s.queue;
-    }
-    if (s.defaultAgent && !src.trusted) {
-      warnings.push(
-        `${file}: "defaultAgent": "${s.defaultAgent}" chooses the persona (that agent's prompt, imports and tools) every session starts with; it is ignored until you trust the project with \`devx trust\``,
-      );
-      delete s.defaultAgent;
-    }
-    if (s.approvalMode && (s.approvalMode === 'yolo' || s.approvalMode === 'auto-edit') && !src.trusted) {
-      warnings.push(`${file}: "approvalMode": "${s.approvalMode}" loosens approvals and is ignored until you trust the project with \`devx trust\``);
-      delete s.approvalMode;
-    }
-    const { accounts: _a, providers: _p, mcpServers: _m, hooks: _h, ...rest } = s;
-    const knowledge = { ...merged.knowledge, ...Object.fromEntries(Object.entries(rest.knowledge ?? {}).filter(([, v]) => v !== undefined)) };
-    Object.assign(merged, rest, { knowledge });
-  }
-  // MCP servers from Claude Code's and Gemini CLI's files, under devx's own by name.
-  const importSetup = user?.importSetup ?? true;
+  const untrustedMcp = gated.flatMap((g) => g.waiting.filter((w) => w.key === 'mcpServers').flatMap((w) => Object.keys(w.value as object)));
+  const untrustedHooks = gated.flatMap((g) => g.waiting.filter((w) => w.key === 'hooks').map(() => path.relative(src.projectRoot, g.layer.file)));
+  // MCP servers and hooks from Claude Code's and Gemini CLI's files, under devx's own by name.
+  const importSetup = layers.find((l) => l.name === 'user')?.settings.importSetup ?? true;
   const foreign = importSetup
     ? readForeignMcp({ root: src.projectRoot, userHome: src.env.HOME ?? path.dirname(src.devxHome), trusted: src.trusted === true })
     : { user: [], project: [], untrusted: [], errors: [] };
   for (const e of [...foreign.project, ...foreign.user]) if (!mcp.has(e.name)) mcp.set(e.name, e);
   untrustedMcp.push(...foreign.untrusted);
   warnings.push(...foreign.errors);
-  const claude = importSetup ? readClaudeHooks(src.projectRoot) : { hooks: [], errors: [] };
-  if (claude.hooks.length && !src.trusted) untrustedHooks.push(...new Set(claude.hooks.map((h) => path.relative(src.projectRoot, h.file))));
-  else hooks.push(...claude.hooks);
-  if (src.trusted) warnings.push(...claude.errors);
+  // The person's own Claude Code and Gemini CLI hooks run as those tools run them (named at start); a project's wait for trust.
+  const userHome = src.env.HOME ?? path.dirname(src.devxHome);
+  const mine = importSetup ? readUserHooks(userHome) : { hooks: [], notes: [] };
+  hooks.unshift(...mine.hooks);
+  warnings.push(...mine.notes, ...namedHooks(mine.hooks, userHome));
+  const theirs = importSetup ? readProjectHooks(src.projectRoot) : { hooks: [], notes: [] };
+  if (theirs.hooks.length && !src.trusted) untrustedHooks.push(...new Set(theirs.hooks.map((h) => path.relative(src.projectRoot, h.file))));
+  else hooks.push(...theirs.hooks);
+  if (src.trusted) warnings.push(...theirs.notes);
   const o = src.overrides ?? {};
   // Rules the invoking program adds with the user's authority (a workflow step's `allow`).
-  if (o.permissions) addRules({ permissions: o.permissions }, 'user');
+  if (o.permissions) perms.rules.push(...rulesOf(o.permissions, 'user'));
+  return {
+    ...resolveValues(merged, o, src),
+    permissionRules: perms.rules,
+    additionalDirectories: [...new Set(perms.dirs)],
+    trusted: src.trusted === true,
+    untrustedAllows: perms.untrustedAllows,
+    mcpServers: [...mcp.values()],
+    hooks,
+    importSetup,
+    warnings: [...warnings, ...untrustedLines(perms.untrustedAllows, perms.untrustedDirs, untrustedHooks, untrustedMcp)],
+    files: layers.map((l) => l.file),
+  };
+}
+
+/** The settings files that exist, parsed (the user's, the project's shared, the project's personal), each a layer. */
+function readLayers(src: SettingsSources, userFile: string, warnings: string[]): Layer[] {
+  const candidates: [LayerName, string][] = [
+    ['user', userFile],
+    ['project', path.join(src.projectRoot, '.devx', 'settings.json')],
+    ['local', path.join(src.projectRoot, '.devx', 'settings.local.json')],
+  ];
+  const layers: Layer[] = [];
+  for (const [name, file] of candidates) {
+    const raw = readSettingsFile(file, name === 'user' ? 'any' : 'one');
+    if (raw) layers.push({ name, file, settings: foldLegacy(file, raw, warnings) });
+  }
+  return layers;
+}
+
+/** Later layers win key by key; knowledge and provider sections merge field by field. */
+function mergeLayers(layers: Settings[]): Settings {
+  const merged: Settings = {};
+  for (const s of layers) {
+    const { providers, mcpServers: _m, hooks: _h, permissions: _p, ...rest } = s;
+    const knowledge = { ...merged.knowledge, ...Object.fromEntries(Object.entries(rest.knowledge ?? {}).filter(([, v]) => v !== undefined)) };
+    const sections = { ...merged.providers };
+    for (const [id, sec] of Object.entries(providers ?? {})) sections[id] = { ...sections[id], ...sec };
+    Object.assign(merged, rest, { knowledge, providers: sections });
+  }
+  return merged;
+}
+
+/** Permission rules and extra folders from every layer; a project's allow rules and folders wait for trust. */
+function collectPermissions(layers: { settings: Settings; name: LayerName }[], src: SettingsSources) {
+  const out = { rules: [] as PermissionRule[], dirs: [] as string[], untrustedAllows: [] as string[], untrustedDirs: [] as string[] };
+  for (const { settings, name } of layers) {
+    const source: RuleSource = name;
+    const widens = name !== 'user' && !src.trusted;
+    for (const d of settings.permissions?.additionalDirectories ?? []) {
+      // A folder outside the project widens what the model reads: a project's own list needs trust.
+      if (widens) out.untrustedDirs.push(d);
+      else out.dirs.push(d.startsWith('~/') || d === '~' ? path.join(src.env.HOME ?? '/', d.slice(1)) : path.resolve(src.projectRoot, d));
+    }
+    // A project may tighten the policy freely; widening it needs the user's trust.
+    if (widens) out.untrustedAllows.push(...(settings.permissions?.allow ?? []));
+    out.rules.push(...rulesOf(widens ? { ...settings.permissions, allow: [] } : settings.permissions, source));
+  }
+  return out;
+}
+
+function rulesOf(p: Settings['permissions'], source: RuleSource): PermissionRule[] {
+  return (['allow', 'ask', 'deny'] as const).flatMap((kind) => (p?.[kind] ?? []).map((raw) => parseRule(raw, kind, source)));
+}
+
+/** The plain values: flags over the environment over the merged files over the defaults. */
+function resolveValues(merged: Settings, o: Partial<Settings>, src: SettingsSources) {
   const envNum = (name: string) => (src.env[name] ? Number(src.env[name]) : undefined);
   const named = o.provider ?? merged.provider ?? DEFAULT_PROVIDER;
   const provider = findProvider(named)?.id;
@@ -319,7 +231,7 @@ export function loadSettings(src: SettingsSources): ResolvedSettings {
   const fallbackModel = o.fallbackModel ?? merged.fallbackModel;
   const providers: Record<string, ProviderSettings> = {};
   for (const id of providerIds()) {
-    const sec = sections[id] ?? {};
+    const sec = merged.providers?.[id] ?? {};
     const p = getProvider(id);
     const own = id === provider;
     providers[id] = {
@@ -346,8 +258,6 @@ export function loadSettings(src: SettingsSources): ResolvedSettings {
     compactThreshold: merged.compactThreshold ?? 0.8,
     commandTimeoutMs: (merged.commandTimeoutSec ?? 120) * 1000,
     maxToolOutputChars: merged.maxToolOutputChars ?? 50_000,
-    permissionRules: rules,
-    additionalDirectories: [...new Set(extraDirs)],
     approvalMode: o.approvalMode ?? merged.approvalMode ?? 'default',
     knowledge: { ...merged.knowledge },
     spawnConcurrency: merged.spawnConcurrency ?? 4,
@@ -356,31 +266,32 @@ export function loadSettings(src: SettingsSources): ResolvedSettings {
     rateLimits: { toolCallsPerMinute: merged.rateLimits?.toolCallsPerMinute ?? 120, commandsPerMinute: merged.rateLimits?.commandsPerMinute ?? 30 },
     testCommand: merged.testCommand,
     queue: merged.queue,
-    trusted: src.trusted === true,
-    untrustedAllows,
-    mcpServers: [...mcp.values()],
     defaultAgent: merged.defaultAgent,
-    hooks,
-    importSetup,
-    warnings: [
-      ...warnings,
-      ...(untrustedAllows.length
-        ? [`this project's settings allow ${untrustedAllows.join(', ')}; they are ignored until you trust the project with \`devx trust\``]
-        : []),
-      ...(untrustedDirs.length
-        ? [
-            `this project's settings add the folders ${untrustedDirs.join(', ')} to what the model may read; they are ignored until you trust the project with \`devx trust\``,
-          ]
-        : []),
-      ...(untrustedHooks.length
-        ? [
-            `this project asks for hooks (in ${untrustedHooks.join(', ')}), which run programs; they are not run until you trust the project with \`devx trust\``,
-          ]
-        : []),
-      ...(untrustedMcp.length
-        ? [`this project's MCP servers (${untrustedMcp.join(', ')}) run programs; they are not started until you trust the project with \`devx trust\``]
-        : []),
-    ],
-    files,
   };
+}
+
+/** One line naming the person's own hooks devx runs (each file, its events), so none runs unseen. */
+function namedHooks(hooks: HookEntry[], home: string): string[] {
+  const byFile = new Map<string, Set<string>>();
+  for (const h of hooks) byFile.set(h.file, (byFile.get(h.file) ?? new Set()).add(h.name));
+  const files = [...byFile].map(([f, events]) => `${f.replace(home, '~')} (${[...events].join(', ')})`);
+  return files.length ? [`running your hooks from ${files.join(' and ')}; set "importSetup": false in ~/.devx/settings.json to leave them out`] : [];
+}
+
+/** One line per kind of thing an untrusted project asked for and did not get. */
+function untrustedLines(allows: string[], dirs: string[], hooks: string[], mcp: string[]): string[] {
+  return [
+    ...(allows.length ? [`this project's settings allow ${allows.join(', ')}; they are ignored until you trust the project with \`devx trust\``] : []),
+    ...(dirs.length
+      ? [
+          `this project's settings add the folders ${dirs.join(', ')} to what the model may read; they are ignored until you trust the project with \`devx trust\``,
+        ]
+      : []),
+    ...(hooks.length
+      ? [`this project asks for hooks (in ${hooks.join(', ')}), which run programs; they are not run until you trust the project with \`devx trust\``]
+      : []),
+    ...(mcp.length
+      ? [`this project's MCP servers (${mcp.join(', ')}) run programs; they are not started until you trust the project with \`devx trust\``]
+      : []),
+  ];
 }

@@ -13,6 +13,7 @@ import { planCall } from '../tools/planSummary.js';
 import pLimit from 'p-limit';
 import type { LoadedImage } from '../tools/loadImage.js';
 import type { CompactionEvent } from './compact.js';
+import { decisionInMode } from '../policy/authorize.js';
 
 /** How often the same refused or failing call may be made in one turn. */
 export const REPEAT_LIMIT = 3;
@@ -188,7 +189,10 @@ export async function runTurn(
         if (deps.dryRun) {
           // Not run: say what the policy would have decided, so a dry run shows what would need approval.
           const tool = deps.tools.get(call.tool);
-          const decision = tool ? await deps.decide(tool, call.args) : undefined;
+          const judged = tool ? await deps.decide(tool, call.args) : undefined;
+          // As the run's approval mode would show it: what the mode refuses is a deny.
+          const decision =
+            tool && judged ? decisionInMode({ decision: judged, tool, mode: deps.mode ?? 'default', sandbox: Boolean(deps.sandbox) }) : undefined;
           const would = decision ? `the policy would ${decision.decision} it (${decision.reason})` : `there is no tool named ${call.tool}`;
           const outcome: ToolCallOutcome = {
             tool: call.tool,

@@ -74,6 +74,7 @@ export function toMcpTool(server: McpServerEntry, t: ListedTool, policy: McpTool
   const intent = t.annotations?.readOnlyHint ? 'read' : 'write';
   return defineTool({
     name,
+    needs: ['resolve', 'root', 'signal'],
     aliases: alias !== name ? [alias] : undefined,
     kind: t.annotations?.readOnlyHint ? 'read' : 'execute',
     schema: z.object(shape),

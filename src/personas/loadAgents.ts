@@ -217,7 +217,7 @@ function resolveTools(names: string[], file: string, warnings: AgentIssue[], lin
   return out;
 }
 
-/** Seed 000's extension agents: {"name", "prompt", "contextFileName"} in .gemini/extensions/<name>.json. */
+/** Gemini CLI extension agents: {"name", "prompt", "contextFileName"} in .gemini/extensions/<name>.json. */
 function parseExtension(file: string, src: Source, scope: ImportScope, warnings: AgentIssue[]): AgentDef {
   const j = JSON.parse(readAgentText(file, { home: scope.home })) as Record<string, unknown>;
   for (const k of Object.keys(j))
@@ -266,7 +266,7 @@ export function loadAgents(root: string, home: string, devxHome: string): Loaded
       }
     }
   }
-  // A memory file kept beside its agent (seed 001: `memory: agent-memory.md`) is not an agent of its own.
+  // A memory file kept beside its agent (`memory: agent-memory.md`) is not an agent of its own.
   const memories = new Set([...out.agents.values(), ...out.overridden].map((a) => a.memoryFile).filter(Boolean));
   out.errors = out.errors.filter((e) => !memories.has(e.file));
   for (const def of out.agents.values()) {

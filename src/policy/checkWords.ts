@@ -12,7 +12,7 @@ import { untrackedPaths } from './trackedDenied.js';
 import { isInside } from '../sandbox/resolvePath.js';
 import type { WordResolver } from './writeTargets.js';
 import { matchesDotEntry } from './bashQuirks.js';
-import { ALLOW, ASK, DENY, strictest, type PolicyDecision } from './types.js';
+import { ALLOW, ASK, DENY, settingsDecision, strictest, type PolicyDecision } from './types.js';
 import { matchPathRules } from './permissions.js';
 import type { CommandPolicyContext } from './commandContext.js';
 
@@ -98,8 +98,8 @@ function noteWrite<D extends PolicyDecision & { real?: string }>(d: D, intent: P
 function withSettings(d: PolicyDecision & { real?: string }, intent: PathIntent, ctx: CommandPolicyContext): PolicyDecision & { real?: string } {
   if (!ctx.permissions || !d.real || d.decision === 'deny') return d;
   const m = matchPathRules(d.real, intent === 'list' ? 'list' : intent, ctx.permissions);
-  if (m?.kind === 'deny') return DENY(`denied by your settings rule ${m.rule}`, `settings:${m.source}:deny:${m.rule}`);
-  if (m?.kind === 'ask') return { ...strictest(d, ASK(`your settings rule ${m.rule} asks first`, `settings:${m.source}:ask:${m.rule}`)), real: d.real };
+  if (m?.kind === 'deny') return settingsDecision('deny', m.source, m.rule, `denied by your settings rule ${m.rule}`);
+  if (m?.kind === 'ask') return { ...strictest(d, settingsDecision('ask', m.source, m.rule, `your settings rule ${m.rule} asks first`)), real: d.real };
   return d;
 }
 

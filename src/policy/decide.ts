@@ -8,11 +8,13 @@ import { RateLimiter } from './rateLimiter.js';
 import { deniedUnder, isReadDenied, type DenyContext } from './deniedPaths.js';
 import { applyWriteScope, type WriteScope } from './writeScope.js';
 import { decideUrl } from './webRules.js';
-import { ALLOW, ASK, DENY, approvableByMode, needsSandbox, strictest, type PolicyDecision, type PolicyTool } from './types.js';
+import { ALLOW, ASK, DENY, settingsDecision, strictest, type PolicyDecision, type PolicyTool } from './types.js';
+import { decisionInMode } from './authorize.js';
 
 export type { Decision, PolicyDecision } from './types.js';
 
-export type ApprovalMode = 'default' | 'auto-edit' | 'yolo' | 'plan';
+export type { ApprovalMode } from './types.js';
+import type { ApprovalMode } from './types.js';
 export const APPROVAL_MODES: ApprovalMode[] = ['default', 'auto-edit', 'yolo', 'plan'];
 
 export interface PolicyOptions {
@@ -34,10 +36,6 @@ export interface PolicyOptions {
   /** Set by limitWrites: the only paths this run may write (a queued task). */
   writeScope?: WriteScope;
 }
-
-const STRUCTURAL_PATH = /^path:/;
-/** Asks no allow rule or trust lifts: an MCP server working outside the project. */
-const STRUCTURAL_MCP = /^mcp:outside-project/;
 
 export class PolicyEngine {
   private readonly calls: RateLimiter;
@@ -123,8 +121,11 @@ export class PolicyEngine {
     return d;
   }
 
-  /** Every tool call passes here first. Stateful only for rate limits. */
-  decideToolCall(tool: PolicyTool, args: Record<string, unknown>, opts: { countRate?: boolean } = {}): PolicyDecision {
+  /**
+   * The policy's decision for a call, before any approval mode, hook or answer (authorize.ts weighs those).
+   * Every tool call passes here first. Stateful only for rate limits.
+   */
+  judge(tool: PolicyTool, args: Record<string, unknown>, opts: { countRate?: boolean } = {}): PolicyDecision {
     if (opts.countRate !== false) {
       if (!this.calls.take()) return DENY('too many tool calls in the last minute; stop and summarise for the user', 'rate-limit:tool-calls');
       if (tool.kind === 'execute' && !this.commands.take())
@@ -136,7 +137,7 @@ export class PolicyEngine {
       d = this.decideMcp(tool, args, reals);
     } else if (tool.urlFor) {
       // web_fetch: judged by the WebFetch(domain:…) rules alone (bare tool rules below cannot lift the ask).
-      return this.finish(tool, decideUrl(tool.urlFor(args), this.opts.permissions));
+      return decideUrl(tool.urlFor(args), this.opts.permissions);
     } else if (tool.commandFor) {
       // Tools that run a program (run_command, custom tools) are judged by the command line they run;
       // confirm: true can only add an ask.
@@ -154,35 +155,19 @@ export class PolicyEngine {
     }
     if (this.opts.permissions) {
       const m = matchToolRules(tool, reals, this.opts.permissions);
-      if (m?.kind === 'deny') return DENY(`denied by your settings rule ${m.rule}`, `settings:${m.source}:deny:${m.rule}`);
-      if (m?.kind === 'ask') d = strictest(d, ASK(`your settings rule ${m.rule} asks first`, `settings:${m.source}:ask:${m.rule}`));
-      if (m?.kind === 'allow' && d.decision === 'ask' && !STRUCTURAL_PATH.test(d.rule) && !STRUCTURAL_MCP.test(d.rule) && !tool.commandFor) {
-        d = ALLOW(`allowed by your settings rule ${m.rule}`, `settings:${m.source}:allow:${m.rule}`);
+      if (m?.kind === 'deny') return settingsDecision('deny', m.source, m.rule, `denied by your settings rule ${m.rule}`);
+      if (m?.kind === 'ask') d = strictest(d, settingsDecision('ask', m.source, m.rule, `your settings rule ${m.rule} asks first`));
+      if (m?.kind === 'allow' && d.decision === 'ask' && !d.fixed && !tool.commandFor) {
+        d = settingsDecision('allow', m.source, m.rule, `allowed by your settings rule ${m.rule}`);
       }
     }
     if (this.opts.writeScope) d = applyWriteScope(this.opts.writeScope, tool, d, reals);
-    return this.finish(tool, d);
+    return d;
   }
 
-  /** The approval mode's part: yolo refuses the asks it may not lift, plan mode allows only reads. */
-  private finish(tool: PolicyTool, d: PolicyDecision): PolicyDecision {
-    if (this.opts.mode === 'yolo' && d.decision === 'ask' && !approvableByMode(d, this.opts.sandboxed)) {
-      const how =
-        this.opts.sandboxed || !needsSandbox(d.rule)
-          ? 'run it yourself, or rerun without yolo to approve it'
-          : 'install bubblewrap so devx can sandbox it, run it yourself, or rerun without yolo to approve it';
-      return { ...DENY(`${d.reason}; yolo approves only what devx knows the whole effect of, so this is refused (${how})`, d.rule), claim: d.claim };
-    }
-    if (this.opts.mode === 'plan') {
-      // decideCommand already refuses non-read-only commands in plan mode.
-      const readOnly = tool.kind === 'read' || tool.kind === 'meta' || tool.name === 'run_command';
-      if (!readOnly || d.decision !== 'allow') {
-        return DENY(
-          `plan mode is read-only${d.decision === 'deny' ? `: ${d.reason}` : `; ${tool.name} ${d.decision === 'ask' ? `would need approval (${d.reason})` : 'changes things'}`}`,
-          d.decision === 'deny' ? d.rule : 'mode:plan',
-        );
-      }
-    }
-    return d;
+  /** The decision as this run's approval mode shows it before anybody answers (`devx policy check`, tests): what the mode refuses is a deny. */
+  decideToolCall(tool: PolicyTool, args: Record<string, unknown>, opts: { countRate?: boolean } = {}): PolicyDecision {
+    const kind = tool.kind;
+    return decisionInMode({ decision: this.judge(tool, args, opts), tool: { name: tool.name, kind }, mode: this.opts.mode, sandbox: this.opts.sandboxed });
   }
 }

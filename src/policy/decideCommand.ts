@@ -14,7 +14,7 @@ import { checkPlacement, checkTree } from './writeTargets.js';
 import { joinsWords } from './bashQuirks.js';
 import { unneutralizedGitKey } from './gitConfigRisk.js';
 import { runsUnsandboxed } from './rules/unsandboxed.js';
-import { ALLOW, ASK, DENY, strictest, type PolicyDecision, type SandboxClaim } from './types.js';
+import { ALLOW, ASK, DENY, settingsDecision, strictest, type PolicyDecision, type SandboxClaim } from './types.js';
 import { matchCommandRules } from './permissions.js';
 
 /** Rules of commands that run the project's code (test runners, builds, package managers). */
@@ -29,9 +29,6 @@ function claimOf(e: Effects): SandboxClaim {
 
 const DANGEROUS_ENV =
   /^(CDPATH$|GLOBIGNORE$|LD_|DYLD_|GIT_|NODE_|NPM_CONFIG_|PYTHON|PERL|RUBY|BASH_|JAVA_TOOL_OPTIONS$|_JAVA_OPTIONS$|JDK_JAVA_OPTIONS$|CLASSPATH$|PATH$|IFS$|ENV$|PAGER$|MANPAGER$|GIT_PAGER$|EDITOR$|VISUAL$|PROMPT_COMMAND$|SHELLOPTS$|BASHOPTS$|HOME$|TMPDIR$|XDG_CONFIG_HOME$|LESSOPEN$|LESSCLOSE$|GCONV_PATH$|SSH_|GNUPGHOME$|HISTFILE$|PS4$|CC$|CXX$|MAKEFLAGS$|RUSTC_WRAPPER$|RUSTFLAGS$|CARGO_)/i;
-/** Decisions that a settings `allow` rule can never lift. */
-const STRUCTURAL =
-  /^(path:|settings:|command:(parse-error|control-chars|non-literal-name|unsupported-syntax|env-dangerous|too-long|exec|network|system|computed-argument|recursive-denied|prompt-expansion))/;
 /** Commands whose arguments are only printed or compared: a computed argument there is harmless. */
 const DATA_ONLY = new Set(['echo', 'printf', 'true', 'false', 'test', '[', '[[', 'expr', ':']);
 /** Commands that set shell variables from data the model controls. */
@@ -300,7 +297,7 @@ function decideSimple(cmd: SimpleCommand, state: WalkState, ctx: CommandPolicyCo
     checkPath: (w, intent) => {
       checked.add(w.text);
       const r = checkWord(w, intent, state, ctx);
-      if (STRUCTURAL.test(r.rule) && r.decision !== 'allow') structural.push(r);
+      if (r.fixed && r.decision !== 'allow') structural.push(r);
       return r;
     },
     checkRecursive: (w, o) => checkRecursive(w, { hidden: o?.hidden !== false, linksOut: o?.linksOut === true }, state, ctx),
@@ -339,10 +336,13 @@ function decideSimple(cmd: SimpleCommand, state: WalkState, ctx: CommandPolicyCo
   // (A settings allow rule below is the person's yes in advance and still lifts it.)
   // Without the sandbox a wrong model would be exploited, not contained: only the small list runs unasked.
   if (!ctx.sandboxed && d.decision === 'allow' && !runsUnsandboxed(cmd)) {
-    d = ASK(
-      `${cmd.name}${cmd.name === 'git' && cmd.args[0] ? ` ${cmd.args[0].text}` : ''} runs without a question only inside the sandbox, and bubblewrap is not available here`,
-      'command:unsandboxed',
-    );
+    d = {
+      ...ASK(
+        `${cmd.name}${cmd.name === 'git' && cmd.args[0] ? ` ${cmd.args[0].text}` : ''} runs without a question only inside the sandbox, and bubblewrap is not available here`,
+        'command:unsandboxed',
+      ),
+      modelled: true,
+    };
   }
   // A program git's configuration names that no setting switches off (diff.external) runs only sandboxed, where devx mounts a copy without it.
   const named = !ctx.sandboxed && d.decision === 'allow' && cmd.name === 'git' ? unneutralizedGitKey(ctx.paths.root) : null;
@@ -354,10 +354,10 @@ function decideSimple(cmd: SimpleCommand, state: WalkState, ctx: CommandPolicyCo
   if (ctx.permissions) {
     const words = [cmd.name, ...cmd.args.map((a) => a.text)];
     const m = matchCommandRules(words, ctx.permissions);
-    if (m?.kind === 'deny') return DENY(`denied by your settings rule ${m.rule}`, `settings:${m.source}:deny:${m.rule}`);
-    if (m?.kind === 'ask') d = strictest(d, ASK(`your settings rule ${m.rule} asks first`, `settings:${m.source}:ask:${m.rule}`));
-    if (m?.kind === 'allow' && !STRUCTURAL.test(d.rule) && d.decision !== 'allow' && cmd.args.every((a) => a.literal)) {
-      d = ALLOW(`allowed by your settings rule ${m.rule}`, `settings:${m.source}:allow:${m.rule}`);
+    if (m?.kind === 'deny') return settingsDecision('deny', m.source, m.rule, `denied by your settings rule ${m.rule}`);
+    if (m?.kind === 'ask') d = strictest(d, settingsDecision('ask', m.source, m.rule, `your settings rule ${m.rule} asks first`));
+    if (m?.kind === 'allow' && !d.fixed && d.decision !== 'allow' && cmd.args.every((a) => a.literal)) {
+      d = settingsDecision('allow', m.source, m.rule, `allowed by your settings rule ${m.rule}`);
       for (const s of structural) d = strictest(d, s);
     }
   }

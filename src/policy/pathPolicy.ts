@@ -5,7 +5,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { isInside, PathError, realpathDeepest } from '../sandbox/resolvePath.js';
 import { hooksPathOf } from '../sandbox/sandboxPaths.js';
-import type { PolicyDecision } from './types.js';
+import { ALLOW, ASK, DENY, type PolicyDecision } from './types.js';
 
 import type { PathIntent } from './types.js';
 export type { PathIntent };
@@ -212,7 +212,7 @@ export interface PathDecision extends PolicyDecision {
 /** Decides a single path. Never throws on model input. */
 export function decidePath(p: string, intent: PathIntent, ctx: PathPolicyContext): PathDecision {
   // eslint-disable-next-line no-control-regex
-  if (/[\u0000-\u001f\u007f]/.test(p)) return { decision: 'deny', reason: 'path contains control characters', rule: 'path:control-chars' };
+  if (/[\u0000-\u001f\u007f]/.test(p)) return DENY('path contains control characters', 'path:control-chars');
   const cwd = ctx.cwd ?? ctx.root;
   const expanded = p === '~' ? ctx.home : p.startsWith('~/') ? path.join(ctx.home, p.slice(2)) : p;
   const given = path.resolve(cwd, expanded === '' ? '.' : expanded);
@@ -220,52 +220,39 @@ export function decidePath(p: string, intent: PathIntent, ctx: PathPolicyContext
   try {
     real = realpathDeepest(given);
   } catch (err) {
-    if (err instanceof PathError) return { decision: 'deny', reason: err.message, rule: 'path:symlink-loop' };
-    return { decision: 'deny', reason: `cannot resolve ${p}: ${(err as Error).message}`, rule: 'path:unresolvable' };
+    if (err instanceof PathError) return DENY(err.message, 'path:symlink-loop');
+    return DENY(`cannot resolve ${p}: ${(err as Error).message}`, 'path:unresolvable');
   }
   if (real === '/dev/null' || (intent !== 'read' && /^\/dev\/(stdout|stderr)$/.test(real))) {
-    return { decision: 'allow', reason: 'the null device', rule: 'path:dev-null', real };
+    return { ...ALLOW('the null device', 'path:dev-null'), real };
   }
   // The given name counts too: a link called .env pointing at notes.txt is still refused.
   const sensitive = matchSensitive([given, real, p], intent);
-  if (sensitive) return { decision: 'deny', reason: `${p} is protected (${sensitive.reason})`, rule: `path:${sensitive.id}`, real };
+  if (sensitive) return { ...DENY(`${p} is protected (${sensitive.reason})`, `path:${sensitive.id}`), real };
   if (isInside(ctx.devxHome, real) || isInside(path.join(ctx.home, '.gemini'), real)) {
-    return { decision: 'deny', reason: `${p} is inside devx's or gemini's own configuration`, rule: 'path:agent-config', real };
+    return { ...DENY(`${p} is inside devx's or gemini's own configuration`, 'path:agent-config'), real };
   }
   if (!isInside(ctx.root, real)) {
     const shown = real === given ? given : `${given} -> ${real}`;
     const extra = ctx.additionalDirs?.find((d) => isInside(d, real));
-    if (extra && intent !== 'write')
-      return { decision: 'allow', reason: `inside ${extra}, a folder your settings add (additionalDirectories)`, rule: 'path:additional-dir', real };
-    if (extra)
-      return { decision: 'ask', reason: `writes outside the project, in ${extra} (additionalDirectories): ${shown}`, rule: 'path:additional-dir-write', real };
+    if (extra && intent !== 'write') return { ...ALLOW(`inside ${extra}, a folder your settings add (additionalDirectories)`, 'path:additional-dir'), real };
+    if (extra) return { ...ASK(`writes outside the project, in ${extra} (additionalDirectories): ${shown}`, 'path:additional-dir-write'), real };
     if (ctx.outside === 'ask-read' && intent !== 'write') {
-      return { decision: 'ask', reason: `reads outside the project root (${shown})`, rule: 'path:outside-root-read', real };
+      return { ...ASK(`reads outside the project root (${shown})`, 'path:outside-root-read'), real };
     }
-    return {
-      decision: 'deny',
-      reason: `path is outside the project root (${shown}); only files under ${ctx.root} can be used`,
-      rule: 'path:outside-root',
-      real,
-    };
+    return { ...DENY(`path is outside the project root (${shown}); only files under ${ctx.root} can be used`, 'path:outside-root'), real };
   }
   // A hardlink can make a file outside the root appear inside it: let a person decide.
   try {
     const st = fs.lstatSync(real);
-    if (st.isFile() && st.nlink > 1)
-      return { decision: 'ask', reason: `${p} has ${st.nlink} hard links; it may be a file from outside the project`, rule: 'path:hardlink', real };
+    if (st.isFile() && st.nlink > 1) return { ...ASK(`${p} has ${st.nlink} hard links; it may be a file from outside the project`, 'path:hardlink'), real };
   } catch {
     /* does not exist yet */
   }
   if (intent === 'write') {
     const runs = execConfig(ctx.root, real);
     if (runs)
-      return {
-        decision: 'ask',
-        reason: `${p} is configuration another program runs commands from (${runs}); a person must approve this write`,
-        rule: 'path:exec-config',
-        real,
-      };
+      return { ...ASK(`${p} is configuration another program runs commands from (${runs}); a person must approve this write`, 'path:exec-config'), real };
   }
-  return { decision: 'allow', reason: 'inside the project', rule: 'path:inside-root', real };
+  return { ...ALLOW('inside the project', 'path:inside-root'), real };
 }

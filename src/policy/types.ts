@@ -1,10 +1,26 @@
 export type Decision = 'allow' | 'ask' | 'deny';
 
+export type ApprovalMode = 'default' | 'auto-edit' | 'yolo' | 'plan';
+
+/** Who may lift an ask: an approval mode, a mode only where the sandbox holds the call, or only a person. */
+export type Lift = 'mode' | 'mode-in-sandbox' | 'person';
+
+/** Where a decision came from: devx's own rules, or a settings rule (the person's answer given in advance). */
+export type RuleSource = { kind: 'policy' } | { kind: 'settings'; scope: string; effect: Decision };
+
 export interface PolicyDecision {
   decision: Decision;
   reason: string;
   /** Identifier of the rule that decided, for the audit log and `devx policy check`. */
   rule: string;
+  /** Where it came from (absent: devx's own policy). */
+  source?: RuleSource;
+  /** For an ask: who may lift it (set by ASK from the rule's kind; absent on an allow or a deny). */
+  lift?: Lift;
+  /** No settings `allow` rule lifts it: a path, a structure of the command line the policy cannot model. */
+  fixed?: boolean;
+  /** An ask whose whole effect the policy knows (it would run unasked inside the sandbox, which is missing). */
+  modelled?: boolean;
   /** For a command: what the policy claims it may do, which the sandbox enforces when no person approved it. */
   claim?: SandboxClaim;
 }
@@ -13,53 +29,71 @@ export type { SandboxClaim } from '../sandbox/claim.js';
 import type { SandboxClaim } from '../sandbox/claim.js';
 
 const RANK: Record<Decision, number> = { allow: 0, ask: 1, deny: 2 };
+const LIFT_RANK: Record<Lift, number> = { mode: 0, 'mode-in-sandbox': 1, person: 2 };
 
 const GENERIC = /:(all-allowed|paths)$/;
 
 /**
- * Asks no approval mode may lift, only a person: reads outside the project, writes to other tools'
- * executable configuration, an MCP server working outside the project, a sandbox that failed to start,
- * a fetch of a host no rule allows.
+ * The one table from a rule's kind (its id's family) to who may lift its ask. Every decision is typed
+ * here, when it is made; nothing later reads a rule's spelling.
+ *
+ * Only a person: reads outside the project, writes to other tools' executable configuration, a hard link,
+ * an MCP server working outside the project, a sandbox that failed to start, a fetch of a host no rule
+ * allows, a hook that asks, and every command ask but those below (an unknown program, an option outside a
+ * command's model, an interpreter, a builtin that evaluates, a computed argument, a script file).
+ * A mode only inside the sandbox: what runs project code or changes the work tree in ways not modelled
+ * path by path (test runners, package managers, git changes: checkout can plant a link a later read
+ * follows), and environment prefixes (TAR_OPTIONS or LD_PRELOAD change what a program does beyond its model).
+ * Any mode: modelled writes (`mkdir`, `mv`, a redirection), file tools' writes, untrusted MCP tools, a
+ * settings ask rule.
  */
-const UNAPPROVABLE_OTHER = /^(path:(outside-root-read|exec-config|hardlink)|mcp:outside-project|sandbox:|web:)/;
-/**
- * The command asks an approval mode (yolo) may lift: the effect is known completely and the sandbox holds
- * the command to it. Every other command ask (an unknown program, an option outside a command's model,
- * an interpreter, a builtin that evaluates, a computed argument, a script file) is a person's to approve.
- */
-const APPROVABLE_COMMAND = /^command:(write:|redirect-write|env-prefix|git-change|test-runner|package-manager|package-install)/;
-/** Of those, the ones that run project code or change the work tree in ways not modelled path by path (git
- * checkout can plant a link a later read follows), and environment prefixes (a variable such as TAR_OPTIONS
- * or LD_PRELOAD changes what a program does beyond its model): an approval mode lifts them only inside the sandbox. */
-const NEEDS_SANDBOX = /^command:(test-runner|package-manager|package-install|git-change|env-prefix)/;
+const LIFTS: [RegExp, Lift][] = [
+  [/^(path:(outside-root-read|exec-config|hardlink)|mcp:outside-project|sandbox:|web:|hook:)/, 'person'],
+  [/^command:(test-runner|package-manager|package-install|git-change|env-prefix)/, 'mode-in-sandbox'],
+  [/^command:(write:|redirect-write)/, 'mode'],
+  [/^command:/, 'person'],
+];
 
-/** True when an approval mode may approve this ask only inside the sandbox. */
-export function needsSandbox(rule: string): boolean {
-  return NEEDS_SANDBOX.test(rule);
+/** Kinds no settings `allow` rule lifts (the path policy, an MCP server outside the project, structures of a command line). */
+const FIXED =
+  /^(path:|settings:|mcp:outside-project|command:(parse-error|control-chars|non-literal-name|unsupported-syntax|env-dangerous|too-long|exec|network|system|computed-argument|recursive-denied|prompt-expansion))/;
+
+function liftOf(rule: string): Lift {
+  return LIFTS.find(([re]) => re.test(rule))?.[1] ?? 'mode';
 }
 
 /** True when no approval mode may approve this ask (with or without the sandbox). */
-export function unapprovable(rule: string): boolean {
-  return UNAPPROVABLE_OTHER.test(rule) || (rule.startsWith('command:') && !APPROVABLE_COMMAND.test(rule));
+export function unapprovable(d: Pick<PolicyDecision, 'lift'>): boolean {
+  return d.lift === 'person';
 }
 
-/** Whether an approval mode (yolo, auto-edit) may approve this ask; `sandboxed`: the command would run in the sandbox. */
-export function approvableByMode(d: PolicyDecision, sandboxed: boolean): boolean {
-  if (unapprovable(d.rule)) return false;
-  return sandboxed || !NEEDS_SANDBOX.test(d.rule);
+/** Whether an approval mode (yolo, auto-edit) may approve this ask; `sandboxed`: the call would run in the sandbox. */
+export function approvableByMode(d: Pick<PolicyDecision, 'lift'>, sandboxed: boolean): boolean {
+  return d.lift === 'mode' || (d.lift === 'mode-in-sandbox' && sandboxed);
 }
 
-/** Deny beats ask beats allow; an ask no approval mode may lift beats one it may; on a tie the first specific decision (and its reason) stays. */
+/** A settings rule's decision: its source says it is the person's answer given in advance. */
+export function settingsDecision(effect: Decision, scope: string, raw: string, reason: string, id = `settings:${scope}:${effect}:${raw}`): PolicyDecision {
+  const base = effect === 'allow' ? ALLOW(reason, id) : effect === 'ask' ? ASK(reason, id) : DENY(reason, id);
+  return { ...base, source: { kind: 'settings', scope, effect } };
+}
+
+/** Is this the person's yes given in advance (a settings allow rule)? */
+export function allowedBySettings(d: PolicyDecision): boolean {
+  return d.decision === 'allow' && d.source?.kind === 'settings';
+}
+
+/** Deny beats ask beats allow; an ask only a person may lift beats one a mode may; on a tie the first specific decision (and its reason) stays. */
 export function strictest(a: PolicyDecision, b: PolicyDecision): PolicyDecision {
   if (RANK[b.decision] !== RANK[a.decision]) return RANK[b.decision] > RANK[a.decision] ? b : a;
-  if (a.decision === 'ask' && unapprovable(a.rule) !== unapprovable(b.rule)) return unapprovable(b.rule) ? b : a;
-  if (a.decision === 'ask' && NEEDS_SANDBOX.test(a.rule) !== NEEDS_SANDBOX.test(b.rule)) return NEEDS_SANDBOX.test(b.rule) ? b : a;
+  if (a.decision === 'ask' && a.lift !== b.lift) return LIFT_RANK[b.lift ?? 'mode'] > LIFT_RANK[a.lift ?? 'mode'] ? b : a;
   return GENERIC.test(a.rule) && !GENERIC.test(b.rule) ? b : a;
 }
 
-export const ALLOW = (reason: string, rule: string): PolicyDecision => ({ decision: 'allow', reason, rule });
-export const ASK = (reason: string, rule: string): PolicyDecision => ({ decision: 'ask', reason, rule });
-export const DENY = (reason: string, rule: string): PolicyDecision => ({ decision: 'deny', reason, rule });
+const typed = (d: PolicyDecision): PolicyDecision => (FIXED.test(d.rule) ? { ...d, fixed: true } : d);
+export const ALLOW = (reason: string, rule: string): PolicyDecision => typed({ decision: 'allow', reason, rule });
+export const ASK = (reason: string, rule: string): PolicyDecision => typed({ decision: 'ask', reason, rule, lift: liftOf(rule) });
+export const DENY = (reason: string, rule: string): PolicyDecision => typed({ decision: 'deny', reason, rule });
 
 export type PathIntent = 'read' | 'write' | 'list';
 

@@ -3,7 +3,7 @@
 // `WebFetch` allow lets every public host through. A host no rule names asks, and no approval mode may
 // lift that ask (yolo fetches only listed domains). Private, loopback and link-local addresses are
 // refused by the tool at connect time unless a rule names the host itself (see namesHost).
-import { ALLOW, ASK, DENY, type PolicyDecision } from './types.js';
+import { ASK, DENY, settingsDecision, type PolicyDecision } from './types.js';
 import type { PermissionRules, RuleKind } from './permissions.js';
 
 const ORDER: RuleKind[] = ['deny', 'ask', 'allow'];
@@ -53,10 +53,11 @@ export function decideUrl(url: string, rules: PermissionRules | undefined): Poli
             })()),
     );
     if (!hit) continue;
-    const rule = `settings:${hit.source}:${kind}:${hit.raw}`;
-    if (kind === 'deny') return DENY(`denied by your settings rule ${hit.raw}`, rule);
-    if (kind === 'ask') return ASK(`your settings rule ${hit.raw} asks first`, `web:ask:${hit.raw}`);
-    return ALLOW(`allowed by your settings rule ${hit.raw}`, rule);
+    if (kind === 'deny') return settingsDecision('deny', hit.source, hit.raw, `denied by your settings rule ${hit.raw}`);
+    // A WebFetch ask rule asks a person, whatever the mode.
+    if (kind === 'ask')
+      return { ...settingsDecision('ask', hit.source, hit.raw, `your settings rule ${hit.raw} asks first`, `web:ask:${hit.raw}`), lift: 'person' };
+    return settingsDecision('allow', hit.source, hit.raw, `allowed by your settings rule ${hit.raw}`);
   }
   return ASK(`web_fetch reaches ${parsed.host}, a host no WebFetch(domain:…) rule allows`, 'web:domain');
 }

@@ -1,4 +1,4 @@
-// The seam every task queue sits behind (#33): the file queue (.devx/agents/, fileBackend.ts) and
+// The seam every task queue sits behind: the file queue (.devx/agents/, fileBackend.ts) and
 // the PostgreSQL queue (postgres/pgQueue.ts). The runner (runTasks.ts) and the CLI see only this.
 // Both keep the same Task records, statuses and counts (queueRecovery.ts decides what becomes of a
 // task whose runner is gone); they differ in where tasks, plans and logs live and in how a claim is

@@ -1,4 +1,4 @@
-// What a runner elsewhere needs from git (#33, runners anywhere): the revision a task was queued at,
+// What a runner elsewhere needs from git (runners anywhere): the revision a task was queued at,
 // whether this checkout has it, and the task's changes, taken as the difference between two snapshots
 // of the paths it may write (before and after the run, each a tree written through a temporary empty
 // index, so earlier tasks' files in the shared workspace are not counted, and two git processes each).

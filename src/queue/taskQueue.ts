@@ -10,7 +10,8 @@ import path from 'node:path';
 import crypto from 'node:crypto';
 import lockfile from 'proper-lockfile';
 import { writeFileAtomicSync } from '../util/atomicWrite.js';
-import { isAlive } from '../session/sessionLock.js';
+import { readStateText } from '../util/readRegularFileSync.js';
+import { isAlive, setAsideLock } from '../session/sessionLock.js';
 import { reapGroups } from '../util/reapGroups.js';
 import { mkdirOwnedSync } from '../util/ownedFile.js';
 import { foreignState, ownerId } from '../session/ownerId.js';
@@ -21,6 +22,8 @@ export { TaskSchema, type Task };
 export { renderStatusTable } from './renderStatusTable.js';
 
 export { MAX_ATTEMPTS, MAX_RUNNER_DEATHS, HARD_RUNNER_DEATHS } from './queueRecovery.js';
+/** A queue lock not refreshed for this long is stale (its holder died). */
+const QUEUE_LOCK_STALE_MS = 15_000;
 /** How a task ended: these count as its own failure. */
 const OWN_FAILURES = new Set(['failed', 'blocked', 'incomplete']);
 
@@ -52,7 +55,7 @@ export class TaskQueue {
 
   read(id: string): Task | null {
     try {
-      const t = TaskSchema.parse(JSON.parse(fs.readFileSync(this.file(id), 'utf8')));
+      const t = TaskSchema.parse(JSON.parse(readStateText(this.file(id))));
       return foreignState(this.file(id), t.queuedBy, this.tasksDir) ? null : t;
     } catch {
       return null;
@@ -77,12 +80,25 @@ export class TaskQueue {
       .sort((a, b) => a.createdAt.localeCompare(b.createdAt) || a.taskId.localeCompare(b.taskId));
   }
 
+  /**
+   * A queue lock dated ahead of now came with the project (a tarball keeps times; a live holder keeps its
+   * lock's time at now): it would never go stale, so it is set aside instead of being waited on.
+   */
+  private setAsideShippedLock(): void {
+    const lock = path.join(this.base, 'queue.lock');
+    const st = fs.lstatSync(lock, { throwIfNoEntry: false });
+    if (!st || st.mtimeMs <= Date.now() + QUEUE_LOCK_STALE_MS) return;
+    fs.rmSync(setAsideLock(lock), { recursive: true, force: true });
+    fs.renameSync(lock, setAsideLock(lock));
+  }
+
   private async withLock<T>(fn: () => T): Promise<T> {
     this.ensure();
+    this.setAsideShippedLock();
     const release = await lockfile.lock(this.tasksDir, {
       lockfilePath: path.join(this.base, 'queue.lock'),
       realpath: false,
-      stale: 15_000,
+      stale: QUEUE_LOCK_STALE_MS,
       retries: { retries: 400, minTimeout: 10, maxTimeout: 100 },
     });
     try {

@@ -15,6 +15,7 @@ import { createAuditSubscriber } from '../audit/auditLog.js';
 import { createAgent, type Agent, type AgentOptions } from './createAgent.js';
 import { attachImages } from './attachImages.js';
 import type { EditorFs } from '../tools/types.js';
+import { whenAborted } from '../util/whenAborted.js';
 import type { LoadedImage } from '../tools/loadImage.js';
 import { attachResources } from './attachResources.js';
 import { expandCustomCommand, findCustomCommand } from './customCommands.js';
@@ -172,7 +173,8 @@ export class AgentRun {
 
   /** Runs one turn. The conversation continues only for 'project' runs; other runs start fresh each time. */
   async prompt(input: string, opts: { signal?: AbortSignal; images?: LoadedImage[] } = {}): Promise<TurnResult> {
-    await this.ready();
+    // A Ctrl-C while MCP servers still start ends the turn at once (the loop sees the signal first).
+    await Promise.race([this.ready(), whenAborted(opts.signal)]);
     // An edited agent file (or its memory file) takes effect on the next turn.
     if (this.personaName) this.usePersona(this.personaName);
     // `@server:uri` attaches an MCP resource; a mention that cannot be read stops the message with the reason.
@@ -194,6 +196,7 @@ export class AgentRun {
       return { status: 'error', error, rounds: 0, added: [] };
     }
     const hooks = this.agent.hooks;
+    hooks?.newPrompt();
     if (hooks?.has('UserPromptSubmit')) {
       // A UserPromptSubmit hook may stop the message before it is sent, or add context to it.
       const v = await hooks.run('UserPromptSubmit', { prompt: input }, undefined, opts.signal);
@@ -216,7 +219,22 @@ export class AgentRun {
       // Stop hooks may send the model back to work, with their reason (three times at most).
       let seen = [...history, ...r.added];
       for (let i = 0; i < 3 && r.status === 'answered' && hooks?.has('Stop'); i++) {
-        const v = await hooks.run('Stop', { stop_hook_active: i > 0, last_answer: r.answer ?? '' }, undefined, signal);
+        const answer = r.answer ?? '';
+        // Claude Code's fields, Gemini CLI's (AfterAgent) and devx's own name for the answer.
+        const v = await hooks.run(
+          'Stop',
+          {
+            stop_hook_active: i > 0,
+            last_assistant_message: answer,
+            background_tasks: [],
+            session_crons: [],
+            prompt: input,
+            prompt_response: answer,
+            last_answer: answer,
+          },
+          undefined,
+          signal,
+        );
         if (!v.block) break;
         const next = await runTurn(this.deps, this.keepHistory ? [...this.agent.history] : seen, `[a Stop hook asks you to go on: ${v.block}]`, {
           signal,
@@ -242,8 +260,11 @@ export class AgentRun {
   }
 
   /** Summarises the older turns of the conversation into one note with one model call (/compact; automatic near the budget). */
-  compact(opts: { signal?: AbortSignal } = {}, reason: 'auto' | 'asked' = 'asked'): Promise<CompactResult> {
-    if (!this.keepHistory) return Promise.resolve({ status: 'nothing', message: 'nothing to compact: this run keeps no conversation' });
+  async compact(opts: { signal?: AbortSignal } = {}, reason: 'auto' | 'asked' = 'asked'): Promise<CompactResult> {
+    if (!this.keepHistory) return { status: 'nothing', message: 'nothing to compact: this run keeps no conversation' };
+    const hooks = this.agent.hooks;
+    if (hooks?.has('PreCompact'))
+      await hooks.run('PreCompact', { trigger: reason === 'auto' ? 'auto' : 'manual', custom_instructions: '' }, undefined, opts.signal);
     const save = () => saveHistory(this.agent.historyPath, this.agent.history);
     return compactHistory(
       {
@@ -297,7 +318,9 @@ export class AgentRun {
     if (this.keepHistory) saveHistory(this.agent.historyPath, this.agent.history);
   }
 
-  dispose(): Promise<void> {
+  async dispose(): Promise<void> {
+    // SessionEnd hooks see the session go (their failure never keeps it).
+    if (this.agent.hooks?.has('SessionEnd')) await this.agent.hooks.run('SessionEnd', { reason: 'other' }).catch(() => undefined);
     this.listeners.clear();
     this.subListeners.clear();
     return this.agent.dispose();
@@ -318,6 +341,7 @@ export class AgentRun {
       systemPrompt: (this.subSystemPrompt ??= renderSystemPrompt(this.agent.root, subTools)),
       ctx: { ...this.base.ctx, spawn: undefined, runAgent: undefined, callableAgents: undefined, session: undefined },
       approve: this.agent.approveHeadless,
+      standing: undefined, // the person's "always" answers are theirs, not a sub-agent's
       buildPrompt: (messages, turnStart) => buildPrompt({ messages, turnStart, budgetChars: this.agent.settings.contextBudgetChars }).text,
     };
     if (agentName) {
@@ -334,6 +358,14 @@ export class AgentRun {
       sub = { ...sub, backend: { complete: (req, onEvent) => backend.complete({ ...req, account }, onEvent) } };
     }
     const r = await runTurn(sub, [], query, { signal, emit: (e) => this.subListeners.forEach((l) => l(e)) });
+    const hooks = this.agent.hooks;
+    if (hooks?.has('SubagentStop'))
+      await hooks.run(
+        'SubagentStop',
+        { stop_hook_active: false, agent_type: agentName ?? 'spawn_gemini', last_assistant_message: r.answer ?? '' },
+        undefined,
+        signal,
+      );
     return { answer: r.answer ?? r.error?.message ?? '(no answer)', status: r.status };
   }
 

@@ -11,6 +11,7 @@ import { BackendError } from '../providers/types.js';
 import { conversationRoom, renderedChars, renderMessage } from '../core/buildPrompt.js';
 import { KEEP_FRACTION, checkSummary, needsCompaction, planCompaction, summaryMessage, summaryRequest, type CompactReason } from '../core/compact.js';
 import { readProjectNote } from '../session/projectFiles.js';
+import { readOwnHandoff } from '../session/handoff.js';
 import { appendCompacted, conversationTranscript } from '../session/transcripts.js';
 
 export type CompactResult =
@@ -34,7 +35,7 @@ export interface CompactContext {
 
 /** The characters the conversation may take in a prompt, with the project's memory and handoff. */
 export function roomFor(root: string, budgetChars: number): number {
-  return conversationRoom({ memory: readProjectNote(root, 'MEMORY.md'), handoff: readProjectNote(root, 'HANDOFF.md'), budgetChars });
+  return conversationRoom({ memory: readProjectNote(root, 'MEMORY.md'), handoff: readOwnHandoff(root), budgetChars });
 }
 
 /** Why a user message cannot be sent (it alone is over the room the budget leaves), or null. */

@@ -10,46 +10,40 @@ import { createPolicy } from './createPolicy.js';
 import { openStore } from '../knowledge/openStore.js';
 import type { KnowledgeStore } from '../knowledge/types.js';
 import type { ModelBackend } from '../providers/types.js';
-import { getProvider } from '../providers/registry.js';
 import { imageModelFor } from '../providers/gemini/imageModel.js';
 import { missingProviderBinary } from './checkBinaries.js';
-import { builtinTools } from '../tools/registry.js';
 import { findExecutable } from '../util/findExecutable.js';
-import { loadCustomTools } from '../tools/customTools.js';
 import type { Tool } from '../tools/types.js';
 import { resolveInside } from '../sandbox/resolvePath.js';
 import { INSTALL_HINT, probeBwrap } from '../sandbox/bwrap.js';
 import type { PolicyEngine, ApprovalMode } from '../policy/decide.js';
-import { matchToolRules } from '../policy/permissions.js';
 import { namesHost } from '../policy/webRules.js';
-import { approvableByMode } from '../policy/types.js';
 import { loadCommandJudge } from '../policy/loadCommandJudge.js';
 import { auditFile } from '../audit/auditLog.js';
-import type { ApprovalAnswer, ApprovalRequest } from '../tools/runToolCall.js';
+import type { ApprovalRequest, PersonAnswer } from '../tools/runToolCall.js';
 import { observeChildren, runProcess, type ChildObserver, type ProcessRunner } from '../util/processRunner.js';
 import { withPrestarted } from '../util/withPrestarted.js';
-import { takeReservedRunName } from '../util/prestart.js';
 import { buildPrompt } from '../core/buildPrompt.js';
 import { renderSystemPrompt } from '../core/systemPrompt.js';
 import type { AgentEvent, LoopDeps } from '../core/loop.js';
 import { historyFile, loadHistory } from '../session/history.js';
 import { readProjectNote } from '../session/projectFiles.js';
-import { isAlive } from '../session/sessionLock.js';
+import { readOwnHandoff } from '../session/handoff.js';
 import { UndoJournal } from '../session/undoStore.js';
 import { HookRunner, toolHooks } from './hooks.js';
 import { customCommandsFor } from './customCommands.js';
 import { settleMcp } from './settleMcp.js';
-import { loadSkills } from '../personas/loadSkills.js';
-import { makeSkillTool } from '../tools/skillTool.js';
 import type { LoadedCommands } from '../commands/loadCommands.js';
 import type { Message } from '../core/messages.js';
 import type { SessionHooks } from '../tools/types.js';
 import type { McpManager } from '../mcp/manager.js';
 import { packageVersion } from '../util/packageRoot.js';
 import { awaitLingering } from '../util/settleOnAnswer.js';
-import { yamlFilesIn } from '../util/yamlFiles.js';
-import { mkdirOwnedSync } from '../util/ownedFile.js';
 import type { SharedBackends } from './sharedBackends.js';
+import { makeBackends } from './wiring/backends.js';
+import { makeToolset } from './wiring/toolset.js';
+import { makeApprover } from './wiring/approver.js';
+import { makeScratch } from './wiring/scratch.js';
 
 export interface AgentOptions {
   cwd: string;
@@ -59,7 +53,7 @@ export interface AgentOptions {
   yes?: boolean;
   approvalMode?: ApprovalMode;
   /** Asks the person; absent in headless runs. */
-  prompt?: (req: ApprovalRequest) => Promise<ApprovalAnswer>;
+  prompt?: (req: ApprovalRequest) => Promise<PersonAnswer>;
   /** Replaces the provider's backend (tests, benchmarks). */
   backend?: ModelBackend;
   /** Backends shared with the other runs of a job (runtime/sharedBackends.ts): kept, warm, after this run. */
@@ -102,7 +96,7 @@ export interface Agent {
   /** Programs the chosen providers need, with the install hint of the first that is missing. */
   missingBinary(providers?: string[]): string | null;
   /** Approvals as a spawn_gemini sub-agent (headless) sees them: the mode approves, nobody is asked. */
-  approveHeadless(req: ApprovalRequest): Promise<ApprovalAnswer>;
+  approveHeadless(req: ApprovalRequest): Promise<PersonAnswer>;
   /** The session's MCP servers (null when none is configured); they start in the background. */
   mcp: McpManager | null;
   /**
@@ -121,20 +115,6 @@ export interface Agent {
   dispose(): Promise<void>;
 }
 
-/** Scratch folders of devx processes that died without cleaning up (kill -9) are removed at the next start. */
-function removeDeadScratch(runDir: string): void {
-  let names: string[];
-  try {
-    names = fs.readdirSync(runDir);
-  } catch {
-    return;
-  }
-  for (const name of names) {
-    const pid = Number(/^(\d+)-/.exec(name)?.[1]);
-    if (pid && !isAlive(pid)) fs.rmSync(path.join(runDir, name), { recursive: true, force: true });
-  }
-}
-
 export async function createAgent(opts: AgentOptions): Promise<Agent> {
   const { root, home, userHome, settings, mode, sandbox, policy } = await createPolicy({
     cwd: opts.cwd,
@@ -146,130 +126,60 @@ export async function createAgent(opts: AgentOptions): Promise<Agent> {
   });
   const base = withPrestarted(opts.runner ?? runProcess);
   const runner = opts.childObserver ? observeChildren(base, opts.childObserver) : base;
-  let store: KnowledgeStore | undefined;
-  removeDeadScratch(path.join(home, 'run'));
-  // A one-shot command's entry point reserved the name (its model CLI may already be starting in it).
-  const workDir = path.join(home, 'run', takeReservedRunName(home) ?? `${process.pid}-${crypto.randomBytes(4).toString('hex')}`);
-  mkdirOwnedSync(workDir, 0o700);
+  const workDir = makeScratch(home);
   // The environment devx was given (tests and embedders pass their own; the CLI passes process.env).
   const env = Object.fromEntries(Object.entries(opts.env).filter((e): e is [string, string] => e[1] !== undefined));
-  const backends = new Map<string, ModelBackend>();
-  const backendFor = (id: string): ModelBackend => {
-    if (opts.backend) return opts.backend;
-    let b = backends.get(id);
-    if (!b) {
-      const ps = settings.providers[id];
-      const make = (dir: string) => getProvider(id).create(ps, { workDir: dir, runner, env, observer: opts.childObserver });
-      if (opts.sharedBackends) {
-        b = opts.sharedBackends.get(`${id}\0${JSON.stringify(ps)}\0${JSON.stringify(env)}`, home, make);
-      } else {
-        const dir = path.join(workDir, id);
-        mkdirOwnedSync(dir, 0o700);
-        b = make(dir);
-      }
-      backends.set(id, b);
-    }
-    return b;
-  };
-  const rgPath = opts.env.DEVX_RG === 'none' ? null : findExecutable('rg', opts.env);
+  const backends = makeBackends({ settings, runner, env, workDir, home, backend: opts.backend, shared: opts.sharedBackends, observer: opts.childObserver });
   const changes = new UndoJournal(root, { readDenied: (p) => policy.isReadDenied(p) });
   const hookEvents = { emit: (_e: AgentEvent) => {} };
   const hooks = settings.hooks.length
-    ? new HookRunner(settings.hooks, { root, runner, session: () => opts.session?.record.id ?? 'none', env: opts.env, emit: (e) => hookEvents.emit(e) })
+    ? new HookRunner(settings.hooks, {
+        root,
+        runner,
+        session: () => opts.session?.record.id ?? 'none',
+        env: opts.env,
+        emit: (e) => hookEvents.emit(e),
+        mode: () => policy.opts.mode,
+        transcript: () =>
+          opts.session ? path.join(root, '.devx', 'sessions', `${opts.session.record.id}.transcript.json`) : path.join(root, '.devx', 'history.json'),
+      })
     : null;
-  const always = new Set<string>();
-  const builtins = builtinTools();
-  // A project's own tools run programs of its choosing: loaded only once the user trusts the project.
-  const projectTools = path.join(root, '.devx', 'tools');
-  const custom = loadCustomTools([path.join(home, 'tools'), ...(settings.trusted ? [projectTools] : [])], new Set(builtins.map((t) => t.name)));
-  const untrustedTools = settings.trusted ? [] : yamlFilesIn(projectTools);
-  // MCP servers start in the background, in parallel, each within its start-up timeout: the session does not
-  // wait for them, its first turn does (settle, below). One that fails is a warning line.
-  const extra = opts.extraMcpServers ?? [];
-  const servers = [...settings.mcpServers.filter((m) => !extra.some((e) => e.name === m.name)), ...extra];
-  // The MCP client (and its SDK) loads only for a session that has servers.
-  const mcp = servers.length
-    ? (await import('../mcp/manager.js')).McpManager.launch(servers, { root, env: opts.env, version: packageVersion(), devxHome: home })
-    : null;
-  const skills = loadSkills({ root, home: userHome, devxHome: home, trusted: settings.trusted, importSetup: settings.importSetup });
-  const skillTools = skills.skills.size ? [makeSkillTool([...skills.skills.values()])] : [];
-  const tools = [...builtins, ...custom.tools, ...skillTools];
-  const byName = new Map(tools.map((t) => [t.name, t]));
-  // "Always" covers the exact command line for tools that run one, and the whole tool otherwise.
-  const approvalKey = (req: ApprovalRequest) => {
-    const cmd = byName.get(req.tool)?.commandFor;
-    return cmd ? `${req.tool}:${cmd(req.args)}` : req.tool;
-  };
-  // yolo approves the asks whose whole effect devx knows (the policy refused the others already); auto-edit
-  // approves file edits. A deny never reaches approval; what a mode approves runs held to the policy's claim.
-  const approvedByMode = (req: ApprovalRequest) =>
-    approvableByMode(req.decision, Boolean(sandbox)) && (mode === 'yolo' || (mode === 'auto-edit' && byName.get(req.tool)?.kind === 'write'));
-  const approve = async (req: ApprovalRequest): Promise<ApprovalAnswer> => {
-    if (approvedByMode(req)) return 'auto';
-    if (always.has(approvalKey(req))) return 'yes';
-    if (!opts.prompt) return 'headless';
-    const answer = await opts.prompt(req);
-    if (answer === 'always') always.add(approvalKey(req));
-    return answer;
-  };
-  // The manual lists only what the model may call: a bare deny rule or plan mode removes a tool from it
-  // (a call to it still gets the policy's answer).
-  const offer = (t: Tool) =>
-    matchToolRules(t, [], { rules: settings.permissionRules, root, home: userHome })?.kind !== 'deny' && !(mode === 'plan' && t.kind === 'write');
-  const offeredTools = tools.filter(offer);
-  const loaded = opts.projectHistory ? loadHistory(historyFile(root)) : { messages: [] as Message[], warning: undefined };
-  const warnings = [...settings.warnings, ...(loaded.warning ? [loaded.warning] : [])];
-  for (const e of custom.errors) warnings.push(`custom tool ${e.file} was not loaded: ${e.message}`);
+  const mcp = await launchMcp(settings, opts, root, home);
+  const toolset = makeToolset({ root, home, userHome, settings, mode });
+  const { tools, byName, offeredTools, offer } = toolset;
+  // Notification hooks hear that devx waits for the person (a desktop notifier), as Claude Code tells them.
+  const notify = (req: ApprovalRequest) =>
+    void hooks
+      ?.run('Notification', { message: `devx needs your permission to use ${req.tool}`, notification_type: 'permission_prompt' })
+      .catch(() => undefined);
+  const approver = makeApprover(byName, opts.prompt, hooks?.has('Notification') ? notify : undefined);
+  // A session writes the file: a conversation that is not the user's is moved beside it (session/history.ts).
+  const loaded = opts.projectHistory ? loadHistory(historyFile(root), undefined, { setAside: true }) : { messages: [] as Message[], warning: undefined };
   const commands = customCommandsFor({ root, home: userHome, devxHome: home, trusted: settings.trusted, importSetup: settings.importSetup }, []);
-  warnings.push(...commands.warnings);
-  // A note devx will not read (a FIFO, a hard link, too large) is left out of every prompt: said once here.
-  for (const note of ['MEMORY.md', 'HANDOFF.md'] as const) readProjectNote(root, note, (line) => warnings.push(line));
-  for (const e of skills.errors) warnings.push(`skill ${e.file}${e.line ? `:${e.line}` : ''} was not loaded: ${e.message}`);
-  if (skills.untrusted.length) warnings.push(`this project has skills (${skills.untrusted.join(', ')}); run \`devx trust\` to allow them`);
-  if (untrustedTools.length)
-    warnings.push(`this project asks for its own tools (${untrustedTools.join(', ')} in .devx/tools); run \`devx trust\` to allow them`);
-  if (!sandbox)
-    warnings.push(
-      `no sandbox: ${probeBwrap(opts.env).why ?? 'bubblewrap is not available'}. Only ls, cat, head, tail, wc, grep, rg and git status/diff/log/show run without a question; everything else asks (yolo refuses what runs project code). To sandbox commands, ${INSTALL_HINT}`,
-    );
+  const warnings = startWarnings(root, opts.env, sandbox, [
+    ...settings.warnings,
+    ...(loaded.warning ? [loaded.warning] : []),
+    ...toolset.warnings,
+    ...commands.warnings,
+  ]);
   let settled: Promise<string[]> | undefined;
   const deps: LoopDeps = {
-    backend: backendFor(settings.provider),
+    backend: backends.backendFor(settings.provider),
     // Tools such as `agent` are offered only to a persona whose agent file lists them.
     systemPrompt: renderSystemPrompt(
       root,
       offeredTools.filter((t) => !t.onlyWhenListed),
     ),
     tools: byName,
-    ctx: {
-      root,
-      signal: new AbortController().signal,
-      runner,
-      resolve: (p) => resolveInside(root, p),
-      readDenied: (p) => policy.isReadDenied(p),
-      rgPath,
-      commandTimeoutMs: settings.commandTimeoutMs,
-      session: opts.session,
-      spawn: opts.spawn,
-      runAgent: opts.runAgent,
-      knowledge: () =>
-        (store ??= openStore({
-          env: opts.env,
-          devxHome: home,
-          collection: settings.knowledge.collection,
-          embeddings: settings.knowledge.embeddings,
-          cwd: root,
-        })),
-      changes,
-      webHostNamed: (host) => namesHost(host, policy.opts.permissions),
-      imageModel: () => imageModelFor(settings.provider, opts.env),
-    },
+    ctx: makeToolContext({ root, home, runner, policy, settings, env: opts.env, changes, session: opts.session, spawn: opts.spawn, runAgent: opts.runAgent }),
     // The bash parser and the command rules load on the first command to judge, not at every start.
     decide: async (tool, args) => {
       if (tool.commandFor && !policy.canJudgeCommands) policy.useCommandJudge(await loadCommandJudge());
-      return policy.decideToolCall(tool, args);
+      return policy.judge(tool, args);
     },
-    approve,
+    approve: approver.approve,
+    mode,
+    standing: approver.standing,
     sandbox,
     hooks: hooks ? toolHooks(hooks) : undefined,
     explainUnknown: mcp ? (name) => mcp.explainUnknown(name) : undefined,
@@ -277,7 +187,7 @@ export async function createAgent(opts: AgentOptions): Promise<Agent> {
     buildPrompt: (messages, turnStart) =>
       buildPrompt({
         memory: readProjectNote(root, 'MEMORY.md'),
-        handoff: readProjectNote(root, 'HANDOFF.md'),
+        handoff: readOwnHandoff(root),
         messages,
         turnStart,
         budgetChars: settings.contextBudgetChars,
@@ -301,9 +211,9 @@ export async function createAgent(opts: AgentOptions): Promise<Agent> {
     warnings,
     userHome,
     devxHome: home,
-    backendFor,
+    backendFor: backends.backendFor,
     missingBinary: (providers = [settings.provider]) => (opts.backend ? null : missingProviderBinary(settings, opts.env, providers)),
-    approveHeadless: async (req) => (approvedByMode(req) ? 'auto' : 'headless'),
+    approveHeadless: async () => 'headless',
     mcp,
     settle: () =>
       (settled ??= mcp
@@ -327,11 +237,67 @@ export async function createAgent(opts: AgentOptions): Promise<Agent> {
     hookEvents,
     dispose: async () => {
       // Shared backends belong to the job (a workflow, a chain, a queue runner), which stops them.
-      if (!opts.sharedBackends) for (const b of backends.values()) b.dispose?.();
+      backends.dispose();
       // A model CLI that answered may still be exiting inside workDir.
       await awaitLingering();
       fs.rmSync(workDir, { recursive: true, force: true });
       await mcp?.stop();
     },
   };
+}
+
+/** MCP servers start in the background, in parallel, each within its start-up timeout: the session does not
+ * wait for them, its first turn does (settle). The MCP client (and its SDK) loads only for a session that has servers. */
+async function launchMcp(settings: ResolvedSettings, opts: AgentOptions, root: string, home: string): Promise<McpManager | null> {
+  const extra = opts.extraMcpServers ?? [];
+  const servers = [...settings.mcpServers.filter((m) => !extra.some((e) => e.name === m.name)), ...extra];
+  return servers.length
+    ? (await import('../mcp/manager.js')).McpManager.launch(servers, { root, env: opts.env, version: packageVersion(), devxHome: home })
+    : null;
+}
+
+/** What a tool may be given of the session (each tool receives only the members it declares). */
+function makeToolContext(o: {
+  root: string;
+  home: string;
+  runner: ProcessRunner;
+  policy: PolicyEngine;
+  settings: ResolvedSettings;
+  env: NodeJS.ProcessEnv;
+  changes: UndoJournal;
+  session?: SessionHooks;
+  spawn?: LoopDeps['ctx']['spawn'];
+  runAgent?: LoopDeps['ctx']['runAgent'];
+}): LoopDeps['ctx'] {
+  const { root, policy, settings } = o;
+  let store: KnowledgeStore | undefined;
+  return {
+    root,
+    signal: new AbortController().signal,
+    runner: o.runner,
+    resolve: (p) => resolveInside(root, p),
+    readDenied: (p) => policy.isReadDenied(p),
+    rgPath: o.env.DEVX_RG === 'none' ? null : findExecutable('rg', o.env),
+    commandTimeoutMs: settings.commandTimeoutMs,
+    session: o.session,
+    spawn: o.spawn,
+    runAgent: o.runAgent,
+    knowledge: () =>
+      (store ??= openStore({ env: o.env, devxHome: o.home, collection: settings.knowledge.collection, embeddings: settings.knowledge.embeddings, cwd: root })),
+    changes: o.changes,
+    webHostNamed: (host) => namesHost(host, policy.opts.permissions),
+    imageModel: () => imageModelFor(settings.provider, o.env),
+  };
+}
+
+/** The lines said once at start: what did not load, what waits for trust, a note devx will not read, no sandbox. */
+function startWarnings(root: string, env: NodeJS.ProcessEnv, sandbox: unknown, loaded: string[]): string[] {
+  const warnings = [...loaded];
+  // A note devx will not read (a FIFO, a hard link, too large) is left out of every prompt: said once here.
+  for (const note of ['MEMORY.md', 'HANDOFF.md'] as const) readProjectNote(root, note, (line) => warnings.push(line));
+  if (!sandbox)
+    warnings.push(
+      `no sandbox: ${probeBwrap(env).why ?? 'bubblewrap is not available'}. Only ls, cat, head, tail, wc, grep, rg and git status/diff/log/show run without a question; everything else asks (yolo refuses what runs project code). To sandbox commands, ${INSTALL_HINT}`,
+    );
+  return warnings;
 }

@@ -1,13 +1,17 @@
-// Running hooks (config/hookSettings.ts), with Claude Code's contract: the moment as JSON on stdin;
-// exit 0 goes on (stdout may be JSON with a decision, or, for UserPromptSubmit and SessionStart, text
-// added as context); exit 2 blocks, its stderr the reason; any other exit is a hook error shown to the
-// user, and the session goes on. A hook that hangs is killed at its timeout and counts as an error.
-// Every run is reported as a `hook` event (shown in the REPL, written to the audit log).
+// Running hooks (config/hookSettings.ts), with Claude Code's contract (Gemini CLI's is the same in its own
+// names): the moment as JSON on stdin, with the fields each tool sends (session_id, transcript_path, cwd,
+// permission_mode, hook_event_name, tool_use_id…) and devx's own beside them; exit 0 goes on (stdout may
+// be JSON with a decision, or, for UserPromptSubmit and SessionStart, text added as context); exit 2
+// blocks, its stderr the reason; any other exit is a hook error shown to the user, and the session goes
+// on. A hook that hangs is killed at its timeout and counts as an error. Every run is reported as a `hook`
+// event (shown in the REPL, written to the audit log).
 import type { AgentEvent } from '../core/loop.js';
-import type { HookEntry, HookEvent } from '../config/hookSettings.js';
+import type { HookDialect, HookEntry, HookEvent } from '../config/hookSettings.js';
+import type { ApprovalMode } from '../policy/types.js';
 import type { ProcessRunner } from '../util/processRunner.js';
 import type { Tool } from '../tools/types.js';
 import type { ToolHooks } from '../tools/runToolCall.js';
+import { randomUUID } from 'node:crypto';
 import { commandEnv } from '../tools/commandEnv.js';
 
 export interface HookVerdict {
@@ -40,9 +44,32 @@ export function fromClaudeInput(input: Record<string, unknown>): Record<string, 
   return out;
 }
 
-function matches(matcher: string | undefined, tool: Pick<Tool, 'name' | 'aliases'> | undefined): boolean {
+/** Gemini CLI's names for devx's tools, so a Gemini hook's matcher and script see its own (run_shell_command…). */
+const GEMINI_TOOLS: Record<string, string> = {
+  run_command: 'run_shell_command',
+  edit_file: 'replace',
+  search_code: 'search_file_content',
+  list_directory: 'list_directory',
+  read_file: 'read_file',
+  write_file: 'write_file',
+  glob: 'glob',
+  web_fetch: 'web_fetch',
+};
+
+/** devx has no reasoning-effort setting: hooks that read Claude Code's `effort` see its default. */
+const CLAUDE_EFFORT = { level: 'medium' };
+
+/** Claude Code's names for the approval modes (its permission_mode). */
+const PERMISSION_MODES: Record<ApprovalMode, string> = { default: 'default', 'auto-edit': 'acceptEdits', yolo: 'bypassPermissions', plan: 'plan' };
+
+/** The tool's name as a hook of this dialect knows it. */
+function toolNameFor(dialect: HookDialect, tool: Pick<Tool, 'name' | 'aliases'>): string {
+  return dialect === 'gemini' ? (GEMINI_TOOLS[tool.name] ?? tool.name) : (tool.aliases?.[0] ?? tool.name);
+}
+
+function matches(matcher: string | undefined, tool: Pick<Tool, 'name' | 'aliases'> | undefined, dialect: HookDialect): boolean {
   if (!tool || !matcher || matcher === '*') return true;
-  const names = [tool.name, ...(tool.aliases ?? [])];
+  const names = [tool.name, ...(tool.aliases ?? []), toolNameFor(dialect, tool)];
   let re: RegExp;
   try {
     re = new RegExp(`^(?:${matcher})$`);
@@ -55,19 +82,51 @@ function matches(matcher: string | undefined, tool: Pick<Tool, 'name' | 'aliases
 export class HookRunner {
   constructor(
     private readonly hooks: HookEntry[],
-    private readonly deps: { root: string; runner: ProcessRunner; session: () => string; env: NodeJS.ProcessEnv; emit: (e: AgentEvent) => void },
+    private readonly deps: {
+      root: string;
+      runner: ProcessRunner;
+      session: () => string;
+      env: NodeJS.ProcessEnv;
+      emit: (e: AgentEvent) => void;
+      /** The approval mode now (Claude Code's permission_mode). */
+      mode?: () => ApprovalMode;
+      /** The session's conversation file (transcript_path). */
+      transcript?: () => string;
+    },
   ) {}
 
   has(event: HookEvent): boolean {
     return this.hooks.some((h) => h.event === event);
   }
 
+  /** The person's current message (Claude Code's prompt_id): every hook from it to the next one names it. */
+  private promptId: string | undefined;
+
+  /** A new message from the person begins. */
+  newPrompt(): void {
+    this.promptId = randomUUID();
+  }
+
+  /** What a hook reads on stdin: the fields its own tool sends, then the moment's (with devx's extras). */
+  private inputFor(h: HookEntry, payload: Record<string, unknown>, tool?: Pick<Tool, 'name' | 'aliases'>): Record<string, unknown> {
+    const base = {
+      session_id: this.deps.session(),
+      transcript_path: this.deps.transcript?.() ?? '',
+      cwd: this.deps.root,
+      ...(h.dialect === 'claude'
+        ? { ...(this.promptId ? { prompt_id: this.promptId } : {}), permission_mode: PERMISSION_MODES[this.deps.mode?.() ?? 'default'], effort: CLAUDE_EFFORT }
+        : { timestamp: new Date().toISOString() }),
+      hook_event_name: h.name,
+    };
+    return { ...base, ...payload, ...(tool ? { tool_name: toolNameFor(h.dialect, tool), devx_tool_name: tool.name } : {}) };
+  }
+
   /** Runs the hooks of `event` that match `tool` (for tool events), in order; the first block wins. */
   async run(event: HookEvent, payload: Record<string, unknown>, tool?: Pick<Tool, 'name' | 'aliases'>, signal?: AbortSignal): Promise<HookVerdict> {
     const verdict: HookVerdict = { context: [] };
     for (const h of this.hooks) {
-      if (h.event !== event || !matches(h.matcher, tool)) continue;
-      const input = JSON.stringify({ session_id: this.deps.session(), cwd: this.deps.root, hook_event_name: event, ...payload });
+      if (h.event !== event || !matches(h.matcher, tool, h.dialect)) continue;
+      const input = JSON.stringify(this.inputFor(h, payload, tool));
       const r = await this.deps.runner('bash', ['-c', h.command], {
         cwd: this.deps.root,
         input,
@@ -138,29 +197,35 @@ export class HookRunner {
   }
 }
 
-/** Claude Code's name for a tool where it has one (hooks written for it test tool_name === "Bash"). */
-const claudeName = (tool: Pick<Tool, 'name' | 'aliases'>) => tool.aliases?.[0] ?? tool.name;
+/** What a tool returned, as Claude Code's Bash hook sees it (stdout, stderr…) and as devx has it (status, content). */
+function toolResponse(result: { status: 'ok' | 'error'; content: string }): Record<string, unknown> {
+  const content = result.content.slice(0, 100_000);
+  const m = /^[\s\S]*?stdout:\n([\s\S]*?)(?:\nstderr:\n([\s\S]*))?$/.exec(content);
+  const command = m
+    ? { stdout: m[1].replace(/\n$/, ''), stderr: (m[2] ?? '').replace(/\n$/, ''), interrupted: false, isImage: false, noOutputExpected: false }
+    : {};
+  return { ...command, status: result.status, content };
+}
 
-/** PreToolUse and PostToolUse as the tool wrapper calls them. */
+/** PreToolUse and PostToolUse (PostToolUseFailure when the call failed) as the tool wrapper calls them. */
 export function toolHooks(h: HookRunner): ToolHooks {
   return {
-    async pre(tool, args) {
+    async pre(tool, args, callId) {
       if (!h.has('PreToolUse')) return {};
-      const v = await h.run('PreToolUse', { tool_name: claudeName(tool), devx_tool_name: tool.name, tool_input: claudeToolInput(args) }, tool);
+      const v = await h.run('PreToolUse', { tool_input: claudeToolInput(args), tool_use_id: callId }, tool);
       return { block: v.block, allow: v.allow, ask: v.ask, updatedInput: v.updatedInput ? fromClaudeInput(v.updatedInput) : undefined };
     },
-    async post(tool, args, result) {
-      if (!h.has('PostToolUse')) return { context: [] };
-      const v = await h.run(
-        'PostToolUse',
-        {
-          tool_name: claudeName(tool),
-          devx_tool_name: tool.name,
-          tool_input: claudeToolInput(args),
-          tool_response: { status: result.status, content: result.content.slice(0, 100_000) },
-        },
-        tool,
-      );
+    async post(tool, args, result, callId) {
+      const event = result.status === 'ok' || !h.has('PostToolUseFailure') ? 'PostToolUse' : 'PostToolUseFailure';
+      if (!h.has(event)) return { context: [] };
+      const payload = {
+        tool_input: claudeToolInput(args),
+        tool_use_id: callId,
+        tool_response: toolResponse(result),
+        duration_ms: result.durationMs,
+        ...(result.status === 'error' ? { error: result.content.split('\n')[0] } : {}),
+      };
+      const v = await h.run(event, payload, tool);
       return { block: v.block, context: v.context };
     },
   };

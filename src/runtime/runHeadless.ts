@@ -14,7 +14,7 @@ import type { Settings } from '../config/settings.js';
 import type { AgentDef } from '../personas/loadAgents.js';
 import { AgentRun } from './agentRun.js';
 import type { SharedBackends } from './sharedBackends.js';
-import type { ApprovalAnswer, ApprovalRequest } from '../tools/runToolCall.js';
+import type { ApprovalRequest, PersonAnswer } from '../tools/runToolCall.js';
 import { mkdirOwnedSync } from '../util/ownedFile.js';
 import { summarizePlan, type PlanSummary } from '../tools/planSummary.js';
 
@@ -42,7 +42,7 @@ export interface HeadlessOptions {
    * Decides the calls the policy asks about that the approval mode does not approve (a flow that may
    * write only its own files). Returning 'headless' refuses the call as an unattended run would.
    */
-  approve?: (req: ApprovalRequest) => Promise<ApprovalAnswer>;
+  approve?: (req: ApprovalRequest) => Promise<PersonAnswer>;
   /** The only paths the run may write (a queued task); the policy refuses writes elsewhere. */
   writeScope?: WriteScope;
 }

@@ -4,6 +4,7 @@ import { Session, SessionBusyError, orientation, pickResume } from '../session/s
 import { findProjectRoot } from '../config/paths.js';
 import { ensureDevxDir } from '../session/projectFiles.js';
 import { saveHistory } from '../session/history.js';
+import { setAsideLine } from '../session/setAside.js';
 import { dropOrphanedToolResults, type Message } from '../core/messages.js';
 import type { Turn } from '../session/handoff.js';
 import { AgentRun, PersonaError, type AgentRunOptions } from './agentRun.js';
@@ -21,6 +22,9 @@ export async function startSession(opts: Omit<AgentRunOptions, 'session' | 'hist
   const session = Session.start({ root });
   try {
     const run = await AgentRun.create({ ...opts, session, childObserver: session.childObserver, history: 'project' });
+    // After the lock and the conversation: what they set aside is named too.
+    const aside = setAsideLine(run.agent.root);
+    if (aside) run.agent.warnings.push(aside);
     run.subscribe(session.onEvent);
     useDefaultAgent(run, opts.persona);
     await run.sessionStart();
@@ -69,7 +73,7 @@ export function applyResume(s: Started, id: string | undefined): string | null {
  */
 export type HandoffDraft = 'model' | 'plain' | 'none';
 
-/** An interactive session that did work (changed files, or several turns) earns a handoff; others write none. */
+/** An interactive session that did work (changed a file, or a turn ended with an answer) earns a handoff; others write none. */
 export function handoffFor(s: Started, opts: { asked?: boolean; interactive?: boolean; cancelled?: boolean; failed?: boolean }): HandoffDraft {
   const setting = s.run.agent.settings.handoff;
   if (setting === 'off') return 'none';
@@ -77,9 +81,7 @@ export function handoffFor(s: Started, opts: { asked?: boolean; interactive?: bo
   const quick = opts.cancelled || opts.failed ? 'plain' : setting;
   if (opts.asked) return quick;
   if (!opts.interactive || opts.cancelled) return 'none';
-  const r = s.session.record;
-  const didWork = r.filesTouched.length > 0 || r.turns >= 2;
-  return didWork ? quick : 'none';
+  return s.session.worked ? quick : 'none';
 }
 
 export async function endSession(s: Started, opts: { draft: HandoffDraft; turn?: Turn; signal?: AbortSignal }): Promise<string> {

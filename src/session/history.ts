@@ -5,8 +5,9 @@ import path from 'node:path';
 import * as z from 'zod';
 import { dropOrphanedToolResults, type Message } from '../core/messages.js';
 import { writeStateSync } from '../util/atomicWrite.js';
-import { ownerId, trackedByGit } from './ownerId.js';
+import { foreignState, ownerId } from './ownerId.js';
 import { mkdirOwnedSync } from '../util/ownedFile.js';
+import { readStateText, UnreadableFileError } from '../util/readRegularFileSync.js';
 
 const HistorySchema = z.object({
   version: z.literal(1),
@@ -26,32 +27,34 @@ export function historyFile(projectRoot: string): string {
   return path.join(projectRoot, '.devx', 'history.json');
 }
 
-export function loadHistory(file: string, now: () => Date = () => new Date()): LoadedHistory {
-  let text: string;
+/** Where a conversation that is not the user's is moved when a session needs the file (kept, never read). */
+export function setAsideName(file: string, now: Date): string {
+  return file.replace(/\.json$/, '') + `.set-aside-${now.toISOString().replace(/[:.]/g, '-')}.json`;
+}
+
+/**
+ * The project's conversation when it is this user's. Someone else's (or one without this user's owner id)
+ * starts a new one: `setAside` (a session, which will write the file) moves it beside, kept and unread, and
+ * the start's set-aside line names it (session/setAside.ts); otherwise it is left where it is.
+ */
+export function loadHistory(file: string, now: () => Date = () => new Date(), opts: { setAside?: boolean } = {}): LoadedHistory {
+  let h: z.infer<typeof HistorySchema>;
   try {
-    text = fs.readFileSync(file, 'utf8');
+    // Never blocks on what a project holds under the name (a FIFO): that is unreadable too.
+    h = HistorySchema.parse(JSON.parse(readStateText(file)));
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') return { messages: [] };
-    throw err;
-  }
-  try {
-    const h = HistorySchema.parse(JSON.parse(text));
-    const me = ownerId();
-    // Someone else's conversation (committed to the repository, or copied from another machine) is not resumed.
-    if (me && (h.owner ? h.owner !== me : trackedByGit(file))) {
-      return {
-        messages: [],
-        warning: `${file} holds a conversation devx did not have with you (${h.owner ? 'written by another user' : 'it came with the repository'}); starting a new one (the file is replaced when this session saves)`,
-      };
-    }
-    return { messages: dropOrphanedToolResults(h.messages) };
-  } catch (err) {
     const stamp = now().toISOString().replace(/[:.]/g, '-');
     const aside = file.replace(/\.json$/, '') + `.corrupt-${stamp}.json`;
     fs.renameSync(file, aside);
-    const why = err instanceof SyntaxError ? 'invalid JSON' : 'unexpected structure';
+    const why = err instanceof SyntaxError ? 'invalid JSON' : err instanceof UnreadableFileError ? err.why : 'unexpected structure';
     return { messages: [], warning: `history file was unreadable (${why}); it was moved to ${aside} and a new conversation started` };
   }
+  const foreign = foreignState(file, h.owner);
+  if (!foreign) return { messages: dropOrphanedToolResults(h.messages) };
+  if (!opts.setAside) return { messages: [], warning: `${file} holds a conversation devx did not have with you (${foreign}); it is not used` };
+  fs.renameSync(file, setAsideName(file, now()));
+  return { messages: [] };
 }
 
 /** The stored conversation keeps at most this many characters (prompts use far less; sessions keep full transcripts). */

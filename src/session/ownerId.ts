@@ -1,7 +1,7 @@
-// Who wrote a project's devx state: a random id kept in ~/.devx/owner-id. State that carries another id
-// (or none, and came with the repository through git) is someone else's and is never resumed as the
-// user's own: a cloned repository's committed .devx/history.json would be fed to the model as if the
-// user had had that conversation.
+// Who wrote a project's devx state: a random id kept in ~/.devx/owner-id. State that does not carry this
+// user's id (another user's, one shipped with the project, tracked by git or not, or one an older devx wrote
+// before ids) is set aside and never resumed, run or followed as the user's own: a repository's
+// .devx/history.json would be fed to the model as if the user had had that conversation.
 import fs from 'node:fs';
 import path from 'node:path';
 import crypto from 'node:crypto';
@@ -86,14 +86,35 @@ function trackedUnder(dir: string): Set<string> {
   return set;
 }
 
+/** Why state without this user's id is not theirs, in words a person can act on. */
+export const NO_OWNER = 'it carries no owner id of yours: it came with the project, or an older devx wrote it';
+export const OTHER_OWNER = 'written by another user';
+
 /**
- * Why the state in `file` (a session, a queued task, a workflow run) is not this user's to resume, or
- * null when it is: it names another owner, or names none and came with the repository. `dir` is the
- * folder whose tracked files are listed once (for many files in one folder).
+ * Why the state in `file` (a conversation, a session, a queued task, a workflow run) is not this user's to
+ * resume, or null when it is: only state carrying this user's id is. Without an id (an unwritable ~/.devx,
+ * where nothing devx writes carries one) what git tracks came with the repository and the rest is the
+ * user's. `dir` is the folder whose tracked files are listed once (for many files in one folder).
  */
 export function foreignState(file: string, owner: string | undefined, dir = path.dirname(file)): string | null {
   const me = ownerId();
-  if (!me) return null;
-  if (owner) return owner === me ? null : 'written by another user';
+  if (me) return owner === me ? null : owner ? OTHER_OWNER : NO_OWNER;
   return trackedUnder(dir).has(path.resolve(file)) ? 'it came with the repository' : null;
+}
+
+/**
+ * This user's mark for a file devx shares with other tools in `root` (HANDOFF.md): a keyed hash of the
+ * project's real path, so the mark neither gives the owner id away when the file is committed nor holds
+ * when the file is copied into another project. Null without an owner id.
+ */
+export function ownerMark(root: string, what: string): string | null {
+  const me = ownerId();
+  if (!me) return null;
+  let real = root;
+  try {
+    real = fs.realpathSync(root);
+  } catch {
+    // a project that is not there any more: its path as given
+  }
+  return crypto.createHmac('sha256', me).update(`${what}\0${real}`).digest('hex').slice(0, 32);
 }

@@ -134,6 +134,11 @@ export class Session implements SessionHooks {
     saveRecord(this.root, this.record);
   }
 
+  /** Whether the session did work to hand over: it changed a file, or a turn ended with an answer. */
+  get worked(): boolean {
+    return this.answered > 0 || this.record.filesTouched.length > 0;
+  }
+
   readonly onEvent = (e: AgentEvent): void => {
     if (e.type === 'message') {
       this.transcript.push(e.message);
@@ -176,8 +181,7 @@ export class Session implements SessionHooks {
     try {
       // A session that changed no file and answered nothing has nothing to hand over: the baton stays as it
       // is (a GEMINI_TURN handoff from Claude is replaced only by a session that worked on it).
-      const worked = this.answered > 0 || this.record.filesTouched.length > 0;
-      if (opts.handoff !== 'off' && (worked || opts.turn)) {
+      if (opts.handoff !== 'off' && (this.worked || opts.turn)) {
         let sections = null;
         if (opts.handoff === 'model' && opts.backend && (this.record.turns > 0 || (opts.history?.length ?? 0) > 0)) {
           try {
@@ -285,7 +289,8 @@ export class Session implements SessionHooks {
 /** The short orientation shown at start: the last session, its open todos, the handoff's next items. */
 export function orientation(root: string, current: Session): string {
   const lines: string[] = [];
-  const last = current.crashed ?? newestRecord(root, (r) => r.id !== current.record.id) ?? undefined;
+  // A session that ran no turn (started and left) is not where work stopped: the one before it is.
+  const last = current.crashed ?? newestRecord(root, (r) => r.id !== current.record.id && r.turns > 0) ?? undefined;
   if (current.crashed) {
     lines.push(
       `! The last session (${current.crashed.id}) ended abruptly${current.crashed.lastInput ? ` while working on "${current.crashed.lastInput.slice(0, 80)}"` : ''}. Resume it with /resume or devx --resume.${current.reaped ? ` (${current.reaped} orphaned process group(s) were stopped.)` : ''}`,
@@ -301,8 +306,12 @@ export function orientation(root: string, current: Session): string {
   return lines.join('\n');
 }
 
-/** The session to resume: the given id, else the newest crashed one, else the newest. */
+/** The session to resume: the given id, else the newest crashed one, else the newest that ran a turn (the one the start line names), else the newest. */
 export function pickResume(root: string, id: string | undefined, exclude: string): SessionRecord | null {
   if (id) return listRecords(root).find((r) => r.id !== exclude && (r.id === id || r.id.endsWith(id))) ?? null;
-  return newestRecord(root, (r) => r.id !== exclude && r.status === 'crashed') ?? newestRecord(root, (r) => r.id !== exclude);
+  return (
+    newestRecord(root, (r) => r.id !== exclude && r.status === 'crashed') ??
+    newestRecord(root, (r) => r.id !== exclude && r.turns > 0) ??
+    newestRecord(root, (r) => r.id !== exclude)
+  );
 }

@@ -7,6 +7,7 @@ import { writeStateSync } from '../util/atomicWrite.js';
 import type { Message } from '../core/messages.js';
 import { mkdirOwnedSync } from '../util/ownedFile.js';
 import { foreignState, ownerId } from './ownerId.js';
+import { readStateText } from '../util/readRegularFileSync.js';
 
 const TodoSchema = z.object({ text: z.string(), done: z.boolean() });
 export const CheckpointSchema = z.object({ objective: z.string().optional(), todos: z.array(TodoSchema), updatedAt: z.string() });
@@ -54,7 +55,7 @@ export function saveTranscript(root: string, id: string, messages: Message[]): v
 export function loadTranscript(root: string, id: string): Message[] {
   try {
     const file = path.join(sessionsDir(root), `${id}.transcript.json`);
-    const t = JSON.parse(fs.readFileSync(file, 'utf8')) as { owner?: string; messages: Message[] };
+    const t = JSON.parse(readStateText(file)) as { owner?: string; messages: Message[] };
     return foreignState(file, t.owner, sessionsDir(root)) ? [] : t.messages;
   } catch {
     return [];
@@ -64,7 +65,7 @@ export function loadTranscript(root: string, id: string): Message[] {
 export function loadRecord(root: string, id: string): SessionRecord | null {
   try {
     const file = path.join(sessionsDir(root), `${id}.json`);
-    const rec = RecordSchema.parse(JSON.parse(fs.readFileSync(file, 'utf8')));
+    const rec = RecordSchema.parse(JSON.parse(readStateText(file)));
     // Another user's session, or one committed to the repository, is not this user's to resume.
     return foreignState(file, rec.owner, sessionsDir(root)) ? null : rec;
   } catch {

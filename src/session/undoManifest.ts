@@ -1,4 +1,4 @@
-// Undo's manifests (issue #28, point 7): one per turn that changed something, under .devx/undo/:
+// Undo's manifests: one per turn that changed something, under .devx/undo/:
 //
 //   turns/<id>.json   its input line, and for each path its state before (absent | file: content hash and
 //                     mode | link | folder) and the state devx left it in, plus the commands it ran whose
@@ -61,9 +61,11 @@ export function readManifests(root: string): TurnManifest[] {
   const out: TurnManifest[] = [];
   for (const n of safeList(turnsDir(root)).filter((x) => x.endsWith('.json'))) {
     try {
-      const fd = fs.openSync(path.join(turnsDir(root), n), fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW);
+      // O_NONBLOCK: a FIFO under a manifest's name does not block the read (it is no regular file: skipped).
+      const fd = fs.openSync(path.join(turnsDir(root), n), fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW | fs.constants.O_NONBLOCK);
       let m: TurnManifest;
       try {
+        if (!fs.fstatSync(fd).isFile()) continue;
         m = JSON.parse(fs.readFileSync(fd, 'utf8')) as TurnManifest;
       } finally {
         fs.closeSync(fd);

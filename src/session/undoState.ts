@@ -46,9 +46,19 @@ export class BlobStore {
   /** Keeps `buf` durably (fsync) unless a blob of that content is there already. */
   put(hash: string, buf: Buffer): void {
     const file = this.file(hash);
-    if (fs.existsSync(file)) return;
+    // One under that name that does not hold that content (shipped with the project, or damaged) is replaced.
+    if (fs.existsSync(file) && this.holds(hash)) return;
     mkdirOwnedSync(path.dirname(file), 0o700);
     writeDurable(file, zlib.gzipSync(buf, { level: 6 }), 0o600);
+  }
+
+  private holds(hash: string): boolean {
+    try {
+      this.get(hash);
+      return true;
+    } catch {
+      return false;
+    }
   }
 
   get(hash: string): Buffer {

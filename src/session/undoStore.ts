@@ -1,4 +1,4 @@
-// Undo (issue #28, point 7). Before devx changes a file (write_file, edit_file, append_file, a command whose
+// Undo. Before devx changes a file (write_file, edit_file, append_file, a command whose
 // write set the policy knows) it keeps what the change will touch, per turn, under .devx/undo/ (the layout
 // is in undoManifest.ts; undoing is undoTurns.ts; saved path states are undoState.ts).
 //

@@ -11,6 +11,7 @@ let agentCallCounter = 0;
 
 export const agentTool = defineTool({
   name: 'agent',
+  needs: ['callableAgents', 'progress', 'runAgent', 'signal'],
   kind: 'meta',
   spawnsAgents: true,
   onlyWhenListed: true,

@@ -6,6 +6,7 @@ import { ImageError, imageLabel, loadImage } from './loadImage.js';
 
 export const analyzeImageTool = defineTool({
   name: 'analyze_image',
+  needs: ['resolve', 'root'],
   kind: 'read',
   descriptionFile: 'tools/analyze_image.md',
   locations: (a) => [{ path: String(a.path), intent: 'read' }],

@@ -14,6 +14,7 @@ const ASK: Record<ReturnType<typeof mediaKind>, string> = {
 
 export const analyzeMediaTool = defineTool({
   name: 'analyze_media',
+  needs: ['resolve', 'root'],
   kind: 'read',
   descriptionFile: 'tools/analyze_media.md',
   locations: (a) => [{ path: String(a.path), intent: 'read' }],

@@ -5,7 +5,7 @@ import { defineTool, ToolError, type PlannedChange, type ToolContext } from './t
 import { pathArg } from './argTypes.js';
 import { displayPath } from '../sandbox/resolvePath.js';
 import { fileKind } from '../util/readRegularFileSync.js';
-import { readIfExists } from './diffPreview.js';
+import { encodeText, encodingMeta, linesInFormOf, readForRewrite, rewritableText, type RewrittenFile } from './fileText.js';
 import { prepareWrite } from './prepareWrite.js';
 
 /** Whole lines: the text ends with a newline, and starts on a fresh line when the file lacks one. */
@@ -16,21 +16,29 @@ export function linesToAppend(existing: string | null, content: string): string 
 
 const lineCount = (t: string) => t.split('\n').length - (t.endsWith('\n') ? 1 : 0);
 
+/** What is appended to a file holding `before`: whole lines, with CRLF endings in a CRLF file, in its encoding. */
+function appendedTo(before: RewrittenFile | null, content: string, shown: string): { text: string; bytes: Buffer } {
+  const text = linesInFormOf(before?.text ?? null, linesToAppend(before?.text ?? null, content));
+  return { text, bytes: encodeText(text, before?.encoding ?? 'utf8', shown) };
+}
+
 /** The change as it would land (the confirmation and the editor's diff show this). */
-async function planAppend(ctx: ToolContext, args: { path: string; content: string }): Promise<PlannedChange> {
+async function planAppend(ctx: Pick<ToolContext, 'root' | 'resolve'>, args: { path: string; content: string }): Promise<PlannedChange> {
   const abs = ctx.resolve(args.path);
-  const before = await readIfExists(abs);
+  const shown = displayPath(ctx.root, abs);
+  const before = await readForRewrite(abs, shown);
   return {
     kind: before === null ? 'create' : 'append',
     path: abs,
-    shown: displayPath(ctx.root, abs),
-    oldText: before,
-    newText: `${before ?? ''}${linesToAppend(before, args.content)}`,
+    shown,
+    oldText: before?.text ?? null,
+    newText: `${before?.text ?? ''}${appendedTo(before, args.content, shown).text}`,
   };
 }
 
 export const appendFileTool = defineTool({
   name: 'append_file',
+  needs: ['resolve', 'root'],
   kind: 'write',
   descriptionFile: 'tools/append_file.md',
   locations: (a) => [{ path: String(a.path), intent: 'write' }],
@@ -43,8 +51,8 @@ export const appendFileTool = defineTool({
   plan: planAppend,
   async preview(ctx, args, planned) {
     const p = planned ?? (await planAppend(ctx, args));
-    const add = p.newText.slice((p.oldText ?? '').length).replace(/^\n/, '');
-    const lines = add.slice(0, -1).split('\n');
+    const add = p.newText.slice((p.oldText ?? '').length).replace(/^\r?\n/, '');
+    const lines = add.replace(/\r?\n$/, '').split(/\r?\n/);
     return `${p.oldText === null ? 'create' : 'append to'} ${p.shown}: ${lines.length} line(s)\n${lines.map((l) => `+${l}`).join('\n')}`;
   },
   async execute(ctx, args) {
@@ -61,17 +69,14 @@ export const appendFileTool = defineTool({
     try {
       const stat = await handle.stat();
       if (!stat.isFile()) throw new ToolError(`${shown} is ${fileKind(stat)}, not a regular file; append_file writes only regular files.`);
-      const size = stat.size;
-      let lastByte: string | null = null;
-      if (size > 0) {
-        const buf = Buffer.alloc(1);
-        await handle.read(buf, 0, 1, size - 1);
-        lastByte = buf.toString('utf8');
-      }
-      const add = linesToAppend(lastByte, args.content);
-      await handle.appendFile(add, 'utf8');
-      const added = lineCount(add.replace(/^\n/, ''));
-      return { content: `${st ? 'appended' : 'created'} ${shown}: ${added} line(s) added, now ${size + Buffer.byteLength(add)} bytes`, meta: { path: shown } };
+      const before = stat.size > 0 ? rewritableText(await handle.readFile(), shown) : null;
+      const add = appendedTo(before, args.content, shown);
+      await handle.appendFile(add.bytes);
+      const added = lineCount(add.text.replace(/^\r?\n/, ''));
+      return {
+        content: `${st ? 'appended' : 'created'} ${shown}: ${added} line(s) added, now ${stat.size + add.bytes.length} bytes`,
+        meta: { path: shown, ...encodingMeta(before?.encoding ?? 'utf8') },
+      };
     } finally {
       await handle.close();
     }

@@ -1,4 +1,4 @@
-// Declarative custom tools (seed 003 §3.4): YAML files in .devx/tools/ (project) and ~/.devx/tools/
+// Declarative custom tools: YAML files in .devx/tools/ (project) and ~/.devx/tools/
 // (user), e.g. copied from devx's tools/ folder. A custom tool runs one program with arguments
 // filled from the call (no shell), and goes through the same command policy as run_command, so a
 // definition can ask for more confirmation but never widen what the policy allows.
@@ -64,6 +64,7 @@ function toTool(def: CustomToolDef, file: string): Tool {
     .join('')}`;
   return defineTool({
     name: def.name,
+    needs: ['root', 'runner', 'sandbox', 'signal'],
     kind: 'execute',
     descriptionFile: '',
     description: `${def.description} (custom tool from ${file}; runs: ${def.command.join(' ')})`,

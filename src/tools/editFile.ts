@@ -1,4 +1,3 @@
-import fs from 'node:fs';
 import * as z from 'zod';
 import { defineTool, ToolError, type EditorFs, type PlannedChange, type ToolContext } from './types.js';
 import { boolArg, pathArg } from './argTypes.js';
@@ -6,7 +5,7 @@ import { displayPath, PathError } from '../sandbox/resolvePath.js';
 import { readFileNoFollow } from '../sandbox/openNoFollow.js';
 import { writeFileAtomic } from '../util/atomicWrite.js';
 import { findClosestLines } from './closestLines.js';
-import { looksBinary } from './readFile.js';
+import { editableText, encodeText, encodingMeta, inFormOf } from './fileText.js';
 import { unifiedDiff } from './diffPreview.js';
 import { readOnlyReason, refuseReadOnly } from './prepareWrite.js';
 
@@ -26,16 +25,22 @@ function countOccurrences(haystack: string, needle: string): number {
 /** The edit as it would land: the file's text and its replacement, or a ToolError the model can act on. */
 async function planEdit(abs: string, root: string, args: EditArgs, editor?: EditorFs) {
   const shown = displayPath(root, abs);
-  // The editor's buffer when it offers one (ACP): the edit applies to what the person sees.
-  const fromEditor = editor?.read && fs.existsSync(abs) ? await editor.read(abs).catch(() => null) : null;
-  let text: string;
-  if (fromEditor !== null) text = fromEditor;
-  else {
-    const buf = await readFileNoFollow(abs, shown).catch((err) => (err instanceof PathError ? Promise.reject(err) : null));
-    if (!buf) throw new ToolError(`file not found: ${shown}. To create a new file use write_file.`);
-    if (looksBinary(buf)) throw new ToolError(`${shown} looks like a binary file; it cannot be edited as text.`);
-    text = buf.toString('utf8');
-  }
+  const buf = await readFileNoFollow(abs, shown).catch((err) => (err instanceof PathError ? Promise.reject(err) : null));
+  if (!buf) throw new ToolError(`file not found: ${shown}. To create a new file use write_file.`);
+  const disk = editableText(buf, shown);
+  // The editor's buffer when it offers one (ACP): the edit applies to what the person sees. A file that is
+  // not UTF-8 is edited on disk, byte for byte: an editor's text API would carry it as UTF-8.
+  const fromEditor = disk.encoding === 'utf8' && editor?.read ? await editor.read(abs).catch(() => null) : null;
+  const text = fromEditor ?? disk.text;
+  const { replaced, count } = replaceText(text, args, shown);
+  // The file keeps its line endings, BOM and final newline; its encoding is checked here, before anyone is asked.
+  const updated = inFormOf(text, replaced);
+  const bytes = encodeText(updated, disk.encoding, shown);
+  return { abs, shown, text, updated, count, bytes, encoding: disk.encoding };
+}
+
+/** `text` with old_text replaced (matched in CRLF form in a CRLF file, and without the fence's newline at the file's end). */
+function replaceText(text: string, args: EditArgs, shown: string): { replaced: string; count: number } {
   if (args.old_text === args.new_text) throw new ToolError('old_text and new_text are identical; nothing to change.');
   let oldText = args.old_text;
   let newText = args.new_text;
@@ -70,12 +75,12 @@ async function planEdit(abs: string, root: string, args: EditArgs, editor?: Edit
       `found ${count} matches for old_text in ${shown}; add surrounding lines to old_text so it matches exactly once, or set replace_all=true.`,
     );
   }
-  const updated = args.replace_all ? text.split(oldText).join(newText) : text.replace(oldText, () => newText);
-  return { abs, shown, text, updated, count };
+  const replaced = args.replace_all ? text.split(oldText).join(newText) : text.replace(oldText, () => newText);
+  return { replaced, count };
 }
 
 /** The change as it would land (the confirmation and the editor's diff show this). */
-async function planEditChange(ctx: ToolContext, args: EditArgs): Promise<PlannedChange> {
+async function planEditChange(ctx: Pick<ToolContext, 'root' | 'resolve' | 'editorFs'>, args: EditArgs): Promise<PlannedChange> {
   const { abs, shown, text, updated } = await planEdit(ctx.resolve(args.path), ctx.root, args, ctx.editorFs);
   const refused = await readOnlyReason(abs);
   return { kind: 'edit', path: abs, shown, oldText: text, newText: updated, ...(refused ? { refused } : {}) };
@@ -83,6 +88,7 @@ async function planEditChange(ctx: ToolContext, args: EditArgs): Promise<Planned
 
 export const editFileTool = defineTool({
   name: 'edit_file',
+  needs: ['editorFs', 'resolve', 'root'],
   kind: 'write',
   descriptionFile: 'tools/edit_file.md',
   locations: (a) => [{ path: String(a.path), intent: 'write' }],
@@ -101,13 +107,13 @@ export const editFileTool = defineTool({
     return `${p.refused ? `note: ${p.shown} is ${p.refused}; devx will refuse to write it\n` : ''}${unifiedDiff(p.shown, p.oldText ?? '', p.newText)}`;
   },
   async execute(ctx, args) {
-    const { abs, shown, updated, count } = await planEdit(ctx.resolve(args.path), ctx.root, args, ctx.editorFs);
+    const { abs, shown, updated, count, bytes, encoding } = await planEdit(ctx.resolve(args.path), ctx.root, args, ctx.editorFs);
     await refuseReadOnly(abs, shown);
-    if (ctx.editorFs?.write) await ctx.editorFs.write(abs, updated);
-    else await writeFileAtomic(abs, updated);
+    if (ctx.editorFs?.write && encoding === 'utf8') await ctx.editorFs.write(abs, updated);
+    else await writeFileAtomic(abs, bytes);
     return {
       content: `edited ${shown}: replaced ${args.replace_all ? count : 1} occurrence${count > 1 && args.replace_all ? 's' : ''}`,
-      meta: { path: shown },
+      meta: { path: shown, ...encodingMeta(encoding) },
     };
   },
 });

@@ -10,12 +10,13 @@ import { prepareWrite, readOnlyReason } from './prepareWrite.js';
 import { sniffImageType } from './loadImage.js';
 import { ImageModelError } from '../providers/gemini/imageModel.js';
 
-function model(ctx: ToolContext) {
+function model(ctx: Pick<ToolContext, 'imageModel'>) {
   return ctx.imageModel?.() ?? { unavailable: 'generate_image is not available in this session (no image model is wired in).' };
 }
 
 export const generateImageTool = defineTool({
   name: 'generate_image',
+  needs: ['imageModel', 'resolve', 'root', 'signal'],
   kind: 'write',
   descriptionFile: 'tools/generate_image.md',
   locations: (a) => [{ path: String(a.path), intent: 'write' }],

@@ -8,6 +8,7 @@ const DEFAULT_IGNORES = ['**/node_modules/**', '**/.git/**'];
 
 export const globTool = defineTool({
   name: 'glob',
+  needs: ['readDenied', 'resolve', 'root'],
   kind: 'read',
   descriptionFile: 'tools/glob.md',
   locations: (a) => [{ path: String(a.path ?? '.'), intent: 'list' }],

@@ -29,6 +29,7 @@ async function guard<T>(fn: () => Promise<T>): Promise<T> {
 
 export const storeKnowledgeTool = defineTool({
   name: 'store_qdrant',
+  needs: ['knowledge', 'root'],
   kind: 'meta',
   describe: (a) => `store a note in the knowledge store (${String(a.content ?? '').length} chars)`,
   descriptionFile: 'tools/store_qdrant.md',
@@ -62,6 +63,7 @@ export const storeKnowledgeTool = defineTool({
 
 export const queryKnowledgeTool = defineTool({
   name: 'query_qdrant',
+  needs: ['knowledge', 'root'],
   kind: 'read',
   describe: (a) => `search the knowledge store for "${a.query}"`,
   limits: { maxChars: 30_000 },

@@ -7,6 +7,7 @@ import { displayPath } from '../sandbox/resolvePath.js';
 
 export const listDirectoryTool = defineTool({
   name: 'list_directory',
+  needs: ['readDenied', 'resolve', 'root'],
   kind: 'read',
   descriptionFile: 'tools/list_directory.md',
   locations: (a) => [{ path: String(a.path ?? '.'), intent: 'list' }],

@@ -1,4 +1,4 @@
-// Images the model can see (seed 003 §3.2): PNG, JPEG, WebP and GIF, told apart by their bytes, not
+// Images the model can see: PNG, JPEG, WebP and GIF, told apart by their bytes, not
 // their names, and capped in size so a request stays within what the model APIs accept.
 import fs from 'node:fs/promises';
 import { readFileNoFollow } from '../sandbox/openNoFollow.js';

@@ -1,4 +1,4 @@
-// Media the model can take in (seed 003 §4.1): images, audio (MP3, WAV, OGG, FLAC), video (MP4, WebM,
+// Media the model can take in: images, audio (MP3, WAV, OGG, FLAC), video (MP4, WebM,
 // MOV) and PDF, told apart by their bytes (magic numbers), never by their names, and capped per kind so a
 // request stays within what the model APIs accept inline (Gemini: 20 MB per request, base64 included).
 import fs from 'node:fs/promises';

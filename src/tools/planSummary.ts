@@ -4,7 +4,7 @@
 import crypto from 'node:crypto';
 import * as z from 'zod';
 import { wholeUnifiedDiff } from './diffPreview.js';
-import type { PlannedChange, Tool, ToolContext } from './types.js';
+import { narrowContext, type PlannedChange, type Tool, type ToolContext } from './types.js';
 
 export interface PlanSummary {
   kind: PlannedChange['kind'];
@@ -43,8 +43,9 @@ export async function planCall(tool: Tool, rawArgs: Record<string, string>, ctx:
   if (!tool.plan) return {};
   const parsed = (tool.schema as unknown as z.ZodObject).strict().safeParse(rawArgs);
   if (!parsed.success) return {};
-  const plan = await tool.plan(ctx, parsed.data as never).catch(() => undefined);
+  const own = narrowContext(ctx, tool.needs);
+  const plan = await tool.plan(own, parsed.data as never).catch(() => undefined);
   if (!plan) return {};
-  const preview = await tool.preview?.(ctx, parsed.data as never, plan).catch(() => undefined);
+  const preview = await tool.preview?.(own, parsed.data as never, plan).catch(() => undefined);
   return { plan, ...(preview ? { preview } : {}) };
 }

@@ -2,7 +2,7 @@
 // write locations; for a command, the paths the policy judged it to write when its model of the command
 // knows the whole effect. A build, a git change, a script or an MCP tool may write anything: not undoable.
 import type { PolicyDecision } from '../policy/types.js';
-import { unapprovable } from '../policy/types.js';
+import { allowedBySettings, unapprovable } from '../policy/types.js';
 import type { Tool, ToolContext } from './types.js';
 
 export type PlannedWrites = { paths: string[] } | { unknown: string };
@@ -16,10 +16,9 @@ export function plannedWrites(tool: Tool, args: Record<string, unknown>, decisio
         unknown: claim.git ? 'a git change can rewrite any file of the work tree' : "it runs the project's own code, which can write anywhere in the project",
       };
     // A settings rule lifted an ask: the rule that knew the effect is not known any more.
-    if (/^settings:[^:]+:allow:/.test(decision.rule)) return { unknown: 'your settings rule allowed it, so devx does not know what it writes' };
+    if (allowedBySettings(decision)) return { unknown: 'your settings rule allowed it, so devx does not know what it writes' };
     // An ask no mode may approve is one whose effect the policy does not know in full (a script, an unknown program).
-    if (decision.decision === 'ask' && unapprovable(decision.rule) && decision.rule !== 'command:unsandboxed')
-      return { unknown: 'devx does not know everything it writes' };
+    if (decision.decision === 'ask' && unapprovable(decision) && !decision.modelled) return { unknown: 'devx does not know everything it writes' };
     return claim.writes.length ? { paths: claim.writes } : null;
   }
   if (tool.kind === 'write' && tool.locations) {

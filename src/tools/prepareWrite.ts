@@ -6,7 +6,7 @@ import { constants as fsConstants, type Stats } from 'node:fs';
 import { ToolError, type ToolContext } from './types.js';
 import { displayPath } from '../sandbox/resolvePath.js';
 
-export async function prepareWrite(ctx: ToolContext, p: string): Promise<{ abs: string; shown: string; existed: Stats | null }> {
+export async function prepareWrite(ctx: Pick<ToolContext, 'root' | 'resolve'>, p: string): Promise<{ abs: string; shown: string; existed: Stats | null }> {
   const abs = ctx.resolve(p);
   const shown = displayPath(ctx.root, abs);
   const existed = await fs.lstat(abs).catch(() => null);

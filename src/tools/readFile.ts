@@ -5,19 +5,15 @@ import { intArg, pathArg } from './argTypes.js';
 import { displayPath } from '../sandbox/resolvePath.js';
 import { readFileNoFollow } from '../sandbox/openNoFollow.js';
 import { fileKind } from '../util/readRegularFileSync.js';
+import { decodeFile, encodingMeta, utf16Refusal, type TextEncoding } from './fileText.js';
 
 const MAX_FILE_BYTES = 20 * 1024 * 1024;
 const DEFAULT_LIMIT = 2000;
 const MAX_CHARS = 100_000;
 
-export function looksBinary(buf: Buffer): boolean {
-  const n = Math.min(buf.length, 8192);
-  for (let i = 0; i < n; i++) if (buf[i] === 0) return true;
-  return false;
-}
-
 export const readFileTool = defineTool({
   name: 'read_file',
+  needs: ['editorFs', 'resolve', 'root'],
   kind: 'read',
   descriptionFile: 'tools/read_file.md',
   locations: (a) => [{ path: String(a.path), intent: 'read' }],
@@ -42,11 +38,13 @@ export const readFileTool = defineTool({
     // An editor that offers its buffers (ACP) is asked first: the model sees what the person sees, unsaved edits too.
     const fromEditor = ctx.editorFs?.read ? await ctx.editorFs.read(abs).catch(() => null) : null;
     let text: string;
+    let encoding: TextEncoding = 'utf8';
     if (fromEditor !== null) text = fromEditor;
     else {
-      const buf = await readFileNoFollow(abs, shown);
-      if (looksBinary(buf)) throw new ToolError(`${shown} looks like a binary file (it contains NUL bytes); it was not read.`);
-      text = buf.toString('utf8');
+      const f = decodeFile(await readFileNoFollow(abs, shown));
+      if (f.kind === 'utf16') throw new ToolError(utf16Refusal(shown, f.order, 'was not read'));
+      if (f.kind === 'binary') throw new ToolError(`${shown} looks like a binary file (it contains NUL bytes); it was not read.`);
+      ({ text, encoding } = f);
     }
     const lines = text.split(/\r?\n/);
     if (lines.length > 1 && lines[lines.length - 1] === '') lines.pop();
@@ -71,7 +69,7 @@ export const readFileTool = defineTool({
     const marker = end < total ? `\n[truncated: showing lines ${offset}-${end} of ${total}; continue with offset=${end + 1}]` : '';
     return {
       content: body + marker,
-      meta: { path: shown, lines: partial ? `${offset}-${end}/${total}` : `${total}` },
+      meta: { path: shown, lines: partial ? `${offset}-${end}/${total}` : `${total}`, ...encodingMeta(encoding) },
     };
   },
 });

@@ -3,6 +3,7 @@ import { defineTool, ToolError } from './types.js';
 
 export const rememberTool = defineTool({
   name: 'remember',
+  needs: ['session'],
   kind: 'meta',
   descriptionFile: 'tools/remember.md',
   example: 'TOOL_CALL: remember | fact=The integration tests need a running Postgres on port 5433',

@@ -5,6 +5,7 @@ import { movedNote, runContained } from './runContained.js';
 
 export const runCommandTool = defineTool({
   name: 'run_command',
+  needs: ['commandTimeoutMs', 'output', 'root', 'runner', 'sandbox', 'signal'],
   kind: 'execute',
   descriptionFile: 'tools/run_command.md',
   example: 'TOOL_CALL: run_command | cmd=npm test -- --run | timeout=300',

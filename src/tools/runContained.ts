@@ -13,7 +13,11 @@ export interface ContainedRun {
   moved: string[];
 }
 
-export async function runContained(ctx: ToolContext, argv: string[], opts: Omit<RunOptions, 'cwd' | 'env' | 'extendEnv'>): Promise<ContainedRun> {
+export async function runContained(
+  ctx: Pick<ToolContext, 'root' | 'runner' | 'sandbox'>,
+  argv: string[],
+  opts: Omit<RunOptions, 'cwd' | 'env' | 'extendEnv'>,
+): Promise<ContainedRun> {
   const env = commandEnv(process.env, ctx.root);
   const sb = ctx.sandbox ? sandboxCommand(ctx.sandbox, ctx.root, argv) : null;
   let moved: string[] = [];

@@ -1,262 +1,232 @@
-// The one wrapper around every tool: lookup, argument validation (zod), the policy decision, the
-// user's approval, execution, error capture and output truncation. Everything the model can fix
-// comes back as an error result; nothing here throws on model input.
-import * as z from 'zod';
-import type { LoadedImage } from './loadImage.js';
-import type { Location, PlannedChange, Tool, ToolContext } from './types.js';
-import { ToolError, describeCall } from './types.js';
+// The one wrapper around every tool, in named stages over one call state: resolve (the tool), validate
+// (zod), hooks (PreToolUse), authorize (policy/authorize.ts decides run | ask | refuse), confirm (a
+// person answers an ask), journal (undo keeps what it will change), execute (in the claim's sandbox or as
+// approved), finish (output limits, PostToolUse). Everything the model can fix comes back as an error
+// result; nothing here throws on model input. Its types are in toolCallTypes.ts.
+import { randomUUID } from 'node:crypto';
+import type * as z from 'zod';
+import type { Location, PlannedChange, Tool } from './types.js';
+import { ToolError, describeCall, narrowContext } from './types.js';
 import { PathError } from '../sandbox/resolvePath.js';
-import { SandboxStartError, type SandboxSpec } from '../sandbox/bwrap.js';
-import { approvableByMode, type PolicyDecision } from '../policy/types.js';
+import { SandboxStartError } from '../sandbox/bwrap.js';
+import { ASK, type PolicyDecision } from '../policy/types.js';
+import { authorize, type Authorization, type HookVerdict } from '../policy/authorize.js';
 import { limitOutput, spillOutput } from './limitOutput.js';
 import { maskCommandOutput } from './maskUrlCredentials.js';
 import { plannedWrites } from './plannedWrites.js';
+import { DEFAULT_LIMITS, formatZodError, type ApprovalAnswer, type ApprovalRequest, type ToolCallDeps, type ToolCallOutcome } from './toolCallTypes.js';
 
-/** 'headless': nobody is there to ask and no mode approves it, so the call is refused. 'auto': the
- * approval mode (yolo, auto-edit) approved it, not a person, so it runs held to the policy's claim. */
-export type ApprovalAnswer = 'yes' | 'no' | 'always' | 'headless' | 'auto';
-
-export interface ApprovalRequest {
-  tool: string;
-  args: Record<string, unknown>;
-  decision: PolicyDecision;
-  /** The call in one line (the tool's describe()). */
-  summary: string;
-  /** What the call touches (paths and intents). */
-  locations: Location[];
-  /** What the call would do (a unified diff for file edits), when the tool can say. */
-  preview?: string;
-  /** The file change the call would make, when the tool plans one (the preview is written from it). */
-  plan?: PlannedChange;
-}
-
-export interface ToolCallDeps {
-  tools: Map<string, Tool>;
-  ctx: ToolContext;
-  decide(tool: Tool, args: Record<string, unknown>): PolicyDecision | Promise<PolicyDecision>;
-  /** Asks the person (or applies --yes / headless rules). */
-  approve(req: ApprovalRequest): Promise<ApprovalAnswer>;
-  maxOutputChars: number;
-  /** When set (an agent's allowlist), only these tools may be called. */
-  allowedTools?: { agent: string; names: Set<string> };
-  /** The sandbox for calls no person approved (a person's yes runs the call as the person approved it). */
-  sandbox?: SandboxSpec | null;
-  /** Why a tool the model named is missing, when devx knows (an MCP server that did not start). */
-  explainUnknown?: (name: string) => string | undefined;
-  /** The user's PreToolUse and PostToolUse hooks (runtime/hooks.ts). */
-  hooks?: ToolHooks;
-}
-
-/** Hooks around a call: PreToolUse may block it, approve it, ask for it or rewrite its arguments; PostToolUse may add to its result. */
-export interface ToolHooks {
-  pre(tool: Tool, args: Record<string, unknown>): Promise<{ block?: string; allow?: boolean; ask?: string; updatedInput?: Record<string, string> }>;
-  post(tool: Tool, args: Record<string, unknown>, result: { status: 'ok' | 'error'; content: string }): Promise<{ block?: string; context: string[] }>;
-}
-
-/** Output limits every tool gets unless it declares its own. */
-export const DEFAULT_LIMITS = { maxLines: 5000 };
-
-export interface ToolCallOutcome {
-  tool: string;
-  args: Record<string, string>;
-  status: 'ok' | 'error';
-  content: string;
-  meta?: Record<string, string | number | boolean | undefined>;
-  decision?: PolicyDecision;
-  answer?: ApprovalAnswer;
-  durationMs: number;
-  /** The call in one line (the tool's describe()). */
-  summary: string;
-  /** Paths the call touched (from the tool's locations()), for the session record. */
-  locations?: Location[];
-  /** Records the tool created (a knowledge store id, ...). */
-  artifacts?: string[];
-  /** Images shown to the model with the result. */
-  images?: LoadedImage[];
-  /** The output was cut to the tool's limit: its whole length, and where it was saved whole (project-relative). */
-  cut?: { totalChars: number; savedAs?: string };
-  /** The file change the call made or would make (Tool.plan), computed once before it ran: the audit log and ACP's diff use it. */
-  plan?: PlannedChange;
-  /** What the person was (or, in a dry run, would be) shown when asked: the tool's preview of the plan. */
-  preview?: string;
-}
-
-export function formatZodError(err: z.ZodError): string {
-  return err.issues
-    .map((i) => {
-      const key = i.path.join('.') || '(arguments)';
-      if (i.code === 'invalid_type' && i.input === undefined) return `missing required argument "${key}"`;
-      if (i.code === 'unrecognized_keys') return `unknown argument(s) ${i.keys.map((k) => `"${k}"`).join(', ')}`;
-      return `argument "${key}": ${i.message}`;
-    })
-    .join('; ');
-}
+export * from './toolCallTypes.js';
 
 export async function runToolCall(call: { tool: string; args: Record<string, string> }, deps: ToolCallDeps): Promise<ToolCallOutcome> {
-  const ran = { tool: null as Tool | null, args: {} as Record<string, unknown> };
-  const o = await runCall(call, deps, ran);
-  if (!deps.hooks || !ran.tool) return o;
-  // PostToolUse: after the tool ran (not after a refusal); what a hook says reaches the model with the result.
-  const post = await deps.hooks.post(ran.tool, ran.args, { status: o.status, content: o.content });
-  const notes = [...(post.block ? [`[PostToolUse hook: ${post.block}]`] : []), ...post.context.map((c) => `[PostToolUse hook: ${c}]`)];
-  return notes.length ? { ...o, content: `${o.content}\n${notes.join('\n')}` } : o;
+  const st = newState(call, deps);
+  const early = resolveTool(st, deps) ?? validateArgs(st) ?? (await runPreHooks(st, deps)) ?? (await authorizeCall(st, deps)) ?? (await confirmCall(st, deps));
+  if (early) return early;
+  const o = journalCall(st, deps) ?? (await executeCall(st, deps));
+  return finishCall(st, deps, o);
 }
 
-async function runCall(
-  call: { tool: string; args: Record<string, string> },
-  deps: ToolCallDeps,
-  ran: { tool: Tool | null; args: Record<string, unknown> },
-): Promise<ToolCallOutcome> {
-  let started = Date.now();
+/** One call as it moves through the stages. */
+interface CallState {
+  call: { tool: string; args: Record<string, string> };
+  tool?: Tool;
+  args: Record<string, unknown>;
+  summary: string;
+  locations: Location[];
+  hook: HookVerdict;
+  decision?: PolicyDecision;
+  auth?: Authorization;
+  answer?: ApprovalAnswer;
+  /** What the person was shown (or, in a dry run, would be), and the change planned once. */
+  shown: { plan?: PlannedChange; preview?: string };
+  /** Paths undo kept a copy of before the call ran. */
+  writes: string[];
+  /** The tool's execute was reached (PostToolUse runs only then). */
+  executed: boolean;
+  /** The call's id for its hooks (Claude Code's tool_use_id). */
+  callId: string;
+  started: number;
+  /** Builds the outcome (output masked, limited and spilled) from what a stage says. */
+  done(o: Omit<ToolCallOutcome, 'tool' | 'args' | 'durationMs' | 'summary'>): ToolCallOutcome;
+}
+
+function newState(call: { tool: string; args: Record<string, string> }, deps: ToolCallDeps): CallState {
   const tool = deps.tools.get(call.tool);
-  const summary = describeCall(tool, call.tool, call.args);
-  const limits = { ...DEFAULT_LIMITS, maxChars: deps.maxOutputChars, ...tool?.limits };
-  const shownPlan: { plan?: PlannedChange; preview?: string } = {};
-  const done = (o: Omit<ToolCallOutcome, 'tool' | 'args' | 'durationMs' | 'summary'>): ToolCallOutcome => {
-    // Output of a tool that runs a program can print credentials inside URLs (git remote -v, logs): masked before it is kept or shown.
-    const full = tool?.kind === 'execute' ? maskCommandOutput(o.content) : o.content;
-    let savedAs: string | null = null;
-    const content = limitOutput(full, limits, (whole) => (savedAs = spillOutput(deps.ctx.root, call.tool, whole)));
-    // The person sees that the output was cut too, not only the model.
-    const cut = content === full ? undefined : { totalChars: full.length, ...(savedAs ? { savedAs } : {}) };
-    return { tool: call.tool, args: call.args, summary, durationMs: Date.now() - started, ...o, content, ...(cut ? { cut } : {}), ...shownPlan };
+  const st: CallState = {
+    call,
+    tool,
+    args: {},
+    summary: describeCall(tool, call.tool, call.args),
+    locations: [],
+    hook: {},
+    shown: {},
+    writes: [],
+    executed: false,
+    callId: `toolu_devx_${randomUUID().replace(/-/g, '').slice(0, 24)}`,
+    started: Date.now(),
+    done: (o) => {
+      const limits = { ...DEFAULT_LIMITS, maxChars: deps.maxOutputChars, ...st.tool?.limits };
+      // Output of a tool that runs a program can print credentials inside URLs (git remote -v, logs): masked before it is kept or shown.
+      const full = st.tool?.kind === 'execute' ? maskCommandOutput(o.content) : o.content;
+      let savedAs: string | null = null;
+      const content = limitOutput(full, limits, (whole) => (savedAs = spillOutput(deps.ctx.root, call.tool, whole)));
+      // The person sees that the output was cut too, not only the model.
+      const cut = content === full ? undefined : { totalChars: full.length, ...(savedAs ? { savedAs } : {}) };
+      return {
+        tool: call.tool,
+        args: call.args,
+        summary: st.summary,
+        durationMs: Date.now() - st.started,
+        ...o,
+        content,
+        ...(cut ? { cut } : {}),
+        ...st.shown,
+      };
+    },
   };
+  return st;
+}
+
+/** resolve: the tool by name, and whether this agent may call it. */
+function resolveTool(st: CallState, deps: ToolCallDeps): ToolCallOutcome | undefined {
+  const tool = st.tool;
   if (!tool) {
-    const why = deps.explainUnknown?.(call.tool);
-    if (why) return done({ status: 'error', content: why });
-    return done({ status: 'error', content: `unknown tool "${call.tool}". Available tools: ${[...deps.tools.keys()].join(', ')}.` });
+    const why = deps.explainUnknown?.(st.call.tool);
+    return st.done({ status: 'error', content: why ?? `unknown tool "${st.call.tool}". Available tools: ${[...deps.tools.keys()].join(', ')}.` });
   }
-  if (deps.allowedTools && !deps.allowedTools.names.has(tool.name)) {
-    return done({
+  if (deps.allowedTools && !deps.allowedTools.names.has(tool.name))
+    return st.done({
       status: 'error',
       content: `${tool.name} is not available to the ${deps.allowedTools.agent} agent. It may use: ${[...deps.allowedTools.names].join(', ') || '(no tools)'}.`,
     });
-  }
-  const schema = (tool.schema as unknown as z.ZodObject).strict();
-  const parsed = schema.safeParse(call.args);
-  if (!parsed.success) {
-    return done({ status: 'error', content: `invalid arguments for ${tool.name}: ${formatZodError(parsed.error)}. Usage: ${tool.example.split('\n')[0]}` });
-  }
-  let args = parsed.data as Record<string, unknown>;
-  const off = tool.unavailable?.(deps.ctx);
-  if (off) return done({ status: 'error', content: off });
-  // PreToolUse hooks: a block stops the call with its reason; an approval answers an ask as a mode would;
-  // an ask makes even an allowed call ask; updated arguments are validated like the model's.
-  const hook = deps.hooks ? await deps.hooks.pre(tool, args) : {};
-  if (hook.block)
-    return done({
-      status: 'error',
-      content: `blocked by a PreToolUse hook: ${hook.block}. Do not retry this call as it is; follow what the hook says or ask the user.`,
-    });
-  if (hook.updatedInput) {
-    const again = schema.safeParse(hook.updatedInput);
-    if (!again.success)
-      return done({
-        status: 'error',
-        content: `a PreToolUse hook rewrote the arguments of ${tool.name} into invalid ones (${formatZodError(again.error)}); the call was not run. Tell the user.`,
-      });
-    args = again.data as Record<string, unknown>;
-  }
-  const locations = tool.locations?.(args) ?? [];
-  let decision = await deps.decide(tool, args);
-  if (hook.ask && decision.decision === 'allow') decision = { ...decision, decision: 'ask', reason: hook.ask, rule: 'hook:ask' };
-  let answer: ApprovalAnswer | undefined;
-  if (decision.decision === 'deny') {
-    return done({
-      status: 'error',
-      decision,
-      content: `denied by policy (${decision.rule}): ${decision.reason}. Do not retry this call; choose another approach or ask the user.`,
-    });
-  }
-  if (decision.decision === 'ask' && hook.allow && approvableByMode(decision, Boolean(deps.sandbox))) {
-    answer = 'auto'; // the hook approved what a mode may approve: it runs held to the policy's claim
-  } else if (decision.decision === 'ask') {
-    const plan = (shownPlan.plan = await tool.plan?.(deps.ctx, args as never).catch(() => undefined));
-    const preview = (shownPlan.preview = await tool.preview?.(deps.ctx, args as never, plan).catch(() => undefined));
-    if (!plan) delete shownPlan.plan;
-    if (!preview) delete shownPlan.preview;
-    answer = await deps.approve({
-      tool: tool.name,
-      args,
-      decision,
-      summary: describeCall(tool, tool.name, args),
-      locations,
-      preview,
-      ...(plan ? { plan } : {}),
-    });
-    if (answer === 'no') {
-      return done({
-        status: 'error',
-        decision,
-        answer,
-        content: `the user declined this ${tool.name} call (${decision.reason}). Do not retry it; ask the user what to do instead.`,
-      });
+  const off = tool.unavailable?.(narrowContext(deps.ctx, tool.needs));
+  return off ? st.done({ status: 'error', content: off }) : undefined;
+}
+
+/** validate: the arguments against the tool's schema (unknown ones refused). */
+function validateArgs(st: CallState): ToolCallOutcome | undefined {
+  const tool = st.tool!;
+  const parsed = (tool.schema as unknown as z.ZodObject).strict().safeParse(st.call.args);
+  if (!parsed.success)
+    return st.done({ status: 'error', content: `invalid arguments for ${tool.name}: ${formatZodError(parsed.error)}. Usage: ${tool.example.split('\n')[0]}` });
+  st.args = parsed.data as Record<string, unknown>;
+  return undefined;
+}
+
+/** hooks: PreToolUse may block, approve, ask, or rewrite the arguments (validated like the model's). */
+async function runPreHooks(st: CallState, deps: ToolCallDeps): Promise<ToolCallOutcome | undefined> {
+  const tool = st.tool!;
+  if (deps.hooks) {
+    const { updatedInput, ...verdict } = await deps.hooks.pre(tool, st.args, st.callId);
+    st.hook = verdict;
+    if (updatedInput) {
+      const again = (tool.schema as unknown as z.ZodObject).strict().safeParse(updatedInput);
+      if (!again.success)
+        return st.done({
+          status: 'error',
+          content: `a PreToolUse hook rewrote the arguments of ${tool.name} into invalid ones (${formatZodError(again.error)}); the call was not run. Tell the user.`,
+        });
+      st.args = again.data as Record<string, unknown>;
     }
-    if (answer === 'headless') {
-      return done({
-        status: 'error',
-        decision,
-        answer,
-        content: `not run: ${tool.name} needs approval (${decision.reason}) and this run has nobody to ask (the user can rerun with --yes). Do not retry it; finish without it or explain what should be run.`,
-      });
-    }
+  }
+  st.locations = tool.locations?.(st.args) ?? [];
+  return undefined;
+}
+
+/** authorize: the policy's decision, weighed with the mode, the hook and the standing answers. */
+async function authorizeCall(st: CallState, deps: ToolCallDeps): Promise<ToolCallOutcome | undefined> {
+  const tool = st.tool!;
+  st.decision = await deps.decide(tool, st.args);
+  const req = request(st);
+  st.auth = authorize({
+    decision: st.decision,
+    tool,
+    mode: deps.mode ?? 'default',
+    sandbox: Boolean(deps.sandbox),
+    hook: st.hook,
+    standing: deps.standing?.(req),
+    person: true, // whether anybody answers is the approver's to say (confirm)
+  });
+  return st.auth.kind === 'refuse' ? refused(st) : undefined;
+}
+
+/** confirm: an ask goes to the person (with the planned change and its preview); the answer is authorized again. */
+async function confirmCall(st: CallState, deps: ToolCallDeps): Promise<ToolCallOutcome | undefined> {
+  const tool = st.tool!;
+  if (st.auth?.kind === 'ask') {
+    const plan = (st.shown.plan = await tool.plan?.(narrowContext(deps.ctx, tool.needs), st.args as never).catch(() => undefined));
+    const preview = (st.shown.preview = await tool.preview?.(narrowContext(deps.ctx, tool.needs), st.args as never, plan).catch(() => undefined));
+    if (!plan) delete st.shown.plan;
+    if (!preview) delete st.shown.preview;
+    st.answer = await deps.approve({ ...request(st), decision: st.auth.decision, preview, ...(plan ? { plan } : {}) });
+    st.auth = authorize({
+      decision: st.decision!,
+      tool,
+      mode: deps.mode ?? 'default',
+      sandbox: Boolean(deps.sandbox),
+      hook: st.hook,
+      person: st.answer !== 'headless',
+      ...(st.answer === 'yes' || st.answer === 'always' ? { answer: 'yes' as const } : st.answer === 'no' ? { answer: 'no' as const } : {}),
+    });
+    if (st.auth.kind !== 'run') return refused(st);
+  } else if (st.auth?.kind === 'run') {
+    st.answer = st.auth.approvedBy === 'mode' || st.auth.approvedBy === 'hook' ? 'auto' : st.auth.approvedBy === 'standing' ? 'yes' : undefined;
   }
   // The change the call makes, planned once (asked or not) for the audit log and the editor's diff.
-  if (tool.plan && !shownPlan.plan) {
-    const plan = await tool.plan(deps.ctx, args as never).catch(() => undefined);
-    if (plan) shownPlan.plan = plan;
+  if (tool.plan && !st.shown.plan) {
+    const plan = await tool.plan(narrowContext(deps.ctx, tool.needs), st.args as never).catch(() => undefined);
+    if (plan) st.shown.plan = plan;
   }
-  started = Date.now(); // duration measures the tool, not the time spent waiting for approval
-  // Undo: what the call will change is kept before it runs (or it is named as not undoable).
+  return undefined;
+}
+
+/** journal: undo keeps what the call will change before it runs (or names it as not undoable). */
+function journalCall(st: CallState, deps: ToolCallDeps): ToolCallOutcome | undefined {
+  st.started = Date.now(); // duration measures the tool, not the time spent waiting for approval
   const journal = deps.ctx.changes;
-  const planned = journal ? plannedWrites(tool, args, decision, deps.ctx) : null;
-  const writes = planned && 'paths' in planned ? planned.paths : [];
+  const planned = journal ? plannedWrites(st.tool!, st.args, st.decision!, deps.ctx) : null;
+  st.writes = planned && 'paths' in planned ? planned.paths : [];
   try {
-    if (planned && 'unknown' in planned) journal!.notUndoable(summary, planned.unknown);
-    if (writes.length) journal!.before(writes, summary);
+    if (planned && 'unknown' in planned) journal!.notUndoable(st.summary, planned.unknown);
+    if (st.writes.length) journal!.before(st.writes, st.summary);
   } catch (err) {
-    return done({
+    return st.done({
       status: 'error',
-      decision,
-      answer,
+      decision: st.decision,
+      answer: st.answer,
       content: `not run: devx could not keep a copy of what it would change, for undo (${(err as Error).message}). Tell the user.`,
     });
   }
-  ran.tool = tool;
-  ran.args = args;
+  return undefined;
+}
+
+/** execute: in the sandbox held to the claim when no person approved it; a sandbox that fails to start is a person's question. */
+async function executeCall(st: CallState, deps: ToolCallDeps): Promise<ToolCallOutcome> {
+  const tool = st.tool!;
+  const run = st.auth as Extract<Authorization, { kind: 'run' }>;
+  const sandbox = run.sandbox && deps.sandbox ? { ...deps.sandbox, claim: run.sandbox } : null;
+  st.executed = true;
   try {
-    // What no person approved runs in the sandbox, held to what the policy claimed for it.
-    // (A settings allow rule is the user's yes given in advance: a project's own counts only once trusted.)
-    const unattended = (decision.decision === 'allow' && !/^settings:[^:]+:allow:/.test(decision.rule)) || answer === 'auto';
-    const sandbox = unattended && deps.sandbox ? { ...deps.sandbox, claim: decision.claim ?? { profile: 'read-only' as const, writes: [] } } : null;
     let out;
     try {
       deps.ctx.started?.(tool.name); // approved and about to run: the REPL's spinner starts now, not over a question
-      out = await tool.execute({ ...deps.ctx, sandbox }, args as never);
+      // The tool gets only what it declared it needs (tools/types.ts Tool.needs).
+      out = await tool.execute(narrowContext({ ...deps.ctx, sandbox }, tool.needs), st.args as never);
     } catch (err) {
       if (!(err instanceof SandboxStartError)) throw err;
-      // Never unsandboxed on its own: a person may run it as it is, nobody else.
-      const failed = { decision: 'ask' as const, reason: `${err.message}; run it without the sandbox?`, rule: 'sandbox:failed' };
-      answer = await deps.approve({ tool: tool.name, args, decision: failed, summary: describeCall(tool, tool.name, args), locations });
-      if (answer !== 'yes' && answer !== 'always') {
-        return done({
-          status: 'error',
-          decision: failed,
-          answer,
-          content: `not run: ${err.message}, and nobody approved running it without the sandbox. Do not retry it; tell the user.`,
-        });
-      }
-      started = Date.now();
+      const retry = await askUnsandboxed(st, deps, err);
+      if (retry) return retry;
+      st.started = Date.now();
       deps.ctx.started?.(tool.name);
-      out = await tool.execute({ ...deps.ctx, sandbox: null }, args as never);
+      out = await tool.execute(narrowContext({ ...deps.ctx, sandbox: null }, tool.needs), st.args as never);
     }
-    return done({
+    return st.done({
       status: out.isError ? 'error' : 'ok',
       content: out.content,
       meta: out.meta,
-      decision,
-      answer,
-      locations,
+      decision: st.decision,
+      answer: st.answer,
+      locations: st.locations,
       artifacts: out.artifacts,
       images: out.images,
     });
@@ -264,8 +234,59 @@ async function runCall(
     const known = err instanceof ToolError || err instanceof PathError;
     const e = err as NodeJS.ErrnoException;
     const message = known ? e.message : `${tool.name} failed: ${e.code ? `${e.code}: ` : ''}${e.message}`;
-    return done({ status: 'error', content: message, decision, answer });
+    return st.done({ status: 'error', content: message, decision: st.decision, answer: st.answer });
   } finally {
-    if (writes.length) journal!.after(writes);
+    if (st.writes.length) deps.ctx.changes!.after(st.writes);
   }
+}
+
+/** The sandbox did not start: never unsandboxed on its own; a person may run it as it is (authorized like any ask only a person lifts). */
+async function askUnsandboxed(st: CallState, deps: ToolCallDeps, err: SandboxStartError): Promise<ToolCallOutcome | undefined> {
+  const failed = ASK(`${err.message}; run it without the sandbox?`, 'sandbox:failed');
+  st.answer = await deps.approve({ ...request(st), decision: failed });
+  const auth = authorize({
+    decision: failed,
+    tool: st.tool!,
+    mode: deps.mode ?? 'default',
+    sandbox: false,
+    person: st.answer !== 'headless',
+    ...(st.answer === 'yes' || st.answer === 'always' ? { answer: 'yes' as const } : {}),
+  });
+  if (auth.kind === 'run') return undefined;
+  return st.done({
+    status: 'error',
+    decision: failed,
+    answer: st.answer,
+    content: `not run: ${err.message}, and nobody approved running it without the sandbox. Do not retry it; tell the user.`,
+  });
+}
+
+/** finish: PostToolUse runs after the tool ran (not after a refusal); what a hook says reaches the model with the result. */
+async function finishCall(st: CallState, deps: ToolCallDeps, o: ToolCallOutcome): Promise<ToolCallOutcome> {
+  if (!deps.hooks || !st.executed) return o;
+  const post = await deps.hooks.post(st.tool!, st.args, { status: o.status, content: o.content, durationMs: o.durationMs }, st.callId);
+  const notes = [...(post.block ? [`[PostToolUse hook: ${post.block}]`] : []), ...post.context.map((c) => `[PostToolUse hook: ${c}]`)];
+  return notes.length ? { ...o, content: `${o.content}\n${notes.join('\n')}` } : o;
+}
+
+/** The question for the person (or the standing-answer key): the call, its decision and what it touches. */
+function request(st: CallState): ApprovalRequest {
+  return { tool: st.tool!.name, args: st.args, decision: st.decision!, summary: describeCall(st.tool, st.tool!.name, st.args), locations: st.locations };
+}
+
+/** The refusal as the model reads it: who refused and what to do instead. */
+function refused(st: CallState): ToolCallOutcome {
+  const a = st.auth as Extract<Authorization, { kind: 'refuse' }>;
+  const d = a.decision;
+  const name = st.tool!.name;
+  const content =
+    a.by === 'hook'
+      ? `blocked by a PreToolUse hook: ${d.reason}. Do not retry this call as it is; follow what the hook says or ask the user.`
+      : a.by === 'person'
+        ? `the user declined this ${name} call (${d.reason}). Do not retry it; ask the user what to do instead.`
+        : a.by === 'nobody'
+          ? `not run: ${name} needs approval (${d.reason}) and this run has nobody to ask (the user can rerun with --yes). Do not retry it; finish without it or explain what should be run.`
+          : `denied by policy (${d.rule}): ${d.reason}. Do not retry this call; choose another approach or ask the user.`;
+  // A hook's block is no policy decision: the outcome keeps none, as before the stages.
+  return st.done({ status: 'error', ...(a.by === 'hook' ? {} : { decision: d }), ...(st.answer ? { answer: st.answer } : {}), content });
 }

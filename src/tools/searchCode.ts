@@ -26,6 +26,7 @@ export function formatMatches(matches: Match[], pattern: string): string {
 
 export const searchCodeTool = defineTool({
   name: 'search_code',
+  needs: ['readDenied', 'resolve', 'rgPath', 'root', 'runner', 'signal'],
   kind: 'read',
   descriptionFile: 'tools/search_code.md',
   locations: (a) => [{ path: String(a.path ?? '.'), intent: 'read' }],

@@ -4,7 +4,7 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { ToolError } from './types.js';
-import { looksBinary } from './readFile.js';
+import { looksBinary } from './fileText.js';
 import { READ_LIMITS, readOwnFileSync } from '../util/readRegularFileSync.js';
 
 function readSearchable(f: string): Buffer | null {

@@ -5,7 +5,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import * as z from 'zod';
 import { defineTool, ToolError, type Tool } from './types.js';
-import { looksBinary } from './readFile.js';
+import { looksBinary } from './fileText.js';
 import { readOwnFileSync, UnreadableFileError } from '../util/readRegularFileSync.js';
 
 export interface SkillRef {
@@ -34,6 +34,7 @@ export function makeSkillTool(skills: SkillRef[]): Tool {
   const list = skills.map((s) => `- ${s.name}: ${s.description}`).join('\n');
   return defineTool({
     name: 'skill',
+    needs: ['readDenied'],
     kind: 'read',
     descriptionFile: '',
     description: `Reads one of the user's skills: instructions (and files) for a kind of task. Call it when a task matches a skill's description, before you start; then follow what it says. Without file= it returns the skill's instructions and the list of its files; with file= one of those files.\n\nSkills here:\n${list}`,

@@ -5,6 +5,7 @@ let spawnCounter = 0;
 
 export const spawnGeminiTool = defineTool({
   name: 'spawn_gemini',
+  needs: ['progress', 'signal', 'spawn'],
   kind: 'meta',
   aliases: ['Task'],
   spawnsAgents: true,

@@ -16,6 +16,7 @@ export function parseChecklist(text: string): { text: string; done: boolean }[] 
 
 export const todoTool = defineTool({
   name: 'todo',
+  needs: ['session'],
   kind: 'meta',
   aliases: ['TodoWrite'],
   descriptionFile: 'tools/todo.md',

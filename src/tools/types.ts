@@ -118,8 +118,13 @@ export interface PlannedChange {
   refused?: string;
 }
 
-export interface Tool<S extends z.ZodType = z.ZodType> {
+/** A member of the session a tool may use; each tool declares those it needs and receives only those. */
+export type Capability = keyof ToolContext;
+
+export interface Tool<S extends z.ZodType = z.ZodType, N extends Capability = Capability> {
   name: string;
+  /** What the tool may touch of the session (the runner, the sandbox, the project's resolver...): it receives only these. */
+  needs: readonly N[];
   kind: ToolKind;
   schema: S;
   /** A complete example call, checked by tests to parse and validate. */
@@ -137,9 +142,9 @@ export interface Tool<S extends z.ZodType = z.ZodType> {
   /** The call in one line, for the REPL, confirmations, logs and "always allow" keys. */
   describe?: (args: Record<string, unknown>) => string;
   /** What the call would do, shown when the person is asked (a diff for edits, the directory for commands); from `planned` when the tool plans. */
-  preview?: (ctx: ToolContext, args: z.infer<S>, planned?: PlannedChange) => Promise<string | undefined>;
+  preview?: (ctx: Pick<ToolContext, N>, args: z.infer<S>, planned?: PlannedChange) => Promise<string | undefined>;
   /** For tools that write a file: the change as it would land, computed as execute computes it. Every surface that shows the change (the REPL's confirmation, ACP's diff) shows this. */
-  plan?: (ctx: ToolContext, args: z.infer<S>) => Promise<PlannedChange | undefined>;
+  plan?: (ctx: Pick<ToolContext, N>, args: z.infer<S>) => Promise<PlannedChange | undefined>;
   /** Claude Code's names for this tool (agent files and permission rules use them). */
   aliases?: string[];
   /** How much of its output the model sees; the rest is saved under .devx/tool-output/. */
@@ -157,8 +162,8 @@ export interface Tool<S extends z.ZodType = z.ZodType> {
   /** The argument list the manual shows, when the zod schema cannot say it (MCP tools: required unless json= gives it). */
   manualArgs?: { name: string; optional: boolean; description: string }[];
   /** Why the tool cannot run in this session at all (checked before the policy asks anyone), or null. */
-  unavailable?: (ctx: ToolContext) => string | null;
-  execute(ctx: ToolContext, args: z.infer<S>): Promise<ToolOutput>;
+  unavailable?: (ctx: Pick<ToolContext, N>) => string | null;
+  execute(ctx: Pick<ToolContext, N>, args: z.infer<S>): Promise<ToolOutput>;
 }
 
 /** An error written for the model to act on; thrown by tools, returned as an error result. */
@@ -169,8 +174,15 @@ export class ToolError extends Error {
   }
 }
 
-export function defineTool<S extends z.ZodType>(tool: Tool<S>): Tool<S> {
+export function defineTool<S extends z.ZodType, N extends Capability>(tool: Tool<S, N>): Tool<S, N> {
   return tool;
+}
+
+/** The context with only the members a tool declared: what it does not name, it cannot reach. */
+export function narrowContext<N extends Capability>(ctx: ToolContext, needs: readonly N[]): Pick<ToolContext, N> {
+  const out = {} as Pick<ToolContext, N>;
+  for (const k of needs) out[k] = ctx[k];
+  return out;
 }
 
 /** `key=value` pairs in one line, long or multi-line values shown by size. */

@@ -4,6 +4,7 @@ import { defineTool, ToolError } from './types.js';
 /** web_fetch: a page as Markdown (HTML) or text. The policy judges the URL (policy/webRules.ts). */
 export const webFetchTool = defineTool({
   name: 'web_fetch',
+  needs: ['signal', 'webHostNamed'],
   kind: 'read',
   descriptionFile: 'tools/web_fetch.md',
   urlFor: (a) => String(a.url ?? ''),

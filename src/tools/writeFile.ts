@@ -3,7 +3,8 @@ import { defineTool, type PlannedChange, type ToolContext } from './types.js';
 import { pathArg } from './argTypes.js';
 import { displayPath } from '../sandbox/resolvePath.js';
 import { writeFileAtomic } from '../util/atomicWrite.js';
-import { readIfExists, unifiedDiff } from './diffPreview.js';
+import { unifiedDiff } from './diffPreview.js';
+import { encodingMeta, readForRewrite, replacementFor } from './fileText.js';
 import { prepareWrite, readOnlyReason } from './prepareWrite.js';
 
 /** Lines as an editor counts them: a final newline ends the last line, it does not start another. */
@@ -11,23 +12,25 @@ function lineCount(t: string): number {
   return t === '' ? 0 : t.split('\n').length - (t.endsWith('\n') ? 1 : 0);
 }
 
-/** The change as it would land (the confirmation and the editor's diff show this). */
-async function planWrite(ctx: ToolContext, args: { path: string; content: string }): Promise<PlannedChange> {
+/** The change as it would land (the confirmation and the editor's diff show this): an existing file keeps its form and encoding. */
+async function planWrite(ctx: Pick<ToolContext, 'root' | 'resolve' | 'editorFs'>, args: { path: string; content: string }): Promise<PlannedChange> {
   const abs = ctx.resolve(args.path);
-  const before = await readIfExists(abs);
+  const shown = displayPath(ctx.root, abs);
+  const before = await readForRewrite(abs, shown);
   const refused = before === null ? null : await readOnlyReason(abs);
   return {
     kind: before === null ? 'create' : 'overwrite',
     path: abs,
-    shown: displayPath(ctx.root, abs),
-    oldText: before,
-    newText: args.content,
+    shown,
+    oldText: before?.text ?? null,
+    newText: replacementFor(before, args.content, shown).text,
     ...(refused ? { refused } : {}),
   };
 }
 
 export const writeFileTool = defineTool({
   name: 'write_file',
+  needs: ['editorFs', 'resolve', 'root'],
   kind: 'write',
   descriptionFile: 'tools/write_file.md',
   locations: (a) => [{ path: String(a.path), intent: 'write' }],
@@ -49,13 +52,14 @@ export const writeFileTool = defineTool({
   },
   async execute(ctx, args) {
     const { abs, shown, existed: st } = await prepareWrite(ctx, args.path);
-    // Through the editor when it offers to write (its buffer and the disk stay one), else atomically here.
-    if (ctx.editorFs?.write) await ctx.editorFs.write(abs, args.content);
-    else await writeFileAtomic(abs, args.content);
-    const lines = lineCount(args.content);
+    const { text, encoding, bytes } = replacementFor(st ? await readForRewrite(abs, shown) : null, args.content, shown);
+    // Through the editor when it offers to write (its buffer and the disk stay one), else atomically here;
+    // a file that is not UTF-8 is written here, byte for byte (an editor's text API carries UTF-8).
+    if (ctx.editorFs?.write && encoding === 'utf8') await ctx.editorFs.write(abs, text);
+    else await writeFileAtomic(abs, bytes);
     return {
-      content: `${st ? 'overwrote' : 'created'} ${shown}: ${Buffer.byteLength(args.content)} bytes, ${lines} lines`,
-      meta: { path: shown },
+      content: `${st ? 'overwrote' : 'created'} ${shown}: ${bytes.length} bytes, ${lineCount(text)} lines`,
+      meta: { path: shown, ...encodingMeta(encoding) },
     };
   },
 });

@@ -1,7 +1,7 @@
 // Atomic file replacement: write a temp file beside the target, (fsync,) rename. Readers never see a
 // half-written file, and a crash or a full disk leaves the old content and no temp file. Written here
 // rather than with write-file-atomic: its sync path writes with one writeSync and ignores a short count,
-// so on a nearly full disk it renamed a truncated file over a good one (found by test/unit/diskFull).
+// so on a nearly full disk it renamed a truncated file over a good one (found by test/integration/diskFull).
 // devx's own files are never written through a symbolic link (ownedFile.ts).
 import fs from 'node:fs';
 import crypto from 'node:crypto';

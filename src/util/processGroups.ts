@@ -2,12 +2,46 @@
 // are running, how one is stopped, and what devx does about them when it exits.
 import { hasProc, liveMembers } from './reapGroups.js';
 
+// The groups the watchdog (util/groupWatchdog.ts) has been told about, and how to tell it.
+const told = new Set<number>();
+let tellWatchdog: ((line: string) => void) | null = null;
+
+/** Tells the watchdog when a group starts or stops being devx's to stop: while it is running or being stopped. */
+function sync(pid: number): void {
+  const want = liveGroups.has(pid) || stoppingGroups.has(pid);
+  if (!tellWatchdog || want === told.has(pid)) return;
+  if (want) told.add(pid);
+  else told.delete(pid);
+  tellWatchdog(`${want ? '+' : '-'}${pid}\n`);
+}
+
+/** A set of groups whose changes reach the watchdog. */
+class WatchedGroups extends Set<number> {
+  override add(pid: number): this {
+    super.add(pid);
+    sync(pid);
+    return this;
+  }
+
+  override delete(pid: number): boolean {
+    const had = super.delete(pid);
+    sync(pid);
+    return had;
+  }
+}
+
 /** Groups whose leader devx started and has not yet seen exit. */
-export const liveGroups = new Set<number>();
+export const liveGroups = new WatchedGroups();
 
 // Groups sent SIGTERM whose SIGKILL a second later is still due. The leader may exit at once while
 // another member ignores SIGTERM: devx exiting before the second passes must not leave that member behind.
-const stoppingGroups = new Set<number>();
+const stoppingGroups = new WatchedGroups();
+
+/** From now on the watchdog is told of every group devx must stop (util/groupWatchdog.ts), starting with those running. */
+export function reportGroupsTo(tell: (line: string) => void): void {
+  tellWatchdog = tell;
+  for (const pid of new Set([...liveGroups, ...stoppingGroups])) sync(pid);
+}
 
 /** Whether any child devx started is still running. */
 export function childrenRunning(): boolean {

@@ -1,6 +1,7 @@
 // The one place devx spawns processes. Each child leads its own process group so a timeout or a
 // cancel kills the whole tree (gemini re-launches itself as a child node process).
 import fs from 'node:fs';
+import os from 'node:os';
 import { spawn } from 'node:child_process';
 import type { execa as Execa } from 'execa';
 import { OWNER_ENV } from './reapGroups.js';
@@ -8,7 +9,8 @@ import { settleOnAnswer, type AnswerCheck } from './settleOnAnswer.js';
 import { openOwnedForWriteSync } from './ownedFile.js';
 import { openStdoutFile, tailFile, type FileTail } from './fileOutput.js';
 import type { RunResult } from './runResult.js';
-import { groupAlive, installExitHook, killGroup, liveGroups, stopGroup } from './processGroups.js';
+import { groupAlive, installExitHook, killGroup, liveGroups, reportGroupsTo, stopGroup } from './processGroups.js';
+import { WATCHDOG_SOURCE } from './groupWatchdog.js';
 
 export interface RunOptions {
   cwd: string;
@@ -80,12 +82,39 @@ export function observeChildren(runner: ProcessRunner, observer: ChildObserver):
   };
 }
 
+let watchdogStarted = false;
+
+/** Before devx's first child: the exit hook that stops its groups, and the watchdog that does if devx dies without it. */
+function ownChildren(): void {
+  installExitHook();
+  if (watchdogStarted) return;
+  watchdogStarted = true;
+  try {
+    // Its own group (a Ctrl-C to devx's is not for it), no environment of devx's, and nothing that keeps devx running.
+    const w = spawn(process.execPath, ['-e', WATCHDOG_SOURCE, String(process.pid)], {
+      cwd: '/',
+      env: { ELECTRON_RUN_AS_NODE: '1' },
+      detached: true,
+      stdio: ['pipe', 'ignore', 'ignore'],
+    });
+    w.on('error', () => undefined);
+    w.stdin!.on('error', () => undefined);
+    w.unref();
+    (w.stdin as unknown as { unref?(): void }).unref?.();
+    reportGroupsTo((line) => w.stdin!.write(line));
+    // It only waits: its start-up yields to devx's own and the model CLI's.
+    if (w.pid) os.setPriority(w.pid, 19);
+  } catch {
+    // No watchdog: the exit hook, and crash recovery at the next start, still stop devx's children.
+  }
+}
+
 // execa (~230 KB with its dependencies) loads on the first process devx spawns: a one-shot run whose
 // model CLI was started ahead (runStarted) makes its model call without it.
 let execaFn: typeof Execa | undefined;
 
 export const runProcess: ProcessRunner = async (file, args, opts) => {
-  installExitHook();
+  ownChildren();
   const started = Date.now();
   const execa = (execaFn ??= (await import('execa')).execa);
   const cap = opts.maxBuffer ?? 64 * 1024 * 1024;
@@ -206,7 +235,7 @@ export interface StartedChild {
 
 /** runProcess for a child that is already running: same input, limits, cancelling and result. */
 export async function runStarted(p: StartedChild, opts: RunOptions): Promise<RunResult> {
-  installExitHook();
+  ownChildren();
   const started = Date.now();
   const cap = opts.maxBuffer ?? 64 * 1024 * 1024;
   liveGroups.add(p.pid);
@@ -313,7 +342,7 @@ export function startProcess(
 
 /** A long-lived child devx owns from now on, whether it started it or adopts one started ahead (util/prestart). */
 export function keepLongLived(child: import('node:child_process').ChildProcess, observer?: ChildObserver): LongLived {
-  installExitHook();
+  ownChildren();
   const pid = child.pid;
   if (pid) {
     liveGroups.add(pid);

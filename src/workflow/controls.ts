@@ -1,5 +1,5 @@
 // What a person does to a workflow between steps: resume it, approve or reject at a gate, cancel it.
-import { isAlive, readLock } from '../session/sessionLock.js';
+import { isAlive, liveHolder, readLock } from '../session/sessionLock.js';
 import type { WorkflowDef } from './definition.js';
 import { driveWorkflow, WorkflowError, type EngineDeps } from './runWorkflow.js';
 import { lockFile, readState, writeState, type WorkflowState } from './state.js';
@@ -10,8 +10,7 @@ import { lockFile, readState, writeState, type WorkflowState } from './state.js'
  */
 export function isInterrupted(root: string, s: WorkflowState, now = Date.now()): boolean {
   if (s.status !== 'running') return false;
-  const holder = readLock(lockFile(root, s.id));
-  if (holder) return !isAlive(holder.pid);
+  if (readLock(lockFile(root, s.id))) return !liveHolder(lockFile(root, s.id));
   return now - Date.parse(s.updatedAt) > 5_000;
 }
 
@@ -64,8 +63,9 @@ export async function rejectWorkflow(def: WorkflowDef, id: string, feedback: str
 export async function cancelWorkflow(root: string, id: string, now: () => Date, waitMs = 15_000): Promise<WorkflowState> {
   let state = readState(root, id);
   if (state.status === 'done') throw new WorkflowError(`workflow ${id} is done; nothing to cancel`);
-  const holder = readLock(lockFile(root, id));
-  if (holder && isAlive(holder.pid) && holder.pid !== process.pid) {
+  // Only a live devx of this user's is asked to stop: a lock's PID is not enough to signal a process.
+  const holder = liveHolder(lockFile(root, id));
+  if (holder) {
     process.kill(holder.pid, 'SIGTERM');
     const until = Date.now() + waitMs;
     while (Date.now() < until && isAlive(holder.pid)) await new Promise((r) => setTimeout(r, 100));

@@ -6,8 +6,10 @@ import path from 'node:path';
 import crypto from 'node:crypto';
 import * as z from 'zod';
 import { writeFileAtomicSync } from '../util/atomicWrite.js';
+import { readStateText, UnreadableFileError } from '../util/readRegularFileSync.js';
 import { mkdirOwnedSync } from '../util/ownedFile.js';
 import { foreignState, ownerId } from '../session/ownerId.js';
+import { REMOVE_SET_ASIDE } from '../session/setAside.js';
 
 export const STATUSES = ['running', 'paused', 'failed', 'done', 'cancelled'] as const;
 export type WorkflowStatus = (typeof STATUSES)[number];
@@ -107,13 +109,16 @@ export function writeState(root: string, state: WorkflowState): void {
 }
 
 export class StateError extends Error {}
+/** The state is not this user's (session/ownerId.ts): set aside, never resumed. */
+export class ForeignStateError extends StateError {}
 
 export function readState(root: string, id: string): WorkflowState {
   const file = statePath(root, id);
   let text: string;
   try {
-    text = fs.readFileSync(file, 'utf8');
-  } catch {
+    text = readStateText(file);
+  } catch (err) {
+    if (err instanceof UnreadableFileError) throw new StateError(err.message);
     const known = listStates(root).map((s) => s.id);
     throw new StateError(`no workflow "${id}" in ${workflowsDir(root)}${known.length ? `; known: ${known.join(', ')}` : ''}`);
   }
@@ -126,7 +131,8 @@ export function readState(root: string, id: string): WorkflowState {
   const r = StateSchema.safeParse(raw);
   if (!r.success) throw new StateError(`${file}: ${r.error.issues[0].path.join('.')}: ${r.error.issues[0].message}`);
   const foreign = foreignState(file, r.data.owner, workflowsDir(root));
-  if (foreign) throw new StateError(`workflow ${id} is not yours to resume (${foreign}); devx leaves ${file} alone`);
+  if (foreign)
+    throw new ForeignStateError(`workflow ${id} is not yours to resume (${foreign}); devx leaves ${stateDir(root, id)} alone. Remove it: ${REMOVE_SET_ASIDE}`);
   return r.data;
 }
 

@@ -1,5 +1,5 @@
 // What one step's role is told: the request, the artifacts of the steps it reads, feedback meant for
-// it, and what it must produce. No conversation passes between steps (seed 002 §4): only this text.
+// it, and what it must produce. No conversation passes between steps: only this text.
 import path from 'node:path';
 import type { StepDef, WorkflowDef } from './definition.js';
 import type { StepRecord, WorkflowState } from './state.js';

@@ -5,11 +5,11 @@ import path from 'node:path';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { Readable, Writable } from 'node:stream';
 import * as acp from '@agentclientprotocol/sdk';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { FakeGeminiApi } from '../helpers/fakeGeminiApi.js';
 import { useFakeApiAndChildren } from '../helpers/useFakeApi.js';
 import { DEVX_BIN, REPO_ROOT, fakeEnv, makeProject } from '../helpers/env.js';
-import { killUnder, processesUnder, until } from '../helpers/processes.js';
+import { processesUnder, until } from '../helpers/processes.js';
 
 let fake: FakeGeminiApi;
 let home: string;
@@ -81,7 +81,7 @@ async function startEditor(cwd: string): Promise<Editor> {
   };
 }
 
-const chunks = (e: Editor, kind = 'agent_message_chunk') =>
+const chunks = (e: Editor, kind: 'agent_message_chunk' | 'user_message_chunk' = 'agent_message_chunk') =>
   e.updates.flatMap((n) => (n.update.sessionUpdate === kind && n.update.content.type === 'text' ? [n.update.content.text] : [])).join('');
 const toolCalls = (e: Editor) => e.updates.flatMap((n) => (n.update.sessionUpdate === 'tool_call' ? [n.update] : []));
 const toolUpdates = (e: Editor, id: string) =>
@@ -183,7 +183,8 @@ describe('devx --acp', () => {
     expect((await e.prompt(sessionId, 'overwrite the notes')).stopReason).toBe('end_turn');
     expect(fs.readFileSync(path.join(project, 'notes.txt'), 'utf8')).toBe('keep me\n');
     expect(e.permissions).toHaveLength(1);
-    expect(e.permissions[0].toolCall.content).toEqual([{ type: 'diff', path: path.join(project, 'notes.txt'), oldText: 'keep me\n', newText: 'gone' }]);
+    // The plan keeps the file's final newline: the editor is shown what devx would have written.
+    expect(e.permissions[0].toolCall.content).toEqual([{ type: 'diff', path: path.join(project, 'notes.txt'), oldText: 'keep me\n', newText: 'gone\n' }]);
     const [call] = toolCalls(e);
     expect(toolUpdates(e, call.toolCallId).map((u) => u.status)).toEqual(['failed']);
     expect(fake.modelCalls[1].promptText).toMatch(/the user declined this write_file call/);

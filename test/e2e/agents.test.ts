@@ -2,12 +2,11 @@
 // recovery from a killed runner, spawn_gemini fan-out, and chained one-shot runs.
 import fs from 'node:fs';
 import path from 'node:path';
-import type { ChildProcess } from 'node:child_process';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { FakeGeminiApi, type RecordedRequest } from '../helpers/fakeGeminiApi.js';
 import { useFakeApiAndChildren } from '../helpers/useFakeApi.js';
-import { fakeEnv, GEMINI_BIN, makeHome, makeProject, runDevx } from '../helpers/env.js';
-import { killUnder, processesUnder, startDevx as startBg, until } from '../helpers/processes.js';
+import { fakeEnv, GEMINI_BIN, makeProject, runDevx } from '../helpers/env.js';
+import { processesUnder, startDevx as startBg, until } from '../helpers/processes.js';
 
 const startDevx = (args: string[], cwd: string, env: NodeJS.ProcessEnv) => startBg(args, cwd, env, children).child;
 

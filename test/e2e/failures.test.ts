@@ -1,10 +1,10 @@
 // Failure paths end to end, with the real gemini binary and the fake API.
 import fs from 'node:fs';
 import path from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { DAILY_QUOTA_429, FakeGeminiApi } from '../helpers/fakeGeminiApi.js';
 import { useFakeApi } from '../helpers/useFakeApi.js';
-import { fakeEnv, makeHome, makeProject, runDevx } from '../helpers/env.js';
+import { fakeEnv, makeProject, runDevx } from '../helpers/env.js';
 import { processesUnder, until } from '../helpers/processes.js';
 
 let fake: FakeGeminiApi;

@@ -13,8 +13,7 @@ const PNG = makePng();
 const fakes = useBothFakes();
 let gemini: FakeGeminiApi;
 let claude: FakeAnthropicApi;
-let home: string;
-beforeEach(() => ({ gemini, claude, home } = fakes));
+beforeEach(() => ({ gemini, claude } = fakes));
 
 const env = () => fakes.env();
 const inlineImages = (r: RecordedRequest) =>

@@ -18,8 +18,7 @@ import { sniffMediaType } from '../../src/tools/loadMedia.js';
 const fakes = useBothFakes();
 let gemini: FakeGeminiApi;
 let claude: FakeAnthropicApi;
-let home: string;
-beforeEach(() => ({ gemini, claude, home } = fakes));
+beforeEach(() => ({ gemini, claude } = fakes));
 
 const env = () => fakes.env();
 const inline = (r: RecordedRequest) =>

@@ -185,4 +185,70 @@ describe('streaming in the REPL', () => {
     expect(s.screen()).not.toMatch(/TOOL_CALL/);
     expect(s.screen().match(/Looking at it now\./g)).toHaveLength(1);
   });
+
+  it('resizing the terminal while a reply streams redraws nothing: no prompt inside the reply, every line once', async () => {
+    const project = makeProject({});
+    const looked = gate();
+    const text = 'First part of the answer, streamed. \nSecond line arrives after the resize. \nThird and last line. ';
+    fake.push({ text, nextChunk: () => looked.opened });
+    const s = repl(project);
+    await s.waitFor(/Type a task/);
+    s.type('explain\r');
+    await s.waitFor(/First part of the answer/);
+    const mark = s.raw().length;
+    // The terminal changes size (as a window drag does): the kernel sends SIGWINCH to devx.
+    execFileSync('stty', ['-F', ttyOf(s), 'cols', '120', 'rows', '40']);
+    await until(() => resized(s));
+    looked.open();
+    await s.waitFor(/Third and last line\./);
+    await s.waitFor(/devx> $/);
+    const after = s.raw().slice(mark);
+    const reply = after.slice(0, after.indexOf('Third and last line.'));
+    // Nothing redrawn over the reply: no cleared screen, no prompt in the middle of it.
+    expect(reply).not.toMatch(/\x1b\[0?J/);
+    expect(reply).not.toContain('devx> ');
+    for (const line of ['First part of the answer, streamed.', 'Second line arrives after the resize.', 'Third and last line.'])
+      expect(s.screen().split(line)).toHaveLength(2);
+  });
 });
+
+describe('a command in the REPL', () => {
+  it('shows its output under its line, the first lines only; Ctrl-O shows the rest', async () => {
+    const project = makeProject({});
+    fake.push({ text: 'TOOL_CALL: run_command | cmd=seq -f "row %g" 12' }, { text: 'Twelve rows.' });
+    const s = repl(project, { DEVX_SANDBOX: 'off' });
+    await s.waitFor(/Type a task/);
+    s.type('count\r');
+    // seq asks without a sandbox: answer yes.
+    await s.waitFor(/Allow\?/);
+    s.type('y\r');
+    await s.waitFor(/Twelve rows\./);
+    await s.waitFor(/devx> $/);
+    const screen = s.screen();
+    expect(screen).toMatch(/│ row 1\n/);
+    expect(screen).toMatch(/│ row 5\n/);
+    expect(screen).not.toMatch(/│ row 6\n/);
+    expect(screen).toMatch(/… \+7 lines \(Ctrl-O shows them\)/);
+    s.type('\x0f');
+    await s.waitFor(/│ row 12\n/);
+  });
+});
+
+/** The terminal devx runs in (its stdin), found as the child of the `script` process the session started. */
+function ttyOf(s: PtySession): string {
+  for (const pid of fs.readdirSync('/proc').filter((p) => /^\d+$/.test(p))) {
+    try {
+      const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+      if (ppid === s.child.pid) return fs.readlinkSync(`/proc/${pid}/fd/0`);
+    } catch {
+      /* gone */
+    }
+  }
+  throw new Error('no process under the pty session');
+}
+
+/** devx saw the size change: its stdin's terminal reports 120 columns. */
+function resized(s: PtySession): boolean {
+  return execFileSync('stty', ['-F', ttyOf(s), 'size'], { encoding: 'utf8' }).trim() === '40 120';
+}

@@ -3,10 +3,10 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { spawnSync } from 'node:child_process';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { FakeGeminiApi } from '../helpers/fakeGeminiApi.js';
 import { useFakeApi } from '../helpers/useFakeApi.js';
-import { DEVX_BIN, fakeEnv, makeHome, makeProject, runDevx } from '../helpers/env.js';
+import { DEVX_BIN, fakeEnv, makeProject, runDevx } from '../helpers/env.js';
 import { detectBwrap } from '../../src/sandbox/bwrap.js';
 
 let fake: FakeGeminiApi;

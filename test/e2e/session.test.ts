@@ -1,10 +1,10 @@
 // End to end: the built devx drives the real `gemini` binary against the scripted fake API.
 import fs from 'node:fs';
 import path from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { FakeGeminiApi, type RecordedRequest } from '../helpers/fakeGeminiApi.js';
 import { useFakeApi } from '../helpers/useFakeApi.js';
-import { fakeEnv, makeHome, makeProject, runDevx } from '../helpers/env.js';
+import { fakeEnv, makeProject, runDevx } from '../helpers/env.js';
 
 let fake: FakeGeminiApi;
 let home: string;
@@ -97,6 +97,8 @@ describe('devx run against the real gemini binary', () => {
       return { text: 'It was kumquat.' };
     });
     const env = fakeEnv(fake, home);
+    // A HANDOFF.md without devx's line is read only once the user says it is theirs.
+    expect((await runDevx(['handoff', '--adopt'], { cwd: project, env })).code).toBe(0);
     const first = await runDevx(['run', 'Remember: the secret word is kumquat.'], { cwd: project, env });
     expect(first.code, first.stderr).toBe(0);
     expect(fake.modelCalls[0].promptText).toContain('the build uses pnpm');

@@ -3,10 +3,10 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { ChildProcess } from 'node:child_process';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { FakeGeminiApi } from '../helpers/fakeGeminiApi.js';
 import { useFakeApi } from '../helpers/useFakeApi.js';
-import { fakeEnv, makeHome, makeProject, runDevx, tempDir } from '../helpers/env.js';
+import { fakeEnv, makeProject, runDevx, tempDir } from '../helpers/env.js';
 import { killUnder, processesUnder, startDevx as startBg, until } from '../helpers/processes.js';
 
 const startDevx = (args: string[], cwd: string, env: NodeJS.ProcessEnv) => startBg(args, cwd, env, children);

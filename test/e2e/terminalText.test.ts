@@ -200,6 +200,7 @@ describe('commands that print what was stored', () => {
 describe('the REPL in a terminal prints text, never control', () => {
   it("HANDOFF.md's next items, at start", async () => {
     const project = makeProject({ 'HANDOFF.md': `CLAUDE_TURN: READY\n# Handoff\n## Next\n- ${EVIL}\n- then test it\n` });
+    await devx(project, ['handoff', '--adopt']);
     const s = repl(project);
     await s.waitFor(/Type a task/);
     expect(s.screen()).toMatch(/Handoff says next:/);

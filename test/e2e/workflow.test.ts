@@ -2,12 +2,12 @@
 // repositories. Each step's replies are chosen by the step name devx puts in the prompt.
 import fs from 'node:fs';
 import path from 'node:path';
-import { execFileSync, type ChildProcess } from 'node:child_process';
-import { afterEach, describe, expect, it } from 'vitest';
+import { execFileSync } from 'node:child_process';
+import { describe, expect, it } from 'vitest';
 import { DAILY_QUOTA_429, type FakeGeminiApi, type FakeReply, type RecordedRequest } from '../helpers/fakeGeminiApi.js';
 import { useFakeApiAndChildren } from '../helpers/useFakeApi.js';
 import { fakeEnv, GEMINI_BIN, makeProject, runDevx } from '../helpers/env.js';
-import { killUnder, startDevx as startBg, until } from '../helpers/processes.js';
+import { startDevx as startBg, until } from '../helpers/processes.js';
 
 let fake: FakeGeminiApi;
 let home: string;

@@ -18,6 +18,8 @@ export interface FakeClaudeReply {
   stall?: boolean;
   /** A 200 whose body is this text instead of the API's JSON (garbage, or a body of the wrong shape). */
   garbage?: string;
+  /** A tool call after the text (claude's own tools: Bash, Read…), ending the message with stop_reason tool_use. */
+  toolUse?: { name: string; input: Record<string, unknown> };
 }
 
 export type ClaudeScript = FakeClaudeReply | ((req: RecordedClaudeRequest) => FakeClaudeReply);
@@ -131,12 +133,16 @@ export class FakeAnthropicApi extends FakeServer<FakeClaudeReply, RecordedClaude
       stop_sequence: null,
       usage: { input_tokens: input, output_tokens: 1 },
     };
+    const toolBlock = reply.toolUse
+      ? { type: 'tool_use', id: `toolu_fake_${this.requests.length}`, name: reply.toolUse.name, input: reply.toolUse.input }
+      : null;
+    const stopReason = toolBlock ? 'tool_use' : 'end_turn';
     if (!rec.stream) {
       res.writeHead(200, { 'content-type': 'application/json' });
       const body = JSON.stringify({
         ...message,
-        content: [{ type: 'text', text }],
-        stop_reason: 'end_turn',
+        content: [{ type: 'text', text }, ...(toolBlock ? [toolBlock] : [])],
+        stop_reason: stopReason,
         usage: { input_tokens: input, output_tokens: output },
       });
       if (!reply.reset && !reply.stall) return void res.end(body);
@@ -156,7 +162,16 @@ export class FakeAnthropicApi extends FakeServer<FakeClaudeReply, RecordedClaude
       event('content_block_delta', { type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: text.slice(i * size, (i + 1) * size) } });
     }
     event('content_block_stop', { type: 'content_block_stop', index: 0 });
-    event('message_delta', { type: 'message_delta', delta: { stop_reason: 'end_turn', stop_sequence: null }, usage: { output_tokens: output } });
+    if (toolBlock) {
+      event('content_block_start', { type: 'content_block_start', index: 1, content_block: { ...toolBlock, input: {} } });
+      event('content_block_delta', {
+        type: 'content_block_delta',
+        index: 1,
+        delta: { type: 'input_json_delta', partial_json: JSON.stringify(toolBlock.input) },
+      });
+      event('content_block_stop', { type: 'content_block_stop', index: 1 });
+    }
+    event('message_delta', { type: 'message_delta', delta: { stop_reason: stopReason, stop_sequence: null }, usage: { output_tokens: output } });
     event('message_stop', { type: 'message_stop' });
     res.end();
   }

@@ -174,7 +174,7 @@ describe.skipIf(!STRACE)('differential effects checker (strace)', () => {
 
   /** Runs one command traced in `fx` and returns what escaped `claim` (sandboxed) or any effect (unsandboxed). */
   async function traceOne(variant: Variant, fx: Fixture, cmd: string, claim: SandboxClaim, policy: PolicyEngine | null, logName: string) {
-    const env: Record<string, string> = { ...commandEnv(process.env), HOME: fx.home };
+    const env: Record<string, string> = { ...commandEnv(process.env, fx.root), HOME: fx.home };
     const sb =
       variant === 'sandboxed'
         ? sandboxCommand({ bin: BWRAP.bin!, root: fx.root, home: fx.home, hidden: () => policy?.hiddenPaths() ?? [], claim }, fx.root, ['bash', '-c', cmd])

@@ -40,7 +40,7 @@ function deps(ctx: Partial<ToolCallDeps['ctx']> = {}): ToolCallDeps {
       commandTimeoutMs: 10_000,
       ...ctx,
     },
-    decide: (tool, args) => policy.decideToolCall(tool, args),
+    decide: (tool, args) => policy.judge(tool, args),
     approve: async (req) => {
       asked.push(req.preview ?? req.summary);
       return 'yes';
@@ -51,7 +51,7 @@ function deps(ctx: Partial<ToolCallDeps['ctx']> = {}): ToolCallDeps {
 const call = (tool: string, args: Record<string, string>, d = deps()) => runToolCall({ tool, args }, d);
 
 beforeEach(async () => {
-  root = makeProject({});
+  root = makeProject({}, { git: false });
   home = tempDir('devx-append-home-');
   policy = await makePolicy(root);
   asked = [];
@@ -134,7 +134,7 @@ describe('the agent tool', () => {
     expect([...boss.allowedTools!.names].sort()).toEqual(['agent', 'read_file']);
     const free = applyAgent(run.loopDeps, run.agent.offeredTools, root, l.agents.get('free')!);
     expect(free.systemPrompt).not.toContain('### agent\n');
-    run.dispose();
+    await run.dispose();
   });
 
   it('runs the callee with its own prompt and model; its calls cannot reach further agents', async () => {
@@ -164,7 +164,7 @@ describe('the agent tool', () => {
     );
     expect(backend.requests[3].prompt).toMatch(/TOOL_RESULT: agent \| status=ok \| agent=scribe \| status=answered\n`+\nAppended\./);
     expect(fs.readFileSync(path.join(root, 'notes.md'), 'utf8')).toBe('hello\n');
-    run.dispose();
+    await run.dispose();
   });
 });
 

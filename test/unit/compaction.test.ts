@@ -14,6 +14,7 @@ import { dropOrphanedToolResults, type Message } from '../../src/core/messages.j
 import { buildPrompt } from '../../src/core/buildPrompt.js';
 import { planCompaction, renderForSummary } from '../../src/core/compact.js';
 import { historyFile, loadHistory, saveHistory, trimHistory } from '../../src/session/history.js';
+import { ownerId } from '../../src/session/ownerId.js';
 import { conversationTranscript } from '../../src/session/transcripts.js';
 import { runToolCall } from '../../src/tools/runToolCall.js';
 import { createRenderer } from '../../src/cli/renderEvents.js';
@@ -29,7 +30,7 @@ let root: string;
 let home: string;
 const runs: AgentRun[] = [];
 beforeEach(() => {
-  root = makeProject({ '.devx/settings.json': JSON.stringify({ contextBudgetChars: 10_000 }) });
+  root = makeProject({ '.devx/settings.json': JSON.stringify({ contextBudgetChars: 10_000 }) }, { git: false });
   home = tempDir('devx-compact-home-');
 });
 afterEach(async () => {
@@ -259,7 +260,7 @@ describe('oversized input', () => {
 
 describe('cut tool output is shown to the user', () => {
   it('the outcome says how much was cut and where the whole output is; the REPL prints it', async () => {
-    const dir = makeProject({ 'big.txt': Array.from({ length: 5000 }, (_, i) => `line ${i}`).join('\n') });
+    const dir = makeProject({ 'big.txt': Array.from({ length: 5000 }, (_, i) => `line ${i}`).join('\n') }, { git: false });
     const deps = makeLoopDeps(dir, new ScriptedBackend([]), await makePolicy(dir), { maxOutputChars: 2000 });
     const o = await runToolCall({ tool: 'read_file', args: { path: 'big.txt' } }, deps);
     expect(o.status).toBe('ok');
@@ -330,7 +331,8 @@ describe('history never starts with an orphaned tool result', () => {
     // The cap falls between the call and its result: the result goes with its call.
     expect(trimHistory(messages, 3100).map((m) => m.content)).toEqual(['done 0', 'q1', 'done 1']);
     const file = path.join(tempDir(), 'history.json');
-    fs.writeFileSync(file, JSON.stringify({ version: 1, messages: messages.slice(2) }));
+    // Written by this user's devx: it carries their owner id.
+    fs.writeFileSync(file, JSON.stringify({ version: 1, owner: ownerId(), messages: messages.slice(2) }));
     expect(loadHistory(file).messages[0]).toMatchObject({ role: 'assistant', content: 'done 0' });
     saveHistory(file, messages.slice(2));
     expect(loadHistory(file).messages.map((m) => m.role)).toEqual(['assistant', 'user', 'assistant']);

@@ -1,6 +1,7 @@
 // Issue #30, point 1: custom commands from .gemini/commands (TOML), .claude/commands (Markdown) and
 // .devx/commands, user and project, through a real AgentRun with a scripted model. Injections are judged
-// by effects: what reaches the model, what the policy refused, what ran.
+// by effects: what reaches the model, what the policy refused, what ran. The injections that run commands
+// are in test/integration/customCommands.test.ts.
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -17,7 +18,7 @@ let root: string;
 let home: string;
 const runs: AgentRun[] = [];
 beforeEach(() => {
-  root = makeProject({ 'README.md': 'hello from the readme\n' });
+  root = makeProject({ 'README.md': 'hello from the readme\n' }, { git: false });
   home = tempDir('devx-cmd-home-');
 });
 afterEach(async () => {
@@ -98,31 +99,5 @@ describe('expansion', () => {
       { file: 'src/app.ts', raw: '@src/app.ts' },
       { text: ' and mail me@example' },
     ]);
-  });
-});
-
-describe('running', () => {
-  it('injections go through the policy: allowed output and files reach the model; a denied one stops the command before any model call', async () => {
-    put(path.join(home, '.devx', 'commands', 'ctx.toml'), 'prompt = """Context:\n!{git status --short}\n@{README.md}\nTask: {{args}}"""\n');
-    put(path.join(home, '.devx', 'commands', 'steal.toml'), 'prompt = "Key: !{cat ~/.ssh/id_rsa}"\n');
-    put(path.join(home, '.devx', 'commands', 'out.toml'), 'prompt = "Other: @{../../etc/passwd}"\n');
-    put(path.join(home, '.ssh', 'id_rsa'), 'SECRET-KEY');
-    fs.writeFileSync(path.join(root, 'new.txt'), 'x');
-    const { r, prompts } = await session();
-    const ok = await r.promptCommand('/ctx tidy up');
-    expect(ok?.status).toBe('answered');
-    expect(prompts[0]).toMatch(/Context:\n\?\? new\.txt\n/);
-    expect(prompts[0]).toMatch(/hello from the readme/);
-    expect(prompts[0]).toMatch(/Task: tidy up/);
-    const steal = await r.promptCommand('/steal');
-    expect(steal?.status).toBe('error');
-    expect(steal?.error?.message).toMatch(/\/steal: its command `cat ~\/\.ssh\/id_rsa` was not used: denied by policy/);
-    const out = await r.promptCommand('/out');
-    expect(out?.error?.message).toMatch(/\/out: its file \.\.\/\.\.\/etc\/passwd was not used/);
-    expect(prompts).toHaveLength(1);
-    expect(prompts.join('')).not.toMatch(/SECRET-KEY|root:x:/);
-    // Both were recorded as calls in the audit log.
-    const audit = fs.readFileSync(path.join(root, '.devx', 'audit.jsonl'), 'utf8');
-    expect(audit).toMatch(/"tool":"run_command".*"cmd":"cat ~\/\.ssh\/id_rsa".*"decision":"deny"/);
   });
 });

@@ -1,9 +1,13 @@
-// Docs that stay true (#32): every relative link in README.md and docs/ resolves, and every settings key
-// the schema accepts is in docs/settings.md.
+// Docs that stay true: every relative link in README.md and docs/ resolves; every settings key the schema
+// accepts is in docs/settings.md and every key a settings table names is one the schema accepts; every
+// `devx …` invocation the pages show names a command, subcommand and flags the command table has; the
+// tool list is the registry's; no seed or issue numbers in src/, docs/ or the README.
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { SettingsSchema } from '../../src/config/settings.js';
+import { COMMAND_TABLE, findCommand } from '../../src/cli/commands/index.js';
+import { builtinTools } from '../../src/tools/registry.js';
 
 const ROOT = path.resolve(__dirname, '../..');
 const pages = [
@@ -61,4 +65,71 @@ describe('the docs', () => {
     expect(readme.split('\n').slice(3, 6).join('\n')).toMatch(/^npm install\nnpx devx .*\nnpm test/);
     expect(readme.split('\n').length).toBeLessThanOrEqual(120);
   });
+
+  it('every `devx …` invocation names a command, a subcommand and flags devx has', async () => {
+    const commands = new Map(await Promise.all(COMMAND_TABLE.map(async (e) => [e.name, await e.load()] as const)));
+    const repl = commands.get('repl')!;
+    const bad: string[] = [];
+    for (const page of pages) {
+      const text = fs.readFileSync(path.join(ROOT, page), 'utf8');
+      // Code spans and code-block lines that run devx (not "devx's", not prose).
+      const fenced = [...text.matchAll(/^```[^\n]*\n([^]*?)^```/gm)].flatMap((m) => m[1].split('\n'));
+      const snippets = [...text.matchAll(/`([^`\n]+)`/g)].map((m) => m[1]).concat(fenced.filter((l) => /^\s*(\$ )?(npx )?devx\b/.test(l)));
+      for (const snip of snippets) {
+        for (const m of snip.matchAll(/(?:^|[\s(])(?:npx )?devx((?: +[^\s|;&)]+)*)/g)) {
+          const words = m[1].trim().split(/\s+/).filter(Boolean);
+          const first = words[0];
+          const entry = first && /^[a-z][a-z-]*$/.test(first) ? findCommand(first) : undefined;
+          if (first && /^[a-z][a-z-]*$/.test(first) && !entry) {
+            bad.push(`${page}: devx ${first} is no command`);
+            continue;
+          }
+          const cmd = entry ? commands.get(entry.name)! : repl;
+          const sub = entry ? words[1] : undefined;
+          if (cmd.subcommands?.length && sub && /^[a-z][a-z-]*$/.test(sub) && !cmd.subcommands.some((s) => s.name === sub) && !/[<|]/.test(sub))
+            bad.push(`${page}: devx ${cmd.name} ${sub} is no subcommand`);
+          for (const w of words) {
+            const flag = /^--([a-z][\w-]*)/.exec(w)?.[1];
+            if (flag && flag !== 'help' && !cmd.flags[flag]) bad.push(`${page}: devx ${entry?.name ?? ''} --${flag} is no flag of that command`);
+          }
+        }
+      }
+    }
+    expect([...new Set(bad)]).toEqual([]);
+  });
+
+  it('every key a settings table in docs/settings.md names is one the schema accepts', () => {
+    const doc = fs.readFileSync(path.join(ROOT, 'docs', 'settings.md'), 'utf8');
+    const keys = new Set(keysOf(SettingsSchema));
+    const named = [...doc.matchAll(/^\| `([a-zA-Z][\w.<>]*)` \|/gm)].map((m) => m[1]);
+    expect(named.length).toBeGreaterThan(10);
+    expect(named.filter((k) => !keys.has(k))).toEqual([]);
+  });
+
+  it("docs/architecture.md lists the registry's built-in tools", () => {
+    const doc = fs.readFileSync(path.join(ROOT, 'docs', 'architecture.md'), 'utf8');
+    const listed = /Tools \(`builtinTools\(\)`[^]*?: ([^]*?); and, per session/.exec(doc)?.[1] ?? '';
+    expect([...listed.matchAll(/`([a-z_]+)`/g)].map((m) => m[1]).sort()).toEqual(
+      builtinTools()
+        .map((t) => t.name)
+        .sort(),
+    );
+  });
+
+  it('names no seed or issue numbers in src/, docs/ or the README', () => {
+    const files = [...pages.map((p) => path.join(ROOT, p)), ...walk(path.join(ROOT, 'src'))];
+    const hits = files.flatMap((f) =>
+      fs
+        .readFileSync(f, 'utf8')
+        .split('\n')
+        .flatMap((l, i) => (/\b[Ss]eed \d{3}\b|\(#\d+[),]|\b[Ii]ssue #\d+/.test(l) ? [`${path.relative(ROOT, f)}:${i + 1}`] : [])),
+    );
+    expect(hits).toEqual([]);
+  });
 });
+
+function walk(dir: string): string[] {
+  return fs
+    .readdirSync(dir, { withFileTypes: true })
+    .flatMap((e) => (e.isDirectory() ? walk(path.join(dir, e.name)) : e.name.endsWith('.ts') ? [path.join(dir, e.name)] : []));
+}

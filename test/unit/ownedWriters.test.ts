@@ -245,6 +245,7 @@ const ALLOWED: Record<string, string> = {
   'src/session/sessionLock.ts': 'linkSync/renameSync of a temp file written by writeNewOwnedSync',
   'src/session/ownerId.ts': 'linkSync/renameSync of a temp file written by writeNewOwnedSync in a folder made by mkdirOwnedSync',
   'src/session/history.ts': 'renames an unreadable history aside (rename does not follow a link)',
+  'src/queue/taskQueue.ts': 'renames a queue lock that came with the project aside, in .devx/agents (rename does not follow a link)',
   'src/sandbox/creationGuard.ts':
     'renames what a sandboxed command made into .devx/quarantine, a folder made by mkdirOwnedSync (rename does not follow a link)',
   'src/session/undoState.ts':

@@ -20,7 +20,7 @@ const put = (file: string, text: string) => {
 const env = () => ({ PATH: process.env.PATH, HOME: home });
 
 beforeEach(() => {
-  root = makeProject({});
+  root = makeProject({}, { git: false });
   home = tempDir('devx-personas-home-');
   devx = path.join(home, '.devx');
 });
@@ -71,7 +71,7 @@ describe('agents at run time', () => {
     expect(run.loopDeps.systemPrompt).toContain('### read_file');
     expect(run.loopDeps.systemPrompt).not.toContain('### spawn_gemini');
     expect(run.loopDeps.systemPrompt).not.toContain('### run_command');
-    run.dispose();
+    await run.dispose();
   });
 
   it('an edited agent file takes effect on the next turn', async () => {
@@ -84,7 +84,7 @@ describe('agents at run time', () => {
     await run.prompt('hi again');
     expect(backend.requests[0].systemPrompt).toContain('Always answer in French.');
     expect(backend.requests[1].systemPrompt).toContain('Always answer in German.');
-    run.dispose();
+    await run.dispose();
   });
 
   it('a dry run runs nothing and says what the policy would decide', async () => {
@@ -97,7 +97,7 @@ describe('agents at run time', () => {
     expect(ends[0]).toMatch(/^\(dry run: not run; the policy would ask it \(write_file changes files\)\)$/);
     expect(ends[1]).toMatch(/^\(dry run: not run; the policy would deny it/);
     expect(fs.existsSync(path.join(root, 'x.txt'))).toBe(false);
-    run.dispose();
+    await run.dispose();
   });
 
   it('a queued task whose every call was refused ends blocked, with the refused calls listed', async () => {
@@ -123,17 +123,6 @@ describe('agents at run time', () => {
     const run = await AgentRun.create({ cwd: root, env: env(), backend: new ScriptedBackend([]) });
     expect(fs.existsSync(dead)).toBe(false);
     expect(fs.existsSync(live)).toBe(true);
-    run.dispose();
-  });
-
-  it('the bash parser loads on the first command to judge, not at start', async () => {
-    const backend = new ScriptedBackend(['TOOL_CALL: read_file | path=.gitignore', 'TOOL_CALL: run_command | cmd=ls', 'done']);
-    const run = await AgentRun.create({ cwd: root, env: env(), backend, yes: true });
-    expect(run.agent.policy.canJudgeCommands).toBe(false);
-    const seen: boolean[] = [];
-    run.subscribe((e) => e.type === 'tool_end' && seen.push(run.agent.policy.canJudgeCommands));
-    await run.prompt('go');
-    expect(seen).toEqual([false, true]);
-    run.dispose();
+    await run.dispose();
   });
 });

@@ -14,7 +14,7 @@ let root: string;
 let home: string;
 const runs: AgentRun[] = [];
 beforeEach(() => {
-  root = makeProject({ 'README.md': 'x\n' });
+  root = makeProject({ 'README.md': 'x\n' }, { git: false });
   home = tempDir('devx-skills-home-');
 });
 afterEach(async () => {

@@ -8,14 +8,13 @@ import { planTask } from '../../src/clarify/planTask.js';
 import { parseFeedbackBlocks, droppedAnswers } from '../../src/clarify/qnaFile.js';
 import { decidedStatus } from '../../src/clarify/qnaStep.js';
 import { readTaskInput } from '../../src/clarify/nextTask.js';
-import { listProjectFiles } from '../../src/clarify/contextResearch.js';
 import { makeProject } from '../helpers/env.js';
 
 let root: string;
 let t: TaskFolder;
 
 beforeEach(() => {
-  root = makeProject({});
+  root = makeProject({}, { git: false });
   t = createTask(root, 'tasks/login', 'Login fails after a password reset', root);
 });
 
@@ -60,14 +59,6 @@ describe('task folder and status', () => {
   it('a task folder outside the project is refused', () => {
     expect(() => openTaskFolder(root, '..', root)).toThrow(/outside the project/);
     expect(() => openTaskFolder(root, 'tasks/none', root)).toThrow(/task folder not found/);
-  });
-
-  it('lists project files, capped, without .git', () => {
-    for (let i = 0; i < 120; i++) fs.writeFileSync(path.join(root, `f${String(i).padStart(3, '0')}.txt`), '');
-    const l = listProjectFiles(root, 100);
-    expect(l.files).toHaveLength(100);
-    expect(l.total).toBe(121);
-    expect(l.files.some((f) => f.startsWith('.git/'))).toBe(false);
   });
 });
 

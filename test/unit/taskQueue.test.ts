@@ -4,15 +4,15 @@
 // failure (attempts), given up after MAX_ATTEMPTS. Real task files in a temp project, a movable clock.
 import fs from 'node:fs';
 import path from 'node:path';
-import { spawnSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
 import { makeProject } from '../helpers/env.js';
 import { HARD_RUNNER_DEATHS, MAX_ATTEMPTS, MAX_RUNNER_DEATHS, TaskQueue, renderStatusTable } from '../../src/queue/taskQueue.js';
 
-const deadPid = () => spawnSync('true').pid;
+// Above Linux's PID_MAX_LIMIT (2^22): no process has it, as none has a runner's pid after kill -9.
+const deadPid = () => 2 ** 22 + 17;
 
 function setup() {
-  const root = makeProject({});
+  const root = makeProject({}, { git: false });
   let t = Date.parse('2026-01-01T00:00:00Z');
   const queue = new TaskQueue(root, () => new Date(t));
   return { root, queue, advance: (ms: number) => (t += ms) };

@@ -1,10 +1,10 @@
 // Undo's store by its effects on real files in temp folders: what a turn changed is put back (content and
 // mode, files it created removed, files it deleted recreated, whole folders), files changed since are named
 // and left alone unless forced, turns go newest first, and a manifest left by a killed process still undoes.
-// The last part runs real tool calls through runToolCall with the journal in their context.
+// The last part runs real tool calls through runToolCall with the journal in their context; the call that
+// runs commands is in test/integration/undoStore.test.ts.
 import fs from 'node:fs';
 import path from 'node:path';
-import { spawn, spawnSync } from 'node:child_process';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { UndoJournal, loadTurns, undoTurns, undoDir, prune, changeOf, type TurnManifest } from '../../src/session/undoStore.js';
 import { builtinTools } from '../../src/tools/registry.js';
@@ -187,7 +187,7 @@ describe('undo store', () => {
     j.before([p('b.txt')], 'edit b.txt');
     write('b.txt', 'b2-partial');
     // killed here: no after(), no endTurn(); a new process reads what is on disk
-    const dead = spawnSync('true').pid!;
+    const dead = 2 ** 22 + 17; // above Linux's PID_MAX_LIMIT (2^22): no process has it
     const file = path.join(undoDir(root), 'turns', `${loadTurns(root, OWNER)[0].id}.json`);
     const m = JSON.parse(fs.readFileSync(file, 'utf8')) as TurnManifest;
     expect(m.endedAt).toBeUndefined();
@@ -217,14 +217,10 @@ describe('undo store', () => {
     turn(journal(), 'elsewhere', [[['a.txt'], () => write('a.txt', 'v2\n')]]);
     const file = path.join(undoDir(root), 'turns', `${loadTurns(root, OWNER)[0].id}.json`);
     const m = JSON.parse(fs.readFileSync(file, 'utf8')) as TurnManifest;
-    const other = spawn('sleep', ['30']);
-    try {
-      fs.writeFileSync(file, JSON.stringify({ ...m, endedAt: undefined, pid: other.pid }));
-      expect(undo().status).toBe('running');
-      expect(read('a.txt')).toBe('v2\n');
-    } finally {
-      other.kill();
-    }
+    // Another live process: the one that started this test run (our parent) is alive.
+    fs.writeFileSync(file, JSON.stringify({ ...m, endedAt: undefined, pid: process.ppid }));
+    expect(undo().status).toBe('running');
+    expect(read('a.txt')).toBe('v2\n');
   });
 
   it("another user's (or a repository's) manifest is not undone, and a manifest path outside the project is never written", () => {
@@ -296,51 +292,11 @@ describe('undo through the tool wrapper', () => {
         commandTimeoutMs: 10_000,
         changes: j,
       },
-      decide: (tool, args) => policy.decideToolCall(tool, args),
+      decide: (tool, args) => policy.judge(tool, args),
       approve: async () => 'yes',
       maxOutputChars: 50_000,
     };
   }
-
-  it('write_file, edit_file, append_file and an approved rm are kept before they run; npm install is named as not undoable', async () => {
-    root = fs.realpathSync(root);
-    write('src/main.ts', 'const a = 1;\n');
-    write('notes.md', 'one\n');
-    write('old.txt', 'old\n', 0o600);
-    write('package.json', '{"name":"x","version":"1.0.0"}\n');
-    const j = journal();
-    const d = await deps(j);
-    j.beginTurn('do several things');
-    const results = [];
-    results.push(await runToolCall({ tool: 'edit_file', args: { path: 'src/main.ts', old_text: 'const a = 1;', new_text: 'const a = 2;' } }, d));
-    results.push(await runToolCall({ tool: 'write_file', args: { path: 'src/new/util.ts', content: 'export {};\n' } }, d));
-    results.push(await runToolCall({ tool: 'append_file', args: { path: 'notes.md', content: 'two' } }, d));
-    results.push(await runToolCall({ tool: 'run_command', args: { cmd: 'rm old.txt' } }, d));
-    results.push(await runToolCall({ tool: 'run_command', args: { cmd: 'npm install --offline --no-audit --no-fund' } }, d));
-    j.endTurn();
-    expect(results.slice(0, 4).map((r) => r.status)).toEqual(['ok', 'ok', 'ok', 'ok']);
-    expect(fs.existsSync(p('old.txt'))).toBe(false);
-
-    const [t] = loadTurns(root, OWNER);
-    expect(t.entries.map((e) => [e.path, changeOf(e)])).toEqual([
-      ['src/main.ts', 'changed'],
-      ['src/new', 'created'],
-      ['notes.md', 'changed'],
-      ['old.txt', 'deleted'],
-    ]);
-    expect(t.notUndoable).toEqual([{ what: 'run: npm install --offline --no-audit --no-fund', why: expect.stringMatching(/project's own code/) }]);
-
-    // Whatever npm left (a lock file) is not devx's to undo; the files it kept go back.
-    fs.rmSync(p('package-lock.json'), { force: true });
-    fs.rmSync(p('node_modules'), { recursive: true, force: true });
-    const r = undo();
-    expect(r.status).toBe('undone');
-    expect(read('src/main.ts')).toBe('const a = 1;\n');
-    expect(fs.existsSync(p('src/new'))).toBe(false);
-    expect(read('notes.md')).toBe('one\n');
-    expect(read('old.txt')).toBe('old\n');
-    expect(mode('old.txt')).toBe(0o600);
-  });
 
   it('.devx/undo planted as a link out of the project: the change is not made, nothing is written where the link points', async () => {
     write('a.txt', 'a\n');

@@ -18,7 +18,7 @@ import { escapeControls, printableJson } from '../../util/terminalText.js';
 const SUBCOMMANDS = subcommandTable(`
 list | agent list [--json] | agents from every scope (project overrides user, which overrides builtin), with broken files reported
 pick | agent pick | choose an agent in a picker (type to filter, arrow keys, Enter; fzf when installed) and print its name
-show | agent show <name> [--json] | the resolved definition
+show | agent show <name> [--scope project|user] [--json] | the resolved definition (with --scope, that scope's file)
 use | agent use <name> | how to switch persona (in the REPL: /agent use <name>)
 run | agent run <name> "<prompt>" [then <name> "<prompt>"]... [--dry-run] [--yes], or agent run [--all] [--parallel N] | a one-shot run (answers chained), or the oldest pending task (or the whole queue)
 start | agent start <name> "<prompt>" [--write <path,...>] | queue a task (it may write the queue's workspace, its plan file and the paths named)
@@ -28,7 +28,7 @@ retry | agent retry <id> | queue a failed, blocked, incomplete or cancelled task
 log | agent log <id> | a task's plan, transcript and changes (from the queue's database on the Postgres queue)
 create | agent create [--name N] [--description D] [--template T] [--scope project|user] | a new agent file from a template (asks what is not given)
 init | agent init <name> [--description D] [--scope project|user] | a new agent file with the sections to fill in: Responsibilities, When to use, Tooling, Guardrails, Example prompts
-edit | agent edit <name> | open the agent's file in $EDITOR
+edit | agent edit <name> [--scope project|user] | open the agent's file in $EDITOR
 rm | agent rm <name> [--scope project|user] | remove the agent's file
 suggest | agent suggest "<prompt>" | which agent fits a task
 `);
@@ -141,7 +141,7 @@ export const agentCommand = defineCommand({
       --all                   run: drain the whole queue
       --parallel <N>          run: how many tasks at once (1-32)
       --dry-run               run: show each call and what the policy would decide, run nothing
-      --scope <project|user>  create, init, rm: which scope
+      --scope <project|user>  create, init, show, edit, rm: which scope
       --name <N>              create: the agent name
       --description <D>       create, init: its description
       --template <T>          create: one of ${TEMPLATES.join(', ')}
@@ -215,8 +215,11 @@ async function agentMain(
       return EXIT.ok;
     }
     case 'show': {
-      if (!rest[0]) throw new UsageError('usage: devx agent show <name>');
-      const a = findAgent(loadAgents(root, w.home, w.devx), rest[0]);
+      if (!rest[0]) throw new UsageError('usage: devx agent show <name> [--scope project|user]');
+      const l = loadAgents(root, w.home, w.devx);
+      const scoped = values.scope ? [...l.agents.values(), ...l.overridden].find((x) => x.name === rest[0] && x.scope === values.scope) : undefined;
+      if (values.scope && !scoped) throw new UsageError(`no agent named "${rest[0]}" in the ${values.scope} scope`);
+      const a = scoped ?? findAgent(l, rest[0]);
       process.stdout.write(`${values.json ? printableJson(a, 2) : escapeControls(describeAgent(a))}\n`);
       return EXIT.ok;
     }
@@ -242,7 +245,7 @@ async function agentMain(
     case 'edit':
     case 'rm': {
       const name = rest[0];
-      if (!name) throw new UsageError(`usage: devx agent ${sub} <name>${sub === 'rm' ? ' [--scope project|user]' : ''}`);
+      if (!name) throw new UsageError(`usage: devx agent ${sub} <name> [--scope project|user]`);
       const l = loadAgents(root, w.home, w.devx);
       const found = [...l.agents.values(), ...l.overridden].filter((a) => a.name === name && (!values.scope || a.scope === values.scope));
       // devx's own files are never edited or removed in place: a project or user file overrides them.

@@ -9,6 +9,7 @@ import { openQueue, resolveQueueUrl, type QueueBackend } from '../../queue/openQ
 import { headRevision } from '../../queue/runnerGit.js';
 import { checkBinaries } from '../../runtime/checkBinaries.js';
 import { devxHome } from '../../config/paths.js';
+import { setAsideLine } from '../../session/setAside.js';
 import type { ApprovalMode } from '../../policy/decide.js';
 import { escapeControls, printableJson } from '../../util/terminalText.js';
 
@@ -34,9 +35,6 @@ function failedCallsText(tasks: Task[]): string {
 
 const QUEUE_SUBCOMMANDS = new Set(['start', 'status', 'cancel', 'retry', 'log', 'run']);
 
-/** Exit code when the queue database's schema is not the one this devx needs (unmigrated, or newer). */
-export const EXIT_QUEUE_SCHEMA = 5;
-
 /** Runs one queue subcommand; null when `sub` is not one. */
 export async function queueSubcommand(sub: string, rest: string[], values: QueueFlags, root: string): Promise<number | null> {
   if (!QUEUE_SUBCOMMANDS.has(sub)) return null;
@@ -47,7 +45,7 @@ export async function queueSubcommand(sub: string, rest: string[], values: Queue
     queue = await openQueue(root, chosen.url);
   } catch (err) {
     process.stderr.write(`devx: ${escapeControls((err as Error).message)}\n`);
-    return (err as Error).name === 'SchemaError' ? EXIT_QUEUE_SCHEMA : EXIT.failed;
+    return (err as Error).name === 'SchemaError' ? EXIT.queueSchema : EXIT.failed;
   }
   try {
     return await onQueue(queue, sub, rest, values);
@@ -133,6 +131,10 @@ async function onQueue(queue: QueueBackend, sub: string, rest: string[], values:
         process.stderr.write(`${escapeControls(missing)}\n`);
         return EXIT.missingBinary;
       }
+      // Recovery takes the queue's lock first: a shipped one is set aside before the line below names it.
+      await queue.recover();
+      const aside = setAsideLine(root);
+      if (aside) process.stderr.write(`devx: warning: ${escapeControls(aside)}\n`);
       const approval: ApprovalMode | undefined = values.yes ? 'yolo' : approvalModeFrom(values);
       // The queue's URL can hold its password: while tasks run, the tasks' runs (and the commands they run, which
       // take this process's environment) do not see it. The queue is open already.

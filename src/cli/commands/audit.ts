@@ -2,6 +2,7 @@
 import { defineCommand, flagTable, subcommandTable } from '../command.js';
 import { findProjectRoot } from '../../config/paths.js';
 import { auditFile } from '../../audit/auditLog.js';
+import type { PlanSummary } from '../../tools/planSummary.js';
 import { verifyChain } from '../../audit/chainedAppend.js';
 import { UsageError } from '../shared.js';
 import { escapeControls, escapeJsonControls } from '../../util/terminalText.js';
@@ -11,9 +12,27 @@ function readLines(file: string): string[] {
   return (readTextOrNull(file, READ_LIMITS.state, 'any') ?? '').split('\n').filter(Boolean);
 }
 
+/** One line of the log as read back: a hook's or a tool call's fields as auditLog.ts writes them (an older or damaged line may lack any). */
+interface AuditLine {
+  time?: string;
+  event?: string;
+  hook?: string;
+  command?: string;
+  outcome?: string;
+  exitCode?: number | null;
+  message?: string | null;
+  tool?: string | null;
+  args?: Record<string, unknown>;
+  decision?: string | null;
+  rule?: string | null;
+  answer?: string | null;
+  status?: string;
+  plan?: PlanSummary;
+}
+
 function human(line: string): string {
   try {
-    const e = JSON.parse(line) as Record<string, any>;
+    const e = JSON.parse(line) as AuditLine;
     if (e.event === 'hook')
       return `${e.time} hook:${String(e.hook).padEnd(9)} ${String(e.outcome).padEnd(7)} exit=${e.exitCode ?? '-'}${e.tool ? ` tool=${e.tool}` : ''} ${String(e.command).slice(0, 60)}${e.message ? ` (${String(e.message).slice(0, 80)})` : ''}`;
     const args = Object.entries(e.args ?? {})

@@ -1,11 +1,10 @@
-// `devx queue migrate|status`: the task queue's own database (#33). The file queue needs neither; a
+// `devx queue migrate|status`: the task queue's own database. The file queue needs neither; a
 // Postgres queue ("queue": "postgres://…" in settings, or DEVX_QUEUE_URL) is migrated once, by a role
 // that may create tables, before runners use it.
 import { defineCommand, flagTable, subcommandTable } from '../command.js';
 import { EXIT, UsageError } from '../shared.js';
 import { isPostgresUrl, postgresAdmin, resolveQueueUrl } from '../../queue/openQueue.js';
 import { packageVersion } from '../../util/packageRoot.js';
-import { EXIT_QUEUE_SCHEMA } from './agentQueue.js';
 import { escapeControls } from '../../util/terminalText.js';
 
 const SUBCOMMANDS = subcommandTable(`
@@ -50,11 +49,11 @@ export const queueCommand = defineCommand({
               .join(', ') || 'none'
           }\n`,
         );
-      return s.version === admin.SCHEMA_VERSION ? EXIT.ok : EXIT_QUEUE_SCHEMA;
+      return s.version === admin.SCHEMA_VERSION ? EXIT.ok : EXIT.queueSchema;
     } catch (err) {
       // The database server's words: shown, never obeyed.
       process.stderr.write(`devx: ${escapeControls((err as Error).message)}\n`);
-      return (err as Error).name === 'SchemaError' ? EXIT_QUEUE_SCHEMA : EXIT.failed;
+      return (err as Error).name === 'SchemaError' ? EXIT.queueSchema : EXIT.failed;
     }
   },
 });

@@ -6,7 +6,7 @@ import { applyResume, endSession, handoffFor, type Started } from '../../runtime
 import { AGENT_FLAGS, EXIT, UsageError, approvalModeFrom, overridesFrom, withSession, type AgentFlagValues } from '../shared.js';
 import { defineCommand, flagTable } from '../command.js';
 import { createRenderer } from '../renderEvents.js';
-import type { ApprovalAnswer, ApprovalRequest } from '../../tools/runToolCall.js';
+import type { ApprovalRequest, PersonAnswer } from '../../tools/runToolCall.js';
 import { makeVisible } from '../visible.js';
 import { maybeDelegate, switchAgent } from '../agentSlash.js';
 import { findSlash, slashNames as builtinSlashNames, type SlashContext } from '../slashCommands.js';
@@ -16,13 +16,19 @@ import { colorDiff, textOnly, useColor } from '../visible.js';
 import { pickAgent, type PickItem } from '../agentPicker.js';
 import { killAllGroups } from '../../util/processGroups.js';
 import { escapeControls } from '../../util/terminalText.js';
+import { whenAborted } from '../../util/whenAborted.js';
 
 /**
  * The end of a session: the handoff. Ctrl-C while the model drafts it skips the draft and writes the plain
  * summary; a second Ctrl-C exits at once, releasing the lock and stopping the model CLI, and says what it left.
+ * A person who left with Ctrl-C twice (`leaving`) never waits on the model: the plain summary is written.
  */
-async function finishSession(started: Started, io: { info: NodeJS.WritableStream; rl: readline.Interface; failed: boolean }): Promise<number> {
-  const draft = handoffFor(started, { interactive: true, failed: io.failed });
+async function finishSession(
+  started: Started,
+  io: { info: NodeJS.WritableStream; rl: readline.Interface; failed: boolean; leaving: boolean },
+): Promise<number> {
+  const due = handoffFor(started, { interactive: true, failed: io.failed });
+  const draft = io.leaving && due === 'model' ? 'plain' : due;
   const drafting = new AbortController();
   let presses = 0;
   let exiting: Promise<never> | null = null;
@@ -33,22 +39,13 @@ async function finishSession(started: Started, io: { info: NodeJS.WritableStream
       io.info.write("\n(skipping the model's draft: writing HANDOFF.md from the session record; Ctrl-C again exits at once)\n");
       return;
     }
-    exiting ??= (async () => {
-      started.session.stopNow();
-      await Promise.race([started.run.dispose(), new Promise((r) => setTimeout(r, 3000))]);
-      // Said only once seen: every process devx started is killed and waited for, not just signalled.
-      const left = await killAllGroups(2000);
-      const processes = left.length ? `a process devx started (group ${left.join(', ')}) had not exited 2 s after SIGKILL` : 'no model process is left';
-      io.info.write(
-        `\nexited at once: ${draft === 'none' ? 'no handoff was due' : 'HANDOFF.md was not written (the previous one is kept)'}; the session lock is released and ${processes}\n`,
-      );
-      process.exit(EXIT.cancelled);
-    })();
+    exiting = exitAtOnce(started, io.info, draft === 'none' ? 'no handoff was due' : 'HANDOFF.md was not written (the previous one is kept)');
   };
   io.rl.on('SIGINT', onInterrupt);
   process.on('SIGINT', onInterrupt);
   try {
     if (draft === 'model') io.info.write('Writing HANDOFF.md… (Ctrl-C writes it from the session record instead)\n');
+    if (draft !== due) io.info.write("(Ctrl-C twice: the model's draft of HANDOFF.md is skipped)\n");
     const note = await endSession(started, { draft, signal: drafting.signal });
     if (exiting) await exiting;
     if (note) io.info.write(`${escapeControls(note)}\n`);
@@ -57,6 +54,23 @@ async function finishSession(started: Started, io: { info: NodeJS.WritableStream
     io.rl.off('SIGINT', onInterrupt);
     process.off('SIGINT', onInterrupt);
   }
+}
+
+let exitingNow: Promise<never> | null = null;
+
+/** Exits now, whatever is pending: the record closed, the lock released, every process devx started killed and waited for; says what it left. */
+function exitAtOnce(started: Started, info: NodeJS.WritableStream, handoff: string): Promise<never> {
+  return (exitingNow ??= stopEverything(started, info, handoff));
+}
+
+async function stopEverything(started: Started, info: NodeJS.WritableStream, handoff: string): Promise<never> {
+  started.session.stopNow();
+  await Promise.race([started.run.dispose(), new Promise((r) => setTimeout(r, 1000))]);
+  // Said only once seen: every process devx started is killed and waited for, not just signalled.
+  const left = await killAllGroups(2000);
+  const processes = left.length ? `a process devx started (group ${left.join(', ')}) had not exited 2 s after SIGKILL` : 'no model process is left';
+  info.write(`\nexited at once: ${handoff}; the session lock is released and ${processes}\n`);
+  process.exit(EXIT.cancelled);
 }
 
 export const replCommand = defineCommand({
@@ -106,7 +120,7 @@ async function runRepl(flags: { resume?: string; agent?: string } & Parameters<t
   let answering = false;
   const color = useColor(out, process.env);
 
-  const askApproval = async (req: ApprovalRequest): Promise<ApprovalAnswer> => {
+  const askApproval = async (req: ApprovalRequest): Promise<PersonAnswer> => {
     // What will happen (a diff of the repository's text, the directory a command runs in), then why the policy
     // asks; the text's controls are shown before devx colours the diff.
     const shown = req.preview ? escapeControls(req.preview) : '';
@@ -156,19 +170,27 @@ async function runRepl(flags: { resume?: string; agent?: string } & Parameters<t
         warned = true;
         for (const w of warnings) info.write(`devx: warning: ${escapeControls(w)}\n`);
       };
-      const render = createRenderer({ out, answerOut: out });
+      const render = createRenderer({ out, answerOut: out, foldOutput: true });
       run.subscribe(render.onEvent);
       input.onCtrlO(() => render.toggleWatch());
       let running: AbortController | null = null;
       let armedExit = false;
       let lastFailed = false;
+      let leaving = false;
       const onInterrupt = () => {
         if (answering) input.cancelAnswer();
+        // A second Ctrl-C while a cancelled turn is still stopping: exit now, whatever is pending.
+        if (running?.signal.aborted) {
+          const due = handoffFor(started, { interactive: true }) !== 'none';
+          void exitAtOnce(started, info, due ? 'HANDOFF.md was not written (the previous one is kept)' : 'no handoff was due');
+          return;
+        }
         if (running) {
           running.abort();
           return;
         }
         if (armedExit) {
+          leaving = true;
           rl.close();
           return;
         }
@@ -196,7 +218,11 @@ async function runRepl(flags: { resume?: string; agent?: string } & Parameters<t
         for (;;) {
           if (interactive) rl.prompt();
           const message = await input.nextMessage();
-          if (message === null) break;
+          if (message === null) {
+            // Ctrl-D (or Ctrl-C twice) leaves the cursor after "devx> ": what follows, and the shell's prompt, start on a line of their own.
+            if (interactive) out.write('\n');
+            break;
+          }
           armedExit = false;
           let text = message.trim();
           if (!text) continue;
@@ -223,10 +249,13 @@ async function runRepl(flags: { resume?: string; agent?: string } & Parameters<t
           }
           // A script piped in may be anyone's file: its lines are echoed as text.
           if (!interactive) out.write(`devx> ${escapeControls(text)}\n`);
-          await sayToolWarnings();
-          await maybeDelegate(text, started, slashContext.out, interactive ? nextLine : null);
-          running = new AbortController();
-          const r = await run.prompt(text, { signal: running.signal });
+          // A Ctrl-C from the first moment cancels the turn, while MCP servers or gemini still start too.
+          const turn = (running = new AbortController());
+          await Promise.race([sayToolWarnings(), whenAborted(turn.signal)]);
+          running = null; // a Ctrl-C at maybeDelegate's question is the question's
+          if (!turn.signal.aborted) await maybeDelegate(text, started, slashContext.out, interactive ? nextLine : null);
+          running = turn;
+          const r = await run.prompt(text, { signal: turn.signal });
           lastFailed = r.status === 'error';
           running = null;
         }
@@ -236,7 +265,7 @@ async function runRepl(flags: { resume?: string; agent?: string } & Parameters<t
         input.onCtrlO(null);
         render.stop();
       }
-      return await finishSession(started, { info, rl, failed: lastFailed });
+      return await finishSession(started, { info, rl, failed: lastFailed, leaving });
     });
   } finally {
     input.close();

@@ -1,11 +1,23 @@
 // `devx run "<prompt>"`: one task, headless, then exit with a status code.
 import { AGENT_FLAGS, EXIT, UsageError, withSession, type AgentFlagValues } from '../shared.js';
+import type { Started } from '../../runtime/startSession.js';
+import { PersonaError } from '../../runtime/agentRun.js';
 import { defineCommand, flagTable } from '../command.js';
 import { createRenderer } from '../renderEvents.js';
 import { createStreamJson } from '../streamJson.js';
 import { applyResume, endSession, handoffFor } from '../../runtime/startSession.js';
 import type { AgentEvent } from '../../core/loop.js';
 import { escapeControls, printableJson } from '../../util/terminalText.js';
+
+/** `--agent <name>`: the run works as that agent; a name devx does not know stops it (exit 2), naming the ones it has. */
+function usePersonaOrFail(s: Started, name: string): void {
+  try {
+    s.run.usePersona(name);
+  } catch (err) {
+    if (err instanceof PersonaError) throw new UsageError(err.message);
+    throw err;
+  }
+}
 
 export const runCommand = defineCommand({
   name: 'run',
@@ -18,10 +30,11 @@ export const runCommand = defineCommand({
       --output-format <fmt>   text (the answer), json (one transcript at the end) or stream-json (devx's events as JSON lines)
       --resume <id>  continue an earlier session (default: the one that crashed, else the last)
       --handoff      write HANDOFF.md at the end (one-shot runs write none unless asked)
+      --agent <name>  run as this agent (its prompt, tools and model)
 `),
   },
   async run({ values, positionals }) {
-    const flags = values as AgentFlagValues & { json?: boolean; resume?: string; handoff?: boolean; 'output-format'?: string };
+    const flags = values as AgentFlagValues & { json?: boolean; resume?: string; handoff?: boolean; 'output-format'?: string; agent?: string };
     const format = flags['output-format'] ?? (flags.json ? 'json' : 'text');
     if (!['text', 'json', 'stream-json'].includes(format)) throw new UsageError(`--output-format takes text, json or stream-json; got "${format}"`);
     if (positionals.length === 0) throw new UsageError('devx run needs a prompt: devx run "fix the failing test"');
@@ -30,6 +43,7 @@ export const runCommand = defineCommand({
       const { run } = started;
       if (started.orientation) process.stderr.write(`${escapeControls(started.orientation)}\n`);
       if (flags.resume) process.stderr.write(`${escapeControls(applyResume(started, flags.resume) ?? 'devx: no earlier session to resume')}\n`);
+      if (flags.agent) usePersonaOrFail(started, flags.agent);
       const events: AgentEvent[] = [];
       const render = createRenderer({ out: process.stderr, answerOut: format === 'text' ? process.stdout : null });
       const stream = format === 'stream-json' ? createStreamJson((l) => process.stdout.write(l)) : null;

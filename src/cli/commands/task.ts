@@ -1,4 +1,4 @@
-// `devx task new|next`: the clarification flow over a task folder (seed 004). Separate from
+// `devx task new|next`: the clarification flow over a task folder. Separate from
 // `devx agent`, which owns the agent task queue.
 import { defineCommand, pickFlags, subcommandTable } from '../command.js';
 import { AGENT_FLAGS, approvalModeFrom, EXIT, UsageError } from '../shared.js';

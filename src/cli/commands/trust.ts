@@ -5,9 +5,9 @@ import { isTrusted, setTrusted } from '../../config/trust.js';
 
 export const trustCommand = defineCommand({
   name: 'trust',
-  summary: "let this project's settings widen the policy (allow rules, approval mode)",
+  summary: 'let this project run what it ships: its allow rules, approval mode, MCP servers, hooks, tools, skills, commands, queue and default agent',
   usage: ['trust [--revoke]'],
-  flags: flagTable('    --revoke  take the trust back: project settings can then only tighten'),
+  flags: flagTable('    --revoke  take the trust back: the project can then only tighten the policy, and what it ships waits again'),
   async run({ values }) {
     const root = findProjectRoot(process.cwd());
     const home = devxHome(process.env);
@@ -15,7 +15,7 @@ export const trustCommand = defineCommand({
     process.stdout.write(
       values.revoke
         ? `${root} is no longer trusted: its settings can only tighten the policy.\n`
-        : `${root} is trusted: its settings' allow rules and approval mode now apply.${isTrusted(home, root) ? '' : ' (failed to save)'}\n`,
+        : `${root} is trusted: its settings' allow rules, additional folders and approval mode now apply, and devx runs its MCP servers, hooks, custom tools, skills, custom commands, test command, queue and default agent.${isTrusted(home, root) ? '' : ' (failed to save)'}\n`,
     );
     return 0;
   },

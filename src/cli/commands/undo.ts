@@ -5,8 +5,9 @@ import path from 'node:path';
 import fs from 'node:fs';
 import { findProjectRoot } from '../../config/paths.js';
 import { changeOf, loadTurns, undoDir, undoTurns, type UndoResult } from '../../session/undoStore.js';
-import { acquireLock, isAlive, lockPath, readLock } from '../../session/sessionLock.js';
+import { acquireLock, isAlive, liveHolder, lockPath, readLock } from '../../session/sessionLock.js';
 import { historyFile, loadHistory, saveHistory } from '../../session/history.js';
+import { setAsideLine } from '../../session/setAside.js';
 import type { Message } from '../../core/messages.js';
 import type { Started } from '../../runtime/startSession.js';
 import { defineCommand, flagTable } from '../command.js';
@@ -140,9 +141,11 @@ export const undoCommand = defineCommand({
       return EXIT.ok;
     }
     const { n } = parseUndoArgs(positionals);
+    const aside = setAsideLine(root);
+    if (aside) process.stderr.write(`devx: warning: ${escapeControls(aside)}\n`);
     // A live session may be changing these files right now: the undo belongs there (/undo).
-    const holder = readLock(lockPath(root));
-    if (holder && holder.pid !== process.pid && isAlive(holder.pid)) {
+    const holder = liveHolder(lockPath(root));
+    if (holder) {
       process.stderr.write(`devx: a devx session (pid ${holder.pid}) is active in this project; type /undo there, or end it first\n`);
       return EXIT.busy;
     }

@@ -1,4 +1,4 @@
-// `devx workflow ...`: multi-phase workflows (the dev pipeline of seed 002, or a project's own),
+// `devx workflow ...`: multi-phase workflows (the dev pipeline, or a project's own),
 // each step a fresh headless run, state in .devx/workflows/<id>/state.json. The implementation is in
 // workflowMain.ts, loaded when the command runs.
 import { defineCommand, flagTable, subcommandTable } from '../command.js';

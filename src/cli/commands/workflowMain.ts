@@ -5,7 +5,8 @@ import { createEngine } from '../../workflow/engineDeps.js';
 import { findWorkflow } from '../../workflow/loadWorkflows.js';
 import { driveWorkflow, startWorkflow, WorkflowBusy, WorkflowError } from '../../workflow/runWorkflow.js';
 import { approveWorkflow, cancelWorkflow, checkDefinition, isInterrupted, rejectWorkflow, reportedState, resumeWorkflow } from '../../workflow/controls.js';
-import { listStates, readState, StateError, type WorkflowState } from '../../workflow/state.js';
+import { ForeignStateError, listStates, readState, StateError, type WorkflowState } from '../../workflow/state.js';
+import { setAsideLine } from '../../session/setAside.js';
 import { WorkflowDefinitionError } from '../../workflow/definition.js';
 import { GitError } from '../../workflow/git.js';
 import { PersonaError } from '../../personas/loadAgents.js';
@@ -32,6 +33,8 @@ async function workflowMain(values: Flags, positionals: string[], usage: string)
   const engine = createEngine({ cwd: process.cwd(), env: process.env, signal: abort.signal, onEvent: progress.onEvent, onAgentEvent: progress.onAgentEvent });
   const { deps, loaded } = engine;
   for (const w of engine.warnings) process.stderr.write(`devx: warning: ${escapeControls(w)}\n`);
+  const aside = ['run', 'resume', 'approve', 'reject'].includes(sub ?? '') ? setAsideLine(deps.root) : null;
+  if (aside) process.stderr.write(`devx: warning: ${escapeControls(aside)}\n`);
   const idArg = (what: string) => {
     if (rest.length !== 1) throw new UsageError(`usage: devx workflow ${what} <id>`);
     return rest[0];
@@ -167,6 +170,10 @@ export async function runWorkflowCommand(values: FlagValues, positionals: string
     if (err instanceof WorkflowBusy) {
       process.stderr.write(`devx: ${escapeControls(err.message)}\n`);
       return EXIT.busy;
+    }
+    if (err instanceof ForeignStateError) {
+      process.stderr.write(`devx: ${escapeControls(err.message)}\n`);
+      return EXIT.usage;
     }
     if (err instanceof TaskFileError) {
       process.stderr.write(`devx: ${escapeControls(err.message)}\n`);

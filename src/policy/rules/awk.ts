@@ -3,6 +3,7 @@
 // asks (never allowed on its own). Options before the program (-F, -v, --) are parsed, so the
 // program is found wherever it is.
 import { ASK, DENY, READ, strictest, type Effect, type Model, type PolicyDecision } from './kit.js';
+import { options } from './optionSpec.js';
 
 /** Strips string and regex literals so their contents cannot look like code. */
 function code(program: string): string {
@@ -24,27 +25,14 @@ export function awkProgramDanger(program: string): string | null {
 }
 
 const AWK_OPTS: Model['opts'] = {
-  '--help': {},
-  '--version': {},
-  '-F|--field-separator': { v: true },
-  '-v|--assign': { v: true },
+  ...options('--help --version -F|--field-separator= -v|--assign='),
   '-f|--file': { ...READ, why: '-f reads the program from a file' },
   '-E|--exec': { ...READ, why: '-E reads the program from a file' },
   '-i|--include': { ...READ, why: '-i includes awk source' },
   '-l|--load': { v: true, e: 'exec', why: '-l loads a shared library' },
-  '-b|--characters-as-bytes': {},
-  '-c|--traditional': {},
-  '-C|--copyright': {},
-  '-e|--source': { v: true },
-  '-N|--use-lc-numeric': {},
-  '-n|--non-decimal-data': {},
-  '-O|--optimize': {},
-  '-P|--posix': {},
-  '-r|--re-interval': {},
-  '-s|--no-optimize': {},
-  '-S|--sandbox': {},
-  '-t|--lint-old': {},
-  '-M|--bignum': {},
+  ...options(
+    '-b|--characters-as-bytes -c|--traditional -C|--copyright -e|--source= -N|--use-lc-numeric -n|--non-decimal-data -O|--optimize -P|--posix -r|--re-interval -s|--no-optimize -S|--sandbox -t|--lint-old -M|--bignum',
+  ),
   '-d|--dump-variables': { v: 'attached', e: 'write', why: '-d writes a variable dump' },
   '-D|--debug': { v: 'attached', e: 'exec', why: '-D starts the interactive debugger' },
   '-o|--pretty-print': { v: 'attached', e: 'write', why: '-o writes a pretty-printed program' },

@@ -24,6 +24,7 @@ import {
   type RuleContext,
   type SimpleCommand,
 } from './kit.js';
+import { options } from './optionSpec.js';
 
 const allowed = NOTHING_MORE;
 const all = allOf;
@@ -120,7 +121,7 @@ function pathspecFile(sub: string, p: Parsed): PolicyDecision {
 
 const CHANGES: Record<string, Change> = {
   clone: {
-    opts: { '--reference': { v: true, e: 'read' }, '--reference-if-able': { v: true, e: 'read' } },
+    opts: options('--reference=read --reference-if-able=read'),
     check: (p, ctx) => all([source('clone', p.operands[0], ctx), writes(p.operands.slice(1), ctx)]),
   },
   init: { check: (p, ctx) => writes(p.operands, ctx) },

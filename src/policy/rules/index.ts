@@ -6,6 +6,7 @@ import type { Word } from '../shellWords.js';
 import { ALLOW, ASK, DENY, strictest, type PolicyDecision } from '../types.js';
 import type { PathIntent } from '../pathPolicy.js';
 import { evaluate, type Model, type RuleContext, type SimpleCommand } from './kit.js';
+import { words } from './optionSpec.js';
 import { READERS } from './coreutils-readers.js';
 import { ag, grep, rg } from './grep.js';
 import { fd, findRule } from './find.js';
@@ -21,155 +22,24 @@ export type { RuleContext, SimpleCommand };
 
 type Rule = (cmd: SimpleCommand, ctx: RuleContext) => PolicyDecision;
 
-const NETWORK = [
-  'curl',
-  'wget',
-  'nc',
-  'ncat',
-  'netcat',
-  'socat',
-  'ssh',
-  'scp',
-  'sftp',
-  'rsync',
-  'ftp',
-  'tftp',
-  'telnet',
-  'ping',
-  'ping6',
-  'dig',
-  'nslookup',
-  'host',
-  'traceroute',
-  'tracepath',
-  'mtr',
-  'whois',
-  'aria2c',
-  'http',
-  'https',
-  'lynx',
-  'links',
-  'w3m',
-  'nmap',
-  'openssl',
-  'gh',
-  'ngrok',
-  'tailscale',
-  // Cloud and forge clients: they reach their service with the credentials in the home folder (and print them: `aws configure get`).
-  // Database clients reach a server, and each has a shell escape (psql and mysql: \\! cmd).
-  'psql',
-  'mysql',
-  'mariadb',
-  'mongo',
-  'mongosh',
-  'redis-cli',
-  'sqlcmd',
-  'cqlsh',
-  'clickhouse-client',
-  'aws',
-  'gcloud',
-  'gsutil',
-  'bq',
-  'az',
-  'doctl',
-  'heroku',
-  'flyctl',
-  'fly',
-  'vercel',
-  'netlify',
-  'firebase',
-  'oci',
-  'ibmcloud',
-  'hcloud',
-  'linode-cli',
-  'scw',
-  'glab',
-  'hub',
-  'helm',
-  'eksctl',
-  's3cmd',
-  'rclone',
-];
+/** Programs that open the network. Among them cloud and forge clients reach their service with the credentials in the home folder
+ * (and print them: `aws configure get`); database clients reach a server, and each has a shell escape (psql and mysql: \\! cmd). */
+const NETWORK = words(`
+curl wget nc ncat netcat socat ssh scp sftp rsync ftp tftp telnet ping ping6 dig nslookup host traceroute tracepath mtr whois aria2c http
+https lynx links w3m nmap openssl gh ngrok tailscale psql mysql mariadb mongo mongosh redis-cli sqlcmd cqlsh clickhouse-client aws gcloud
+gsutil bq az doctl heroku flyctl fly vercel netlify firebase oci ibmcloud hcloud linode-cli scw glab hub helm eksctl s3cmd rclone
+`);
 /** Secret stores and key agents: what they print is the credentials the path policy keeps the model from reading. */
-const CREDENTIALS = [
-  'gpg',
-  'gpg2',
-  'gpg-agent',
-  'gpgconf',
-  'pass',
-  'gopass',
-  'op',
-  'bw',
-  'lpass',
-  'keepassxc-cli',
-  'vault',
-  'secret-tool',
-  'security',
-  'keyctl',
-  'ssh-add',
-  'ssh-agent',
-  'ssh-keygen',
-  'kinit',
-  'klist',
-  'pinentry',
-];
+const CREDENTIALS = words(`
+gpg gpg2 gpg-agent gpgconf pass gopass op bw lpass keepassxc-cli vault secret-tool security keyctl ssh-add ssh-agent ssh-keygen kinit klist
+pinentry
+`);
 const PRIVILEGE = ['sudo', 'su', 'doas', 'pkexec', 'runuser', 'chroot', 'unshare', 'nsenter', 'setpriv', 'capsh', 'setcap'];
-const DESTRUCTIVE = [
-  'mkfs',
-  'mke2fs',
-  'dd',
-  'shutdown',
-  'reboot',
-  'halt',
-  'poweroff',
-  'init',
-  'telinit',
-  'mount',
-  'umount',
-  'fdisk',
-  'sfdisk',
-  'parted',
-  'wipefs',
-  'shred',
-  'iptables',
-  'ip6tables',
-  'nft',
-  'systemctl',
-  'service',
-  'crontab',
-  'at',
-  'batch',
-  'useradd',
-  'userdel',
-  'usermod',
-  'passwd',
-  'chpasswd',
-  'groupadd',
-  'visudo',
-  'modprobe',
-  'insmod',
-  'rmmod',
-  'sysctl',
-  'swapoff',
-  'kill',
-  'pkill',
-  'killall',
-  'systemd-run',
-  'daemonize',
-  'start-stop-daemon',
-  'launchctl',
-  'apt',
-  'apt-get',
-  'dpkg',
-  'yum',
-  'dnf',
-  'pacman',
-  'brew',
-  'snap',
-  'docker',
-  'podman',
-  'kubectl',
-];
+const DESTRUCTIVE = words(`
+mkfs mke2fs dd shutdown reboot halt poweroff init telinit mount umount fdisk sfdisk parted wipefs shred iptables ip6tables nft systemctl
+service crontab at batch useradd userdel usermod passwd chpasswd groupadd visudo modprobe insmod rmmod sysctl swapoff kill pkill killall
+systemd-run daemonize start-stop-daemon launchctl apt apt-get dpkg yum dnf pacman brew snap docker podman kubectl
+`);
 const SHELLS = ['bash', 'sh', 'zsh', 'dash', 'ksh', 'fish', 'csh', 'tcsh', 'busybox'];
 const ENV_DUMPS = ['printenv', 'set', 'export', 'declare', 'typeset', 'compgen'];
 const SHELL_BUILTINS_DENY = ['eval', 'exec', 'source', '.', 'builtin', 'enable', 'trap', 'alias', 'ulimit', 'history', 'fc'];

@@ -3,28 +3,16 @@
 import type { Word } from '../shellWords.js';
 import { ALLOW, ASK, DENY, strictest, type PolicyDecision } from '../types.js';
 import type { RuleContext, SimpleCommand } from './kit.js';
+import { words } from './optionSpec.js';
 
 const base = (name: string) => name.split('/').pop()!;
 
 /** Each interpreter's options that take code on the line (or load code from outside the script). */
 export const INTERPRETERS: Record<string, string[]> = {
-  node: [
-    '-e',
-    '--eval',
-    '-p',
-    '--print',
-    '-r',
-    '--require',
-    '--import',
-    '--loader',
-    '--experimental-loader',
-    '-i',
-    '--interactive',
-    '--inspect',
-    '--inspect-brk',
-    '--inspect-port',
-    '--inspect-wait',
-  ],
+  node: words(`
+-e --eval -p --print -r --require --import --loader --experimental-loader -i --interactive --inspect --inspect-brk
+--inspect-port --inspect-wait
+`),
   nodejs: ['-e', '--eval', '-p', '--print'],
   deno: ['eval', 'repl'],
   bun: ['-e', '--eval', 'x'],

@@ -264,14 +264,17 @@ export function evaluate(m: Model, cmd: SimpleCommand, ctx: RuleContext): Policy
 export function flags(letters: string, ...longs: string[]): Record<string, Opt> {
   const out: Record<string, Opt> = {};
   for (const ch of letters) out[`-${ch}`] = {};
-  for (const l of longs) out[l] = {};
+  for (const l of longs.flatMap(spaced)) out[l] = {};
   return out;
 }
+
+/** Option names may come several to a string, space-separated (a table reads better than one name a line). */
+const spaced = (s: string) => s.split(/\s+/).filter(Boolean);
 
 /** Value-taking options without an effect. */
 export function values(...names: string[]): Record<string, Opt> {
   const out: Record<string, Opt> = {};
-  for (const n of names) out[n] = { v: true };
+  for (const n of names.flatMap(spaced)) out[n] = { v: true };
   return out;
 }
 

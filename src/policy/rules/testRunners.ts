@@ -3,6 +3,7 @@
 // that swap in another program (npm --script-shell/--node-options, go test -exec/-toolexec, make
 // --eval, yarn/pnpm --shell...) are denied in every mode; registry and config options ask.
 import { ALLOW, ASK, DENY, strictest, type PolicyDecision, type RuleContext, type SimpleCommand } from './kit.js';
+import { words } from './optionSpec.js';
 
 const TEST_RUNNERS: ((a: string[]) => boolean)[] = [
   (a) => a[0] === 'npm' && ['test', 't', 'run', 'run-script'].includes(a[1] ?? '') && (a[1] === 'test' || a[1] === 't' || a.length >= 3),
@@ -65,28 +66,12 @@ export function testRunnerRule(argv: string[], ctx: RuleContext): PolicyDecision
 export const PACKAGE_MANAGERS = ['npm', 'yarn', 'pnpm', 'npx', 'pip', 'pip3', 'cargo', 'go', 'bun', 'make'];
 
 /** Subcommands that use or print the user's registry credentials (npm token list, yarn npm login, cargo publish, pip config). */
-const CREDENTIAL_SUBS = new Set([
-  'token',
-  'login',
-  'logout',
-  'adduser',
-  'add-user',
-  'publish',
-  'unpublish',
-  'owner',
-  'access',
-  'profile',
-  'whoami',
-  'team',
-  'org',
-  'deprecate',
-  'dist-tag',
-  'star',
-  'unstar',
-  'hook',
-  'yank',
-  'config',
-]);
+const CREDENTIAL_SUBS = new Set(
+  words(`
+token login logout adduser add-user publish unpublish owner access profile whoami team org deprecate dist-tag star
+unstar hook yank config
+`),
+);
 
 export function packageManagerRule(c: SimpleCommand, argv: string[]): PolicyDecision {
   const name = argv[0];

@@ -13,7 +13,6 @@ import {
   word,
   EXEC,
   NOTHING_MORE,
-  WRITE,
   type Model,
   type Parsed,
   type RuleContext,
@@ -21,6 +20,7 @@ import {
 } from './kit.js';
 import { tarRule } from './tar.js';
 import { ASK, DENY, strictest, type PolicyDecision } from '../types.js';
+import { options } from './optionSpec.js';
 
 const allowed = NOTHING_MORE;
 const all = allOf;
@@ -46,32 +46,16 @@ function suffixCheck(p: Parsed, id: string): PolicyDecision | null {
   return s && s.text.includes('/') ? unverifiable(id, `${id} --suffix ${s.text} puts backups in another folder`) : null;
 }
 
-const COMMON_MOVE = {
-  '-b': {},
-  '--backup': { v: 'attached' as const },
-  '-f|--force': {},
-  '-i|--interactive': {},
-  '-n|--no-clobber': {},
-  '-S|--suffix': { v: true as const },
-  '-t|--target-directory': WRITE,
-  '-T|--no-target-directory': {},
-  '-u': {},
-  '--update': { v: 'attached' as const },
-  '-v|--verbose': {},
-  '--strip-trailing-slashes': {},
-  '-Z': {},
-  '--context': { v: 'attached' as const },
-  '--debug': {},
-};
+const COMMON_MOVE = options(
+  '-b --backup=? -f|--force -i|--interactive -n|--no-clobber -S|--suffix= -t|--target-directory=write',
+  '-T|--no-target-directory -u --update=? -v|--verbose --strip-trailing-slashes -Z --context=? --debug',
+);
 
 const rm: Model = {
   id: 'rm',
   opts: {
-    ...flags('fiId', '--force', '--one-file-system', '--dir'),
-    '-r|-R|--recursive': {},
-    '-v|--verbose': {},
-    '--interactive': { v: 'attached' },
-    '--preserve-root': { v: 'attached' },
+    ...flags('fiId', '--force --one-file-system --dir'),
+    ...options('-r|-R|--recursive -v|--verbose --interactive=? --preserve-root=?'),
     '--no-preserve-root': { e: 'system', why: '--no-preserve-root' },
   },
   operands: 'write',
@@ -94,25 +78,9 @@ const cp: Model = {
   id: 'cp',
   opts: {
     ...COMMON_MOVE,
-    '-a|--archive': {},
-    '-r|-R|--recursive': {},
-    '--attributes-only': {},
-    '--copy-contents': {},
-    '-d': {},
-    '-H': {},
-    '-l|--link': {},
-    '-L|--dereference': {},
-    '-P|--no-dereference': {},
-    '-p': {},
-    '--preserve': { v: 'attached' },
-    '--no-preserve': { v: true },
-    '--parents': {},
-    '--reflink': { v: 'attached' },
-    '--remove-destination': {},
-    '--sparse': { v: true },
-    '-s|--symbolic-link': {},
-    '-x|--one-file-system': {},
-    '--keep-directory-symlink': {},
+    ...options(
+      '-a|--archive -r|-R|--recursive --attributes-only --copy-contents -d -H -l|--link -L|--dereference -P|--no-dereference -p --preserve=? --no-preserve= --parents --reflink=? --remove-destination --sparse= -s|--symbolic-link -x|--one-file-system --keep-directory-symlink',
+    ),
   },
   operands: (ops, p) => {
     const recursive = p.opts.has('-r') || p.opts.has('-a');
@@ -131,12 +99,7 @@ const ln: Model = {
   id: 'ln',
   opts: {
     ...COMMON_MOVE,
-    '-d|-F|--directory': {},
-    '-L|--logical': {},
-    '-n|--no-dereference': {},
-    '-P|--physical': {},
-    '-r|--relative': {},
-    '-s|--symbolic': {},
+    ...options('-d|-F|--directory -L|--logical -n|--no-dereference -P|--physical -r|--relative -s|--symbolic'),
   },
   operands: 'write',
   check: (p, _c, ctx) => all([placement(p, ctx), suffixCheck(p, 'ln') ?? allowed]),
@@ -147,15 +110,7 @@ const install: Model = {
   id: 'install',
   opts: {
     ...COMMON_MOVE,
-    '-c': {},
-    '-C|--compare': {},
-    '-d|--directory': {},
-    '-D': {},
-    '-g|--group': { v: true },
-    '-m|--mode': { v: true },
-    '-o|--owner': { v: true },
-    '-p|--preserve-timestamps': {},
-    '-s|--strip': {},
+    ...options('-c -C|--compare -d|--directory -D -g|--group= -m|--mode= -o|--owner= -p|--preserve-timestamps -s|--strip'),
     '--strip-program': { ...EXEC, why: '--strip-program' },
     '--preserve-context': {},
   },
@@ -171,14 +126,8 @@ const install: Model = {
 const split: Model = {
   id: 'split',
   opts: {
-    ...values('-a|--suffix-length', '--additional-suffix', '-b|--bytes', '-C|--line-bytes', '-l|--lines', '-n|--number', '-t|--separator'),
-    '-d': {},
-    '--numeric-suffixes': { v: 'attached' },
-    '-x': {},
-    '--hex-suffixes': { v: 'attached' },
-    '-e|--elide-empty-files': {},
-    '-u|--unbuffered': {},
-    '--verbose': {},
+    ...values('-a|--suffix-length --additional-suffix -b|--bytes -C|--line-bytes -l|--lines -n|--number -t|--separator'),
+    ...options('-d --numeric-suffixes=? -x --hex-suffixes=? -e|--elide-empty-files -u|--unbuffered --verbose'),
     '--filter': { ...EXEC, why: '--filter (a shell command for each piece)' },
   },
   // The output files are the prefix plus a suffix: `aa` stands for them all.

@@ -1,4 +1,4 @@
-// Images out (seed 003 §3.2): the Gemini API's image model, called directly at the base URL gemini uses
+// Images out: the Gemini API's image model, called directly at the base URL gemini uses
 // (GOOGLE_GEMINI_BASE_URL) with the API key gemini uses (GEMINI_API_KEY). Only an API-key login can: the
 // gemini CLI has no image command, its OAuth login's scopes do not cover the public API, and Vertex is
 // another endpoint with its own credentials, which devx does not call itself.

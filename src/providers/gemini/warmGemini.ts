@@ -143,20 +143,49 @@ class WarmProcess {
   }
 
   async prompt(req: ModelRequest, timeoutMs: number, account: string): Promise<AttemptResult> {
-    // gemini reads GEMINI_SYSTEM_MD when it starts and again for every new session.
-    replaceFileSync(this.systemFile, req.systemPrompt);
-    // One deadline for the whole call: what starting the process and the session took comes off the prompt's time.
-    const until = Date.now() + timeoutMs;
-    const left = () => Math.max(1, until - Date.now());
-    await this.start();
-    const conn = this.conn!;
-    const session = await this.withDeadline(
-      conn.agent.request(acp.methods.agent.session.new, { cwd: this.spawnArgs.cwd, mcpServers: [] }),
-      left(),
-      'session/new',
-    ).catch((err: unknown) => {
-      throw err instanceof WarmFailure ? err : new WarmFailure(`session/new failed: ${acpErrorText(err)}`);
+    // A cancel stops the process itself, whenever it comes (while gemini starts, opens the session or
+    // answers): a call cut off mid-request leaves nothing half-done in it, and the next call starts a fresh one.
+    const { cancelled, stopListening } = this.cancelOn(req.signal, account);
+    try {
+      // gemini reads GEMINI_SYSTEM_MD when it starts and again for every new session.
+      replaceFileSync(this.systemFile, req.systemPrompt);
+      // One deadline for the whole call: what starting the process and the session took comes off the prompt's time.
+      const until = Date.now() + timeoutMs;
+      const left = () => Math.max(1, until - Date.now());
+      await Promise.race([this.start(), cancelled]);
+      const conn = this.conn!;
+      const session = await Promise.race([
+        this.withDeadline(conn.agent.request(acp.methods.agent.session.new, { cwd: this.spawnArgs.cwd, mcpServers: [] }), left(), 'session/new').catch(
+          (err: unknown) => {
+            throw err instanceof WarmFailure ? err : new WarmFailure(`session/new failed: ${acpErrorText(err)}`);
+          },
+        ),
+        cancelled,
+      ]);
+      return await this.answer(req, session.sessionId, left(), account, cancelled);
+    } finally {
+      stopListening();
+    }
+  }
+
+  /** A promise that rejects as 'cancelled' (and stops the process) once `signal` aborts, at once if it has. */
+  private cancelOn(signal: AbortSignal | undefined, account: string): { cancelled: Promise<never>; stopListening: () => void } {
+    let onAbort = () => {};
+    const cancelled = new Promise<never>((_, reject) => {
+      onAbort = () => {
+        this.kill();
+        reject(new BackendError('cancelled', 'the model call was cancelled', null, account));
+      };
     });
+    cancelled.catch(() => undefined);
+    if (signal?.aborted) onAbort();
+    else signal?.addEventListener('abort', onAbort, { once: true });
+    return { cancelled, stopListening: () => signal?.removeEventListener('abort', onAbort) };
+  }
+
+  /** The session's one prompt: its text as it streams, until gemini says the turn ended. */
+  private async answer(req: ModelRequest, sessionId: string, ms: number, account: string, cancelled: Promise<never>): Promise<AttemptResult> {
+    const conn = this.conn!;
     let text = '';
     this.heard = Date.now();
     this.chunks = (t) => {
@@ -164,10 +193,6 @@ class WarmProcess {
       this.heard = Date.now();
       req.onDelta?.(t);
     };
-    // A cancel stops the process itself: a call cut off mid-request leaves nothing half-done in it,
-    // and the next call starts a fresh one.
-    const onAbort = () => this.kill();
-    req.signal?.addEventListener('abort', onAbort, { once: true });
     const early = new Promise<never>((_, reject) => {
       this.early = (err) => {
         // gemini would keep retrying inside; stop it (the next call starts a fresh one) and let devx decide.
@@ -178,18 +203,15 @@ class WarmProcess {
     early.catch(() => undefined);
     try {
       const r = await Promise.race([
-        this.withDeadline(
-          conn.agent.request(acp.methods.agent.session.prompt, { sessionId: session.sessionId, prompt: promptBlocks(req) }),
-          left(),
-          'session/prompt',
-        ),
+        this.withDeadline(conn.agent.request(acp.methods.agent.session.prompt, { sessionId, prompt: promptBlocks(req) }), ms, 'session/prompt'),
         early,
+        cancelled,
       ]);
       if (r.stopReason === 'cancelled' || req.signal?.aborted) throw new BackendError('cancelled', 'the model call was cancelled', null, account);
       const q = (r._meta as { quota?: { token_count?: { input_tokens?: number; output_tokens?: number } } } | undefined)?.quota?.token_count;
       if (!text.trim()) throw new BackendError('empty', 'the model returned an empty reply', null, account);
       this.answered?.();
-      return { text, sessionId: session.sessionId, usage: q ? { input: q.input_tokens, output: q.output_tokens } : undefined };
+      return { text, sessionId, usage: q ? { input: q.input_tokens, output: q.output_tokens } : undefined };
     } catch (err) {
       if (req.signal?.aborted) throw new BackendError('cancelled', 'the model call was cancelled', null, account);
       if (err instanceof WarmFailure) err.received = text.length;
@@ -198,7 +220,6 @@ class WarmProcess {
     } finally {
       this.early = null;
       this.chunks = null;
-      req.signal?.removeEventListener('abort', onAbort);
     }
   }
 

@@ -1,4 +1,4 @@
-// The task queue in PostgreSQL (#33), chosen by `"queue": "postgres://…"` in settings or DEVX_QUEUE_URL.
+// The task queue in PostgreSQL, chosen by `"queue": "postgres://…"` in settings or DEVX_QUEUE_URL.
 // Same tasks, statuses and counts as the file queue (taskQueue.ts), shared by runners on any machine:
 // a claim takes the oldest runnable pending row with SELECT … FOR UPDATE SKIP LOCKED and records a lease
 // (`lease_until`, from the database's clock) that the runner renews every third of it, in one statement

@@ -5,7 +5,7 @@ import path from 'node:path';
 import { execFileSync, spawn } from 'node:child_process';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { builtinTools } from '../../src/tools/registry.js';
-import { runToolCall, type ApprovalAnswer, type ApprovalRequest, type ToolCallDeps } from '../../src/tools/runToolCall.js';
+import { runToolCall, type ApprovalRequest, type PersonAnswer, type ToolCallDeps } from '../../src/tools/runToolCall.js';
 import { resolveInside } from '../../src/sandbox/resolvePath.js';
 import { detectBwrap, sandboxCommand, type SandboxSpec } from '../../src/sandbox/bwrap.js';
 import { approvableByMode } from '../../src/policy/types.js';
@@ -41,7 +41,7 @@ function toolDeps(policy: PolicyEngine, approve: ToolCallDeps['approve'], sandbo
   return {
     tools: new Map(tools.map((t) => [t.name, t])),
     ctx: { root, signal: new AbortController().signal, runner: runProcess, resolve: (p) => resolveInside(root, p), rgPath: null, commandTimeoutMs: 10_000 },
-    decide: (tool, args) => policy.decideToolCall(tool, args),
+    decide: (tool, args) => policy.judge(tool, args),
     approve,
     maxOutputChars: 50_000,
     sandbox,
@@ -49,18 +49,17 @@ function toolDeps(policy: PolicyEngine, approve: ToolCallDeps['approve'], sandbo
 }
 
 /** Runs one run_command call the way an agent would: the policy, the approval (by a person or the mode), the sandbox. */
-async function runCmd(cmd: string, o: { mode?: ApprovalMode; sandbox?: boolean; person?: ApprovalAnswer } = {}) {
+async function runCmd(cmd: string, o: { mode?: ApprovalMode; sandbox?: boolean; person?: PersonAnswer } = {}) {
   const sandboxed = o.sandbox !== false && BWRAP !== null;
   const policy: PolicyEngine = await makePolicy(root, { home, sandboxed, mode: o.mode ?? 'default' });
   const spec: SandboxSpec | null = sandboxed ? { bin: BWRAP!, root, home, hidden: () => policy.hiddenPaths() } : null;
   const asked: ApprovalRequest[] = [];
-  // As createAgent does: the mode approves what it may ('auto'), a person (or nobody) the rest.
-  const approve = async (req: ApprovalRequest): Promise<ApprovalAnswer> => {
+  // As createAgent does: authorize() lets the mode approve what it may ('auto'); a person (or nobody) is asked the rest.
+  const approve = async (req: ApprovalRequest): Promise<PersonAnswer> => {
     asked.push(req);
-    if (o.mode === 'yolo' && approvableByMode(req.decision, sandboxed)) return 'auto';
     return o.person ?? 'headless';
   };
-  const r = await runToolCall({ tool: 'run_command', args: { cmd } }, toolDeps(policy, approve, spec));
+  const r = await runToolCall({ tool: 'run_command', args: { cmd } }, { ...toolDeps(policy, approve, spec), mode: o.mode ?? 'default' });
   return { ...r, asked };
 }
 
@@ -154,7 +153,7 @@ describe.skipIf(!BWRAP)('the sandbox holds a command to the claim (bubblewrap)',
     fs.writeFileSync(fakeBin, '#!/bin/sh\necho "bwrap: setting up uid map: Permission denied" >&2\nexit 1\n', { mode: 0o755 });
     const policy = await makePolicy(root, { home, sandboxed: true });
     const marker = path.join(root, 'ran.txt');
-    const run = (person: ApprovalAnswer) =>
+    const run = (person: PersonAnswer) =>
       runToolCall(
         { tool: 'run_command', args: { cmd: 'ls' } },
         toolDeps(
@@ -313,7 +312,7 @@ describe('files keep their permissions (#28)', () => {
       previews.push(req.preview ?? '');
       return 'yes';
     });
-    const calls = [
+    const calls: { tool: string; args: Record<string, string> }[] = [
       { tool: 'write_file', args: { path: 'locked.txt', content: 'changed\n' } },
       { tool: 'edit_file', args: { path: 'locked.txt', old_text: 'keep', new_text: 'lose' } },
       { tool: 'append_file', args: { path: 'locked.txt', content: 'more\n' } },

@@ -29,7 +29,7 @@ describe('custom tools', () => {
     const untrusted = await createAgent({ cwd: root, env: { PATH: process.env.PATH, HOME: userHome }, backend: new ScriptedBackend([]) });
     expect(untrusted.tools.map((t) => t.name)).not.toContain('exfil');
     expect(untrusted.warnings.join('\n')).toMatch(/this project asks for its own tools \(.*exfil\.yaml.*\); run `devx trust` to allow them/);
-    untrusted.dispose();
+    await untrusted.dispose();
     setTrusted(path.join(userHome, '.devx'), root, true);
     const agent = await createAgent({
       cwd: root,
@@ -51,7 +51,7 @@ describe('custom tools', () => {
     // Arguments are single argv elements: "a.txt; rm -rf /" is a file name git does not know, not a command.
     expect(fed).toMatch(/TOOL_RESULT: file_history \| status=(ok|error)[^\n]*\n`+\nexit_code=\d+/);
     expect(fs.existsSync(path.join(root, 'a.txt'))).toBe(true);
-    agent.dispose();
+    await agent.dispose();
   });
 
   it('fills placeholders and drops empty optional arguments', () => {

@@ -21,7 +21,7 @@ describe("devx state that came with a clone is never resumed as the user's", () 
       execFileSync('git', ['ls-files', '--error-unmatch', '.devx/history.json'], { cwd: root }); // committed
       const a = loadHistory(file);
       expect(a.messages).toEqual([]);
-      expect(a.warning).toMatch(/did not have with you \(it came with the repository\)/);
+      expect(a.warning).toMatch(/did not have with you \(it carries no owner id of yours/);
       // Another user's file (copied in, not committed) is not resumed either.
       const other = makeProject({}, { git: false });
       fs.mkdirSync(path.join(other, '.devx'));
@@ -31,9 +31,15 @@ describe("devx state that came with a clone is never resumed as the user's", () 
       // What this user's devx wrote comes back.
       saveHistory(otherFile, [msg('mine')]);
       expect(loadHistory(otherFile).messages.map((m) => m.content)).toEqual(['mine']);
-      // A legacy file (no owner) that git does not track is the user's own from an older devx.
+      // One without an owner id that git does not track is set aside too: an older devx's file and one that
+      // came in a tarball cannot be told apart. A session moves it beside (kept), and starts a new one.
       fs.writeFileSync(otherFile, JSON.stringify({ version: 1, messages: [msg('legacy')] }));
-      expect(loadHistory(otherFile).messages.map((m) => m.content)).toEqual(['legacy']);
+      expect(loadHistory(otherFile).messages).toEqual([]);
+      expect(loadHistory(otherFile, () => new Date('2026-01-01T00:00:00Z'), { setAside: true }).messages).toEqual([]);
+      expect(fs.existsSync(otherFile)).toBe(false);
+      expect(JSON.parse(fs.readFileSync(path.join(other, '.devx', 'history.set-aside-2026-01-01T00-00-00-000Z.json'), 'utf8')).messages[0].content).toBe(
+        'legacy',
+      );
     } finally {
       process.env.HOME = prev;
     }
@@ -100,7 +106,7 @@ describe("shipped sessions, queued tasks and workflow runs are not the user's ei
       expect(q.list()).toEqual([]);
       expect(await q.claim('r1', 60_000)).toBeNull();
       expect(() => readState(root, wf.id)).toThrow(StateError);
-      expect(() => readState(root, wf.id)).toThrow(/not yours to resume \(it came with the repository\)/);
+      expect(() => readState(root, wf.id)).toThrow(/not yours to resume \(it carries no owner id of yours/);
       expect(listStates(root)).toEqual([]);
       // What this user's devx writes is theirs.
       saveRecord(root, { ...record, id: '20261125-110000-cd34', status: 'ended', turns: 1 } as never);

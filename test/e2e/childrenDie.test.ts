@@ -1,0 +1,96 @@
+// devx's children end with devx, even when devx is killed with -9 and no exit hook runs: the warm gemini
+// waiting on a hung API, and a command a person approved. Measured from /proc: the processes carrying
+// devx's owner marker are gone within 2 s of the kill, without waiting for the next devx start.
+import fs from 'node:fs';
+import type { ChildProcess } from 'node:child_process';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { FakeGeminiApi } from '../helpers/fakeGeminiApi.js';
+import { useFakeApiAndChildren } from '../helpers/useFakeApi.js';
+import { fakeEnv, makeProject } from '../helpers/env.js';
+import { startDevx, until } from '../helpers/processes.js';
+import { startInPty, type PtySession } from '../helpers/pty.js';
+import { OWNER_ENV } from '../../src/util/reapGroups.js';
+
+let fake: FakeGeminiApi;
+let home: string;
+const children: ChildProcess[] = useFakeApiAndChildren((f, h) => {
+  fake = f;
+  home = h;
+});
+const sessions: PtySession[] = [];
+afterEach(() => {
+  for (const s of sessions.splice(0)) s.kill();
+});
+
+/** Live processes whose environment names `owner` as the devx that started them. */
+function startedBy(owner: number): number[] {
+  const marker = `${OWNER_ENV}=${owner}`;
+  return fs
+    .readdirSync('/proc')
+    .filter((e) => /^\d+$/.test(e))
+    .filter((e) => {
+      try {
+        return !/\) [ZX] /.test(fs.readFileSync(`/proc/${e}/stat`, 'utf8')) && fs.readFileSync(`/proc/${e}/environ`, 'utf8').split('\0').includes(marker);
+      } catch {
+        return false;
+      }
+    })
+    .map(Number);
+}
+
+/** kill -9 of `devx`, then how long (ms) its marked children outlive it; at most `limit` ms is waited. */
+async function outlivedAfterKill(devx: number, limit = 10_000): Promise<number> {
+  const killed = Date.now();
+  process.kill(devx, 'SIGKILL');
+  await until(() => startedBy(devx).length === 0, limit).catch(() => undefined);
+  return Date.now() - killed;
+}
+
+/** The devx process under the pty's script(1) (whose own command line names the binary too): node running it in `cwd`. */
+function devxIn(cwd: string): number {
+  const pid = fs
+    .readdirSync('/proc')
+    .filter((e) => /^\d+$/.test(e))
+    .find((e) => {
+      try {
+        return fs.readFileSync(`/proc/${e}/cmdline`, 'utf8').split('\0')[1]?.endsWith('devx.cjs') && fs.readlinkSync(`/proc/${e}/cwd`) === cwd;
+      } catch {
+        return false;
+      }
+    });
+  if (!pid) throw new Error(`no devx running in ${cwd}`);
+  return Number(pid);
+}
+
+describe('kill -9 of devx', () => {
+  it('its warm gemini, waiting on a hung API, is gone within 2 s', async () => {
+    fake.fallback = { hang: true };
+    const project = makeProject({});
+    const { child } = startDevx(['run', 'hello'], project, fakeEnv(fake, home), children);
+    await until(() => fake.modelCalls.length === 1);
+    expect(startedBy(child.pid!).length).toBeGreaterThan(0);
+    const ms = await outlivedAfterKill(child.pid!);
+    console.log(`a gemini child outlived kill -9 of devx by ${ms} ms`);
+    expect(startedBy(child.pid!)).toEqual([]);
+    expect(ms).toBeLessThan(2000);
+  }, 60_000);
+
+  it('a command a person approved (its whole process group) is gone within 2 s', async () => {
+    fake.push({ text: 'TOOL_CALL: run_command | cmd=./wait.sh' }, { text: 'never sent' });
+    const project = makeProject({ 'wait.sh': '#!/bin/sh\nsleep 60 &\nsleep 60\n' });
+    fs.chmodSync(`${project}/wait.sh`, 0o755);
+    const s = startInPty([], project, fakeEnv(fake, home));
+    sessions.push(s);
+    await s.waitFor(/Type a task/);
+    s.type('wait a minute\r');
+    await s.waitFor(/Allow\? \[y\]es|running run_command/);
+    if (/Allow\? \[y\]es/.test(s.screen())) s.type('y\r');
+    const devx = devxIn(project);
+    // The shell and both sleeps, in the command's own group.
+    await until(() => startedBy(devx).filter((p) => fs.readFileSync(`/proc/${p}/cmdline`, 'utf8').startsWith('sleep')).length === 2);
+    const ms = await outlivedAfterKill(devx);
+    console.log(`a command's processes outlived kill -9 of devx by ${ms} ms`);
+    expect(startedBy(devx)).toEqual([]);
+    expect(ms).toBeLessThan(2000);
+  }, 60_000);
+});
