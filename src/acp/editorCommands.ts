@@ -11,6 +11,10 @@ export interface EditorCommand {
   description: string;
   /** What the arguments are, when it takes any. */
   hint?: string;
+  /** `/name:…` forms it also takes (`agent:` for /agent:start). */
+  prefixes?: string[];
+  /** Not announced to the editor (a REPL-only command, run only to say so). */
+  unlisted?: boolean;
   /** Runs it; what it says goes to the editor through `write`. */
   run(started: Started, args: string, line: string, io: { write(text: string): void; signal: AbortSignal }): Promise<void>;
 }
@@ -18,7 +22,9 @@ export interface EditorCommand {
 /** The available commands: devx's own, then the custom commands and MCP prompts (a custom one with a devx name by its scope). */
 export function availableCommands(own: EditorCommand[], custom: LoadedCommands): acp.AvailableCommand[] {
   const taken = new Set([...own.map((c) => c.name), ...BUILTIN_COMMANDS]);
-  const list: acp.AvailableCommand[] = own.map((c) => ({ name: c.name, description: c.description, ...(c.hint ? { input: { hint: c.hint } } : {}) }));
+  const list: acp.AvailableCommand[] = own
+    .filter((c) => !c.unlisted)
+    .map((c) => ({ name: c.name, description: c.description, ...(c.hint ? { input: { hint: c.hint } } : {}) }));
   const customs = [...custom.commands.values()].sort((a, b) => a.name.localeCompare(b.name));
   for (const c of customs)
     list.push({
@@ -34,6 +40,6 @@ export function findEditorCommand(own: EditorCommand[], text: string): { command
   const line = text.trim();
   const m = /^\/(\S+)(?:\s+([\s\S]*))?$/.exec(line);
   if (!m || line.includes('\n')) return null;
-  const command = own.find((c) => c.name === m[1]);
+  const command = own.find((c) => c.name === m[1] || c.prefixes?.some((p) => m[1].startsWith(p)));
   return command ? { command, args: (m[2] ?? '').trim(), line } : null;
 }

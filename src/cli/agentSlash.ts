@@ -35,32 +35,33 @@ export async function handleAgentSlash(
   out: NodeJS.WritableStream,
   pick?: (items: PickItem[]) => Promise<string | null>,
   ask?: Ask,
-): Promise<void> {
+): Promise<number> {
   const words = (input.match(/"[^"]*"|'[^']*'|\S+/g) ?? []).map((w) => w.replace(/^["']|["']$/g, ''));
   let [cmd, ...rest] = words;
   // /agent:start, /agent:run, /agent:status are the seed's spellings.
   if (cmd.startsWith('/agent:')) rest = [cmd.slice('/agent:'.length), ...rest];
   if (rest[0] === 'use') {
     out.write(`${switchAgent(s, rest[1] ?? '')}\n`);
-    return;
+    return 0;
   }
   if (pick && (!rest.length || (rest.length === 1 && rest[0] === 'pick'))) {
     const loaded = s.run.loadAgents();
     for (const e of loaded.errors) out.write(`error: ${escapeControls(formatIssue(e))}\n`);
     const name = await pick(pickerItems(loaded));
     out.write(name ? `${switchAgent(s, name)}\n` : '(no agent chosen)\n');
-    return;
+    return 0;
   }
   if (!rest.length) rest = ['list'];
   if (rest.includes('--help') || rest.includes('-h')) {
     out.write(renderCommandHelp(agentCommand, rest[0]));
-    return;
+    return 0;
   }
   try {
-    await runAgentCommand(parseFlags(agentCommand.flags, rest), { ask });
+    return await runAgentCommand(parseFlags(agentCommand.flags, rest), { ask });
   } catch (err) {
-    if (err instanceof UsageError || (err as NodeJS.ErrnoException).code?.startsWith?.('ERR_PARSE_ARGS')) out.write(`${(err as Error).message}\n`);
-    else throw err;
+    if (!(err instanceof UsageError || (err as NodeJS.ErrnoException).code?.startsWith?.('ERR_PARSE_ARGS'))) throw err;
+    out.write(`${(err as Error).message}\n`);
+    return 2;
   }
 }
 

@@ -6,7 +6,7 @@
 import type { Task } from './taskSchema.js';
 
 /** What a run ended with, as the runner records it. */
-export type TaskResult = Pick<Task, 'status' | 'summary' | 'error' | 'usage' | 'failedCalls' | 'resultBranch' | 'hasPatch'>;
+export type TaskResult = Pick<Task, 'status' | 'summary' | 'error' | 'usage' | 'failedCalls' | 'resultBranch' | 'hasPatch' | 'changed' | 'noChanges'>;
 
 /** What a run leaves beside its result: the plan file's text and the task's changes as a patch. */
 export interface RunArtifacts {
@@ -52,8 +52,8 @@ export interface QueueBackend {
   retry(id: string): Promise<Task>;
   /** Records the process groups a runner has running, so they can be stopped if it dies. */
   trackChildren(pid: number, children: number[]): void;
-  /** Makes the task's plan file exist in this checkout before it runs. */
-  preparePlan(t: Task): Promise<void>;
+  /** Makes the task's plan file exist where it runs (`root`: this checkout, or the task's worktree) before it runs. */
+  preparePlan(t: Task, root: string): Promise<void>;
   /** Adds a line to the task's transcript. */
   appendLog(t: Task, line: string): void;
   /** The task's plan, transcript and patch, for `devx agent log`; null for no such task. */

@@ -1,9 +1,10 @@
-// What a runner elsewhere needs from git (runners anywhere): the revision a task was queued at,
-// whether this checkout has it, and the task's changes, taken as the difference between two snapshots
-// of the paths it may write (before and after the run, each a tree written through a temporary empty
-// index, so earlier tasks' files in the shared workspace are not counted, and two git processes each).
-// They come back as a patch stored with the result and, when this checkout has an `origin`, as a branch
-// devx/<task id> pushed there: the revision with the changed paths as the run left them.
+// What a runner needs from git: the revision a task was queued at, whether this checkout has it, and the
+// task's changes, taken as the difference between two snapshots of the paths it may write in its worktree
+// (before and after the run, each a tree written through a temporary empty index, so what was there
+// before is not counted, and two git processes each). They come back as a patch stored with the result,
+// as a commit on the task's base holding exactly them (the branch devx/<task id>, set locally and pushed
+// to origin for runners elsewhere), and applied to the checkout where they apply. Every git here runs
+// in the safe environment (util/safeGit.ts).
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -15,7 +16,7 @@ import { ownGitArgs, safeGitEnvSync } from '../util/safeGit.js';
 const MAX_PATCH = 4 * 1024 * 1024;
 const EMPTY_TREE = '4b825dc642cb6eb9a060e54bf8d69288fbee4904';
 
-async function git(root: string, args: string[], env: Record<string, string> = {}, input?: string, maxBuffer?: number) {
+export async function git(root: string, args: string[], env: Record<string, string> = {}, input?: string, maxBuffer?: number) {
   const r = await runProcess('git', ownGitArgs(args), {
     cwd: root,
     env: safeGitEnvSync(root, process.env, env),
@@ -78,10 +79,27 @@ export async function diffTrees(root: string, before: string, after: string): Pr
   return r.ok && r.out.length <= MAX_PATCH ? `${r.out}\n` : '';
 }
 
-/** Pushes `revision` with the paths changed between the snapshots as devx/<taskId> to origin; the branch name, or why not. */
-export async function pushBranch(root: string, taskId: string, revision: string, before: string, after: string): Promise<{ branch?: string; why?: string }> {
-  if (!(await git(root, ['remote', 'get-url', 'origin'])).ok) return { why: 'no origin remote' };
-  const changed = (await git(root, ['diff', '--name-only', '-z', '--no-renames', before, after])).out.split('\0').filter(Boolean);
+/** The paths that differ between two snapshots. */
+export async function changedPaths(root: string, before: string, after: string): Promise<string[]> {
+  if (before === after) return [];
+  return (await git(root, ['diff', '--name-only', '-z', '--no-renames', before, after])).out.split('\0').filter(Boolean);
+}
+
+/** Identity for devx's own commits when the user has none configured. */
+async function commitIdentity(root: string): Promise<Record<string, string>> {
+  if ((await git(root, ['config', 'user.email'])).ok) return {};
+  return { GIT_AUTHOR_NAME: 'devx', GIT_AUTHOR_EMAIL: 'devx@localhost', GIT_COMMITTER_NAME: 'devx', GIT_COMMITTER_EMAIL: 'devx@localhost' };
+}
+
+/** A commit on `base` with the paths changed between the snapshots as the run left them; its id, or why not. */
+export async function commitChanges(
+  root: string,
+  taskId: string,
+  base: string,
+  before: string,
+  after: string,
+): Promise<{ commit: string; changed: string[] } | { why: string }> {
+  const changed = await changedPaths(root, before, after);
   if (!changed.length) return { why: 'no changes' };
   const entries = new Map<string, string>();
   for (const line of (await git(root, ['ls-tree', '-r', '-z', after, '--', ...changed])).out.split('\0').filter(Boolean)) {
@@ -91,28 +109,59 @@ export async function pushBranch(root: string, taskId: string, revision: string,
   // Each changed path as the run left it; one it removed is removed (mode 0).
   const info = changed.map((p) => `${entries.get(p) ?? `0 ${'0'.repeat(40)}`}\t${p}`).join('\0');
   const index = tempIndex();
-  const env: Record<string, string> = { GIT_INDEX_FILE: index };
-  if (!(await git(root, ['config', 'user.email'])).ok)
-    Object.assign(env, { GIT_AUTHOR_NAME: 'devx', GIT_AUTHOR_EMAIL: 'devx@localhost', GIT_COMMITTER_NAME: 'devx', GIT_COMMITTER_EMAIL: 'devx@localhost' });
+  const env: Record<string, string> = { GIT_INDEX_FILE: index, ...(await commitIdentity(root)) };
   try {
-    if (!(await git(root, ['read-tree', revision], env)).ok) return { why: `cannot read ${revision}` };
+    if (!(await git(root, ['read-tree', base], env)).ok) return { why: `cannot read ${base}` };
     const updated = await git(root, ['update-index', '-z', '--index-info'], env, `${info}\0`);
     if (!updated.ok) return { why: `cannot stage the changes: ${updated.err.split('\n')[0]}` };
     const tree = await git(root, ['write-tree'], env);
-    const commit = tree.ok ? await git(root, ['commit-tree', tree.out, '-p', revision, '-m', `devx task ${taskId}`], env) : tree;
-    if (!commit.ok) return { why: `commit failed: ${commit.err.split('\n')[0]}` };
-    const branch = `devx/${taskId}`;
-    const pushed = await git(root, ['push', '-q', 'origin', `${commit.out}:refs/heads/${branch}`]);
-    // A remote's URL can hold a credential (https://user:token@host): it never reaches the message.
-    return pushed.ok
-      ? { branch }
-      : {
-          why: `git push failed: ${pushed.err
-            .split('\n')
-            .slice(-1)[0]
-            .replace(/\/\/([^/:@\s]*):[^@\s]*@/g, '//$1:***@')}`,
-        };
+    const commit = tree.ok ? await git(root, ['commit-tree', tree.out, '-p', base, '-m', `devx task ${taskId}`], env) : tree;
+    return commit.ok ? { commit: commit.out, changed } : { why: `commit failed: ${commit.err.split('\n')[0]}` };
   } finally {
     fs.rmSync(index, { force: true });
   }
+}
+
+/** Points the local branch devx/<taskId> at the commit; the branch's name, or why not. */
+export async function setTaskBranch(root: string, taskId: string, commit: string): Promise<{ branch?: string; why?: string }> {
+  const branch = `devx/${taskId}`;
+  const r = await git(root, ['update-ref', `refs/heads/${branch}`, commit]);
+  return r.ok ? { branch } : { why: `cannot set ${branch}: ${r.err.split('\n')[0]}` };
+}
+
+/** Pushes the commit as devx/<taskId> to origin; the branch's name, or why not. */
+export async function pushBranch(root: string, taskId: string, commit: string): Promise<{ branch?: string; why?: string }> {
+  if (!(await git(root, ['remote', 'get-url', 'origin'])).ok) return { why: 'no origin remote' };
+  const branch = `devx/${taskId}`;
+  const pushed = await git(root, ['push', '-q', 'origin', `${commit}:refs/heads/${branch}`]);
+  // A remote's URL can hold a credential (https://user:token@host): it never reaches the message.
+  return pushed.ok
+    ? { branch }
+    : {
+        why: `git push failed: ${pushed.err
+          .split('\n')
+          .slice(-1)[0]
+          .replace(/\/\/([^/:@\s]*):[^@\s]*@/g, '//$1:***@')}`,
+      };
+}
+
+/** Applies a patch (or, with `only`, its part for that path) to the checkout's files; null when it applied, else why not. */
+async function applyOne(root: string, patch: string, only?: string): Promise<string | null> {
+  const include = only ? [`--include=${only.replace(/[[\]*?\\]/g, '\\$&')}`] : [];
+  const r = await git(root, ['apply', '--binary', '--whitespace=nowarn', ...include, '-'], {}, patch);
+  return r.ok ? null : r.err.split('\n')[0] || 'git apply failed';
+}
+
+/**
+ * Applies a patch to the checkout's files: all of it when it applies, else path by path; the paths that did
+ * not apply (each as it differs in the checkout), [] when all did.
+ */
+export async function applyPatch(root: string, patch: string, paths: string[]): Promise<{ path: string; why: string }[]> {
+  if (!(await applyOne(root, patch))) return [];
+  const failed: { path: string; why: string }[] = [];
+  for (const p of paths) {
+    const why = await applyOne(root, patch, p);
+    if (why) failed.push({ path: p, why });
+  }
+  return failed;
 }

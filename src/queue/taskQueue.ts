@@ -236,7 +236,7 @@ export class TaskQueue {
     });
   }
 
-  async finish(id: string, runner: string, result: Pick<Task, 'status' | 'summary' | 'error' | 'usage' | 'failedCalls'>): Promise<Task | null> {
+  async finish(id: string, runner: string, result: Partial<Task> & Pick<Task, 'status'>): Promise<Task | null> {
     return this.withLock(() => {
       const t = this.read(id);
       if (!t || t.owner?.runner !== runner) return null; // lost the task (recovered by another runner)

@@ -28,7 +28,9 @@ export const TaskSchema = z.object({
   failedCalls: z.array(z.string()).optional(),
   summary: z.string().optional(),
   error: z.string().optional(),
-  usage: z.object({ input: z.number(), output: z.number() }).optional(),
+  usage: z
+    .object({ input: z.number(), output: z.number(), cached: z.number().optional(), requests: z.number().optional(), durationMs: z.number().optional() })
+    .optional(),
   cancelRequested: z.boolean().optional(),
   /** Chained steps: the task that must complete first, whose answer is passed on. */
   after: z.string().optional(),
@@ -40,5 +42,9 @@ export const TaskSchema = z.object({
   resultBranch: z.string().optional(),
   /** Its changes are stored as a patch with the result (devx agent log <id>). */
   hasPatch: z.boolean().optional(),
+  /** The paths its run changed (from its worktree's snapshots; without git, the paths its file writes named). */
+  changed: z.array(z.string()).optional(),
+  /** It ended `complete` having changed nothing: no call that changed anything ran (its answer is only the model's claim). */
+  noChanges: z.boolean().optional(),
 });
 export type Task = z.infer<typeof TaskSchema>;

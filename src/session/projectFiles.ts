@@ -31,6 +31,7 @@ agents/tasks/
 agents/plans/
 agents/logs/
 agents/workspace/
+agents/patches/
 agents/runners/
 agents/queue.lock
 *.log

@@ -106,7 +106,10 @@ describe.skipIf(skip)('the task queue in PostgreSQL, end to end', () => {
     expect(waiting).toMatchObject({ taskId: id2, status: 'pending', runs: 0, attempts: 0, runnerDeaths: 0 });
     execFileSync('git', ['fetch', '-q', 'origin'], { cwd: clones[0] });
     fake.push({ text: 'Did job two.' });
-    expect((await runDevx(['agent', 'run'], { cwd: clones[0], env: envB })).stdout).toBe(`Orchestrator finished task ${id2}: complete.\n`);
+    // It answered without a call that changed anything: complete, with no changes, its answer shown as its claim.
+    expect((await runDevx(['agent', 'run'], { cwd: clones[0], env: envB })).stdout).toBe(
+      `Orchestrator finished task ${id2}: complete, no changes (the model said: "Did job two.").\n`,
+    );
 
     // A schema newer than this devx is refused.
     await pg.sql(`INSERT INTO devx_schema_version (version, devx_version) VALUES (2, 'future')`, `cli${process.pid}`);
@@ -207,7 +210,7 @@ describe.skipIf(skip)('the task queue in PostgreSQL, end to end', () => {
     for (const c of live) c?.kill('SIGKILL');
 
     const tasks = ((await pg.sql('SELECT data FROM devx_tasks ORDER BY created_at', db)) as { data: any }[]).map((r) => r.data);
-    const completions = (await pg.sql(`SELECT task_id, count(*)::int AS n FROM devx_task_logs WHERE line LIKE '%] task complete' GROUP BY task_id`, db)) as {
+    const completions = (await pg.sql(`SELECT task_id, count(*)::int AS n FROM devx_task_logs WHERE line LIKE '%] task complete%' GROUP BY task_id`, db)) as {
       task_id: string;
       n: number;
     }[];

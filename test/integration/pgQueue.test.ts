@@ -10,6 +10,7 @@ import { makeProject } from '../helpers/env.js';
 import { PgQueue } from '../../src/queue/postgres/pgQueue.js';
 import { migrate, SCHEMA_VERSION } from '../../src/queue/postgres/pgMigrations.js';
 import { openPool, redactUrl } from '../../src/queue/postgres/pgConnect.js';
+import { migrateDatabase } from '../../src/queue/postgres/pgAdmin.js';
 import { MAX_ATTEMPTS } from '../../src/queue/queueRecovery.js';
 import { runOneTask } from '../../src/queue/runTasks.js';
 import { unsafeTaskFields } from '../../src/queue/checkRemoteTask.js';
@@ -176,6 +177,45 @@ describe.skipIf(skip)('the Postgres queue', () => {
     const pool = await openPool(pg.url(db, '', `runner${n}`, 'runner-pw'), 1);
     await expect(pool.query('CREATE TABLE x (a int)')).rejects.toThrow(/permission denied/);
     await pool.end();
+    // The runner role may not migrate: it is told which role can.
+    const role = `runner${n}`;
+    const fresh = await database(false);
+    const freshDb = fresh.split('/').pop()!;
+    await pg.sql(`GRANT CONNECT ON DATABASE ${freshDb} TO ${role}`);
+    await pg.sql(`REVOKE CREATE ON SCHEMA public FROM PUBLIC; GRANT USAGE ON SCHEMA public TO ${role}`, freshDb);
+    const refused = (await migrateDatabase(pg.url(freshDb, '', `${role}`, 'runner-pw'), 'test').catch((e: Error) => e)) as Error;
+    expect(refused.message).toMatch(
+      new RegExp(
+        `^the role ${role} may not change the queue's schema \\(permission denied for schema public\\): \`devx queue migrate\` needs the role that owns the schema`,
+      ),
+    );
+  });
+
+  it('says what a connection failure means within 5 s: no password names PGPASSWORD and the settings key', async () => {
+    const saved = process.env.PGPASSWORD;
+    delete process.env.PGPASSWORD;
+    try {
+      const t0 = Date.now();
+      const err = (await open(`postgres://devx@127.0.0.1:${pg.port}/postgres`).catch((e: Error) => e)) as Error;
+      expect(Date.now() - t0).toBeLessThan(5_000);
+      expect(err.message).toMatch(
+        /^the queue database at 127\.0\.0\.1:\d+ asks devx for a password and none was given: set PGPASSWORD .*settings' "queue" key/,
+      );
+    } finally {
+      if (saved !== undefined) process.env.PGPASSWORD = saved;
+    }
+  });
+
+  it("sslmode=prefer (and no sslmode, libpq's default) falls back to plain against a server without TLS; require is refused there", async () => {
+    const url = await database();
+    const db = url.split('/').pop()!;
+    for (const params of ['sslmode=prefer', '']) {
+      const q = await open(pg.url(db, params));
+      expect((await q.start({ agent: 'w', prompt: 'plain' })).status).toBe('pending');
+      await q.close();
+    }
+    const err = (await open(pg.url(db, 'sslmode=require')).catch((e: Error) => e)) as Error;
+    expect(err.message).toMatch(/does not offer TLS, and the URL's sslmode requires it/);
   });
 
   it('never shows the password: a wrong one, an unreachable server, and the URL in messages', async () => {
@@ -197,7 +237,10 @@ describe.skipIf(skip)('the Postgres queue over TLS', () => {
   }, 120_000);
   afterAll(() => tls?.stop());
 
-  it('sslmode=verify-full with the server CA (sslrootcert) connects encrypted; sslmode=require without the CA is refused (pg 8 verifies it); without TLS the server refuses', async () => {
+  it('each sslmode as libpq documents it, with no node-postgres warning: require encrypts unverified, verify-ca/verify-full check the CA, disable is refused by this server', async () => {
+    const warnings: string[] = [];
+    const onWarning = (w: Error) => warnings.push(w.message);
+    process.on('warning', onWarning);
     const db = `t${process.pid}`;
     await tls.sql(`CREATE DATABASE ${db}`);
     const good = tls.url(db, `sslmode=verify-full&sslrootcert=${tls.caFile}`);
@@ -208,12 +251,20 @@ describe.skipIf(skip)('the Postgres queue over TLS', () => {
     const q = await open(good);
     expect((await q.start({ agent: 'w', prompt: 'over tls' })).status).toBe('pending');
     await q.close();
-    // pg 8 checks the certificate for sslmode=require too (as verify-full): a self-signed CA it does not know is refused.
-    const unknownCa = (await open(tls.url(db, 'sslmode=require')).catch((e: Error) => e)) as Error;
-    expect(unknownCa.message).toMatch(/self[- ]signed|unable to verify|certificate/i);
+    // require and prefer encrypt without checking the certificate (as libpq does); verify-ca checks the CA, not the name.
+    for (const params of ['sslmode=require', 'sslmode=prefer', '', `sslmode=verify-ca&sslrootcert=${tls.caFile}`, 'sslmode=allow']) {
+      const p = await openPool(tls.url(db, params), 1);
+      expect((await p.query('SELECT ssl FROM pg_stat_ssl WHERE pid = pg_backend_pid()')).rows[0].ssl, params).toBe(true);
+      await p.end();
+    }
+    // verify-full without the CA: a self-signed CA Node does not know is refused, in devx's words.
+    const unknownCa = (await open(tls.url(db, 'sslmode=verify-full')).catch((e: Error) => e)) as Error;
+    expect(unknownCa.message).toMatch(/certificate at 127\.0\.0\.1:\d+ is not signed by a CA devx knows .*sslrootcert=<file>/);
     const plain = (await open(tls.url(db, 'sslmode=disable')).catch((e: Error) => e)) as Error;
-    expect(plain.message).toMatch(/no encryption|pg_hba\.conf rejects/);
+    expect(plain.message).toMatch(/accepts only encrypted connections .*use sslmode=require or stricter/);
     expect(`${unknownCa.message}${plain.message}`).not.toContain(PG_PASSWORD);
+    process.off('warning', onWarning);
+    expect(warnings.filter((w) => /SECURITY WARNING|sslmode/i.test(w))).toEqual([]);
   });
 });
 

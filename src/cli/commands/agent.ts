@@ -146,6 +146,7 @@ export const agentCommand = defineCommand({
       --description <D>       create, init: its description
       --template <T>          create: one of ${TEMPLATES.join(', ')}
       --lease <SECONDS>       run: task lease before another runner may take it over (default 120)
+      --require-changes       run: a task that ends complete having changed nothing counts as a failure (exit 1)
       --write <PATHS>         start: more paths the task may write (comma-separated; a folder covers its files)
 `),
   },

@@ -23,7 +23,27 @@ export type QueueFlags = {
   parallel?: string;
   lease?: string;
   write?: string;
+  'require-changes'?: boolean;
 };
+
+/** How a task ended, as `agent run` says it: its status, and the model's claim when it changed nothing. */
+function describeOutcome(t: Task): string {
+  if (t.status === 'complete' && t.noChanges)
+    return `complete, no changes${t.summary ? ` (the model said: ${JSON.stringify(t.summary.replace(/\s+/g, ' ').slice(0, 200))})` : ''}`;
+  return `${t.status}${t.error && t.status !== 'complete' ? ` (${t.error})` : ''}`;
+}
+
+/** What a task changed, for the line under its outcome; '' when it changed nothing. */
+function changesLine(t: Task): string {
+  if (!t.changed?.length) return '';
+  const list = `${t.changed.slice(0, 5).join(', ')}${t.changed.length > 5 ? ` and ${t.changed.length - 5} more` : ''}`;
+  return `  ${t.taskId} changed ${list}${t.resultBranch ? ` (branch ${t.resultBranch})` : ''}\n`;
+}
+
+/** Whether `agent run`'s tasks all did what was asked (with --require-changes, a task that changed nothing did not). */
+function allSucceeded(ran: Task[], requireChanges: boolean): boolean {
+  return ran.every((t) => t.status === 'complete' && !(requireChanges && t.noChanges));
+}
 
 /** The calls of blocked and incomplete tasks, in full, under the table. */
 function failedCallsText(tasks: Task[]): string {
@@ -150,16 +170,22 @@ async function onQueue(queue: QueueBackend, sub: string, rest: string[], values:
           run: { cwd: process.cwd(), env: process.env, provider: values.provider, approval },
           onTaskStart: (t) => process.stderr.write(`running ${t.taskId} (${t.agent}, run ${t.runs})\n`),
           onTaskRefused: (t, why) => process.stderr.write(`gave ${t.taskId} back: ${escapeControls(why)}\n`),
-          onTaskEnd: (t) =>
-            process.stdout.write(
-              escapeControls(`Orchestrator finished task ${t.taskId}: ${t.status}${t.error && t.status !== 'complete' ? ` (${t.error})` : ''}.\n`),
-            ),
+          onNotice: (text) => process.stderr.write(`devx: ${escapeControls(text)}\n`),
+          onTaskEnd: (t) => {
+            process.stdout.write(escapeControls(`Orchestrator finished task ${t.taskId}: ${describeOutcome(t)}.\n`));
+            process.stderr.write(escapeControls(changesLine(t)));
+          },
         });
       } finally {
         if (url !== undefined) process.env.DEVX_QUEUE_URL = url;
       }
       if (!ran.length) process.stdout.write('No pending agent tasks found.\n');
-      return ran.every((t) => t.status === 'complete') ? EXIT.ok : EXIT.failed;
+      const unchanged = ran.filter((t) => t.status === 'complete' && t.noChanges).length;
+      if (unchanged && values['require-changes'])
+        process.stderr.write(
+          `devx: ${unchanged} task${unchanged === 1 ? '' : 's'} ended complete with no changes (--require-changes counts ${unchanged === 1 ? 'it' : 'them'} as failed)\n`,
+        );
+      return allSucceeded(ran, Boolean(values['require-changes'])) ? EXIT.ok : EXIT.failed;
     }
     default:
       return null;

@@ -252,14 +252,14 @@ export class PgQueue implements QueueBackend {
   }
 
   /** The plan as stored, written into this checkout where the agent reads and updates it. */
-  async preparePlan(t: Task): Promise<void> {
+  async preparePlan(t: Task, root: string): Promise<void> {
     let plan = this.plans.get(t.taskId);
     this.plans.delete(t.taskId);
     if (plan === undefined) {
       const r = await this.run(() => this.pool.query<{ plan: string }>('SELECT plan FROM devx_tasks WHERE task_id = $1', [t.taskId]), 10_000);
       plan = r.rows[0]?.plan ?? '';
     }
-    const file = path.join(this.root, t.planFile);
+    const file = path.join(root, t.planFile);
     mkdirOwnedSync(path.dirname(file));
     // A working copy (the database holds the plan): replaced atomically, without waiting for the disk.
     writeStateSync(file, plan);

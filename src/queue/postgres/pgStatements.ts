@@ -1,4 +1,5 @@
-// The Postgres queue's two hot statements (pgQueue.ts), each one round trip: a claim (pick, mark running
+// The Postgres queue's two hot statements (pgQueue.ts), each one round trip: a claim (UPDATE … WHERE
+// task_id = (SELECT … FOR UPDATE SKIP LOCKED LIMIT 1) RETURNING …: pick, mark running
 // with a lease, return the row, its plan and the running tasks that may need recovery) and a result (merge
 // it while this runner holds the task, with the transcript's pending lines). Times come from the
 // database's clock, written as JavaScript's toISOString writes them, so both queues store the same form.
@@ -9,11 +10,6 @@ const LEASE = `now.n + $2 * interval '1 millisecond'`;
 // A count that is not a number leaves the row unparseable, so it is set aside rather than run.
 export const CLAIM_SQL = `
 WITH now AS (SELECT clock_timestamp() AS n),
-pick AS (
-  SELECT t.task_id FROM devx_tasks t
-   WHERE t.status = 'pending' AND NOT (t.task_id = ANY($1))
-     AND (t.after_id IS NULL OR EXISTS (SELECT 1 FROM devx_tasks p WHERE p.task_id = t.after_id AND p.status = 'complete'))
-   ORDER BY t.created_at, t.task_id LIMIT 1 FOR UPDATE OF t SKIP LOCKED),
 claimed AS (
   UPDATE devx_tasks t SET status = 'running', lease_until = ${LEASE}, owner_host = $3, owner_pid = $4, owner_runner = $5,
          data = t.data || jsonb_build_object(
@@ -24,11 +20,16 @@ claimed AS (
            'runs', CASE WHEN jsonb_typeof(t.data->'runs') = 'number' THEN to_jsonb((t.data->>'runs')::numeric + 1) ELSE 'null'::jsonb END,
            'queueDeathsAtFirstRun', CASE WHEN jsonb_typeof(t.data->'queueDeathsAtFirstRun') = 'number' THEN t.data->'queueDeathsAtFirstRun'
                                          ELSE to_jsonb(COALESCE((SELECT runner_deaths FROM devx_queue_stats WHERE id = 1), 0)) END)
-    FROM pick, now WHERE t.task_id = pick.task_id
+    FROM now
+   WHERE t.task_id = (
+     SELECT c.task_id FROM devx_tasks c
+      WHERE c.status = 'pending' AND NOT (c.task_id = ANY($1))
+        AND (c.after_id IS NULL OR EXISTS (SELECT 1 FROM devx_tasks p WHERE p.task_id = c.after_id AND p.status = 'complete'))
+      ORDER BY c.created_at, c.task_id LIMIT 1 FOR UPDATE SKIP LOCKED)
   RETURNING t.task_id, t.data, t.plan)
 SELECT c.task_id, c.data, c.plan,
        (SELECT json_agg(json_build_object('host', r.owner_host, 'pid', r.owner_pid, 'expired', r.lease_until < now.n))
-          FROM devx_tasks r WHERE r.status = 'running' AND (r.lease_until < now.n OR r.owner_host = $3)) AS suspects
+          FROM devx_tasks r WHERE r.status = 'running' AND (r.lease_until < now.n OR (r.owner_host = $3 AND r.owner_pid <> $4))) AS suspects
   FROM now LEFT JOIN claimed c ON true`;
 // $1 task, $2 runner, $3 status, $4 the result's fields, $5 fields to remove, $6 1 for a failure of its own,
 // $7 plan, $8 patch, $9/$10 the transcript's pending lines (task ids, lines), $11 the last line.
