@@ -15,6 +15,7 @@ import type { McpServerSetting } from './mcpServers.js';
 import { availableCommands, findEditorCommand, type EditorCommand } from './editorCommands.js';
 import { escapeForEditor } from './editorText.js';
 import { escapeControls } from '../util/terminalText.js';
+import { PLAN_MODE, PLAN_MODE_INFO, planOverAcp } from './acpPlan.js';
 
 export const DEFAULT_MODE = 'default';
 
@@ -82,10 +83,13 @@ export class AcpSession {
   modes(): acp.SessionModeState {
     const loaded = this.run.loadAgents();
     // The project's and the user's agents; devx's shipped workflow roles are not modes.
-    const agents = [...loaded.agents.values()].filter((a) => a.scope !== 'builtin').map((a) => ({ id: a.name, name: a.name, description: a.description }));
+    // Plan mode is a mode too (an agent named "plan" stays reachable by /agent use).
+    const agents = [...loaded.agents.values()]
+      .filter((a) => a.scope !== 'builtin' && a.name !== PLAN_MODE)
+      .map((a) => ({ id: a.name, name: a.name, description: a.description }));
     return escapeForEditor({
-      currentModeId: this.run.persona?.name ?? DEFAULT_MODE,
-      availableModes: [{ id: DEFAULT_MODE, name: 'devx', description: 'devx without a persona' }, ...agents],
+      currentModeId: this.run.mode === 'plan' ? PLAN_MODE : (this.run.persona?.name ?? DEFAULT_MODE),
+      availableModes: [{ id: DEFAULT_MODE, name: 'devx', description: 'devx without a persona' }, PLAN_MODE_INFO, ...agents],
     });
   }
 
@@ -110,8 +114,14 @@ export class AcpSession {
     return options;
   }
 
-  /** `session/set_mode`: the persona, or plain devx for the default mode. */
+  /** `session/set_mode`: plan mode, the persona, or plain devx for the default mode (each leaves plan mode). */
   setMode(modeId: string): void {
+    if (modeId === PLAN_MODE) {
+      this.run.setMode('plan');
+      this.send({ sessionUpdate: 'current_mode_update', currentModeId: modeId });
+      return;
+    }
+    if (this.run.mode === 'plan') this.run.setMode('default');
     try {
       this.run.usePersona(modeId === DEFAULT_MODE ? null : modeId);
     } catch (err) {
@@ -177,7 +187,11 @@ export class AcpSession {
       } else {
         // "/name args" naming a custom command runs it (its injections through the policy, as in the REPL).
         const viaCommand = text.startsWith('/') ? await this.run.promptCommand(text.trim(), { signal: controller.signal }) : null;
-        const r = viaCommand ?? (await this.run.prompt(text, { signal: controller.signal, images: pictures.images }));
+        const r =
+          viaCommand ??
+          (this.run.mode === 'plan'
+            ? await planOverAcp(this.planSession(), text, controller.signal)
+            : await this.run.prompt(text, { signal: controller.signal, images: pictures.images }));
         status = r.status;
         error = r.error;
       }
@@ -195,6 +209,26 @@ export class AcpSession {
 
   cancel(): void {
     this.running?.abort();
+  }
+
+  /** What plan mode needs of this session: its updates, and a permission request for the plan. */
+  private planSession() {
+    return {
+      started: this.started,
+      id: this.id,
+      send: (u: acp.SessionUpdate) => this.send(u),
+      flushed: () => this.flushed(),
+      ask: async (params: acp.RequestPermissionRequest, signal: AbortSignal) => {
+        const cancelled = new Promise<null>((resolve) => signal.addEventListener('abort', () => resolve(null), { once: true }));
+        try {
+          const res = await Promise.race([this.client.request(acp.methods.client.session.requestPermission, escapeForEditor(params)), cancelled]);
+          return res?.outcome.outcome === 'selected' ? res.outcome.optionId : null;
+        } catch (err) {
+          this.log(`devx: the plan's permission request failed: ${(err as Error).message}`);
+          return null;
+        }
+      },
+    };
   }
 
   /** The approval callback of the devx session: asks the client, or refuses once the turn is cancelled. */

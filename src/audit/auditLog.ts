@@ -30,10 +30,39 @@ export function createAuditLogger(file: string, session: string): pino.Logger {
   );
 }
 
+/**
+ * One entry in the shape pino writes (level, time, session, the fields, the event's name), without loading
+ * pino: a model call and a background command are recorded in every run, and pino costs tens of ms to load.
+ */
+function appendEntry(file: string, session: string, fields: Record<string, unknown>, event: string): void {
+  appendChained(file, JSON.stringify({ level: 'info', time: new Date().toISOString(), session, ...fields, event }));
+}
+
+/** A model call's entry: the model, the tokens the CLI reported (input, cached, output) and the time it took. */
+function modelCallFields(e: Extract<AgentEvent, { type: 'model_response' }>): Record<string, unknown> {
+  return {
+    model: e.model,
+    ...(e.account ? { account: e.account } : {}),
+    round: e.round,
+    input: e.usage?.input ?? null,
+    cached: e.usage?.cached ?? null,
+    output: e.usage?.output ?? null,
+    durationMs: e.durationMs,
+  };
+}
+
+/** A background command's entry: which, what it runs, and how it started, was stopped or ended. */
+function backgroundFields(e: Extract<AgentEvent, { type: 'background' }>): Record<string, unknown> {
+  const { type: _type, phase: _phase, cmd, ...rest } = e;
+  return { ...rest, cmd: summarizeArgValue(cmd) };
+}
+
 export function createAuditSubscriber(file: string, session: string): (e: AgentEvent) => void {
   // The logger (and pino) load on the first tool call: a run that calls no tool never pays for them.
   let log: pino.Logger | undefined;
   return (e) => {
+    if (e.type === 'model_response') return appendEntry(file, session, modelCallFields(e), 'model_call');
+    if (e.type === 'background') return appendEntry(file, session, backgroundFields(e), `background_${e.phase}`);
     if (e.type === 'hook') {
       // A hook is a program the user's settings run: recorded like a call, with what it decided.
       log ??= createAuditLogger(file, session);

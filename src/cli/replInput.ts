@@ -27,12 +27,17 @@ export interface ReplInput {
   edit(initial?: string): string | null;
   /** Sets what Ctrl-O does (the renderer's watch toggle while a command runs). */
   onCtrlO(fn: (() => void) | null): void;
+  /** Sets what Shift+Tab does (the next approval mode). */
+  onShiftTab(fn: (() => void) | null): void;
+  /** The prompt shown for a new message (it names a mode other than the default). */
+  setPromptText(text: string): void;
   close(): void;
 }
 
 interface Key {
   name?: string;
   ctrl?: boolean;
+  shift?: boolean;
 }
 
 /**
@@ -101,8 +106,14 @@ export function createReplInput(rl: readline.Interface, opts: { interactive: boo
 
   const input = (rl as unknown as { input: NodeJS.ReadStream }).input;
   let onCtrlO: (() => void) | null = null;
+  let onShiftTab: (() => void) | null = null;
+  let promptText = 'devx> ';
   const onKey = (_s: string | undefined, key: Key | undefined) => {
     if (!key) return;
+    if (key.name === 'tab' && key.shift) {
+      onShiftTab?.();
+      return;
+    }
     if (key.name === 'paste-start') pasting = true;
     else if (key.name === 'paste-end') {
       pasting = false;
@@ -203,7 +214,7 @@ export function createReplInput(rl: readline.Interface, opts: { interactive: boo
           if (opts.interactive) rl.prompt();
           continue;
         }
-        if (opts.interactive) rl.setPrompt('devx> ');
+        if (opts.interactive) rl.setPrompt(promptText);
         parts.push(l);
         return parts.join('\n');
       }
@@ -211,6 +222,13 @@ export function createReplInput(rl: readline.Interface, opts: { interactive: boo
     edit,
     onCtrlO(fn: (() => void) | null) {
       onCtrlO = fn;
+    },
+    onShiftTab(fn: (() => void) | null) {
+      onShiftTab = fn;
+    },
+    setPromptText(text: string) {
+      promptText = text;
+      rl.setPrompt(text);
     },
     close() {
       if (opts.interactive) {

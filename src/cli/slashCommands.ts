@@ -11,6 +11,10 @@ import { runWorkflowSlash } from './workflowSlash.js';
 import { renderMcpStatus } from './commands/mcp.js';
 import { undoSlash } from './commands/undo.js';
 import { renderCustomHelp } from './help.js';
+import { parseFlags } from './command.js';
+import { describeState, renderBackgroundList } from '../tools/backgroundCommands.js';
+import { contextWindow } from '../providers/contextWindow.js';
+import { renderContext, renderStats } from './usageReport.js';
 
 /** What a slash command may use of the REPL it runs in. */
 export interface SlashContext {
@@ -26,6 +30,8 @@ export interface SlashContext {
   edit(initial?: string): string | null;
   /** Runs work that Ctrl-C cancels. */
   cancellable<T>(work: (signal: AbortSignal) => Promise<T>): Promise<T>;
+  /** Told the exit code of a command that failed (a one-shot run exits with it). */
+  failed?: (code: number) => void;
 }
 
 /** 'continue': back to the prompt; 'exit': leave; { message }: handle this text as if it had been typed. */
@@ -45,6 +51,13 @@ export interface SlashCommand {
   editor?: boolean;
   /** Taken even when the message has several lines (the text after the name is its argument). */
   multiline?: boolean;
+  /**
+   * Why it has no meaning without the REPL in a terminal (`devx run "/edit"`, an ACP prompt); absent for one
+   * that runs there as in the REPL. A function when only some forms need the REPL (its arguments given).
+   */
+  replOnly?: string | ((args: string) => string | null);
+  /** Prints on the process's stdout itself (a CLI command's handler): an editor collects that as its answer. */
+  printsToStdout?: boolean;
   /** Absent for a command handled elsewhere (/drop, which the input takes while a turn runs). */
   run?: (ctx: SlashContext, args: string, line: string) => Promise<SlashResult>;
 }
@@ -109,8 +122,46 @@ export const SLASH_COMMANDS: SlashCommand[] = [
     run: async (ctx, _args, line) => (undoSlash(line, ctx.started, ctx.out), 'continue'),
   },
   {
+    names: ['plan'],
+    args: '[task] | off',
+    summary: 'plan mode: the model explores read-only and writes a plan you approve before anything changes (Shift+Tab cycles modes)',
+    replOnly: 'a plan waits for a person to approve it: use /plan in the REPL, or `devx run --approval-mode plan "<task>"` for a read-only run',
+    run: async (ctx, args) => {
+      const run = ctx.started.run;
+      if (args === 'off') {
+        run.setMode(run.mode === 'plan' ? 'default' : run.mode);
+        ctx.out.write(`mode: ${run.mode}\n`);
+        return 'continue';
+      }
+      run.setMode('plan');
+      if (args) return { message: args };
+      ctx.out.write('mode: plan (read-only: the next task gets a plan to approve; /plan off or Shift+Tab leaves it)\n');
+      return 'continue';
+    },
+  },
+  {
+    names: ['bg'],
+    args: '[stop <id>]',
+    editor: true,
+    summary: "this session's background commands and their state; /bg stop <id> stops one (its whole process group)",
+    run: async (ctx, args) => (await backgroundSlash(ctx, args), 'continue'),
+  },
+  {
+    names: ['stats'],
+    editor: true,
+    summary: 'tokens (input, cached, output), model calls and time, for the session and the last turn',
+    run: async (ctx) => (ctx.out.write(renderStats(ctx.started.run.usage)), 'continue'),
+  },
+  {
+    names: ['context'],
+    editor: true,
+    summary: "how full the prompt is, against devx's budget and the model's window",
+    run: async (ctx) => (ctx.out.write(renderContext(contextFigures(ctx.started))), 'continue'),
+  },
+  {
     names: ['resume'],
     args: '[id]',
+    replOnly: 'continues an earlier session in this one: run `devx --resume [id]`, or `devx run --resume [id] "<prompt>"`',
     summary: "restore an earlier session's checkpoint and conversation",
     run: async (ctx, args) => (ctx.out.write(`${applyResume(ctx.started, args.split(/\s+/)[0] || undefined) ?? 'no earlier session to resume'}\n`), 'continue'),
   },
@@ -118,22 +169,37 @@ export const SLASH_COMMANDS: SlashCommand[] = [
     names: ['agent'],
     prefixes: ['agent:'],
     summary: 'pick an agent as the persona (arrow keys, type to filter, Enter to switch)',
+    printsToStdout: true,
+    editor: true,
+    replOnly: (args) =>
+      /^(use|pick)\b/.test(args) ? 'chooses the persona of an interactive session: run `devx run --agent <name> "<prompt>"`, or `devx --agent <name>`' : null,
     forms: [
       { usage: '/agent list | show <name> | use <name> | use default', summary: 'list or show agents; use one as the persona (/agent --help for all)' },
       { usage: '/agent:start <name> "<prompt>" | /agent:run | /agent:status', summary: 'the task queue' },
     ],
-    run: async (ctx, _args, line) => (await handleAgentSlash(line, ctx.started, ctx.out, ctx.pick, ctx.ask), 'continue'),
+    run: async (ctx, _args, line) => (reportFailure(ctx, await handleAgentSlash(line, ctx.started, ctx.out, ctx.pick, ctx.ask)), 'continue'),
+  },
+  {
+    names: ['memory'],
+    args: 'add "<content>" | search "<query>" | list | delete <id>... | import <dir>',
+    summary: 'the knowledge store, as `devx memory` (--json and the other flags too)',
+    printsToStdout: true,
+    editor: true,
+    run: async (ctx, args) => (reportFailure(ctx, await runMemorySlash(args, ctx.out)), 'continue'),
   },
   {
     names: ['workflow'],
     args: 'list | run --mode bugfix "<request>" | status [id] | resume <id> | ...',
     summary: 'multi-phase workflows',
+    printsToStdout: true,
+    editor: true,
     run: async (ctx, _args, line) => (await runWorkflowSlash(line, ctx.out), 'continue'),
   },
   {
     names: ['edit'],
     args: '[text]',
     summary: 'write a long message in $VISUAL/$EDITOR (Ctrl-X Ctrl-E too)',
+    replOnly: 'opens your editor for a message of the REPL: run `devx` in a terminal',
     multiline: true,
     run: async (ctx, args) => {
       const edited = ctx.edit(args || undefined);
@@ -143,8 +209,64 @@ export const SLASH_COMMANDS: SlashCommand[] = [
     },
   },
   { names: ['drop'], summary: 'typed while devx works: take back what you typed meanwhile' },
-  { names: ['exit', 'quit'], summary: 'leave (Ctrl-D works too)', run: async () => 'exit' },
+  {
+    names: ['exit', 'quit'],
+    summary: 'leave (Ctrl-D works too)',
+    replOnly: 'leaves the REPL; a one-shot run ends on its own',
+    run: async () => 'exit',
+  },
 ];
+
+/** `/bg` lists the background commands; `/bg stop <id>` stops one and says how it ended. */
+async function backgroundSlash(ctx: SlashContext, args: string): Promise<void> {
+  const bg = ctx.started.run.agent.background;
+  const [verb, id] = args.split(/\s+/);
+  if (!verb) return void ctx.out.write(renderBackgroundList(bg.list()));
+  if (verb !== 'stop' || !id) return void ctx.out.write('usage: /bg, or /bg stop <id>\n');
+  const before = bg.list().find((v) => v.id === id);
+  if (!before) return void ctx.out.write(`no background command "${id}" in this session\n`);
+  if (before.state !== 'running') return void ctx.out.write(`${id} had already ended: ${describeState(before)}\n`);
+  const v = await bg.stop(id, 'person');
+  ctx.out.write(`${id} ${v ? describeState(v) : 'stopped'}\n`);
+}
+
+/** The figures /context shows: the prompt the next turn would send, the budget and the model's window. */
+function contextFigures({ run }: Started): Parameters<typeof renderContext>[0] {
+  const deps = run.loopDeps;
+  const s = run.agent.settings;
+  return {
+    promptChars: deps.buildPrompt(run.history, run.history.length).length,
+    systemChars: deps.systemPrompt.length,
+    budgetChars: s.contextBudgetChars,
+    compactThreshold: s.compactThreshold,
+    model: run.model,
+    windowTokens: contextWindow(run.model),
+    last: run.usage.lastPrompt,
+  };
+}
+
+/** Tells the context a command's non-zero exit code. */
+function reportFailure(ctx: SlashContext, code: number): void {
+  if (code !== 0) ctx.failed?.(code);
+}
+
+/** `/memory …`: `devx memory …` with the same words and flags; its exit code. */
+async function runMemorySlash(args: string, out: NodeJS.WritableStream): Promise<number> {
+  const words = (args.match(/"[^"]*"|'[^']*'|\S+/g) ?? []).map((w) => w.replace(/^["']|["']$/g, ''));
+  const { memoryCommand } = await import('./commands/memory.js');
+  try {
+    return await memoryCommand.run(parseFlags(memoryCommand.flags, words));
+  } catch (err) {
+    out.write(`${(err as Error).message}\n`);
+    return 2;
+  }
+}
+
+/** Why a command (with these arguments) has no meaning outside the REPL; null when it runs anywhere. */
+export function whyReplOnly(command: SlashCommand, args: string): string | null {
+  const r = command.replOnly;
+  return typeof r === 'function' ? r(args) : (r ?? null);
+}
 
 /** Every name of the table, without the slash (what BUILTIN_COMMANDS must hold). */
 export const slashNames = (): string[] => SLASH_COMMANDS.flatMap((c) => c.names);

@@ -7,12 +7,14 @@
 //   {"type":"tool_end","tool":...,"status":"ok|error","decision":"allow|ask|deny"|null,"rule":...,"answer":...,"durationMs":n,"summary":...}
 //   {"type":"retry","kind":...,"delayMs":n,"message":...}  and account_switch / model_fallback
 //   {"type":"compaction","phase":"done|failed","reason":"auto|asked","messages":n,...}  older turns summarised (or why not)
-//   {"type":"turn_end","status":...,"answer":...,"error":...,"rounds":n,"usage":{"input":n,"output":n}}
+//   {"type":"background","phase":"start|stop|exit","id":"bg1","cmd":...,...}  a background command
+//   {"type":"turn_end","status":...,"answer":...,"error":...,"rounds":n,"usage":{"input":n,"cached":n,"output":n,"requests":n,"durationMs":n}}
 import type { AgentEvent } from '../core/loop.js';
+import { addModelCall, emptyUsage } from '../core/usageMeter.js';
 import { printableJson } from '../util/terminalText.js';
 
 export function createStreamJson(write: (line: string) => void): (e: AgentEvent) => void {
-  const usage = { input: 0, output: 0 };
+  const usage = emptyUsage();
   const out = (o: Record<string, unknown>) => write(`${printableJson(o)}\n`);
   return (e) => {
     switch (e.type) {
@@ -20,9 +22,15 @@ export function createStreamJson(write: (line: string) => void): (e: AgentEvent)
         out({ type: 'turn_start', input: e.input });
         break;
       case 'model_response':
-        usage.input += e.usage?.input ?? 0;
-        usage.output += e.usage?.output ?? 0;
-        out({ type: 'model_response', round: e.round, model: e.model, account: e.account ?? null, durationMs: e.durationMs });
+        addModelCall(usage, e);
+        out({
+          type: 'model_response',
+          round: e.round,
+          model: e.model,
+          account: e.account ?? null,
+          durationMs: e.durationMs,
+          usage: { input: e.usage?.input ?? null, cached: e.usage?.cached ?? null, output: e.usage?.output ?? null },
+        });
         break;
       case 'backend':
         if (e.event.type === 'text_delta') out({ type: 'text_delta', text: e.event.text });
@@ -49,6 +57,9 @@ export function createStreamJson(write: (line: string) => void): (e: AgentEvent)
         });
         break;
       }
+      case 'background':
+        out({ ...e });
+        break;
       case 'compaction':
         if (e.phase !== 'start') out({ ...e });
         break;

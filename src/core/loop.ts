@@ -9,6 +9,7 @@ import { parseToolCalls, type ParseResult } from '../protocol/parseToolCalls.js'
 import { formatToolResult } from '../protocol/formatToolResult.js';
 import { runToolCall, type ToolCallDeps, type ToolCallOutcome } from '../tools/runToolCall.js';
 import { describeCall, type SubtaskProgress } from '../tools/types.js';
+import type { BackgroundEvent } from '../tools/backgroundCommands.js';
 import { planCall } from '../tools/planSummary.js';
 import pLimit from 'p-limit';
 import type { LoadedImage } from '../tools/loadImage.js';
@@ -49,6 +50,8 @@ export type AgentEvent =
       message?: string;
     }
   | { type: 'turn_end'; status: TurnStatus; answer?: string; error?: { kind: string; message: string }; rounds: number }
+  /** A background command started, was asked to stop, or ended (run_command background=true). */
+  | BackgroundEvent
   | CompactionEvent;
 
 export interface LoopDeps extends ToolCallDeps {

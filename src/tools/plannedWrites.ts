@@ -11,6 +11,8 @@ export function plannedWrites(tool: Tool, args: Record<string, unknown>, decisio
   if (tool.commandFor) {
     const claim = decision.claim;
     if (!claim) return { unknown: 'devx has no model of what it writes' };
+    // The call returns while the command still runs: what it has written by then is not what it will have written.
+    if (args.background === true) return { unknown: 'it runs in the background, past the end of the call' };
     if (claim.profile === 'build')
       return {
         unknown: claim.git ? 'a git change can rewrite any file of the work tree' : "it runs the project's own code, which can write anywhere in the project",

@@ -8,6 +8,8 @@ import { listDirectoryTool } from './listDirectory.js';
 import { globTool } from './glob.js';
 import { searchCodeTool } from './searchCode.js';
 import { runCommandTool } from './runCommand.js';
+import { commandOutputTool } from './commandOutput.js';
+import { stopCommandTool } from './stopCommand.js';
 import { todoTool } from './todo.js';
 import { rememberTool } from './remember.js';
 import { queryKnowledgeTool, storeKnowledgeTool } from './knowledgeTools.js';
@@ -33,6 +35,8 @@ export function builtinTools(): Tool[] {
     analyzeMediaTool,
     generateImageTool,
     runCommandTool,
+    commandOutputTool,
+    stopCommandTool,
     todoTool,
     rememberTool,
     storeKnowledgeTool,
@@ -44,7 +48,7 @@ export function builtinTools(): Tool[] {
 }
 
 /** Claude Code tools devx has no equivalent of (an agent that lists them runs without them). */
-const NO_EQUIVALENT = ['WebSearch', 'KillShell', 'BashOutput', 'ExitPlanMode', 'SlashCommand'];
+const NO_EQUIVALENT = ['WebSearch', 'ExitPlanMode', 'SlashCommand'];
 
 /**
  * A tool name as agent files and rules write it, in devx's terms: a devx name or a Claude Code alias

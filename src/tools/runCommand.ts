@@ -1,11 +1,11 @@
 import * as z from 'zod';
-import { defineTool } from './types.js';
-import { intArg } from './argTypes.js';
+import { defineTool, ToolError, type ToolContext, type ToolOutput } from './types.js';
+import { boolArg, intArg } from './argTypes.js';
 import { movedNote, runContained } from './runContained.js';
 
 export const runCommandTool = defineTool({
   name: 'run_command',
-  needs: ['commandTimeoutMs', 'output', 'root', 'runner', 'sandbox', 'signal'],
+  needs: ['background', 'commandTimeoutMs', 'output', 'root', 'runner', 'sandbox', 'signal'],
   kind: 'execute',
   descriptionFile: 'tools/run_command.md',
   example: 'TOOL_CALL: run_command | cmd=npm test -- --run | timeout=300',
@@ -15,10 +15,18 @@ export const runCommandTool = defineTool({
   limits: { maxChars: 60_000, keep: 'head-tail' },
   schema: z.object({
     cmd: z.string().trim().min(1, 'cmd must not be empty').describe('shell command, run with bash in the project root'),
-    timeout: intArg('seconds before the command is killed (default 120, max 1800)', 1, 1800).optional(),
+    timeout: intArg(
+      'seconds before the command is killed (default 120, max 1800; a background command runs until it ends or is stopped unless given)',
+      1,
+      1800,
+    ).optional(),
+    background: boolArg(
+      'true: start it and return its id at once (a server, a watcher); read its output with command_output, end it with stop_command',
+    ).optional(),
   }),
-  preview: async (ctx) => `in ${ctx.root}`,
+  preview: async (ctx, args) => `in ${ctx.root}${args.background ? ', in the background' : ''}`,
   async execute(ctx, args) {
+    if (args.background) return startInBackground(ctx, args);
     const timeoutMs = args.timeout ? args.timeout * 1000 : ctx.commandTimeoutMs;
     const { r, moved } = await runContained(ctx, ['bash', '-c', args.cmd], {
       timeoutMs,
@@ -44,3 +52,32 @@ export const runCommandTool = defineTool({
     };
   },
 });
+
+/** background=true: the command starts as it would have run (the same sandbox claim or approval), and its id comes back at once. */
+function startInBackground(ctx: Pick<ToolContext, 'background' | 'root' | 'runner' | 'sandbox'>, args: { cmd: string; timeout?: number }): ToolOutput {
+  if (!ctx.background) throw new ToolError('background commands are not available in this run; run it without background=true');
+  const sandbox = ctx.sandbox ? `bwrap:${ctx.sandbox.claim.profile}` : null;
+  const timeoutMs = args.timeout ? args.timeout * 1000 : undefined;
+  const v = ctx.background.start(args.cmd, sandbox, async (l) => {
+    const { r, moved } = await runContained(ctx, ['bash', '-c', args.cmd], {
+      signal: l.signal,
+      timeoutMs,
+      keepOutput: false,
+      reapGroup: true,
+      onStdout: l.onOutput,
+      onStderr: l.onOutput,
+      observer: { started: l.onGroup, ended: () => undefined },
+    });
+    const notes = r.timedOut ? [`[killed after its ${args.timeout}s timeout]`] : [];
+    if (r.reaped) notes.push('[stopped what it left running when it ended]');
+    return { exitCode: r.exitCode, signal: r.signal, notes: [...notes, ...movedNote(moved)] };
+  });
+  return {
+    content: [
+      `started in the background as ${v.id}${sandbox ? ` (sandboxed: ${sandbox})` : ''}; it runs until it ends, is stopped, or the session ends.`,
+      `Read what it prints with: TOOL_CALL: command_output | id=${v.id}`,
+      `Stop it with: TOOL_CALL: stop_command | id=${v.id}`,
+    ].join('\n'),
+    meta: { cmd: args.cmd, id: v.id, sandbox: sandbox ?? undefined },
+  };
+}

@@ -6,6 +6,7 @@ import type { SandboxRun } from '../sandbox/bwrap.js';
 import type { OutputLimits } from './limitOutput.js';
 import type { Location, McpToolPolicy } from '../policy/types.js';
 import type { LoadedImage } from './loadImage.js';
+import type { BackgroundCommands } from './backgroundCommands.js';
 
 export type { Location };
 
@@ -51,6 +52,8 @@ export interface ToolContext {
   changes?: ChangeJournal;
   /** The image model the user's login allows (generate_image), or what would enable one. */
   imageModel?: () => ImageModelAccess | { unavailable: string };
+  /** The session's background commands (run_command background=true, command_output, stop_command). */
+  background?: BackgroundCommands;
 }
 
 /** An image model generate_image can call (providers/gemini/imageModel.ts). */

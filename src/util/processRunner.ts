@@ -43,6 +43,11 @@ export interface RunOptions {
   stdoutFile?: string;
   /** Also give stdout and stderr interleaved as they came (`all` in the result): a test run's log. */
   all?: boolean;
+  /**
+   * False: the output is only told to onStdout and onStderr, never kept for the result (a command that runs in
+   * the background keeps its own bounded tail); maxBuffer then does not apply. Default true.
+   */
+  keepOutput?: boolean;
 }
 
 /** What a pre-started copy of a launch needs, and how to tell it started before devx was ready. */
@@ -134,6 +139,7 @@ export const runProcess: ProcessRunner = async (file, args, opts) => {
     maxBuffer: cap,
     encoding: 'utf8',
     all: Boolean(opts.all),
+    ...(opts.keepOutput === false ? { buffer: false } : {}),
     // A descriptor passed alone goes to spawn() as it is (execa's types list only 3-9, its runtime takes any).
     ...(outFd !== undefined ? { stdout: outFd as 3 } : {}),
   });

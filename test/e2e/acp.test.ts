@@ -133,6 +133,26 @@ describe('devx --acp', () => {
     expect(await e.close()).toBe(0);
   });
 
+  it('the queue and knowledge commands run from a prompt as in the REPL (/agent:start queues, /agent:status lists); REPL-only ones say so', async () => {
+    const project = makeProject({ '.devx/agents/helper.md': '---\nname: helper\ndescription: helps\ntools: [read_file]\n---\nYou help.\n' });
+    const e = await startEditor(project);
+    const { sessionId } = await e.newSession(project);
+    await until(() => e.updates.some((n) => n.update.sessionUpdate === 'available_commands_update'), 10_000);
+    const announced = e.updates.flatMap((n) => (n.update.sessionUpdate === 'available_commands_update' ? n.update.availableCommands : []));
+    expect(announced.map((c) => c.name)).toEqual(expect.arrayContaining(['agent', 'memory', 'workflow']));
+    expect(announced.map((c) => c.name)).not.toContain('edit');
+    expect((await e.prompt(sessionId, '/agent:start helper "write math.py"')).stopReason).toBe('end_turn');
+    const id = /Task (task_\w+) created for agent 'helper' and is now pending\./.exec(chunks(e))![1];
+    expect(fs.existsSync(path.join(project, `.devx/agents/tasks/${id}.json`))).toBe(true);
+    expect((await e.prompt(sessionId, '/agent:status')).stopReason).toBe('end_turn');
+    expect(chunks(e)).toMatch(new RegExp(`\\| ${id} \\| helper \\| pending `));
+    expect((await e.prompt(sessionId, '/edit')).stopReason).toBe('end_turn');
+    expect(chunks(e)).toContain('/edit opens your editor');
+    expect(fake.modelCalls).toHaveLength(0);
+    for (const line of e.stdout().split('\n').filter(Boolean)) expect(JSON.parse(line)).toHaveProperty('jsonrpc', '2.0');
+    expect(await e.close()).toBe(0);
+  });
+
   it('reports a read_file call as a tool call with kind, status and locations; its TOOL_CALL line is never prose', async () => {
     const project = makeProject({ 'src/a.txt': 'alpha\n' });
     fake.push({ text: 'Let me look.\nTOOL_CALL: read_file | path=src/a.txt' }, { text: 'It says alpha.' });
@@ -310,6 +330,44 @@ describe('devx --acp', () => {
     expect(fake.modelCalls[1].systemText).toContain('You are the careful reviewer persona.');
     expect(e.updates.some((n) => n.update.sessionUpdate === 'current_mode_update' && n.update.currentModeId === 'reviewer')).toBe(true);
     await expect(e.agent.request(acp.methods.agent.session.setMode, { sessionId, modeId: 'nobody' })).rejects.toThrow(/no agent named "nobody"/);
+  });
+
+  it('plan is a mode: a read-only planning turn, the plan as an ACP plan and a permission request; approved, the work follows', async () => {
+    const project = makeProject({ 'src/app.ts': 'export const app = 1;\n' });
+    fake.push(
+      (req) => {
+        expect(req.promptText).toContain('You are in plan mode');
+        return { text: 'TOOL_CALL: write_file | path=src/early.ts | content=too early' };
+      },
+      (req) => {
+        expect(req.promptText).toMatch(/plan mode is read-only/);
+        return { text: '# Plan: greet\n\n1. Add greet to src/greet.ts\n2. Run the tests' };
+      },
+      (req) => {
+        expect(req.promptText).toContain('The person approved your plan');
+        return { text: 'TOOL_CALL: write_file | path=src/greet.ts | content=export const greet = 1;' };
+      },
+      { text: 'Done.' },
+    );
+    const e = await startEditor(project);
+    const { sessionId, modes } = await e.newSession(project);
+    expect(modes?.availableModes.map((m) => m.id)).toContain('plan');
+    await e.agent.request(acp.methods.agent.session.setMode, { sessionId, modeId: 'plan' });
+    // The plan's question is answered "carry it out, file edits approved": the write then needs no second question.
+    e.answer.optionId = 'auto-edit';
+    const r = await e.prompt(sessionId, 'add a greeting');
+    expect(r.stopReason).toBe('end_turn');
+    const plan = e.updates.find((n) => n.update.sessionUpdate === 'plan')?.update as { entries: { content: string; status: string }[] };
+    expect(plan.entries).toEqual([
+      { content: 'Add greet to src/greet.ts', priority: 'medium', status: 'pending' },
+      { content: 'Run the tests', priority: 'medium', status: 'pending' },
+    ]);
+    expect(e.permissions).toHaveLength(1);
+    expect(e.permissions[0].toolCall.title).toMatch(/^Carry out the plan \(\.devx\/plans\/\d{4}-\d{2}-\d{2}-add-a-greeting\.md\)$/);
+    expect(fs.existsSync(path.join(project, 'src', 'early.ts'))).toBe(false);
+    expect(fs.readFileSync(path.join(project, 'src', 'greet.ts'), 'utf8')).toBe('export const greet = 1;');
+    expect(e.updates.some((n) => n.update.sessionUpdate === 'current_mode_update' && n.update.currentModeId === 'default')).toBe(true);
+    await e.close();
   });
 
   it("the client's MCP servers: their tools are offered, and a call asks the client first", async () => {

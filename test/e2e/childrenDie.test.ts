@@ -94,3 +94,20 @@ describe('kill -9 of devx', () => {
     expect(ms).toBeLessThan(2000);
   }, 60_000);
 });
+
+describe('kill -9 of devx with a background command running', () => {
+  it('the background server (its whole process group) is gone within 2 s', async () => {
+    fs.mkdirSync(`${home}/.devx`, { recursive: true });
+    fs.writeFileSync(`${home}/.devx/settings.json`, JSON.stringify({ permissions: { allow: ['Bash(node:*)'] } }));
+    const project = makeProject({ 'serve.js': "require('node:child_process').spawn('sleep', ['60']);\nsetInterval(() => {}, 1000);\n" });
+    fake.push({ text: 'TOOL_CALL: run_command | cmd=node serve.js | background=true' }, { hang: true });
+    const { child } = startDevx(['run', 'serve'], project, fakeEnv(fake, home), children);
+    // The server and the child it started, in the command's own group.
+    await until(() => startedBy(child.pid!).filter((p) => /^(sleep|node\0serve\.js)/.test(fs.readFileSync(`/proc/${p}/cmdline`, 'utf8'))).length === 2);
+    await until(() => fake.modelCalls.length === 2);
+    const ms = await outlivedAfterKill(child.pid!);
+    console.log(`a background command's processes outlived kill -9 of devx by ${ms} ms`);
+    expect(startedBy(child.pid!)).toEqual([]);
+    expect(ms).toBeLessThan(2000);
+  }, 60_000);
+});

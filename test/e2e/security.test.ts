@@ -74,9 +74,12 @@ describe('prompt injection through the real gemini binary', () => {
         'path:outside-root',
       ]),
     );
-    expect(audit[0]).toMatchObject({ tool: 'read_file', decision: 'allow', status: 'ok' });
+    // Tool calls (each model call has an entry of its own beside them).
+    const calls = audit.filter((e) => e.tool);
+    expect(calls).toHaveLength(10);
+    expect(calls[0]).toMatchObject({ tool: 'read_file', decision: 'allow', status: 'ok' });
     const verify = spawnSync(process.execPath, [DEVX_BIN, 'audit', 'verify'], { cwd: project, env: { PATH: process.env.PATH, HOME: home }, encoding: 'utf8' });
-    expect(verify.stdout).toMatch(/OK: 10 entries/);
+    expect(verify.stdout).toMatch(new RegExp(`OK: ${audit.length} entries`));
   });
 });
 

@@ -157,7 +157,12 @@ describe('commands that print what was stored', () => {
     expectShownNotObeyed(tail.stdout + tail.stderr);
     const json = await devx(project, ['audit', 'tail', '--json']);
     expectShownNotObeyed(json.stdout);
-    expect(JSON.parse(json.stdout.trim().split('\n').at(-1)!).args.path).toBe(EVIL);
+    // The tool call's entry (model calls have entries of their own beside it).
+    const entries = json.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { tool?: string; args?: { path?: string } });
+    expect(entries.find((e) => e.tool === 'read_file')?.args?.path).toBe(EVIL);
   });
 
   it('devx memory list', async () => {

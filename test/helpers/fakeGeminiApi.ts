@@ -30,6 +30,8 @@ export interface FakeReply {
   image?: { mimeType: string; data: Buffer };
   /** A function call the model makes after the text (gemini's own tools, for comparing with `gemini --acp`). */
   functionCall?: { name: string; args: Record<string, unknown> };
+  /** Token counts to report in usageMetadata instead of ones derived from the text's length. */
+  usage?: { prompt: number; candidates: number; cached?: number };
 }
 
 export type Script = FakeReply | ((req: RecordedRequest) => FakeReply);
@@ -48,6 +50,8 @@ export interface RecordedRequest {
   at: number;
   /** When the first SSE chunk of a streamed reply was written. */
   firstChunkAt?: number;
+  /** The usageMetadata the reply carried. */
+  usageSent?: { promptTokenCount: number; candidatesTokenCount: number; totalTokenCount: number; cachedContentTokenCount?: number };
 }
 
 /** A gate for `after`/`nextChunk`: the reply waits until the test calls open(). */
@@ -162,8 +166,12 @@ export class FakeGeminiApi extends FakeServer<FakeReply, RecordedRequest> {
       return;
     }
     const text = reply.text ?? '';
-    const usage = { promptTokenCount: Math.ceil(rec.promptText.length / 4), candidatesTokenCount: Math.ceil(text.length / 4) + 1, totalTokenCount: 0 };
+    const usage: NonNullable<RecordedRequest['usageSent']> = reply.usage
+      ? { promptTokenCount: reply.usage.prompt, candidatesTokenCount: reply.usage.candidates, totalTokenCount: 0 }
+      : { promptTokenCount: Math.ceil(rec.promptText.length / 4), candidatesTokenCount: Math.ceil(text.length / 4) + 1, totalTokenCount: 0 };
+    if (reply.usage?.cached !== undefined) usage.cachedContentTokenCount = reply.usage.cached;
     usage.totalTokenCount = usage.promptTokenCount + usage.candidatesTokenCount;
+    rec.usageSent = usage;
     const image = [
       ...(reply.image ? [{ inlineData: { mimeType: reply.image.mimeType, data: reply.image.data.toString('base64') } }] : []),
       ...(reply.functionCall ? [{ functionCall: reply.functionCall }] : []),

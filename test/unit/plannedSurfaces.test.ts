@@ -77,7 +77,13 @@ describe('the planned change on every surface', () => {
     expect(ran!.plan).toEqual(asked!.plan);
 
     // The audit log: the plan's summary and the hash of its whole diff.
-    const entry = JSON.parse(fs.readFileSync(audit, 'utf8').trim().split('\n').at(-1)!);
+    const entry = fs
+      .readFileSync(audit, 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { event: string; plan?: unknown })
+      .filter((e) => e.event === 'tool_call')
+      .at(-1)!;
     const whole = wholeUnifiedDiff('win.txt', BEFORE, after);
     expect(whole).toBe(repl); // small enough not to be cut
     expect(entry.plan).toEqual({ kind: 'edit', path: 'win.txt', added: 2, removed: 1, diffSha256: crypto.createHash('sha256').update(whole).digest('hex') });

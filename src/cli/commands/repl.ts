@@ -3,6 +3,8 @@
 // unless --yes was given).
 import readline from 'node:readline';
 import { applyResume, endSession, handoffFor, type Started } from '../../runtime/startSession.js';
+import { DiskError } from '../../util/ownedFile.js';
+import { cycleModesOnShiftTab, planTask, type PlanIo } from '../planFlow.js';
 import { AGENT_FLAGS, EXIT, UsageError, approvalModeFrom, overridesFrom, withSession, type AgentFlagValues } from '../shared.js';
 import { defineCommand, flagTable } from '../command.js';
 import { createRenderer } from '../renderEvents.js';
@@ -106,6 +108,20 @@ async function runAcp(flags: AgentFlagValues & { agent?: string; resume?: string
   });
 }
 
+/**
+ * A turn that could not write devx's own state (a full or read-only disk) stops with one line naming the file
+ * and what to do, and the REPL comes back to its prompt (null); nothing was half-written.
+ */
+async function keepPromptOnDiskError<T>(out: NodeJS.WritableStream, turn: () => Promise<T>): Promise<T | null> {
+  try {
+    return await turn();
+  } catch (err) {
+    if (!(err instanceof DiskError)) throw err;
+    out.write(`✗ ${escapeControls(err.message)}; the turn stopped, nothing was half-written (${err.remedy})\n`);
+    return null;
+  }
+}
+
 async function runRepl(flags: { resume?: string; agent?: string } & Parameters<typeof withSession>[0], shellCommands: string[]): Promise<number> {
   const interactive = Boolean(process.stdin.isTTY);
   const out = process.stdout;
@@ -173,6 +189,20 @@ async function runRepl(flags: { resume?: string; agent?: string } & Parameters<t
       const render = createRenderer({ out, answerOut: out, foldOutput: true });
       run.subscribe(render.onEvent);
       input.onCtrlO(() => render.toggleWatch());
+      const showMode = cycleModesOnShiftTab({ input, run, out, rl, interactive, busy: () => running !== null });
+      const planIo = (turn: AbortController): PlanIo => ({
+        out,
+        ask: async (q) => {
+          out.write(q);
+          answering = true;
+          return (interactive ? input.nextAnswer() : nextLine()).finally(() => (answering = false));
+        },
+        turn: async (message) => {
+          running = turn.signal.aborted ? new AbortController() : turn;
+          return run.prompt(message, { signal: running.signal }).finally(() => (running = null));
+        },
+        modeChanged: showMode,
+      });
       let running: AbortController | null = null;
       let armedExit = false;
       let lastFailed = false;
@@ -236,14 +266,19 @@ async function runRepl(flags: { resume?: string; agent?: string } & Parameters<t
             if (slash?.command.names[0] === 'edit') slash = null;
           }
           if (slash) {
-            if ((await slash.command.run!(slashContext, slash.args, text)) === 'exit') break;
-            continue;
+            const done = await slash.command.run!(slashContext, slash.args, text);
+            showMode();
+            if (done === 'exit') break;
+            if (typeof done === 'string') continue;
+            // A command that hands on a message (/plan <task>): it is handled as if typed.
+            text = done.message;
           }
           if (text.startsWith('/') && !text.includes('\n')) {
             // A custom command (.gemini/commands, .claude/commands, .devx/commands) is a turn of its own.
             await sayToolWarnings();
-            const r = await slashContext.cancellable((signal) => run.promptCommand(text, { signal }));
-            if (r) lastFailed = r.status === 'error';
+            const r = await keepPromptOnDiskError(out, () => slashContext.cancellable((signal) => run.promptCommand(text, { signal })));
+            if (r === null) lastFailed = true;
+            else if (r) lastFailed = r.status === 'error';
             else out.write(`unknown command ${escapeControls(text.split(/\s+/)[0])}; /help lists them\n`);
             continue;
           }
@@ -255,14 +290,17 @@ async function runRepl(flags: { resume?: string; agent?: string } & Parameters<t
           running = null; // a Ctrl-C at maybeDelegate's question is the question's
           if (!turn.signal.aborted) await maybeDelegate(text, started, slashContext.out, interactive ? nextLine : null);
           running = turn;
-          const r = await run.prompt(text, { signal: turn.signal });
-          lastFailed = r.status === 'error';
+          const r = await keepPromptOnDiskError(out, () =>
+            run.mode === 'plan' ? planTask(started, text, planIo(turn)) : run.prompt(text, { signal: turn.signal }),
+          );
+          lastFailed = r === null || r.status === 'error';
           running = null;
         }
       } finally {
         process.off('SIGINT', onInterrupt);
         rl.off('SIGINT', onInterrupt);
         input.onCtrlO(null);
+        input.onShiftTab(null);
         render.stop();
       }
       return await finishSession(started, { info, rl, failed: lastFailed, leaving });

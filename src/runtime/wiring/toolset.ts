@@ -31,8 +31,9 @@ export function makeToolset(o: { root: string; home: string; userHome: string; s
   const skills = loadSkills({ root, home: userHome, devxHome: home, trusted: settings.trusted, importSetup: settings.importSetup });
   const skillTools = skills.skills.size ? [makeSkillTool([...skills.skills.values()])] : [];
   const tools = [...builtins, ...custom.tools, ...skillTools];
-  const offer = (t: Tool) =>
-    matchToolRules(t, [], { rules: settings.permissionRules, root, home: userHome })?.kind !== 'deny' && !(o.mode === 'plan' && t.kind === 'write');
+  // Plan mode is a mode a session enters and leaves (Shift+Tab, /plan, an approved plan): writing tools stay
+  // in the manual, and authorization refuses them while it lasts (policy/authorize.ts).
+  const offer = (t: Tool) => matchToolRules(t, [], { rules: settings.permissionRules, root, home: userHome })?.kind !== 'deny';
   const warnings: string[] = [];
   for (const e of custom.errors) warnings.push(`custom tool ${e.file} was not loaded: ${e.message}`);
   for (const e of skills.errors) warnings.push(`skill ${e.file}${e.line ? `:${e.line}` : ''} was not loaded: ${e.message}`);
