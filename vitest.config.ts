@@ -1,5 +1,33 @@
 import { configDefaults, defineConfig } from 'vitest/config';
 
+/**
+ * The files whose outcome can change with bubblewrap or ripgrep on the machine: they run commands through the
+ * policy and the sandbox, or search with rg. `DEVX_TEST_SCOPE=tools npm test` runs only these (with the fast
+ * tier): CI runs the whole suite on a machine without rg and bwrap, then these again with them (.ci/run).
+ */
+const TOOL_DEPENDENT = [
+  'test/policy/**/*.test.ts',
+  ...[
+    'agentPicker',
+    'agents',
+    'childrenDie',
+    'claudeHooks',
+    'hostileRepoSuite',
+    'ownHands',
+    'queueOutcomes',
+    'repl',
+    'replKeys',
+    'security',
+    'session',
+    'shippedState',
+    'terminalText',
+    'undo',
+    'workflow',
+  ].map((f) => `test/e2e/${f}.test.ts`),
+  ...['containment', 'customCommands', 'hooks', 'personas', 'policyEngine', 'tools', 'undoStore'].map((f) => `test/integration/${f}.test.ts`),
+];
+const processFiles = process.env.DEVX_TEST_SCOPE === 'tools' ? TOOL_DEPENDENT : ['test/**/*.test.ts'];
+
 export default defineConfig({
   test: {
     // Each project runs it too: the first call makes the temp folder, the processes project's first call
@@ -26,7 +54,7 @@ export default defineConfig({
       // Every other test file, wherever it is (test/integration, test/e2e, test/policy, a folder added later).
       {
         extends: true,
-        test: { name: 'processes', include: ['test/**/*.test.ts'], exclude: [...configDefaults.exclude, 'test/unit/**'], pool: 'forks' },
+        test: { name: 'processes', include: processFiles, exclude: [...configDefaults.exclude, 'test/unit/**'], pool: 'forks' },
       },
     ],
   },

@@ -43,12 +43,15 @@ const SECTIONS = [
   'workflow',
   'spawn',
   'sandbox',
+  'commands',
   'undo',
   'setup',
   'judge',
   'acp',
   'queuepg',
+  'claims',
   'geministart',
+  'background',
 ];
 // Sections run only when named. `attacks` (bench/attacks: the issue #26 attack set through the real loop in
 // four configurations, judged by effects) takes about two minutes of both cores and measures security,
@@ -370,6 +373,7 @@ if (want('stream')) {
   const { benchFirstChar } = await import('./streaming.js');
   await benchFirstChar();
 }
+if (want('commands')) await (await import('./commonCommands.js')).benchCommonCommands();
 if (want('sandbox')) {
   const { benchSandbox } = await import('./sandbox.js');
   await benchSandbox();
@@ -378,9 +382,11 @@ if (want('setup')) {
   const { benchSetup } = await import('./setup.js');
   await benchSetup();
 }
+if (want('background')) await (await import('./background.js')).benchBackground();
 if (want('acp')) await (await import('./acpCompare.js')).benchAcpCompare();
 if (want('judge')) (await import('./judgeStart.js')).benchJudgeStart();
 if (want('queuepg')) await (await import('./queuePg.js')).benchQueuePg();
+if (want('claims')) await (await import('./queueClaims.js')).benchQueueClaims();
 if (want('undo')) {
   const { benchUndo } = await import('./undo.js');
   await benchUndo();

@@ -44,7 +44,7 @@ export async function runCli(argv: string[]): Promise<number> {
       return EXIT.usage;
     }
     if (err instanceof DiskError) {
-      process.stderr.write(`devx: ${escapeControls(err.message)}; nothing was half-written (free some space and run again)\n`);
+      process.stderr.write(`devx: ${escapeControls(err.message)}; nothing was half-written (${err.remedy})\n`);
       return EXIT.failed;
     }
     throw err;

@@ -74,6 +74,10 @@ export async function withSession(
     stream?: boolean;
     /** The REPL: MCP servers go on starting while the person types (their warnings come with the first turn). */
     lazyTools?: boolean;
+    /** 'fresh': the model starts with an empty conversation (one-shot runs without --continue or --resume). */
+    history?: 'project' | 'fresh';
+    /** The command may not call the model (devx's own slash command): a missing model CLI does not stop it. */
+    modelOptional?: boolean;
   },
   fn: (s: Started) => Promise<number>,
 ): Promise<number> {
@@ -87,6 +91,7 @@ export async function withSession(
       approvalMode: approvalModeFrom(flags),
       prompt: io.prompt,
       stream: io.stream,
+      history: io.history,
     });
   } catch (err) {
     if (!(err instanceof SessionBusyError)) throw err;
@@ -98,7 +103,7 @@ export async function withSession(
     for (const w of s.run.agent.warnings) io.info.write(`devx: warning: ${escapeControls(w)}\n`);
     if (!io.lazyTools) for (const w of await s.run.ready()) io.info.write(`devx: warning: ${escapeControls(w)}\n`);
     const missing = s.run.agent.missingBinary();
-    if (missing) {
+    if (missing && !io.modelOptional) {
       io.info.write(`${escapeControls(missing)}\n`);
       return EXIT.missingBinary;
     }

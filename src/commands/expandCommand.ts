@@ -51,9 +51,36 @@ function expandGemini(body: string, args: string): Part[] {
   return parts;
 }
 
-function expandClaude(body: string, args: string): Part[] {
+const escapeRe = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+/**
+ * Claude Code's placeholders, as its 2.1 binary fills them: `$ARGUMENTS` the whole text, `$ARGUMENTS[N]` and
+ * `$N` the Nth word counted from 0, `$name` a word named in the front-matter's `arguments`; `\$…` stays literal,
+ * a placeholder past the last word stays as written, and what is filled in is never filled again. No
+ * placeholder filled: the arguments follow the text as `ARGUMENTS: …`.
+ */
+export function fillClaudeArgs(body: string, args: string, names: string[] = []): string {
   const words = argWords(args);
-  const filled = body.replace(/\$ARGUMENTS/g, args).replace(/\$(\d)/g, (_m, n: string) => words[Number(n) - 1] ?? '');
+  const named = names
+    .map((name, i) => ({ name, i }))
+    .filter((n) => n.name && !/^\d+$/.test(n.name))
+    .sort((a, b) => b.name.length - a.name.length);
+  const alternatives = [...named.map((n) => `${escapeRe(n.name)}(?![\\[\\w])`), 'ARGUMENTS\\[(\\d+)\\]', '(\\d+)(?!\\w)', 'ARGUMENTS'];
+  const re = new RegExp(`(\\\\?)\\$(${alternatives.join('|')})`, 'g');
+  let filled = false;
+  const out = body.replace(re, (whole, escape: string, what: string, indexed?: string, numbered?: string) => {
+    if (escape) return `$${what}`;
+    const n = indexed ?? numbered;
+    const value = n !== undefined ? words[Number(n)] : what === 'ARGUMENTS' ? args : words[named.find((x) => x.name === what)!.i];
+    if (value === undefined) return whole;
+    filled = true;
+    return value;
+  });
+  return !filled && args ? `${out}\n\nARGUMENTS: ${args}` : out;
+}
+
+function expandClaude(body: string, args: string, names?: string[]): Part[] {
+  const filled = fillClaudeArgs(body, args, names);
   const parts: Part[] = [];
   // !`command` runs; @path (a word that looks like a path) is read.
   const re = /!`([^`]+)`|(^|[\s(])@([\w./~-]*[./][\w./~-]*)/g;
@@ -65,12 +92,11 @@ function expandClaude(body: string, args: string): Part[] {
     last = m.index + m[0].length;
   }
   if (last < filled.length) parts.push({ text: filled.slice(last) });
-  if (!/\$ARGUMENTS|\$\d/.test(body) && args.trim()) parts.push({ text: `\n\nARGUMENTS: ${args}` });
   return parts;
 }
 
-export function expandCommand(cmd: Pick<CustomCommand, 'body' | 'syntax'>, args: string): Part[] {
-  return cmd.syntax === 'gemini' ? expandGemini(cmd.body, args) : expandClaude(cmd.body, args);
+export function expandCommand(cmd: Pick<CustomCommand, 'body' | 'syntax' | 'argumentNames'>, args: string): Part[] {
+  return cmd.syntax === 'gemini' ? expandGemini(cmd.body, args) : expandClaude(cmd.body, args, cmd.argumentNames);
 }
 
 /** An MCP prompt's arguments from what the user typed: words in the prompt's declared order; the last takes the rest. */

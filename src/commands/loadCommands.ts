@@ -1,6 +1,6 @@
 // Custom slash commands people already keep for Gemini CLI and Claude Code, and devx's own:
 //   .gemini/commands/**/*.toml   description, prompt; {{args}}, !{shell}, @{file}; agent/start.toml is /agent:start
-//   .claude/commands/**/*.md     front-matter (description, argument-hint); $ARGUMENTS, $1…, !`shell`, @file
+//   .claude/commands/**/*.md     front-matter (description, argument-hint); $ARGUMENTS, $0…, !`shell`, @file
 //   .devx/commands/**/*.{toml,md}
 // from the user's home and the project (a project's win by name, and load only once it is trusted).
 // A broken file is reported with its file and line and skipped; the rest load.
@@ -21,6 +21,8 @@ export interface CustomCommand {
   /** For an MCP prompt: its server, name and arguments, in order. */
   mcp?: { server: string; prompt: string; args: { name: string; required: boolean }[] };
   argumentHint?: string;
+  /** Claude Code's front-matter `arguments`: names for the words, `$name` in the text. */
+  argumentNames?: string[];
   scope: 'user' | 'project' | 'mcp';
   file: string;
 }
@@ -83,15 +85,30 @@ export function parseCommandFile(file: string, text: string): Omit<CustomCommand
   } catch (err) {
     throw Object.assign(new Error((err as Error).message), { line: (err as { line?: number }).line });
   }
-  const body = (fm ? fm.body : text).trim();
-  if (!body) throw new Error('the command has no text');
+  // Kept as written (its final newline too): Claude Code fills the text as it is in the file.
+  const body = fm ? fm.body : text;
+  if (!body.trim()) throw new Error('the command has no text');
   const desc = fm?.data.description;
   const firstLine = body
+    .trim()
     .split('\n')[0]
     .replace(/^#+\s*/, '')
     .slice(0, 80);
   const hint = fm?.data['argument-hint'];
-  return { description: typeof desc === 'string' ? desc : firstLine, body, syntax: 'claude', ...(typeof hint === 'string' ? { argumentHint: hint } : {}) };
+  const names = argumentNamesOf(fm?.data.arguments);
+  return {
+    description: typeof desc === 'string' ? desc : firstLine,
+    body,
+    syntax: 'claude',
+    ...(typeof hint === 'string' ? { argumentHint: hint } : {}),
+    ...(names.length ? { argumentNames: names } : {}),
+  };
+}
+
+/** Front-matter `arguments` as Claude Code reads it: a list, or words in a string; numbers are not names. */
+function argumentNamesOf(v: unknown): string[] {
+  const list = Array.isArray(v) ? v : typeof v === 'string' ? v.split(/\s+/) : [];
+  return list.filter((x): x is string => typeof x === 'string' && x.trim() !== '' && !/^\d+$/.test(x));
 }
 
 export function loadCustomCommands(opts: { root: string; home: string; devxHome: string; trusted: boolean; importSetup?: boolean }): LoadedCommands {

@@ -287,6 +287,17 @@ function isDirectory(p: string): boolean {
   }
 }
 
+/** node_modules/.bin/<name> in `cwd` or a folder above it, up to the project's root, as npx finds it. */
+function hasProjectBin(name: string, cwd: string, root: string): boolean {
+  if (!/^[A-Za-z0-9_][A-Za-z0-9_.-]*$/.test(name)) return false;
+  for (let dir = path.resolve(cwd); ; dir = path.dirname(dir)) {
+    const rel = path.relative(root, dir);
+    if (rel.startsWith('..') || path.isAbsolute(rel)) return false;
+    if (fs.existsSync(path.join(dir, 'node_modules', '.bin', name))) return true;
+    if (dir === path.resolve(root)) return false;
+  }
+}
+
 function decideSimple(cmd: SimpleCommand, state: WalkState, ctx: CommandPolicyContext): PolicyDecision {
   const structural: PolicyDecision[] = [];
   /** Words a rule already judged as paths (their globs need not be expanded again below). */
@@ -305,6 +316,7 @@ function decideSimple(cmd: SimpleCommand, state: WalkState, ctx: CommandPolicyCo
     checkPlacement: (sources, dest, o) => checkPlacement(sources, dest, o, wordsHere(state, ctx), { root: ctx.paths.root, permissions: ctx.permissions }),
     trackedDenied: () => [...new Set([...trackedDeniedPaths(ctx.paths.root, ctx.permissions), ...historyDeniedPaths(ctx.paths.root, ctx.permissions)])],
     gitUntracked: (specs, o) => gitUntrackedHere(specs, o, state),
+    projectBin: (name) => cwdsOf(state).every((cwd) => hasProjectBin(name, cwd, ctx.paths.root)),
     decideNested: (inner, o) => {
       for (const a of inner.assignments) {
         if (DANGEROUS_ENV.test(a.name)) return DENY(`setting ${a.name} for a command can make it run other code`, 'command:env-dangerous');

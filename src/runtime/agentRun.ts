@@ -5,6 +5,7 @@
 // as events to its subscribers; it does no terminal I/O.
 import { runTurn, type AgentEvent, type LoopDeps, type TurnResult } from '../core/loop.js';
 import type { Message } from '../core/messages.js';
+import type { ApprovalMode } from '../policy/types.js';
 import { buildPrompt } from '../core/buildPrompt.js';
 import { renderSystemPrompt } from '../core/systemPrompt.js';
 import { applyAgent, AgentConfigError } from '../personas/applyAgent.js';
@@ -20,12 +21,17 @@ import type { LoadedImage } from '../tools/loadImage.js';
 import { attachResources } from './attachResources.js';
 import { expandCustomCommand, findCustomCommand } from './customCommands.js';
 import { compactHistory, compactionDue, oversizedInput, type CompactResult } from './compaction.js';
+import { UsageMeter } from '../core/usageMeter.js';
 
 export type Listener = (e: AgentEvent) => void;
 
 export interface AgentRunOptions extends Omit<AgentOptions, 'spawn' | 'runAgent' | 'projectHistory'> {
-  /** 'project': the conversation continues .devx/history.json and is saved after every message. */
-  history?: 'project' | 'none';
+  /**
+   * 'project': the conversation continues .devx/history.json and is saved after every message; 'fresh': the
+   * model starts with an empty conversation (a one-shot run, as `gemini -p` and `claude -p` do), whose messages
+   * are still added to .devx/history.json for a later --continue; 'none': nothing is kept.
+   */
+  history?: 'project' | 'fresh' | 'none';
   /** The persona to start with: an agent name or a loaded definition. */
   persona?: string | AgentDef;
   /** The model and provider for this run (they win over the persona's). */
@@ -43,15 +49,33 @@ export class AgentRun {
   readonly agent: Agent;
   private readonly listeners = new Set<Listener>();
   private readonly subListeners = new Set<Listener>();
-  private readonly base: LoopDeps;
+  private base: LoopDeps;
   private deps: LoopDeps;
   private personaName?: string;
   private personaDef?: AgentDef;
   private readonly keepHistory: boolean;
   private readonly over: { model?: string; provider?: string };
+  /** What the model calls of this run cost, per turn and for the session (sub-agents' calls included). */
+  readonly usage = new UsageMeter();
   /** The model chosen for the session (useModel): wins over the persona's, as --model does. */
   get model(): string {
     return this.deps.model ?? this.agent.settings.model;
+  }
+
+  /** The approval mode the next calls are judged in. */
+  get mode(): ApprovalMode {
+    return this.agent.policy.opts.mode;
+  }
+
+  /**
+   * Judges the next calls in `mode` (Shift+Tab, /plan, an approved plan, ACP's mode option): the policy's view,
+   * the call pipeline's authorization and what hooks are told all follow it. A persona keeps its tools.
+   */
+  setMode(mode: ApprovalMode): void {
+    this.agent.policy.opts.mode = mode;
+    this.agent.mode = mode;
+    this.base = { ...this.base, mode };
+    this.deps = { ...this.deps, mode };
   }
 
   /** Uses `model` for the next turns (ACP's model option); the persona, if any, keeps its tools and prompt. */
@@ -64,16 +88,28 @@ export class AgentRun {
 
   private constructor(agent: Agent, opts: AgentRunOptions) {
     this.agent = agent;
-    this.keepHistory = opts.history === 'project';
+    this.keepHistory = opts.history === 'project' || opts.history === 'fresh';
+    this.ownConversation = opts.history === 'fresh' ? [] : null;
     this.over = { model: opts.model, provider: opts.provider };
     this.base = { ...agent.deps, dryRun: opts.dryRun, stream: opts.stream, model: opts.model ?? agent.deps.model };
     this.deps = this.base;
     const audit = createAuditSubscriber(agent.auditPath, agent.session);
     this.listeners.add(audit);
     this.subListeners.add(audit);
+    this.listeners.add((e) => this.usage.observe(e));
+    this.subListeners.add((e) => this.usage.observe(e, true));
     // Saved after every message, atomically, so a killed process loses at most the one in flight.
     if (this.keepHistory) this.listeners.add(createHistoryWriter(agent.root, agent.historyPath, agent.history));
     agent.hookEvents.emit = this.emit;
+  }
+
+  /** A fresh run's own messages: what its model sees instead of the project's conversation. */
+  private ownConversation: Message[] | null;
+
+  /** The conversation the next turn starts from. */
+  private conversation(): Message[] {
+    if (this.ownConversation) return [...this.ownConversation];
+    return this.keepHistory ? [...this.agent.history] : [];
   }
 
   /** What SessionStart hooks said, added to the next message. */
@@ -92,7 +128,7 @@ export class AgentRun {
     const agent = await createAgent({
       ...opts,
       overrides: { ...opts.overrides, ...(opts.provider ? { provider: opts.provider } : {}), ...(opts.model ? { model: opts.model } : {}) },
-      projectHistory: opts.history === 'project',
+      projectHistory: opts.history === 'project' || opts.history === 'fresh',
       spawn: (query, name, signal, account) => self!.spawn(query, name, signal, account),
       runAgent: (name, input, signal) => self!.runAgentTool(name, input, signal),
     });
@@ -173,6 +209,7 @@ export class AgentRun {
 
   /** Runs one turn. The conversation continues only for 'project' runs; other runs start fresh each time. */
   async prompt(input: string, opts: { signal?: AbortSignal; images?: LoadedImage[] } = {}): Promise<TurnResult> {
+    this.usage.beginTurn();
     // A Ctrl-C while MCP servers still start ends the turn at once (the loop sees the signal first).
     await Promise.race([this.ready(), whenAborted(opts.signal)]);
     // An edited agent file (or its memory file) takes effect on the next turn.
@@ -209,8 +246,8 @@ export class AgentRun {
       this.hookContext.push(...v.context);
     }
     if (this.hookContext.length) input = `${input}\n\n[context from your hooks]\n${this.hookContext.splice(0).join('\n')}`;
-    if (this.keepHistory) await this.autoCompact(input, opts.signal);
-    const history = this.keepHistory ? [...this.agent.history] : [];
+    if (this.keepHistory && !this.ownConversation) await this.autoCompact(input, opts.signal);
+    const history = this.conversation();
     // What the turn changes is kept for undo under this turn (its input line names it).
     this.agent.changes.beginTurn(input);
     try {
@@ -236,13 +273,19 @@ export class AgentRun {
           signal,
         );
         if (!v.block) break;
-        const next = await runTurn(this.deps, this.keepHistory ? [...this.agent.history] : seen, `[a Stop hook asks you to go on: ${v.block}]`, {
-          signal,
-          emit: this.emit,
-        });
+        const next = await runTurn(
+          this.deps,
+          this.keepHistory && !this.ownConversation ? [...this.agent.history] : seen,
+          `[a Stop hook asks you to go on: ${v.block}]`,
+          {
+            signal,
+            emit: this.emit,
+          },
+        );
         seen = [...seen, ...next.added];
         r = { ...next, added: [...r.added, ...next.added] };
       }
+      this.ownConversation?.push(...r.added);
       return r;
     } finally {
       this.agent.changes.endTurn();
@@ -321,6 +364,8 @@ export class AgentRun {
   async dispose(): Promise<void> {
     // SessionEnd hooks see the session go (their failure never keeps it).
     if (this.agent.hooks?.has('SessionEnd')) await this.agent.hooks.run('SessionEnd', { reason: 'other' }).catch(() => undefined);
+    // Background commands end with the session, their stop and exit still told (the audit log).
+    await this.agent.background.stopAll('session');
     this.listeners.clear();
     this.subListeners.clear();
     return this.agent.dispose();

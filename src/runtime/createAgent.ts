@@ -32,10 +32,12 @@ import { readOwnHandoff } from '../session/handoff.js';
 import { UndoJournal } from '../session/undoStore.js';
 import { HookRunner, toolHooks } from './hooks.js';
 import { customCommandsFor } from './customCommands.js';
+import { notToldBefore } from '../session/toldOnce.js';
 import { settleMcp } from './settleMcp.js';
 import type { LoadedCommands } from '../commands/loadCommands.js';
 import type { Message } from '../core/messages.js';
 import type { SessionHooks } from '../tools/types.js';
+import { BackgroundCommands } from '../tools/backgroundCommands.js';
 import type { McpManager } from '../mcp/manager.js';
 import { packageVersion } from '../util/packageRoot.js';
 import { awaitLingering } from '../util/settleOnAnswer.js';
@@ -111,7 +113,9 @@ export interface Agent {
   /** The user's hooks (null when none is configured); their events go where AgentRun points `hookEvents`. */
   hooks: HookRunner | null;
   hookEvents: { emit: (e: AgentEvent) => void };
-  /** Stops the providers and MCP servers and removes the scratch folder. */
+  /** The session's background commands (run_command background=true); they end with it. */
+  background: BackgroundCommands;
+  /** Stops the background commands, the providers and MCP servers, and removes the scratch folder. */
   dispose(): Promise<void>;
 }
 
@@ -132,6 +136,8 @@ export async function createAgent(opts: AgentOptions): Promise<Agent> {
   const backends = makeBackends({ settings, runner, env, workDir, home, backend: opts.backend, shared: opts.sharedBackends, observer: opts.childObserver });
   const changes = new UndoJournal(root, { readDenied: (p) => policy.isReadDenied(p) });
   const hookEvents = { emit: (_e: AgentEvent) => {} };
+  // Their start, stop and exit go where the run's events go (the audit log), as hooks' do.
+  const background = new BackgroundCommands((e) => hookEvents.emit(e));
   const hooks = settings.hooks.length
     ? new HookRunner(settings.hooks, {
         root,
@@ -161,6 +167,7 @@ export async function createAgent(opts: AgentOptions): Promise<Agent> {
     ...(loaded.warning ? [loaded.warning] : []),
     ...toolset.warnings,
     ...commands.warnings,
+    ...notToldBefore(home, commands.fileWarnings),
   ]);
   let settled: Promise<string[]> | undefined;
   const deps: LoopDeps = {
@@ -171,7 +178,10 @@ export async function createAgent(opts: AgentOptions): Promise<Agent> {
       offeredTools.filter((t) => !t.onlyWhenListed),
     ),
     tools: byName,
-    ctx: makeToolContext({ root, home, runner, policy, settings, env: opts.env, changes, session: opts.session, spawn: opts.spawn, runAgent: opts.runAgent }),
+    ctx: {
+      ...makeToolContext({ root, home, runner, policy, settings, env: opts.env, changes, session: opts.session, spawn: opts.spawn, runAgent: opts.runAgent }),
+      background,
+    },
     // The bash parser and the command rules load on the first command to judge, not at every start.
     decide: async (tool, args) => {
       if (tool.commandFor && !policy.canJudgeCommands) policy.useCommandJudge(await loadCommandJudge());
@@ -235,7 +245,9 @@ export async function createAgent(opts: AgentOptions): Promise<Agent> {
     commands: commands.loaded,
     hooks,
     hookEvents,
+    background,
     dispose: async () => {
+      await background.stopAll('session');
       // Shared backends belong to the job (a workflow, a chain, a queue runner), which stops them.
       backends.dispose();
       // A model CLI that answered may still be exiting inside workDir.

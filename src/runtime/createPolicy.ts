@@ -52,6 +52,7 @@ export async function createPolicy(opts: {
   });
   if (sandbox) {
     sandbox.journalDir = path.join(home, 'sandbox');
+    sandbox.cacheDir = path.join(home, 'sandbox-caches');
     sweepPlaceholders(sandbox.journalDir);
     sandbox.hidden = () => policy.hiddenPaths();
     sandbox.readable = policy.opts.additionalDirs;

@@ -5,6 +5,7 @@ import { expandCommand, promptArgs } from '../commands/expandCommand.js';
 import { loadCustomCommands, type CustomCommand, type LoadedCommands } from '../commands/loadCommands.js';
 import type { AgentEvent, LoopDeps } from '../core/loop.js';
 import { runToolCall } from '../tools/runToolCall.js';
+import type { FileWarning } from '../session/toldOnce.js';
 
 /** devx's own slash commands: a custom command of the same name is reachable only as /user:… or /project:….
  * The names of cli/slashCommands.ts's table (the runtime cannot import cli); test/unit/slashCommands.test.ts holds them equal. */
@@ -18,8 +19,13 @@ export const BUILTIN_COMMANDS = [
   'clear',
   'compact',
   'undo',
+  'plan',
+  'bg',
+  'stats',
+  'context',
   'agent',
   'workflow',
+  'memory',
   'edit',
   'exit',
   'quit',
@@ -27,21 +33,34 @@ export const BUILTIN_COMMANDS = [
 ];
 const isBuiltin = (name: string, extra: string[]) => extra.includes(name) || BUILTIN_COMMANDS.includes(name) || /^(agent|workflow):/.test(name);
 
-/** The custom commands this session may use, with the lines to say at start (errors, untrusted, clashes). */
+/**
+ * The custom commands this session may use, with the lines to say at start: `fileWarnings` about one file
+ * (did not load, its name taken by devx's own command), said once per version of the file; `warnings` each time.
+ */
 export function customCommandsFor(
   opts: { root: string; home: string; devxHome: string; trusted: boolean; importSetup?: boolean },
   builtins: string[],
-): { loaded: LoadedCommands; warnings: string[] } {
+): { loaded: LoadedCommands; warnings: string[]; fileWarnings: FileWarning[] } {
   const loaded = loadCustomCommands(opts);
-  const warnings = loaded.errors.map((e) => `custom command ${e.file}${e.line ? `:${e.line}` : ''} was not loaded: ${e.message}`);
+  const fileWarnings: FileWarning[] = loaded.errors.map((e) => ({
+    file: e.file,
+    text: `custom command ${e.file}${e.line ? `:${e.line}` : ''} was not loaded: ${e.message}`,
+  }));
+  const warnings: string[] = [];
   if (loaded.untrusted.length)
     warnings.push(
       `this project has custom commands (${loaded.untrusted.slice(0, 5).join(', ')}${loaded.untrusted.length > 5 ? `, and ${loaded.untrusted.length - 5} more` : ''}); run \`devx trust\` to allow them`,
     );
   for (const c of loaded.commands.values()) {
-    if (isBuiltin(c.name, builtins)) warnings.push(`/${c.name} (${c.file}) has the name of a devx command, which wins; run it as /${c.scope}:${c.name}`);
+    if (isBuiltin(c.name, builtins))
+      fileWarnings.push({ file: c.file, text: `/${c.name} (${c.file}) has the name of a devx command, which wins; run it as /${c.scope}:${c.name}` });
   }
-  return { loaded, warnings };
+  return { loaded, warnings, fileWarnings };
+}
+
+/** The name a custom command runs under: its own, or /user:… and /project:… when a devx command has its name. */
+export function nameThatRuns(c: Pick<CustomCommand, 'name' | 'scope'>): string {
+  return isBuiltin(c.name, []) && c.scope !== 'mcp' ? `${c.scope}:${c.name}` : c.name;
 }
 
 /** An MCP server's prompts as slash commands (`/mcp__<server>__<prompt>`, Claude Code's spelling). */

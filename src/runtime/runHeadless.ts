@@ -4,6 +4,7 @@ import path from 'node:path';
 import crypto from 'node:crypto';
 import type { AgentEvent, TurnStatus } from '../core/loop.js';
 import type { Message } from '../core/messages.js';
+import type { UsageTotals } from '../core/usageMeter.js';
 import type { ApprovalMode } from '../policy/decide.js';
 import type { WriteScope } from '../policy/writeScope.js';
 import { ensureDevxDir } from '../session/projectFiles.js';
@@ -72,7 +73,8 @@ export interface HeadlessResult {
   error?: { kind: string; message: string };
   rounds: number;
   toolCalls: HeadlessToolCall[];
-  usage: { input: number; output: number };
+  /** Tokens (input, cached, output), requests and time of the run's model calls, its sub-agents' included. */
+  usage: Pick<UsageTotals, 'input' | 'output'> & Partial<UsageTotals>;
   messages: Message[];
   /** The run's messages and tool calls, under .devx/runs/. */
   transcriptPath: string;
@@ -143,7 +145,6 @@ export async function runHeadless(opts: HeadlessOptions): Promise<HeadlessResult
   if (opts.writeScope) run.agent.policy.limitWrites(opts.writeScope);
   for (const w of [...run.agent.warnings, ...(await run.ready())]) opts.onWarning?.(w);
   const toolCalls: HeadlessToolCall[] = [];
-  const usage = { input: 0, output: 0 };
   const started = new Date();
   try {
     run.subscribe((e) => {
@@ -173,9 +174,6 @@ export async function runHeadless(opts: HeadlessOptions): Promise<HeadlessResult
               }
             : {}),
         });
-      } else if (e.type === 'model_response' && e.usage) {
-        usage.input += e.usage.input ?? 0;
-        usage.output += e.usage.output ?? 0;
       }
       opts.onEvent?.(e);
     });
@@ -189,6 +187,7 @@ export async function runHeadless(opts: HeadlessOptions): Promise<HeadlessResult
       status: r.status,
       messages: r.added,
       toolCalls,
+      usage: run.usage.session,
     });
     return {
       status: r.status,
@@ -196,7 +195,7 @@ export async function runHeadless(opts: HeadlessOptions): Promise<HeadlessResult
       error: r.error,
       rounds: r.rounds,
       toolCalls,
-      usage,
+      usage: { ...run.usage.session },
       messages: r.added,
       transcriptPath,
     };

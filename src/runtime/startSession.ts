@@ -16,12 +16,12 @@ export interface Started {
 }
 
 /** Takes the project lock, then builds the run (AgentRun) around the session. Throws SessionBusyError. */
-export async function startSession(opts: Omit<AgentRunOptions, 'session' | 'history' | 'childObserver'>): Promise<Started> {
+export async function startSession(opts: Omit<AgentRunOptions, 'session' | 'history' | 'childObserver'> & { history?: 'project' | 'fresh' }): Promise<Started> {
   const root = findProjectRoot(opts.cwd);
   ensureDevxDir(root);
   const session = Session.start({ root });
   try {
-    const run = await AgentRun.create({ ...opts, session, childObserver: session.childObserver, history: 'project' });
+    const run = await AgentRun.create({ ...opts, session, childObserver: session.childObserver, history: opts.history ?? 'project' });
     // After the lock and the conversation: what they set aside is named too.
     const aside = setAsideLine(run.agent.root);
     if (aside) run.agent.warnings.push(aside);

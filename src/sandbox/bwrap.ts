@@ -8,6 +8,7 @@
 // was measured against this and not adopted (it needs Node 22, ripgrep and socat, and costs ~40 ms a
 // command against ~5 ms here): see docs/security.md.
 import fs from 'node:fs';
+import crypto from 'node:crypto';
 import os from 'node:os';
 import { runProcessSync } from '../util/runSync.js';
 import path from 'node:path';
@@ -30,6 +31,8 @@ export interface SandboxSpec {
   readable?: string[];
   /** Where the placeholders of a running command are listed, so a kill -9 leaves none behind (swept at the next start). */
   journalDir?: string;
+  /** devx's folder of package-manager caches for builds, one per project (packageCaches). */
+  cacheDir?: string;
 }
 
 /** A sandbox as one call runs in it: the spec and what the policy claimed for the call. */
@@ -251,6 +254,23 @@ function isAlive(pid: number): boolean {
   }
 }
 
+/** Where package managers keep their caches under the home (npm, yarn, pip, pnpm's metadata and the rest of ~/.cache). */
+const PACKAGE_CACHES = ['.npm', '.cache', '.yarn'];
+
+/**
+ * A build's package caches: folders of devx's own, one set per project, bound where npm, pnpm, yarn and pip
+ * look under the (otherwise empty) home, so a sandboxed install or test run does not start cold every time.
+ * Per project, because what one project's build writes there only that project's later builds read.
+ */
+export function packageCaches(cacheDir: string, root: string, home: string): [string, string][] {
+  const base = path.join(cacheDir, crypto.createHash('sha256').update(root).digest('hex').slice(0, 16));
+  return PACKAGE_CACHES.map((rel) => {
+    const from = path.join(base, rel.replace(/\//g, '_'));
+    mkdirOwnedSync(from, 0o700);
+    return [from, path.join(home, rel)];
+  });
+}
+
 /** The argv prefix that runs a program inside the sandbox, limited to what `claim` allows. */
 export function sandboxArgs(spec: SandboxRun, cwd: string, placeholders: string[] = [], temps: string[] = []): string[] {
   const scan = scanProject(spec.root);
@@ -274,6 +294,8 @@ export function sandboxArgs(spec: SandboxRun, cwd: string, placeholders: string[
     }
   }
   for (const d of spec.readable ?? []) if (fs.existsSync(d) && !isInsideOrSame(d, r)) args.push('--ro-bind', d, d);
+  if (spec.claim.profile === 'build' && spec.cacheDir && home && home !== '/' && !isInsideOrSame(r, home))
+    for (const [from, to] of packageCaches(spec.cacheDir, r, home)) args.push('--bind', from, to);
   if (spec.claim.git) {
     // git add/commit need the user's identity and settings (read-only); the policy keeps `git config` from printing them.
     for (const f of ['.gitconfig', '.config/git'])

@@ -1,13 +1,15 @@
 // Fetching one page for web_fetch, with the limits a tool the model drives needs: http(s) only, the
 // address checked at connect time (a name that resolves to a private, loopback or link-local address is
 // refused unless a rule names the host: no SSRF through DNS), redirects followed on the same host only,
-// a size cap, a timeout, and HTML turned into Markdown (turndown).
+// a size cap (a longer page is cut there, and says so), a timeout, and HTML turned into Markdown as a reader
+// would want it: tables as Markdown tables (the GFM plugin), links and images made absolute.
 import http from 'node:http';
 import https from 'node:https';
 import dns from 'node:dns';
 import net from 'node:net';
 import zlib from 'node:zlib';
 import TurndownService from 'turndown';
+import { gfm } from '@joplin/turndown-plugin-gfm';
 
 export const MAX_BYTES = 5 * 1024 * 1024;
 const TIMEOUT_MS = 30_000;
@@ -53,6 +55,8 @@ export interface Page {
   text: string;
   /** Set when the page redirects to another host (not followed). */
   redirectedTo?: string;
+  /** The page was longer than devx reads: text holds its first MAX_BYTES. */
+  cut?: boolean;
 }
 
 interface Options {
@@ -65,7 +69,14 @@ function bare(host: string): string {
   return host.replace(/^\[|\]$/g, '').toLowerCase();
 }
 
-function getOnce(url: URL, opts: Options): Promise<{ status: number; headers: http.IncomingHttpHeaders; body: Buffer }> {
+interface Response {
+  status: number;
+  headers: http.IncomingHttpHeaders;
+  body: Buffer;
+  cut: boolean;
+}
+
+function getOnce(url: URL, opts: Options): Promise<Response> {
   const host = bare(url.hostname);
   const allowPrivate = opts.privateAllowed(host);
   if (net.isIP(host) && isPrivateAddress(host) && !allowPrivate)
@@ -113,15 +124,20 @@ function getOnce(url: URL, opts: Options): Promise<{ status: number; headers: ht
                 : res;
         const chunks: Buffer[] = [];
         let size = 0;
+        const done = (cut: boolean) => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks), cut });
         stream.on('data', (c: Buffer) => {
-          size += c.length;
-          if (size > MAX_BYTES) {
-            req.destroy(new Error(`the page is over ${MAX_BYTES / 1024 / 1024} MB; devx stopped reading it`));
+          if (size + c.length > MAX_BYTES) {
+            // The first MAX_BYTES are kept; the rest is not read.
+            chunks.push(c.subarray(0, MAX_BYTES - size));
+            size = MAX_BYTES;
+            done(true);
+            req.destroy();
             return;
           }
+          size += c.length;
           chunks.push(c);
         });
-        stream.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks) }));
+        stream.on('end', () => done(false));
         stream.on('error', reject);
       },
     );
@@ -149,14 +165,45 @@ export async function fetchPage(raw: string, opts: Options): Promise<Page> {
       .trim()
       .toLowerCase();
     const text = r.body.toString('utf8');
-    if (/html/.test(contentType) || (!contentType && /^\s*<(!doctype|html)/i.test(text))) {
-      const td = new TurndownService({ headingStyle: 'atx', codeBlockStyle: 'fenced' });
-      td.remove(['script', 'style', 'noscript', 'iframe']);
-      return { url: url.href, status: r.status, contentType, bytes: r.body.length, text: td.turndown(text) };
-    }
+    const page = { url: url.href, status: r.status, contentType, bytes: r.body.length, ...(r.cut ? { cut: true } : {}) };
+    if (/html/.test(contentType) || (!contentType && /^\s*<(!doctype|html)/i.test(text))) return { ...page, text: htmlToMarkdown(text, url) };
     if (contentType && !/^text\/|json|xml|javascript|yaml|toml|csv/.test(contentType)) {
       throw new Error(`it is ${contentType} (${r.body.length} bytes), not text; web_fetch returns pages and text only`);
     }
-    return { url: url.href, status: r.status, contentType, bytes: r.body.length, text };
+    return { ...page, text };
   }
+}
+
+/** A URL of the page made absolute (against its <base href> when it has one); left as written when it cannot be. */
+function absolute(href: string, base: URL): string {
+  try {
+    return new URL(href, base).href;
+  } catch {
+    return href;
+  }
+}
+
+/** The page as Markdown: tables as tables, links and images absolute, scripts and styles left out. */
+export function htmlToMarkdown(html: string, pageUrl: URL): string {
+  const baseHref = /<base\s[^>]*href\s*=\s*["']?([^"'\s>]+)/i.exec(html)?.[1];
+  const base = baseHref ? new URL(absolute(baseHref, pageUrl)) : pageUrl;
+  const td = new TurndownService({ headingStyle: 'atx', codeBlockStyle: 'fenced' });
+  td.use(gfm);
+  td.remove(['script', 'style', 'noscript', 'iframe']);
+  td.addRule('absoluteLinks', {
+    filter: (node) => node.nodeName === 'A' && Boolean(node.getAttribute('href')),
+    replacement: (content, node) => {
+      const el = node as HTMLElement;
+      const title = el.getAttribute('title');
+      return `[${content}](${absolute(el.getAttribute('href')!, base)}${title ? ` "${title.replace(/"/g, '\\"')}"` : ''})`;
+    },
+  });
+  td.addRule('absoluteImages', {
+    filter: (node) => node.nodeName === 'IMG' && Boolean(node.getAttribute('src')),
+    replacement: (_content, node) => {
+      const el = node as HTMLElement;
+      return `![${(el.getAttribute('alt') ?? '').replace(/\s+/g, ' ')}](${absolute(el.getAttribute('src')!, base)})`;
+    },
+  });
+  return td.turndown(html);
 }

@@ -19,7 +19,8 @@ export const webFetchTool = defineTool({
   async execute(ctx, args) {
     try {
       // Loaded on first use: its HTML-to-Markdown converter was a tenth of every devx start's CPU.
-      const { fetchPage } = await import('./fetchPage.js');
+      const { fetchPage, MAX_BYTES } = await import('./fetchPage.js');
+      const MAX_MB = MAX_BYTES / 1024 / 1024;
       const page = await fetchPage(args.url, { signal: ctx.signal, privateAllowed: (host) => ctx.webHostNamed?.(host) ?? false });
       if (page.redirectedTo) {
         return {
@@ -28,7 +29,9 @@ export const webFetchTool = defineTool({
         };
       }
       const head = `${page.url} (${page.status}, ${page.contentType || 'no content type'}, ${page.bytes} bytes)`;
-      return { content: `${head}\n\n${page.text}`, meta: { url: args.url, status: page.status }, isError: page.status >= 400 };
+      // Said first: a long page's end is also cut to the tool's output limit.
+      const cut = page.cut ? `\n[devx: the page is longer than ${MAX_MB} MB; what follows is its first ${MAX_MB} MB]` : '';
+      return { content: `${head}${cut}\n\n${page.text}`, meta: { url: args.url, status: page.status }, isError: page.status >= 400 };
     } catch (err) {
       throw new ToolError(`could not fetch ${args.url}: ${(err as Error).message}`);
     }

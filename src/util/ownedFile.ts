@@ -15,17 +15,28 @@ export class OwnedPathError extends Error {
   }
 }
 
-/** A write devx could not make for lack of room or a read-only disk: one line naming the path. */
+/** A write devx could not make for lack of room or a read-only disk: one line naming the path and the condition. */
 export class DiskError extends Error {
   constructor(
     readonly file: string,
     readonly code: string,
   ) {
-    super(
-      `${code === 'ENOSPC' || code === 'EDQUOT' ? 'no space left on the device' : code === 'EROFS' ? 'the file system is read-only' : code} writing ${file}`,
-    );
+    super(`${DISK_CONDITIONS[code] ?? code} writing ${file}`);
+  }
+
+  /** What the person can do about it. */
+  get remedy(): string {
+    return this.code === 'EROFS'
+      ? 'that folder is on a read-only file system: run devx where it can write (or set DEVX_HOME for its own files)'
+      : 'free some space on that disk and run again';
   }
 }
+
+const DISK_CONDITIONS: Record<string, string> = {
+  ENOSPC: 'no space left on the device',
+  EDQUOT: 'the disk quota is used up',
+  EROFS: 'the file system is read-only',
+};
 
 const DISK_CODES = new Set(['ENOSPC', 'EDQUOT', 'EROFS']);
 

@@ -101,12 +101,12 @@ export function readTextIfPresentSync(file: string, maxBytes: number, links: 'on
   }
 }
 
-/** The file's text, or null when it is missing or devx will not read it (a reader that can do without it). */
 /** devx's own state file (history, a session, a task, a workflow run) as text: regular, bounded, never blocking. */
 export function readStateText(file: string): string {
   return readOwnFileSync(file, { maxBytes: READ_LIMITS.state, links: 'any' }).toString('utf8');
 }
 
+/** The file's text, or null when it is missing or devx will not read it (a reader that can do without it). */
 export function readTextOrNull(file: string, maxBytes: number, links: 'one' | 'any' = 'one'): string | null {
   try {
     return readOwnFileSync(file, { maxBytes, links }).toString('utf8');

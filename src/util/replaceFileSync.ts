@@ -1,6 +1,6 @@
 import { closeSync, constants, openSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { assertOwnedPath } from './ownedFile.js';
+import { assertOwnedPath, diskError } from './ownedFile.js';
 
 /**
  * Replaces `file` whole (a temp file beside it, then a rename), readable by its owner only. For the
@@ -24,6 +24,6 @@ export function replaceFileSync(file: string, data: string | Uint8Array): void {
     renameSync(tmp, file);
   } catch (err) {
     rmSync(tmp, { force: true });
-    throw err;
+    throw diskError(err, file);
   }
 }

@@ -35,7 +35,7 @@ describe('custom commands', () => {
   });
 
   it('over ACP the client is told the commands, and a prompt "/name args" runs one', async () => {
-    userCommand('.claude/commands/explain.md', '---\ndescription: Explain a file\nargument-hint: <file>\n---\nExplain $1 in one line.');
+    userCommand('.claude/commands/explain.md', '---\ndescription: Explain a file\nargument-hint: <file>\n---\nExplain $0 in one line.');
     const project = makeProject({});
     fake.push({ text: 'It explains.' });
     const child = spawn(process.execPath, [DEVX_BIN, '--acp'], { cwd: project, env: fakeEnv(fake, home), stdio: ['pipe', 'pipe', 'pipe'] });

@@ -73,3 +73,26 @@ describe('protocol near-misses through the real loop', () => {
     expect(JSON.parse(parsed.stdout)).toMatchObject({ calls: [], errors: [{ line: 1 }] });
   });
 });
+
+describe('one-shot runs', () => {
+  it('start empty, as gemini -p does; --continue carries the conversation on and says so', async () => {
+    const project = makeProject({});
+    const env = fakeEnv(fake, home);
+    for (const word of ['FIRSTWORD', 'SECONDWORD', 'THIRDWORD']) {
+      fake.push({ text: `noted ${word}` });
+      const r = await runDevx(['run', `remember ${word}`], { cwd: project, env });
+      expect(r.code, r.stderr).toBe(0);
+    }
+    const prompts = fake.modelCalls.map((c) => c.promptText);
+    expect(prompts[2]).toContain('THIRDWORD');
+    expect(prompts[2]).not.toContain('SECONDWORD');
+    expect(prompts[1]).not.toContain('FIRSTWORD');
+    // Every run's messages are kept for a later --continue.
+    fake.push({ text: 'all three' });
+    const c = await runDevx(['run', '--continue', 'what did I ask?'], { cwd: project, env });
+    expect(c.code, c.stderr).toBe(0);
+    expect(c.stderr).toMatch(/continuing the project's conversation \(\d+ messages in \.devx\/history\.json\)/);
+    const last = fake.modelCalls.at(-1)!.promptText;
+    for (const w of ['FIRSTWORD', 'SECONDWORD', 'THIRDWORD', 'noted THIRDWORD']) expect(last).toContain(w);
+  });
+});

@@ -89,7 +89,7 @@ describe('devx run against the real gemini binary', () => {
     expect(r.stdout).toContain('I could not run the command.');
   });
 
-  it('carries the conversation into the next session and sends MEMORY.md and HANDOFF.md', async () => {
+  it('carries the conversation into the next session with --continue and sends MEMORY.md and HANDOFF.md', async () => {
     const project = makeProject({ 'MEMORY.md': '# Memory\n- the build uses pnpm\n', 'HANDOFF.md': 'GEMINI_TURN: READY\nNext: add tests\n' });
     fake.push({ text: 'The secret word is kumquat.' }, (req) => {
       expect(req.promptText).toContain('What was the secret word?');
@@ -103,7 +103,7 @@ describe('devx run against the real gemini binary', () => {
     expect(first.code, first.stderr).toBe(0);
     expect(fake.modelCalls[0].promptText).toContain('the build uses pnpm');
     expect(fake.modelCalls[0].promptText).toContain('Next: add tests');
-    const second = await runDevx(['run', 'What was the secret word?'], { cwd: project, env });
+    const second = await runDevx(['run', '--continue', 'What was the secret word?'], { cwd: project, env });
     expect(second.code, second.stderr).toBe(0);
     expect(second.stdout.trim()).toBe('It was kumquat.');
   });

@@ -203,30 +203,30 @@ function shippedUndo(w: World, owner?: string): void {
 }
 
 const CASES: Record<string, Case> = {
-  // ── the conversation ──
+  // ── the conversation (one-shot runs start empty: --continue is where a conversation would be carried on) ──
   'an untracked .devx/history.json without an owner id is not resumed': async (w) => {
     plant(w, { '.devx/history.json': history(w) }, false);
     fake.push({ text: 'Hi.' });
-    const r = await run(w, ['run', 'hello']);
+    const r = await run(w, ['run', '--continue', 'hello']);
     return bad([leaked(w), 'the canary reached the API'], [r.code !== 0, `exit ${r.code}`], [!says(r, '.devx/history', REMOVE), 'no set-aside line']);
   },
   'a tracked .devx/history.json without an owner id is not resumed': async (w) => {
     plant(w, { '.devx/history.json': history(w) }, true);
     fake.push({ text: 'Hi.' });
-    const r = await run(w, ['run', 'hello']);
+    const r = await run(w, ['run', '--continue', 'hello']);
     return bad([leaked(w), 'the canary reached the API'], [r.code !== 0, `exit ${r.code}`]);
   },
   "another user's untracked .devx/history.json is not resumed": async (w) => {
     plant(w, { '.devx/history.json': history(w, OTHER) }, false);
     fake.push({ text: 'Hi.' });
-    const r = await run(w, ['run', 'hello']);
+    const r = await run(w, ['run', '--continue', 'hello']);
     return bad([leaked(w), 'the canary reached the API'], [r.code !== 0, `exit ${r.code}`]);
   },
   'a set-aside history is kept, not lost, and the next start still does not use it': async (w) => {
     plant(w, { '.devx/history.json': history(w) }, false);
     fake.push({ text: 'Hi.' }, { text: 'Hi again.' });
-    await run(w, ['run', 'hello']);
-    await run(w, ['run', 'hello again']);
+    await run(w, ['run', '--continue', 'hello']);
+    await run(w, ['run', '--continue', 'hello again']);
     const kept = fs.readdirSync(path.join(w.project, '.devx')).filter((n) => n.startsWith('history.') && n !== 'history.json');
     const keptText = kept.map((n) => fs.readFileSync(path.join(w.project, '.devx', n), 'utf8')).join('');
     return bad([leaked(w), 'the canary reached the API'], [!keptText.includes(w.canary), 'the shipped conversation was lost']);
@@ -423,7 +423,7 @@ const CASES: Record<string, Case> = {
   "the user's own history resumes": async (w) => {
     fake.push({ text: 'Noted.' }, { text: 'It was kumquat.' });
     await run(w, ['run', 'the secret word is kumquat']);
-    const r = await run(w, ['run', 'what was the secret word?']);
+    const r = await run(w, ['run', '--continue', 'what was the secret word?']);
     return bad(
       [!fake.modelCalls.at(-1)!.promptText.includes('the secret word is kumquat'), 'the conversation did not carry over'],
       [r.stderr.includes(REMOVE), 'own state was set aside'],

@@ -37,8 +37,16 @@ beforeAll(async () => {
     } else if (req.url === '/huge') {
       res.writeHead(200, { 'content-type': 'text/plain' });
       const chunk = 'x'.repeat(1024 * 1024);
+      res.write('START OF THE PAGE\n');
       for (let i = 0; i < 7; i++) res.write(chunk);
       res.end();
+    } else if (req.url === '/docs/guide/table') {
+      res.writeHead(200, { 'content-type': 'text/html' });
+      res.end(
+        '<html><body><table><tr><th>name</th><th>size</th></tr><tr><td>a.txt</td><td>3 | 4</td></tr></table>' +
+          '<p><a href="../api/x.html" title="X">the api</a>, <a href="/top">top</a>, <a href="#part">a part</a>, ' +
+          '<a href="https://example.org/ext">out</a> <img src="img/pic.png" alt="a  pic"></p></body></html>',
+      );
     } else if (req.url === '/binary') {
       res.writeHead(200, { 'content-type': 'application/octet-stream' });
       res.end(Buffer.alloc(100));
@@ -121,10 +129,24 @@ describe('web_fetch', () => {
     expect(hits.filter((h) => h.startsWith('other'))).toEqual([]);
   });
 
-  it('stops reading past 5 MB and refuses binary content, each with the reason', async () => {
+  it('reads a page as a reader would: tables as Markdown tables, links and images absolute', async () => {
+    const { o } = await fetchWith(`${base}/docs/guide/table`, ['WebFetch(domain:127.0.0.1)']);
+    expect(o.status).toBe('ok');
+    expect(o.content).toMatch(/^\| name +\| size +\|$/m);
+    expect(o.content).toMatch(/^\| -+ \| -+ \|$/m);
+    expect(o.content).toMatch(/^\| a\.txt +\| 3 \\\| 4 \|$/m);
+    expect(o.content).toContain(`[the api](${base}/docs/api/x.html "X")`);
+    expect(o.content).toContain(`[top](${base}/top)`);
+    expect(o.content).toContain(`[a part](${base}/docs/guide/table#part)`);
+    expect(o.content).toContain('[out](https://example.org/ext)');
+    expect(o.content).toContain(`![a pic](${base}/docs/guide/img/pic.png)`);
+  });
+
+  it('returns the first 5 MB of a longer page, saying it was cut; refuses binary content with the reason', async () => {
     const huge = await fetchWith(`${base}/huge`, ['WebFetch(domain:127.0.0.1)']);
-    expect(huge.o.status).toBe('error');
-    expect(huge.o.content).toMatch(/over 5 MB/);
+    expect(huge.o.status).toBe('ok');
+    expect(huge.o.content).toMatch(/the page is longer than 5 MB; what follows is its first 5 MB/);
+    expect(huge.o.content).toContain('START OF THE PAGE');
     const bin = await fetchWith(`${base}/binary`, ['WebFetch(domain:127.0.0.1)']);
     expect(bin.o.content).toMatch(/application\/octet-stream \(100 bytes\), not text/);
     const scheme = await fetchWith('file:///etc/passwd', ['WebFetch']);

@@ -235,7 +235,9 @@ export const DENIED_OR_ASKED: Case[] = [
   c('git diff --output=/tmp/x', 'deny'),
   c('git log --output=out.txt', 'ask', 'writes inside the project'),
   c('git log --output=/tmp/out.txt', 'deny'),
-  c("awk '{print $1}' README.md", 'ask', 'awk is an interpreter: never allowed on its own'),
+  c("awk '{print $1}' README.md", 'allow', 'a program written out here that only reads and prints'),
+  c('awk \'{ x = 4 / 2; system("id") / 1 }\' README.md', 'ask', 'a / misread as a regex does not hide system()'),
+  c("awk '$3 > 5' README.md", 'ask', 'a > anywhere: not a plain reader'),
   c('git diff --ext-diff', 'deny'),
   c('git fetch --upload-pack=evil', 'deny'),
   c('git config user.name x', 'deny'),
@@ -316,7 +318,10 @@ export const DENIED_OR_ASKED: Case[] = [
   c('npm ci', 'ask'),
   c('npm install lodash', 'ask'),
   c('pip install x', 'ask'),
-  c('npx prettier --write .', 'ask'),
+  c('npx prettier --write .', 'ask', 'not installed in the project: npx would fetch it'),
+  c('npx tsc --noEmit', 'allow', 'the project installed it (node_modules/.bin/tsc): project code in the sandbox'),
+  c('npm exec -- vitest run', 'allow', 'npm exec of a program the project installed'),
+  c('npx vitest --node-options=--require=/tmp/x.js', 'deny', 'an option that makes npx run other code'),
   c('echo done && exit 0', 'ask', 'exit is not a known command'),
   c('echo hi > out.txt', 'ask'),
   c('echo hi >> src/main.ts', 'ask'),
@@ -452,6 +457,8 @@ export const CWD_CASES: Case[] = [
 
 /** Allowed only because bubblewrap sandboxes them (test runners; recursive reads over the fixture's planted secrets): without it they ask. */
 export const NEEDS_SANDBOX = new Set([
+  'npx tsc --noEmit',
+  'npm exec -- vitest run',
   'npm test',
   'npm t',
   'npm run test',

@@ -245,9 +245,9 @@ export const GTFO: Record<string, SbCase[]> = {
     c("sed -n 'w out.txt' README.md", 'ask'),
   ],
   awk: [
-    c("awk -F: '{print $1}' README.md", 'ask', 'awk is an interpreter'),
+    c("awk -F: '{print $1}' README.md", 'allow', 'a reader: only -F, a program that reads and prints'),
     c("awk 'BEGIN { for (k in ENVIRON) print k, ENVIRON[k] }'", 'deny', 'environment dump'),
-    c('awk \'BEGIN { print "ENVIRON" }\'', 'ask', 'only a string'),
+    c('awk \'BEGIN { print "ENVIRON" }\'', 'ask', 'ENVIRON even in a string: not a plain reader'),
     c('awk \'BEGIN {system("id")}\'', 'deny'),
     c('awk -F: \'BEGIN {system("id")}\'', 'deny', 'option before the program'),
     c('awk -v x=1 \'BEGIN {system("id")}\'', 'deny'),

@@ -44,6 +44,8 @@ function buildFixture(): void {
     'env.sh',
     'scripts/build.js',
     'script.py',
+    'node_modules/.bin/tsc',
+    'node_modules/.bin/vitest',
     '.devx/history.json',
   ])
     write(f);
@@ -123,6 +125,20 @@ function cwdOf(c: Case): string {
   return c.cwd === 'root-link' ? path.join(base, 'root-link') : c.cwd === 'src' ? path.join(root, 'src') : root;
 }
 
+/** One `devx policy check --batch` with `input` on stdin: its stdout, or a rejection naming its exit and stderr. */
+function runBatch(args: string[], cwd: string, input: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, args, { cwd, env: ENV() });
+    let out = '';
+    let err = '';
+    child.stdout.on('data', (d) => (out += d));
+    child.stderr.on('data', (d) => (err += d));
+    child.on('error', reject);
+    child.on('close', (code) => (code === 0 ? resolve(out) : reject(new Error(`devx policy check --batch exited ${code}: ${err}`))));
+    child.stdin.end(input);
+  });
+}
+
 /** The whole table through `devx policy check --json --batch`, one process per working directory. */
 async function runAll(cases: Case[], extra: string[] = []): Promise<Result[]> {
   const results: Result[] = new Array(cases.length);
@@ -130,7 +146,8 @@ async function runAll(cases: Case[], extra: string[] = []): Promise<Result[]> {
   cases.forEach((c, i) => groups.set(cwdOf(c), [...(groups.get(cwdOf(c)) ?? []), i]));
   for (const [cwd, idx] of groups) {
     const input = idx.map((i) => JSON.stringify({ kind: cases[i].kind, input: cases[i].input })).join('\n') + '\n';
-    const out = execFileSync(process.execPath, [DEVX_BIN, 'policy', 'check', '--json', '--batch', ...extra], { cwd, env: ENV(), input, encoding: 'utf8' });
+    // Not execFileSync: a worker blocked for a minute on a loaded machine misses vitest's own messages.
+    const out = await runBatch([DEVX_BIN, 'policy', 'check', '--json', '--batch', ...extra], cwd, input);
     const lines = out.trim().split('\n');
     expect(lines).toHaveLength(idx.length);
     idx.forEach((i, k) => (results[i] = JSON.parse(lines[k])));

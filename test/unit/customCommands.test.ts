@@ -9,8 +9,9 @@ import { ScriptedBackend } from '../../src/providers/scripted.js';
 import type { ModelRequest } from '../../src/providers/types.js';
 import { AgentRun } from '../../src/runtime/agentRun.js';
 import { loadCustomCommands } from '../../src/commands/loadCommands.js';
-import { expandCommand } from '../../src/commands/expandCommand.js';
+import { expandCommand, fillClaudeArgs } from '../../src/commands/expandCommand.js';
 import { setTrusted } from '../../src/config/trust.js';
+import { renderCustomHelp } from '../../src/cli/help.js';
 import { makeProject, tempDir } from '../helpers/env.js';
 
 const SEED = path.resolve(__dirname, '../fixtures/seed000');
@@ -89,9 +90,9 @@ describe('expansion', () => {
     expect(expandCommand({ syntax: 'gemini', body: 'Review.' }, 'src/a.ts')).toEqual([{ text: 'Review.' }, { text: '\n\nsrc/a.ts' }]);
   });
 
-  it("Claude Code's syntax: $ARGUMENTS, $1, !`cmd`, @path", () => {
+  it("Claude Code's syntax: $ARGUMENTS, $0, !`cmd`, @path", () => {
     expect(
-      expandCommand({ syntax: 'claude', body: 'Issue $1 (all: $ARGUMENTS)\nStatus: !`git status --short`\nSee @src/app.ts and mail me@example' }, '42 high'),
+      expandCommand({ syntax: 'claude', body: 'Issue $0 (all: $ARGUMENTS)\nStatus: !`git status --short`\nSee @src/app.ts and mail me@example' }, '42 high'),
     ).toEqual([
       { text: 'Issue 42 (all: 42 high)\nStatus: ' },
       { shell: 'git status --short' },
@@ -99,5 +100,27 @@ describe('expansion', () => {
       { file: 'src/app.ts', raw: '@src/app.ts' },
       { text: ' and mail me@example' },
     ]);
+  });
+
+  it("Claude Code's numbering, as its 2.1 binary fills: from $0, $ARGUMENTS[N], names, \\$ literal, past the end as written", () => {
+    const fill = (body: string, args: string, names?: string[]) => fillClaudeArgs(body, args, names);
+    expect(fill('[$0] [$1] [$ARGUMENTS[1]] [$2]', `a 'b c'`)).toBe('[a] [b c] [b c] [$2]');
+    expect(fill('[$who] [$what] [$whom]', 'x y', ['who', 'what'])).toBe('[x] [y] [$whom]');
+    expect(fill('[\\$0] [$0]', 'x')).toBe('[$0] [x]');
+    // What is filled in is not filled again; nothing filled: the arguments follow the text.
+    expect(fill('[$1] [$0]', `'$1' z`)).toBe('[z] [$1]');
+    expect(fill('Review.', 'src/a.ts')).toBe('Review.\n\nARGUMENTS: src/a.ts');
+    expect(fill('Only [$3]', 'a')).toBe('Only [$3]\n\nARGUMENTS: a');
+    expect(fill('All: [$ARGUMENTS]', '')).toBe('All: []');
+  });
+
+  it('/help lists a command whose name devx takes under the name that runs it', () => {
+    put(path.join(home, '.claude', 'commands', 'help.md'), 'My own help.');
+    put(path.join(home, '.claude', 'commands', 'review.md'), 'Review it.');
+    const loaded = loadCustomCommands({ root, home, devxHome: path.join(home, '.devx'), trusted: false });
+    const text = renderCustomHelp(loaded);
+    expect(text).toMatch(/^ {2}\/user:help +My own help\./m);
+    expect(text).toMatch(/^ {2}\/review +Review it\./m);
+    expect(text).not.toMatch(/^ {2}\/help /m);
   });
 });

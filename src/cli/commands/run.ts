@@ -8,6 +8,7 @@ import { createStreamJson } from '../streamJson.js';
 import { applyResume, endSession, handoffFor } from '../../runtime/startSession.js';
 import type { AgentEvent } from '../../core/loop.js';
 import { escapeControls, printableJson } from '../../util/terminalText.js';
+import { findHeadlessSlash, runHeadlessSlash, type HeadlessSlashResult } from '../headlessSlash.js';
 
 /** `--agent <name>`: the run works as that agent; a name devx does not know stops it (exit 2), naming the ones it has. */
 function usePersonaOrFail(s: Started, name: string): void {
@@ -19,6 +20,33 @@ function usePersonaOrFail(s: Started, name: string): void {
   }
 }
 
+/** Runs devx's own slash command, then ends the session; its exit code (2 for one that needs the REPL). */
+async function runOwnCommand(started: Started, own: NonNullable<ReturnType<typeof findHeadlessSlash>>, handoff: boolean | undefined): Promise<number> {
+  const controller = new AbortController();
+  const onSignal = () => controller.abort();
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+  let r: HeadlessSlashResult;
+  try {
+    r = await runHeadlessSlash(own, started, { out: process.stdout, signal: controller.signal });
+  } finally {
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
+  }
+  if ('refused' in r) process.stderr.write(`devx: ${escapeControls(r.refused)}\n`);
+  const code = 'refused' in r ? EXIT.usage : controller.signal.aborted ? EXIT.cancelled : r.code;
+  const note = await endSession(started, { draft: handoffFor(started, { asked: handoff, cancelled: code === EXIT.cancelled, failed: code !== EXIT.ok }) });
+  if (note) process.stderr.write(`devx: ${escapeControls(note)}\n`);
+  return code;
+}
+
+/** What `--continue` carries on, said before the turn. */
+function continueLine(messages: number): string {
+  return messages
+    ? `devx: continuing the project's conversation (${messages} message${messages === 1 ? '' : 's'} in .devx/history.json)`
+    : 'devx: no earlier conversation in .devx/history.json; starting a new one';
+}
+
 export const runCommand = defineCommand({
   name: 'run',
   summary: 'run one task headless, then exit (0 answered, 1 failed, 130 cancelled)',
@@ -28,22 +56,41 @@ export const runCommand = defineCommand({
     ...flagTable(`
       --json                  print a machine-readable transcript on stdout (= --output-format json)
       --output-format <fmt>   text (the answer), json (one transcript at the end) or stream-json (devx's events as JSON lines)
-      --resume <id>  continue an earlier session (default: the one that crashed, else the last)
-      --handoff      write HANDOFF.md at the end (one-shot runs write none unless asked)
-      --agent <name>  run as this agent (its prompt, tools and model)
+  -c, --continue              carry on the project's conversation (one-shot runs otherwise start empty, as gemini -p and claude -p do)
+      --resume <id>           continue an earlier session (default: the one that crashed, else the last)
+      --handoff               write HANDOFF.md at the end (one-shot runs write none unless asked)
+      --agent <name>          run as this agent (its prompt, tools and model)
 `),
   },
   async run({ values, positionals }) {
-    const flags = values as AgentFlagValues & { json?: boolean; resume?: string; handoff?: boolean; 'output-format'?: string; agent?: string };
+    const flags = values as AgentFlagValues & {
+      json?: boolean;
+      resume?: string;
+      handoff?: boolean;
+      'output-format'?: string;
+      agent?: string;
+      continue?: boolean;
+    };
     const format = flags['output-format'] ?? (flags.json ? 'json' : 'text');
     if (!['text', 'json', 'stream-json'].includes(format)) throw new UsageError(`--output-format takes text, json or stream-json; got "${format}"`);
     if (positionals.length === 0) throw new UsageError('devx run needs a prompt: devx run "fix the failing test"');
     const prompt = positionals.join(' ');
-    return withSession(flags, { info: process.stderr, stream: format === 'stream-json' }, async (started) => {
+    const carryOn = Boolean(flags.continue || flags.resume);
+    // `devx run "/agent:status"`: devx's own command runs as in the REPL (no model turn).
+    const own = findHeadlessSlash(prompt);
+    const io = {
+      info: process.stderr,
+      stream: format === 'stream-json',
+      history: carryOn ? ('project' as const) : ('fresh' as const),
+      modelOptional: own !== null,
+    };
+    return withSession(flags, io, async (started) => {
       const { run } = started;
+      if (flags.continue && !flags.resume) process.stderr.write(`${continueLine(run.history.length)}\n`);
       if (started.orientation) process.stderr.write(`${escapeControls(started.orientation)}\n`);
       if (flags.resume) process.stderr.write(`${escapeControls(applyResume(started, flags.resume) ?? 'devx: no earlier session to resume')}\n`);
       if (flags.agent) usePersonaOrFail(started, flags.agent);
+      if (own) return runOwnCommand(started, own, flags.handoff);
       const events: AgentEvent[] = [];
       const render = createRenderer({ out: process.stderr, answerOut: format === 'text' ? process.stdout : null });
       const stream = format === 'stream-json' ? createStreamJson((l) => process.stdout.write(l)) : null;
@@ -68,7 +115,6 @@ export const runCommand = defineCommand({
         process.off('SIGTERM', onSignal);
       }
       if (format === 'json') {
-        const usage = events.flatMap((e) => (e.type === 'model_response' && e.usage ? [e.usage] : []));
         const transcript = {
           status: result.status,
           answer: result.answer ?? null,
@@ -89,7 +135,8 @@ export const runCommand = defineCommand({
                 ]
               : [],
           ),
-          usage: { input: usage.reduce((n, u) => n + (u.input ?? 0), 0), output: usage.reduce((n, u) => n + (u.output ?? 0), 0) },
+          // Tokens as the model CLI reported them (input, cached, output), requests and time, sub-agents' included.
+          usage: { ...run.usage.session },
         };
         process.stdout.write(`${printableJson(transcript, 2)}\n`);
       }

@@ -2,7 +2,8 @@
 // write files (print > "f") and read any file (getline < "f"). Those are denied; any other program
 // asks (never allowed on its own). Options before the program (-F, -v, --) are parsed, so the
 // program is found wherever it is.
-import { ASK, DENY, READ, strictest, type Effect, type Model, type PolicyDecision } from './kit.js';
+import { ALLOW, ASK, DENY, READ, strictest, type Effect, type Model, type Parsed, type PolicyDecision } from './kit.js';
+import type { Word } from '../shellWords.js';
 import { options } from './optionSpec.js';
 
 /** Strips string and regex literals so their contents cannot look like code. */
@@ -41,6 +42,17 @@ const AWK_OPTS: Model['opts'] = {
   '-W': { v: true },
 };
 
+/** Anything that could reach past reading and printing, looked for in the program as written (strings and
+ * regexes included, so no misread of `/` as a regex can hide one): such a program is not a plain reader. */
+const MAYBE_MORE = /system|getline|[|>@]|ENVIRON|ARG[VC]|PROCINFO|extension|close|fflush/;
+
+/** A program written out in the command, with none of the above even in its strings, and no option but -F and -v: awk as a reader. */
+function readsOnly(p: Parsed, programs: Word[], fromFile: boolean): boolean {
+  if (fromFile || p.opts.has('-e') || !programs.length) return false;
+  if ([...p.opts.keys()].some((o) => o !== '-F' && o !== '-v')) return false;
+  return programs.every((w) => w.literal && !MAYBE_MORE.test(w.text) && !awkProgramDanger(w.text));
+}
+
 export const awk = (id: string): Model => ({
   id,
   opts: AWK_OPTS,
@@ -68,6 +80,8 @@ export const awk = (id: string): Model => ({
     // `-v ARGC=…` or an ARGV=… operand changes which files it reads, like ARGV in the program.
     const assigned = [...(p.values.get('-v') ?? []), ...p.operands.slice(1)].find((w) => /^ARG[VC]\b/.test(w.text));
     if (assigned) d = strictest(d, DENY(`${id}: ${assigned.text} changes which files it reads`, `command:exec:${id}`));
+    if (readsOnly(p, programs, fromFile) && d.rule === `command:interpreter:${id}`)
+      return ALLOW(`${id} runs a program written out here that only reads its input and prints`, `command:read-only:${id}`);
     return d;
   },
 });

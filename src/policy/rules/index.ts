@@ -306,44 +306,10 @@ export function decideSimpleCommand(c: SimpleCommand, ctx: RuleContext): PolicyD
 const PROGRAMS = new Set([
   ...SHELLS,
   ...Object.keys(INTERPRETERS),
-  'python',
-  'python2',
-  'pypy',
-  'pypy3',
-  'sudo',
-  'su',
-  'doas',
-  'pkexec',
-  'curl',
-  'wget',
-  'nc',
-  'ncat',
-  'netcat',
-  'socat',
-  'ssh',
-  'scp',
-  'rsync',
-  'telnet',
-  'openssl',
-  'xargs',
-  'nohup',
-  'setsid',
-  'stdbuf',
-  'flock',
-  'strace',
-  'gdb',
-  'eval',
-  'exec',
-  'source',
-  'awk',
-  'gawk',
-  'sed',
-  'npx',
-  'rm',
-  'dd',
-  'vim',
-  'vi',
-  'less',
+  ...words(`
+python python2 pypy pypy3 sudo su doas pkexec curl wget nc ncat netcat socat ssh scp rsync telnet openssl xargs nohup setsid
+stdbuf flock strace gdb eval exec source awk gawk sed npx rm dd vim vi less
+`),
 ]);
 
 /** Commands whose arguments the rules already judge one by one (their asks are about something else). */
@@ -397,7 +363,7 @@ function decideKnownOrAsk(c: SimpleCommand, ctx: RuleContext): PolicyDecision {
   if (name === 'git') return gitRule(c, ctx);
   const interp = interpreterRule(c, ctx);
   if (interp) return interp;
-  if (PACKAGE_MANAGERS.includes(name)) return packageManagerRule(c, argv);
+  if (PACKAGE_MANAGERS.includes(name)) return packageManagerRule(c, argv, ctx);
   if (Object.hasOwn(WRITER_RULES, name)) return WRITER_RULES[name](c, ctx);
   if (WRITERS.includes(name)) {
     const modes = name === 'chmod' || name === 'chown' || name === 'chgrp';

@@ -40,6 +40,8 @@ export interface RuleContext {
    * shell's directory: `ignored` no (git's excludes apply), also (all untracked) or only (only ignored ones);
    * null when git could not tell or there are too many to judge. */
   gitUntracked(pathspecs: Word[], opts: { ignored: 'no' | 'also' | 'only'; excludes: string[] }): string[] | null;
+  /** Whether the project installed a program of this name (node_modules/.bin/<name> in the shell's folder or one above it, inside the project). */
+  projectBin(name: string): boolean;
   /** Decides a nested command line (for wrappers such as env, xargs, timeout). */
   /** `cwd`: the wrapper runs it in another directory (env -C), judged as a cd there first. */
   decideNested(cmd: SimpleCommand, opts?: { cwd?: Word }): PolicyDecision;

@@ -58,9 +58,7 @@ export function testRunnerRule(argv: string[], ctx: RuleContext): PolicyDecision
   if (!TEST_RUNNERS.some((t) => t(argv))) return null;
   const bad = dangerousOption(argv[0], argv.slice(1));
   if (bad) return bad;
-  return ctx.sandboxed
-    ? ALLOW('a test runner, run inside the bubblewrap sandbox (no network, home hidden, protected paths read-only)', 'command:test-runner:sandboxed')
-    : ASK('test runners execute project code and no bubblewrap sandbox is available', 'command:test-runner:unsandboxed');
+  return runsProjectCode('a test runner', ctx);
 }
 
 export const PACKAGE_MANAGERS = ['npm', 'yarn', 'pnpm', 'npx', 'pip', 'pip3', 'cargo', 'go', 'bun', 'make'];
@@ -73,7 +71,21 @@ unstar hook yank config
 `),
 );
 
-export function packageManagerRule(c: SimpleCommand, argv: string[]): PolicyDecision {
+/** `npx <bin> …` or `npm exec [--] <bin> …` naming a program in the project's node_modules/.bin: its name, else null. */
+function projectBinOf(argv: string[], ctx: RuleContext): string | null {
+  const rest = argv[0] === 'npx' ? argv.slice(1) : argv[0] === 'npm' && argv[1] === 'exec' ? argv.slice(argv[2] === '--' ? 3 : 2) : null;
+  const bin = rest?.[0];
+  return bin && !bin.startsWith('-') && ctx.projectBin(bin) ? bin : null;
+}
+
+/** Project code runs only inside the sandbox (no network, home hidden, protected paths read-only); without it, it asks. */
+function runsProjectCode(what: string, ctx: RuleContext): PolicyDecision {
+  return ctx.sandboxed
+    ? ALLOW(`${what}, run inside the bubblewrap sandbox (no network, home hidden, protected paths read-only)`, 'command:test-runner:sandboxed')
+    : ASK(`${what}; it executes project code and no bubblewrap sandbox is available`, 'command:test-runner:unsandboxed');
+}
+
+export function packageManagerRule(c: SimpleCommand, argv: string[], ctx: RuleContext): PolicyDecision {
   const name = argv[0];
   const bad = dangerousOption(name, argv.slice(1));
   if (bad) return bad;
@@ -83,6 +95,8 @@ export function packageManagerRule(c: SimpleCommand, argv: string[]): PolicyDeci
   const credential = [words[0], words[0] === 'npm' ? words[1] : undefined].find((w) => w !== undefined && CREDENTIAL_SUBS.has(w));
   if (credential && !['make', 'go', 'npx'].includes(name)) return DENY(`${name} ${credential} uses or prints your registry credentials`, 'command:credentials');
   if (name === 'make') return ASK("make runs the project's build rules", 'command:package-manager');
+  const installed = projectBinOf(argv, ctx);
+  if (installed) return runsProjectCode(`${name} runs ${installed}, a program the project installed (node_modules/.bin)`, ctx);
   // npx, npm exec, yarn/pnpm dlx and exec run whatever program they are given (`npm exec -- bash -c ...`).
   if (name === 'npx' || (['npm', 'yarn', 'pnpm', 'bun'].includes(name) && ['exec', 'x', 'dlx'].includes(words[0] ?? ''))) {
     return ASK(

@@ -54,6 +54,23 @@ export const GEMINI_HINTS: Partial<Record<BackendErrorKind, string>> = {
   empty: 'the model returned an empty reply (gemini also returns nothing when it stops a reply it judges repetitive)',
 };
 
+/** gemini's words when it has no way to log in (no key, no login, no auth method chosen). */
+const NO_AUTH = /API key is missing|Please set an Auth method|not configured to use|GEMINI_API_KEY, GOOGLE_GENAI_USE_VERTEXAI|Login required|not logged in/i;
+
+/**
+ * gemini is installed but cannot log in: the person's next step, and gemini's own words without the path of
+ * devx's private copy of its settings (nothing the person should edit). Null when `said` is about something else.
+ */
+export function geminiNotLoggedIn(said: string, account?: string, exitCode: number | null = null): BackendError | null {
+  if (!NO_AUTH.test(said)) return null;
+  const words = said
+    .replace(/\s*in your \S*gemini-home\S*settings\.json or/i, ' or')
+    .replace(/\s+/g, ' ')
+    .trim()
+    .slice(0, 300);
+  return new BackendError('auth', `${GEMINI_HINTS.auth} (gemini said: ${words})`, exitCode, account);
+}
+
 /**
  * A transport fault gemini reported (apiFault): the API unreachable (gemini wraps that in a 500 over ACP),
  * gone quiet, cut mid-reply, or answering with something that is not its JSON. `why` is gemini's message
@@ -128,6 +145,10 @@ export function classifyGeminiResult(r: RunResult, model: string, account?: stri
   if (json?.error) throw errorFromJson(json, r.exitCode, account, r);
   const kind = (r.exitCode !== null && kindForExit(r.exitCode)) || 'failed';
   const tail = r.stderr.trim().split('\n').slice(-3).join(' ').slice(0, 400);
+  if (kind === 'auth') {
+    const login = geminiNotLoggedIn(tail, account, r.exitCode);
+    if (login) throw login;
+  }
   throw new BackendError(kind, `${GEMINI_HINTS[kind] ?? 'gemini failed'} (exit ${r.exitCode ?? r.signal}): ${tail}`, r.exitCode, account);
 }
 
@@ -176,6 +197,8 @@ function errorFromJson(json: GeminiJson, exitCode: number | null, account?: stri
     const fault = geminiFault(`${message}\n${r?.stderr ?? ''}`, account, r?.durationMs ?? 0);
     if (fault) return new BackendError(fault.kind, fault.message, exitCode, account);
   }
+  const login = kind === 'auth' ? geminiNotLoggedIn(message, account, exitCode) : null;
+  if (login) return login;
   // The API's status when it sent one (as gemini's own retry line gives it), else gemini's exit code.
   const said = Number.isFinite(status) && status >= 400 && status < 600 ? `${status}` : `exit ${exitCode}`;
   return new BackendError(kind, `${GEMINI_HINTS[kind] ?? 'gemini failed'} (${said}): ${message}`, exitCode, account);

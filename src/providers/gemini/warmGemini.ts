@@ -14,7 +14,7 @@ import type { ChildObserver, LaunchInfo, LongLived } from '../../util/processRun
 import { startOrAdopt } from '../../util/withPrestarted.js';
 import type { Account } from '../accounts.js';
 import { GEMINI_WORKSPACE_SETTINGS, GeminiCliBackend, geminiSpec, geminiWorkspace, type GeminiCliOptions } from './geminiCli.js';
-import { geminiInternalRetry } from './classifyGeminiExit.js';
+import { GEMINI_HINTS, geminiInternalRetry, geminiNotLoggedIn } from './classifyGeminiExit.js';
 import { acpErrorText, apiError, promptBlocks, WarmFailure } from './translateAcp.js';
 import { turnTimeoutMessage } from '../apiFault.js';
 import { byLine } from '../cliBackend.js';
@@ -157,7 +157,9 @@ class WarmProcess {
       const session = await Promise.race([
         this.withDeadline(conn.agent.request(acp.methods.agent.session.new, { cwd: this.spawnArgs.cwd, mcpServers: [] }), left(), 'session/new').catch(
           (err: unknown) => {
-            throw err instanceof WarmFailure ? err : new WarmFailure(`session/new failed: ${acpErrorText(err)}`);
+            if (err instanceof WarmFailure) throw err;
+            // No way to log in is said at once: neither a second process nor one per call would do better.
+            throw geminiNotLoggedIn(acpErrorText(err), account) ?? new WarmFailure(`session/new failed: ${acpErrorText(err)}`);
           },
         ),
         cancelled,
@@ -209,7 +211,8 @@ class WarmProcess {
       ]);
       if (r.stopReason === 'cancelled' || req.signal?.aborted) throw new BackendError('cancelled', 'the model call was cancelled', null, account);
       const q = (r._meta as { quota?: { token_count?: { input_tokens?: number; output_tokens?: number } } } | undefined)?.quota?.token_count;
-      if (!text.trim()) throw new BackendError('empty', 'the model returned an empty reply', null, account);
+      // Said as the per-call mode says it: gemini also returns nothing when it stops a reply it judges repetitive.
+      if (!text.trim()) throw new BackendError('empty', GEMINI_HINTS.empty!, null, account);
       this.answered?.();
       return { text, sessionId, usage: q ? { input: q.input_tokens, output: q.output_tokens } : undefined };
     } catch (err) {
