@@ -82,8 +82,9 @@ export const handoffCommand = defineCommand({
       const limitMs = values.timeout ? Number(values.timeout) * 1000 : Infinity;
       const every = values.interval ? Number(values.interval) : 1000;
       const started = Date.now();
-      process.stderr.write(`devx: waiting for GEMINI_TURN: READY in ${handoffPath(root)}…\n`);
+      // What is there before the waiting line is said: a file written after it is the user's hand-back.
       const first = readTextOrNull(handoffPath(root), READ_LIMITS.note) ?? '';
+      process.stderr.write(`devx: waiting for GEMINI_TURN: READY in ${handoffPath(root)}…\n`);
       for (;;) {
         const text = readTextOrNull(handoffPath(root), READ_LIMITS.note) ?? '';
         if (parseHandoff(text).turn === 'GEMINI_TURN') {
