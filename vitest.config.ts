@@ -1,32 +1,20 @@
 import { configDefaults, defineConfig } from 'vitest/config';
 
 /**
- * The files whose outcome can change with bubblewrap or ripgrep on the machine: they run commands through the
- * policy and the sandbox, or search with rg. `DEVX_TEST_SCOPE=tools npm test` runs only these (with the fast
- * tier): CI runs the whole suite on a machine without rg and bwrap, then these again with them (.ci/run).
+ * The files whose outcome can change with bubblewrap or ripgrep on the machine in a way that decides whether
+ * devx holds its claims: the policy's decisions (which differ with a working sandbox), what runs in the
+ * sandbox and what leaves it, search with rg, and the attack suites judged by effects. `DEVX_TEST_SCOPE=tools
+ * npm test` runs only these: CI runs the whole suite on a machine without rg and bwrap, then these again with
+ * them (.ci/run). Files whose commands only serve to reach another feature (the queue, the workflow, the REPL's
+ * screen) run once, in the first pass; their commands' decisions with bubblewrap are the policy table's rows.
  */
 const TOOL_DEPENDENT = [
   'test/policy/**/*.test.ts',
-  ...[
-    'agentPicker',
-    'agents',
-    'childrenDie',
-    'claudeHooks',
-    'hostileRepoSuite',
-    'ownHands',
-    'queueOutcomes',
-    'repl',
-    'replKeys',
-    'security',
-    'session',
-    'shippedState',
-    'terminalText',
-    'undo',
-    'workflow',
-  ].map((f) => `test/e2e/${f}.test.ts`),
+  ...['background', 'childrenDie', 'hostileRepoSuite', 'ownHands', 'replKeys', 'security'].map((f) => `test/e2e/${f}.test.ts`),
   ...['containment', 'customCommands', 'hooks', 'personas', 'policyEngine', 'tools', 'undoStore'].map((f) => `test/integration/${f}.test.ts`),
 ];
-const processFiles = process.env.DEVX_TEST_SCOPE === 'tools' ? TOOL_DEPENDENT : ['test/**/*.test.ts'];
+const toolsOnly = process.env.DEVX_TEST_SCOPE === 'tools';
+const processFiles = toolsOnly ? TOOL_DEPENDENT : ['test/**/*.test.ts'];
 
 export default defineConfig({
   test: {
@@ -49,7 +37,8 @@ export default defineConfig({
       // socket. test/forbidProcesses.ts makes every attempt throw and fails the test that made it.
       {
         extends: true,
-        test: { name: 'fast', include: ['test/unit/**/*.test.ts'], pool: 'threads', setupFiles: ['test/forbidProcesses.ts'] },
+        // Not in the tools-only pass: a test here starts no process, so rg and bwrap cannot change it.
+        test: { name: 'fast', include: toolsOnly ? [] : ['test/unit/**/*.test.ts'], pool: 'threads', setupFiles: ['test/forbidProcesses.ts'] },
       },
       // Every other test file, wherever it is (test/integration, test/e2e, test/policy, a folder added later).
       {

@@ -46,6 +46,15 @@ async function outlivedAfterKill(devx: number, limit = 10_000): Promise<number> 
   return Date.now() - killed;
 }
 
+/** A process's command line ('' once it is gone: it can end between listing /proc and reading it). */
+function cmdlineOf(pid: number): string {
+  try {
+    return fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8');
+  } catch {
+    return '';
+  }
+}
+
 /** The devx process under the pty's script(1) (whose own command line names the binary too): node running it in `cwd`. */
 function devxIn(cwd: string): number {
   const pid = fs
@@ -87,7 +96,7 @@ describe('kill -9 of devx', () => {
     if (/Allow\? \[y\]es/.test(s.screen())) s.type('y\r');
     const devx = devxIn(project);
     // The shell and both sleeps, in the command's own group.
-    await until(() => startedBy(devx).filter((p) => fs.readFileSync(`/proc/${p}/cmdline`, 'utf8').startsWith('sleep')).length === 2);
+    await until(() => startedBy(devx).filter((p) => cmdlineOf(p).startsWith('sleep')).length === 2);
     const ms = await outlivedAfterKill(devx);
     console.log(`a command's processes outlived kill -9 of devx by ${ms} ms`);
     expect(startedBy(devx)).toEqual([]);
@@ -103,7 +112,7 @@ describe('kill -9 of devx with a background command running', () => {
     fake.push({ text: 'TOOL_CALL: run_command | cmd=node serve.js | background=true' }, { hang: true });
     const { child } = startDevx(['run', 'serve'], project, fakeEnv(fake, home), children);
     // The server and the child it started, in the command's own group.
-    await until(() => startedBy(child.pid!).filter((p) => /^(sleep|node\0serve\.js)/.test(fs.readFileSync(`/proc/${p}/cmdline`, 'utf8'))).length === 2);
+    await until(() => startedBy(child.pid!).filter((p) => /^(sleep|node\0serve\.js)/.test(cmdlineOf(p))).length === 2);
     await until(() => fake.modelCalls.length === 2);
     const ms = await outlivedAfterKill(child.pid!);
     console.log(`a background command's processes outlived kill -9 of devx by ${ms} ms`);

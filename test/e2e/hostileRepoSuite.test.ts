@@ -306,8 +306,17 @@ function snapshot(dir: string): Map<string, string> {
   return out;
 }
 
+/** The model runs a command in it: the outcome can change with a sandbox on the machine (bwrap). */
+const runsCommands = (s: Scenario) => {
+  const w: World = { project: '/p', home: '/h', outside: '/o', marker: '/o/marker', canary: 'C' };
+  return JSON.stringify(s.model(w)).includes('run_command');
+};
+// CI's second pass (DEVX_TEST_SCOPE=tools, with bubblewrap and rg) runs only the scenarios whose model runs a
+// command: what devx reads, links and settings at start behave the same on either machine (the first pass ran them).
+const RUN = process.env.DEVX_TEST_SCOPE === 'tools' ? SCENARIOS.filter(runsCommands) : SCENARIOS;
+
 describe('a hostile repository (untrusted) cannot make devx read, write or run outside the project', () => {
-  for (const s of SCENARIOS) {
+  for (const s of RUN) {
     it(
       s.name,
       async () => {

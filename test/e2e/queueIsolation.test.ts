@@ -17,7 +17,7 @@ import { PgCluster, whyNoPostgres } from '../helpers/postgres.js';
 import { PgQueue } from '../../src/queue/postgres/pgQueue.js';
 import { worktreesDir } from '../../src/queue/taskWorktree.js';
 
-const TASKS = 50;
+const TASKS = 20;
 /** Every fifth task also writes the one file they share. */
 const sharesFile = (i: number) => i % 5 === 0;
 const WORKER = '---\nname: worker\ndescription: does queued jobs\ntools: [read_file, write_file]\n---\nYou do one small job and report it.\n';

@@ -4,35 +4,22 @@
 // session record instead of waiting on the model; Ctrl-D leaves the shell's prompt on a line of its own.
 import fs from 'node:fs';
 import path from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { FakeGeminiApi } from '../helpers/fakeGeminiApi.js';
 import { useFakeApi } from '../helpers/useFakeApi.js';
 import { fakeEnv, makeHome, makeProject } from '../helpers/env.js';
-import { startInPty, type PtySession } from '../helpers/pty.js';
+import { exitOf, usePtySessions, type PtySession } from '../helpers/pty.js';
 import { processesUnder, until } from '../helpers/processes.js';
 
 let fake: FakeGeminiApi;
 useFakeApi((f) => (fake = f));
-const sessions: PtySession[] = [];
-afterEach(() => {
-  for (const s of sessions.splice(0)) s.kill();
-});
+const inPty = usePtySessions();
 
 function repl(project: string, home: string, extra: Record<string, string> = {}): PtySession {
-  const s = startInPty([], project, fakeEnv(fake, home, extra));
-  sessions.push(s);
-  return s;
+  return inPty([], project, fakeEnv(fake, home, extra));
 }
 
-const exited = (s: PtySession, ms = 20_000) =>
-  new Promise<number | null>((resolve, reject) => {
-    if (s.child.exitCode !== null) return resolve(s.child.exitCode);
-    const t = setTimeout(() => reject(new Error(`still running after ${ms} ms:\n${s.screen().slice(-2000)}`)), ms);
-    s.child.once('exit', (code) => {
-      clearTimeout(t);
-      resolve(code);
-    });
-  });
+const exited = (s: PtySession, ms = 20_000) => exitOf(s, ms);
 
 /** Ctrl-C, then how long (ms) until the turn is cancelled and the prompt is back. */
 async function promptBackAfterCtrlC(s: PtySession): Promise<number> {

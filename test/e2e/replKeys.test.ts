@@ -3,37 +3,24 @@
 // running command shows its elapsed time and last line of output, or all of it after Ctrl-O.
 import fs from 'node:fs';
 import path from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { gate, type FakeGeminiApi } from '../helpers/fakeGeminiApi.js';
 import { useFakeApi } from '../helpers/useFakeApi.js';
 import { fakeEnv, makeHome, makeProject } from '../helpers/env.js';
-import { startInPty, type PtySession } from '../helpers/pty.js';
+import { exitOf, usePtySessions, type PtySession } from '../helpers/pty.js';
 import { processesUnder, until } from '../helpers/processes.js';
 
 let fake: FakeGeminiApi;
 useFakeApi((f) => (fake = f));
-const sessions: PtySession[] = [];
-afterEach(() => {
-  for (const s of sessions.splice(0)) s.kill();
-});
+const inPty = usePtySessions();
 
 function repl(project: string, home: string, extra: Record<string, string> = {}): PtySession {
   const env = fakeEnv(fake, home, extra);
   delete env.NO_COLOR; // the spinner is drawn only where colour is allowed
-  const s = startInPty([], project, env);
-  sessions.push(s);
-  return s;
+  return inPty([], project, env);
 }
 
-const exited = (s: PtySession, ms = 10_000) =>
-  new Promise<number | null>((resolve, reject) => {
-    if (s.child.exitCode !== null) return resolve(s.child.exitCode);
-    const t = setTimeout(() => reject(new Error(`still running after ${ms} ms:\n${s.screen().slice(-2000)}`)), ms);
-    s.child.once('exit', (code) => {
-      clearTimeout(t);
-      resolve(code);
-    });
-  });
+const exited = (s: PtySession, ms = 10_000) => exitOf(s, ms);
 
 /** Two answered turns, so the session has earned a handoff; then /exit while the draft hangs. */
 async function toTheDraft(project: string, home: string): Promise<PtySession> {

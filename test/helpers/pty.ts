@@ -1,6 +1,7 @@
 // devx in a real pseudo-terminal (util-linux `script`, on every Debian machine): what a person at a
 // terminal types, bracketed pastes included, and what the screen shows.
 import { spawn, type ChildProcess } from 'node:child_process';
+import { afterEach } from 'vitest';
 import { DEVX_BIN } from './env.js';
 
 export interface PtySession {
@@ -46,5 +47,30 @@ export function startInPty(args: string[], cwd: string, env: NodeJS.ProcessEnv):
       }
     },
     kill: () => child.kill('SIGKILL'),
+  };
+}
+
+/** The session's exit code once it exits; rejects with the screen's end if it is still running after `ms`. */
+export function exitOf(s: PtySession, ms = 20_000): Promise<number | null> {
+  return new Promise<number | null>((resolve, reject) => {
+    if (s.child.exitCode !== null) return resolve(s.child.exitCode);
+    const t = setTimeout(() => reject(new Error(`still running after ${ms} ms:\n${s.screen().slice(-2000)}`)), ms);
+    s.child.once('exit', (code) => {
+      clearTimeout(t);
+      resolve(code);
+    });
+  });
+}
+
+/** Starts devx in a pty for a test; whatever a test started is killed after it. */
+export function usePtySessions(): (args: string[], cwd: string, env: NodeJS.ProcessEnv) => PtySession {
+  const sessions: PtySession[] = [];
+  afterEach(() => {
+    for (const s of sessions.splice(0)) s.kill();
+  });
+  return (args, cwd, env) => {
+    const s = startInPty(args, cwd, env);
+    sessions.push(s);
+    return s;
   };
 }

@@ -4,13 +4,11 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { execFileSync } from 'node:child_process';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { builtinTools } from '../../src/tools/registry.js';
 import { runToolCall, type ToolCallDeps, type PersonAnswer } from '../../src/tools/runToolCall.js';
-import { resolveInside } from '../../src/sandbox/resolvePath.js';
 import { makePolicy } from '../helpers/policy.js';
 import type { PolicyEngine } from '../../src/policy/decide.js';
-import { runProcess } from '../../src/util/processRunner.js';
 import { tempDir } from '../helpers/env.js';
+import { toolDeps } from '../helpers/toolDeps.js';
 import { findExecutable } from '../../src/util/findExecutable.js';
 
 // ripgrep when this machine has it; otherwise search_code's JS fallback, which must print the same.
@@ -25,27 +23,15 @@ let approvals: PersonAnswer;
 let asked: string[];
 let policy: PolicyEngine;
 
-function deps(overrides: Partial<ToolCallDeps['ctx']> = {}): ToolCallDeps {
-  const tools = builtinTools();
-  return {
-    tools: new Map(tools.map((t) => [t.name, t])),
-    ctx: {
-      root,
-      signal: new AbortController().signal,
-      runner: runProcess,
-      resolve: (p) => resolveInside(root, p),
-      rgPath: RG,
-      commandTimeoutMs: 10_000,
-      ...overrides,
-    },
-    decide: (tool, args) => policy.judge(tool, args),
-    approve: async (req) => {
+const deps = (ctx: Partial<ToolCallDeps['ctx']> = {}): ToolCallDeps =>
+  toolDeps(root, policy, {
+    rgPath: RG,
+    ctx,
+    approve: (req) => {
       asked.push(String(req.args.cmd ?? req.tool));
       return approvals;
     },
-    maxOutputChars: 50_000,
-  };
-}
+  });
 
 const call = (tool: string, args: Record<string, string>, d = deps()) => runToolCall({ tool, args }, d);
 

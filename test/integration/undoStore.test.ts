@@ -4,11 +4,9 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { UndoJournal, loadTurns, undoTurns, changeOf } from '../../src/session/undoStore.js';
-import { builtinTools } from '../../src/tools/registry.js';
 import { runToolCall, type ToolCallDeps } from '../../src/tools/runToolCall.js';
-import { resolveInside } from '../../src/sandbox/resolvePath.js';
-import { runProcess } from '../../src/util/processRunner.js';
 import { makePolicy } from '../helpers/policy.js';
+import { toolDeps } from '../helpers/toolDeps.js';
 import { tempDir } from '../helpers/env.js';
 
 const OWNER = 'a'.repeat(32);
@@ -29,25 +27,7 @@ beforeEach(() => {
 });
 
 describe('undo through the tool wrapper', () => {
-  async function deps(j: UndoJournal): Promise<ToolCallDeps> {
-    const policy = await makePolicy(root);
-    const tools = builtinTools();
-    return {
-      tools: new Map(tools.map((t) => [t.name, t])),
-      ctx: {
-        root,
-        signal: new AbortController().signal,
-        runner: runProcess,
-        resolve: (x) => resolveInside(root, x),
-        rgPath: null,
-        commandTimeoutMs: 10_000,
-        changes: j,
-      },
-      decide: (tool, args) => policy.judge(tool, args),
-      approve: async () => 'yes',
-      maxOutputChars: 50_000,
-    };
-  }
+  const deps = async (j: UndoJournal): Promise<ToolCallDeps> => toolDeps(root, await makePolicy(root), { ctx: { changes: j } });
 
   it('write_file, edit_file, append_file and an approved rm are kept before they run; npm install is named as not undoable', async () => {
     root = fs.realpathSync(root);

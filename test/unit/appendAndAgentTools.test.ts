@@ -4,11 +4,9 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { builtinTools } from '../../src/tools/registry.js';
 import { runToolCall, type ToolCallDeps } from '../../src/tools/runToolCall.js';
-import { resolveInside } from '../../src/sandbox/resolvePath.js';
-import { runProcess } from '../../src/util/processRunner.js';
 import { makePolicy } from '../helpers/policy.js';
+import { toolDeps } from '../helpers/toolDeps.js';
 import type { PolicyEngine } from '../../src/policy/decide.js';
 import { loadAgents } from '../../src/personas/loadAgents.js';
 import { applyAgent } from '../../src/personas/applyAgent.js';
@@ -27,27 +25,14 @@ const put = (file: string, text: string) => {
   fs.writeFileSync(file, text);
 };
 
-function deps(ctx: Partial<ToolCallDeps['ctx']> = {}): ToolCallDeps {
-  const tools = builtinTools();
-  return {
-    tools: new Map(tools.map((t) => [t.name, t])),
-    ctx: {
-      root,
-      signal: new AbortController().signal,
-      runner: runProcess,
-      resolve: (p) => resolveInside(root, p),
-      rgPath: null,
-      commandTimeoutMs: 10_000,
-      ...ctx,
-    },
-    decide: (tool, args) => policy.judge(tool, args),
-    approve: async (req) => {
+const deps = (ctx: Partial<ToolCallDeps['ctx']> = {}): ToolCallDeps =>
+  toolDeps(root, policy, {
+    ctx,
+    approve: (req) => {
       asked.push(req.preview ?? req.summary);
       return 'yes';
     },
-    maxOutputChars: 50_000,
-  };
-}
+  });
 const call = (tool: string, args: Record<string, string>, d = deps()) => runToolCall({ tool, args }, d);
 
 beforeEach(async () => {
