@@ -1,7 +1,7 @@
 import { configDefaults, defineConfig } from 'vitest/config';
 
 /**
- * The files whose outcome can change with bubblewrap or ripgrep on the machine in a way that decides whether
+ * The files whose outcome can change with bubblewrap, ripgrep or PostgreSQL on the machine in a way that decides whether
  * devx holds its claims: the policy's decisions (which differ with a working sandbox), what runs in the
  * sandbox and what leaves it, search with rg, and the attack suites judged by effects. `DEVX_TEST_SCOPE=tools
  * npm test` runs only these: CI runs the whole suite on a machine without rg and bwrap, then these again with
@@ -12,6 +12,8 @@ const TOOL_DEPENDENT = [
   'test/policy/**/*.test.ts',
   ...['background', 'childrenDie', 'hostileRepoSuite', 'ownHands', 'replKeys', 'security'].map((f) => `test/e2e/${f}.test.ts`),
   ...['containment', 'customCommands', 'hooks', 'personas', 'policyEngine', 'tools', 'undoStore'].map((f) => `test/integration/${f}.test.ts`),
+  // The task queue on PostgreSQL: the first pass has no server (those cases skip, saying so).
+  ...['test/integration/pgQueue.test.ts', 'test/e2e/queuePostgres.test.ts', 'test/e2e/queueIsolation.test.ts'],
 ];
 const toolsOnly = process.env.DEVX_TEST_SCOPE === 'tools';
 const processFiles = toolsOnly ? TOOL_DEPENDENT : ['test/**/*.test.ts'];

@@ -1,6 +1,6 @@
 // devx's children end with devx, even when devx is killed with -9 and no exit hook runs: the warm gemini
 // waiting on a hung API, and a command a person approved. Measured from /proc: the processes carrying
-// devx's owner marker are gone within 2 s of the kill, without waiting for the next devx start.
+// devx's owner marker are gone right after the kill (the time is printed), without waiting for the next devx start.
 import fs from 'node:fs';
 import type { ChildProcess } from 'node:child_process';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -38,6 +38,10 @@ function startedBy(owner: number): number[] {
     .map(Number);
 }
 
+// Each figure is printed (about 0.1 s on an idle machine); the bound tells devx's watch from none (a child that
+// lives on until the next devx start) on a loaded machine too.
+const GONE_MS = 5000;
+
 /** kill -9 of `devx`, then how long (ms) its marked children outlive it; at most `limit` ms is waited. */
 async function outlivedAfterKill(devx: number, limit = 10_000): Promise<number> {
   const killed = Date.now();
@@ -72,7 +76,7 @@ function devxIn(cwd: string): number {
 }
 
 describe('kill -9 of devx', () => {
-  it('its warm gemini, waiting on a hung API, is gone within 2 s', async () => {
+  it('its warm gemini, waiting on a hung API, is gone without waiting for the next devx start', async () => {
     fake.fallback = { hang: true };
     const project = makeProject({});
     const { child } = startDevx(['run', 'hello'], project, fakeEnv(fake, home), children);
@@ -81,10 +85,10 @@ describe('kill -9 of devx', () => {
     const ms = await outlivedAfterKill(child.pid!);
     console.log(`a gemini child outlived kill -9 of devx by ${ms} ms`);
     expect(startedBy(child.pid!)).toEqual([]);
-    expect(ms).toBeLessThan(2000);
+    expect(ms).toBeLessThan(GONE_MS);
   }, 60_000);
 
-  it('a command a person approved (its whole process group) is gone within 2 s', async () => {
+  it('a command a person approved (its whole process group) is gone without waiting for the next devx start', async () => {
     fake.push({ text: 'TOOL_CALL: run_command | cmd=./wait.sh' }, { text: 'never sent' });
     const project = makeProject({ 'wait.sh': '#!/bin/sh\nsleep 60 &\nsleep 60\n' });
     fs.chmodSync(`${project}/wait.sh`, 0o755);
@@ -100,12 +104,12 @@ describe('kill -9 of devx', () => {
     const ms = await outlivedAfterKill(devx);
     console.log(`a command's processes outlived kill -9 of devx by ${ms} ms`);
     expect(startedBy(devx)).toEqual([]);
-    expect(ms).toBeLessThan(2000);
+    expect(ms).toBeLessThan(GONE_MS);
   }, 60_000);
 });
 
 describe('kill -9 of devx with a background command running', () => {
-  it('the background server (its whole process group) is gone within 2 s', async () => {
+  it('the background server (its whole process group) is gone without waiting for the next devx start', async () => {
     fs.mkdirSync(`${home}/.devx`, { recursive: true });
     fs.writeFileSync(`${home}/.devx/settings.json`, JSON.stringify({ permissions: { allow: ['Bash(node:*)'] } }));
     const project = makeProject({ 'serve.js': "require('node:child_process').spawn('sleep', ['60']);\nsetInterval(() => {}, 1000);\n" });
@@ -117,6 +121,6 @@ describe('kill -9 of devx with a background command running', () => {
     const ms = await outlivedAfterKill(child.pid!);
     console.log(`a background command's processes outlived kill -9 of devx by ${ms} ms`);
     expect(startedBy(child.pid!)).toEqual([]);
-    expect(ms).toBeLessThan(2000);
+    expect(ms).toBeLessThan(GONE_MS);
   }, 60_000);
 });
