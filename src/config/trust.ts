@@ -4,6 +4,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { writeFileAtomicSync } from '../util/atomicWrite.js';
 import { mkdirOwnedSync } from '../util/ownedFile.js';
+import { worktreeOrigin } from './paths.js';
 
 interface TrustFile {
   projects: Record<string, { trustedAt: string }>;
@@ -20,8 +21,10 @@ function read(devxHome: string): TrustFile {
   }
 }
 
+/** Whether the user trusted `root`; a queued task's worktree runs with the trust of the checkout it was made from. */
 export function isTrusted(devxHome: string, root: string): boolean {
-  return Boolean(read(devxHome).projects[root]);
+  const { projects } = read(devxHome);
+  return Boolean(projects[root]) || worktreeOrigin(root, Object.keys(projects)) !== undefined;
 }
 
 export function setTrusted(devxHome: string, root: string, trusted: boolean, now = new Date()): void {

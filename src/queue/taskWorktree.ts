@@ -6,12 +6,11 @@
 // checkout removes those whose runner is gone (then `git worktree prune`). Every git here goes through the
 // safe environment (runnerGit.ts's git: the repository's configuration runs no program).
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
-import crypto from 'node:crypto';
 import { isAlive } from '../session/sessionLock.js';
 import { git } from './runnerGit.js';
 import { mkdirOwnedSync, writeNewOwnedSync } from '../util/ownedFile.js';
+import { taskWorktreesDir } from '../config/paths.js';
 
 /** Copies a folder's regular files and folders into another (links are not followed, nor copied); what was there is replaced. */
 export function copyFilesInto(from: string, to: string): void {
@@ -28,10 +27,7 @@ export function copyFilesInto(from: string, to: string): void {
 }
 
 /** The devx-owned folder that holds every task worktree of a checkout. */
-export function worktreesDir(root: string): string {
-  const checkout = crypto.createHash('sha256').update(root).digest('hex').slice(0, 16);
-  return path.join(os.tmpdir(), `devx-worktrees-${process.getuid?.() ?? 'u'}`, checkout);
-}
+export const worktreesDir = taskWorktreesDir;
 
 /** A folder of this user's alone (0700, not a link): another user of a shared temp folder cannot plant or read it. */
 function ensurePrivateDir(dir: string): void {
