@@ -14,5 +14,13 @@ export function renderCustomHelp(loaded: import('../commands/loadCommands.js').L
   const list = [...loaded.commands.values()].map((c) => ({ ...c, name: nameThatRuns(c) })).sort((a, b) => a.name.localeCompare(b.name));
   if (!list.length) return '';
   const w = Math.min(28, Math.max(...list.map((c) => c.name.length + 1)));
-  return `Custom commands:\n${list.map((c) => `  ${`/${c.name}`.padEnd(w + 1)} ${c.description}${c.argumentHint ? ` ${c.argumentHint}` : ''} (${c.scope}: ${c.file.replace(/^.*?(\.(gemini|claude|devx)\/)/, '$1')})`).join('\n')}\n`;
+  return `Custom commands:\n${list.map((c) => `  ${`/${c.name}`.padEnd(w + 1)} ${c.description}${c.argumentHint ? ` ${c.argumentHint}` : ''} (${whence(c)})`).join('\n')}\n`;
+}
+
+/** Where a custom command comes from, short: `user: .claude/commands/x.md`, `extension weather: commands/x.toml`. */
+function whence(c: import('../commands/loadCommands.js').CustomCommand): string {
+  if (c.scope !== 'extension') return `${c.scope}: ${c.file.replace(/^.*?(\.(gemini|claude|devx)\/)/, '$1')}`;
+  const marker = `/extensions/${c.extension}/`;
+  const at = c.file.lastIndexOf(marker);
+  return `extension ${c.extension}: ${at < 0 ? c.file : c.file.slice(at + marker.length)}`;
 }

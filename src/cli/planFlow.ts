@@ -22,14 +22,16 @@ export interface PlanIo {
 
 const APPROVALS: Record<string, ApprovalMode> = { d: 'default', default: 'default', a: 'auto-edit', 'auto-edit': 'auto-edit', y: 'yolo', yolo: 'yolo' };
 
-/** The prompt for a new message in `mode`. */
-export function promptFor(mode: ApprovalMode): string {
-  return mode === 'default' ? 'devx> ' : `devx [${mode}]> `;
+/** The prompt for a new message in `mode`, with how many background commands run (`devx [plan · 1 bg]> `). */
+export function promptFor(mode: ApprovalMode, background = 0): string {
+  const tags = [...(mode === 'default' ? [] : [mode]), ...(background > 0 ? [`${background} bg`] : [])];
+  return tags.length ? `devx [${tags.join(' · ')}]> ` : 'devx> ';
 }
 
 /**
- * Shift+Tab steps through the approval modes (default, auto-edit, plan); the prompt names the mode, and at the
- * prompt a line says which one it is now. Returns what shows the mode again (after /plan changed it).
+ * Shift+Tab steps through the approval modes (default, auto-edit, plan); the prompt names the mode (and how many
+ * background commands run), and at the prompt a line says which one it is now. Returns what shows the mode again
+ * (after /plan changed it, or a background command started or ended).
  */
 export function cycleModesOnShiftTab(o: {
   input: ReplInput;
@@ -39,7 +41,7 @@ export function cycleModesOnShiftTab(o: {
   interactive: boolean;
   busy: () => boolean;
 }): () => void {
-  const showMode = () => o.input.setPromptText(promptFor(o.run.mode));
+  const showMode = () => o.input.setPromptText(promptFor(o.run.mode, o.run.agent.background.running));
   showMode();
   o.input.onShiftTab(() => {
     o.run.setMode(nextMode(o.run.mode));

@@ -94,6 +94,8 @@ export interface Renderer {
   stop: () => void;
   /** Ctrl-O: show a running command's whole output as it arrives, or only its last line (returns the new state); between commands, the last command's whole output. */
   toggleWatch: () => boolean;
+  /** Writes a line of devx's own (escaped) above the spinner, which keeps running: what happened beside the turn. */
+  note: (text: string) => void;
 }
 
 const DRY_MARK = { allow: '✓', ask: '?', deny: '✗' } as const;
@@ -125,6 +127,7 @@ export function createRenderer(opts: RenderOptions): Renderer {
   };
   return {
     stop: () => spinner.stop(),
+    note: (text) => (spinner.running ? spinner.above(text) : opts.out.write(escapeControls(text))),
     toggleWatch() {
       if (!spinner.running && folded.length) {
         write(`${folded.map((l) => `      │ ${l}`).join('\n')}\n`);

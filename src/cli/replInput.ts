@@ -29,6 +29,8 @@ export interface ReplInput {
   onCtrlO(fn: (() => void) | null): void;
   /** Sets what Shift+Tab does (the next approval mode). */
   onShiftTab(fn: (() => void) | null): void;
+  /** Sets what Ctrl-T does (the background commands' view). */
+  onCtrlT(fn: (() => void) | null): void;
   /** The prompt shown for a new message (it names a mode other than the default). */
   setPromptText(text: string): void;
   close(): void;
@@ -107,6 +109,7 @@ export function createReplInput(rl: readline.Interface, opts: { interactive: boo
   const input = (rl as unknown as { input: NodeJS.ReadStream }).input;
   let onCtrlO: (() => void) | null = null;
   let onShiftTab: (() => void) | null = null;
+  let onCtrlT: (() => void) | null = null;
   let promptText = 'devx> ';
   const onKey = (_s: string | undefined, key: Key | undefined) => {
     if (!key) return;
@@ -120,6 +123,10 @@ export function createReplInput(rl: readline.Interface, opts: { interactive: boo
       if (pasted.length) opts.out.write(`\n[pasted ${pasted.length + 1} lines: Enter sends them as one message]\n`);
     } else if (key.ctrl && key.name === 'o') {
       onCtrlO?.();
+      return;
+    } else if (key.ctrl && key.name === 't') {
+      // Not bound by Node's readline (nor by devx before): "tasks", the background commands.
+      onCtrlT?.();
       return;
     } else if (key.ctrl && key.name === 'x') {
       ctrlX = true;
@@ -225,6 +232,9 @@ export function createReplInput(rl: readline.Interface, opts: { interactive: boo
     },
     onShiftTab(fn: (() => void) | null) {
       onShiftTab = fn;
+    },
+    onCtrlT(fn: (() => void) | null) {
+      onCtrlT = fn;
     },
     setPromptText(text: string) {
       promptText = text;

@@ -26,6 +26,8 @@ export interface SlashContext {
   pick?: (items: PickItem[]) => Promise<string | null>;
   /** Asks a question through the REPL's input (interactive sessions only). */
   ask?: (question: string) => Promise<string | null>;
+  /** Opens the background commands' view (interactive sessions only): /bg without arguments. */
+  viewBackground?: () => Promise<void>;
   /** Opens $VISUAL/$EDITOR on this text; null when nothing was written. */
   edit(initial?: string): string | null;
   /** Runs work that Ctrl-C cancels. */
@@ -143,7 +145,8 @@ export const SLASH_COMMANDS: SlashCommand[] = [
     names: ['bg'],
     args: '[stop <id>]',
     editor: true,
-    summary: "this session's background commands and their state; /bg stop <id> stops one (its whole process group)",
+    summary:
+      "this session's background commands (in a terminal a view: ↑/↓, k stops one, Enter shows its output, Esc closes; Ctrl-T opens it too); /bg stop <id> stops one (its whole process group)",
     run: async (ctx, args) => (await backgroundSlash(ctx, args), 'continue'),
   },
   {
@@ -217,10 +220,14 @@ export const SLASH_COMMANDS: SlashCommand[] = [
   },
 ];
 
-/** `/bg` lists the background commands; `/bg stop <id>` stops one and says how it ended. */
+/**
+ * `/bg` lists the background commands (in a terminal, the view where a key stops one); `/bg stop <id>` stops
+ * one and says how it ended.
+ */
 async function backgroundSlash(ctx: SlashContext, args: string): Promise<void> {
   const bg = ctx.started.run.agent.background;
   const [verb, id] = args.split(/\s+/);
+  if (!verb && ctx.viewBackground && bg.list().length) return ctx.viewBackground();
   if (!verb) return void ctx.out.write(renderBackgroundList(bg.list()));
   if (verb !== 'stop' || !id) return void ctx.out.write('usage: /bg, or /bg stop <id>\n');
   const before = bg.list().find((v) => v.id === id);
@@ -282,7 +289,8 @@ export function findSlash(line: string): { command: SlashCommand; args: string }
   return { command, args: (m[2] ?? '').trim() };
 }
 
-const KEYS = `Keys: Ctrl-C stops the turn (at a question: no); Ctrl-O shows a running command's whole output.
+const KEYS = `Keys: Ctrl-C stops the turn (at a question: no); Ctrl-O shows a running command's whole output;
+Ctrl-T (at the prompt) shows the background commands: ↑/↓, k stops one, Enter its output, Esc closes.
 A pasted block is one message; a line ending in \\ continues on the next.
 Ctrl-C cancels a running turn; Ctrl-C twice at the prompt exits.`;
 

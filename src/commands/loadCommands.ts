@@ -2,13 +2,16 @@
 //   .gemini/commands/**/*.toml   description, prompt; {{args}}, !{shell}, @{file}; agent/start.toml is /agent:start
 //   .claude/commands/**/*.md     front-matter (description, argument-hint); $ARGUMENTS, $0…, !`shell`, @file
 //   .devx/commands/**/*.{toml,md}
-// from the user's home and the project (a project's win by name, and load only once it is trusted).
+// from the user's home and the project (a project's win by name, and load only once it is trusted), and those
+// of installed extensions (extensions/): a Claude Code plugin's as /<plugin>:<command>, a Gemini CLI
+// extension's under their own name, or /<extension>:<command> when the name is taken, as Gemini CLI does.
 // A broken file is reported with its file and line and skipped; the rest load.
 import fs from 'node:fs';
 import path from 'node:path';
 import { parse as parseToml } from 'smol-toml';
 import { splitFrontMatter } from '../personas/loadAgents.js';
 import { readDefinitionSync } from '../util/readRegularFileSync.js';
+import { loadExtensions } from '../extensions/loadExtensions.js';
 
 export interface CustomCommand {
   /** The name after the slash: folders become `:` (agent/start.toml is agent:start). */
@@ -23,7 +26,9 @@ export interface CustomCommand {
   argumentHint?: string;
   /** Claude Code's front-matter `arguments`: names for the words, `$name` in the text. */
   argumentNames?: string[];
-  scope: 'user' | 'project' | 'mcp';
+  scope: 'user' | 'project' | 'mcp' | 'extension';
+  /** The extension that brings it (scope 'extension'). */
+  extension?: string;
   file: string;
 }
 
@@ -38,6 +43,8 @@ export interface LoadedCommands {
   errors: CommandIssue[];
   /** Project command files not loaded because the project is not trusted. */
   untrusted: string[];
+  /** An extension's command that runs under another name, or not at all, because its name is taken. */
+  notes?: CommandIssue[];
 }
 
 function walk(dir: string, exts: string[]): string[] {
@@ -146,5 +153,31 @@ export function loadCustomCommands(opts: { root: string; home: string; devxHome:
       }
     }
   }
-  return { commands, errors, untrusted };
+  const notes = addExtensionCommands(commands, errors, opts);
+  return { commands, errors, untrusted, notes };
+}
+
+/** Installed extensions' commands, under the names their own tool gives them; a name already taken is settled as Gemini CLI settles it. */
+function addExtensionCommands(commands: Map<string, CustomCommand>, errors: CommandIssue[], opts: { root: string; devxHome: string }): CommandIssue[] {
+  const notes: CommandIssue[] = [];
+  for (const b of loadExtensions(opts.devxHome, opts.root).bundles) {
+    for (const c of b.commands) {
+      let parsed: ReturnType<typeof parseCommandFile>;
+      try {
+        parsed = parseCommandFile(c.file, readDefinitionSync(c.file, 'user'));
+      } catch (err) {
+        errors.push({ file: c.file, ...((err as { line?: number }).line ? { line: (err as { line?: number }).line } : {}), message: (err as Error).message });
+        continue;
+      }
+      const taken = commands.get(c.name);
+      const name = taken && b.format === 'gemini' ? `${b.name}:${c.name}` : c.name;
+      if (commands.has(name)) {
+        notes.push({ file: c.file, message: `/${name} (extension ${b.name}) is not loaded: ${commands.get(name)!.file} has that name, which wins` });
+        continue;
+      }
+      if (taken) notes.push({ file: c.file, message: `/${c.name} of extension ${b.name} runs as /${name}: ${taken.file} has the name /${c.name}` });
+      commands.set(name, { name, scope: 'extension', extension: b.name, file: c.file, ...parsed });
+    }
+  }
+  return notes;
 }

@@ -42,7 +42,8 @@ function readJson(file: string, links: 'one' | 'any'): unknown {
   return JSON.parse(text);
 }
 
-function entriesOf(servers: unknown, file: string, errors: string[]): McpServerEntry[] {
+/** The servers of one file's `mcpServers`, each checked; one devx cannot use is an error line naming the file, and skipped. */
+export function entriesOf(servers: unknown, file: string, errors: string[]): McpServerEntry[] {
   if (!servers || typeof servers !== 'object') return [];
   const out: McpServerEntry[] = [];
   for (const [name, raw] of Object.entries(servers as Record<string, unknown>)) {

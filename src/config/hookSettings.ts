@@ -71,6 +71,8 @@ export interface HookEntry {
   label?: string;
   timeoutSec: number;
   file: string;
+  /** Variables its command is given besides the session's (an extension's CLAUDE_PLUGIN_ROOT). */
+  env?: Record<string, string>;
 }
 
 export interface ParsedHooks {

@@ -51,4 +51,6 @@ export const McpServersSchema = z.lazy(() => z.record(z.string().regex(SERVER_NA
 export interface McpServerEntry extends McpServerConfig {
   name: string;
   file: string;
+  /** An extension's folder, where its server's own files are: not a folder the server works on. */
+  ownDir?: string;
 }

@@ -10,6 +10,7 @@ import { parseRule, type PermissionRule, type RuleSource } from '../policy/permi
 import type { McpServerEntry } from './mcpSettings.js';
 import { parseHooks, readProjectHooks, readUserHooks, type HookEntry } from './hookSettings.js';
 import { readForeignMcp } from './foreignMcp.js';
+import { readExtensionSettings } from './extensionSettings.js';
 import { gateLayer, type Layer, type LayerName } from './settingsLayers.js';
 
 export { SettingsSchema, type Settings } from './settingsSchema.js';
@@ -46,11 +47,11 @@ export interface ResolvedSettings {
   trusted: boolean;
   /** Project `allow` rules that were not applied because the project is not trusted. */
   untrustedAllows: string[];
-  /** MCP servers from every scope (project over user by name); a project's only once it is trusted. */
+  /** MCP servers from every scope (project over user over extensions by name); a project's only once it is trusted. */
   mcpServers: McpServerEntry[];
   /** The persona a session starts with (project over user). */
   defaultAgent?: string;
-  /** Hooks from every scope, user first; a project's (and its .claude settings') only once it is trusted. */
+  /** Hooks from every scope, user first; a project's (and its .claude settings') only once it is trusted; extensions' last. */
   hooks: HookEntry[];
   /** Whether Claude Code's and Gemini CLI's files (MCP servers, skills, commands, hooks) are read too. */
   importSetup: boolean;
@@ -154,6 +155,15 @@ export function loadSettings(src: SettingsSources): ResolvedSettings {
   if (theirs.hooks.length && !src.trusted) untrustedHooks.push(...new Set(theirs.hooks.map((h) => path.relative(src.projectRoot, h.file))));
   else hooks.push(...theirs.hooks);
   if (src.trusted) warnings.push(...theirs.notes);
+  // Installed extensions: the user's own choice (every project), under everything else by name.
+  const ext = readExtensionSettings(src.devxHome, src.projectRoot);
+  for (const e of ext.mcpServers) {
+    if (!mcp.has(e.name)) mcp.set(e.name, e);
+    else warnings.push(`${e.file}: MCP server "${e.name}" is not started: ${mcp.get(e.name)!.file} has a server of that name, which wins`);
+  }
+  hooks.push(...ext.hooks);
+  perms.rules.push(...ext.denyRules);
+  warnings.push(...ext.warnings);
   const o = src.overrides ?? {};
   // Rules the invoking program adds with the user's authority (a workflow step's `allow`).
   if (o.permissions) perms.rules.push(...rulesOf(o.permissions, 'user'));

@@ -1,11 +1,14 @@
-// Builds the stdin prompt for one model call: project memory, handoff, history, and the current
-// turn, kept under a character budget. Old tool results are elided first, then the oldest messages,
-// with notes saying what was dropped, so prompt size stays bounded however long the session runs.
+// Builds the stdin prompt for one model call: project memory, handoff, installed extensions' context
+// files, history, and the current turn, kept under a character budget. Old tool results are elided first,
+// then the oldest messages, with notes saying what was dropped, so prompt size stays bounded however long
+// the session runs.
 import type { Message } from './messages.js';
 
 export interface PromptInputs {
   memory?: string;
   handoff?: string;
+  /** Extensions' context files (Gemini CLI's GEMINI.md), each under its own heading. */
+  context?: { title: string; text: string }[];
   messages: Message[];
   /** Index in `messages` where the current turn (its user input) starts. */
   turnStart: number;
@@ -43,12 +46,16 @@ export function renderMessage(m: Message): string {
   return `${HEADINGS[m.role]}\n${m.content}${images}\n\n`;
 }
 
-function headOf(inp: Pick<PromptInputs, 'memory' | 'handoff'>): string {
-  return capSection('Project memory (MEMORY.md)', inp.memory) + capSection('Handoff from the last session (HANDOFF.md)', inp.handoff);
+function headOf(inp: Pick<PromptInputs, 'memory' | 'handoff' | 'context'>): string {
+  return (
+    capSection('Project memory (MEMORY.md)', inp.memory) +
+    capSection('Handoff from the last session (HANDOFF.md)', inp.handoff) +
+    (inp.context ?? []).map((c) => capSection(c.title, c.text)).join('')
+  );
 }
 
-/** The characters the conversation may take in a prompt: the budget less memory, handoff and the closing. */
-export function conversationRoom(inp: Pick<PromptInputs, 'memory' | 'handoff' | 'budgetChars'>): number {
+/** The characters the conversation may take in a prompt: the budget less memory, handoff, context and the closing. */
+export function conversationRoom(inp: Pick<PromptInputs, 'memory' | 'handoff' | 'context' | 'budgetChars'>): number {
   return Math.max(1000, inp.budgetChars - headOf(inp).length - CLOSING.length - 200);
 }
 

@@ -69,6 +69,12 @@ export interface LoopDeps extends ToolCallDeps {
   concurrency?: number;
   /** Ask the provider for the reply's text as it arrives (reported as `text_delta` backend events). */
   stream?: boolean;
+  /**
+   * What the model should hear before its next request (a background command that ended), each given once:
+   * the loop asks before every request and adds what comes back as a note from devx. The runtime supplies it;
+   * the loop itself looks at nothing outside the turn.
+   */
+  notes?: () => string[];
 }
 
 export interface TurnResult {
@@ -146,6 +152,9 @@ export async function runTurn(
   let stuck: string | null = null;
   for (let round = 1; round <= deps.maxRounds; round++) {
     if (signal.aborted) return cancelled(round - 1);
+    // Between turns (with the user's message) or between tool rounds: a note in the conversation, said once.
+    const notes = deps.notes?.() ?? [];
+    if (notes.length) push('devx', notes.join('\n'));
     const prompt = deps.buildPrompt(messages, turnStart);
     emit({ type: 'model_request', round, promptChars: prompt.length });
     let reply;

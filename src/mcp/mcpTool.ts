@@ -40,6 +40,8 @@ export function serverRoots(entry: McpServerEntry, root: string, expand: (s: str
     } catch {
       continue;
     }
+    // An extension's server started from its own folder (its code) does not work on that folder.
+    if (entry.ownDir && isInside(entry.ownDir, real)) continue;
     if (!isInside(root, real)) return { outside: real, inside };
     inside = true;
   }

@@ -3,8 +3,9 @@
 //   prompts/agents/*.md in devx's package               (builtin: the roles devx ships)
 //   ~/.devx/agents/*.md, ~/.claude/agents/*.md         (user)
 //   .gemini/extensions/<name>.json, .claude/agents/*.md, .devx/agents/*.md   (project)
-// Files are re-read on every load, so edits apply without a restart. A broken file is reported with
-// its path and reason; the others still load.
+// and installed extensions' agents/*.md (extensions/: a Claude Code plugin's in Claude Code's format), above
+// the builtin ones and below the user's own. Files are re-read on every load, so edits apply without a
+// restart. A broken file is reported with its path and reason; the others still load.
 import fs from 'node:fs';
 import path from 'node:path';
 import { createRequire } from 'node:module';
@@ -17,6 +18,7 @@ import { AGENT_TOOL_PREFIX } from '../tools/agentTool.js';
 import { packageRoot } from '../util/packageRoot.js';
 import { isTrusted } from '../config/trust.js';
 import { findProvider, providerNames } from '../providers/registry.js';
+import { loadExtensions } from '../extensions/loadExtensions.js';
 
 export type AgentScope = 'project' | 'user' | 'builtin';
 export type AgentFormat = 'devx' | 'claude' | 'gemini-extension';
@@ -111,6 +113,8 @@ interface Source {
   dir: string;
   scope: AgentScope;
   format: AgentFormat;
+  /** The files to read (an extension's agents), instead of the folder's. */
+  files?: string[];
 }
 
 /** The agents devx ships (workflow roles); the lowest precedence, so any scope can override them. */
@@ -122,6 +126,12 @@ export function agentSources(root: string, home: string, devxHome: string): Sour
   // Lowest precedence first: later sources override earlier ones.
   return [
     { dir: builtinAgentsDir(), scope: 'builtin', format: 'devx' },
+    ...loadExtensions(devxHome, root).bundles.map((b): Source => ({
+      dir: path.join(b.dir, 'agents'),
+      scope: 'user',
+      format: b.format === 'claude' ? 'claude' : 'devx',
+      files: b.agents,
+    })),
     { dir: path.join(home, '.claude', 'agents'), scope: 'user', format: 'claude' },
     { dir: path.join(devxHome, 'agents'), scope: 'user', format: 'devx' },
     { dir: path.join(root, '.gemini', 'extensions'), scope: 'project', format: 'gemini-extension' },
@@ -236,21 +246,26 @@ function parseExtension(file: string, src: Source, scope: ImportScope, warnings:
   return { name: j.name, description, prompt, scope: src.scope, format: src.format, file };
 }
 
-/** Every agent of every scope (builtin < user < project), with broken files as errors. */
+/** The files of a folder ending in `ext`, sorted; none when it is missing. */
+function filesIn(dir: string, ext: string): string[] {
+  try {
+    return fs
+      .readdirSync(dir)
+      .sort()
+      .filter((n) => n.endsWith(ext))
+      .map((n) => path.join(dir, n));
+  } catch {
+    return [];
+  }
+}
+
+/** Every agent of every scope (builtin < extensions < user < project), with broken files as errors. */
 export function loadAgents(root: string, home: string, devxHome: string): LoadedAgents {
   let trusted: boolean | undefined;
   const out: LoadedAgents = { agents: new Map(), overridden: [], errors: [], warnings: [] };
   for (const src of agentSources(root, home, devxHome)) {
-    let names: string[];
-    try {
-      names = fs.readdirSync(src.dir).sort();
-    } catch {
-      continue;
-    }
     const ext = src.format === 'gemini-extension' ? '.json' : '.md';
-    for (const n of names) {
-      if (!n.endsWith(ext)) continue;
-      const file = path.join(src.dir, n);
+    for (const file of src.files ?? filesIn(src.dir, ext)) {
       try {
         const scope: ImportScope = {
           home,

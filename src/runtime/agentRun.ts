@@ -387,6 +387,7 @@ export class AgentRun {
       ctx: { ...this.base.ctx, spawn: undefined, runAgent: undefined, callableAgents: undefined, session: undefined },
       approve: this.agent.approveHeadless,
       standing: undefined, // the person's "always" answers are theirs, not a sub-agent's
+      notes: undefined, // the session's notes are for its own model, not a sub-agent's
       buildPrompt: (messages, turnStart) => buildPrompt({ messages, turnStart, budgetChars: this.agent.settings.contextBudgetChars }).text,
     };
     if (agentName) {
@@ -425,6 +426,7 @@ export class AgentRun {
       ...this.base,
       ctx: { ...this.base.ctx, spawn: undefined, runAgent: undefined, callableAgents: undefined, session: undefined },
       buildPrompt: (messages, turnStart) => buildPrompt({ messages, turnStart, budgetChars: this.agent.settings.contextBudgetChars }).text,
+      notes: undefined,
     };
     try {
       sub = applyAgent(sub, subTools, this.agent.root, findAgent(this.loadAgents(), name), { backendFor: this.agent.backendFor });

@@ -29,6 +29,7 @@ import type { AgentEvent, LoopDeps } from '../core/loop.js';
 import { historyFile, loadHistory } from '../session/history.js';
 import { readProjectNote } from '../session/projectFiles.js';
 import { readOwnHandoff } from '../session/handoff.js';
+import { readExtensionContext } from '../extensions/contextFiles.js';
 import { UndoJournal } from '../session/undoStore.js';
 import { HookRunner, toolHooks } from './hooks.js';
 import { customCommandsFor } from './customCommands.js';
@@ -37,7 +38,7 @@ import { settleMcp } from './settleMcp.js';
 import type { LoadedCommands } from '../commands/loadCommands.js';
 import type { Message } from '../core/messages.js';
 import type { SessionHooks } from '../tools/types.js';
-import { BackgroundCommands } from '../tools/backgroundCommands.js';
+import { BackgroundCommands, endNotice } from '../tools/backgroundCommands.js';
 import type { McpManager } from '../mcp/manager.js';
 import { packageVersion } from '../util/packageRoot.js';
 import { awaitLingering } from '../util/settleOnAnswer.js';
@@ -170,6 +171,7 @@ export async function createAgent(opts: AgentOptions): Promise<Agent> {
     ...notToldBefore(home, commands.fileWarnings),
   ]);
   let settled: Promise<string[]> | undefined;
+  const context = readExtensionContext(home, root);
   const deps: LoopDeps = {
     backend: backends.backendFor(settings.provider),
     // Tools such as `agent` are offered only to a persona whose agent file lists them.
@@ -198,6 +200,7 @@ export async function createAgent(opts: AgentOptions): Promise<Agent> {
       buildPrompt({
         memory: readProjectNote(root, 'MEMORY.md'),
         handoff: readOwnHandoff(root),
+        context,
         messages,
         turnStart,
         budgetChars: settings.contextBudgetChars,
@@ -205,6 +208,8 @@ export async function createAgent(opts: AgentOptions): Promise<Agent> {
     maxRounds: settings.maxToolRounds,
     concurrency: settings.spawnConcurrency,
     now: () => new Date(),
+    // A background command that ended (by itself, or stopped by the person) is told to the model once, before its next request.
+    notes: () => background.takeEnded().map(endNotice),
   };
   return {
     root,

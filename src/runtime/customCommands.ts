@@ -51,16 +51,20 @@ export function customCommandsFor(
     warnings.push(
       `this project has custom commands (${loaded.untrusted.slice(0, 5).join(', ')}${loaded.untrusted.length > 5 ? `, and ${loaded.untrusted.length - 5} more` : ''}); run \`devx trust\` to allow them`,
     );
+  for (const n of loaded.notes ?? []) fileWarnings.push({ file: n.file, text: n.message });
   for (const c of loaded.commands.values()) {
     if (isBuiltin(c.name, builtins))
-      fileWarnings.push({ file: c.file, text: `/${c.name} (${c.file}) has the name of a devx command, which wins; run it as /${c.scope}:${c.name}` });
+      fileWarnings.push({ file: c.file, text: `/${c.name} (${c.file}) has the name of a devx command, which wins; run it as /${prefixOf(c)}:${c.name}` });
   }
   return { loaded, warnings, fileWarnings };
 }
 
-/** The name a custom command runs under: its own, or /user:… and /project:… when a devx command has its name. */
-export function nameThatRuns(c: Pick<CustomCommand, 'name' | 'scope'>): string {
-  return isBuiltin(c.name, []) && c.scope !== 'mcp' ? `${c.scope}:${c.name}` : c.name;
+/** What a custom command's name is prefixed with when a devx command has its name: its scope, or its extension's name. */
+const prefixOf = (c: Pick<CustomCommand, 'scope' | 'extension'>) => (c.scope === 'extension' ? c.extension : c.scope);
+
+/** The name a custom command runs under: its own, or /user:…, /project:… and /<extension>:… when a devx command has its name. */
+export function nameThatRuns(c: Pick<CustomCommand, 'name' | 'scope' | 'extension'>): string {
+  return isBuiltin(c.name, []) && c.scope !== 'mcp' ? `${prefixOf(c)}:${c.name}` : c.name;
 }
 
 /** An MCP server's prompts as slash commands (`/mcp__<server>__<prompt>`, Claude Code's spelling). */
@@ -85,13 +89,14 @@ export function addMcpPrompts(
   }
 }
 
-/** The command a `/name args` line names: by name, or by `/user:name` and `/project:name`. */
+/** The command a `/name args` line names: by name, or by `/user:name`, `/project:name` and `/<extension>:name`. */
 export function findCustomCommand(loaded: LoadedCommands, line: string): { cmd: CustomCommand; args: string } | null {
   const m = /^\/(\S+)(?:\s+([\s\S]*))?$/.exec(line.trim());
   if (!m) return null;
-  const scoped = /^(user|project):(.+)$/.exec(m[1]);
+  // devx's own /agent:… and /workflow:… are never an extension's.
+  const scoped = isBuiltin(m[1], []) ? null : /^([A-Za-z0-9][A-Za-z0-9_-]*):(.+)$/.exec(m[1]);
   const plain = isBuiltin(m[1], []) ? undefined : loaded.commands.get(m[1]);
-  const cmd = plain ?? (scoped ? [...loaded.commands.values()].find((c) => c.scope === scoped[1] && c.name === scoped[2]) : undefined);
+  const cmd = plain ?? (scoped ? [...loaded.commands.values()].find((c) => c.scope !== 'mcp' && prefixOf(c) === scoped[1] && c.name === scoped[2]) : undefined);
   return cmd ? { cmd, args: (m[2] ?? '').trim() } : null;
 }
 

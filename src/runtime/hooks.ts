@@ -132,7 +132,7 @@ export class HookRunner {
         input,
         timeoutMs: h.timeoutSec * 1000,
         signal,
-        env: { ...commandEnv(this.deps.env, this.deps.root), CLAUDE_PROJECT_DIR: this.deps.root, DEVX_PROJECT_DIR: this.deps.root },
+        env: { ...commandEnv(this.deps.env, this.deps.root), ...h.env, CLAUDE_PROJECT_DIR: this.deps.root, DEVX_PROJECT_DIR: this.deps.root },
         extendEnv: false,
         maxBuffer: 1024 * 1024,
         reapGroup: true,

@@ -2,8 +2,10 @@
 // would run it (authorized, in the claim's sandbox or as approved), given an id, its output kept as a
 // bounded tail. command_output reads what arrived since the last look, stop_command and /bg stop end one
 // (its whole process group, as the runner stops any child), and all of them end with the session.
-// Start, stop and exit are told as events (the audit log records them). The bookkeeping per chunk of
-// output is one string append; nothing runs per turn.
+// Start, stop and exit are told as events (the audit log records them). The model is told once of each
+// that ended without its asking (takeEnded, before its next request; command_output or stop_command
+// telling it the end counts). The bookkeeping per chunk of output is one string append; before each model
+// request the session looks for an end not yet told, a pass over its few entries.
 import { OutputTail } from './outputTail.js';
 
 /** The newest characters of output kept per command; older ones are dropped and counted. */
@@ -58,9 +60,20 @@ export interface BackgroundView {
   signal: string | null;
   startedAt: number;
   endedAt?: number;
+  /** Who asked it to stop, when someone did. */
+  by?: StopCause;
   /** Characters printed since the model last read its output. */
   unread: number;
   notes: string[];
+}
+
+/** A command that ended, as the model is told of it: its view, and the lines of its output it has not read. */
+export interface EndedCommand {
+  view: BackgroundView;
+  /** Lines printed since the model last read its output (of those devx still keeps). */
+  unreadLines: number;
+  /** Unread characters devx dropped (it keeps the newest output). */
+  dropped: number;
 }
 
 interface Entry extends BackgroundView {
@@ -71,6 +84,8 @@ interface Entry extends BackgroundView {
   stopBy?: StopCause;
   /** Told when output arrives or the command ends (command_output waiting). */
   waiters: Set<() => void>;
+  /** The model knows it ended (told by a note, command_output or stop_command), or nobody is left to tell. */
+  told: boolean;
 }
 
 export class BackgroundCommands {
@@ -100,6 +115,7 @@ export class BackgroundCommands {
       controller,
       done: Promise.resolve(),
       waiters: new Set(),
+      told: false,
     };
     this.entries.set(id, e);
     const onOutput = (text: string) => {
@@ -129,6 +145,8 @@ export class BackgroundCommands {
     e.signal = x.signal;
     e.notes.push(...x.notes);
     e.endedAt = Date.now();
+    // Stopped with the session: there is no next request to tell.
+    if (e.stopBy === 'session') e.told = true;
     this.tell({
       type: 'background',
       phase: 'exit',
@@ -145,8 +163,20 @@ export class BackgroundCommands {
   }
 
   private view(e: Entry): BackgroundView {
-    const { id, cmd, sandbox, state, exitCode, signal, startedAt, endedAt, notes } = e;
-    return { id, cmd, sandbox, state, exitCode, signal, startedAt, ...(endedAt ? { endedAt } : {}), unread: e.tail.unread, notes: [...notes] };
+    const { id, cmd, sandbox, state, exitCode, signal, startedAt, endedAt, notes, stopBy } = e;
+    return {
+      id,
+      cmd,
+      sandbox,
+      state,
+      exitCode,
+      signal,
+      startedAt,
+      ...(endedAt ? { endedAt } : {}),
+      ...(stopBy ? { by: stopBy } : {}),
+      unread: e.tail.unread,
+      notes: [...notes],
+    };
   }
 
   list(): BackgroundView[] {
@@ -160,12 +190,38 @@ export class BackgroundCommands {
     return n;
   }
 
-  /** The output since the last read (marked read now), with the command's state; null for an unknown id. */
+  /** The output since the last read (marked read now), with the command's state; null for an unknown id. An end read here is told. */
   read(id: string): { view: BackgroundView; text: string; dropped: number } | null {
     const e = this.entries.get(id);
     if (!e) return null;
     const { text, dropped } = e.tail.read();
+    if (e.state !== 'running') e.told = true;
     return { view: this.view(e), text, dropped };
+  }
+
+  /** What it printed that devx still keeps, read by the model or not, without marking it read (what /bg shows a person); null for an unknown id. */
+  output(id: string): string | null {
+    return this.entries.get(id)?.tail.text() ?? null;
+  }
+
+  /** The model was told how it ended (stop_command's answer): no note about it follows. */
+  acknowledge(id: string): void {
+    const e = this.entries.get(id);
+    if (e && e.state !== 'running') e.told = true;
+  }
+
+  /**
+   * The commands that ended since the model last heard (by themselves, or stopped by the person), each given
+   * once: marked told now. The session asks before each model request (a note in the conversation).
+   */
+  takeEnded(): EndedCommand[] {
+    const ended: EndedCommand[] = [];
+    for (const e of this.entries.values()) {
+      if (e.state === 'running' || e.told) continue;
+      e.told = true;
+      ended.push({ view: this.view(e), unreadLines: e.tail.unreadLines(), dropped: e.tail.unread - e.tail.peek().length });
+    }
+    return ended;
   }
 
   /**
@@ -207,6 +263,8 @@ export class BackgroundCommands {
     let timer: NodeJS.Timeout | undefined;
     await Promise.race([e.done, new Promise((r) => (timer = setTimeout(r, STOP_WAIT_MS)))]);
     clearTimeout(timer);
+    // The model that stopped it hears how it ended in stop_command's answer.
+    if (by === 'model') this.acknowledge(id);
     return this.view(e);
   }
 
@@ -217,7 +275,7 @@ export class BackgroundCommands {
 }
 
 /** A duration as /bg shows it: 850ms, 12s, 3m05s. */
-function shortDuration(ms: number): string {
+export function shortDuration(ms: number): string {
   if (ms < 1000) return `${ms}ms`;
   const s = Math.round(ms / 1000);
   return s < 60 ? `${s}s` : `${Math.floor(s / 60)}m${String(s % 60).padStart(2, '0')}s`;
@@ -240,4 +298,37 @@ export function renderBackgroundList(views: BackgroundView[], now = Date.now()):
       return `  ${v.id.padEnd(5)} ${describeState(v).padEnd(20)} ${took.padStart(6)}${unread}  ${v.cmd.split('\n')[0].slice(0, 80)}\n`;
     })
     .join('');
+}
+
+/** A command as a note quotes it: its first line, at most 80 characters. */
+function quotedCmd(cmd: string): string {
+  const first = cmd.split('\n')[0];
+  return `\`${first.length > 80 ? `${first.slice(0, 79)}…` : first}${cmd.includes('\n') ? ' …' : ''}\``;
+}
+
+/**
+ * What the model is told, once, of a background command that ended without its asking: how it ended, how
+ * long it ran, and how much of its output it has not read, with the call that reads it.
+ */
+export function endNotice(ended: EndedCommand): string {
+  const v = ended.view;
+  const took = shortDuration((v.endedAt ?? v.startedAt) - v.startedAt);
+  const sig = v.signal ? ` (${v.signal})` : v.exitCode !== null ? ` (exit code ${v.exitCode})` : '';
+  const how =
+    v.by === 'person'
+      ? `was stopped by the user after ${took}${sig}`
+      : v.by
+        ? `ended after ${took}, stopped as you asked${sig}`
+        : v.exitCode !== null
+          ? `exited with code ${v.exitCode} after ${took}`
+          : v.signal
+            ? `was ended by ${v.signal} after ${took}`
+            : `ended without an exit code after ${took}`;
+  const notes = v.notes.length ? ` ${v.notes.join(' ')}` : '';
+  const lines = ended.unreadLines === 1 ? '1 line' : `${ended.unreadLines} lines`;
+  const dropped = ended.dropped ? ` (and ${ended.dropped} earlier characters devx dropped: it keeps the newest output)` : '';
+  const unread = ended.unreadLines
+    ? ` It printed ${lines} you have not read${dropped}; read them with: TOOL_CALL: command_output | id=${v.id}`
+    : ` It printed nothing you have not read.`;
+  return `Background command ${v.id} (${quotedCmd(v.cmd)}) ${how}.${notes}${unread}`;
 }

@@ -50,6 +50,20 @@ export class OutputTail {
     return this.kept.slice(Math.max(this.readTo, this.keptFrom) - this.keptFrom);
   }
 
+  /** Lines of what arrived since the last read that are still kept (a last line without its newline counts). */
+  unreadLines(): number {
+    const text = this.peek();
+    if (!text) return 0;
+    let n = 0;
+    for (let i = text.indexOf('\n'); i >= 0; i = text.indexOf('\n', i + 1)) n++;
+    return text.endsWith('\n') ? n : n + 1;
+  }
+
+  /** Everything still kept, read or not, without marking it read (what a person looks at). */
+  text(): string {
+    return this.kept;
+  }
+
   private trimTo(n: number): void {
     const cut = this.kept.length - n;
     this.kept = this.kept.slice(cut);

@@ -19,7 +19,10 @@ export const stopCommandTool = defineTool({
     if (!bg) throw new ToolError('background commands are not available in this run');
     const before = bg.list().find((v) => v.id === args.id);
     if (!before) throw new ToolError(`no background command "${args.id}"; ${knownIds(bg)}`);
-    if (before.state !== 'running') return { content: `${args.id} had already ended: ${describeState(before)}`, meta: { id: args.id } };
+    if (before.state !== 'running') {
+      bg.acknowledge(args.id);
+      return { content: `${args.id} had already ended: ${describeState(before)}`, meta: { id: args.id } };
+    }
     const v = (await bg.stop(args.id, 'model'))!;
     const unread = v.unread ? ` It printed ${v.unread} characters you have not read (command_output | id=${v.id} shows them).` : '';
     return { content: `${v.id} ${describeState(v)}: its process group was stopped.${unread}`, meta: { id: v.id } };

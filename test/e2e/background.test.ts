@@ -8,7 +8,7 @@ import type { FakeGeminiApi, RecordedRequest } from '../helpers/fakeGeminiApi.js
 import { useFakeApi } from '../helpers/useFakeApi.js';
 import { fakeEnv, makeProject, runDevx } from '../helpers/env.js';
 import { processesUnder, until } from '../helpers/processes.js';
-import { startInPty, type PtySession } from '../helpers/pty.js';
+import { exitOf, startInPty, usePtySessions, type PtySession } from '../helpers/pty.js';
 import { probeBwrap } from '../../src/sandbox/bwrap.js';
 
 let fake: FakeGeminiApi;
@@ -220,6 +220,9 @@ describe('the REPL', () => {
     await s.waitFor(/The server is up\./);
     s.type('/bg\r');
     await s.waitFor(/bg1\s+running\s+\S+\s+node server\.js/);
+    // In a terminal /bg is a view (its keys are tested below): Esc closes it.
+    s.type('\x1b');
+    await s.waitFor(/devx \[1 bg\]> $/);
     s.type('/stats\r');
     await s.waitFor(/This session \(1 turn\): 3 model calls in [\d.]+ s\n\s*tokens: 3,300 input \(0 of them cached\), 90 output\nLast turn: 3 model calls/);
     s.type('/context\r');
@@ -231,8 +234,247 @@ describe('the REPL', () => {
     await s.waitFor(/bg1 stopped \(SIGTERM\)/);
     expect(nodeRunning(project, 'server.js')).toEqual([]);
     s.type('/bg\r');
-    await s.waitFor(/bg1\s+stopped \(SIGTERM\)/);
+    await s.waitFor(/bg1\s+stopped \(SIGTERM\)\s+\S+\s+node server\.js/);
+    s.type('\x1b');
+    await s.waitFor(/devx> $/);
     s.type('/exit\r');
     await until(() => processesUnder(project).length === 0);
   }, 90_000);
 });
+
+/** The process group `pid` leads or belongs to (from /proc/<pid>/stat). */
+function groupOf(pid: number): number {
+  const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+  return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[2]);
+}
+
+/** Live (non-zombie) members of process group `pgid`. */
+function membersOf(pgid: number): number[] {
+  return fs
+    .readdirSync('/proc')
+    .filter((e) => /^\d+$/.test(e))
+    .filter((e) => {
+      try {
+        const stat = fs.readFileSync(`/proc/${e}/stat`, 'utf8');
+        const [state, , pgrp] = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+        return state !== 'Z' && Number(pgrp) === pgid;
+      } catch {
+        return false;
+      }
+    })
+    .map(Number);
+}
+
+/** Waits until what the screen shows after `mark` (a length of it) matches `re`. */
+async function shownAfter(s: PtySession, mark: number, re: RegExp, ms = 30_000): Promise<string> {
+  const end = Date.now() + ms;
+  for (;;) {
+    const seen = s.screen().slice(mark);
+    if (re.test(seen)) return seen;
+    if (Date.now() > end || s.child.exitCode !== null) throw new Error(`not seen: ${re}\n--- screen since the mark ---\n${seen.slice(-3000)}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+// A background command that starts a child of its own (the same process group) and prints a line with a
+// terminal control (a window title) in it: its output is a program's text, drawn and never obeyed.
+const IDLE = `const { spawn } = require('node:child_process');
+spawn(process.execPath, ['-e', 'setInterval(() => {}, 1000)'], { stdio: 'ignore' });
+console.log('ready ' + process.argv[2] + ' \\x1b]0;pwned\\x07 end');
+setInterval(() => {}, 1000);
+`;
+// Ends with exit code 3 once the file "go" exists: when the test (or another command) says so, not after a guessed time.
+const BUILD = `const fs = require('node:fs');
+const t = setInterval(() => {
+  if (!fs.existsSync('go')) return;
+  clearInterval(t);
+  console.log('built');
+  process.exitCode = 3;
+}, 20);
+`;
+// Lets the build end, then waits until devx has seen it end (its exit is in the audit log).
+const WAITER = `const fs = require('node:fs');
+fs.writeFileSync('go', '');
+const t = setInterval(() => {
+  let log = '';
+  try { log = fs.readFileSync('.devx/audit.jsonl', 'utf8'); } catch {}
+  if (/"event":"background_exit"/.test(log)) { clearInterval(t); console.log('the build ended'); }
+}, 20);
+`;
+
+const NOTICE =
+  /Background command bg1 \(`node build\.js`\) exited with code 3 after \d+(?:ms|s)\. It printed 1 line you have not read; read them with: TOOL_CALL: command_output \| id=bg1/g;
+
+describe('a person stops a background command with a key', () => {
+  const startPty = usePtySessions();
+
+  it('/bg and Ctrl-T open the view: ↑/↓ select, k stops the whole process group (audited as the person), Enter shows the output, Esc closes', async () => {
+    allowNode();
+    const project = makeProject({ 'idle.js': IDLE });
+    fake.push(
+      { text: 'TOOL_CALL: run_command | cmd=node idle.js one | background=true\nTOOL_CALL: run_command | cmd=node idle.js two | background=true' },
+      { text: 'Both run.' },
+      (req) => {
+        expect(req.promptText).toMatch(/## User\nhello\n/);
+        return { text: 'Hello.' };
+      },
+    );
+    const s = startPty([], project, fakeEnv(fake, home));
+    await s.waitFor(/Type a task/);
+    s.type('start both\r');
+    await s.waitFor(/Both run\.[\s\S]*devx \[2 bg\]> /);
+    const pids = await Promise.all(
+      ['one', 'two'].map(async (arg) => {
+        let found: number[] = [];
+        await until(() => (found = processesUnder(project).filter((p) => cmdline(p) === `node\0idle.js\0${arg}\0`)).length === 1);
+        return found[0];
+      }),
+    );
+    const [g1, g2] = pids.map(groupOf);
+    // Each group holds the command and the child it started.
+    await until(() => membersOf(g1).length === 2 && membersOf(g2).length === 2);
+
+    let mark = s.screen().length;
+    s.type('/bg\r');
+    await shownAfter(
+      s,
+      mark,
+      /Background commands \(2 running\)[^\n]*k stop[^\n]*\n▸ bg1 +running +\d+s +node idle\.js one\n +│ ready one ␛\]0;pwned␇ end\n {2}bg2 +running/,
+    );
+    mark = s.screen().length;
+    s.type('\x1b[B'); // ↓
+    await shownAfter(s, mark, /\n {2}bg1 [^\n]*\n[^\n]*\n▸ bg2 +running/);
+    mark = s.screen().length;
+    s.type('k');
+    await shownAfter(s, mark, /▸ bg2 +stopped \(SIGTERM\)[\s\S]*\nbg2 stopped \(SIGTERM\)/);
+    // The whole group is gone (the child too); the other command runs on.
+    await until(() => membersOf(g2).length === 0);
+    expect(membersOf(g1)).toHaveLength(2);
+    mark = s.screen().length;
+    s.type('\r');
+    await shownAfter(s, mark, /bg2 · stopped \(SIGTERM\) · \d+s · node idle\.js two\nk stop · Esc back\n│ ready two ␛\]0;pwned␇ end\n/);
+    mark = s.screen().length;
+    s.type('\x1b');
+    await shownAfter(s, mark, /Background commands \(1 running\)/);
+    mark = s.screen().length;
+    s.type('\x1b');
+    // Closed: what was done stays, and the prompt is back, counting the one that still runs.
+    await shownAfter(s, mark, /bg2 stopped \(SIGTERM\)\n(?:[^\n]*\n)*?devx \[1 bg\]> $/);
+
+    // Ctrl-T at the prompt opens the same view, and what was typed is kept.
+    s.type('hel');
+    await s.waitFor(/devx \[1 bg\]> hel$/);
+    mark = s.screen().length;
+    s.type('\x14');
+    await shownAfter(s, mark, /Background commands \(1 running\)[^\n]*\n▸ bg1 +running/);
+    mark = s.screen().length;
+    s.type('k');
+    await shownAfter(s, mark, /▸ bg1 +stopped \(SIGTERM\)/);
+    await until(() => membersOf(g1).length === 0);
+    mark = s.screen().length;
+    s.type('q');
+    await shownAfter(s, mark, /bg1 stopped \(SIGTERM\)\ndevx> hel$/);
+    s.type('lo\r');
+    await s.waitFor(/Hello\./);
+
+    // A command's control characters reached the screen as text only.
+    expect(s.raw()).not.toContain('\x1b]0;pwned');
+    const stops = auditEntries(project).filter((e) => e.event === 'background_stop' || e.event === 'background_exit');
+    expect(stops.map((e) => [e.event, e.id, e.by])).toEqual([
+      ['background_stop', 'bg2', 'person'],
+      ['background_exit', 'bg2', 'person'],
+      ['background_stop', 'bg1', 'person'],
+      ['background_exit', 'bg1', 'person'],
+    ]);
+    s.type('/exit\r');
+    expect(await exitOf(s)).toBe(0);
+    expect(processesUnder(project)).toEqual([]);
+  }, 120_000);
+
+  it('without a terminal /bg prints the list, as before', async () => {
+    const project = makeProject({});
+    const r = await runDevx([], { cwd: project, env: fakeEnv(fake, home), input: '/bg\n' });
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toContain('No background commands in this session.');
+  }, 60_000);
+});
+
+describe('the model is told when a background command ends', () => {
+  const startPty = usePtySessions();
+
+  it('during a turn: the next request carries a note with the exit code and the call that reads the output, once', async () => {
+    allowNode();
+    const project = makeProject({ 'build.js': BUILD, 'waiter.js': WAITER });
+    fake.push(
+      { text: 'TOOL_CALL: run_command | cmd=node build.js | background=true' },
+      (req) => {
+        expect(lastResult(req)).toMatch(/started in the background as bg1/);
+        expect(req.promptText).not.toMatch(/Background command bg1/);
+        return { text: 'TOOL_CALL: run_command | cmd=node waiter.js' };
+      },
+      (req) => {
+        // After the round's results, before the model's next move: a note from devx.
+        expect(req.promptText).toMatch(/TOOL_RESULT: run_command \| status=ok[\s\S]*the build ended[\s\S]*## Note from devx\nBackground command bg1 /);
+        expect(req.promptText.match(NOTICE)).toHaveLength(1);
+        return { text: 'TOOL_CALL: list_directory | path=.' };
+      },
+      (req) => {
+        // Said once: the note is in the conversation, not added again.
+        expect(req.promptText.match(NOTICE)).toHaveLength(1);
+        return { text: 'TOOL_CALL: command_output | id=bg1' };
+      },
+      (req) => {
+        expect(lastResult(req)).toMatch(/bg1 exited \(exit 3\)[\s\S]*built/);
+        expect(req.promptText.match(NOTICE)).toHaveLength(1);
+        return { text: 'The build failed with exit code 3.' };
+      },
+    );
+    const r = await runDevx(['run', 'build it and wait'], { cwd: project, env: fakeEnv(fake, home) });
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toContain('The build failed with exit code 3.');
+    expect(fake.modelCalls).toHaveLength(5);
+  }, 90_000);
+
+  it('between turns: the person sees it at the prompt, and the next message carries the note, once', async () => {
+    allowNode();
+    const project = makeProject({ 'build.js': BUILD });
+    fake.push(
+      { text: 'TOOL_CALL: run_command | cmd=node build.js | background=true' },
+      { text: 'The build runs.' },
+      (req) => {
+        expect(req.promptText).toMatch(/## User\nhow did it go\?\n\n## Note from devx\nBackground command bg1 /);
+        expect(req.promptText.match(NOTICE)).toHaveLength(1);
+        return { text: 'It failed with exit code 3.' };
+      },
+      (req) => {
+        expect(req.promptText).toMatch(/## User\nanything else\?/);
+        expect(req.promptText.match(NOTICE)).toHaveLength(1);
+        return { text: 'No.' };
+      },
+    );
+    const s = startPty([], project, fakeEnv(fake, home));
+    await s.waitFor(/Type a task/);
+    s.type('start the build\r');
+    await s.waitFor(/The build runs\.\n(?:[^\n]*\n)*?devx \[1 bg\]> $/);
+    const mark = s.screen().length;
+    fs.writeFileSync(path.join(project, 'go'), '');
+    // It ended while the person was at the prompt: a line says so, and the prompt no longer counts it.
+    await shownAfter(s, mark, /◦ bg1 exited \(exit 3\) after \d+(?:ms|s): node build\.js\ndevx> $/);
+    expect(fake.modelCalls).toHaveLength(2);
+    s.type('how did it go?\r');
+    await s.waitFor(/It failed with exit code 3\./);
+    s.type('anything else?\r');
+    await s.waitFor(/\nNo\.\n/);
+    s.type('/exit\r');
+    expect(await exitOf(s)).toBe(0);
+    expect(fake.modelCalls).toHaveLength(4);
+  }, 90_000);
+});
+
+function cmdline(pid: number): string {
+  try {
+    return fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8');
+  } catch {
+    return '';
+  }
+}

@@ -12,7 +12,7 @@ export const LAYERS: string[][] = [
   ['cli', 'acp'],
   ['workflow', 'queue', 'clarify'],
   ['runtime'],
-  ['commands', 'personas', 'session', 'audit', 'core', 'mcp', 'tools', 'knowledge', 'config', 'policy'],
+  ['commands', 'personas', 'session', 'audit', 'core', 'mcp', 'tools', 'knowledge', 'config', 'extensions', 'policy'],
   ['providers', 'protocol', 'sandbox', 'util'],
 ];
 

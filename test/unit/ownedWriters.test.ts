@@ -251,6 +251,10 @@ const ALLOWED: Record<string, string> = {
   'src/session/undoState.ts':
     'undo: writeDurable is assertOwnedPath then an O_EXCL|O_NOFOLLOW temp file renamed over; putBack recreates a link the project had, after assertOwnedPath',
   'src/knowledge/journal.ts': 'appends after assertOwnedPath, opened O_NOFOLLOW without O_CREAT (resetJournal makes it)',
+  'src/extensions/copyTree.ts':
+    "copies a checked bundle into a new folder in devx's home (mkdirSync fails if it exists), each file O_EXCL|O_NOFOLLOW; links recreated as checked (inside the copy)",
+  'src/extensions/install.ts': "renames the finished copy into devx's home, ~/.devx/extensions/<name> (rename does not follow a link)",
+  'src/extensions/marketplaces.ts': "renames a cloned marketplace into devx's home, ~/.devx/marketplaces/<name> (rename does not follow a link)",
 };
 const RAW =
   /\b(?:writeFileSync|appendFileSync|mkdirSync|createWriteStream|copyFileSync|cpSync|symlinkSync|linkSync|truncateSync|renameSync)\(|\bfs\.promises\.(?:writeFile|appendFile|mkdir)\(|\bopenSync\([^)]*(?:'w|'a|O_WRONLY|O_RDWR|O_CREAT)/;

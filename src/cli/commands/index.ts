@@ -23,6 +23,7 @@ export const COMMAND_TABLE: CommandEntry[] = [
   { name: 'queue', load: async () => (await import('./queue.js')).queueCommand },
   { name: 'workflow', load: async () => (await import('./workflow.js')).workflowCommand },
   { name: 'mcp', load: async () => (await import('./mcp.js')).mcpCommand },
+  { name: 'extensions', aliases: ['extension', 'plugin'], load: async () => (await import('./extensions.js')).extensionsCommand },
   { name: 'help', load: async () => (await import('./help.js')).helpCommand },
   { name: 'completion', aliases: ['completions'], load: async () => (await import('./completion.js')).completionCommand },
 ];

@@ -16,6 +16,8 @@ import { packageVersion } from '../../util/packageRoot.js';
 import { createReplInput } from '../replInput.js';
 import { colorDiff, textOnly, useColor } from '../visible.js';
 import { pickAgent, type PickItem } from '../agentPicker.js';
+import { openBackgroundView } from '../backgroundView.js';
+import { renderBackgroundList, shortDuration, type BackgroundEvent } from '../../tools/backgroundCommands.js';
 import { killAllGroups } from '../../util/processGroups.js';
 import { escapeControls } from '../../util/terminalText.js';
 import { whenAborted } from '../../util/whenAborted.js';
@@ -130,7 +132,9 @@ async function runRepl(flags: { resume?: string; agent?: string } & Parameters<t
   let slashNames: string[] = [];
   const completer = (line: string): [string[], string] =>
     line.startsWith('/') && !/\s/.test(line) ? [slashNames.filter((n) => n.startsWith(line)), line] : [[], line];
-  const rl = readline.createInterface({ input: process.stdin, output: out, terminal: interactive, prompt: 'devx> ', completer });
+  // A lone Esc (closing the background view) is known 100 ms after it arrives rather than Node's 500: an
+  // escape sequence (an arrow key) comes in one read from a terminal.
+  const rl = readline.createInterface({ input: process.stdin, output: out, terminal: interactive, prompt: 'devx> ', completer, escapeCodeTimeout: 100 });
   const input = createReplInput(rl, { interactive, out, env: process.env });
   const { nextLine } = input;
   let answering = false;
@@ -204,6 +208,43 @@ async function runRepl(flags: { resume?: string; agent?: string } & Parameters<t
         modeChanged: showMode,
       });
       let running: AbortController | null = null;
+      // Waiting at the prompt for a message (nothing else draws then), and whether the background view is open.
+      let atPrompt = false;
+      let viewOpen = false;
+      const bg = run.agent.background;
+      const viewBackground = async () => {
+        viewOpen = true;
+        try {
+          await openBackgroundView(bg, { input: process.stdin, out });
+        } finally {
+          viewOpen = false;
+        }
+      };
+      // The prompt counts the background commands that run; one that ends by itself is said where the person looks.
+      run.subscribe((e) => {
+        if (e.type !== 'background') return;
+        showMode();
+        if (e.phase !== 'exit' || e.by || !interactive) return;
+        const line = `◦ ${backgroundEnded(e)}\n`;
+        if (atPrompt && !viewOpen) {
+          out.write(`\r\x1b[K${escapeControls(line)}`);
+          rl.prompt(true);
+        } else if (running && !answering && !viewOpen) render.note(line);
+      });
+      // Ctrl-T at the prompt opens the view, keeping what was typed; during a turn it lists them above the spinner.
+      input.onCtrlT(() => {
+        if (viewOpen || answering) return;
+        if (!atPrompt) {
+          if (running) render.note(renderBackgroundList(bg.list()));
+          return;
+        }
+        void (async () => {
+          out.write('\n');
+          if (bg.list().length) await viewBackground();
+          else out.write('No background commands in this session.\n');
+          if (atPrompt) rl.prompt(true);
+        })();
+      });
       let armedExit = false;
       let lastFailed = false;
       let leaving = false;
@@ -236,6 +277,7 @@ async function runRepl(flags: { resume?: string; agent?: string } & Parameters<t
         out: textOnly(out),
         shellCommands,
         pick: interactive ? (items: PickItem[]) => pickAgent(items, { input: process.stdin, out, env: process.env }) : undefined,
+        viewBackground: interactive ? viewBackground : undefined,
         // The create and init wizards ask through this input (a second reader of stdin would fight it).
         ask: interactive ? (q: string) => (out.write(q), (answering = true), input.nextAnswer().finally(() => (answering = false))) : undefined,
         edit: (initial) => input.edit(initial),
@@ -247,7 +289,8 @@ async function runRepl(flags: { resume?: string; agent?: string } & Parameters<t
       try {
         for (;;) {
           if (interactive) rl.prompt();
-          const message = await input.nextMessage();
+          atPrompt = true;
+          const message = await input.nextMessage().finally(() => (atPrompt = false));
           if (message === null) {
             // Ctrl-D (or Ctrl-C twice) leaves the cursor after "devx> ": what follows, and the shell's prompt, start on a line of their own.
             if (interactive) out.write('\n');
@@ -301,6 +344,7 @@ async function runRepl(flags: { resume?: string; agent?: string } & Parameters<t
         rl.off('SIGINT', onInterrupt);
         input.onCtrlO(null);
         input.onShiftTab(null);
+        input.onCtrlT(null);
         render.stop();
       }
       return await finishSession(started, { info, rl, failed: lastFailed, leaving });
@@ -309,4 +353,11 @@ async function runRepl(flags: { resume?: string; agent?: string } & Parameters<t
     input.close();
     rl.close();
   }
+}
+
+/** A background command that ended by itself, in a line: `bg1 exited (exit 3) after 2s: npm run build`. */
+function backgroundEnded(e: BackgroundEvent): string {
+  const how = e.exitCode !== null && e.exitCode !== undefined ? `exit ${e.exitCode}` : (e.signal ?? 'no exit code');
+  const cmd = e.cmd.split('\n')[0];
+  return `${e.id} exited (${how}) after ${shortDuration(e.durationMs ?? 0)}: ${cmd.length > 80 ? `${cmd.slice(0, 79)}…` : cmd}`;
 }
