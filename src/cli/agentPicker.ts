@@ -1,11 +1,11 @@
 // The agent picker (`devx agent pick`, `/agent` without arguments): agents of both scopes, a fuzzy
 // filter as you type, arrow keys to move, the description and tools of the selected agent, Enter to
 // choose, Esc to cancel. fzf is used when it is installed (DEVX_PICKER=builtin keeps devx's own).
-import readline from 'node:readline';
 import { runProcessSync } from '../util/runSync.js';
 import type { AgentDef, LoadedAgents } from '../personas/loadAgents.js';
 import { findExecutable } from '../util/findExecutable.js';
 import { escapeControls } from '../util/terminalText.js';
+import { takeKeys } from './takeKeys.js';
 
 export interface PickItem {
   name: string;
@@ -121,13 +121,7 @@ export async function pickAgent(items: PickItem[], io: { input: NodeJS.ReadStrea
     }
   }
   const { input, out } = io;
-  const saved = input.listeners('keypress') as ((...a: unknown[]) => void)[];
-  input.removeAllListeners('keypress');
-  readline.emitKeypressEvents(input);
-  const wasRaw = input.isRaw;
-  input.setRawMode(true);
-  const wasPaused = input.isPaused();
-  input.resume();
+  const giveBack = takeKeys(input);
   let query = '';
   let sel = 0;
   let drawn = 0;
@@ -185,8 +179,6 @@ export async function pickAgent(items: PickItem[], io: { input: NodeJS.ReadStrea
       input.on('data', onData);
     });
   } finally {
-    input.setRawMode(wasRaw);
-    if (wasPaused) input.pause();
-    for (const l of saved) input.on('keypress', l);
+    giveBack();
   }
 }

@@ -4,9 +4,9 @@
 // `/bg stop` and stop_command do, audited the same way), Enter to show its output so far, Esc or q to close.
 // It draws under the cursor and redraws in place, as the agent picker does. A command and its output are a
 // model's or a program's text: every line is drawn with its controls shown (escapeControls), never obeyed.
-import readline from 'node:readline';
 import { describeState, shortDuration, type BackgroundCommands, type BackgroundView } from '../tools/backgroundCommands.js';
 import { escapeControls } from '../util/terminalText.js';
+import { takeKeys } from './takeKeys.js';
 
 /** One background command as the view draws it: its state, and what it printed that devx keeps. */
 export interface ViewRow {
@@ -128,13 +128,7 @@ const REDRAW_MS = 500;
  */
 export async function openBackgroundView(bg: BackgroundCommands, io: { input: NodeJS.ReadStream; out: NodeJS.WriteStream }): Promise<void> {
   const { input, out } = io;
-  const saved = input.listeners('keypress') as ((...a: unknown[]) => void)[];
-  input.removeAllListeners('keypress');
-  readline.emitKeypressEvents(input);
-  const wasRaw = input.isRaw;
-  input.setRawMode(true);
-  const wasPaused = input.isPaused();
-  input.resume();
+  const giveBack = takeKeys(input);
   const screen: ViewScreen & { stopping: Set<string> } = { rows: [], selected: 0, showing: 'list', stopping: new Set(), status: '' };
   const done: string[] = [];
   const pending = new Set<Promise<void>>();
@@ -209,8 +203,6 @@ export async function openBackgroundView(bg: BackgroundCommands, io: { input: No
     clearInterval(timer);
     out.write(`${drawn ? `\x1b[${drawn}A` : ''}\r\x1b[J`);
     for (const line of done) out.write(`${escapeControls(line)}\n`);
-    input.setRawMode(wasRaw);
-    if (wasPaused) input.pause();
-    for (const l of saved) input.on('keypress', l);
+    giveBack();
   }
 }

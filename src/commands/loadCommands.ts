@@ -6,11 +6,11 @@
 // of installed extensions (extensions/): a Claude Code plugin's as /<plugin>:<command>, a Gemini CLI
 // extension's under their own name, or /<extension>:<command> when the name is taken, as Gemini CLI does.
 // A broken file is reported with its file and line and skipped; the rest load.
-import fs from 'node:fs';
 import path from 'node:path';
 import { parse as parseToml } from 'smol-toml';
 import { splitFrontMatter } from '../personas/loadAgents.js';
 import { readDefinitionSync } from '../util/readRegularFileSync.js';
+import { filesUnder } from '../util/filesUnder.js';
 import { loadExtensions } from '../extensions/loadExtensions.js';
 
 export interface CustomCommand {
@@ -45,22 +45,6 @@ export interface LoadedCommands {
   untrusted: string[];
   /** An extension's command that runs under another name, or not at all, because its name is taken. */
   notes?: CommandIssue[];
-}
-
-function walk(dir: string, exts: string[]): string[] {
-  let entries: fs.Dirent[];
-  try {
-    entries = fs.readdirSync(dir, { withFileTypes: true });
-  } catch {
-    return [];
-  }
-  return entries
-    .flatMap((e) => {
-      const p = path.join(dir, e.name);
-      if (e.isDirectory()) return walk(p, exts);
-      return e.isFile() && exts.some((x) => e.name.endsWith(x)) ? [p] : [];
-    })
-    .sort();
 }
 
 const NAME_PART = /^[A-Za-z0-9][A-Za-z0-9_.-]*$/;
@@ -134,7 +118,7 @@ export function loadCustomCommands(opts: { root: string; home: string; devxHome:
   for (const scope of ['user', 'project'] as const) {
     const list = scope === 'user' ? sources(opts.home, opts.devxHome) : sources(opts.root, path.join(opts.root, '.devx'));
     for (const { dir, exts } of list) {
-      for (const file of walk(dir, exts)) {
+      for (const file of filesUnder(dir, exts)) {
         if (scope === 'project' && !opts.trusted) {
           untrusted.push(path.relative(opts.root, file));
           continue;

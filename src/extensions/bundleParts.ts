@@ -5,6 +5,7 @@ import path from 'node:path';
 import type * as z from 'zod';
 import { READ_LIMITS, readOwnFileSync } from '../util/readRegularFileSync.js';
 import { ManifestError, type BundleCommand } from './types.js';
+import { filesUnder } from '../util/filesUnder.js';
 
 /** A JSON file of the bundle, or undefined when it is not there; a file that does not parse is a ManifestError naming it. */
 export function readBundleJson(file: string): unknown {
@@ -40,23 +41,6 @@ export function insideBundle(dir: string, rel: string): string | null {
   } catch {
     return abs; // not there: the caller finds it missing
   }
-}
-
-/** Regular files under `dir` ending in one of `exts`, sorted; none when the folder is missing. */
-export function filesUnder(dir: string, exts: string[]): string[] {
-  let entries: fs.Dirent[];
-  try {
-    entries = fs.readdirSync(dir, { withFileTypes: true });
-  } catch {
-    return [];
-  }
-  return entries
-    .flatMap((e) => {
-      const p = path.join(dir, e.name);
-      if (e.isDirectory()) return filesUnder(p, exts);
-      return e.isFile() && exts.some((x) => e.name.endsWith(x)) ? [p] : [];
-    })
-    .sort();
 }
 
 const NAME_PART = /^[A-Za-z0-9][A-Za-z0-9_.-]*$/;

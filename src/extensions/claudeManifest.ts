@@ -6,7 +6,8 @@
 // `plugin_<plugin>_<server>` (tools `mcp__plugin_<plugin>_<server>__<tool>`).
 import path from 'node:path';
 import * as z from 'zod';
-import { commandsIn, filesUnder, insideBundle, pathList, readBundleJson, schemaError, skillFoldersIn } from './bundleParts.js';
+import { filesUnder } from '../util/filesUnder.js';
+import { commandsIn, insideBundle, pathList, readBundleJson, schemaError, skillFoldersIn } from './bundleParts.js';
 import { claudeVariables, fillVariables } from './variables.js';
 import { EXTENSION_NAME, ManifestError, type Bundle, type BundleCommand } from './types.js';
 

@@ -5,7 +5,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import * as z from 'zod';
-import { commandsIn, filesUnder, insideBundle, readBundleJson, schemaError, skillFoldersIn } from './bundleParts.js';
+import { filesUnder } from '../util/filesUnder.js';
+import { commandsIn, insideBundle, readBundleJson, schemaError, skillFoldersIn } from './bundleParts.js';
 import { fillVariables, geminiVariables } from './variables.js';
 import { EXTENSION_NAME, ManifestError, type Bundle } from './types.js';
 

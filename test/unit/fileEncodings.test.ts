@@ -5,12 +5,10 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { builtinTools } from '../../src/tools/registry.js';
 import { runToolCall, type ToolCallDeps } from '../../src/tools/runToolCall.js';
-import { resolveInside } from '../../src/sandbox/resolvePath.js';
-import { runProcess } from '../../src/util/processRunner.js';
 import { UndoJournal, undoTurns } from '../../src/session/undoStore.js';
 import { makePolicy } from '../helpers/policy.js';
+import { toolDeps } from '../helpers/toolDeps.js';
 import { tempDir } from '../helpers/env.js';
 import type { PolicyEngine } from '../../src/policy/decide.js';
 
@@ -25,23 +23,7 @@ beforeEach(async () => {
   journal = new UndoJournal(root, { owner: OWNER });
 });
 
-function deps(): ToolCallDeps {
-  return {
-    tools: new Map(builtinTools().map((t) => [t.name, t])),
-    ctx: {
-      root,
-      signal: new AbortController().signal,
-      runner: runProcess,
-      resolve: (p) => resolveInside(root, p),
-      rgPath: null,
-      commandTimeoutMs: 10_000,
-      changes: journal,
-    },
-    decide: (tool, args) => policy.judge(tool, args),
-    approve: async () => 'yes',
-    maxOutputChars: 50_000,
-  };
-}
+const deps = (): ToolCallDeps => toolDeps(root, policy, { ctx: { changes: journal } });
 
 const file = () => path.join(root, 'f.txt');
 const bytes = (...parts: (string | number[] | Buffer)[]) =>
