@@ -12,6 +12,7 @@ import { describe, expect, it } from 'vitest';
 import type { FakeGeminiApi } from '../helpers/fakeGeminiApi.js';
 import { useFakeApi } from '../helpers/useFakeApi.js';
 import { REPO_ROOT, fakeEnv, makeProject, runDevx, tempDir } from '../helpers/env.js';
+import { exitOf, usePtySessions } from '../helpers/pty.js';
 
 let fake: FakeGeminiApi;
 let home: string;
@@ -107,6 +108,7 @@ function userSettings(settings: unknown): void {
   fs.writeFileSync(path.join(home, '.devx', 'settings.json'), JSON.stringify(settings));
 }
 
+const inPty = usePtySessions();
 const extensions = (args: string[], cwd: string) => runDevx(['extensions', ...args], { cwd, env: fakeEnv(fake, home) });
 
 describe('extensions and plugins', () => {
@@ -280,5 +282,24 @@ describe('extensions and plugins', () => {
       expect(r.code, r.stderr).toBe(0);
     }
     expect(snapshot(home)).toEqual(before);
+  }, 60_000);
+
+  it('at a terminal, the person is asked after seeing what it runs: n installs nothing (exit 1), y installs it', async () => {
+    const project = makeProject({});
+    const before = snapshot(home);
+    const weather = weatherExtension();
+    const no = inPty(['extensions', 'install', weather], project, fakeEnv(fake, home));
+    await no.waitFor(/Install weather\? \[y\/N\]/);
+    // The question comes after the server's whole command line, as it will run from the installed copy.
+    expect(no.screen()).toMatch(/everything: \S+ \S+\/\.devx\/extensions\/weather\/server\.mjs stdio[\s\S]*Install weather\?/);
+    no.type('n\r');
+    expect(await exitOf(no)).toBe(1);
+    expect(snapshot(home)).toEqual(before);
+    const yes = inPty(['extensions', 'install', weather], project, fakeEnv(fake, home));
+    await yes.waitFor(/Install weather\? \[y\/N\]/);
+    yes.type('y\r');
+    expect(await exitOf(yes)).toBe(0);
+    expect(fs.existsSync(path.join(home, '.devx', 'extensions', 'weather', 'gemini-extension.json'))).toBe(true);
+    expect((await extensions(['list'], project)).stdout).toMatch(/^weather 1\.2\.0 +Gemini CLI extension +enabled/m);
   }, 60_000);
 });
