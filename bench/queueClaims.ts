@@ -11,6 +11,7 @@ import { performance } from 'node:perf_hooks';
 import { makeHome, makeProject } from '../test/helpers/env.js';
 import { PgCluster, whyNoPostgres } from '../test/helpers/postgres.js';
 import type { QueueBackend } from '../src/queue/queueBackend.js';
+import { migratedDatabase } from './queuePg.js';
 
 const CLAIMERS = (process.env.BENCH_CLAIMERS ?? '1,4,16,64').split(',').map(Number);
 
@@ -33,12 +34,7 @@ async function openBackend(root: string, url: string): Promise<QueueBackend> {
 async function fillQueue(root: string, pg: PgCluster | null, tasks: number, n: number): Promise<string> {
   let url = 'file';
   if (pg) {
-    url = await pg.createDatabase(`claims${process.pid}_${n}`);
-    const { openPool } = await import('../src/queue/postgres/pgConnect.js');
-    const { migrate } = await import('../src/queue/postgres/pgMigrations.js');
-    const pool = await openPool(url, 1);
-    await migrate(pool, 'bench');
-    await pool.end();
+    url = await migratedDatabase(pg, `claims${process.pid}_${n}`);
   }
   const q = await openBackend(root, url);
   for (let i = 0; i < tasks; i++) await q.start({ agent: 'worker', prompt: `job ${i}` });

@@ -40,6 +40,16 @@ async function openBackend(root: string, url: string): Promise<QueueBackend> {
   return openQueue(root, url);
 }
 
+/** A new database in `pg` with the queue's schema, migrated as its owner; its URL. */
+export async function migratedDatabase(pg: PgCluster, name: string): Promise<string> {
+  const url = await pg.createDatabase(name);
+  const { openPool } = await import('../src/queue/postgres/pgConnect.js');
+  const { migrate } = await import('../src/queue/postgres/pgMigrations.js');
+  const pool = await openPool(url, 1);
+  await migrate(pool, 'bench');
+  await pool.end();
+  return url;
+}
 /** One runner process: drains the queue, timing each claim to the model call it leads to. */
 async function worker(job: WorkerJob): Promise<void> {
   const { runTasks } = await import('../src/queue/runTasks.js');
@@ -105,12 +115,7 @@ async function measure(kind: 'file' | 'postgres', runners: number, tasks: number
   const home = process.env.HOME!;
   let url = 'file';
   if (kind === 'postgres') {
-    url = await pg!.createDatabase(`bench${process.pid}_${n}`);
-    const { openPool } = await import('../src/queue/postgres/pgConnect.js');
-    const { migrate } = await import('../src/queue/postgres/pgMigrations.js');
-    const pool = await openPool(url, 1);
-    await migrate(pool, 'bench');
-    await pool.end();
+    url = await migratedDatabase(pg!, `bench${process.pid}_${n}`);
   }
   const q = await openBackend(root, url);
   const { headRevision } = await import('../src/queue/runnerGit.js');
