@@ -174,6 +174,8 @@ describe('the codex provider', () => {
     const plan = fs.readFileSync(path.join(plans, fs.readdirSync(plans)[0]), 'utf8');
     expect(plan).toContain('codex-home');
     expect(plan).not.toContain('sk-openai-test');
+    // What devx stopped as it exited may take a moment to go on a loaded machine; it must go without a next run.
+    await until(() => processesUnder(path.join(home, '.devx')).length === 0, 10_000).catch(() => undefined);
     expect(processesUnder(path.join(home, '.devx'))).toEqual([]);
   });
 
