@@ -90,7 +90,7 @@ function checkWordAt(w: Word, intent: PathIntent, cwd: string, ctx: CommandPolic
 
 /** Records a path judged as a write target: the sandbox makes its folder writable and nothing else. */
 function noteWrite<D extends PolicyDecision & { real?: string }>(d: D, intent: PathIntent, ctx: CommandPolicyContext): D {
-  if (intent === 'write' && d.real && d.decision !== 'deny' && d.rule !== 'path:dev-null') ctx.effects?.writes.add(d.real);
+  if (intent === 'write' && d.real && d.decision !== 'deny' && d.path !== 'null-device') ctx.effects?.writes.add(d.real);
   return d;
 }
 

@@ -18,8 +18,6 @@ import { ALLOW, ASK, DENY, settingsDecision, strictest, type PolicyDecision, typ
 import { matchCommandRules } from './permissions.js';
 
 /** Rules of commands that run the project's code (test runners, builds, package managers). */
-const RUNS_PROJECT_CODE = /^command:(test-runner|package-manager|package-install)/;
-
 /** The claim the sandbox enforces for a judged line. */
 function claimOf(e: Effects): SandboxClaim {
   const writes = [...e.writes];
@@ -196,7 +194,7 @@ function decideRedirect(node: Node, state: WalkState, ctx: CommandPolicyContext)
   const d = checkWord(w, intent, state, ctx);
   // A computed target keeps its own reason first: yolo must not approve it as an ordinary write.
   if (d.decision === 'deny' || intent === 'read' || !w.literal) return strictest(d, inner);
-  if (d.rule === 'path:dev-null') return d;
+  if (d.path === 'null-device') return d;
   return strictest(ASK(`the redirection ${op} writes ${w.text}`, 'command:redirect-write'), d);
 }
 
@@ -329,8 +327,8 @@ function decideSimple(cmd: SimpleCommand, state: WalkState, ctx: CommandPolicyCo
     },
   };
   let d = decideSimpleCommand(cmd, rctx);
-  if (ctx.effects && RUNS_PROJECT_CODE.test(d.rule)) ctx.effects.build = true;
-  if (ctx.effects && d.rule.startsWith('command:git-change')) ctx.effects.git = true;
+  if (ctx.effects && d.effect === 'project-code') ctx.effects.build = true;
+  if (ctx.effects && d.effect === 'git-change') ctx.effects.git = true;
   // bash expands an unquoted glob anywhere, also where the rules expect a pattern or a filter (`jq .*`
   // becomes `jq .env .env.local`): the files it matches become arguments, so each is judged as a read.
   if (!DATA_ONLY.has(cmd.name)) for (const a of cmd.args) if (a.glob && a.literal && !checked.has(a.text)) d = strictest(d, checkWord(a, 'read', state, ctx));

@@ -65,6 +65,8 @@ interface SensitiveRule {
   test(segments: string[]): boolean;
   /** Writes only (reading is fine). */
   writeOnly?: boolean;
+  /** devx's own state: refused so the model cannot learn or edit its policy, not because it is secret. */
+  own?: boolean;
   reason: string;
 }
 
@@ -132,6 +134,7 @@ const SENSITIVE: SensitiveRule[] = [
   {
     id: 'sensitive:devx-settings',
     test: (s) => hasSeq(s, ['.devx']) && /^(settings(\.local)?\.json|audit\.jsonl|trusted-projects\.json)$/.test(base(s)),
+    own: true,
     reason: "devx's own settings and audit log: the model must never edit its policy",
   },
   {
@@ -139,6 +142,7 @@ const SENSITIVE: SensitiveRule[] = [
     // A queued task's run may write its plan file and the queue's workspace; nothing else under .devx/.
     test: (s) => s.includes('.devx') && !hasSeq(s, ['.devx', 'agents', 'plans']) && !hasSeq(s, ['.devx', 'agents', 'workspace']),
     writeOnly: true,
+    own: true,
     reason: "devx's own state directory",
   },
   { id: 'sensitive:system', test: (s) => ['shadow', 'gshadow', 'sudoers'].includes(base(s)) && s[1] === 'etc', reason: 'system credential files' },
@@ -224,11 +228,11 @@ export function decidePath(p: string, intent: PathIntent, ctx: PathPolicyContext
     return DENY(`cannot resolve ${p}: ${(err as Error).message}`, 'path:unresolvable');
   }
   if (real === '/dev/null' || (intent !== 'read' && /^\/dev\/(stdout|stderr)$/.test(real))) {
-    return { ...ALLOW('the null device', 'path:dev-null'), real };
+    return { ...ALLOW('the null device', 'path:dev-null'), real, path: 'null-device' };
   }
   // The given name counts too: a link called .env pointing at notes.txt is still refused.
   const sensitive = matchSensitive([given, real, p], intent);
-  if (sensitive) return { ...DENY(`${p} is protected (${sensitive.reason})`, `path:${sensitive.id}`), real };
+  if (sensitive) return { ...DENY(`${p} is protected (${sensitive.reason})`, `path:${sensitive.id}`), real, path: sensitive.own ? 'devx-own' : 'protected' };
   if (isInside(ctx.devxHome, real) || isInside(path.join(ctx.home, '.gemini'), real)) {
     return { ...DENY(`${p} is inside devx's or gemini's own configuration`, 'path:agent-config'), real };
   }
@@ -240,12 +244,13 @@ export function decidePath(p: string, intent: PathIntent, ctx: PathPolicyContext
     if (ctx.outside === 'ask-read' && intent !== 'write') {
       return { ...ASK(`reads outside the project root (${shown})`, 'path:outside-root-read'), real };
     }
-    return { ...DENY(`path is outside the project root (${shown}); only files under ${ctx.root} can be used`, 'path:outside-root'), real };
+    return { ...DENY(`path is outside the project root (${shown}); only files under ${ctx.root} can be used`, 'path:outside-root'), real, path: 'outside' };
   }
   // A hardlink can make a file outside the root appear inside it: let a person decide.
   try {
     const st = fs.lstatSync(real);
-    if (st.isFile() && st.nlink > 1) return { ...ASK(`${p} has ${st.nlink} hard links; it may be a file from outside the project`, 'path:hardlink'), real };
+    if (st.isFile() && st.nlink > 1)
+      return { ...ASK(`${p} has ${st.nlink} hard links; it may be a file from outside the project`, 'path:hardlink'), real, path: 'hardlink' };
   } catch {
     /* does not exist yet */
   }

@@ -23,7 +23,20 @@ export interface PolicyDecision {
   modelled?: boolean;
   /** For a command: what the policy claims it may do, which the sandbox enforces when no person approved it. */
   claim?: SandboxClaim;
+  /** What the command does beyond reading, from the rule's kind: runs the project's code, or changes the repository. */
+  effect?: RuleEffect;
+  /** For a path: what the path policy found there (set where it is decided, never read from the rule's id). */
+  path?: PathFinding;
 }
+
+/** What a command rule says the command does, which decides the sandbox claim. */
+export type RuleEffect = 'project-code' | 'git-change';
+
+/**
+ * What the path policy found: a protected file, devx's own state (refused to the model's reads so it cannot
+ * learn its policy, not because it is secret), outside the project, a file with other hard links, the null device.
+ */
+export type PathFinding = 'protected' | 'devx-own' | 'outside' | 'hardlink' | 'null-device';
 
 export type { SandboxClaim } from '../sandbox/claim.js';
 import type { SandboxClaim } from '../sandbox/claim.js';
@@ -62,6 +75,16 @@ function liftOf(rule: string): Lift {
   return LIFTS.find(([re]) => re.test(rule))?.[1] ?? 'mode';
 }
 
+/** The kinds whose commands do more than their arguments show (their sandbox claim widens). */
+const EFFECTS: [RegExp, RuleEffect][] = [
+  [/^command:(test-runner|package-manager|package-install)/, 'project-code'],
+  [/^command:git-change/, 'git-change'],
+];
+
+function effectOf(rule: string): RuleEffect | undefined {
+  return EFFECTS.find(([re]) => re.test(rule))?.[1];
+}
+
 /** True when no approval mode may approve this ask (with or without the sandbox). */
 export function unapprovable(d: Pick<PolicyDecision, 'lift'>): boolean {
   return d.lift === 'person';
@@ -90,7 +113,11 @@ export function strictest(a: PolicyDecision, b: PolicyDecision): PolicyDecision 
   return GENERIC.test(a.rule) && !GENERIC.test(b.rule) ? b : a;
 }
 
-const typed = (d: PolicyDecision): PolicyDecision => (FIXED.test(d.rule) ? { ...d, fixed: true } : d);
+function typed(d: PolicyDecision): PolicyDecision {
+  const effect = effectOf(d.rule);
+  const t = effect ? { ...d, effect } : d;
+  return FIXED.test(d.rule) ? { ...t, fixed: true } : t;
+}
 export const ALLOW = (reason: string, rule: string): PolicyDecision => typed({ decision: 'allow', reason, rule });
 export const ASK = (reason: string, rule: string): PolicyDecision => typed({ decision: 'ask', reason, rule, lift: liftOf(rule) });
 export const DENY = (reason: string, rule: string): PolicyDecision => typed({ decision: 'deny', reason, rule });

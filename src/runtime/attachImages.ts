@@ -35,7 +35,7 @@ export async function attachImages(input: string, deps: LoopDeps): Promise<Attac
     const decision = await deps.decide((image ? analyzeImageTool : analyzeMediaTool) as unknown as Tool, { path: p });
     // The user named the file, so an `ask` is answered; a deny holds, as for every tool. A hard link is not
     // what the user named, though: it may be a file from outside the project under this name (read_file asks for it).
-    if (decision.decision === 'ask' && decision.rule === 'path:hardlink')
+    if (decision.decision === 'ask' && decision.path === 'hardlink')
       return { ok: false, message: `@${p}: ${decision.reason}; it was not sent (ask the model to read it, and you will be asked)` };
     if (decision.decision === 'deny')
       return { ok: false, message: `@${p}: ${decision.reason} (${decision.rule}); the ${image ? 'image' : 'file'} was not sent` };

@@ -251,6 +251,10 @@ describe('unknown means no in yolo, with or without the sandbox', () => {
     expect(policy.decideCommand('cat link-out').decision).toBe('allow');
     expect(policy.decidePath(path.join(outside, 'secret.txt'), 'read').decision).toBe('allow');
     expect(policy.decidePath(path.join(outside, 'new.txt'), 'write').rule).toBe('path:additional-dir-write');
+    // A write there is an ask a mode may lift; what the wrapper runs after it is still judged whole.
+    const timed = policy.decideCommand(`time -o ${path.join(outside, 'out.txt')} sh -c id`);
+    expect(timed.decision).not.toBe('allow');
+    expect(approvableByMode(timed, true)).toBe(false);
   });
 
   it("writes to other tools' executable configuration ask in the default mode, saying why, for file tools too", async () => {

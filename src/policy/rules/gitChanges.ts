@@ -97,7 +97,7 @@ function untracked(
     const d = ctx.checkPath(fileWord(f), o.intent);
     // devx's own files are refused to the model's reads so that it cannot learn or edit its policy, not
     // because they are secret: .devx/settings.json is meant to be committed. Deleting them is refused.
-    if (o.intent === 'read' && d.rule.startsWith('path:sensitive:devx-')) continue;
+    if (o.intent === 'read' && d.path === 'devx-own') continue;
     if (d.decision === 'deny') {
       const hint = sub === 'clean' ? '; leave it out with -e <path>, or name what to clean' : '; name the files to take instead';
       return DENY(`git ${sub} would ${o.intent === 'read' ? 'store' : 'delete'} ${f}: ${d.reason}${hint}`, d.rule);

@@ -180,8 +180,8 @@ function wrapperOptions(cmd: SimpleCommand, ctx: RuleContext): PolicyDecision | 
 
 function nestedAfterOptions(cmd: SimpleCommand, ctx: RuleContext, valueOpts: string[], extraAsk?: string): PolicyDecision {
   const opts = cmd.name === 'env' || cmd.name === 'time' ? wrapperOptions(cmd, ctx) : null;
-  if (opts && opts.decision !== 'ask') return opts;
-  if (opts && !/^command:write:/.test(opts.rule)) return opts;
+  // An ask a mode may lift (time -o's write) still needs what runs judged; anything stricter decides alone.
+  if (opts && (opts.decision !== 'ask' || opts.lift !== 'mode')) return opts;
   const inner = nestedAfterOptionsOnly(cmd, ctx, valueOpts, extraAsk);
   return opts ? strictest(inner, opts) : inner;
 }
@@ -280,11 +280,11 @@ export function decideSimpleCommand(c: SimpleCommand, ctx: RuleContext): PolicyD
   if (paths.decision === 'deny') return paths;
   // Nor that it does not write a protected one (`unxz .git/hooks/pre-commit.xz`).
   const writes = checkPathArgs(c.args, 'write', ctx);
-  if (writes.decision === 'deny' && /^(path:sensitive|settings:)/.test(writes.rule)) return writes;
+  if (writes.decision === 'deny' && (writes.path === 'protected' || writes.path === 'devx-own' || writes.source?.kind === 'settings')) return writes;
   if (d.rule !== 'command:unknown') return d;
   // A path outside the project may be where it writes (`csplit -f ../out`, `pandoc -o ../x.html`): a person
   // may approve that, no approval mode can.
-  if (writes.decision === 'deny' && writes.rule === 'path:outside-root') {
+  if (writes.decision === 'deny' && writes.path === 'outside') {
     return ASK(
       `${c.name} is not a known command, and an argument names a place outside the project, where it may write (${writes.reason})`,
       'command:unverifiable:outside',

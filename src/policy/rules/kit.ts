@@ -215,7 +215,7 @@ export function decideEffect(id: string, effect: Effect, w: Word | undefined, wh
     case 'write': {
       if (!w) return ASK(`${id} ${why} changes files`, `command:write:${id}`);
       const d = ctx.checkPath(w, 'write');
-      if (d.decision === 'deny' || d.rule === 'path:dev-null') return d;
+      if (d.decision === 'deny' || d.path === 'null-device') return d;
       return strictest(ASK(`${id} ${why} writes ${w.text}`, `command:write:${id}`), d);
     }
     case 'lread': {
