@@ -339,7 +339,7 @@ describe('a person stops a background command with a key', () => {
     await shownAfter(
       s,
       mark,
-      /Background commands \(2 running\)[^\n]*k stop[^\n]*\n▸ bg1 +running +\d+s +node idle\.js one\n +│ ready one ␛\]0;pwned␇ end\n {2}bg2 +running/,
+      /Background commands \(2 running\)[^\n]*k stop[^\n]*\n▸ bg1 +running +\d+(?:ms|s|m\d+s) +node idle\.js one\n +│ ready one ␛\]0;pwned␇ end\n {2}bg2 +running/,
     );
     mark = s.screen().length;
     s.type('\x1b[B'); // ↓
@@ -352,7 +352,7 @@ describe('a person stops a background command with a key', () => {
     expect(membersOf(g1)).toHaveLength(2);
     mark = s.screen().length;
     s.type('\r');
-    await shownAfter(s, mark, /bg2 · stopped \(SIGTERM\) · \d+s · node idle\.js two\nk stop · Esc back\n│ ready two ␛\]0;pwned␇ end\n/);
+    await shownAfter(s, mark, /bg2 · stopped \(SIGTERM\) · \d+(?:ms|s|m\d+s) · node idle\.js two\nk stop · Esc back\n│ ready two ␛\]0;pwned␇ end\n/);
     mark = s.screen().length;
     s.type('\x1b');
     await shownAfter(s, mark, /Background commands \(1 running\)/);
