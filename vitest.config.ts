@@ -24,6 +24,8 @@ export default defineConfig({
     // the code cache (test/globalSetup.ts).
     globalSetup: ['test/globalSetup.ts'],
     testTimeout: 60_000,
+    // Vitest's summary, and a line per test that passed only on its retry (test/reportRetries.ts).
+    reporters: ['default', './test/reportRetries.ts'],
     hookTimeout: 60_000,
     poolOptions: {
       // Files that start processes: two forks on two cores (a third only adds contention: measured
@@ -45,7 +47,9 @@ export default defineConfig({
       // Every other test file, wherever it is (test/integration, test/e2e, test/policy, a folder added later).
       {
         extends: true,
-        test: { name: 'processes', include: processFiles, exclude: [...configDefaults.exclude, 'test/unit/**'], pool: 'forks' },
+        // One retry: these drive real binaries whose start a loaded machine can delay past a ceiling. A test
+        // that needed it is printed (RETRIED …), and one that fails twice fails the run.
+        test: { name: 'processes', include: processFiles, exclude: [...configDefaults.exclude, 'test/unit/**'], pool: 'forks', retry: 1 },
       },
     ],
   },

@@ -1,0 +1,13 @@
+// A test that failed and then passed on its retry (the processes project retries once: a loaded 2-core
+// machine can still starve a real binary past a ceiling) is named, never hidden: CI prints these lines.
+import type { Reporter, TestCase } from 'vitest/node';
+
+export default class ReportRetries implements Reporter {
+  onTestCaseResult(test: TestCase): void {
+    const d = test.diagnostic();
+    if (d?.flaky)
+      process.stdout.write(
+        `RETRIED ${test.module.moduleId.replace(`${process.cwd()}/`, '')} > ${test.fullName}: failed, then passed on retry ${d.retryCount}\n`,
+      );
+  }
+}
