@@ -13,10 +13,29 @@ import { isInside } from '../sandbox/resolvePath.js';
 import type { WordResolver } from './writeTargets.js';
 import { matchesDotEntry } from './bashQuirks.js';
 import { ALLOW, ASK, DENY, settingsDecision, strictest, type PolicyDecision } from './types.js';
-import { matchPathRules } from './permissions.js';
-import type { CommandPolicyContext } from './commandContext.js';
+import { matchPathRules, type PermissionRules } from './permissions.js';
+import type { Parser } from 'web-tree-sitter';
 
 const MAX_GLOB_MATCHES = 500;
+
+/** What judging one command line needs and collects. */
+export interface CommandPolicyContext {
+  parser: Parser;
+  paths: PathPolicyContext;
+  headless: boolean;
+  sandboxed: boolean;
+  permissions?: PermissionRules;
+  /** Plan mode: only read-only commands may run. */
+  readOnly?: boolean;
+  /** Filled while judging: what the line was found to write and whether it runs project code (the claim). */
+  effects?: Effects;
+}
+
+export interface Effects {
+  writes: Set<string>;
+  build: boolean;
+  git: boolean;
+}
 
 export interface WalkState {
   cwd: string;
@@ -170,12 +189,9 @@ function leadsOutside(p: string, root: string): boolean {
 /** Untracked files under the pathspecs, as git lists them from every directory the shell may be in; null when git cannot tell. */
 export function gitUntrackedHere(specs: Word[], o: { ignored: 'no' | 'also' | 'only'; excludes: string[] }, state: WalkState): string[] | null {
   const all: string[] = [];
+  const texts = specs.map((w) => w.text);
   for (const cwd of cwdsOf(state)) {
-    const found = untrackedPaths(
-      cwd,
-      specs.map((w) => w.text),
-      o,
-    );
+    const found = untrackedPaths(cwd, texts, o);
     if (!found) return null;
     all.push(...found);
   }

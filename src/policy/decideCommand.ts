@@ -4,20 +4,19 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Node } from './bashParser.js';
-import { evalWord, type Word } from './shellWords.js';
+import { evalWord, literalWord, type Word } from './shellWords.js';
 import { decidePath, type PathIntent } from './pathPolicy.js';
 import { decideSimpleCommand, type RuleContext, type SimpleCommand } from './rules/index.js';
 import { historyDeniedPaths, trackedDeniedPaths } from './trackedDenied.js';
-import type { CommandPolicyContext, Effects } from './commandContext.js';
-import { checkRecursive, checkWord, cwdsOf, gitUntrackedHere, wordsHere, type WalkState } from './checkWords.js';
-import { checkPlacement, checkTree } from './writeTargets.js';
+import { checkRecursive, checkWord, cwdsOf, gitUntrackedHere, wordsHere, type CommandPolicyContext, type Effects, type WalkState } from './checkWords.js';
+import { checkPlacement, checkTree, isDir } from './writeTargets.js';
 import { joinsWords } from './bashQuirks.js';
-import { unneutralizedGitKey } from './gitConfigRisk.js';
+import { repoConfigRiskSync } from '../util/safeGit.js';
+import { gitEntriesOf } from '../sandbox/projectScan.js';
 import { runsUnsandboxed } from './rules/unsandboxed.js';
 import { ALLOW, ASK, DENY, settingsDecision, strictest, type PolicyDecision, type SandboxClaim } from './types.js';
 import { matchCommandRules } from './permissions.js';
 
-/** Rules of commands that run the project's code (test runners, builds, package managers). */
 /** The claim the sandbox enforces for a judged line. */
 function claimOf(e: Effects): SandboxClaim {
   const writes = [...e.writes];
@@ -136,15 +135,14 @@ const TEST_GROUPS = new Set(['unary_expression', 'binary_expression', 'parenthes
 function decideTestCommand(node: Node, state: WalkState, ctx: CommandPolicyContext): PolicyDecision {
   const open = node.children[0]?.type === '[[' ? '[[' : '[';
   const words: Word[] = [];
-  const literal = (text: string): Word => ({ text, literal: true, glob: false, plain: true, substitutions: [], unknownKinds: [] });
   const flatten = (n: Node): void => {
     if (TEST_GROUPS.has(n.type)) {
       for (const c of n.children) if (c) flatten(c);
     } else if (!n.isNamed || n.type === 'test_operator') {
-      if (n.type !== open) words.push(literal(n.text));
+      if (n.type !== open) words.push(literalWord(n.text));
     } else if (n.type === 'extglob_pattern' || n.type === 'regex') {
       // Patterns the parser keeps whole: what they expand cannot be seen.
-      words.push(/[$`]/.test(n.text) ? { ...literal(n.text), unknownKinds: [`${n.type} with expansions`] } : literal(n.text));
+      words.push(/[$`]/.test(n.text) ? { ...literalWord(n.text), unknownKinds: [`${n.type} with expansions`] } : literalWord(n.text));
     } else {
       words.push(evalWord(n));
     }
@@ -232,9 +230,8 @@ function decideCommandNode(node: Node, state: WalkState, ctx: CommandPolicyConte
     }
   }
   if (!name) return DENY('a command without a name', 'command:parse-error');
-  for (const a of assignments) {
-    if (DANGEROUS_ENV.test(a.name)) return DENY(`setting ${a.name} for a command can make it run other code`, 'command:env-dangerous');
-  }
+  const dangerous = assignments.find((a) => DANGEROUS_ENV.test(a.name));
+  if (dangerous) return DENY(`setting ${dangerous.name} for a command can make it run other code`, 'command:env-dangerous');
   if (name.text === 'cd') return strictest(d, decideCd(args, state, ctx));
   // pushd is a cd that remembers where it was; popd goes back (only to where a pushd of this line left).
   if (name.text === 'pushd') {
@@ -269,20 +266,12 @@ function decideCd(args: Word[], state: WalkState, ctx: CommandPolicyContext): Po
     if (d.decision === 'deny') return { ...d, reason: `cd: ${d.reason}` };
     const to = d.real ?? path.resolve(cwd, target[0].text);
     next.push(to);
-    if (!isDirectory(to)) next.push(cwd);
+    if (!isDir(to)) next.push(cwd);
   }
   const [first, ...rest] = [...new Set(next)];
   state.cwd = first;
   state.alt = rest.length ? rest : undefined;
   return ALLOW('cd inside the project', 'command:cd');
-}
-
-function isDirectory(p: string): boolean {
-  try {
-    return fs.statSync(p).isDirectory();
-  } catch {
-    return false;
-  }
 }
 
 /** node_modules/.bin/<name> in `cwd` or a folder above it, up to the project's root, as npx finds it. */
@@ -294,6 +283,17 @@ function hasProjectBin(name: string, cwd: string, root: string): boolean {
     if (fs.existsSync(path.join(dir, 'node_modules', '.bin', name))) return true;
     if (dir === path.resolve(root)) return false;
   }
+}
+
+// A repository in the project that sets a git key naming a program no value switches off (diff.external,
+// diff.<driver>.command): outside the sandbox, git asks there (util/safeGit.ts).
+/** The first such key and the file that sets it ("diff.external in .git/config"), or null. */
+function unneutralizedGitKey(root: string): string | null {
+  for (const dir of new Set([root, ...gitEntriesOf(root).map((e) => path.dirname(e))])) {
+    const hit = repoConfigRiskSync(dir).unneutralized[0];
+    if (hit) return `${hit.key} in ${path.isAbsolute(hit.origin) ? path.relative(root, hit.origin) : hit.origin}`;
+  }
+  return null;
 }
 
 function decideSimple(cmd: SimpleCommand, state: WalkState, ctx: CommandPolicyContext): PolicyDecision {
@@ -316,9 +316,8 @@ function decideSimple(cmd: SimpleCommand, state: WalkState, ctx: CommandPolicyCo
     gitUntracked: (specs, o) => gitUntrackedHere(specs, o, state),
     projectBin: (name) => cwdsOf(state).every((cwd) => hasProjectBin(name, cwd, ctx.paths.root)),
     decideNested: (inner, o) => {
-      for (const a of inner.assignments) {
-        if (DANGEROUS_ENV.test(a.name)) return DENY(`setting ${a.name} for a command can make it run other code`, 'command:env-dangerous');
-      }
+      const dangerous = inner.assignments.find((a) => DANGEROUS_ENV.test(a.name));
+      if (dangerous) return DENY(`setting ${dangerous.name} for a command can make it run other code`, 'command:env-dangerous');
       if (!PLAIN_NAME.test(inner.name)) return DENY(`the command name ${inner.name} is not a plain word`, 'command:non-literal-name');
       if (!o?.cwd) return decideSimple(inner, state, ctx);
       const there = { ...state };
@@ -377,4 +376,4 @@ function decideSimple(cmd: SimpleCommand, state: WalkState, ctx: CommandPolicyCo
   return d;
 }
 
-export type { CommandPolicyContext, Effects } from './commandContext.js';
+export type { CommandPolicyContext, Effects } from './checkWords.js';

@@ -36,9 +36,7 @@ export function isReadDenied(p: string, ctx: DenyContext): boolean {
   }
   if (sensitiveRule([p, real], 'read')) return true;
   if (isInside(ctx.devxHome, real) || isInside(path.join(ctx.home, '.gemini'), real)) return true;
-  if (ctx.permissions && (matchPathRules(real, 'read', ctx.permissions)?.kind === 'deny' || matchPathRules(p, 'read', ctx.permissions)?.kind === 'deny'))
-    return true;
-  return false;
+  return [real, p].some((x) => ctx.permissions !== undefined && matchPathRules(x, 'read', ctx.permissions)?.kind === 'deny');
 }
 
 /** Walks `dir` (not following links) and lists what must not be read. `hidden: false` skips dot-entries (rg's default). */
@@ -76,8 +74,11 @@ export function deniedUnder(dir: string, ctx: DenyContext, opts: { hidden?: bool
         scan.paths.push(p);
         continue;
       }
-      // Inside .git only config matters (objects are not files a reader greps meaningfully).
-      if (e.isDirectory() && !(e.name === '.git' && d !== '' && fs.existsSync(path.join(p, 'HEAD')) && skipGit(p, ctx, scan))) visit(p);
+      // Inside .git only config matters (objects are not files a reader greps meaningfully): the rest is not walked.
+      const cfg = path.join(p, 'config');
+      if (e.isDirectory() && e.name === '.git' && fs.existsSync(path.join(p, 'HEAD'))) {
+        if (fs.existsSync(cfg) && isReadDenied(cfg, ctx)) scan.paths.push(cfg);
+      } else if (e.isDirectory()) visit(p);
       if (scan.capped) return;
     }
   };
@@ -91,11 +92,4 @@ export function deniedUnder(dir: string, ctx: DenyContext, opts: { hidden?: bool
   else if (st && isReadDenied(dir, ctx)) scan.paths.push(dir);
   cache.set(key, { at: Date.now(), scan });
   return scan;
-}
-
-/** .git: its config (and hooks, for writes) are the sensitive parts; the rest is not walked. */
-function skipGit(gitDir: string, ctx: DenyContext, scan: DeniedScan): boolean {
-  const cfg = path.join(gitDir, 'config');
-  if (fs.existsSync(cfg) && isReadDenied(cfg, ctx)) scan.paths.push(cfg);
-  return true;
 }

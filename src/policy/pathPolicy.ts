@@ -153,29 +153,17 @@ const SENSITIVE: SensitiveRule[] = [
   },
 ];
 
-function segmentsOf(p: string): string[] {
-  return [
-    '',
-    ...lower(p)
-      .split(/[\\/]+/)
-      .filter(Boolean),
-  ];
-}
-
-function matchSensitive(candidates: string[], intent: PathIntent): SensitiveRule | null {
+/** The sensitive-file rule a path (as given and as resolved) falls under, or null. */
+export function sensitiveRule(candidates: string[], intent: PathIntent): SensitiveRule | null {
   for (const c of candidates) {
-    const segs = segmentsOf(c);
+    const parts = lower(c).split(/[\\/]+/);
+    const segs = ['', ...parts.filter(Boolean)];
     for (const rule of SENSITIVE) {
       if (rule.writeOnly && intent !== 'write') continue;
       if (rule.test(segs)) return rule;
     }
   }
   return null;
-}
-
-/** The sensitive-file rule a path (as given and as resolved) falls under, or null. */
-export function sensitiveRule(paths: string[], intent: PathIntent): { id: string; reason: string } | null {
-  return matchSensitive(paths, intent);
 }
 
 /**
@@ -202,7 +190,7 @@ export function outsideOrProtected(
       return dir;
     }
   };
-  const rule = matchSensitive([file, real], intent);
+  const rule = sensitiveRule([file, real], intent);
   if (rule) return { why: 'protected', reason: `${shown} is protected (${rule.reason})` };
   if (!roots.some((r) => isInside(realOf(r), real))) return { why: 'outside', reason: `${shown} resolves outside the project (${real})` };
   return null;
@@ -231,7 +219,7 @@ export function decidePath(p: string, intent: PathIntent, ctx: PathPolicyContext
     return { ...ALLOW('the null device', 'path:dev-null'), real, path: 'null-device' };
   }
   // The given name counts too: a link called .env pointing at notes.txt is still refused.
-  const sensitive = matchSensitive([given, real, p], intent);
+  const sensitive = sensitiveRule([given, real, p], intent);
   if (sensitive) return { ...DENY(`${p} is protected (${sensitive.reason})`, `path:${sensitive.id}`), real, path: sensitive.own ? 'devx-own' : 'protected' };
   if (isInside(ctx.devxHome, real) || isInside(path.join(ctx.home, '.gemini'), real)) {
     return { ...DENY(`${p} is inside devx's or gemini's own configuration`, 'path:agent-config'), real };

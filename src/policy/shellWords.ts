@@ -17,6 +17,9 @@ export interface Word {
   unknownKinds: string[];
 }
 
+/** A word whose value is known as written: nothing in it expands. */
+export const literalWord = (text: string): Word => ({ text, literal: true, glob: false, plain: true, substitutions: [], unknownKinds: [] });
+
 const SUBST = new Set(['command_substitution', 'process_substitution']);
 
 function collectSubstitutions(node: Node, out: Node[]): void {

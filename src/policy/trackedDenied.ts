@@ -20,16 +20,7 @@ export function trackedDeniedPaths(root: string, permissions?: PermissionRules):
   const key = `${indexKey(top)}\0${permissions?.rules.length ?? 0}`;
   const hit = cache.get(top);
   if (hit && hit.key === key) return hit.paths;
-  const r = runProcessSync('git', ['ls-files', '-z', '--cached'], {
-    cwd: top,
-    encoding: 'utf8',
-    timeout: 10_000,
-    maxBuffer: 256 * 1024 * 1024,
-    stdio: ['ignore', 'pipe', 'ignore'],
-    env: safeGitEnvSync(top),
-  });
-  const files = r.status === 0 && typeof r.stdout === 'string' ? r.stdout.split('\0').filter(Boolean) : [];
-  const paths = deniedAmong(top, files, permissions);
+  const paths = deniedAmong(top, git(top, ['ls-files', '-z', '--cached'])?.split('\0').filter(Boolean) ?? [], permissions);
   if (!key.startsWith('-')) cache.set(top, { key, paths });
   return paths;
 }
@@ -43,38 +34,14 @@ export function historyDeniedPaths(root: string, permissions?: PermissionRules):
   const top = topLevel(root);
   if (!top) return [];
   // Where HEAD and every ref point: history changes only when one of them moves.
-  const refs = runProcessSync('git', ['rev-parse', 'HEAD', '--all'], {
-    cwd: top,
-    encoding: 'utf8',
-    timeout: 10_000,
-    maxBuffer: 64 * 1024 * 1024,
-    stdio: ['ignore', 'pipe', 'ignore'],
-    env: safeGitEnvSync(top),
-  });
-  const key = `${refs.stdout ?? ''}\0${permissions?.rules.length ?? 0}`;
+  const key = `${git(top, ['rev-parse', 'HEAD', '--all'], 10_000, true) ?? ''}\0${permissions?.rules.length ?? 0}`;
   const hit = historyCache.get(top);
   if (hit && hit.key === key) return hit.paths;
-  const r = runProcessSync('git', ['log', '--all', '--format=', '--name-only', '-z', '--diff-filter=ACR', '--no-renames'], {
-    cwd: top,
-    encoding: 'utf8',
-    timeout: HISTORY_MS,
-    maxBuffer: 256 * 1024 * 1024,
-    stdio: ['ignore', 'pipe', 'ignore'],
-    env: safeGitEnvSync(top),
-  });
-  const names =
-    r.status === 0 && typeof r.stdout === 'string'
-      ? [
-          ...new Set(
-            r.stdout
-              .split('\0')
-              .map((n) => n.trim())
-              .filter(Boolean),
-          ),
-        ]
-      : [];
-  const paths = deniedAmong(top, names, permissions);
-  if (r.status === 0) historyCache.set(top, { key, paths });
+  const out = git(top, ['log', '--all', '--format=', '--name-only', '-z', '--diff-filter=ACR', '--no-renames'], HISTORY_MS);
+  const names = new Set(out?.split('\0').map((n) => n.trim()));
+  names.delete('');
+  const paths = deniedAmong(top, [...names], permissions);
+  if (out !== null) historyCache.set(top, { key, paths });
   return paths;
 }
 
@@ -91,17 +58,8 @@ export function untrackedPaths(cwd: string, pathspecs: string[], opts: { ignored
   if (opts.ignored === 'only') args.push('--ignored');
   for (const e of opts.excludes) args.push(`--exclude=${e}`);
   args.push('--', ...pathspecs);
-  const r = runProcessSync('git', args, {
-    cwd,
-    encoding: 'utf8',
-    timeout: 10_000,
-    maxBuffer: 256 * 1024 * 1024,
-    stdio: ['ignore', 'pipe', 'ignore'],
-    env: safeGitEnvSync(cwd),
-  });
-  if (r.status !== 0 || typeof r.stdout !== 'string') return null;
-  const files = r.stdout.split('\0').filter(Boolean);
-  return files.length > UNTRACKED_LIMIT ? null : files.map((f) => path.resolve(cwd, f));
+  const files = git(cwd, args)?.split('\0').filter(Boolean);
+  return !files || files.length > UNTRACKED_LIMIT ? null : files.map((f) => path.resolve(cwd, f));
 }
 
 /** The names (relative to the top level) whose reading the policy denies, as absolute paths. */
@@ -113,17 +71,21 @@ function deniedAmong(top: string, names: string[], permissions?: PermissionRules
 
 function topLevel(root: string): string | null {
   // A folder that is not a repository yet may become one (git init): only a found top level is kept.
-  if (!tops.get(root)) {
-    const r = runProcessSync('git', ['rev-parse', '--show-toplevel'], {
-      cwd: root,
-      encoding: 'utf8',
-      timeout: 10_000,
-      stdio: ['ignore', 'pipe', 'ignore'],
-      env: safeGitEnvSync(root),
-    });
-    tops.set(root, r.status === 0 && typeof r.stdout === 'string' && r.stdout.trim() ? r.stdout.trim() : null);
-  }
+  if (!tops.get(root)) tops.set(root, git(root, ['rev-parse', '--show-toplevel'])?.trim() || null);
   return tops.get(root) ?? null;
+}
+
+/** What git prints, run in `cwd` with the safe environment; null when it fails (`anyStatus`: whatever it printed). */
+function git(cwd: string, args: string[], timeout = 10_000, anyStatus = false): string | null {
+  const r = runProcessSync('git', args, {
+    cwd,
+    encoding: 'utf8',
+    timeout,
+    maxBuffer: 256 * 1024 * 1024,
+    stdio: ['ignore', 'pipe', 'ignore'],
+    env: safeGitEnvSync(cwd),
+  });
+  return (r.status === 0 || anyStatus) && typeof r.stdout === 'string' ? r.stdout : null;
 }
 
 /** Changes when the index does; '-' (never cached) when there is no plain .git/index to watch (worktrees, submodules). */

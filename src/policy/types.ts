@@ -47,18 +47,10 @@ const LIFT_RANK: Record<Lift, number> = { mode: 0, 'mode-in-sandbox': 1, person:
 const GENERIC = /:(all-allowed|paths)$/;
 
 /**
- * The one table from a rule's kind (its id's family) to who may lift its ask. Every decision is typed
- * here, when it is made; nothing later reads a rule's spelling.
- *
- * Only a person: reads outside the project, writes to other tools' executable configuration, a hard link,
- * an MCP server working outside the project, a sandbox that failed to start, a fetch of a host no rule
- * allows, a hook that asks, and every command ask but those below (an unknown program, an option outside a
- * command's model, an interpreter, a builtin that evaluates, a computed argument, a script file).
- * A mode only inside the sandbox: what runs project code or changes the work tree in ways not modelled
- * path by path (test runners, package managers, git changes: checkout can plant a link a later read
- * follows), and environment prefixes (TAR_OPTIONS or LD_PRELOAD change what a program does beyond its model).
- * Any mode: modelled writes (`mkdir`, `mv`, a redirection), file tools' writes, untrusted MCP tools, a
- * settings ask rule.
+ * The one table from a rule's kind (its id's family) to who may lift its ask, typed when the decision is made.
+ * A mode may lift what runs project code or changes the work tree beyond the paths it names (git checkout can
+ * plant a link a later read follows) only inside the sandbox, and so an environment prefix (TAR_OPTIONS or
+ * LD_PRELOAD change what a program does beyond its model); any other command ask but a modelled write is a person's.
  */
 const LIFTS: [RegExp, Lift][] = [
   [/^(path:(outside-root-read|exec-config|hardlink)|mcp:outside-project|sandbox:|web:|hook:)/, 'person'],

@@ -16,14 +16,14 @@ export function urlHost(url: string): { host: string; protocol: string } | null 
   } catch {
     return null;
   }
-  return {
-    host: u.hostname
-      .toLowerCase()
-      .replace(/^\[|\]$/g, '')
-      .replace(/\.$/, ''),
-    protocol: u.protocol,
-  };
+  return { host: normalHost(u.hostname), protocol: u.protocol };
 }
+
+const normalHost = (host: string) =>
+  host
+    .toLowerCase()
+    .replace(/^\[|\]$/g, '')
+    .replace(/\.$/, '');
 
 function domainOf(pattern: string | undefined): string | null {
   const m = /^domain:(.+)$/.exec(pattern?.trim() ?? '');
@@ -41,17 +41,10 @@ export function decideUrl(url: string, rules: PermissionRules | undefined): Poli
   if (!parsed) return DENY(`"${url}" is not a URL; web_fetch takes an absolute http:// or https:// URL`, 'web:bad-url');
   if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') return DENY(`web_fetch fetches http(s) URLs only, not ${parsed.protocol}`, 'web:scheme');
   for (const kind of ORDER) {
-    const hit = rules?.rules.find(
-      (r) =>
-        r.kind === kind &&
-        r.tool === 'WebFetch' &&
-        (r.pattern === undefined
-          ? kind === 'allow' || kind === 'deny' || kind === 'ask'
-          : (() => {
-              const d = domainOf(r.pattern);
-              return d !== null && hostMatches(d, parsed.host);
-            })()),
-    );
+    const hit = rules?.rules.find((r) => {
+      const d = domainOf(r.pattern);
+      return r.kind === kind && r.tool === 'WebFetch' && (r.pattern === undefined || (d !== null && hostMatches(d, parsed.host)));
+    });
     if (!hit) continue;
     if (kind === 'deny') return settingsDecision('deny', hit.source, hit.raw, `denied by your settings rule ${hit.raw}`);
     // A WebFetch ask rule asks a person, whatever the mode.
@@ -64,9 +57,5 @@ export function decideUrl(url: string, rules: PermissionRules | undefined): Poli
 
 /** Whether an allow rule names this exact host (then it may be a private or loopback address). */
 export function namesHost(host: string, rules: PermissionRules | undefined): boolean {
-  const h = host
-    .toLowerCase()
-    .replace(/^\[|\]$/g, '')
-    .replace(/\.$/, '');
-  return Boolean(rules?.rules.some((r) => r.kind === 'allow' && r.tool === 'WebFetch' && domainOf(r.pattern) === h));
+  return Boolean(rules?.rules.some((r) => r.kind === 'allow' && r.tool === 'WebFetch' && domainOf(r.pattern) === normalHost(host)));
 }

@@ -31,7 +31,7 @@ const lexists = (p: string) => {
   }
 };
 
-const isDir = (p: string) => {
+export const isDir = (p: string) => {
   try {
     return fs.statSync(p).isDirectory();
   } catch {

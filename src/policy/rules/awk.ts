@@ -2,9 +2,8 @@
 // write files (print > "f") and read any file (getline < "f"). Those are denied; any other program
 // asks (never allowed on its own). Options before the program (-F, -v, --) are parsed, so the
 // program is found wherever it is.
-import { ALLOW, ASK, DENY, READ, strictest, type Effect, type Model, type Parsed, type PolicyDecision } from './kit.js';
+import { ALLOW, ASK, DENY, READ, options, strictest, type Effect, type Model, type Parsed, type PolicyDecision } from './kit.js';
 import type { Word } from '../shellWords.js';
-import { options } from './optionSpec.js';
 
 /** Strips string and regex literals so their contents cannot look like code. */
 function code(program: string): string {

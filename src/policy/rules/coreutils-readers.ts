@@ -1,11 +1,10 @@
 // Read-only text and file tools: every option they take and what their operands do, one line each in
-// the option language of optionSpec.ts. GTFOBins functions covered here: file read (operands;
+// the option language of kit.ts. GTFOBins functions covered here: file read (operands;
 // --files0-from and -f lists ask, since the files they name are unseen), file write (sort -o, uniq's and
 // xxd's output operands, tree -o, file -C), command (sort --compress-program), date -f / -s. What needs
 // code (operands that depend on options, jq's and yq's expressions, printf -v) is below the table.
 import type { Word } from '../shellWords.js';
-import { ASK, DENY, listOperands, type Effect, type Model, type Parsed, type PolicyDecision } from './kit.js';
-import { fromSpec, fromSpecs } from './optionSpec.js';
+import { ASK, DENY, fromSpec, fromSpecs, listOperands, type Effect, type Model, type Parsed, type PolicyDecision } from './kit.js';
 
 const FILES0 = '--files0-from=lread';
 const SUMS = `-[btwz] --binary --text --tag --zero -l|--length= -a|--algorithm= -c|--check:env --ignore-missing --quiet --status --strict --warn @read`;
@@ -116,9 +115,6 @@ const hostname = fromSpec(
   '-[aAbdfiIsyv] --alias --all-fqdns --domain --fqdn --long --ip-address --all-ip-addresses --short --yp --nis --verbose -F|--file=system',
   { operands: (ops) => ops.map((w) => ({ word: w, effect: 'system' as Effect, why: 'a name operand sets the host name' })) },
 );
-/** Builtins that take no options: their words are data. */
-const bare = (id: string): Model => ({ id, opts: {}, operands: 'none', posix: true });
-const echo: Model = { id: 'echo', opts: { '-n': {}, '-e': {}, '-E': {} }, operands: 'none', posix: true, abbreviations: false };
 // printf -v NAME assigns to NAME; a subscript in it (`a[$(cmd)]`) is evaluated as arithmetic, which runs cmd.
 const printf: Model = {
   ...fromSpec('printf', '-v=env @none #posix'),
@@ -131,8 +127,6 @@ const printf: Model = {
     );
   },
 };
-const testCmd: Model = { id: 'test', opts: {}, operands: 'none', posix: true, abbreviations: false };
-const expr: Model = { id: 'expr', opts: {}, operands: 'none', posix: true, abbreviations: false };
 
 // --arg/--argjson/--rawfile/--slurpfile take two values; the parser took one: this many leading operands are the others.
 const jqSecondValues = (p: Parsed) => ['--arg', '--argjson', '--rawfile', '--slurpfile'].reduce((n, o) => n + (p.opts.get(o)?.length ?? 0), 0);
@@ -193,13 +187,7 @@ export const READERS: Record<string, Model> = {
   du,
   date,
   hostname,
-  echo,
   printf,
-  true: bare('true'),
-  false: bare('false'),
-  test: testCmd,
-  '[': testCmd,
-  expr,
   jq,
   yq,
 };

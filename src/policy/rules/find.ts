@@ -5,19 +5,19 @@ import type { Word } from '../shellWords.js';
 import {
   ALLOW,
   ASK,
+  DOT,
   decideEffect,
-  flags,
   listOperands,
+  options,
   strictest,
-  values,
   word,
+  words,
   type Effect,
   type Model,
   type PolicyDecision,
   type RuleContext,
   type SimpleCommand,
 } from './kit.js';
-import { words } from './optionSpec.js';
 
 const FLAGS = new Set(
   words(`
@@ -49,7 +49,7 @@ export function findRule(cmd: SimpleCommand, ctx: RuleContext): PolicyDecision {
   }
   const roots: Word[] = [];
   while (i < args.length && !args[i].text.startsWith('-') && !['(', '!', ')', ','].includes(args[i].text)) roots.push(args[i++]);
-  if (!roots.length) roots.push(word(args[0] ?? { text: '.', literal: true, glob: false, plain: true, substitutions: [], unknownKinds: [] }, '.'));
+  if (!roots.length) roots.push(word(args[0] ?? DOT, '.'));
   let deletes = false;
   const unknown: string[] = [];
   for (; i < args.length; i++) {
@@ -98,25 +98,17 @@ export const fd: Model = {
   id: 'fd',
   abbreviations: false,
   opts: {
-    ...flags(
-      'HIusiFalLp01qhV',
-      '--hidden --no-hidden --no-ignore --ignore --unrestricted --no-ignore-vcs --ignore-vcs --no-ignore-parent',
+    ...options(
+      '-[HIusiFalLp01qhVg] --hidden --no-hidden --no-ignore --ignore --unrestricted --no-ignore-vcs --ignore-vcs --no-ignore-parent',
       '--case-sensitive --ignore-case --glob --regex --fixed-strings --absolute-path --relative-path --list-details',
       '--follow --no-follow --full-path --print0 --prune --quiet --show-errors --strip-cwd-prefix --one-file-system',
-      '--no-require-git --no-global-ignore-file --version --help',
+      '--no-require-git --no-global-ignore-file --version --help --and= -d|--max-depth= --min-depth= --exact-depth= -E|--exclude=',
+      '-t|--type= -e|--extension= -S|--size= --changed-within= --changed-after= --changed-before= --newer= --older= -o|--owner=',
+      '--format= --batch-size= -c|--color= -j|--threads= --max-results= --path-separator= --hyperlink=? --ignore-file=read',
+      '--base-directory=list --search-path=list',
     ),
-    ...values(
-      '--and -d|--max-depth --min-depth --exact-depth -E|--exclude -t|--type -e|--extension -S|--size',
-      '--changed-within --changed-after --changed-before --newer --older -o|--owner --format --batch-size -c|--color',
-      '-j|--threads --max-results --path-separator',
-    ),
-    '--hyperlink': { v: 'attached' },
-    '-g': {},
     '-x|--exec': { v: true, e: 'exec', why: '--exec runs a program for every match' },
     '-X|--exec-batch': { v: true, e: 'exec', why: '--exec-batch runs a program on the matches' },
-    '--ignore-file': { v: true, e: 'read' },
-    '--base-directory': { v: true, e: 'list', why: '--base-directory lists from there' },
-    '--search-path': { v: true, e: 'list' },
   },
   // The first operand is the pattern; the rest are roots (with -L and none given, `.` is listed through its symlinks).
   operands: (ops, p) => listOperands(ops.slice(1), p.opts.has('-L')),

@@ -10,11 +10,11 @@ import {
   DENY,
   decideEffect,
   evaluate,
+  options,
   parseArgs,
-  flags,
   strictest,
-  values,
   word,
+  words,
   type Effect,
   type Model,
   type PolicyDecision,
@@ -23,7 +23,6 @@ import {
 } from './kit.js';
 import { DIFF, LOG, revsAndPaths, sub } from './gitShared.js';
 import { gitChangeRule } from './gitChanges.js';
-import { words, options } from './optionSpec.js';
 
 /** Changing subcommands without a model of their own in gitChanges.ts: they ask, and their program-running options are denied. */
 const CHANGE = ['worktree', 'var'];
@@ -41,12 +40,11 @@ const MODELS: Record<string, Model> = {
       '--no-renames --null --column --no-column --porcelain=? --untracked-files=? -u=? --ignored=?',
       '--ignore-submodules=? --find-renames=?',
     ),
-    { operands: revsAndPaths() },
   ),
-  diff: sub('diff', DIFF, { operands: (ops, p) => (p.opts.has('--no-index') ? ops.map((w) => ({ word: w, effect: 'read' as Effect })) : revsAndPaths()(ops)) }),
+  diff: sub('diff', DIFF, { operands: (ops, p) => (p.opts.has('--no-index') ? ops.map((w) => ({ word: w, effect: 'read' as Effect })) : revsAndPaths(ops)) }),
   log: sub('log', LOG),
   show: sub('show', LOG),
-  shortlog: sub('shortlog', { ...LOG, ...flags('nse', '--numbered --summary --email'), ...values('-w', '--group') }),
+  shortlog: sub('shortlog', { ...LOG, ...options('-[nse] --numbered --summary --email -w= --group=') }),
   reflog: sub('reflog', LOG),
   'rev-parse': sub(
     'rev-parse',
@@ -66,7 +64,6 @@ const MODELS: Record<string, Model> = {
       '--debug --sparse --resolve-undo -x|--exclude= --with-tree= --abbrev= --format= -X|--exclude-from=read',
       '--exclude-per-directory=',
     ),
-    { operands: revsAndPaths() },
   ),
   'ls-tree': sub('ls-tree', options('-[drtlz] --long --name-only --name-status --object-only --full-name --full-tree --abbrev= --format=')),
   blame: sub(
@@ -76,7 +73,6 @@ const MODELS: Record<string, Model> = {
       '--line-porcelain --incremental --progress --minimal -L= --since= -M= -C= --abbrev= --ignore-rev= --date=',
       '--encoding= -S=read --contents=read --ignore-revs-file=read -M=? -C=?',
     ),
-    { operands: revsAndPaths() },
   ),
   describe: sub(
     'describe',
@@ -87,9 +83,7 @@ const MODELS: Record<string, Model> = {
     options('-[sdq] --head --heads --tags --branches --dereference --quiet --verify --exists --exclude-existing --hash=?', '--abbrev=?'),
   ),
   'cat-file': sub('cat-file', {
-    ...flags('tspe', '--batch-all-objects --buffer --follow-symlinks --unordered --allow-unknown-type --mailmap --use-mailmap -Z'),
-    '--batch': { v: 'attached' },
-    '--batch-check': { v: 'attached' },
+    ...options('-[tspe] --batch-all-objects --buffer --follow-symlinks --unordered --allow-unknown-type --mailmap --use-mailmap -Z --batch=? --batch-check=?'),
     '--filters': { e: 'exec', why: '--filters runs the configured filter programs' },
     '--path': { v: true },
   }),
@@ -113,14 +107,11 @@ const MODELS: Record<string, Model> = {
   ),
   'rev-list': sub('rev-list', {
     ...LOG,
-    ...flags(
-      '',
+    ...options(
       '--objects --objects-edge --objects-edge-aggressive --count --timestamp --header --in-commit-order',
       '--no-object-names --object-names --unpacked --disk-usage --use-bitmap-index --indexed-objects --reflog',
-      '--single-worktree --quiet --bisect-vars --bisect-all',
+      '--single-worktree --quiet --bisect-vars --bisect-all --missing= --filter= --no-filter= --disk-usage=?',
     ),
-    ...values('--missing --filter --no-filter'),
-    '--disk-usage': { v: 'attached' },
   }),
   'for-each-ref': sub(
     'for-each-ref',
@@ -129,7 +120,7 @@ const MODELS: Record<string, Model> = {
       '--no-merged= --contains= --no-contains= --exclude= --color=?',
     ),
   ),
-  version: sub('version', flags('', '--build-options')),
+  version: sub('version', options('--build-options')),
   tag: sub('tag', options('-[l] --list --ignore-case --omit-empty -n=? --contains= --no-contains= --merged= --no-merged= --sort=', '--points-at= --format=')),
 };
 
@@ -140,6 +131,10 @@ function listsOnly(subName: 'branch' | 'tag', args: Word[]): boolean {
   if (subName === 'branch') return p.operands.length === 0 || p.opts.has('-l') || p.opts.has('-a') || p.opts.has('-r');
   return p.operands.length === 0 || p.opts.has('-l');
 }
+
+/** Global options that change nothing a command could exploit. */
+const GLOBAL_FLAGS =
+  /^--(no-pager|no-replace-objects|bare|literal-pathspecs|glob-pathspecs|noglob-pathspecs|icase-pathspecs|no-optional-locks|no-lazy-fetch|no-advice)$/;
 
 export function gitRule(c: SimpleCommand, ctx: RuleContext): PolicyDecision {
   const args: Word[] = [...c.args];
@@ -154,12 +149,7 @@ export function gitRule(c: SimpleCommand, ctx: RuleContext): PolicyDecision {
     if (t === '-C' || t.startsWith('--git-dir') || t.startsWith('--work-tree') || t.startsWith('--namespace') || t.startsWith('--super-prefix')) {
       return DENY(`git ${t} points git at another repository, whose configuration can run programs`, 'command:exec:git');
     }
-    if (
-      /^--(no-pager|no-replace-objects|bare|literal-pathspecs|glob-pathspecs|noglob-pathspecs|icase-pathspecs|no-optional-locks|no-lazy-fetch|no-advice)$/.test(
-        t,
-      )
-    )
-      continue;
+    if (GLOBAL_FLAGS.test(t)) continue;
     return ASK(`git ${t} is not in devx's model of git`, 'command:unknown-option:git');
   }
   const subW = args.shift();
@@ -259,13 +249,8 @@ function guardObjects(subName: string, args: Word[], ctx: RuleContext): PolicyDe
   const dd = args.findIndex((a) => a.text === '--');
   const specs = dd >= 0 ? args.slice(dd + 1) : [];
   const d = ALLOW('prints no contents from git objects', 'command:paths');
-  if (
-    !printsContents(
-      subName,
-      (dd >= 0 ? args.slice(0, dd) : args).map((a) => a.text),
-    )
-  )
-    return d;
+  const before = (dd >= 0 ? args.slice(0, dd) : args).map((a) => a.text);
+  if (!printsContents(subName, before)) return d;
   const tracked = ctx.trackedDenied();
   if (!tracked.length) return d;
   const narrowed =
@@ -288,15 +273,15 @@ function covers(spec: string, trackedAbs: string): boolean {
   return tail.endsWith(`/${norm}`) || tail.includes(`/${norm}/`);
 }
 
+const SCANNED =
+  /^(--upload-pack|--receive-pack|--exec|--template|--config|--output|-u|-O|--open-files-in-pager|--ext-diff|--textconv|-x|--strategy|-s|--gpg-program|--separate-git-dir|--reference)(?:=(.*))?$/;
+
 /** For subcommands that ask anyway: options that run programs or write outside are still denied. */
 function scanExec(args: Word[], ctx: RuleContext): PolicyDecision {
   let d = ALLOW('', 'command:all-allowed');
   for (let i = 0; i < args.length; i++) {
     const t = args[i].text;
-    const m =
-      /^(--upload-pack|--receive-pack|--exec|--template|--config|--output|-u|-O|--open-files-in-pager|--ext-diff|--textconv|-x|--strategy|-s|--gpg-program|--separate-git-dir|--reference)(?:=(.*))?$/.exec(
-        t,
-      );
+    const m = SCANNED.exec(t);
     if (!m) {
       if (/^--(upload-pack|receive-pack|exec|open-files-in-pager|ext-diff|textconv)/.test(t))
         d = strictest(d, DENY(`git ${t} runs a program`, 'command:exec:git'));

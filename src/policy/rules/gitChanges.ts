@@ -1,22 +1,20 @@
 // git's subcommands that change things. Each one asks, and each is judged by a model of its options
-// (gitOptions.ts, as `git <subcommand> -h` lists them; git accepts any unique prefix of a long option,
-// which the kit reads as that option) and of its operands: where it writes (clone, init, worktree,
-// format-patch -o, mv, rm, checkout, restore, clean), which files it reads into objects or messages
-// (add, stash -u, commit -F), which program it runs (--upload-pack, clone -c, bisect run, a merge
-// strategy) and where it sends the repository (push to a URL). An option outside the model, a patch
-// (apply, am) or a push to an unnamed place asks in the class yolo refuses.
-import type { Word } from '../shellWords.js';
+// (gitOptions.ts, as `git <subcommand> -h` lists them) and of its operands: where it writes, which files it
+// reads into objects or messages, which program it runs and where it sends the repository. An option outside
+// the model, a patch (apply, am) or a push to an unnamed place asks in the class yolo refuses.
+import { literalWord, type Word } from '../shellWords.js';
 import { GIT_OPTIONS } from './gitOptions.js';
 import { EXEC_OPTS, HELP, LOG } from './gitShared.js';
 import {
   ASK,
   DENY,
+  DOT,
   NOTHING_MORE,
   allOf,
   evaluate,
+  options,
   strictest,
   unverifiable as unverifiableAs,
-  word,
   type Model,
   type Opt,
   type Parsed,
@@ -24,10 +22,7 @@ import {
   type RuleContext,
   type SimpleCommand,
 } from './kit.js';
-import { options } from './optionSpec.js';
 
-const allowed = NOTHING_MORE;
-const all = allOf;
 const change = (sub: string) => ASK(`git ${sub} changes the repository or talks to a remote`, 'command:git-change');
 const unverifiable = (sub: string, why: string) => unverifiableAs(`git-${sub}`, why);
 
@@ -59,7 +54,7 @@ const isRemoteAddress = (t: string) => /^[a-z][a-z0-9+.-]*:\/\//i.test(t) || /^[
  * whose files a merge or checkout then writes: it asks in the class yolo refuses.
  */
 function source(sub: string, w: Word | undefined, ctx: RuleContext): PolicyDecision {
-  if (!w || isRemoteName(w.text)) return allowed;
+  if (!w || isRemoteName(w.text)) return NOTHING_MORE;
   if (isRemoteAddress(w.text))
     return unverifiable(sub, `git ${sub} reaches ${w.text}, which is not a remote's name: what it brings in cannot be checked in advance`);
   return ctx.checkPath(w, 'read');
@@ -67,18 +62,15 @@ function source(sub: string, w: Word | undefined, ctx: RuleContext): PolicyDecis
 
 /** Where push sends the repository: a configured remote by its name, or else anywhere at all. */
 function pushTarget(w: Word | undefined): PolicyDecision {
-  if (!w || isRemoteName(w.text)) return allowed;
+  if (!w || isRemoteName(w.text)) return NOTHING_MORE;
   return unverifiable(
     'push',
     `git push sends this repository's commits to ${w.text}, which is not a remote's name; add the remote yourself, or push to one you have`,
   );
 }
 
-const writes = (ws: Word[], ctx: RuleContext) => all(ws.map((w) => ctx.checkPath(w, 'write')));
-const reads = (ws: Word[], ctx: RuleContext) => all(ws.map((w) => ctx.checkPath(w, 'read')));
-
-/** A file listed by git, as a word the path policy can judge. */
-const fileWord = (abs: string): Word => ({ text: abs, literal: true, glob: false, plain: true, substitutions: [], unknownKinds: [] });
+const writes = (ws: Word[], ctx: RuleContext) => allOf(ws.map((w) => ctx.checkPath(w, 'write')));
+const reads = (ws: Word[], ctx: RuleContext) => allOf(ws.map((w) => ctx.checkPath(w, 'read')));
 
 /**
  * What `git add`, `git stash -u` and `git clean` take from the untracked files below `specs`: each is
@@ -90,11 +82,11 @@ function untracked(
   ctx: RuleContext,
   o: { ignored: 'no' | 'also' | 'only'; excludes: string[]; intent: 'read' | 'write' },
 ): PolicyDecision {
-  if (specs.some((w) => !w.literal)) return allowed; // the expansion itself asks
+  if (specs.some((w) => !w.literal)) return NOTHING_MORE; // the expansion itself asks
   const files = ctx.gitUntracked(specs, { ignored: o.ignored, excludes: o.excludes });
   if (!files) return unverifiable(sub, `git ${sub}: devx could not list the untracked files it would take (too many, or git failed); name them`);
   for (const f of files) {
-    const d = ctx.checkPath(fileWord(f), o.intent);
+    const d = ctx.checkPath(literalWord(f), o.intent);
     // devx's own files are refused to the model's reads so that it cannot learn or edit its policy, not
     // because they are secret: .devx/settings.json is meant to be committed. Deleting them is refused.
     if (o.intent === 'read' && d.path === 'devx-own') continue;
@@ -103,37 +95,37 @@ function untracked(
       return DENY(`git ${sub} would ${o.intent === 'read' ? 'store' : 'delete'} ${f}: ${d.reason}${hint}`, d.rule);
     }
   }
-  return allowed;
+  return NOTHING_MORE;
 }
 
 /** A merge strategy git does not ship is a program from PATH. */
 function strategy(sub: string, p: Parsed): PolicyDecision {
   const bad = (p.values.get('-s') ?? p.values.get('--strategy') ?? []).find((w) => !STRATEGIES.has(w.text));
-  return bad ? unverifiable(sub, `git ${sub} --strategy ${bad.text} runs the program git-merge-${bad.text}, which devx cannot see in advance`) : allowed;
+  return bad ? unverifiable(sub, `git ${sub} --strategy ${bad.text} runs the program git-merge-${bad.text}, which devx cannot see in advance`) : NOTHING_MORE;
 }
 
 /** Pathspecs in a file: which files they name cannot be seen in advance. */
 function pathspecFile(sub: string, p: Parsed): PolicyDecision {
   return p.opts.has('--pathspec-from-file')
     ? unverifiable(sub, `git ${sub} --pathspec-from-file takes its paths from a file, which cannot be checked in advance`)
-    : allowed;
+    : NOTHING_MORE;
 }
 
 const CHANGES: Record<string, Change> = {
   clone: {
     opts: options('--reference=read --reference-if-able=read'),
-    check: (p, ctx) => all([source('clone', p.operands[0], ctx), writes(p.operands.slice(1), ctx)]),
+    check: (p, ctx) => allOf([source('clone', p.operands[0], ctx), writes(p.operands.slice(1), ctx)]),
   },
   init: { check: (p, ctx) => writes(p.operands, ctx) },
   // With --multiple every operand is a repository; otherwise the first is, and the rest are refspecs.
-  fetch: { check: (p, ctx) => all((p.opts.has('-m') ? p.operands : p.operands.slice(0, 1)).map((w) => source('fetch', w, ctx))) },
+  fetch: { check: (p, ctx) => allOf((p.opts.has('-m') ? p.operands : p.operands.slice(0, 1)).map((w) => source('fetch', w, ctx))) },
   'ls-remote': { check: (p, ctx) => source('ls-remote', p.operands[0], ctx) },
-  pull: { check: (p, ctx) => all([source('pull', p.operands[0], ctx), strategy('pull', p)]) },
-  push: { check: (p) => all([pushTarget(p.operands[0]), ...(p.values.get('--repo') ?? []).map((w) => pushTarget(w))]) },
+  pull: { check: (p, ctx) => allOf([source('pull', p.operands[0], ctx), strategy('pull', p)]) },
+  push: { check: (p) => allOf([pushTarget(p.operands[0]), ...(p.values.get('--repo') ?? []).map((w) => pushTarget(w))]) },
   add: {
     check: (p, ctx) => {
-      const specs = p.operands.length ? p.operands : p.opts.has('-A') ? [word(fileWord('.'), '.')] : [];
-      const d = all([reads(p.operands, ctx), pathspecFile('add', p)]);
+      const specs = p.operands.length ? p.operands : p.opts.has('-A') ? [DOT] : [];
+      const d = allOf([reads(p.operands, ctx), pathspecFile('add', p)]);
       if (p.opts.has('-u') || !specs.length) return d;
       return strictest(d, untracked('add', specs, ctx, { ignored: p.opts.has('-f') ? 'also' : 'no', excludes: [], intent: 'read' }));
     },
@@ -141,36 +133,36 @@ const CHANGES: Record<string, Change> = {
   // --allow-empty and --allow-empty-message are hidden from `git commit -h`.
   commit: {
     opts: { '--template': READ_FILE, '-F': READ_FILE, '--allow-empty': {}, '--allow-empty-message': {} },
-    check: (p, ctx) => all([reads(p.operands, ctx), pathspecFile('commit', p)]),
+    check: (p, ctx) => allOf([reads(p.operands, ctx), pathspecFile('commit', p)]),
   },
   'stash push': {
     check: (p, ctx) => {
-      const d = all([reads(p.operands, ctx), pathspecFile('stash', p)]);
+      const d = allOf([reads(p.operands, ctx), pathspecFile('stash', p)]);
       if (!p.opts.has('-u') && !p.opts.has('-a')) return d;
-      const specs = p.operands.length ? p.operands : [word(fileWord('.'), '.')];
+      const specs = p.operands.length ? p.operands : [DOT];
       return strictest(d, untracked('stash', specs, ctx, { ignored: p.opts.has('-a') ? 'also' : 'no', excludes: [], intent: 'read' }));
     },
   },
-  rm: { check: (p, ctx) => all([p.opts.has('--cached') ? allowed : writes(p.operands, ctx), pathspecFile('rm', p)]) },
+  rm: { check: (p, ctx) => allOf([p.opts.has('--cached') ? NOTHING_MORE : writes(p.operands, ctx), pathspecFile('rm', p)]) },
   mv: {
     check: (p, ctx) => {
-      if (p.operands.length < 2) return allowed;
+      if (p.operands.length < 2) return NOTHING_MORE;
       const sources = p.operands.slice(0, -1);
       // Like mv: every operand is written (the sources go away), each source is judged where it lands, a folder takes what it protects along.
-      return all([
+      return allOf([
         writes(p.operands, ctx),
         ctx.checkPlacement(sources, p.operands[p.operands.length - 1], { into: 'auto', moves: true }),
         ...sources.map((w) => ctx.checkTree(w, 'moving')),
       ]);
     },
   },
-  checkout: { check: (p, ctx) => all([writes(p.operands, ctx), pathspecFile('checkout', p)]) },
-  restore: { check: (p, ctx) => all([writes(p.operands, ctx), pathspecFile('restore', p)]) },
-  reset: { check: (p, ctx) => all([writes(p.operands, ctx), pathspecFile('reset', p)]) },
+  checkout: { check: (p, ctx) => allOf([writes(p.operands, ctx), pathspecFile('checkout', p)]) },
+  restore: { check: (p, ctx) => allOf([writes(p.operands, ctx), pathspecFile('restore', p)]) },
+  reset: { check: (p, ctx) => allOf([writes(p.operands, ctx), pathspecFile('reset', p)]) },
   clean: {
     check: (p, ctx) => {
-      if (p.opts.has('-n')) return allowed;
-      const specs = p.operands.length ? p.operands : [word(fileWord('.'), '.')];
+      if (p.opts.has('-n')) return NOTHING_MORE;
+      const specs = p.operands.length ? p.operands : [DOT];
       const ignored = p.opts.has('-x') ? 'also' : p.opts.has('-X') ? 'only' : 'no';
       return untracked('clean', specs, ctx, { ignored, excludes: (p.values.get('-e') ?? []).map((w) => w.text), intent: 'write' });
     },
@@ -202,16 +194,16 @@ const CHANGES: Record<string, Change> = {
   am: {
     check: (p) =>
       ['--abort', '--quit', '--show-current-patch'].some((o) => p.opts.has(o))
-        ? allowed
+        ? NOTHING_MORE
         : unverifiable('am', 'git am applies patches that name their own files, which devx does not read in advance'),
   },
   'worktree add': { check: (p, ctx) => writes(p.operands.slice(0, 1), ctx) },
-  'worktree move': { check: (p, ctx) => all([writes(p.operands.slice(1, 2), ctx), ...p.operands.slice(0, 1).map((w) => ctx.checkTree(w, 'moving'))]) },
-  'worktree remove': { check: (p, ctx) => all([writes(p.operands, ctx), ...p.operands.map((w) => ctx.checkTree(w, 'removing'))]) },
+  'worktree move': { check: (p, ctx) => allOf([writes(p.operands.slice(1, 2), ctx), ...p.operands.slice(0, 1).map((w) => ctx.checkTree(w, 'moving'))]) },
+  'worktree remove': { check: (p, ctx) => allOf([writes(p.operands, ctx), ...p.operands.map((w) => ctx.checkTree(w, 'removing'))]) },
   'worktree repair': { check: (p, ctx) => writes(p.operands, ctx) },
   'notes add': { opts: { '-F': READ_FILE }, check: (p) => reuse('notes', p) },
   'notes append': { opts: { '-F': READ_FILE }, check: (p) => reuse('notes', p) },
-  'notes edit': { check: () => allowed },
+  'notes edit': { check: () => NOTHING_MORE },
   'remote add': { check: () => unverifiable('remote', 'git remote add names a place pushes and fetches may go') },
   'remote set-url': { check: () => unverifiable('remote', 'git remote set-url changes where pushes and fetches go') },
   'stash branch': {},
@@ -226,7 +218,7 @@ const CHANGES: Record<string, Change> = {
 function reuse(sub: string, p: Parsed): PolicyDecision {
   return p.opts.has('-C') || p.opts.has('-c')
     ? unverifiable(sub, `git ${sub} -C/-c copies a blob given by id, whose content devx cannot see in advance`)
-    : allowed;
+    : NOTHING_MORE;
 }
 
 /** The generated options of a subcommand, with git's negations (`--no-x` for `--x`, `--x` for `--no-x`). */

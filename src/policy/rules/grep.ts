@@ -1,15 +1,13 @@
 // grep and ripgrep. Both read the files they search; with -r (grep) or always (rg) they read whole
 // trees, so a root holding denied paths runs only in the sandbox (or asks). rg --pre and
-// --search-zip run other programs on each file (GTFOBins: command). The options are data (optionSpec.ts).
-import { word, type Effect, type Model, type Opt } from './kit.js';
-import { fromSpec } from './optionSpec.js';
+// --search-zip run other programs on each file (GTFOBins: command). The options are data (kit.ts).
+import { DOT, fromSpec, word, type Effect, type Model, type Opt } from './kit.js';
 import type { Word } from '../shellWords.js';
 
 const V: Record<string, Opt> = { '-V': {} };
-const HERE: Word = { text: '.', literal: true, glob: false, plain: true, substitutions: [], unknownKinds: [] };
 /** The searched paths, or the current folder when none is named. */
 const searched = (ops: Word[], paths: Word[], effect: Effect) =>
-  paths.length ? paths.map((w) => ({ word: w, effect })) : [{ word: word(ops[0] ?? HERE, '.'), effect, why: 'searches the current directory' }];
+  paths.length ? paths.map((w) => ({ word: w, effect })) : [{ word: word(ops[0] ?? DOT, '.'), effect, why: 'searches the current directory' }];
 
 export const grep: Model = fromSpec(
   'grep',

@@ -2,11 +2,10 @@
 // a complete argument model (kit.ts) in a file of their family; adding a command is one new model and
 // one line in MODELS below. Commands outside the registry fall through to the deny lists, wrappers,
 // interpreters and writers here, and unknown commands ask (headless: deny).
-import type { Word } from '../shellWords.js';
+import { literalWord, type Word } from '../shellWords.js';
 import { ALLOW, ASK, DENY, strictest, type PolicyDecision } from '../types.js';
 import type { PathIntent } from '../pathPolicy.js';
-import { evaluate, type Model, type RuleContext, type SimpleCommand } from './kit.js';
-import { words } from './optionSpec.js';
+import { evaluate, words, type Model, type RuleContext, type SimpleCommand } from './kit.js';
 import { READERS } from './coreutils-readers.js';
 import { ag, grep, rg } from './grep.js';
 import { fd, findRule } from './find.js';
@@ -109,7 +108,7 @@ export const MODELS: Record<string, Model> = {
 const lit = (cmd: SimpleCommand) => [cmd.name, ...cmd.args.map((a) => a.text)];
 const base = (name: string) => name.split('/').pop()!;
 /** True when any argument is one of `names`: exact, `--long=value`, or a letter in a short cluster (-xvf). */
-export const hasOpt = (args: Word[], names: string[]) =>
+const hasOpt = (args: Word[], names: string[]) =>
   args.some((a) =>
     names.some((n) => {
       if (a.text === n) return true;
@@ -119,7 +118,7 @@ export const hasOpt = (args: Word[], names: string[]) =>
   );
 
 /** Path-checks every non-option argument (values after `=` in long options too). */
-export function checkPathArgs(args: Word[], intent: PathIntent, ctx: RuleContext, skipFirst = false): PolicyDecision {
+function checkPathArgs(args: Word[], intent: PathIntent, ctx: RuleContext, skipFirst = false): PolicyDecision {
   let d = ALLOW('no paths outside the project', 'command:paths');
   let skipped = !skipFirst;
   let afterDashDash = false;
@@ -253,7 +252,7 @@ const WRAPPERS: Record<string, Rule> = {
   nice: (c, ctx) => nestedAfterOptions(c, ctx, ['-n', '--adjustment']),
   ionice: (c, ctx) => nestedAfterOptions(c, ctx, ['-c', '-n', '-p']),
   time: (c, ctx) => nestedAfterOptions(c, ctx, ['-f', '-o', '--format', '--output']),
-  nohup: (c, ctx) => nestedAfterOptions(c, ctx, []),
+  ...Object.fromEntries(['nohup', 'chronic', 'unbuffer'].map((n) => [n, (c: SimpleCommand, ctx: RuleContext) => nestedAfterOptions(c, ctx, [])])),
   stdbuf: (c, ctx) => nestedAfterOptions(c, ctx, ['-i', '-o', '-e']),
   command: (c, ctx) => (hasOpt(c.args, ['-v', '-V']) ? ALLOW('looks up a command', 'command:read-only:command') : nestedAfterOptions(c, ctx, [])),
   // setsid takes what it runs out of the command's process group, beyond devx's reach once the command ends.
@@ -264,10 +263,7 @@ const WRAPPERS: Record<string, Rule> = {
   watch: () => DENY('watch runs its command through sh -c, which cannot be checked in advance; run the command itself', 'command:exec:watch'),
   parallel: () =>
     DENY('GNU parallel runs its command strings through a shell, which cannot be checked in advance; run the commands themselves', 'command:exec:parallel'),
-  chronic: (c, ctx) => nestedAfterOptions(c, ctx, []),
-  unbuffer: (c, ctx) => nestedAfterOptions(c, ctx, []),
-  strace: () => DENY('tracing tools can read other processes', 'command:privilege'),
-  ltrace: () => DENY('tracing tools can read other processes', 'command:privilege'),
+  ...Object.fromEntries(['strace', 'ltrace'].map((n) => [n, () => DENY('tracing tools can read other processes', 'command:privilege')])),
   gdb: () => DENY('debuggers can run arbitrary code', 'command:inline-interpreter'),
 };
 
@@ -334,14 +330,8 @@ function decideKnownOrAsk(c: SimpleCommand, ctx: RuleContext): PolicyDecision {
     return ASK(spec.why, spec.unverifiable ? `command:unverifiable:${name}` : `command:pager:${name}`);
   }
   if (name === 'tsc' && argv.includes('--noEmit') && !argv.some((a) => /^(--build|-b|--watch|-w|--generateTrace|--outFile|--outDir)/.test(a))) {
-    return strictest(
-      ALLOW('tsc --noEmit only type-checks', 'command:read-only:tsc'),
-      checkPathArgs(
-        c.args.filter((a) => a.text !== '--noEmit'),
-        'read',
-        ctx,
-      ),
-    );
+    const files = c.args.filter((a) => a.text !== '--noEmit');
+    return strictest(ALLOW('tsc --noEmit only type-checks', 'command:read-only:tsc'), checkPathArgs(files, 'read', ctx));
   }
   if (NETWORK.includes(name)) return DENY(`${name} reaches the network`, 'command:network');
   if (CREDENTIALS.includes(name) || name.startsWith('git-credential')) return DENY(`${name} reads or manages your credentials`, 'command:credentials');
@@ -374,8 +364,7 @@ function decideKnownOrAsk(c: SimpleCommand, ctx: RuleContext): PolicyDecision {
     return d;
   }
   if (c.name.includes('/')) {
-    const self = ctx.checkPath({ text: c.name, literal: true, glob: false, plain: true, substitutions: [], unknownKinds: [] }, 'read');
-    return strictest(ASK(`${c.name} runs a program from a path`, 'command:run-script:path'), self);
+    return strictest(ASK(`${c.name} runs a program from a path`, 'command:run-script:path'), ctx.checkPath(literalWord(c.name), 'read'));
   }
   return ctx.headless
     ? DENY(`${name} is not a known command, and this headless run has nobody to ask`, 'command:unknown:headless')

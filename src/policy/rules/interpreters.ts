@@ -2,8 +2,7 @@
 // the project asks, and python's code-running and serving modules are denied. Shells share scriptOf.
 import type { Word } from '../shellWords.js';
 import { ALLOW, ASK, DENY, strictest, type PolicyDecision } from '../types.js';
-import type { RuleContext, SimpleCommand } from './kit.js';
-import { words } from './optionSpec.js';
+import { words, type RuleContext, type SimpleCommand } from './kit.js';
 
 const base = (name: string) => name.split('/').pop()!;
 
@@ -37,9 +36,10 @@ export function interpreterRule(c: SimpleCommand, ctx: RuleContext): PolicyDecis
   if (!inline) return null;
   const a = c.args.map((w) => w.text);
   if (a.length === 1 && (a[0] === '--version' || a[0] === '-v' || a[0] === '-V')) return ALLOW(`${name} --version`, `command:read-only:${name}-version`);
-  if (a.some((x) => inline.includes(x) || inline.some((o) => o.startsWith('--') && x.startsWith(`${o}=`)) || (o1(x) && inline.includes(o1(x)!)))) {
-    return DENY(`${name} with inline code (${inline.join(', ')}) runs arbitrary code`, 'command:inline-interpreter');
-  }
+  // An inline-code option: as a word, as `--opt=code`, or as `-ccode` (the code attached).
+  const inlineCode = (x: string) =>
+    inline.includes(x) || inline.some((o) => o.startsWith('--') && x.startsWith(`${o}=`)) || (/^-[a-zA-Z]./.test(x) && inline.includes(x.slice(0, 2)));
+  if (a.some(inlineCode)) return DENY(`${name} with inline code (${inline.join(', ')}) runs arbitrary code`, 'command:inline-interpreter');
   if (/^python/.test(name) && a[0] === '-m' && a[1] === 'pip') return ASK('pip changes installed packages', 'command:package-install');
   const mod = /^python/.test(name) ? a[a.indexOf('-m') + 1] : undefined;
   if (mod && a.includes('-m')) {
@@ -80,8 +80,3 @@ export function scriptOf(args: Word[], valueOpts: string[]): Word | null {
 
 /** `-`, /dev/stdin and descriptor paths: the program comes from stdin. */
 export const readsStdin = (p: string) => p === '-' || /^\/dev\/(stdin|fd\/)|^\/proc\/[^/]+\/fd\//.test(p);
-
-/** `-cfoo` style: the option letter of a short option cluster. */
-function o1(x: string): string | null {
-  return /^-[a-zA-Z]./.test(x) && !x.startsWith('--') ? x.slice(0, 2) : null;
-}

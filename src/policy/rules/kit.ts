@@ -1,14 +1,9 @@
-// The shared kit of the command rules: a declarative model of a command's options and operands, and
-// one evaluator that walks argv (`--opt=value`, `--opt value`, `-abc` bundles, `-ovalue`, `--`,
-// GNU long-option abbreviations) and turns every effect into a decision. Kinds decide, not names:
-//   exec / network / system  -> deny (structural: no mode, no settings rule lifts it)
-//   write                     -> the path policy with intent write (outside or protected: deny; inside: ask)
-//   read / list               -> the path policy (sensitive or settings-denied: deny; outside: ask)
-//   rread (recursive read)    -> as read, and a root holding denied paths runs only sandboxed (or asks)
-//   flist (listing that follows symlinks: find -L, tree -l, du -L, ls -RL, rg --files -L)
-//                             -> as list, and a root holding symlinks out of the project runs only sandboxed (or asks)
-// An option that is not in the model makes the command ask (and yolo cannot approve that ask).
-import type { Word } from '../shellWords.js';
+// The shared kit of the command rules: a declarative model of a command's options and operands (written as
+// a line of words, below), and one evaluator that walks argv (`--opt=value`, `--opt value`, `-abc` bundles,
+// `-ovalue`, `--`, GNU long-option abbreviations) and turns every effect into a decision (decideEffect).
+// exec, network and system deny; write, read and list go to the path policy; rread (recursive read) and flist
+// (a listing that follows symlinks) also scan the tree below. An option that is not in the model asks.
+import { literalWord, type Word } from '../shellWords.js';
 import { ALLOW, ASK, DENY, strictest, type PathIntent, type PolicyDecision } from '../types.js';
 
 /** lread: reads a list file and then every file it names (sort/wc/du --files0-from, file -f). */
@@ -109,7 +104,8 @@ function compile(m: Model): Compiled {
 
 export const word = (from: Word, text: string): Word => ({ ...from, text, plain: false, substitutions: [], unknownKinds: [] });
 
-const DOT: Word = { text: '.', literal: true, glob: false, plain: true, substitutions: [], unknownKinds: [] };
+/** The current folder, for a command that works there when no path is named. */
+export const DOT: Word = literalWord('.');
 
 /** Operands of a lister: each one listed, or `.` when none is given; `follow` (it follows symlinks below them) makes them flist. */
 export function listOperands(ops: Word[], follow: boolean): { word: Word; effect: Effect; why?: string }[] {
@@ -262,24 +258,6 @@ export function evaluate(m: Model, cmd: SimpleCommand, ctx: RuleContext): Policy
   return d;
 }
 
-/** Flags (no value, no effect) from a string of letters: flags('abc') -> { '-a': {}, '-b': {}, '-c': {} }. */
-export function flags(letters: string, ...longs: string[]): Record<string, Opt> {
-  const out: Record<string, Opt> = {};
-  for (const ch of letters) out[`-${ch}`] = {};
-  for (const l of longs.flatMap(spaced)) out[l] = {};
-  return out;
-}
-
-/** Option names may come several to a string, space-separated (a table reads better than one name a line). */
-const spaced = (s: string) => s.split(/\s+/).filter(Boolean);
-
-/** Value-taking options without an effect. */
-export function values(...names: string[]): Record<string, Opt> {
-  const out: Record<string, Opt> = {};
-  for (const n of names.flatMap(spaced)) out[n] = { v: true };
-  return out;
-}
-
 /** The neutral decision of a rule's own checks, and their sum (deny beats ask beats allow). */
 export const NOTHING_MORE = ALLOW('nothing more to check', 'command:paths');
 export const allOf = (ds: PolicyDecision[]): PolicyDecision => ds.reduce(strictest, NOTHING_MORE);
@@ -287,8 +265,75 @@ export const allOf = (ds: PolicyDecision[]): PolicyDecision => ds.reduce(stricte
 export const unverifiable = (id: string, why: string): PolicyDecision => ASK(why, `command:unverifiable:${id}`);
 
 export const READ: Opt = { v: true, e: 'read' };
-export const WRITE: Opt = { v: true, e: 'write' };
 export const EXEC: Opt = { v: true, e: 'exec' };
+
+// A model's options as a line of words:
+//   -a|--all          a flag (aliases joined by |; the first is the canonical name)
+//   -[AbeE]           the flags -A -b -e -E
+//   -n|--lines=       takes a value (attached or the next word); =? only attached (--color=auto)
+//   -o|--output=write its value is a path it writes (read, list, rread, lread, write, exec, network, system, env)
+//   -c|--check:env    a flag with an effect
+//   @read             what its operands are (read, list, rread, flist, write, none); none when absent
+//   #numeric #posix #noabbrev   -5 style numbers; options end at the first operand; no long-option prefixes
+const EFFECTS = new Set<Effect>(['none', 'read', 'list', 'rread', 'flist', 'lread', 'write', 'exec', 'network', 'system', 'env']);
+const HELP: Record<string, Opt> = { '--help': {}, '--version': {} };
+
+/** A program's Model from its line (every program also takes --help and --version); `extra` adds what needs code. */
+export function fromSpec(id: string, line: string, extra: Partial<Model> = {}): Model {
+  const m = readLine({ id, opts: { ...HELP } }, line);
+  return { ...m, ...extra, opts: { ...m.opts, ...extra.opts } };
+}
+
+/** Just the options of a line (no --help added): for a model written in code that has a table of options too. */
+export const options = (...lines: string[]): Record<string, Opt> => readLine({ id: 'options', opts: {} }, lines.join(' ')).opts;
+
+/** Every line of a table, each a Model by the program's name. */
+export function fromSpecs(table: Record<string, string>): Record<string, Model> {
+  return Object.fromEntries(Object.entries(table).map(([id, line]) => [id, fromSpec(id, line)]));
+}
+
+function readLine(m: Model, line: string): Model {
+  for (const w of words(line)) readWord(m, w);
+  return m;
+}
+
+function readWord(m: Model, w: string): void {
+  const id = m.id;
+  if (w.startsWith('@')) {
+    m.operands = effect(w.slice(1), id, w);
+    return;
+  }
+  if (w.startsWith('#')) {
+    if (w === '#numeric') m.numeric = true;
+    else if (w === '#posix') m.posix = true;
+    else if (w === '#noabbrev') m.abbreviations = false;
+    else throw new Error(`${id}: unknown mark ${w}`);
+    return;
+  }
+  const cluster = /^-\[([A-Za-z0-9@.]+)\]$/.exec(w);
+  if (cluster) {
+    for (const ch of cluster[1]) m.opts[`-${ch}`] = {};
+    return;
+  }
+  const opt = /^(-[^=:]+)(?:(=\??)([a-z]*)|:([a-z]+))?$/.exec(w);
+  if (!opt) throw new Error(`${id}: cannot read ${w}`);
+  const [, names, eq, valueEffect, flagEffect] = opt;
+  const spec: Opt = {};
+  if (eq) spec.v = eq === '=?' ? 'attached' : true;
+  const e = valueEffect || flagEffect;
+  if (e) spec.e = effect(e, id, w);
+  m.opts[names] = spec;
+}
+
+function effect(name: string, id: string, w: string): Effect {
+  if (!EFFECTS.has(name as Effect)) throw new Error(`${id}: unknown effect in ${w}`);
+  return name as Effect;
+}
+
+/** A list of names written as words (one string reads better than one name per line). */
+export function words(text: string): string[] {
+  return text.split(/\s+/).filter(Boolean);
+}
 
 export { ALLOW, ASK, DENY, strictest };
 export type { PolicyDecision };

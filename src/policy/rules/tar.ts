@@ -2,11 +2,8 @@
 // run programs (--to-command, --checkpoint-action, -I, --rsh-command, -F) denied. Creating reads its
 // operands recursively; extracting writes what the archive names, which nobody sees in advance.
 import type { Word } from '../shellWords.js';
-import { allOf, evaluate, flags, unverifiable, values, word, EXEC, type Model, type RuleContext, type SimpleCommand } from './kit.js';
+import { allOf, evaluate, options, unverifiable, word, type Model, type RuleContext, type SimpleCommand } from './kit.js';
 import { ASK, DENY, type PolicyDecision } from '../types.js';
-import { options } from './optionSpec.js';
-
-const all = allOf;
 
 /** GNU tar's old style (`tar czf out.tgz src`): the first word's letters are options, their values the next words in order. */
 function tarOldStyle(args: Word[]): Word[] {
@@ -23,42 +20,27 @@ function tarOldStyle(args: Word[]): Word[] {
 const TAR_MODES = ['-c', '-x', '-t', '-r', '-u', '-A', '-d', '--delete', '--test-label'];
 const tarModel: Model = {
   id: 'tar',
-  opts: {
-    ...options(
-      '-c|--create -x|--extract|--get -t|--list -r|--append -u|--update -A|--catenate|--concatenate -d|--diff|--compare --delete --test-label -f|--file= -C|--directory= -O|--to-stdout -P|--absolute-names',
-    ),
-    ...flags(
-      'vzjJapkUhmWSlsBiGMwR',
-      '--verbose --gzip --gunzip --ungzip --bzip2 --xz --zstd --lzma --lzip --lzop --auto-compress',
-      '--preserve-permissions --same-permissions --keep-old-files --keep-newer-files --skip-old-files --overwrite',
-      '--unlink-first --dereference --touch --verify --sparse --check-links --preserve-order --same-order',
-      '--read-full-records --ignore-zeros --incremental --multi-volume --interactive --confirmation --block-number',
-    ),
-    ...flags(
-      '',
-      '--null --no-null --no-recursion --recursion --numeric-owner --no-same-owner --same-owner --no-same-permissions',
-      '--exclude-vcs --exclude-vcs-ignores --exclude-caches --exclude-caches-all --exclude-backups --totals',
-      '--wildcards --no-wildcards --anchored --no-anchored --ignore-case --no-ignore-case --force-local',
-      '--remove-files --one-file-system --show-transformed-names --full-time --utc --xattrs --no-xattrs --acls',
-      '--no-acls --selinux --no-selinux --posix --ignore-failed-read --no-overwrite-dir --keep-directory-symlink',
-      '--delay-directory-restore --no-delay-directory-restore --restrict --show-omitted-dirs --no-auto-compress',
-    ),
-    ...values(
-      '--exclude --strip-components --transform|--xform --owner --group --mode --mtime --sort -b|--blocking-factor',
-      '-H|--format --warning -N|--newer|--after-date --newer-mtime --level -V|--label --suffix --exclude-tag',
-      '--exclude-tag-all --exclude-tag-under --quoting-style -L|--tape-length --hole-detection --record-size',
-      '-K|--starting-file',
-    ),
-    ...options('--checkpoint=? --backup=? --occurrence=? --one-top-level=? -X|--exclude-from=read'),
-    '-T|--files-from': { v: true, e: 'lread', why: '--files-from' },
-    ...options('-g|--listed-incremental=write --index-file=write --volno-file=write'),
-    '--to-command': { ...EXEC, why: '--to-command' },
-    '--checkpoint-action': { ...EXEC, why: '--checkpoint-action' },
-    '-I|--use-compress-program': { ...EXEC, why: '--use-compress-program' },
-    '--rsh-command': { ...EXEC, why: '--rsh-command' },
-    '--rmt-command': { ...EXEC, why: '--rmt-command' },
-    '-F|--info-script|--new-volume-script': { ...EXEC, why: '--info-script' },
-  },
+  // An option's reason names its first alias: --files-from and the program-running ones come first for that.
+  opts: options(
+    '-c|--create -x|--extract|--get -t|--list -r|--append -u|--update -A|--catenate|--concatenate -d|--diff|--compare --delete --test-label',
+    '-f|--file= -C|--directory= -O|--to-stdout -P|--absolute-names',
+    '-[vzjJapkUhmWSlsBiGMwR] --verbose --gzip --gunzip --ungzip --bzip2 --xz --zstd --lzma --lzip --lzop --auto-compress',
+    '--preserve-permissions --same-permissions --keep-old-files --keep-newer-files --skip-old-files --overwrite',
+    '--unlink-first --dereference --touch --verify --sparse --check-links --preserve-order --same-order',
+    '--read-full-records --ignore-zeros --incremental --multi-volume --interactive --confirmation --block-number',
+    '--null --no-null --no-recursion --recursion --numeric-owner --no-same-owner --same-owner --no-same-permissions',
+    '--exclude-vcs --exclude-vcs-ignores --exclude-caches --exclude-caches-all --exclude-backups --totals',
+    '--wildcards --no-wildcards --anchored --no-anchored --ignore-case --no-ignore-case --force-local',
+    '--remove-files --one-file-system --show-transformed-names --full-time --utc --xattrs --no-xattrs --acls',
+    '--no-acls --selinux --no-selinux --posix --ignore-failed-read --no-overwrite-dir --keep-directory-symlink',
+    '--delay-directory-restore --no-delay-directory-restore --restrict --show-omitted-dirs --no-auto-compress',
+    '--exclude= --strip-components= --transform|--xform= --owner= --group= --mode= --mtime= --sort= -b|--blocking-factor=',
+    '-H|--format= --warning= -N|--newer|--after-date= --newer-mtime= --level= -V|--label= --suffix= --exclude-tag=',
+    '--exclude-tag-all= --exclude-tag-under= --quoting-style= -L|--tape-length= --hole-detection= --record-size=',
+    '-K|--starting-file= --checkpoint=? --backup=? --occurrence=? --one-top-level=? -X|--exclude-from=read --files-from|-T=lread',
+    '-g|--listed-incremental=write --index-file=write --volno-file=write --to-command=exec --checkpoint-action=exec',
+    '--use-compress-program|-I=exec --rsh-command=exec --rmt-command=exec --info-script|-F|--new-volume-script=exec',
+  ),
   check: (p, _c, ctx) => {
     const modes = TAR_MODES.filter((m) => p.opts.has(m));
     if (modes.length !== 1)
@@ -86,7 +68,7 @@ const tarModel: Model = {
       ds.push(
         unverifiable('tar-extract', 'tar -x writes the files the archive names, and where it says; devx cannot see them in advance (tar -tf lists them)'),
       );
-    return all(ds);
+    return allOf(ds);
   },
   base: (p) => (p.opts.has('-t') || p.opts.has('-d') || (p.opts.has('-x') && p.opts.has('-O')) ? null : ASK('tar writes files', 'command:write:tar')),
 };

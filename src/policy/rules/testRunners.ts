@@ -2,8 +2,7 @@
 // the bubblewrap sandbox (no network, no home, protected paths read-only) and asks without it. Options
 // that swap in another program (npm --script-shell/--node-options, go test -exec/-toolexec, make
 // --eval, yarn/pnpm --shell...) are denied in every mode; registry and config options ask.
-import { ALLOW, ASK, DENY, strictest, type PolicyDecision, type RuleContext, type SimpleCommand } from './kit.js';
-import { words } from './optionSpec.js';
+import { ALLOW, ASK, DENY, strictest, words, type PolicyDecision, type RuleContext, type SimpleCommand } from './kit.js';
 
 const TEST_RUNNERS: ((a: string[]) => boolean)[] = [
   (a) => a[0] === 'npm' && ['test', 't', 'run', 'run-script'].includes(a[1] ?? '') && (a[1] === 'test' || a[1] === 't' || a.length >= 3),

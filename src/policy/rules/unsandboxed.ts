@@ -74,11 +74,8 @@ export const SMALL: Record<string, Small> = {
 /** True when the command and each of its options is in the small list (its operands were judged already). */
 export function runsUnsandboxed(cmd: SimpleCommand): boolean {
   const spec = SMALL[cmd.name];
-  if (!spec) return false;
-  return fits(
-    spec,
-    cmd.args.map((a) => a.text),
-  );
+  const words = cmd.args.map((a) => a.text);
+  return spec !== undefined && fits(spec, words);
 }
 
 function fits(spec: Small, words: string[]): boolean {

@@ -4,26 +4,9 @@
 // or renamed folder takes what it protects with it (`rm -r .`, `mv .git g`), and archives and diffs
 // name their own targets, which nobody sees in advance (tar -x, unzip, patch, cpio).
 import type { Word } from '../shellWords.js';
-import {
-  allOf,
-  evaluate,
-  flags,
-  unverifiable,
-  values,
-  word,
-  EXEC,
-  NOTHING_MORE,
-  type Model,
-  type Parsed,
-  type RuleContext,
-  type SimpleCommand,
-} from './kit.js';
+import { allOf, evaluate, options, unverifiable, word, EXEC, NOTHING_MORE, type Model, type Parsed, type RuleContext, type SimpleCommand } from './kit.js';
 import { tarRule } from './tar.js';
 import { ASK, DENY, strictest, type PolicyDecision } from '../types.js';
-import { options } from './optionSpec.js';
-
-const allowed = NOTHING_MORE;
-const all = allOf;
 
 /** Sources and destination of cp/mv/ln/install: `-t DIR` takes every operand as a source. */
 function placement(p: Parsed, ctx: RuleContext, opts: { parents?: boolean; moves?: boolean } = {}): PolicyDecision {
@@ -31,7 +14,7 @@ function placement(p: Parsed, ctx: RuleContext, opts: { parents?: boolean; moves
   const noTarget = p.opts.has('-T');
   if (target) return ctx.checkPlacement(p.operands, target, { ...opts, into: 'always' });
   if (p.operands.length === 1) return ctx.checkPlacement(p.operands, word(p.operands[0], '.'), { ...opts, into: 'always' });
-  if (p.operands.length < 2) return allowed;
+  if (p.operands.length < 2) return NOTHING_MORE;
   return ctx.checkPlacement(p.operands.slice(0, -1), p.operands[p.operands.length - 1], { ...opts, into: noTarget ? 'never' : 'auto' });
 }
 
@@ -41,9 +24,9 @@ function sourcesAndDest(ops: Word[], p: Parsed): { sources: Word[]; dest: Word[]
 }
 
 /** A backup suffix is part of a file name: one with a slash puts the backup somewhere else entirely. */
-function suffixCheck(p: Parsed, id: string): PolicyDecision | null {
+function suffixCheck(p: Parsed, id: string): PolicyDecision {
   const s = p.values.get('-S')?.at(-1);
-  return s && s.text.includes('/') ? unverifiable(id, `${id} --suffix ${s.text} puts backups in another folder`) : null;
+  return s && s.text.includes('/') ? unverifiable(id, `${id} --suffix ${s.text} puts backups in another folder`) : NOTHING_MORE;
 }
 
 const COMMON_MOVE = options(
@@ -53,13 +36,9 @@ const COMMON_MOVE = options(
 
 const rm: Model = {
   id: 'rm',
-  opts: {
-    ...flags('fiId', '--force --one-file-system --dir'),
-    ...options('-r|-R|--recursive -v|--verbose --interactive=? --preserve-root=?'),
-    '--no-preserve-root': { e: 'system', why: '--no-preserve-root' },
-  },
+  opts: options('-[fiId] --force --one-file-system --dir -r|-R|--recursive -v|--verbose --interactive=? --preserve-root=? --no-preserve-root:system'),
   operands: 'write',
-  check: (p, _c, ctx) => (p.opts.has('-r') ? all(p.operands.map((w) => ctx.checkTree(w, 'removing'))) : null),
+  check: (p, _c, ctx) => (p.opts.has('-r') ? allOf(p.operands.map((w) => ctx.checkTree(w, 'removing'))) : null),
   base: () => ASK('rm deletes files', 'command:write:rm'),
 };
 
@@ -69,7 +48,7 @@ const mv: Model = {
   operands: 'write',
   check: (p, _c, ctx) => {
     const { sources } = sourcesAndDest(p.operands, p);
-    return all([placement(p, ctx, { moves: true }), ...sources.map((w) => ctx.checkTree(w, 'moving')), suffixCheck(p, 'mv') ?? allowed]);
+    return allOf([placement(p, ctx, { moves: true }), ...sources.map((w) => ctx.checkTree(w, 'moving')), suffixCheck(p, 'mv')]);
   },
   base: () => ASK('mv moves files', 'command:write:mv'),
 };
@@ -91,7 +70,7 @@ const cp: Model = {
       ...dest.map((word) => ({ word, effect: 'write' as const })),
     ];
   },
-  check: (p, _c, ctx) => all([placement(p, ctx, { parents: p.opts.has('--parents') }), suffixCheck(p, 'cp') ?? allowed]),
+  check: (p, _c, ctx) => allOf([placement(p, ctx, { parents: p.opts.has('--parents') }), suffixCheck(p, 'cp')]),
   base: () => ASK('cp copies files', 'command:write:cp'),
 };
 
@@ -102,7 +81,7 @@ const ln: Model = {
     ...options('-d|-F|--directory -L|--logical -n|--no-dereference -P|--physical -r|--relative -s|--symbolic'),
   },
   operands: 'write',
-  check: (p, _c, ctx) => all([placement(p, ctx), suffixCheck(p, 'ln') ?? allowed]),
+  check: (p, _c, ctx) => allOf([placement(p, ctx), suffixCheck(p, 'ln')]),
   base: () => ASK('ln makes links', 'command:write:ln'),
 };
 
@@ -110,24 +89,26 @@ const install: Model = {
   id: 'install',
   opts: {
     ...COMMON_MOVE,
-    ...options('-c -C|--compare -d|--directory -D -g|--group= -m|--mode= -o|--owner= -p|--preserve-timestamps -s|--strip'),
-    '--strip-program': { ...EXEC, why: '--strip-program' },
-    '--preserve-context': {},
+    ...options(
+      '-c -C|--compare -d|--directory -D -g|--group= -m|--mode= -o|--owner= -p|--preserve-timestamps -s|--strip --strip-program=exec --preserve-context',
+    ),
   },
   operands: (ops, p) => {
     if (p.opts.has('-d')) return ops.map((word) => ({ word, effect: 'write' as const }));
     const { sources, dest } = sourcesAndDest(ops, p);
     return [...sources.map((word) => ({ word, effect: 'read' as const })), ...dest.map((word) => ({ word, effect: 'write' as const }))];
   },
-  check: (p, _c, ctx) => (p.opts.has('-d') ? null : all([placement(p, ctx), suffixCheck(p, 'install') ?? allowed])),
+  check: (p, _c, ctx) => (p.opts.has('-d') ? null : allOf([placement(p, ctx), suffixCheck(p, 'install')])),
   base: () => ASK('install copies files', 'command:write:install'),
 };
 
 const split: Model = {
   id: 'split',
   opts: {
-    ...values('-a|--suffix-length --additional-suffix -b|--bytes -C|--line-bytes -l|--lines -n|--number -t|--separator'),
-    ...options('-d --numeric-suffixes=? -x --hex-suffixes=? -e|--elide-empty-files -u|--unbuffered --verbose'),
+    ...options(
+      '-a|--suffix-length= --additional-suffix= -b|--bytes= -C|--line-bytes= -l|--lines= -n|--number= -t|--separator=',
+      '-d --numeric-suffixes=? -x --hex-suffixes=? -e|--elide-empty-files -u|--unbuffered --verbose',
+    ),
     '--filter': { ...EXEC, why: '--filter (a shell command for each piece)' },
   },
   // The output files are the prefix plus a suffix: `aa` stands for them all.
@@ -149,6 +130,22 @@ const split: Model = {
 /** Short-option clusters of zip/unzip (`-rq`), long options aside. */
 const clusters = (args: Word[]) => args.filter((a) => /^-[A-Za-z0-9@$:^]+$/.test(a.text)).map((a) => a.text.slice(1));
 
+/** The operands of zip, unzip and patch. Options are skipped: a `valued` one with the word after it (given to `value`),
+ * `patterns` with the words up to the next option (they are matched against names, not opened). */
+function operandsOf(args: Word[], o: { valued: RegExp; patterns?: RegExp; value?: (opt: string, w: Word) => void }): Word[] {
+  const operands: Word[] = [];
+  for (let i = 0; i < args.length; i++) {
+    const t = args[i].text;
+    if (o.patterns?.test(t)) {
+      while (i + 1 < args.length && !args[i + 1].text.startsWith('-')) i++;
+    } else if (o.valued.test(t) && args[i + 1]) {
+      const value = args[++i];
+      o.value?.(t, value);
+    } else if (!t.startsWith('-') || t === '-') operands.push(args[i]);
+  }
+  return operands;
+}
+
 function zipRule(c: SimpleCommand, ctx: RuleContext): PolicyDecision {
   const ds: PolicyDecision[] = [ASK('zip writes an archive', 'command:write:zip')];
   const args = c.args;
@@ -159,33 +156,19 @@ function zipRule(c: SimpleCommand, ctx: RuleContext): PolicyDecision {
   const cs = clusters(args);
   const recursive = cs.some((x) => /[rR]/.test(x)) || args.some((a) => /^--recurse-(paths|patterns)$/.test(a.text));
   const moves = cs.some((x) => x.includes('m')) || args.some((a) => a.text === '--move');
-  const operands: Word[] = [];
-  for (let i = 0; i < args.length; i++) {
-    const t = args[i].text;
-    if (/^(-x|-i|--exclude|--include)$/.test(t)) {
-      // Patterns follow until the next option; they are matched against names, not opened.
-      while (i + 1 < args.length && !args[i + 1].text.startsWith('-')) i++;
-      continue;
-    }
-    if (/^(-b|--temp-path|-O|--output-file)$/.test(t) && args[i + 1]) {
-      ds.push(ctx.checkPath(args[++i], 'write'));
-      continue;
-    }
-    if (/^(-n|--suffixes|-t|-tt|--from-date|--before-date|-P|--password|-s|--split-size|-Z|--compression-method|-sp?|-ds|--dot-size)$/.test(t)) {
-      i++;
-      continue;
-    }
-    if (t.startsWith('-') && t !== '-') continue;
-    operands.push(args[i]);
-  }
-  const [archive, ...sources] = operands;
+  const [archive, ...sources] = operandsOf(args, {
+    patterns: /^(-x|-i|--exclude|--include)$/,
+    valued:
+      /^(-b|--temp-path|-O|--output-file|-n|--suffixes|-t|-tt|--from-date|--before-date|-P|--password|-s|--split-size|-Z|--compression-method|-sp?|-ds|--dot-size)$/,
+    value: (t, w) => /^(-b|--temp-path|-O|--output-file)$/.test(t) && ds.push(ctx.checkPath(w, 'write')),
+  });
   if (archive && archive.text !== '-') ds.push(ctx.checkPath(archive, 'write'));
   for (const s of sources) {
     ds.push(ctx.checkPath(s, 'read'));
     if (recursive) ds.push(ctx.checkRecursive(s));
     if (moves) ds.push(ctx.checkPath(s, 'write'), ctx.checkTree(s, 'moving into the archive'));
   }
-  return all(ds);
+  return allOf(ds);
 }
 
 function unzipRule(c: SimpleCommand, ctx: RuleContext): PolicyDecision {
@@ -193,25 +176,12 @@ function unzipRule(c: SimpleCommand, ctx: RuleContext): PolicyDecision {
   const cs = clusters(args);
   const ds: PolicyDecision[] = [];
   const listsOnly = cs.some((x) => /[ltpczZ]/.test(x)) || (cs.length === 1 && cs[0] === 'v');
-  let archive: Word | undefined;
-  for (let i = 0; i < args.length; i++) {
-    const t = args[i].text;
-    if (t === '-d' && args[i + 1]) {
-      ds.push(ctx.checkPath(args[++i], 'write'));
-      continue;
-    }
-    if (t === '-P' || t === '-x') {
-      if (t === '-P') i++;
-      else while (i + 1 < args.length && !args[i + 1].text.startsWith('-')) i++;
-      continue;
-    }
-    if (t.startsWith('-')) continue;
-    // The archive, then names of its members (not files on disk).
-    if (!archive) archive = args[i];
-  }
+  // The archive, then names of its members (not files on disk).
+  const operands = operandsOf(args, { patterns: /^-x$/, valued: /^(-d|-P)$/, value: (t, w) => t === '-d' && ds.push(ctx.checkPath(w, 'write')) });
+  const archive = operands.find((w) => w.text !== '-');
   if (archive) ds.push(ctx.checkPath(archive, 'read'));
   if (!listsOnly) ds.push(unverifiable('unzip', 'unzip writes the files the archive names; devx cannot see them in advance (unzip -l lists them)'));
-  return all(ds);
+  return allOf(ds);
 }
 
 /** gzip and kin replace each file with its compressed form (or print it with -c); -r does so for a whole tree. */
@@ -233,22 +203,14 @@ function compressRule(c: SimpleCommand, ctx: RuleContext): PolicyDecision {
     if (recursive) ds.push(ctx.checkRecursive(args[i]));
     if (recursive && !toStdout) ds.push(ctx.checkTree(args[i], `${c.name} -r rewrites every file in`));
   }
-  return strictest(toStdout ? ASK(`${c.name} prints files`, `command:write:${c.name}`) : ASK(`${c.name} replaces files`, `command:write:${c.name}`), all(ds));
+  return strictest(toStdout ? ASK(`${c.name} prints files`, `command:write:${c.name}`) : ASK(`${c.name} replaces files`, `command:write:${c.name}`), allOf(ds));
 }
 
 function patchRule(c: SimpleCommand, ctx: RuleContext): PolicyDecision {
   const dry = c.args.some((a) => a.text === '--dry-run' || a.text === '-C' || a.text === '--check');
-  const paths = all(
-    c.args.map((a, i) => {
-      const prev = c.args[i - 1]?.text;
-      if (
-        a.text.startsWith('-') ||
-        (prev && /^(-p|-F|--fuzz|-V|--version-control|-z|--suffix|-B|--prefix|-Y|--basename-prefix|-g|--get|--quoting-style|-D|--ifdef)$/.test(prev))
-      )
-        return allowed;
-      return ctx.checkPath(a, 'write');
-    }),
-  );
+  const valued = /^(-p|-F|--fuzz|-V|--version-control|-z|--suffix|-B|--prefix|-Y|--basename-prefix|-g|--get|--quoting-style|-D|--ifdef)$/;
+  const files = operandsOf(c.args, { valued }).filter((w) => w.text !== '-');
+  const paths = allOf(files.map((w) => ctx.checkPath(w, 'write')));
   const why = dry
     ? ASK('patch checks a diff', 'command:write:patch')
     : unverifiable('patch', 'patch changes the files its diff names, which devx cannot see in advance');
@@ -263,7 +225,7 @@ function archiveRule(c: SimpleCommand, ctx: RuleContext): PolicyDecision {
   const words = c.args.filter((a) => !a.text.startsWith('-') || (name === 'ar' || name === 'jar' ? /^-[a-z]+$/.test(a.text) : false));
   const key = words[0]?.text ?? '';
   const list = LISTS[name];
-  const reads = all(
+  const reads = allOf(
     c.args
       .filter((a) => !a.text.startsWith('-'))
       .slice(1)
@@ -275,12 +237,7 @@ function archiveRule(c: SimpleCommand, ctx: RuleContext): PolicyDecision {
 
 /** Writers by name: each a rule (a kit model evaluated, or a function). */
 export const WRITER_RULES: Record<string, (c: SimpleCommand, ctx: RuleContext) => PolicyDecision> = {
-  rm: (c, ctx) => evaluate(rm, c, ctx),
-  mv: (c, ctx) => evaluate(mv, c, ctx),
-  cp: (c, ctx) => evaluate(cp, c, ctx),
-  ln: (c, ctx) => evaluate(ln, c, ctx),
-  install: (c, ctx) => evaluate(install, c, ctx),
-  split: (c, ctx) => evaluate(split, c, ctx),
+  ...Object.fromEntries([rm, mv, cp, ln, install, split].map((m) => [m.id, (c: SimpleCommand, ctx: RuleContext) => evaluate(m, c, ctx)])),
   tar: tarRule,
   zip: zipRule,
   unzip: unzipRule,
