@@ -78,12 +78,13 @@ export function planInstall(o: { source: string; cwd: string; devxHome: string; 
 export function commitInstall(plan: InstallPlan, devxHome: string, now = new Date()): string {
   const name = plan.bundle.name;
   const dest = plan.into;
-  const tmp = path.join(extensionsRoot(devxHome), `.installing-${name}-${crypto.randomBytes(4).toString('hex')}`);
+  const tmp = path.join(extensionsRoot(devxHome), `${INSTALLING}${process.pid}-${name}-${crypto.randomBytes(4).toString('hex')}`);
   let moved = false;
   try {
     const record = readRecord(devxHome);
     if (record.extensions[name]) throw new ExtensionRefused(`an extension named "${name}" is already installed`);
     mkdirOwnedSync(extensionsRoot(devxHome));
+    sweepAbandonedCopies(extensionsRoot(devxHome));
     copyTree(plan.from, plan.tree, tmp);
     fs.renameSync(tmp, dest);
     moved = true;
@@ -103,6 +104,31 @@ export function commitInstall(plan: InstallPlan, devxHome: string, now = new Dat
     throw err;
   } finally {
     plan.cleanup();
+  }
+}
+
+const INSTALLING = '.installing-';
+
+/** Removes the half-made copies of installs whose process is gone (a kill -9 mid-copy); a live one's stays. */
+export function sweepAbandonedCopies(root: string): void {
+  let names: string[];
+  try {
+    names = fs.readdirSync(root);
+  } catch {
+    return;
+  }
+  for (const n of names) {
+    const pid = Number(/^\.installing-(\d+)-/.exec(n)?.[1]);
+    if (pid && !processAlive(pid)) fs.rmSync(path.join(root, n), { recursive: true, force: true });
+  }
+}
+
+function processAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
   }
 }
 

@@ -9,7 +9,7 @@ import { readClaudeBundle } from '../../src/extensions/claudeManifest.js';
 import { chooseFormat } from '../../src/extensions/readBundle.js';
 import { locatePlugin, readMarketplace } from '../../src/extensions/marketplace.js';
 import { BundleRefused, copyTree, scanTree, TREE_LIMITS } from '../../src/extensions/copyTree.js';
-import { commitInstall, planInstall, setExtensionEnabled, uninstallExtension } from '../../src/extensions/install.js';
+import { commitInstall, planInstall, setExtensionEnabled, sweepAbandonedCopies, uninstallExtension } from '../../src/extensions/install.js';
 import { loadExtensions } from '../../src/extensions/loadExtensions.js';
 import { excludeRule } from '../../src/extensions/excludeTools.js';
 import { fillVariables } from '../../src/extensions/variables.js';
@@ -298,6 +298,19 @@ describe('installing: the tree is checked whole, then copied', () => {
     uninstallExtension(devxHome, 'tool');
     expect(fs.readdirSync(devxHome)).toEqual([]);
     expect(() => uninstallExtension(devxHome, 'tool')).toThrow('no extension named "tool" is installed (none is installed)');
+  });
+
+  it("the next install removes the half-made copy of an install killed mid-copy, never a live install's", () => {
+    const devxHome = tempDir('devx-home-');
+    const root = path.join(devxHome, 'extensions');
+    // A process ID above Linux's largest (pid_max is at most 2^22): no process has it.
+    const dead = write(path.join(root, `.installing-${2 ** 22 + 7}-old-0a0b0c0d`), { 'gemini-extension.json': '{}' });
+    const live = write(path.join(root, `.installing-${process.pid}-busy-01020304`), { 'gemini-extension.json': '{}' });
+    install(devxHome, write(path.join(tempDir('devx-src-'), 'tool'), { 'gemini-extension.json': json({ name: 'tool', version: '1.0.0' }) }));
+    expect(fs.existsSync(dead)).toBe(false);
+    expect(fs.existsSync(live)).toBe(true);
+    expect(fs.readdirSync(root).sort()).toEqual([path.basename(live), 'tool']);
+    sweepAbandonedCopies(path.join(devxHome, 'nowhere'));
   });
 });
 
