@@ -6,7 +6,8 @@ import * as acp from '@agentclientprotocol/sdk';
 import { ConfigError, type Settings } from '../config/settings.js';
 import { findProjectRoot } from '../config/paths.js';
 import type { ApprovalMode } from '../policy/decide.js';
-import { SessionBusyError, startSession } from '../runtime/startSession.js';
+import { SessionBusyError, startSession, type Started } from '../runtime/startSession.js';
+import type { ApprovalRequest, PersonAnswer } from '../tools/runToolCall.js';
 import { PersonaError } from '../runtime/agentRun.js';
 import { packageVersion } from '../util/packageRoot.js';
 import { AcpSession } from './acpSession.js';
@@ -36,133 +37,55 @@ function claimStdout(): WritableStream<Uint8Array> {
   return new WritableStream<Uint8Array>({ write: (chunk) => new Promise((resolve, reject) => void write(chunk, (err) => (err ? reject(err) : resolve()))) });
 }
 
+/** What the server keeps while it runs. */
+interface AcpServer {
+  opts: AcpOptions;
+  log: (line: string) => void;
+  sessions: Map<string, AcpSession>;
+  /** What the client said it can do with files (initialize), for every session it opens. */
+  clientFs: { readTextFile?: boolean; writeTextFile?: boolean };
+}
+
 export async function serveAcp(opts: AcpOptions): Promise<number> {
-  const log = (line: string) => void process.stderr.write(`${escapeControls(line)}\n`);
-  const sessions = new Map<string, AcpSession>();
-  // What the client said it can do with files (initialize), for every session it opens.
-  let clientFs: { readTextFile?: boolean; writeTextFile?: boolean } = {};
-
-  /** Starts a devx session for the client's cwd. One devx session per project: a new one ends the last. */
-  async function open(cwd: string, mcpServers: acp.McpServer[], client: acp.AgentContext, id?: string): Promise<AcpSession> {
-    if (!path.isAbsolute(cwd)) throw acp.RequestError.invalidParams({ cwd }, 'cwd must be an absolute path');
-    const root = findProjectRoot(cwd);
-    for (const s of [...sessions.values()].filter((x) => x.root === root)) {
-      sessions.delete(s.id);
-      await s.end();
-    }
-    let session: AcpSession | undefined;
-    let started;
-    try {
-      started = await startSession({
-        cwd,
-        env: opts.env,
-        overrides: opts.overrides,
-        yes: opts.yes,
-        approvalMode: opts.approvalMode,
-        prompt: (req) => session!.askPermission(req),
-        stream: true,
-        persona: opts.persona,
-        extraMcpServers: mcpFromClient(mcpServers),
-      });
-    } catch (err) {
-      if (err instanceof SessionBusyError || err instanceof PersonaError) throw acp.RequestError.internalError({ cwd }, escapeControls(err.message));
-      if (err instanceof ConfigError) throw acp.RequestError.internalError({ cwd }, `bad settings: ${escapeControls(err.message)}`);
-      throw err;
-    }
-    // The editor is told the session's commands, MCP prompts among them, once its servers have started.
-    for (const w of [...started.run.agent.warnings, ...(await started.run.ready())]) log(`devx: warning: ${w}`);
-    const missing = started.run.agent.missingBinary();
-    if (missing) {
-      started.session.abandon();
-      await started.run.dispose().catch((err: unknown) => log(`devx: ${(err as Error).message}`));
-      throw acp.RequestError.internalError({ cwd }, escapeControls(missing));
-    }
-    session = new AcpSession(id ?? started.session.record.id, client, mcpServerSettings(mcpServers), log, opts.commands);
-    session.attach(started);
-    // The editor's own view of files when it offers it: unsaved buffers are read, edits land in the editor.
-    if (clientFs.readTextFile || clientFs.writeTextFile) {
-      const sid = session.id;
-      started.run.useEditorFs({
-        ...(clientFs.readTextFile
-          ? { read: async (p: string) => (await client.request(acp.methods.client.fs.readTextFile, { sessionId: sid, path: p })).content }
-          : {}),
-        ...(clientFs.writeTextFile
-          ? {
-              write: async (p: string, content: string) =>
-                void (await client.request(acp.methods.client.fs.writeTextFile, { sessionId: sid, path: p, content })),
-            }
-          : {}),
-      });
-    }
-    sessions.set(session.id, session);
-    // After the response that names the session: the client then knows which session the commands belong to.
-    const announced = session;
-    setTimeout(() => announced.announceCommands(), 0);
-    log(`devx: session ${session.id} in ${root}${mcpServers.length ? ` (with the client's MCP servers: ${Object.keys(session.mcpServers).join(', ')})` : ''}`);
-    return session;
+  const server: AcpServer = {
+    opts,
+    log: (line) => void process.stderr.write(`${escapeControls(line)}\n`),
+    sessions: new Map(),
+    clientFs: {},
+  };
+  const stream = acp.ndJsonStream(claimStdout(), Readable.toWeb(process.stdin) as ReadableStream<Uint8Array>);
+  const conn = defineAgent(server).connect(stream);
+  const stop = () => conn.close();
+  process.on('SIGTERM', stop);
+  process.on('SIGINT', stop);
+  try {
+    await conn.closed;
+  } finally {
+    process.off('SIGTERM', stop);
+    process.off('SIGINT', stop);
+    for (const s of server.sessions.values()) await s.end();
+    server.sessions.clear();
   }
+  return 0;
+}
 
+/** The agent's answer to each request of the protocol. */
+function defineAgent(server: AcpServer) {
   const find = (id: string): AcpSession => {
-    const s = sessions.get(id);
+    const s = server.sessions.get(id);
     if (!s) throw acp.RequestError.sessionNotFound(id);
     return s;
   };
-
-  const app = acp
+  return acp
     .agent({ name: 'devx' })
-    .onRequest(
-      acp.methods.agent.initialize,
-      ({ params }) => (
-        (clientFs = params.clientCapabilities?.fs ?? {}),
-        {
-          protocolVersion: acp.PROTOCOL_VERSION,
-          // MCP servers over HTTP and SSE are served as well as stdio ones (mcpServers.ts).
-          agentCapabilities: {
-            loadSession: true,
-            promptCapabilities: { image: true, audio: true, embeddedContext: true },
-            mcpCapabilities: { http: true, sse: true },
-            sessionCapabilities: { list: {} },
-          },
-          agentInfo: { name: 'devx', title: 'devx', version: packageVersion() },
-          authMethods: [],
-        }
-      ),
-    )
+    .onRequest(acp.methods.agent.initialize, ({ params }) => initialize(server, params))
     .onRequest(acp.methods.agent.session.new, async ({ params, client }) => {
-      const s = await open(params.cwd, params.mcpServers ?? [], client);
+      const s = await openSession(server, params.cwd, params.mcpServers ?? [], client);
       // A new ACP session is a new conversation (earlier ones stay in .devx/sessions/ for session/load).
       s.run.reset();
       return { sessionId: s.id, modes: s.modes(), configOptions: s.configOptions() };
     })
-    .onRequest(acp.methods.agent.session.load, async ({ params, client }) => {
-      const root = findProjectRoot(params.cwd);
-      if (!sessionChain(root, params.sessionId, ''))
-        throw acp.RequestError.invalidParams({ sessionId: params.sessionId }, `no devx session ${params.sessionId} in ${root} (devx sessions lists them)`);
-      const s = await open(params.cwd, params.mcpServers ?? [], client, params.sessionId);
-      const chain = sessionChain(root, params.sessionId, s.started.session.record.id)!;
-      const transcript = resumeChain(s.started, chain);
-      // The mode (persona) the loaded session was in comes back with it.
-      const persona = chain
-        .map((r) => r.persona)
-        .filter(Boolean)
-        .at(-1);
-      if (persona) {
-        try {
-          s.setMode(persona);
-        } catch (err) {
-          log(`devx: session ${params.sessionId} was in mode ${persona}, which no longer loads: ${(err as Error).message}`);
-        }
-      }
-      // So does the model chosen in it.
-      const model = chain
-        .map((r) => r.model)
-        .filter(Boolean)
-        .at(-1);
-      if (model) s.setConfigOption('model', model);
-      for (const update of replayHistory(transcript, s.root, s.run.loopDeps.tools)) s.send(update);
-      await s.flushed();
-      return { modes: s.modes(), configOptions: s.configOptions() };
-    })
+    .onRequest(acp.methods.agent.session.load, ({ params, client }) => loadSession(server, params, client))
     .onRequest(acp.methods.agent.session.list, ({ params }) => ({ sessions: escapeForEditor(listSessions(findProjectRoot(params.cwd ?? process.cwd()))) }))
     .onRequest(acp.methods.agent.session.prompt, ({ params, signal }) => find(params.sessionId).prompt(params.prompt, signal))
     .onRequest(acp.methods.agent.session.setConfigOption, ({ params }) => ({
@@ -173,21 +96,124 @@ export async function serveAcp(opts: AcpOptions): Promise<number> {
       return {};
     })
     .onNotification(acp.methods.agent.session.cancel, ({ params }) => {
-      sessions.get(params.sessionId)?.cancel();
+      server.sessions.get(params.sessionId)?.cancel();
     });
+}
 
-  const stream = acp.ndJsonStream(claimStdout(), Readable.toWeb(process.stdin) as ReadableStream<Uint8Array>);
-  const conn = app.connect(stream);
-  const stop = () => conn.close();
-  process.on('SIGTERM', stop);
-  process.on('SIGINT', stop);
-  try {
-    await conn.closed;
-  } finally {
-    process.off('SIGTERM', stop);
-    process.off('SIGINT', stop);
-    for (const s of sessions.values()) await s.end();
-    sessions.clear();
+function initialize(server: AcpServer, params: acp.InitializeRequest): acp.InitializeResponse {
+  server.clientFs = params.clientCapabilities?.fs ?? {};
+  return {
+    protocolVersion: acp.PROTOCOL_VERSION,
+    // MCP servers over HTTP and SSE are served as well as stdio ones (mcpServers.ts).
+    agentCapabilities: {
+      loadSession: true,
+      promptCapabilities: { image: true, audio: true, embeddedContext: true },
+      mcpCapabilities: { http: true, sse: true },
+      sessionCapabilities: { list: {} },
+    },
+    agentInfo: { name: 'devx', title: 'devx', version: packageVersion() },
+    authMethods: [],
+  };
+}
+
+/** Starts a devx session for the client's cwd. One devx session per project: a new one ends the last. */
+async function openSession(server: AcpServer, cwd: string, mcpServers: acp.McpServer[], client: acp.AgentContext, id?: string): Promise<AcpSession> {
+  const { opts, log, sessions } = server;
+  if (!path.isAbsolute(cwd)) throw acp.RequestError.invalidParams({ cwd }, 'cwd must be an absolute path');
+  const root = findProjectRoot(cwd);
+  for (const s of [...sessions.values()].filter((x) => x.root === root)) {
+    sessions.delete(s.id);
+    await s.end();
   }
-  return 0;
+  let session: AcpSession | undefined;
+  const started = await startForClient(opts, cwd, mcpServers, (req) => session!.askPermission(req));
+  // The editor is told the session's commands, MCP prompts among them, once its servers have started.
+  for (const w of [...started.run.agent.warnings, ...(await started.run.ready())]) log(`devx: warning: ${w}`);
+  const missing = started.run.agent.missingBinary();
+  if (missing) {
+    started.session.abandon();
+    await started.run.dispose().catch((err: unknown) => log(`devx: ${(err as Error).message}`));
+    throw acp.RequestError.internalError({ cwd }, escapeControls(missing));
+  }
+  session = new AcpSession(id ?? started.session.record.id, client, mcpServerSettings(mcpServers), log, opts.commands);
+  session.attach(started);
+  useEditorFs(started, client, session.id, server.clientFs);
+  sessions.set(session.id, session);
+  // After the response that names the session: the client then knows which session the commands belong to.
+  const announced = session;
+  setTimeout(() => announced.announceCommands(), 0);
+  log(`devx: session ${session.id} in ${root}${mcpServers.length ? ` (with the client's MCP servers: ${Object.keys(session.mcpServers).join(', ')})` : ''}`);
+  return session;
+}
+
+/** startSession for an editor: the errors a person can act on become the request's error. */
+async function startForClient(
+  opts: AcpOptions,
+  cwd: string,
+  mcpServers: acp.McpServer[],
+  prompt: (req: ApprovalRequest) => Promise<PersonAnswer>,
+): Promise<Started> {
+  try {
+    return await startSession({
+      cwd,
+      env: opts.env,
+      overrides: opts.overrides,
+      yes: opts.yes,
+      approvalMode: opts.approvalMode,
+      prompt,
+      stream: true,
+      persona: opts.persona,
+      extraMcpServers: mcpFromClient(mcpServers),
+    });
+  } catch (err) {
+    if (err instanceof SessionBusyError || err instanceof PersonaError) throw acp.RequestError.internalError({ cwd }, escapeControls(err.message));
+    if (err instanceof ConfigError) throw acp.RequestError.internalError({ cwd }, `bad settings: ${escapeControls(err.message)}`);
+    throw err;
+  }
+}
+
+/** The editor's own view of files when it offers it: unsaved buffers are read, edits land in the editor. */
+function useEditorFs(started: Started, client: acp.AgentContext, sid: string, clientFs: AcpServer['clientFs']): void {
+  if (!clientFs.readTextFile && !clientFs.writeTextFile) return;
+  started.run.useEditorFs({
+    ...(clientFs.readTextFile
+      ? { read: async (p: string) => (await client.request(acp.methods.client.fs.readTextFile, { sessionId: sid, path: p })).content }
+      : {}),
+    ...(clientFs.writeTextFile
+      ? {
+          write: async (p: string, content: string) => void (await client.request(acp.methods.client.fs.writeTextFile, { sessionId: sid, path: p, content })),
+        }
+      : {}),
+  });
+}
+
+/** session/load: the session's conversation is replayed to the editor, with the mode and model it was in. */
+async function loadSession(server: AcpServer, params: acp.LoadSessionRequest, client: acp.AgentContext) {
+  const root = findProjectRoot(params.cwd);
+  if (!sessionChain(root, params.sessionId, ''))
+    throw acp.RequestError.invalidParams({ sessionId: params.sessionId }, `no devx session ${params.sessionId} in ${root} (devx sessions lists them)`);
+  const s = await openSession(server, params.cwd, params.mcpServers ?? [], client, params.sessionId);
+  const chain = sessionChain(root, params.sessionId, s.started.session.record.id)!;
+  const transcript = resumeChain(s.started, chain);
+  // The mode (persona) the loaded session was in comes back with it.
+  const persona = chain
+    .map((r) => r.persona)
+    .filter(Boolean)
+    .at(-1);
+  if (persona) {
+    try {
+      s.setMode(persona);
+    } catch (err) {
+      server.log(`devx: session ${params.sessionId} was in mode ${persona}, which no longer loads: ${(err as Error).message}`);
+    }
+  }
+  // So does the model chosen in it.
+  const model = chain
+    .map((r) => r.model)
+    .filter(Boolean)
+    .at(-1);
+  if (model) s.setConfigOption('model', model);
+  for (const update of replayHistory(transcript, s.root, s.run.loopDeps.tools)) s.send(update);
+  await s.flushed();
+  return { modes: s.modes(), configOptions: s.configOptions() };
 }

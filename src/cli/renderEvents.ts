@@ -1,5 +1,9 @@
 // Turns a run's events (AgentEvent) into human-readable progress lines (the REPL and `devx run` share it).
 import type { AgentEvent } from '../core/loop.js';
+import type { CompactionEvent } from '../core/compact.js';
+import type { BackendEvent } from '../providers/types.js';
+import type { ToolCallOutcome } from '../tools/runToolCall.js';
+import type { SubtaskProgress } from '../tools/types.js';
 import { Spinner } from './spinner.js';
 import { streamable, unsentProse } from '../acp/proseStream.js';
 import { escapeControls } from '../util/terminalText.js';
@@ -100,158 +104,214 @@ export interface Renderer {
 
 const DRY_MARK = { allow: '✓', ask: '?', deny: '✗' } as const;
 
+/** What the renderer keeps between events. */
+interface RenderState {
+  opts: RenderOptions;
+  spinner: Spinner;
+  stream: ReturnType<typeof createStreamShow>;
+  /** Writes devx's progress (escaped), above the spinner. */
+  write: (s: string) => void;
+  /** Ctrl-O: a running command's output is shown whole as it arrives. */
+  watching: boolean;
+  /** What the running command printed so far (its last 8000 characters). */
+  tail: string;
+  /** The last finished command's output, whole, for Ctrl-O after it was folded. */
+  folded: string[];
+}
+
 export function createRenderer(opts: RenderOptions): Renderer {
   const spinner = new Spinner(opts.out, opts.env);
-  let watching = false;
-  let tail = '';
-  // The last finished command's output, whole, for Ctrl-O after it was folded.
-  let folded: string[] = [];
-  // Every line the renderer writes may quote the model, a tool or a file: its controls are shown, not obeyed.
-  const write = (s: string) => {
-    spinner.stop();
-    opts.out.write(escapeControls(s));
-    spinner.resume();
-  };
   const streamOut = opts.answerOut ?? opts.out;
-  const stream = createStreamShow((s) => {
-    spinner.stop();
-    streamOut.write(escapeControls(s));
-  });
-  /** The first lines of a command's output under its line; the rest waits for Ctrl-O. */
-  const showFolded = (lines: string[]) => {
-    folded = lines.length > FOLD_LINES ? lines : [];
-    if (!lines.length) return;
-    const shown = lines.slice(0, FOLD_LINES).map((l) => `      │ ${l}`);
-    if (lines.length > FOLD_LINES) shown.push(`      … +${lines.length - FOLD_LINES} lines (Ctrl-O shows them)`);
-    write(`${shown.join('\n')}\n`);
+  const r: RenderState = {
+    opts,
+    spinner,
+    // Every line the renderer writes may quote the model, a tool or a file: its controls are shown, not obeyed.
+    write: (s) => {
+      spinner.stop();
+      opts.out.write(escapeControls(s));
+      spinner.resume();
+    },
+    stream: createStreamShow((s) => {
+      spinner.stop();
+      streamOut.write(escapeControls(s));
+    }),
+    watching: false,
+    tail: '',
+    folded: [],
   };
   return {
     stop: () => spinner.stop(),
     note: (text) => (spinner.running ? spinner.above(text) : opts.out.write(escapeControls(text))),
-    toggleWatch() {
-      if (!spinner.running && folded.length) {
-        write(`${folded.map((l) => `      │ ${l}`).join('\n')}\n`);
-        folded = [];
-        return watching;
-      }
-      watching = !watching;
-      if (spinner.running) {
-        spinner.setDetail(watching ? '' : lastLine(tail));
-        spinner.above(
-          watching
-            ? `  (Ctrl-O: showing the output as it arrives${tail ? '; earlier output:' : ''})\n${tail.slice(-2000)}${tail && !tail.endsWith('\n') ? '\n' : ''}`
-            : '  (Ctrl-O: showing the last line only)\n',
-        );
-      }
-      return watching;
-    },
-    onEvent(e) {
-      switch (e.type) {
-        case 'model_request':
-          stream.reset();
-          spinner.start(e.round === 1 ? 'thinking' : `thinking (round ${e.round})`);
-          break;
-        case 'backend':
-          if (e.event.type === 'retry')
-            write(
-              `  ↻ ${RETRY_LABEL[e.event.kind] ?? `${e.event.kind} error`}, retrying in ${Math.round(e.event.delayMs / 100) / 10}s: ${oneLine(e.event.message)}\n`,
-            );
-          else if (e.event.type === 'account_switch') write(`  ↻ account ${e.event.from} hit its quota; trying ${e.event.to}\n`);
-          else if (e.event.type === 'model_fallback') write(`  ↻ every account is out of quota on ${e.event.from}; falling back to ${e.event.to}\n`);
-          else if (e.event.type === 'text_delta') stream.add(e.event.text);
-          else if (e.event.type === 'notice') write(`  ! ${e.event.message}\n`);
-          break;
-        case 'model_response':
-          spinner.stop();
-          break;
-        case 'assistant_text': {
-          // What streamed in already was shown; show the rest of the prose.
-          const text = unsentProse(e.text, stream.shown);
-          // A line shown in part is ended here when nothing of it is left to show.
-          const open = stream.shown !== '' && !stream.shown.endsWith('\n');
-          if (e.final) {
-            spinner.stop();
-            if (opts.answerOut && (text || !stream.shown || open)) opts.answerOut.write(escapeControls(`${text}\n`));
-          } else if (text || open) write(`${text}\n`);
-          break;
-        }
-        case 'parse_issues':
-          for (const err of e.errors) write(`  ! line ${err.line}: ${err.message}\n`);
-          for (const w of e.warnings) write(`  ! ${w}\n`);
-          break;
-        case 'tool_start':
-          write(`  → ${e.tool} ${oneLine(summarizeArgs(e.args))}\n`);
-          break;
-        case 'hook':
-          if (e.outcome === 'blocked') write(`  ⛔ ${e.event} hook${e.tool ? ` (${e.tool})` : ''}: ${oneLine(e.message ?? '', 200)}\n`);
-          else if (e.outcome === 'error') write(`  ! ${e.event} hook \`${oneLine(e.command, 60)}\` failed (${oneLine(e.message ?? '', 160)}); going on\n`);
-          break;
-        case 'tool_running':
-          // A command may run for minutes: the spinner says for how long, and what it printed last.
-          tail = '';
-          if (e.tool === 'run_command' || e.tool.startsWith('mcp') || e.tool === 'spawn_gemini' || e.tool === 'agent')
-            spinner.start(`running ${e.tool}${spinner.enabled && e.tool === 'run_command' ? ' (Ctrl-O shows its output)' : ''}`);
-          break;
-        case 'tool_output':
-          tail = (tail + e.text).slice(-8000);
-          if (watching) spinner.above(e.text);
-          else spinner.setDetail(lastLine(tail).slice(0, Math.max(20, (opts.out.columns ?? 80) - 8)));
-          break;
-        case 'tool_end': {
-          spinner.stop();
-          // A command watched with Ctrl-O has shown its output whole already.
-          const wasWatching = watching && tail !== '';
-          if (watching && tail && !tail.endsWith('\n')) opts.out.write('\n');
-          tail = '';
-          const o = e.outcome;
-          if (opts.dryRun) {
-            const d = o.decision;
-            write(d ? `    ${DRY_MARK[d.decision]} would ${d.decision}: ${oneLine(d.reason, 160)} [${d.rule}]\n` : `    ✗ there is no tool named ${o.tool}\n`);
-            // What it would change: the tool's preview of its plan, as a confirmation would show it (escaped, then indented).
-            if (o.plan && o.preview) write(`${escapeControls(o.preview).replace(/^/gm, '      ')}\n`);
-            break;
-          }
-          const first = oneLine(o.content.split('\n')[0] ?? '', 120);
-          write(`    ${o.status === 'ok' ? '✓' : '✗'} ${o.tool} (${o.durationMs} ms) ${o.status === 'ok' ? '' : first}\n`);
-          if (opts.foldOutput && !wasWatching && o.meta?.exit_code !== undefined) showFolded(commandOutputLines(o.content));
-          if (o.cut)
-            write(
-              `      output cut for the model to ${o.content.length.toLocaleString('en-US')} of ${o.cut.totalChars.toLocaleString('en-US')} characters${o.cut.savedAs ? `; the whole output is in ${o.cut.savedAs}` : ''}\n`,
-            );
-          break;
-        }
-        case 'compaction':
-          if (e.phase === 'start') spinner.start(e.reason === 'auto' ? 'compacting the conversation (near the context budget)' : 'compacting the conversation');
-          else if (e.phase === 'done')
-            write(
-              `◇ compacted ${e.messages} messages into a summary (${kchars(e.beforeChars)} → ${kchars(e.afterChars)} characters); the full transcript is in ${e.transcript}\n`,
-            );
-          else
-            write(
-              `! could not compact the conversation: ${e.error}; nothing was lost${e.reason === 'auto' ? ', and older messages are elided from the prompt instead' : ''}\n`,
-            );
-          if (e.phase !== 'start') spinner.stop();
-          break;
-        case 'subtask': {
-          const p = e.progress;
-          spinner.subtask(p.id, p.phase === 'start' ? p.label : null);
-          if (p.phase === 'start') {
-            if (!spinner.enabled) write(`  ⇉ [${p.id}] ${p.label} …\n`);
-          } else
-            write(
-              `  ${p.status === 'answered' ? '✓' : '✗'} [${p.id}] ${p.label} (${((p.elapsedMs ?? 0) / 1000).toFixed(1)}s${p.status === 'answered' ? '' : `, ${p.status}`})\n`,
-            );
-          break;
-        }
-        case 'turn_end':
-          spinner.stop();
-          if (e.status === 'error') write(`✗ ${e.error?.message}\n`);
-          else if (e.status === 'max_rounds') write(`■ ${e.error?.message}\n`);
-          else if (e.status === 'cancelled') write('■ turn cancelled\n');
-          break;
-        default:
-          break;
-      }
-    },
+    toggleWatch: () => toggleWatch(r),
+    onEvent: (e) => showEvent(r, e),
   };
+}
+
+function toggleWatch(r: RenderState): boolean {
+  const { spinner } = r;
+  if (!spinner.running && r.folded.length) {
+    r.write(`${r.folded.map((l) => `      │ ${l}`).join('\n')}\n`);
+    r.folded = [];
+    return r.watching;
+  }
+  r.watching = !r.watching;
+  if (spinner.running) {
+    spinner.setDetail(r.watching ? '' : lastLine(r.tail));
+    spinner.above(
+      r.watching
+        ? `  (Ctrl-O: showing the output as it arrives${r.tail ? '; earlier output:' : ''})\n${r.tail.slice(-2000)}${r.tail && !r.tail.endsWith('\n') ? '\n' : ''}`
+        : '  (Ctrl-O: showing the last line only)\n',
+    );
+  }
+  return r.watching;
+}
+
+function showEvent(r: RenderState, e: AgentEvent): void {
+  switch (e.type) {
+    case 'model_request':
+      r.stream.reset();
+      r.spinner.start(e.round === 1 ? 'thinking' : `thinking (round ${e.round})`);
+      break;
+    case 'backend':
+      showBackendEvent(r, e.event);
+      break;
+    case 'model_response':
+      r.spinner.stop();
+      break;
+    case 'assistant_text':
+      showProse(r, e.text, e.final);
+      break;
+    case 'parse_issues':
+      for (const err of e.errors) r.write(`  ! line ${err.line}: ${err.message}\n`);
+      for (const w of e.warnings) r.write(`  ! ${w}\n`);
+      break;
+    case 'tool_start':
+      r.write(`  → ${e.tool} ${oneLine(summarizeArgs(e.args))}\n`);
+      break;
+    case 'hook':
+      showHook(r, e);
+      break;
+    case 'tool_running':
+      startCommandSpinner(r, e.tool);
+      break;
+    case 'tool_output':
+      showCommandOutput(r, e.text);
+      break;
+    case 'tool_end':
+      showToolEnd(r, e.outcome);
+      break;
+    case 'compaction':
+      showCompaction(r, e);
+      break;
+    case 'subtask':
+      showSubtask(r, e.progress);
+      break;
+    case 'turn_end':
+      showTurnEnd(r, e);
+      break;
+    default:
+      break;
+  }
+}
+
+function showBackendEvent(r: RenderState, ev: BackendEvent): void {
+  if (ev.type === 'retry')
+    r.write(`  ↻ ${RETRY_LABEL[ev.kind] ?? `${ev.kind} error`}, retrying in ${Math.round(ev.delayMs / 100) / 10}s: ${oneLine(ev.message)}\n`);
+  else if (ev.type === 'account_switch') r.write(`  ↻ account ${ev.from} hit its quota; trying ${ev.to}\n`);
+  else if (ev.type === 'model_fallback') r.write(`  ↻ every account is out of quota on ${ev.from}; falling back to ${ev.to}\n`);
+  else if (ev.type === 'text_delta') r.stream.add(ev.text);
+  else if (ev.type === 'notice') r.write(`  ! ${ev.message}\n`);
+}
+
+function showProse(r: RenderState, prose: string, final: boolean): void {
+  const { stream, opts } = r;
+  // What streamed in already was shown; show the rest of the prose.
+  const text = unsentProse(prose, stream.shown);
+  // A line shown in part is ended here when nothing of it is left to show.
+  const open = stream.shown !== '' && !stream.shown.endsWith('\n');
+  if (final) {
+    r.spinner.stop();
+    if (opts.answerOut && (text || !stream.shown || open)) opts.answerOut.write(escapeControls(`${text}\n`));
+  } else if (text || open) r.write(`${text}\n`);
+}
+
+function showHook(r: RenderState, e: Extract<AgentEvent, { type: 'hook' }>): void {
+  if (e.outcome === 'blocked') r.write(`  ⛔ ${e.event} hook${e.tool ? ` (${e.tool})` : ''}: ${oneLine(e.message ?? '', 200)}\n`);
+  else if (e.outcome === 'error') r.write(`  ! ${e.event} hook \`${oneLine(e.command, 60)}\` failed (${oneLine(e.message ?? '', 160)}); going on\n`);
+}
+
+/** A command may run for minutes: the spinner says for how long, and what it printed last. */
+function startCommandSpinner(r: RenderState, tool: string): void {
+  r.tail = '';
+  if (tool === 'run_command' || tool.startsWith('mcp') || tool === 'spawn_gemini' || tool === 'agent')
+    r.spinner.start(`running ${tool}${r.spinner.enabled && tool === 'run_command' ? ' (Ctrl-O shows its output)' : ''}`);
+}
+
+function showCommandOutput(r: RenderState, text: string): void {
+  r.tail = (r.tail + text).slice(-8000);
+  if (r.watching) r.spinner.above(text);
+  else r.spinner.setDetail(lastLine(r.tail).slice(0, Math.max(20, (r.opts.out.columns ?? 80) - 8)));
+}
+
+function showToolEnd(r: RenderState, o: ToolCallOutcome): void {
+  const { opts } = r;
+  r.spinner.stop();
+  // A command watched with Ctrl-O has shown its output whole already.
+  const wasWatching = r.watching && r.tail !== '';
+  if (r.watching && r.tail && !r.tail.endsWith('\n')) opts.out.write('\n');
+  r.tail = '';
+  if (opts.dryRun) return showDryDecision(r, o);
+  const first = oneLine(o.content.split('\n')[0] ?? '', 120);
+  r.write(`    ${o.status === 'ok' ? '✓' : '✗'} ${o.tool} (${o.durationMs} ms) ${o.status === 'ok' ? '' : first}\n`);
+  if (opts.foldOutput && !wasWatching && o.meta?.exit_code !== undefined) showFolded(r, commandOutputLines(o.content));
+  if (o.cut)
+    r.write(
+      `      output cut for the model to ${o.content.length.toLocaleString('en-US')} of ${o.cut.totalChars.toLocaleString('en-US')} characters${o.cut.savedAs ? `; the whole output is in ${o.cut.savedAs}` : ''}\n`,
+    );
+}
+
+function showDryDecision(r: RenderState, o: ToolCallOutcome): void {
+  const d = o.decision;
+  r.write(d ? `    ${DRY_MARK[d.decision]} would ${d.decision}: ${oneLine(d.reason, 160)} [${d.rule}]\n` : `    ✗ there is no tool named ${o.tool}\n`);
+  // What it would change: the tool's preview of its plan, as a confirmation would show it (escaped, then indented).
+  if (o.plan && o.preview) r.write(`${escapeControls(o.preview).replace(/^/gm, '      ')}\n`);
+}
+
+/** The first lines of a command's output under its line; the rest waits for Ctrl-O. */
+function showFolded(r: RenderState, lines: string[]): void {
+  r.folded = lines.length > FOLD_LINES ? lines : [];
+  if (!lines.length) return;
+  const shown = lines.slice(0, FOLD_LINES).map((l) => `      │ ${l}`);
+  if (lines.length > FOLD_LINES) shown.push(`      … +${lines.length - FOLD_LINES} lines (Ctrl-O shows them)`);
+  r.write(`${shown.join('\n')}\n`);
+}
+
+function showCompaction(r: RenderState, e: CompactionEvent): void {
+  if (e.phase === 'start') r.spinner.start(e.reason === 'auto' ? 'compacting the conversation (near the context budget)' : 'compacting the conversation');
+  else if (e.phase === 'done')
+    r.write(
+      `◇ compacted ${e.messages} messages into a summary (${kchars(e.beforeChars)} → ${kchars(e.afterChars)} characters); the full transcript is in ${e.transcript}\n`,
+    );
+  else
+    r.write(
+      `! could not compact the conversation: ${e.error}; nothing was lost${e.reason === 'auto' ? ', and older messages are elided from the prompt instead' : ''}\n`,
+    );
+  if (e.phase !== 'start') r.spinner.stop();
+}
+
+function showSubtask(r: RenderState, p: SubtaskProgress): void {
+  r.spinner.subtask(p.id, p.phase === 'start' ? p.label : null);
+  if (p.phase === 'start') {
+    if (!r.spinner.enabled) r.write(`  ⇉ [${p.id}] ${p.label} …\n`);
+  } else
+    r.write(
+      `  ${p.status === 'answered' ? '✓' : '✗'} [${p.id}] ${p.label} (${((p.elapsedMs ?? 0) / 1000).toFixed(1)}s${p.status === 'answered' ? '' : `, ${p.status}`})\n`,
+    );
+}
+
+function showTurnEnd(r: RenderState, e: Extract<AgentEvent, { type: 'turn_end' }>): void {
+  r.spinner.stop();
+  if (e.status === 'error') r.write(`✗ ${e.error?.message}\n`);
+  else if (e.status === 'max_rounds') r.write(`■ ${e.error?.message}\n`);
+  else if (e.status === 'cancelled') r.write('■ turn cancelled\n');
 }

@@ -63,188 +63,240 @@ function redrawOnlyAtPrompt(rl: readline.Interface): void {
   };
 }
 
-export function createReplInput(rl: readline.Interface, opts: { interactive: boolean; out: NodeJS.WritableStream; env: NodeJS.ProcessEnv }): ReplInput {
-  const lines: string[] = [];
-  const waiters: ((l: string | null) => void)[] = [];
-  let closed = false;
-  let pasting = false;
-  let pasted: string[] = [];
-  let pendingEdit: string | null = null;
-  let ctrlX = false;
+interface InputOptions {
+  interactive: boolean;
+  out: NodeJS.WritableStream;
+  env: NodeJS.ProcessEnv;
+}
 
-  // A line typed while devx works waits for the turn's end; `/drop` typed meanwhile takes back what waits.
-  let queuedWhileBusy = 0;
-  let dropped = 0;
-  const deliver = (l: string) => {
-    if (waiters.length) return waiters.shift()!(l);
-    if (opts.interactive && l.trim() === '/drop') {
-      dropped += lines.length;
-      queuedWhileBusy = 0;
-      lines.length = 0;
-      return;
-    }
-    lines.push(l);
-    if (opts.interactive) queuedWhileBusy++;
-  };
-  rl.on('line', (l) => {
-    // Lines inside a bracketed paste are held until the paste is sent with Enter.
-    if (pasting) {
-      pasted.push(l);
-      return;
-    }
-    if (pasted.length) {
-      const whole = [...pasted, l].join('\n');
-      pasted = [];
-      deliver(whole);
-      return;
-    }
-    deliver(l);
-  });
-  rl.on('close', () => {
-    closed = true;
-    if (pasted.length) deliver(pasted.splice(0).join('\n'));
-    while (waiters.length) waiters.shift()!(null);
-  });
+/** What the input keeps between keys and lines. */
+interface InputState {
+  rl: readline.Interface;
+  opts: InputOptions;
+  input: NodeJS.ReadStream;
+  /** Lines entered that no one has taken yet. */
+  lines: string[];
+  /** Who waits for the next line, first first. */
+  waiters: ((l: string | null) => void)[];
+  closed: boolean;
+  /** Inside a bracketed paste, and the lines it held so far. */
+  pasting: boolean;
+  pasted: string[];
+  /** What was typed when Ctrl-X Ctrl-E asked for the editor. */
+  pendingEdit: string | null;
+  ctrlX: boolean;
+  /** Lines typed while devx works, and lines taken back with /drop: said at the next prompt. */
+  queuedWhileBusy: number;
+  dropped: number;
+  /** The pending nextAnswer()'s resolve. */
+  answering: ((l: string | null) => void) | null;
+  keys: { ctrlO: (() => void) | null; shiftTab: (() => void) | null; ctrlT: (() => void) | null };
+  promptText: string;
+}
 
-  const input = (rl as unknown as { input: NodeJS.ReadStream }).input;
-  let onCtrlO: (() => void) | null = null;
-  let onShiftTab: (() => void) | null = null;
-  let onCtrlT: (() => void) | null = null;
-  let promptText = 'devx> ';
-  const onKey = (_s: string | undefined, key: Key | undefined) => {
-    if (!key) return;
-    if (key.name === 'tab' && key.shift) {
-      onShiftTab?.();
-      return;
-    }
-    if (key.name === 'paste-start') pasting = true;
-    else if (key.name === 'paste-end') {
-      pasting = false;
-      if (pasted.length) opts.out.write(`\n[pasted ${pasted.length + 1} lines: Enter sends them as one message]\n`);
-    } else if (key.ctrl && key.name === 'o') {
-      onCtrlO?.();
-      return;
-    } else if (key.ctrl && key.name === 't') {
-      // Not bound by Node's readline (nor by devx before): "tasks", the background commands.
-      onCtrlT?.();
-      return;
-    } else if (key.ctrl && key.name === 'x') {
-      ctrlX = true;
-      return;
-    } else if (ctrlX && key.ctrl && key.name === 'e') {
-      // Ctrl-X Ctrl-E: edit what is typed so far in the editor, as bash does.
-      pendingEdit = (rl as unknown as { line: string }).line;
-      rl.write(null, { ctrl: true, name: 'u' });
-      rl.write('/edit\n');
-    }
-    ctrlX = false;
+export function createReplInput(rl: readline.Interface, opts: InputOptions): ReplInput {
+  const st: InputState = {
+    rl,
+    opts,
+    input: (rl as unknown as { input: NodeJS.ReadStream }).input,
+    lines: [],
+    waiters: [],
+    closed: false,
+    pasting: false,
+    pasted: [],
+    pendingEdit: null,
+    ctrlX: false,
+    queuedWhileBusy: 0,
+    dropped: 0,
+    answering: null,
+    keys: { ctrlO: null, shiftTab: null, ctrlT: null },
+    promptText: 'devx> ',
   };
+  rl.on('line', (l) => takeLine(st, l));
+  rl.on('close', () => endInput(st));
+  const onKey = (_s: string | undefined, key: Key | undefined) => handleKey(st, key);
   if (opts.interactive) {
-    input.on('keypress', onKey);
+    st.input.on('keypress', onKey);
     opts.out.write(PASTE_ON);
     redrawOnlyAtPrompt(rl);
   }
-
-  const nextLine = (): Promise<string | null> => {
-    if (lines.length) return Promise.resolve(lines.shift()!);
-    if (closed) return Promise.resolve(null);
-    return new Promise((resolve) => waiters.push(resolve));
-  };
-
-  let answering: ((l: string | null) => void) | null = null;
-  const nextAnswer = async (): Promise<string | null> => {
-    if (!opts.interactive) return nextLine(); // piped input is a script: its lines answer in order
-    // Type-ahead is a message for after the turn, never an answer: a stray "y" must not approve anything.
-    const typed = (rl as unknown as { line: string }).line;
-    const held = lines.splice(0);
-    if (typed.trim()) {
-      held.push(typed);
-      rl.write(null, { ctrl: true, name: 'u' });
-    }
-    if (held.length)
-      opts.out.write(`\n(queued for after this turn: ${held.map((h) => JSON.stringify(h.length > 60 ? `${h.slice(0, 57)}...` : h)).join(', ')})\n`);
-    const answer = await new Promise<string | null>((resolve) => {
-      answering = resolve;
-      waiters.push((l) => {
-        if (answering === resolve) {
-          answering = null;
-          resolve(l);
-        } else if (l !== null) deliver(l); // cancelled meanwhile: the line is a message
-      });
-    });
-    lines.unshift(...held);
-    return answer;
-  };
-  const cancelAnswer = () => {
-    const a = answering;
-    answering = null;
-    a?.(null);
-  };
-
-  const edit = (initial = pendingEdit ?? ''): string | null => {
-    pendingEdit = null;
-    const editor = opts.env.VISUAL ?? opts.env.EDITOR ?? 'vi';
-    const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'devx-edit-')), 'message.md');
-    fs.writeFileSync(file, initial);
-    const raw = opts.interactive && typeof input.setRawMode === 'function';
-    rl.pause();
-    if (raw) input.setRawMode(false);
-    const r = runProcessSync(editor, [file], { stdio: 'inherit', shell: /\s/.test(editor) });
-    if (raw) input.setRawMode(true);
-    rl.resume();
-    const text = r.status === 0 ? fs.readFileSync(file, 'utf8').replace(/\n$/, '') : null;
-    fs.rmSync(path.dirname(file), { recursive: true, force: true });
-    return text && text.trim() ? text : null;
-  };
-
   return {
-    nextLine,
-    nextAnswer,
-    cancelAnswer,
-    async nextMessage() {
-      // Say what happens to what was typed during the turn: sent now, or dropped with /drop.
-      if (dropped) opts.out.write(`(dropped ${dropped === 1 ? 'the message' : `${dropped} messages`} typed while devx worked)\n`);
-      else if (queuedWhileBusy && lines.length)
-        opts.out.write(
-          `(sending what you typed while devx worked: ${JSON.stringify(lines[0].length > 60 ? `${lines[0].slice(0, 57)}...` : lines[0])}; type /drop during a turn to take it back)\n`,
-        );
-      dropped = 0;
-      queuedWhileBusy = 0;
-      const parts: string[] = [];
-      for (;;) {
-        const l = await nextLine();
-        if (l === null) return parts.length ? parts.join('\n') : null;
-        // A trailing backslash continues the message on the next line.
-        if (/(^|[^\\])\\$/.test(l) && !l.includes('\n')) {
-          parts.push(l.slice(0, -1));
-          if (opts.interactive) rl.setPrompt('   ... ');
-          if (opts.interactive) rl.prompt();
-          continue;
-        }
-        if (opts.interactive) rl.setPrompt(promptText);
-        parts.push(l);
-        return parts.join('\n');
-      }
-    },
-    edit,
+    nextLine: () => nextLine(st),
+    nextAnswer: () => nextAnswer(st),
+    cancelAnswer: () => cancelAnswer(st),
+    nextMessage: () => nextMessage(st),
+    edit: (initial) => editInEditor(st, initial),
     onCtrlO(fn: (() => void) | null) {
-      onCtrlO = fn;
+      st.keys.ctrlO = fn;
     },
     onShiftTab(fn: (() => void) | null) {
-      onShiftTab = fn;
+      st.keys.shiftTab = fn;
     },
     onCtrlT(fn: (() => void) | null) {
-      onCtrlT = fn;
+      st.keys.ctrlT = fn;
     },
     setPromptText(text: string) {
-      promptText = text;
+      st.promptText = text;
       rl.setPrompt(text);
     },
     close() {
       if (opts.interactive) {
-        input.off('keypress', onKey);
+        st.input.off('keypress', onKey);
         opts.out.write(PASTE_OFF);
       }
     },
   };
+}
+
+/** A line typed while devx works waits for the turn's end; `/drop` typed meanwhile takes back what waits. */
+function deliver(st: InputState, l: string): void {
+  if (st.waiters.length) return st.waiters.shift()!(l);
+  if (st.opts.interactive && l.trim() === '/drop') {
+    st.dropped += st.lines.length;
+    st.queuedWhileBusy = 0;
+    st.lines.length = 0;
+    return;
+  }
+  st.lines.push(l);
+  if (st.opts.interactive) st.queuedWhileBusy++;
+}
+
+function takeLine(st: InputState, l: string): void {
+  // Lines inside a bracketed paste are held until the paste is sent with Enter.
+  if (st.pasting) {
+    st.pasted.push(l);
+    return;
+  }
+  if (st.pasted.length) {
+    const whole = [...st.pasted, l].join('\n');
+    st.pasted = [];
+    deliver(st, whole);
+    return;
+  }
+  deliver(st, l);
+}
+
+function endInput(st: InputState): void {
+  st.closed = true;
+  if (st.pasted.length) deliver(st, st.pasted.splice(0).join('\n'));
+  while (st.waiters.length) st.waiters.shift()!(null);
+}
+
+function handleKey(st: InputState, key: Key | undefined): void {
+  if (!key) return;
+  if (key.name === 'tab' && key.shift) {
+    st.keys.shiftTab?.();
+    return;
+  }
+  if (key.name === 'paste-start') st.pasting = true;
+  else if (key.name === 'paste-end') {
+    st.pasting = false;
+    if (st.pasted.length) st.opts.out.write(`\n[pasted ${st.pasted.length + 1} lines: Enter sends them as one message]\n`);
+  } else if (key.ctrl && key.name === 'o') {
+    st.keys.ctrlO?.();
+    return;
+  } else if (key.ctrl && key.name === 't') {
+    // Not bound by Node's readline (nor by devx before): "tasks", the background commands.
+    st.keys.ctrlT?.();
+    return;
+  } else if (key.ctrl && key.name === 'x') {
+    st.ctrlX = true;
+    return;
+  } else if (st.ctrlX && key.ctrl && key.name === 'e') {
+    // Ctrl-X Ctrl-E: edit what is typed so far in the editor, as bash does.
+    st.pendingEdit = (st.rl as unknown as { line: string }).line;
+    st.rl.write(null, { ctrl: true, name: 'u' });
+    st.rl.write('/edit\n');
+  }
+  st.ctrlX = false;
+}
+
+function nextLine(st: InputState): Promise<string | null> {
+  if (st.lines.length) return Promise.resolve(st.lines.shift()!);
+  if (st.closed) return Promise.resolve(null);
+  return new Promise((resolve) => st.waiters.push(resolve));
+}
+
+async function nextAnswer(st: InputState): Promise<string | null> {
+  if (!st.opts.interactive) return nextLine(st); // piped input is a script: its lines answer in order
+  const held = holdTypeAhead(st);
+  const answer = await new Promise<string | null>((resolve) => {
+    st.answering = resolve;
+    st.waiters.push((l) => {
+      if (st.answering === resolve) {
+        st.answering = null;
+        resolve(l);
+      } else if (l !== null) deliver(st, l); // cancelled meanwhile: the line is a message
+    });
+  });
+  st.lines.unshift(...held);
+  return answer;
+}
+
+/** Type-ahead is a message for after the turn, never an answer: a stray "y" must not approve anything. Takes it aside, and says so. */
+function holdTypeAhead(st: InputState): string[] {
+  const typed = (st.rl as unknown as { line: string }).line;
+  const held = st.lines.splice(0);
+  if (typed.trim()) {
+    held.push(typed);
+    st.rl.write(null, { ctrl: true, name: 'u' });
+  }
+  if (held.length)
+    st.opts.out.write(`\n(queued for after this turn: ${held.map((h) => JSON.stringify(h.length > 60 ? `${h.slice(0, 57)}...` : h)).join(', ')})\n`);
+  return held;
+}
+
+function cancelAnswer(st: InputState): void {
+  const a = st.answering;
+  st.answering = null;
+  a?.(null);
+}
+
+function editInEditor(st: InputState, initial = st.pendingEdit ?? ''): string | null {
+  const { opts, rl, input } = st;
+  st.pendingEdit = null;
+  const editor = opts.env.VISUAL ?? opts.env.EDITOR ?? 'vi';
+  const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'devx-edit-')), 'message.md');
+  fs.writeFileSync(file, initial);
+  const raw = opts.interactive && typeof input.setRawMode === 'function';
+  rl.pause();
+  if (raw) input.setRawMode(false);
+  const r = runProcessSync(editor, [file], { stdio: 'inherit', shell: /\s/.test(editor) });
+  if (raw) input.setRawMode(true);
+  rl.resume();
+  const text = r.status === 0 ? fs.readFileSync(file, 'utf8').replace(/\n$/, '') : null;
+  fs.rmSync(path.dirname(file), { recursive: true, force: true });
+  return text && text.trim() ? text : null;
+}
+
+async function nextMessage(st: InputState): Promise<string | null> {
+  const { opts, rl } = st;
+  sayTypedWhileBusy(st);
+  const parts: string[] = [];
+  for (;;) {
+    const l = await nextLine(st);
+    if (l === null) return parts.length ? parts.join('\n') : null;
+    // A trailing backslash continues the message on the next line.
+    if (/(^|[^\\])\\$/.test(l) && !l.includes('\n')) {
+      parts.push(l.slice(0, -1));
+      if (opts.interactive) rl.setPrompt('   ... ');
+      if (opts.interactive) rl.prompt();
+      continue;
+    }
+    if (opts.interactive) rl.setPrompt(st.promptText);
+    parts.push(l);
+    return parts.join('\n');
+  }
+}
+
+/** Says what happens to what was typed during the turn: sent now, or dropped with /drop. */
+function sayTypedWhileBusy(st: InputState): void {
+  const { lines, opts } = st;
+  if (st.dropped) opts.out.write(`(dropped ${st.dropped === 1 ? 'the message' : `${st.dropped} messages`} typed while devx worked)\n`);
+  else if (st.queuedWhileBusy && lines.length)
+    opts.out.write(
+      `(sending what you typed while devx worked: ${JSON.stringify(lines[0].length > 60 ? `${lines[0].slice(0, 57)}...` : lines[0])}; type /drop during a turn to take it back)\n`,
+    );
+  st.dropped = 0;
+  st.queuedWhileBusy = 0;
 }

@@ -104,6 +104,39 @@ function protocolFeedback(parsed: ParseResult): string[] {
   return blocks;
 }
 
+/** The conversation as the turn grows it: each message added is reported, and its images go with every request of the turn. */
+interface TurnLog {
+  messages: Message[];
+  added: Message[];
+  /** The bytes of this turn's images (the user's @mentions, analyze_image results). */
+  images: LoadedImage[];
+  push(role: Message['role'], content: string, images?: LoadedImage[]): void;
+  /** Reports the turn's end and returns its result. */
+  finish(r: Omit<TurnResult, 'added'>): TurnResult;
+}
+
+/** What one turn's rounds share. */
+interface Turn {
+  deps: LoopDeps;
+  callDeps: ToolCallDeps;
+  log: TurnLog;
+  signal: AbortSignal;
+  emit: (e: AgentEvent) => void;
+  /** Where this turn's messages start in the conversation. */
+  turnStart: number;
+  limit: ReturnType<typeof pLimit>;
+  repeats: RepeatedFailures;
+}
+
+/** The same call refused or failing again and again is a model stuck in a loop: the third time ends the turn. */
+interface RepeatedFailures {
+  failed: Map<string, { count: number; summary: string }>;
+  /** The summary of the first call that failed REPEAT_LIMIT times. */
+  stuck: string | null;
+}
+
+type ParsedCall = ParseResult['calls'][number];
+
 export async function runTurn(
   deps: LoopDeps,
   history: readonly Message[],
@@ -111,30 +144,56 @@ export async function runTurn(
   opts: { signal: AbortSignal; emit: (e: AgentEvent) => void; images?: LoadedImage[] },
 ): Promise<TurnResult> {
   const { emit, signal } = opts;
-  const messages: Message[] = [...history];
-  const added: Message[] = [];
-  // The bytes of this turn's images (the user's @mentions, analyze_image results) go with every request of the turn.
-  const turnImages: LoadedImage[] = [];
-  const push = (role: Message['role'], content: string, images: LoadedImage[] = []) => {
-    const m: Message = {
-      role,
-      content,
-      at: deps.now().toISOString(),
-      ...(images.length ? { images: images.map(({ path, mimeType, bytes }) => ({ path, mimeType, bytes })) } : {}),
-    };
-    turnImages.push(...images);
-    messages.push(m);
-    added.push(m);
-    emit({ type: 'message', message: m });
-  };
-  const finish = (r: Omit<TurnResult, 'added'>): TurnResult => {
-    emit({ type: 'turn_end', ...r });
-    return { ...r, added };
-  };
-
+  const log = startTurnLog(deps, history, emit);
   emit({ type: 'turn_start', input });
-  const turnStart = messages.length;
-  const callDeps: ToolCallDeps = {
+  const turn: Turn = {
+    deps,
+    callDeps: toolCallDeps(deps, signal, emit),
+    log,
+    signal,
+    emit,
+    turnStart: log.messages.length,
+    limit: pLimit(deps.concurrency ?? 4),
+    repeats: { failed: new Map(), stuck: null },
+  };
+  log.push('user', input, opts.images);
+  for (let round = 1; round <= deps.maxRounds; round++) {
+    const ended = await runRound(turn, round);
+    if (ended) return ended;
+  }
+  const message = `Stopped after ${deps.maxRounds} tool rounds without a final answer. Say "continue" to let the model go on, or give it more direction.`;
+  log.push('devx', message);
+  return log.finish({ status: 'max_rounds', rounds: deps.maxRounds, error: { kind: 'max_rounds', message } });
+}
+
+function startTurnLog(deps: LoopDeps, history: readonly Message[], emit: (e: AgentEvent) => void): TurnLog {
+  const log: TurnLog = {
+    messages: [...history],
+    added: [],
+    images: [],
+    push(role, content, images = []) {
+      const m: Message = {
+        role,
+        content,
+        at: deps.now().toISOString(),
+        ...(images.length ? { images: images.map(({ path, mimeType, bytes }) => ({ path, mimeType, bytes })) } : {}),
+      };
+      log.images.push(...images);
+      log.messages.push(m);
+      log.added.push(m);
+      emit({ type: 'message', message: m });
+    },
+    finish(r) {
+      emit({ type: 'turn_end', ...r });
+      return { ...r, added: log.added };
+    },
+  };
+  return log;
+}
+
+/** The tools' view of the turn: its signal, and their progress and output reported as events. */
+function toolCallDeps(deps: LoopDeps, signal: AbortSignal, emit: (e: AgentEvent) => void): ToolCallDeps {
+  return {
     ...deps,
     ctx: {
       ...deps.ctx,
@@ -144,124 +203,140 @@ export async function runTurn(
       started: (tool) => emit({ type: 'tool_running', tool }),
     },
   };
-  const limit = pLimit(deps.concurrency ?? 4);
-  push('user', input, opts.images);
+}
 
-  // The same call refused or failing again and again is a model stuck in a loop: the third time ends the turn.
-  const failed = new Map<string, { count: number; summary: string }>();
-  let stuck: string | null = null;
-  for (let round = 1; round <= deps.maxRounds; round++) {
-    if (signal.aborted) return cancelled(round - 1);
-    // Between turns (with the user's message) or between tool rounds: a note in the conversation, said once.
-    const notes = deps.notes?.() ?? [];
-    if (notes.length) push('devx', notes.join('\n'));
-    const prompt = deps.buildPrompt(messages, turnStart);
-    emit({ type: 'model_request', round, promptChars: prompt.length });
-    let reply;
-    try {
-      const onDelta = deps.stream ? (text: string) => emit({ type: 'backend', event: { type: 'text_delta', text } }) : undefined;
-      const images = turnImages.length ? turnImages.map(({ mimeType, data, path }) => ({ mimeType, data, path })) : undefined;
-      reply = await deps.backend.complete({ prompt, systemPrompt: deps.systemPrompt, signal, model: deps.model, onDelta, images }, (event) =>
-        emit({ type: 'backend', event }),
-      );
-    } catch (err) {
-      if (signal.aborted || (err instanceof BackendError && err.kind === 'cancelled')) return cancelled(round - 1);
-      const kind = err instanceof BackendError ? err.kind : 'internal';
-      const message = (err as Error).message;
-      push('devx', `The model call failed (${kind}): ${message}`);
-      return finish({ status: 'error', error: { kind, message }, rounds: round });
-    }
-    emit({
-      type: 'model_response',
-      round,
-      chars: reply.text.length,
-      model: reply.model,
-      account: reply.account,
-      usage: reply.usage,
-      durationMs: reply.durationMs,
-    });
-    const parsed = parseToolCalls(reply.text);
-    push('assistant', parsed.kept);
-    if (parsed.errors.length || parsed.warnings.length) emit({ type: 'parse_issues', errors: parsed.errors, warnings: parsed.warnings });
-
-    const needsRetry = parsed.errors.length > 0 || parsed.ignoredInCodeBlocks.length > 0 || parsed.hallucinatedResult;
-    if (parsed.calls.length === 0 && !needsRetry) {
-      emit({ type: 'assistant_text', text: parsed.prose, final: true });
-      return finish({ status: 'answered', answer: parsed.prose, rounds: round });
-    }
-    if (parsed.prose) emit({ type: 'assistant_text', text: parsed.prose, final: false });
-
-    // Results go back in the order the calls appeared; parse errors interleave by line.
-    const roundImages: LoadedImage[] = [];
-    const items: { line: number; concurrent: boolean; block: () => Promise<string> }[] = parsed.calls.map((call) => ({
-      line: call.line,
-      concurrent: Boolean(deps.tools.get(call.tool)?.concurrent),
-      block: async () => {
-        emit({ type: 'tool_start', tool: call.tool, args: call.args });
-        if (deps.dryRun) {
-          // Not run: say what the policy would have decided, so a dry run shows what would need approval.
-          const tool = deps.tools.get(call.tool);
-          const judged = tool ? await deps.decide(tool, call.args) : undefined;
-          // As the run's approval mode would show it: what the mode refuses is a deny.
-          const decision =
-            tool && judged ? decisionInMode({ decision: judged, tool, mode: deps.mode ?? 'default', sandbox: Boolean(deps.sandbox) }) : undefined;
-          const would = decision ? `the policy would ${decision.decision} it (${decision.reason})` : `there is no tool named ${call.tool}`;
-          const outcome: ToolCallOutcome = {
-            tool: call.tool,
-            args: call.args,
-            status: 'ok',
-            content: `(dry run: not run; ${would})`,
-            durationMs: 0,
-            summary: describeCall(tool, call.tool, call.args),
-            decision,
-            // What it would change, planned as a real call plans it (the same plan and preview).
-            ...(tool ? await planCall(tool, call.args, callDeps.ctx) : {}),
-          };
-          emit({ type: 'tool_end', outcome });
-          return formatToolResult({ tool: call.tool, status: 'ok', content: outcome.content });
-        }
-        const outcome = await runToolCall(call, callDeps);
-        if (outcome.images) roundImages.push(...outcome.images);
-        if (outcome.status === 'error') {
-          const key = `${call.tool}\0${JSON.stringify(Object.entries(call.args).sort())}`;
-          const seen = failed.get(key) ?? { count: 0, summary: outcome.summary };
-          seen.count++;
-          failed.set(key, seen);
-          if (seen.count >= REPEAT_LIMIT) stuck ??= seen.summary;
-        }
-        emit({ type: 'tool_end', outcome });
-        return formatToolResult({ tool: outcome.tool, status: outcome.status, meta: outcome.meta, content: outcome.content });
-      },
-    }));
-    const feedback = protocolFeedback(parsed);
-    const blocks: string[] = [];
-    const ordered = items.sort((a, b) => a.line - b.line);
-    for (let k = 0; k < ordered.length;) {
-      if (signal.aborted) {
-        blocks.push(formatToolResult({ tool: 'devx', status: 'error', content: 'the user cancelled the turn before the remaining calls ran' }));
-        break;
-      }
-      // A run of consecutive concurrent-safe calls executes in parallel; results keep their order.
-      let end = k + 1;
-      if (ordered[k].concurrent) while (end < ordered.length && ordered[end].concurrent) end++;
-      const batch = ordered.slice(k, end);
-      blocks.push(...(batch.length === 1 ? [await batch[0].block()] : await Promise.all(batch.map((it) => limit(it.block)))));
-      k = end;
-    }
-    push('tool', [...feedback, ...blocks].join('\n\n'), roundImages);
-    if (deps.dryRun) return finish({ status: 'answered', answer: parsed.prose, rounds: round });
-    if (stuck) {
-      const message = `Stopped: the model made the same call ${REPEAT_LIMIT} times and it was refused or failed each time (${stuck}). Tell it what to do instead, or run it yourself.`;
-      push('devx', message);
-      return finish({ status: 'error', error: { kind: 'repeated_call', message }, rounds: round });
-    }
+/** One round: a model request, then its calls run. Returns the turn's result when the turn ends here, else null. */
+async function runRound(turn: Turn, round: number): Promise<TurnResult | null> {
+  const { deps, log, signal, emit } = turn;
+  if (signal.aborted) return cancelTurn(log, round - 1);
+  // Between turns (with the user's message) or between tool rounds: a note in the conversation, said once.
+  const notes = deps.notes?.() ?? [];
+  if (notes.length) log.push('devx', notes.join('\n'));
+  const prompt = deps.buildPrompt(log.messages, turn.turnStart);
+  emit({ type: 'model_request', round, promptChars: prompt.length });
+  let reply;
+  try {
+    reply = await requestReply(turn, prompt);
+  } catch (err) {
+    return endOnFailedRequest(turn, err, round);
   }
-  const message = `Stopped after ${deps.maxRounds} tool rounds without a final answer. Say "continue" to let the model go on, or give it more direction.`;
-  push('devx', message);
-  return finish({ status: 'max_rounds', rounds: deps.maxRounds, error: { kind: 'max_rounds', message } });
+  emit({
+    type: 'model_response',
+    round,
+    chars: reply.text.length,
+    model: reply.model,
+    account: reply.account,
+    usage: reply.usage,
+    durationMs: reply.durationMs,
+  });
+  const parsed = parseToolCalls(reply.text);
+  log.push('assistant', parsed.kept);
+  if (parsed.errors.length || parsed.warnings.length) emit({ type: 'parse_issues', errors: parsed.errors, warnings: parsed.warnings });
 
-  function cancelled(rounds: number): TurnResult {
-    push('devx', 'The user cancelled this turn.');
-    return finish({ status: 'cancelled', rounds });
+  const needsRetry = parsed.errors.length > 0 || parsed.ignoredInCodeBlocks.length > 0 || parsed.hallucinatedResult;
+  if (parsed.calls.length === 0 && !needsRetry) {
+    emit({ type: 'assistant_text', text: parsed.prose, final: true });
+    return log.finish({ status: 'answered', answer: parsed.prose, rounds: round });
   }
+  if (parsed.prose) emit({ type: 'assistant_text', text: parsed.prose, final: false });
+
+  const roundImages: LoadedImage[] = [];
+  const feedback = protocolFeedback(parsed);
+  const blocks = await runCalls(turn, parsed.calls, roundImages);
+  log.push('tool', [...feedback, ...blocks].join('\n\n'), roundImages);
+  if (deps.dryRun) return log.finish({ status: 'answered', answer: parsed.prose, rounds: round });
+  if (turn.repeats.stuck) {
+    const message = `Stopped: the model made the same call ${REPEAT_LIMIT} times and it was refused or failed each time (${turn.repeats.stuck}). Tell it what to do instead, or run it yourself.`;
+    log.push('devx', message);
+    return log.finish({ status: 'error', error: { kind: 'repeated_call', message }, rounds: round });
+  }
+  return null;
+}
+
+function requestReply(turn: Turn, prompt: string) {
+  const { deps, emit, signal } = turn;
+  const onDelta = deps.stream ? (text: string) => emit({ type: 'backend', event: { type: 'text_delta', text } }) : undefined;
+  const images = turn.log.images.length ? turn.log.images.map(({ mimeType, data, path }) => ({ mimeType, data, path })) : undefined;
+  return deps.backend.complete({ prompt, systemPrompt: deps.systemPrompt, signal, model: deps.model, onDelta, images }, (event) =>
+    emit({ type: 'backend', event }),
+  );
+}
+
+function endOnFailedRequest(turn: Turn, err: unknown, round: number): TurnResult {
+  if (turn.signal.aborted || (err instanceof BackendError && err.kind === 'cancelled')) return cancelTurn(turn.log, round - 1);
+  const kind = err instanceof BackendError ? err.kind : 'internal';
+  const message = (err as Error).message;
+  turn.log.push('devx', `The model call failed (${kind}): ${message}`);
+  return turn.log.finish({ status: 'error', error: { kind, message }, rounds: round });
+}
+
+function cancelTurn(log: TurnLog, rounds: number): TurnResult {
+  log.push('devx', 'The user cancelled this turn.');
+  return log.finish({ status: 'cancelled', rounds });
+}
+
+/** Runs a reply's calls; results go back in the order the calls appeared (parse errors interleave by line). */
+async function runCalls(turn: Turn, calls: ParsedCall[], roundImages: LoadedImage[]): Promise<string[]> {
+  const items = calls.map((call) => ({
+    line: call.line,
+    concurrent: Boolean(turn.deps.tools.get(call.tool)?.concurrent),
+    block: () => runCall(turn, call, roundImages),
+  }));
+  const blocks: string[] = [];
+  const ordered = items.sort((a, b) => a.line - b.line);
+  for (let k = 0; k < ordered.length;) {
+    if (turn.signal.aborted) {
+      blocks.push(formatToolResult({ tool: 'devx', status: 'error', content: 'the user cancelled the turn before the remaining calls ran' }));
+      break;
+    }
+    // A run of consecutive concurrent-safe calls executes in parallel; results keep their order.
+    let end = k + 1;
+    if (ordered[k].concurrent) while (end < ordered.length && ordered[end].concurrent) end++;
+    const batch = ordered.slice(k, end);
+    blocks.push(...(batch.length === 1 ? [await batch[0].block()] : await Promise.all(batch.map((it) => turn.limit(it.block)))));
+    k = end;
+  }
+  return blocks;
+}
+
+/** One call, reported as it starts and ends; its TOOL_RESULT block. */
+async function runCall(turn: Turn, call: ParsedCall, roundImages: LoadedImage[]): Promise<string> {
+  turn.emit({ type: 'tool_start', tool: call.tool, args: call.args });
+  if (turn.deps.dryRun) return judgeCallDry(turn, call);
+  const outcome = await runToolCall(call, turn.callDeps);
+  if (outcome.images) roundImages.push(...outcome.images);
+  if (outcome.status === 'error') countFailure(turn.repeats, call, outcome.summary);
+  turn.emit({ type: 'tool_end', outcome });
+  return formatToolResult({ tool: outcome.tool, status: outcome.status, meta: outcome.meta, content: outcome.content });
+}
+
+function countFailure(repeats: RepeatedFailures, call: ParsedCall, summary: string): void {
+  const key = `${call.tool}\0${JSON.stringify(Object.entries(call.args).sort())}`;
+  const seen = repeats.failed.get(key) ?? { count: 0, summary };
+  seen.count++;
+  repeats.failed.set(key, seen);
+  if (seen.count >= REPEAT_LIMIT) repeats.stuck ??= seen.summary;
+}
+
+/** A call under a dry run is not run: say what the policy would have decided, so a dry run shows what would need approval. */
+async function judgeCallDry(turn: Turn, call: ParsedCall): Promise<string> {
+  const { deps } = turn;
+  const tool = deps.tools.get(call.tool);
+  const judged = tool ? await deps.decide(tool, call.args) : undefined;
+  // As the run's approval mode would show it: what the mode refuses is a deny.
+  const decision = tool && judged ? decisionInMode({ decision: judged, tool, mode: deps.mode ?? 'default', sandbox: Boolean(deps.sandbox) }) : undefined;
+  const would = decision ? `the policy would ${decision.decision} it (${decision.reason})` : `there is no tool named ${call.tool}`;
+  const outcome: ToolCallOutcome = {
+    tool: call.tool,
+    args: call.args,
+    status: 'ok',
+    content: `(dry run: not run; ${would})`,
+    durationMs: 0,
+    summary: describeCall(tool, call.tool, call.args),
+    decision,
+    // What it would change, planned as a real call plans it (the same plan and preview).
+    ...(tool ? await planCall(tool, call.args, turn.callDeps.ctx) : {}),
+  };
+  turn.emit({ type: 'tool_end', outcome });
+  return formatToolResult({ tool: call.tool, status: 'ok', content: outcome.content });
 }

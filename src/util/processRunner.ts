@@ -118,15 +118,65 @@ function ownChildren(): void {
 // model CLI was started ahead (runStarted) makes its model call without it.
 let execaFn: typeof Execa | undefined;
 
+/** What happened to a child on its way out, as its result tells. */
+interface ExitFlags {
+  timedOut: boolean;
+  cancelled: boolean;
+  /** What it left running in its group was killed (reapGroup). */
+  reaped: boolean;
+  /** Its stdout file passed maxBuffer. */
+  fileCapped: boolean;
+}
+
 export const runProcess: ProcessRunner = async (file, args, opts) => {
   ownChildren();
   const started = Date.now();
   const execa = (execaFn ??= (await import('execa')).execa);
   const cap = opts.maxBuffer ?? 64 * 1024 * 1024;
-  let fileCapped = false;
+  const flags: ExitFlags = { timedOut: false, cancelled: false, reaped: false, fileCapped: false };
   const outFd = opts.stdoutFile ? openStdoutFile(opts.stdoutFile) : undefined;
+  const child = spawnWithExeca(execa, file, args, opts, cap, outFd);
   let tail: FileTail | undefined;
-  const child = execa(file, args, {
+  if (outFd !== undefined) {
+    // The child holds its own copy of the descriptor now.
+    fs.closeSync(outFd);
+    tail = tailFile(opts.stdoutFile!, cap, () => {
+      flags.fileCapped = true;
+      killGroup(child.pid);
+    });
+  }
+  const stdoutStream = tail?.stream ?? child.stdout;
+  if (opts.onStdout) stdoutStream?.on('data', (d: Buffer | string) => opts.onStdout!(String(d)));
+  if (opts.onStderr) child.stderr?.on('data', (d: Buffer | string) => opts.onStderr!(String(d)));
+  const pid = child.pid;
+  if (pid) {
+    liveGroups.add(pid);
+    opts.observer?.started(pid);
+  }
+  const stops = stopOnTimeoutOrAbort(pid, opts, flags);
+  if (opts.reapGroup && pid) reapWhenLeaderExits(child, pid, flags);
+  const exited = (async (): Promise<RunResult> => {
+    try {
+      return await resultOf(child, file, opts, { flags, tail, pid, started });
+    } finally {
+      tail?.close();
+      stops.release();
+      if (pid) {
+        liveGroups.delete(pid);
+        opts.observer?.ended(pid);
+      }
+    }
+  })();
+  return settleOnAnswer(exited, { stdout: stdoutStream, stderr: child.stderr }, opts.answered, started, {
+    settled: () => clearTimeout(stops.timer),
+    stop: () => stopGroup(pid),
+  });
+};
+
+type ExecaChild = ReturnType<typeof spawnWithExeca>;
+
+function spawnWithExeca(execa: typeof Execa, file: string, args: string[], opts: RunOptions, cap: number, outFd: number | undefined) {
+  return execa(file, args, {
     cwd: opts.cwd,
     input: opts.input ?? '',
     // The marker lets crash recovery tell our orphans from a process group whose id was recycled.
@@ -143,90 +193,83 @@ export const runProcess: ProcessRunner = async (file, args, opts) => {
     // A descriptor passed alone goes to spawn() as it is (execa's types list only 3-9, its runtime takes any).
     ...(outFd !== undefined ? { stdout: outFd as 3 } : {}),
   });
-  if (outFd !== undefined) {
-    // The child holds its own copy of the descriptor now.
-    fs.closeSync(outFd);
-    tail = tailFile(opts.stdoutFile!, cap, () => {
-      fileCapped = true;
-      killGroup(child.pid);
-    });
-  }
-  const stdoutStream = tail?.stream ?? child.stdout;
-  if (opts.onStdout) stdoutStream?.on('data', (d: Buffer | string) => opts.onStdout!(String(d)));
-  if (opts.onStderr) child.stderr?.on('data', (d: Buffer | string) => opts.onStderr!(String(d)));
-  const pid = child.pid;
-  if (pid) {
-    liveGroups.add(pid);
-    opts.observer?.started(pid);
-  }
-  let timedOut = false;
-  let cancelled = false;
-  let reaped = false;
+}
+
+/** A timeout and an abort both stop the child's group (and say so in `flags`); release() undoes both once it has exited. */
+function stopOnTimeoutOrAbort(
+  pid: number | undefined,
+  opts: RunOptions,
+  flags: { timedOut: boolean; cancelled: boolean },
+): { timer: NodeJS.Timeout | undefined; release(): void } {
   const timer = opts.timeoutMs
     ? setTimeout(() => {
-        timedOut = true;
+        flags.timedOut = true;
         stopGroup(pid);
       }, opts.timeoutMs)
     : undefined;
   const onAbort = () => {
-    cancelled = true;
+    flags.cancelled = true;
     stopGroup(pid);
   };
   if (opts.signal?.aborted) onAbort();
   opts.signal?.addEventListener('abort', onAbort, { once: true });
-  // The leader has exited: whatever is still in its group was started in the background and would outlive
-  // the call (and devx). A background job holding the output pipe would also keep the call open until its timeout.
-  if (opts.reapGroup && pid) {
-    child.once('exit', () => {
-      setTimeout(() => {
-        if (groupAlive(pid)) {
-          reaped = true;
-          killGroup(pid);
-        }
-      }, 50).unref();
-    });
-  }
-  const exited = (async (): Promise<RunResult> => {
-    try {
-      const r = await child;
-      const cause = (r as { cause?: NodeJS.ErrnoException }).cause;
-      if (cause?.code === 'ENOENT' || (r.failed && /ENOENT/.test(String(r.message)) && r.exitCode === undefined)) {
-        throw new BinaryMissingError(file);
-      }
-      const stdout = tail ? tail.finish() : String(r.stdout ?? '');
-      // Reap anything the child left behind in its group (grandchildren holding pipes).
-      if (timedOut || cancelled || r.isMaxBuffer || fileCapped) killGroup(pid);
-      else if (opts.reapGroup && pid && !reaped && groupAlive(pid)) {
-        reaped = true;
-        killGroup(pid);
-      }
-      return {
-        exitCode: r.exitCode ?? null,
-        signal: r.signal ?? null,
-        stdout,
-        stderr: String(r.stderr ?? ''),
-        ...(opts.all ? { all: String((r as { all?: string }).all ?? '') } : {}),
-        timedOut,
-        cancelled,
-        outputCapped: Boolean(r.isMaxBuffer) || fileCapped,
-        durationMs: Date.now() - started,
-        ...(reaped ? { reaped } : {}),
-      };
-    } finally {
-      tail?.close();
+  return {
+    timer,
+    release: () => {
       if (timer) clearTimeout(timer);
       opts.signal?.removeEventListener('abort', onAbort);
-      if (pid) {
-        liveGroups.delete(pid);
-        opts.observer?.ended(pid);
+    },
+  };
+}
+
+/**
+ * The leader has exited: whatever is still in its group was started in the background and would outlive
+ * the call (and devx). A background job holding the output pipe would also keep the call open until its timeout.
+ */
+function reapWhenLeaderExits(child: import('node:child_process').ChildProcess, pid: number, flags: ExitFlags): void {
+  child.once('exit', () => {
+    setTimeout(() => {
+      if (groupAlive(pid)) {
+        flags.reaped = true;
+        killGroup(pid);
       }
-    }
-  })();
-  return settleOnAnswer(exited, { stdout: stdoutStream, stderr: child.stderr }, opts.answered, started, {
-    settled: () => clearTimeout(timer),
-    stop: () => stopGroup(pid),
+    }, 50).unref();
   });
-};
+}
+
+/** Waits for the child and makes its result; a program that is not there is BinaryMissingError. */
+async function resultOf(
+  child: ExecaChild,
+  file: string,
+  opts: RunOptions,
+  o: { flags: ExitFlags; tail: FileTail | undefined; pid: number | undefined; started: number },
+): Promise<RunResult> {
+  const { flags, pid } = o;
+  const r = await child;
+  const cause = (r as { cause?: NodeJS.ErrnoException }).cause;
+  if (cause?.code === 'ENOENT' || (r.failed && /ENOENT/.test(String(r.message)) && r.exitCode === undefined)) {
+    throw new BinaryMissingError(file);
+  }
+  const stdout = o.tail ? o.tail.finish() : String(r.stdout ?? '');
+  // Reap anything the child left behind in its group (grandchildren holding pipes).
+  if (flags.timedOut || flags.cancelled || r.isMaxBuffer || flags.fileCapped) killGroup(pid);
+  else if (opts.reapGroup && pid && !flags.reaped && groupAlive(pid)) {
+    flags.reaped = true;
+    killGroup(pid);
+  }
+  return {
+    exitCode: r.exitCode ?? null,
+    signal: r.signal ?? null,
+    stdout,
+    stderr: String(r.stderr ?? ''),
+    ...(opts.all ? { all: String((r as { all?: string }).all ?? '') } : {}),
+    timedOut: flags.timedOut,
+    cancelled: flags.cancelled,
+    outputCapped: Boolean(r.isMaxBuffer) || flags.fileCapped,
+    durationMs: Date.now() - o.started,
+    ...(flags.reaped ? { reaped: flags.reaped } : {}),
+  };
+}
 
 /** A child some other code spawned (in its own process group), with the output it wrote so far. */
 export interface StartedChild {
@@ -246,8 +289,7 @@ export async function runStarted(p: StartedChild, opts: RunOptions): Promise<Run
   const cap = opts.maxBuffer ?? 64 * 1024 * 1024;
   liveGroups.add(p.pid);
   opts.observer?.started(p.pid);
-  let timedOut = false;
-  let cancelled = false;
+  const flags = { timedOut: false, cancelled: false };
   let outputCapped = false;
   const watch = (chunks: string[], stream: NodeJS.ReadableStream | null, tell?: (chunk: string) => void) => {
     for (const c of chunks) tell?.(c);
@@ -272,45 +314,33 @@ export async function runStarted(p: StartedChild, opts: RunOptions): Promise<Run
   const before = { stdout: tail ? [] : [...p.stdout], stderr: [...p.stderr] };
   watch(tail ? [] : p.stdout, stdoutStream, opts.onStdout);
   watch(p.stderr, p.child.stderr, opts.onStderr);
-  const timer = opts.timeoutMs
-    ? setTimeout(() => {
-        timedOut = true;
-        stopGroup(p.pid);
-      }, opts.timeoutMs)
-    : undefined;
-  const onAbort = () => {
-    cancelled = true;
-    stopGroup(p.pid);
-  };
-  if (opts.signal?.aborted) onAbort();
-  opts.signal?.addEventListener('abort', onAbort, { once: true });
+  const stops = stopOnTimeoutOrAbort(p.pid, opts, flags);
   p.child.stdin?.end(opts.input ?? '');
   const exited = (async (): Promise<RunResult> => {
     try {
       const { code, signal } = await p.closed;
       const stdout = tail ? tail.finish() : undefined;
-      if (timedOut || cancelled || outputCapped) killGroup(p.pid);
+      if (flags.timedOut || flags.cancelled || outputCapped) killGroup(p.pid);
       const text = (chunks: string[]) => chunks.join('').slice(0, cap);
       return {
         exitCode: code,
         signal,
         stdout: stdout ?? text(p.stdout),
         stderr: text(p.stderr),
-        timedOut,
-        cancelled,
+        timedOut: flags.timedOut,
+        cancelled: flags.cancelled,
         outputCapped,
         durationMs: Date.now() - started,
       };
     } finally {
       tail?.close();
-      if (timer) clearTimeout(timer);
-      opts.signal?.removeEventListener('abort', onAbort);
+      stops.release();
       liveGroups.delete(p.pid);
       opts.observer?.ended(p.pid);
     }
   })();
   return settleOnAnswer(exited, { stdout: stdoutStream, stderr: p.child.stderr, before }, opts.answered, started, {
-    settled: () => clearTimeout(timer),
+    settled: () => clearTimeout(stops.timer),
     stop: () => stopGroup(p.pid),
   });
 }

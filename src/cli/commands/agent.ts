@@ -164,11 +164,10 @@ export async function runAgentCommand({ values, positionals }: ParsedArgs, io: {
   }
 }
 
-async function agentMain(
-  values: RunFlags & QueueFlags & { scope?: string; name?: string; description?: string; template?: string },
-  positionals: string[],
-  io: { ask?: Ask },
-): Promise<number> {
+type AgentFlags = RunFlags & QueueFlags & { scope?: string; name?: string; description?: string; template?: string };
+type Where = ReturnType<typeof where>;
+
+async function agentMain(values: AgentFlags, positionals: string[], io: { ask?: Ask }): Promise<number> {
   const [sub, ...rest] = positionals;
   const root = findProjectRoot(process.cwd());
   const w = where(root);
@@ -177,53 +176,12 @@ async function agentMain(
     if (queued !== null) return queued;
   }
   switch (sub) {
-    case 'list': {
-      const l = loadAgents(root, w.home, w.devx);
-      for (const e of l.errors) process.stderr.write(`error: ${escapeControls(formatIssue(e))}\n`);
-      for (const e of l.warnings) process.stderr.write(`warning: ${escapeControls(formatIssue(e))}\n`);
-      const rows = [...l.agents.values()].map((a) => ({
-        name: a.name,
-        scope: a.scope,
-        format: a.format,
-        description: a.description,
-        overrides: l.overridden.filter((o) => o.name === a.name).map((o) => `${o.scope}:${o.format}`),
-      }));
-      if (values.json) process.stdout.write(`${printableJson({ agents: rows, errors: l.errors, warnings: l.warnings }, 2)}\n`);
-      else if (!rows.length) process.stdout.write(`no agents yet: create one with devx agent create (templates: ${TEMPLATES.join(', ')})\n`);
-      else
-        for (const r of rows)
-          process.stdout.write(
-            escapeControls(
-              `${r.name.padEnd(20)} ${r.scope.padEnd(7)} ${r.format.padEnd(16)} ${r.overrides.length ? `(overrides ${r.overrides.join(', ')}) ` : ''}${r.description}\n`,
-            ),
-          );
-      return l.errors.length ? EXIT.failed : EXIT.ok;
-    }
-    case 'pick': {
-      if (!process.stdin.isTTY || typeof process.stdin.setRawMode !== 'function')
-        throw new UsageError('devx agent pick needs a terminal; devx agent list prints the agents');
-      const l = loadAgents(root, w.home, w.devx);
-      for (const e of l.errors) process.stderr.write(`error: ${escapeControls(formatIssue(e))}\n`);
-      // The picker draws on stderr, so `devx --agent "$(devx agent pick)"` works.
-      const name = await pickAgent(pickerItems(l), { input: process.stdin, out: process.stderr, env: process.env });
-      process.stdin.pause();
-      if (!name) {
-        process.stderr.write('no agent chosen\n');
-        return EXIT.failed;
-      }
-      process.stdout.write(`${name}\n`);
-      if (process.stdout.isTTY) process.stderr.write(`start a session with it as the persona: devx --agent ${name}\n`);
-      return EXIT.ok;
-    }
-    case 'show': {
-      if (!rest[0]) throw new UsageError('usage: devx agent show <name> [--scope project|user]');
-      const l = loadAgents(root, w.home, w.devx);
-      const scoped = values.scope ? [...l.agents.values(), ...l.overridden].find((x) => x.name === rest[0] && x.scope === values.scope) : undefined;
-      if (values.scope && !scoped) throw new UsageError(`no agent named "${rest[0]}" in the ${values.scope} scope`);
-      const a = scoped ?? findAgent(l, rest[0]);
-      process.stdout.write(`${values.json ? printableJson(a, 2) : escapeControls(describeAgent(a))}\n`);
-      return EXIT.ok;
-    }
+    case 'list':
+      return listAgents(w, values.json);
+    case 'pick':
+      return pickAgentName(w);
+    case 'show':
+      return showAgent(w, rest[0], values);
     case 'use':
       process.stdout.write(
         `Switch persona inside a session: /agent use ${rest[0] ?? '<name>'} in the REPL, or start one with devx --agent ${rest[0] ?? '<name>'}.\n`,
@@ -235,46 +193,99 @@ async function agentMain(
       return EXIT.ok;
     }
     case 'create':
-    case 'init': {
-      // Outside the REPL the wizard asks on the terminal (readline-sync); the REPL passes its own input.
-      const ask: Ask | null =
-        io.ask ?? (process.stdin.isTTY ? async (q) => (createRequire(import.meta.url)('readline-sync') as typeof import('readline-sync')).question(q) : null);
-      const message = sub === 'create' ? await createAgentFile(root, w.devx, values, ask) : await initAgentFile(root, w.devx, rest[0], values, ask);
-      process.stdout.write(`${escapeControls(message)}\n`);
-      return message.startsWith('created ') ? EXIT.ok : EXIT.failed;
-    }
+    case 'init':
+      return writeAgentFile(w, sub, rest[0], values, io);
     case 'edit':
-    case 'rm': {
-      const name = rest[0];
-      if (!name) throw new UsageError(`usage: devx agent ${sub} <name> [--scope project|user]`);
-      const l = loadAgents(root, w.home, w.devx);
-      const found = [...l.agents.values(), ...l.overridden].filter((a) => a.name === name && (!values.scope || a.scope === values.scope));
-      // devx's own files are never edited or removed in place: a project or user file overrides them.
-      const all = found.filter((a) => a.scope !== 'builtin');
-      const builtin = found.find((a) => a.scope === 'builtin');
-      if (!all.length && builtin)
-        throw new UsageError(
-          `"${name}" is a builtin agent (${builtin.file}); to change it, copy it to .devx/agents/${name}.md (project) or ~/.devx/agents/${name}.md (user), which override it`,
-        );
-      if (!all.length) throw new UsageError(`no agent named "${name}"${values.scope ? ` in the ${values.scope} scope` : ''}`);
-      if (all.length > 1 && sub === 'rm')
-        throw new UsageError(
-          `"${name}" exists in several places (${all.map((a) => `${a.scope}: ${a.file}`).join('; ')}); pass --scope project or --scope user`,
-        );
-      const target = all[0];
-      if (sub === 'rm') {
-        fs.rmSync(target.file);
-        process.stdout.write(`removed ${escapeControls(target.file)}\n`);
-        return EXIT.ok;
-      }
-      const editor = process.env.VISUAL ?? process.env.EDITOR ?? 'vi';
-      const r = runProcessSync(editor, [target.file], { stdio: 'inherit', shell: /\s/.test(editor) });
-      return r.status === 0 ? EXIT.ok : EXIT.failed;
-    }
+    case 'rm':
+      return editOrRemoveAgent(w, sub, rest[0], values.scope);
     case 'run':
       if (rest.length) return await oneShot(root, parseChain(rest), values);
       return (await queueSubcommand('run', rest, values, root))!;
     default:
       throw new UsageError(AGENT_USAGE);
   }
+}
+
+function listAgents(w: Where, json?: boolean): number {
+  const l = loadAgents(w.root, w.home, w.devx);
+  for (const e of l.errors) process.stderr.write(`error: ${escapeControls(formatIssue(e))}\n`);
+  for (const e of l.warnings) process.stderr.write(`warning: ${escapeControls(formatIssue(e))}\n`);
+  const rows = [...l.agents.values()].map((a) => ({
+    name: a.name,
+    scope: a.scope,
+    format: a.format,
+    description: a.description,
+    overrides: l.overridden.filter((o) => o.name === a.name).map((o) => `${o.scope}:${o.format}`),
+  }));
+  if (json) process.stdout.write(`${printableJson({ agents: rows, errors: l.errors, warnings: l.warnings }, 2)}\n`);
+  else if (!rows.length) process.stdout.write(`no agents yet: create one with devx agent create (templates: ${TEMPLATES.join(', ')})\n`);
+  else
+    for (const r of rows)
+      process.stdout.write(
+        escapeControls(
+          `${r.name.padEnd(20)} ${r.scope.padEnd(7)} ${r.format.padEnd(16)} ${r.overrides.length ? `(overrides ${r.overrides.join(', ')}) ` : ''}${r.description}\n`,
+        ),
+      );
+  return l.errors.length ? EXIT.failed : EXIT.ok;
+}
+
+async function pickAgentName(w: Where): Promise<number> {
+  if (!process.stdin.isTTY || typeof process.stdin.setRawMode !== 'function')
+    throw new UsageError('devx agent pick needs a terminal; devx agent list prints the agents');
+  const l = loadAgents(w.root, w.home, w.devx);
+  for (const e of l.errors) process.stderr.write(`error: ${escapeControls(formatIssue(e))}\n`);
+  // The picker draws on stderr, so `devx --agent "$(devx agent pick)"` works.
+  const name = await pickAgent(pickerItems(l), { input: process.stdin, out: process.stderr, env: process.env });
+  process.stdin.pause();
+  if (!name) {
+    process.stderr.write('no agent chosen\n');
+    return EXIT.failed;
+  }
+  process.stdout.write(`${name}\n`);
+  if (process.stdout.isTTY) process.stderr.write(`start a session with it as the persona: devx --agent ${name}\n`);
+  return EXIT.ok;
+}
+
+function showAgent(w: Where, name: string | undefined, values: AgentFlags): number {
+  if (!name) throw new UsageError('usage: devx agent show <name> [--scope project|user]');
+  const l = loadAgents(w.root, w.home, w.devx);
+  const scoped = values.scope ? [...l.agents.values(), ...l.overridden].find((x) => x.name === name && x.scope === values.scope) : undefined;
+  if (values.scope && !scoped) throw new UsageError(`no agent named "${name}" in the ${values.scope} scope`);
+  const a = scoped ?? findAgent(l, name);
+  process.stdout.write(`${values.json ? printableJson(a, 2) : escapeControls(describeAgent(a))}\n`);
+  return EXIT.ok;
+}
+
+async function writeAgentFile(w: Where, sub: 'create' | 'init', name: string | undefined, values: AgentFlags, io: { ask?: Ask }): Promise<number> {
+  // Outside the REPL the wizard asks on the terminal (readline-sync); the REPL passes its own input.
+  const ask: Ask | null =
+    io.ask ?? (process.stdin.isTTY ? async (q) => (createRequire(import.meta.url)('readline-sync') as typeof import('readline-sync')).question(q) : null);
+  const message = sub === 'create' ? await createAgentFile(w.root, w.devx, values, ask) : await initAgentFile(w.root, w.devx, name, values, ask);
+  process.stdout.write(`${escapeControls(message)}\n`);
+  return message.startsWith('created ') ? EXIT.ok : EXIT.failed;
+}
+
+function editOrRemoveAgent(w: Where, sub: 'edit' | 'rm', name: string | undefined, scope?: string): number {
+  if (!name) throw new UsageError(`usage: devx agent ${sub} <name> [--scope project|user]`);
+  const l = loadAgents(w.root, w.home, w.devx);
+  const found = [...l.agents.values(), ...l.overridden].filter((a) => a.name === name && (!scope || a.scope === scope));
+  // devx's own files are never edited or removed in place: a project or user file overrides them.
+  const all = found.filter((a) => a.scope !== 'builtin');
+  const builtin = found.find((a) => a.scope === 'builtin');
+  if (!all.length && builtin)
+    throw new UsageError(
+      `"${name}" is a builtin agent (${builtin.file}); to change it, copy it to .devx/agents/${name}.md (project) or ~/.devx/agents/${name}.md (user), which override it`,
+    );
+  if (!all.length) throw new UsageError(`no agent named "${name}"${scope ? ` in the ${scope} scope` : ''}`);
+  if (all.length > 1 && sub === 'rm')
+    throw new UsageError(`"${name}" exists in several places (${all.map((a) => `${a.scope}: ${a.file}`).join('; ')}); pass --scope project or --scope user`);
+  const target = all[0];
+  if (sub === 'rm') {
+    fs.rmSync(target.file);
+    process.stdout.write(`removed ${escapeControls(target.file)}\n`);
+    return EXIT.ok;
+  }
+  const editor = process.env.VISUAL ?? process.env.EDITOR ?? 'vi';
+  const r = runProcessSync(editor, [target.file], { stdio: 'inherit', shell: /\s/.test(editor) });
+  return r.status === 0 ? EXIT.ok : EXIT.failed;
 }

@@ -7,13 +7,13 @@ import { DiskError } from '../../util/ownedFile.js';
 import { cycleModesOnShiftTab, planTask, type PlanIo } from '../planFlow.js';
 import { AGENT_FLAGS, EXIT, UsageError, approvalModeFrom, overridesFrom, withSession, type AgentFlagValues } from '../shared.js';
 import { defineCommand, flagTable } from '../command.js';
-import { createRenderer } from '../renderEvents.js';
+import { createRenderer, type Renderer } from '../renderEvents.js';
 import type { ApprovalRequest, PersonAnswer } from '../../tools/runToolCall.js';
 import { makeVisible } from '../visible.js';
 import { maybeDelegate, switchAgent } from '../agentSlash.js';
 import { findSlash, slashNames as builtinSlashNames, type SlashContext } from '../slashCommands.js';
 import { packageVersion } from '../../util/packageRoot.js';
-import { createReplInput } from '../replInput.js';
+import { createReplInput, type ReplInput } from '../replInput.js';
 import { colorDiff, textOnly, useColor } from '../visible.js';
 import { pickAgent, type PickItem } from '../agentPicker.js';
 import { openBackgroundView } from '../backgroundView.js';
@@ -21,6 +21,7 @@ import { renderBackgroundList, shortDuration, type BackgroundEvent } from '../..
 import { killAllGroups } from '../../util/processGroups.js';
 import { escapeControls } from '../../util/terminalText.js';
 import { whenAborted } from '../../util/whenAborted.js';
+import type { AgentEvent } from '../../core/loop.js';
 
 /**
  * The end of a session: the handoff. Ctrl-C while the model drafts it skips the draft and writes the plain
@@ -90,9 +91,7 @@ export const replCommand = defineCommand({
 `),
   },
   run: ({ values }, cli) =>
-    values.acp
-      ? runAcp(values as AgentFlagValues & { agent?: string; resume?: string })
-      : runRepl(values as Parameters<typeof runRepl>[0], cli?.table.map((e) => e.name) ?? []),
+    values.acp ? runAcp(values as AgentFlagValues & { agent?: string; resume?: string }) : runRepl(values as ReplFlags, cli?.table.map((e) => e.name) ?? []),
 });
 
 /** `devx --acp`: the ACP agent (its module loads only in this mode). */
@@ -124,235 +123,361 @@ async function keepPromptOnDiskError<T>(out: NodeJS.WritableStream, turn: () => 
   }
 }
 
-async function runRepl(flags: { resume?: string; agent?: string } & Parameters<typeof withSession>[0], shellCommands: string[]): Promise<number> {
+type ReplFlags = { resume?: string; agent?: string } & Parameters<typeof withSession>[0];
+
+/** The terminal side of the REPL: readline and the input over it, kept across the session. */
+interface ReplTerminal {
+  interactive: boolean;
+  out: NodeJS.WriteStream;
+  /** Where devx's own lines go: the terminal, or stderr when a script is piped in. */
+  info: NodeJS.WriteStream;
+  rl: readline.Interface;
+  input: ReplInput;
+  color: boolean;
+  /** A question (an approval, the plan's, a wizard's) waits for the person's answer. */
+  answering: boolean;
+  /** What Tab completes: the slash commands, devx's own and the custom ones of this session. */
+  slashNames: string[];
+}
+
+/** The REPL while its session is open: what the key handlers, the event subscribers and the message loop share. */
+interface ReplSession {
+  term: ReplTerminal;
+  started: Started;
+  run: Started['run'];
+  render: Renderer;
+  background: Started['run']['agent']['background'];
+  /** Shows the mode and the background commands' count in the prompt. */
+  showMode: () => void;
+  /** Says once, before the first turn, which MCP servers did not start. */
+  sayToolWarnings: () => Promise<void>;
+  /** The turn (or cancellable work) in progress: Ctrl-C aborts it. */
+  running: AbortController | null;
+  /** Waiting at the prompt for a message (nothing else draws then). */
+  atPrompt: boolean;
+  /** The background view is open. */
+  viewOpen: boolean;
+  /** A Ctrl-C at the prompt was pressed: the next one leaves. */
+  armedExit: boolean;
+  lastFailed: boolean;
+  /** Left with Ctrl-C twice: the handoff does not wait on the model. */
+  leaving: boolean;
+}
+
+async function runRepl(flags: ReplFlags, shellCommands: string[]): Promise<number> {
+  const term = openTerminal();
+  try {
+    return await withSession(
+      flags,
+      { info: term.info, prompt: term.interactive ? (req) => askApproval(term, req) : undefined, stream: term.interactive, lazyTools: true },
+      (started) => runSession(term, started, flags, shellCommands),
+    );
+  } finally {
+    term.input.close();
+    term.rl.close();
+  }
+}
+
+function openTerminal(): ReplTerminal {
   const interactive = Boolean(process.stdin.isTTY);
   const out = process.stdout;
-  const info = interactive ? out : process.stderr;
-  // Tab completes slash commands, devx's own and the custom ones of this session.
-  let slashNames: string[] = [];
   const completer = (line: string): [string[], string] =>
-    line.startsWith('/') && !/\s/.test(line) ? [slashNames.filter((n) => n.startsWith(line)), line] : [[], line];
+    line.startsWith('/') && !/\s/.test(line) ? [term.slashNames.filter((n) => n.startsWith(line)), line] : [[], line];
   // A lone Esc (closing the background view) is known 100 ms after it arrives rather than Node's 500: an
   // escape sequence (an arrow key) comes in one read from a terminal.
   const rl = readline.createInterface({ input: process.stdin, output: out, terminal: interactive, prompt: 'devx> ', completer, escapeCodeTimeout: 100 });
-  const input = createReplInput(rl, { interactive, out, env: process.env });
-  const { nextLine } = input;
-  let answering = false;
-  const color = useColor(out, process.env);
-
-  const askApproval = async (req: ApprovalRequest): Promise<PersonAnswer> => {
-    // What will happen (a diff of the repository's text, the directory a command runs in), then why the policy
-    // asks; the text's controls are shown before devx colours the diff.
-    const shown = req.preview ? escapeControls(req.preview) : '';
-    const preview = shown ? `${(color ? colorDiff(shown) : shown).replace(/^/gm, '  ')}\n` : '';
-    out.write(
-      `\n? devx wants to ${makeVisible(req.summary)}\n${preview}  (asks because ${escapeControls(req.decision.reason)})\n  Allow? [y]es / [n]o / [a]lways this session: `,
-    );
-    answering = true;
-    const got = await input.nextAnswer().finally(() => (answering = false));
-    if (got === null) {
-      // Ctrl-C (or the end of input) at a confirmation: no, and the turn stops.
-      out.write('no (the turn is cancelled)\n');
-      return 'no';
-    }
-    const answer = got.trim().toLowerCase();
-    if (answer === 'a' || answer === 'always') return 'always';
-    return answer === 'y' || answer === 'yes' ? 'yes' : 'no';
+  const term: ReplTerminal = {
+    interactive,
+    out,
+    info: interactive ? out : process.stderr,
+    rl,
+    input: createReplInput(rl, { interactive, out, env: process.env }),
+    color: useColor(out, process.env),
+    answering: false,
+    slashNames: [],
   };
+  return term;
+}
 
-  try {
-    return await withSession(flags, { info, prompt: interactive ? askApproval : undefined, stream: interactive, lazyTools: true }, async (started) => {
-      const { run } = started;
-      info.write(
-        escapeControls(
-          `devx ${packageVersion()} · ${run.agent.root} · ${run.agent.settings.provider} · model ${run.agent.settings.model}${run.persona ? ` · persona ${run.persona.name}` : ''}${run.history.length ? ` · ${run.history.length} messages of history (/clear to start over)` : ''}\n`,
-        ),
-      );
-      // The last session, its todos and HANDOFF.md's next items: a repository's or a model's text.
-      if (started.orientation) info.write(`${escapeControls(started.orientation)}\n`);
-      if (flags.resume) info.write(`${escapeControls(applyResume(started, flags.resume) ?? 'no earlier session to resume')}\n`);
-      if (flags.agent) out.write(`${escapeControls(switchAgent(started, flags.agent))}\n`);
-      if (interactive) info.write('Type a task, or /help.\n');
-
-      const listSlashNames = () =>
-        (slashNames = [
-          ...builtinSlashNames().map((n) => `/${n}`),
-          ...[...run.agent.commands.commands.values()].flatMap((c) => [`/${c.name}`, `/${c.scope}:${c.name}`]),
-        ].sort());
-      listSlashNames();
-      // MCP servers start while the person types: their prompts join the completions when ready, and a
-      // server that did not start is said once, before the first turn (a turn waits for them anyway).
-      const toolsReady = run.ready().then((warnings) => (listSlashNames(), warnings));
-      let warned = false;
-      const sayToolWarnings = async () => {
-        const warnings = await toolsReady;
-        if (warned) return;
-        warned = true;
-        for (const w of warnings) info.write(`devx: warning: ${escapeControls(w)}\n`);
-      };
-      const render = createRenderer({ out, answerOut: out, foldOutput: true });
-      run.subscribe(render.onEvent);
-      input.onCtrlO(() => render.toggleWatch());
-      const showMode = cycleModesOnShiftTab({ input, run, out, rl, interactive, busy: () => running !== null });
-      const planIo = (turn: AbortController): PlanIo => ({
-        out,
-        ask: async (q) => {
-          out.write(q);
-          answering = true;
-          return (interactive ? input.nextAnswer() : nextLine()).finally(() => (answering = false));
-        },
-        turn: async (message) => {
-          running = turn.signal.aborted ? new AbortController() : turn;
-          return run.prompt(message, { signal: running.signal }).finally(() => (running = null));
-        },
-        modeChanged: showMode,
-      });
-      let running: AbortController | null = null;
-      // Waiting at the prompt for a message (nothing else draws then), and whether the background view is open.
-      let atPrompt = false;
-      let viewOpen = false;
-      const bg = run.agent.background;
-      const viewBackground = async () => {
-        viewOpen = true;
-        try {
-          await openBackgroundView(bg, { input: process.stdin, out });
-        } finally {
-          viewOpen = false;
-        }
-      };
-      // The prompt counts the background commands that run; one that ends by itself is said where the person looks.
-      run.subscribe((e) => {
-        if (e.type !== 'background') return;
-        showMode();
-        if (e.phase !== 'exit' || e.by || !interactive) return;
-        const line = `◦ ${backgroundEnded(e)}\n`;
-        if (atPrompt && !viewOpen) {
-          out.write(`\r\x1b[K${escapeControls(line)}`);
-          rl.prompt(true);
-        } else if (running && !answering && !viewOpen) render.note(line);
-      });
-      // Ctrl-T at the prompt opens the view, keeping what was typed; during a turn it lists them above the spinner.
-      input.onCtrlT(() => {
-        if (viewOpen || answering) return;
-        if (!atPrompt) {
-          if (running) render.note(renderBackgroundList(bg.list()));
-          return;
-        }
-        void (async () => {
-          out.write('\n');
-          if (bg.list().length) await viewBackground();
-          else out.write('No background commands in this session.\n');
-          if (atPrompt) rl.prompt(true);
-        })();
-      });
-      let armedExit = false;
-      let lastFailed = false;
-      let leaving = false;
-      const onInterrupt = () => {
-        if (answering) input.cancelAnswer();
-        // A second Ctrl-C while a cancelled turn is still stopping: exit now, whatever is pending.
-        if (running?.signal.aborted) {
-          const due = handoffFor(started, { interactive: true }) !== 'none';
-          void exitAtOnce(started, info, due ? 'HANDOFF.md was not written (the previous one is kept)' : 'no handoff was due');
-          return;
-        }
-        if (running) {
-          running.abort();
-          return;
-        }
-        if (armedExit) {
-          leaving = true;
-          rl.close();
-          return;
-        }
-        armedExit = true;
-        out.write('\n(press Ctrl-C again to exit, or type /exit)\n');
-        if (interactive) rl.prompt();
-      };
-      rl.on('SIGINT', onInterrupt);
-      process.on('SIGINT', onInterrupt);
-      const slashContext: SlashContext = {
-        started,
-        // What slash commands print quotes the conversation, agents, MCP servers, todos and undo records.
-        out: textOnly(out),
-        shellCommands,
-        pick: interactive ? (items: PickItem[]) => pickAgent(items, { input: process.stdin, out, env: process.env }) : undefined,
-        viewBackground: interactive ? viewBackground : undefined,
-        // The create and init wizards ask through this input (a second reader of stdin would fight it).
-        ask: interactive ? (q: string) => (out.write(q), (answering = true), input.nextAnswer().finally(() => (answering = false))) : undefined,
-        edit: (initial) => input.edit(initial),
-        cancellable: (work) => {
-          running = new AbortController();
-          return work(running.signal).finally(() => (running = null));
-        },
-      };
-      try {
-        for (;;) {
-          if (interactive) rl.prompt();
-          atPrompt = true;
-          const message = await input.nextMessage().finally(() => (atPrompt = false));
-          if (message === null) {
-            // Ctrl-D (or Ctrl-C twice) leaves the cursor after "devx> ": what follows, and the shell's prompt, start on a line of their own.
-            if (interactive) out.write('\n');
-            break;
-          }
-          armedExit = false;
-          let text = message.trim();
-          if (!text) continue;
-          let slash = findSlash(text);
-          if (slash?.command.names[0] === 'edit') {
-            const r = await slash.command.run!(slashContext, slash.args, text);
-            if (typeof r === 'string') continue;
-            text = r.message;
-            // What came from the editor is handled as typed (a command in it too, but not /edit again).
-            slash = findSlash(text);
-            if (slash?.command.names[0] === 'edit') slash = null;
-          }
-          if (slash) {
-            const done = await slash.command.run!(slashContext, slash.args, text);
-            showMode();
-            if (done === 'exit') break;
-            if (typeof done === 'string') continue;
-            // A command that hands on a message (/plan <task>): it is handled as if typed.
-            text = done.message;
-          }
-          if (text.startsWith('/') && !text.includes('\n')) {
-            // A custom command (.gemini/commands, .claude/commands, .devx/commands) is a turn of its own.
-            await sayToolWarnings();
-            const r = await keepPromptOnDiskError(out, () => slashContext.cancellable((signal) => run.promptCommand(text, { signal })));
-            if (r === null) lastFailed = true;
-            else if (r) lastFailed = r.status === 'error';
-            else out.write(`unknown command ${escapeControls(text.split(/\s+/)[0])}; /help lists them\n`);
-            continue;
-          }
-          // A script piped in may be anyone's file: its lines are echoed as text.
-          if (!interactive) out.write(`devx> ${escapeControls(text)}\n`);
-          // A Ctrl-C from the first moment cancels the turn, while MCP servers or gemini still start too.
-          const turn = (running = new AbortController());
-          await Promise.race([sayToolWarnings(), whenAborted(turn.signal)]);
-          running = null; // a Ctrl-C at maybeDelegate's question is the question's
-          if (!turn.signal.aborted) await maybeDelegate(text, started, slashContext.out, interactive ? nextLine : null);
-          running = turn;
-          const r = await keepPromptOnDiskError(out, () =>
-            run.mode === 'plan' ? planTask(started, text, planIo(turn)) : run.prompt(text, { signal: turn.signal }),
-          );
-          lastFailed = r === null || r.status === 'error';
-          running = null;
-        }
-      } finally {
-        process.off('SIGINT', onInterrupt);
-        rl.off('SIGINT', onInterrupt);
-        input.onCtrlO(null);
-        input.onShiftTab(null);
-        input.onCtrlT(null);
-        render.stop();
-      }
-      return await finishSession(started, { info, rl, failed: lastFailed, leaving });
-    });
-  } finally {
-    input.close();
-    rl.close();
+async function askApproval(term: ReplTerminal, req: ApprovalRequest): Promise<PersonAnswer> {
+  const { out, color } = term;
+  // What will happen (a diff of the repository's text, the directory a command runs in), then why the policy
+  // asks; the text's controls are shown before devx colours the diff.
+  const shown = req.preview ? escapeControls(req.preview) : '';
+  const preview = shown ? `${(color ? colorDiff(shown) : shown).replace(/^/gm, '  ')}\n` : '';
+  out.write(
+    `\n? devx wants to ${makeVisible(req.summary)}\n${preview}  (asks because ${escapeControls(req.decision.reason)})\n  Allow? [y]es / [n]o / [a]lways this session: `,
+  );
+  term.answering = true;
+  const got = await term.input.nextAnswer().finally(() => (term.answering = false));
+  if (got === null) {
+    // Ctrl-C (or the end of input) at a confirmation: no, and the turn stops.
+    out.write('no (the turn is cancelled)\n');
+    return 'no';
   }
+  const answer = got.trim().toLowerCase();
+  if (answer === 'a' || answer === 'always') return 'always';
+  return answer === 'y' || answer === 'yes' ? 'yes' : 'no';
+}
+
+/** A wizard's question (create, init), asked through the REPL's input: a second reader of stdin would fight it. */
+function askQuestion(term: ReplTerminal, q: string): Promise<string | null> {
+  term.out.write(q);
+  term.answering = true;
+  return term.input.nextAnswer().finally(() => (term.answering = false));
+}
+
+/** The session from its first line to its handoff. */
+async function runSession(term: ReplTerminal, started: Started, flags: ReplFlags, shellCommands: string[]): Promise<number> {
+  greet(term, started, flags);
+  const s = openReplSession(term, started);
+  const onInterrupt = () => interrupt(s);
+  term.rl.on('SIGINT', onInterrupt);
+  process.on('SIGINT', onInterrupt);
+  const slash = slashContextFor(s, shellCommands);
+  try {
+    await readMessages(s, slash);
+  } finally {
+    process.off('SIGINT', onInterrupt);
+    term.rl.off('SIGINT', onInterrupt);
+    term.input.onCtrlO(null);
+    term.input.onShiftTab(null);
+    term.input.onCtrlT(null);
+    s.render.stop();
+  }
+  return await finishSession(started, { info: term.info, rl: term.rl, failed: s.lastFailed, leaving: s.leaving });
+}
+
+function greet(term: ReplTerminal, started: Started, flags: ReplFlags): void {
+  const { run } = started;
+  const { info, out } = term;
+  info.write(
+    escapeControls(
+      `devx ${packageVersion()} · ${run.agent.root} · ${run.agent.settings.provider} · model ${run.agent.settings.model}${run.persona ? ` · persona ${run.persona.name}` : ''}${run.history.length ? ` · ${run.history.length} messages of history (/clear to start over)` : ''}\n`,
+    ),
+  );
+  // The last session, its todos and HANDOFF.md's next items: a repository's or a model's text.
+  if (started.orientation) info.write(`${escapeControls(started.orientation)}\n`);
+  if (flags.resume) info.write(`${escapeControls(applyResume(started, flags.resume) ?? 'no earlier session to resume')}\n`);
+  if (flags.agent) out.write(`${escapeControls(switchAgent(started, flags.agent))}\n`);
+  if (term.interactive) info.write('Type a task, or /help.\n');
+}
+
+/** Wires the session to the terminal: completions, the renderer, Ctrl-O, Shift+Tab, Ctrl-T and the background commands' lines. */
+function openReplSession(term: ReplTerminal, started: Started): ReplSession {
+  const { run } = started;
+  listSlashNames(term, run);
+  // MCP servers start while the person types: their prompts join the completions when ready, and a
+  // server that did not start is said once, before the first turn (a turn waits for them anyway).
+  const toolsReady = run.ready().then((warnings) => (listSlashNames(term, run), warnings));
+  const render = createRenderer({ out: term.out, answerOut: term.out, foldOutput: true });
+  run.subscribe(render.onEvent);
+  term.input.onCtrlO(() => render.toggleWatch());
+  const s: ReplSession = {
+    term,
+    started,
+    run,
+    render,
+    background: run.agent.background,
+    showMode: cycleModesOnShiftTab({ input: term.input, run, out: term.out, rl: term.rl, interactive: term.interactive, busy: () => s.running !== null }),
+    sayToolWarnings: sayWarningsOnce(toolsReady, term.info),
+    running: null,
+    atPrompt: false,
+    viewOpen: false,
+    armedExit: false,
+    lastFailed: false,
+    leaving: false,
+  };
+  run.subscribe((e) => sayBackgroundEvent(s, e));
+  term.input.onCtrlT(() => onCtrlT(s));
+  return s;
+}
+
+function listSlashNames(term: ReplTerminal, run: Started['run']): void {
+  term.slashNames = [
+    ...builtinSlashNames().map((n) => `/${n}`),
+    ...[...run.agent.commands.commands.values()].flatMap((c) => [`/${c.name}`, `/${c.scope}:${c.name}`]),
+  ].sort();
+}
+
+function sayWarningsOnce(toolsReady: Promise<string[]>, info: NodeJS.WritableStream): () => Promise<void> {
+  let warned = false;
+  return async () => {
+    const warnings = await toolsReady;
+    if (warned) return;
+    warned = true;
+    for (const w of warnings) info.write(`devx: warning: ${escapeControls(w)}\n`);
+  };
+}
+
+/** The prompt counts the background commands that run; one that ends by itself is said where the person looks. */
+function sayBackgroundEvent(s: ReplSession, e: AgentEvent): void {
+  const { term } = s;
+  if (e.type !== 'background') return;
+  s.showMode();
+  if (e.phase !== 'exit' || e.by || !term.interactive) return;
+  const line = `◦ ${backgroundEnded(e)}\n`;
+  if (s.atPrompt && !s.viewOpen) {
+    term.out.write(`\r\x1b[K${escapeControls(line)}`);
+    term.rl.prompt(true);
+  } else if (s.running && !term.answering && !s.viewOpen) s.render.note(line);
+}
+
+/** Ctrl-T at the prompt opens the view, keeping what was typed; during a turn it lists them above the spinner. */
+function onCtrlT(s: ReplSession): void {
+  if (s.viewOpen || s.term.answering) return;
+  if (!s.atPrompt) {
+    if (s.running) s.render.note(renderBackgroundList(s.background.list()));
+    return;
+  }
+  void showBackgroundAtPrompt(s);
+}
+
+async function showBackgroundAtPrompt(s: ReplSession): Promise<void> {
+  const { out, rl } = s.term;
+  out.write('\n');
+  if (s.background.list().length) await viewBackground(s);
+  else out.write('No background commands in this session.\n');
+  if (s.atPrompt) rl.prompt(true);
+}
+
+async function viewBackground(s: ReplSession): Promise<void> {
+  s.viewOpen = true;
+  try {
+    await openBackgroundView(s.background, { input: process.stdin, out: s.term.out });
+  } finally {
+    s.viewOpen = false;
+  }
+}
+
+/** Ctrl-C: cancels a question or the turn; at the prompt, the second one leaves. */
+function interrupt(s: ReplSession): void {
+  const { term, started } = s;
+  if (term.answering) term.input.cancelAnswer();
+  // A second Ctrl-C while a cancelled turn is still stopping: exit now, whatever is pending.
+  if (s.running?.signal.aborted) {
+    const due = handoffFor(started, { interactive: true }) !== 'none';
+    void exitAtOnce(started, term.info, due ? 'HANDOFF.md was not written (the previous one is kept)' : 'no handoff was due');
+    return;
+  }
+  if (s.running) {
+    s.running.abort();
+    return;
+  }
+  if (s.armedExit) {
+    s.leaving = true;
+    term.rl.close();
+    return;
+  }
+  s.armedExit = true;
+  term.out.write('\n(press Ctrl-C again to exit, or type /exit)\n');
+  if (term.interactive) term.rl.prompt();
+}
+
+function slashContextFor(s: ReplSession, shellCommands: string[]): SlashContext {
+  const { term } = s;
+  const { out, interactive } = term;
+  return {
+    started: s.started,
+    // What slash commands print quotes the conversation, agents, MCP servers, todos and undo records.
+    out: textOnly(out),
+    shellCommands,
+    pick: interactive ? (items: PickItem[]) => pickAgent(items, { input: process.stdin, out, env: process.env }) : undefined,
+    viewBackground: interactive ? () => viewBackground(s) : undefined,
+    ask: interactive ? (q: string) => askQuestion(term, q) : undefined,
+    edit: (initial) => term.input.edit(initial),
+    cancellable: (work) => {
+      s.running = new AbortController();
+      return work(s.running.signal).finally(() => (s.running = null));
+    },
+  };
+}
+
+/** How plan mode asks and runs its turns; Ctrl-C cancels them as it does a turn. */
+function planIo(s: ReplSession, turn: AbortController): PlanIo {
+  const { term } = s;
+  return {
+    out: term.out,
+    ask: async (q) => {
+      term.out.write(q);
+      term.answering = true;
+      return (term.interactive ? term.input.nextAnswer() : term.input.nextLine()).finally(() => (term.answering = false));
+    },
+    turn: async (message) => {
+      const running = (s.running = turn.signal.aborted ? new AbortController() : turn);
+      return s.run.prompt(message, { signal: running.signal }).finally(() => (s.running = null));
+    },
+    modeChanged: s.showMode,
+  };
+}
+
+/** The messages, one after another, until the input ends or /exit. */
+async function readMessages(s: ReplSession, slash: SlashContext): Promise<void> {
+  const { term } = s;
+  for (;;) {
+    if (term.interactive) term.rl.prompt();
+    s.atPrompt = true;
+    const message = await term.input.nextMessage().finally(() => (s.atPrompt = false));
+    if (message === null) {
+      // Ctrl-D (or Ctrl-C twice) leaves the cursor after "devx> ": what follows, and the shell's prompt, start on a line of their own.
+      if (term.interactive) term.out.write('\n');
+      return;
+    }
+    s.armedExit = false;
+    const text = message.trim();
+    if (!text) continue;
+    if ((await handleMessage(s, slash, text)) === 'exit') return;
+  }
+}
+
+/** One message: a slash command, a custom command, or a task for the model. */
+async function handleMessage(s: ReplSession, slash: SlashContext, typed: string): Promise<'exit' | undefined> {
+  let text = typed;
+  let found = findSlash(text);
+  if (found?.command.names[0] === 'edit') {
+    const r = await found.command.run!(slash, found.args, text);
+    if (typeof r === 'string') return;
+    text = r.message;
+    // What came from the editor is handled as typed (a command in it too, but not /edit again).
+    found = findSlash(text);
+    if (found?.command.names[0] === 'edit') found = null;
+  }
+  if (found) {
+    const done = await found.command.run!(slash, found.args, text);
+    s.showMode();
+    if (done === 'exit') return 'exit';
+    if (typeof done === 'string') return;
+    // A command that hands on a message (/plan <task>): it is handled as if typed.
+    text = done.message;
+  }
+  if (text.startsWith('/') && !text.includes('\n')) await runCustomCommand(s, slash, text);
+  else await runTask(s, slash, text);
+}
+
+/** A custom command (.gemini/commands, .claude/commands, .devx/commands) is a turn of its own. */
+async function runCustomCommand(s: ReplSession, slash: SlashContext, text: string): Promise<void> {
+  await s.sayToolWarnings();
+  const r = await keepPromptOnDiskError(s.term.out, () => slash.cancellable((signal) => s.run.promptCommand(text, { signal })));
+  if (r === null) s.lastFailed = true;
+  else if (r) s.lastFailed = r.status === 'error';
+  else s.term.out.write(`unknown command ${escapeControls(text.split(/\s+/)[0])}; /help lists them\n`);
+}
+
+async function runTask(s: ReplSession, slash: SlashContext, text: string): Promise<void> {
+  const { term, run, started } = s;
+  // A script piped in may be anyone's file: its lines are echoed as text.
+  if (!term.interactive) term.out.write(`devx> ${escapeControls(text)}\n`);
+  // A Ctrl-C from the first moment cancels the turn, while MCP servers or gemini still start too.
+  const turn = (s.running = new AbortController());
+  await Promise.race([s.sayToolWarnings(), whenAborted(turn.signal)]);
+  s.running = null; // a Ctrl-C at maybeDelegate's question is the question's
+  if (!turn.signal.aborted) await maybeDelegate(text, started, slash.out, term.interactive ? term.input.nextLine : null);
+  s.running = turn;
+  const r = await keepPromptOnDiskError(term.out, () =>
+    run.mode === 'plan' ? planTask(started, text, planIo(s, turn)) : run.prompt(text, { signal: turn.signal }),
+  );
+  s.lastFailed = r === null || r.status === 'error';
+  s.running = null;
 }
 
 /** A background command that ended by itself, in a line: `bg1 exited (exit 3) after 2s: npm run build`. */
