@@ -6,6 +6,7 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { mkdirOwnedSync } from '../util/ownedFile.js';
+import { isAlive } from '../util/processAlive.js';
 import { copyTree, scanTree, type TreeEntry } from './copyTree.js';
 import { cloneRepository, isGitUrl, localFolder, type Fetched } from './fetchSource.js';
 import { findPlugin } from './marketplaces.js';
@@ -119,16 +120,7 @@ export function sweepAbandonedCopies(root: string): void {
   }
   for (const n of names) {
     const pid = Number(/^\.installing-(\d+)-/.exec(n)?.[1]);
-    if (pid && !processAlive(pid)) fs.rmSync(path.join(root, n), { recursive: true, force: true });
-  }
-}
-
-function processAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
+    if (pid && !isAlive(pid)) fs.rmSync(path.join(root, n), { recursive: true, force: true });
   }
 }
 

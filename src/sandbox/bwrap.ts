@@ -13,6 +13,7 @@ import os from 'node:os';
 import { runProcessSync } from '../util/runSync.js';
 import path from 'node:path';
 import { findExecutable } from '../util/findExecutable.js';
+import { isAlive } from '../util/processAlive.js';
 import type { SandboxClaim } from './claim.js';
 import { missingProtected, protectedPaths, writableFolders } from './sandboxPaths.js';
 import { mkdirOwnedSync, writeNewOwnedSync } from '../util/ownedFile.js';
@@ -242,15 +243,6 @@ export function sweepPlaceholders(dir: string): void {
       // unreadable: dropped
     }
     fs.rmSync(file, { force: true });
-  }
-}
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
   }
 }
 

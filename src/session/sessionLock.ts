@@ -11,6 +11,9 @@ import { reapGroups } from '../util/reapGroups.js';
 import { mkdirOwnedSync, writeNewOwnedSync } from '../util/ownedFile.js';
 import { ownerId } from './ownerId.js';
 import { readTextOrNull } from '../util/readRegularFileSync.js';
+import { isAlive } from '../util/processAlive.js';
+
+export { isAlive };
 
 export interface LockInfo {
   pid: number;
@@ -29,16 +32,6 @@ export type AcquireResult = { status: 'acquired'; stale?: LockInfo; setAside?: s
 
 export function lockPath(root: string): string {
   return path.join(root, '.devx', 'session.lock');
-}
-
-export function isAlive(pid: number): boolean {
-  if (!Number.isInteger(pid) || pid <= 0) return false;
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
-  }
 }
 
 /** The boot and the clock tick `pid` started at (/proc), or undefined where there is no /proc to ask. */
