@@ -6,6 +6,9 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { McpServerEntry } from '../config/mcpSettings.js';
 import { expandAll, expandEnv } from './expandEnv.js';
+import { ownChildren } from '../util/processRunner.js';
+import { unwatchProcess, watchProcess } from '../util/processGroups.js';
+import { OWNER_ENV } from '../util/reapGroups.js';
 
 export type TransportKind = 'stdio' | 'http' | 'sse';
 
@@ -50,10 +53,12 @@ async function connectStdio(entry: McpServerEntry, ctx: ConnectContext): Promise
     DEFAULT_INHERITED_ENV_VARS.flatMap((k) => (ctx.env[k] !== undefined && !ctx.env[k]!.startsWith('()') ? [[k, ctx.env[k]!]] : [])),
   );
   const cwd = entry.cwd ? path.resolve(ctx.root, expandEnv(entry.cwd, ctx.env)) : ctx.root;
+  // The server dies with devx, also on kill -9: it carries the owner marker, and the watchdog is told of it.
+  ownChildren();
   const transport = new StdioClientTransport({
     command: expandEnv(entry.command!, ctx.env),
     args: (entry.args ?? []).map((a) => expandEnv(a, ctx.env)),
-    env: { ...base, ...expandAll(entry.env, ctx.env) },
+    env: { ...base, ...expandAll(entry.env, ctx.env), [OWNER_ENV]: String(process.pid) },
     cwd,
     stderr: 'pipe',
   });
@@ -65,9 +70,11 @@ async function connectStdio(entry: McpServerEntry, ctx: ConnectContext): Promise
   // The pid, while the transport still has it (a failed connect forgets it).
   await new Promise((r) => setImmediate(r));
   const pid = transport.pid ?? undefined;
+  if (pid) watchProcess(pid);
   try {
     await connecting;
   } catch (err) {
+    if (pid) unwatchProcess(pid);
     // A server that did not start gets no grace period (the SDK would wait for it to exit on its own).
     try {
       if (pid) process.kill(pid, 'SIGKILL');
@@ -78,7 +85,11 @@ async function connectStdio(entry: McpServerEntry, ctx: ConnectContext): Promise
     const why = tail.get();
     throw new Error(`${(err as Error).message}${why ? ` (stderr: ${why})` : ''}`);
   }
-  return { client, kind: 'stdio', pid, stderrTail: tail.get, close: () => client.close() };
+  const close = async () => {
+    await client.close();
+    if (pid) unwatchProcess(pid);
+  };
+  return { client, kind: 'stdio', pid, stderrTail: tail.get, close };
 }
 
 async function connectHttp(entry: McpServerEntry, ctx: ConnectContext): Promise<Connection> {

@@ -6,23 +6,26 @@
 import { OWNER_ENV } from './reapGroups.js';
 
 /**
- * The watchdog's program (`node -e`, argv[1] devx's pid; lines "+<pgid>" and "-<pgid>" on stdin). Without
- * /proc (no marker to read) it stops the groups as named, as crash recovery does.
+ * The watchdog's program (`node -e`, argv[1] devx's pid; lines "+<pgid>" and "-<pgid>" on stdin, and
+ * "+p<pid>"/"-p<pid>" for a child that is no group leader, an MCP server: it and its marked descendants).
+ * Without /proc (no marker to read) it stops the groups as named, as crash recovery does.
  */
 export const WATCHDOG_SOURCE = `
 const fs = require('fs');
 const marker = '${OWNER_ENV}=' + process.argv[1];
 const groups = new Set();
+const singles = new Set();
 let rest = '';
 process.stdin.setEncoding('utf8');
 process.stdin.on('data', (d) => {
   const lines = (rest + d).split('\\n');
   rest = lines.pop();
   for (const l of lines) {
-    const g = Number(l.slice(1));
+    const set = l[1] === 'p' ? singles : groups;
+    const g = Number(l.slice(set === singles ? 2 : 1));
     if (!(g > 1)) continue;
-    if (l[0] === '+') groups.add(g);
-    else groups.delete(g);
+    if (l[0] === '+') set.add(g);
+    else set.delete(g);
   }
 });
 const hasProc = fs.existsSync('/proc/self/stat');
@@ -41,15 +44,34 @@ function ours() {
   }
   return [...live];
 }
-function signal(gs, sig) {
+// The named single processes and their descendants that still carry the marker (found before any is
+// signalled: a killed parent's children are re-parented).
+function oursSingle() {
+  if (!hasProc || !singles.size) return [];
+  const parent = new Map();
+  for (const e of fs.readdirSync('/proc')) {
+    if (!/^[0-9]+$/.test(e) || Number(e) === process.pid) continue;
+    try {
+      const st = fs.readFileSync('/proc/' + e + '/stat', 'utf8');
+      const f = st.slice(st.lastIndexOf(')') + 2).split(' ');
+      if (f[0] === 'Z' || f[0] === 'X') continue;
+      if (fs.readFileSync('/proc/' + e + '/environ', 'utf8').split('\\0').includes(marker)) parent.set(Number(e), Number(f[1]));
+    } catch {}
+  }
+  const named = (p) => { for (let i = 0; p > 1 && i < 64; i++, p = parent.get(p)) if (singles.has(p)) return true; return false; };
+  return [...parent.keys()].filter(named);
+}
+function signal(gs, sig, each) {
   for (const g of gs) {
-    try { process.kill(-g, sig); } catch {}
+    try { process.kill(each ? g : -g, sig); } catch {}
   }
 }
 process.stdin.on('end', () => {
   const gs = ours();
-  if (!gs.length) return;
+  const ps = oursSingle();
+  if (!gs.length && !ps.length) return;
   signal(gs, 'SIGTERM');
-  setTimeout(() => signal(ours(), 'SIGKILL'), 1000);
+  signal(ps, 'SIGTERM', true);
+  setTimeout(() => { signal(ours(), 'SIGKILL'); signal(ps, 'SIGKILL', true); }, 1000);
 });
 `;

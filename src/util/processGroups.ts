@@ -41,6 +41,23 @@ const stoppingGroups = new WatchedGroups();
 export function reportGroupsTo(tell: (line: string) => void): void {
   tellWatchdog = tell;
   for (const pid of new Set([...liveGroups, ...stoppingGroups])) sync(pid);
+  for (const pid of singles) tell(`+p${pid}\n`);
+}
+
+// Children that lead no group of their own (an MCP server the SDK spawns): stopped one by one, with their
+// marked descendants, by the watchdog if devx dies, and by the exit hook at an exit.
+const singles = new Set<number>();
+
+/** A child devx must stop that is no group leader (it carries the owner marker in its environment). */
+export function watchProcess(pid: number): void {
+  singles.add(pid);
+  tellWatchdog?.(`+p${pid}\n`);
+}
+
+/** The child is gone or closed: nothing to stop. */
+export function unwatchProcess(pid: number): void {
+  if (!singles.delete(pid)) return;
+  tellWatchdog?.(`-p${pid}\n`);
 }
 
 /** Whether any child devx started is still running. */
@@ -90,6 +107,13 @@ export function installExitHook(): void {
   exitHookInstalled = true;
   process.on('exit', () => {
     for (const pid of new Set([...liveGroups, ...stoppingGroups])) killGroup(pid);
+    for (const pid of singles) {
+      try {
+        process.kill(pid, 'SIGKILL');
+      } catch {
+        /* already gone */
+      }
+    }
   });
 }
 

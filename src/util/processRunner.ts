@@ -90,7 +90,7 @@ export function observeChildren(runner: ProcessRunner, observer: ChildObserver):
 let watchdogStarted = false;
 
 /** Before devx's first child: the exit hook that stops its groups, and the watchdog that does if devx dies without it. */
-function ownChildren(): void {
+export function ownChildren(): void {
   installExitHook();
   if (watchdogStarted) return;
   watchdogStarted = true;
@@ -107,8 +107,9 @@ function ownChildren(): void {
     w.unref();
     (w.stdin as unknown as { unref?(): void }).unref?.();
     reportGroupsTo((line) => w.stdin!.write(line));
-    // It only waits: its start-up yields to devx's own and the model CLI's.
-    if (w.pid) os.setPriority(w.pid, 19);
+    // It mostly waits: its start-up yields to devx's own and the model CLI's, yet on a loaded machine it still
+    // gets the few milliseconds it needs once devx is gone (at 19 it waited seconds behind six busy processes).
+    if (w.pid) os.setPriority(w.pid, 10);
   } catch {
     // No watchdog: the exit hook, and crash recovery at the next start, still stop devx's children.
   }

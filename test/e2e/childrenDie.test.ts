@@ -2,11 +2,12 @@
 // waiting on a hung API, and a command a person approved. Measured from /proc: the processes carrying
 // devx's owner marker are gone right after the kill (the time is printed), without waiting for the next devx start.
 import fs from 'node:fs';
+import path from 'node:path';
 import type { ChildProcess } from 'node:child_process';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { FakeGeminiApi } from '../helpers/fakeGeminiApi.js';
 import { useFakeApiAndChildren } from '../helpers/useFakeApi.js';
-import { fakeEnv, makeProject } from '../helpers/env.js';
+import { REPO_ROOT, fakeEnv, makeProject } from '../helpers/env.js';
 import { startDevx, until } from '../helpers/processes.js';
 import { startInPty, type PtySession } from '../helpers/pty.js';
 import { OWNER_ENV } from '../../src/util/reapGroups.js';
@@ -103,6 +104,26 @@ describe('kill -9 of devx', () => {
     await until(() => startedBy(devx).filter((p) => cmdlineOf(p).startsWith('sleep')).length === 2);
     const ms = await outlivedAfterKill(devx);
     console.log(`a command's processes outlived kill -9 of devx by ${ms} ms`);
+    expect(startedBy(devx)).toEqual([]);
+    expect(ms).toBeLessThan(GONE_MS);
+  }, 60_000);
+});
+
+describe('kill -9 of devx with an MCP server running', () => {
+  it('a server that ignores the end of its input, and the child it started, are gone without waiting for the next devx start', async () => {
+    const server = path.join(REPO_ROOT, 'test', 'fixtures', 'flakyMcpServer.mjs');
+    fs.mkdirSync(path.join(home, '.devx'), { recursive: true });
+    const settings = { mcpServers: { stay: { command: process.execPath, args: [server], env: { FLAKY_STAY: '1' }, trust: true } } };
+    fs.writeFileSync(path.join(home, '.devx', 'settings.json'), JSON.stringify(settings));
+    fake.fallback = { hang: true };
+    const project = makeProject({});
+    // A one-shot run outside a terminal: no hangup from a closing terminal stops the server for devx.
+    const { child } = startDevx(['run', 'hello'], project, fakeEnv(fake, home), children);
+    const devx = child.pid!;
+    // The server and its child, both carrying devx's marker (the SDK starts the server in devx's own group).
+    await until(() => startedBy(devx).filter((p) => /flakyMcpServer|flaky-child/.test(cmdlineOf(p))).length === 2);
+    const ms = await outlivedAfterKill(devx);
+    console.log(`an MCP server's processes outlived kill -9 of devx by ${ms} ms`);
     expect(startedBy(devx)).toEqual([]);
     expect(ms).toBeLessThan(GONE_MS);
   }, 60_000);
