@@ -1,6 +1,7 @@
 // Issue #26: what runs without a person's yes runs in a sandbox held to the policy's claim, judged by
 // effects (files on disk, markers, what reached the tool result), through the one tool wrapper.
 import fs from 'node:fs';
+import crypto from 'node:crypto';
 import path from 'node:path';
 import { execFileSync, spawn } from 'node:child_process';
 import { beforeEach, describe, expect, it } from 'vitest';
@@ -256,6 +257,37 @@ describe('unknown means no in yolo, with or without the sandbox', () => {
     expect(timed.decision).not.toBe('allow');
     expect(approvableByMode(timed, true)).toBe(false);
   });
+
+  it.skipIf(!BWRAP)(
+    'a hard link under a folder named node_modules/.pnpm is masked like any other in the sandbox; a verified pnpm store link is not',
+    async () => {
+      // Anyone can name a folder node_modules/.pnpm: the name alone does not make a hard link pnpm's.
+      const pkg = path.join(root, 'node_modules', '.pnpm', 'x@1.0.0', 'node_modules', 'x');
+      fs.mkdirSync(pkg, { recursive: true });
+      fs.linkSync(path.join(outside, 'secret.txt'), path.join(pkg, 'index.js'));
+      // A real store file: named by its content's SHA-512 in a store in the home, the same inode as the project's name.
+      const pnpmHome = path.join(base, 'pnpm-home');
+      const content = 'CANARY-STORE\n';
+      const hex = crypto.createHash('sha512').update(content).digest('hex');
+      const storeFile = path.join(pnpmHome, 'store', 'v3', 'files', hex.slice(0, 2), hex.slice(2));
+      fs.mkdirSync(path.dirname(storeFile), { recursive: true });
+      fs.writeFileSync(storeFile, content);
+      const realPkg = path.join(root, 'node_modules', '.pnpm', 'y@1.0.0', 'node_modules', 'y');
+      fs.mkdirSync(realPkg, { recursive: true });
+      fs.linkSync(storeFile, path.join(realPkg, 'index.js'));
+      const saved = process.env.PNPM_HOME;
+      process.env.PNPM_HOME = pnpmHome;
+      try {
+        const r = await runCmd('grep -r CANARY node_modules');
+        expect(r.decision?.decision).toBe('allow');
+        expect(r.content).not.toMatch(/CANARY-OUT/);
+        expect(r.content).toMatch(/CANARY-STORE/);
+      } finally {
+        if (saved === undefined) delete process.env.PNPM_HOME;
+        else process.env.PNPM_HOME = saved;
+      }
+    },
+  );
 
   it("writes to other tools' executable configuration ask in the default mode, saying why, for file tools too", async () => {
     const policy = await makePolicy(root, { home });

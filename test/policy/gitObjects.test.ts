@@ -58,6 +58,30 @@ const PRINTS = [
   'git cat-file -p 3f2a1b9',
   'git cat-file --batch-all-objects --batch',
   'git stash show -p',
+  // Output formats beyond -p that print contents: only a names-only allowlist keeps them out.
+  'git log -c -1',
+  'git log --cc -1',
+  'git log --remerge-diff -1',
+  'git log --binary -1',
+  'git log -s --binary -1',
+  'git log -m -1',
+  'git log --diff-merges=on -1',
+  'git log --diff-merges=first-parent -1',
+  'git log --patch-with-stat -1',
+  'git log -W -1',
+  'git log --word-diff -1',
+  'git log --stat --check -1',
+  'git diff --check HEAD~1',
+  'git diff --stat --binary',
+  'git show --binary --stat',
+  'git show --stat --word-diff',
+  'git show -c',
+  'git show --oneline HEAD',
+  'git show --diff-merges=off HEAD',
+  'git whatchanged -p -1',
+  // show prints a blob whatever the options.
+  'git show -s 3f2a1b9',
+  'git show --stat HEAD^{}',
 ];
 const NARROW = [
   'git diff -- src',
@@ -67,6 +91,13 @@ const NARROW = [
   'git diff --stat',
   'git log --oneline',
   'git show --stat HEAD',
+  'git show -s --format=%H HEAD',
+  'git show --name-only HEAD',
+  'git log --stat -1 --format=%s',
+  'git log --oneline --graph --all',
+  'git diff --numstat HEAD~1',
+  'git diff --name-status --cached',
+  'git stash list',
   'git status',
   'git cat-file -t HEAD',
   'git ls-files',
@@ -84,6 +115,18 @@ describe('git objects in a repository that tracks denied files', () => {
     expect(Object.entries(d).filter(([, v]) => v !== 'ask')).toEqual([]);
     const yolo = decide(root, PRINTS, 'yolo');
     expect(Object.entries(yolo).filter(([, v]) => v !== 'deny')).toEqual([]);
+  });
+
+  it('without the sandbox, the ask says git would print a file the policy denies', () => {
+    const out = execFileSync(process.execPath, [DEVX_BIN, 'policy', 'check', '--json', '--batch'], {
+      cwd: root,
+      env: { PATH: process.env.PATH, HOME: home, DEVX_SANDBOX: 'off' },
+      input: JSON.stringify({ kind: 'command', input: 'git log --binary -1' }) + '\n',
+      encoding: 'utf8',
+    });
+    const d = JSON.parse(out.trim()) as { decision: string; reason: string };
+    expect(d.decision).toBe('ask');
+    expect(d.reason).toMatch(/contents of .*policy denies/);
   });
 
   it('paths after -- are read like any path, and narrowing to other paths runs unasked', () => {
@@ -128,7 +171,8 @@ describe('git objects in a repository that tracks denied files', () => {
       allUnasked(
         decide(
           plain,
-          PRINTS.filter((c) => !c.includes('stash')),
+          // --remerge-diff is outside devx's model of git and whatchanged is modelled as a change: they ask anywhere.
+          PRINTS.filter((c) => !c.includes('stash') && !/remerge|whatchanged/.test(c)),
         ),
       ),
     ).toEqual([]);

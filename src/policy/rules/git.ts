@@ -171,7 +171,7 @@ export function gitRule(c: SimpleCommand, ctx: RuleContext): PolicyDecision {
     if (s === 'list') return strictest(strictest(d, evaluate(MODELS.log, { ...c, args }, ctx)), guardObjects('log', args, ctx));
     // stash show's own options only choose which part of the stash is shown; the object guard below judges what it prints.
     const shown = args.filter((a) => !/^--(no-)?(include|only)-untracked$/.test(a.text));
-    return strictest(strictest(d, evaluate(MODELS.diff, { ...c, args: shown }, ctx)), guardObjects('log', args, ctx));
+    return strictest(strictest(d, evaluate(MODELS.diff, { ...c, args: shown }, ctx)), guardObjects('stash-show', args, ctx));
   }
   // Creating, renaming or deleting a branch or tag is a change, with a model of its own.
   if ((subName === 'branch' || subName === 'tag') && !listsOnly(subName, args)) return gitChangeRule(subName, args, c, ctx)!;
@@ -204,23 +204,70 @@ export function gitRule(c: SimpleCommand, ctx: RuleContext): PolicyDecision {
 
 /** Changing subcommands that also print contents from git's objects, read as the subcommand they resemble. */
 // format-patch always prints contents (to stdout or to patch files a later `cat` reads): judged like a tree search.
-const PRINTS_AS: Record<string, string> = { 'range-diff': 'diff', 'request-pull': 'diff', whatchanged: 'log', cherry: 'log', 'format-patch': 'grep-tree' };
+// range-diff and request-pull print patches by default; their own options are outside the diff model and count as printing.
+const PRINTS_AS: Record<string, string> = { 'range-diff': 'diff', 'request-pull': 'diff', whatchanged: 'log', 'format-patch': 'grep-tree' };
 
-// What makes a subcommand print file contents from git's objects rather than names or statistics.
-const PATCH =
-  /^(-p|-u|--patch|-U\d*|--unified(=.*)?|--cc|--word-diff(=.*)?|--color-words(=.*)?|-L.*|--patch-with-raw|--patch-with-stat|-W|--function-context|--full-diff)$/;
-const NAMES_ONLY =
-  /^(--stat(=.*)?|--numstat|--shortstat|--summary|--name-only|--name-status|--raw|--no-patch|-s|--quiet|--dirstat(=.*)?|--compact-summary|--check)$/;
+// Whether a diff-printing subcommand prints file contents is decided by an allowlist: output counts as contents
+// unless every option present is one of these. Anything else (-p, -c, --cc, -m, --diff-merges, --binary, --check,
+// -W, --word-diff, -U, an option the model does not know…) counts as printing contents; git keeps adding such options.
+/** Output formats that print names, statistics or nothing, and replace the patch `git diff` and `git show` print by default. */
+const NAMES_ONLY = new Set(
+  words(`
+--stat --numstat --shortstat --summary --name-only --name-status --raw --no-patch -s --quiet --dirstat --compact-summary
+--stat-width --stat-name-width --stat-count --stat-graph-width
+`),
+);
+/** Options that choose commits, files, the header's format or how a patch would look, but print no patch of their own. */
+const NEUTRAL = new Set(
+  words(`
+-h -R -a -z -w -b -B -M -C -D -S -G -l -I -O --text --full-index --no-color --color --no-ext-diff --no-textconv
+--ignore-space-at-eol --ignore-space-change --ignore-all-space --ignore-blank-lines --ignore-cr-at-eol --no-renames
+--exit-code --cached --staged --merge-base --minimal --patience --histogram --no-prefix --default-prefix --no-index
+--pickaxe-all --pickaxe-regex --irreversible-delete --ita-invisible-in-index --ita-visible-in-index --no-relative --relative
+--indent-heuristic --no-indent-heuristic --find-copies-harder --follow --combined-all-paths --ours --theirs --base
+--diff-filter --find-object --src-prefix --dst-prefix --line-prefix --anchored --diff-algorithm --ws-error-highlight
+--skip-to --rotate-to --ignore-submodules --color-moved --color-moved-ws --abbrev --find-renames --find-copies
+--break-rewrites --orderfile
+-NUM -n -i -E -F -P -t -r -g --oneline --graph --all --branches --tags --remotes --reverse --no-merges --merges
+--first-parent --decorate --no-decorate --source --abbrev-commit --no-abbrev-commit --full-history --simplify-merges
+--simplify-by-decoration --ancestry-path --boundary --left-right --cherry-pick --cherry-mark --topo-order --date-order
+--author-date-order --regexp-ignore-case --extended-regexp --fixed-strings --perl-regexp --invert-grep --all-match
+--no-walk --do-walk --show-signature --log-size --use-mailmap --mailmap --no-mailmap --notes --no-notes --show-notes
+--relative-date --parents --children --left-only --right-only --walk-reflogs --dense --sparse --count --no-min-parents
+--no-max-parents --show-pulls --bisect --stdin --ignore-missing --exclude-first-parent-only --expand-tabs
+--no-expand-tabs --skip --since --until --author --committer --grep --grep-reflog --format --pretty --date
+--min-parents --max-parents --exclude --glob --decorate-refs --decorate-refs-exclude --since-as-filter --encoding
+--max-age --min-age --show-linear-break
+`),
+);
+// --format and --pretty shape the commit's header (hash, author, message): no placeholder prints a tracked file.
 
-function printsContents(subName: string, t: string[]): boolean {
-  const patch = t.some((x) => PATCH.test(x));
+/** Subcommands whose output is a diff, with the model their options are read by and whether a patch is their default. */
+const DIFFS: Record<string, { model: () => Model; patch: boolean }> = {
+  diff: { model: () => MODELS.diff, patch: true },
+  show: { model: () => MODELS.show, patch: true },
+  log: { model: () => MODELS.log, patch: false },
+  reflog: { model: () => MODELS.log, patch: false },
+  // stash show prints a diffstat by default; -u there means --include-untracked, not a patch.
+  'stash-show': { model: () => MODELS.diff, patch: false },
+};
+
+/** Could `git show` be naming a blob (which it prints whatever the options): an object id, or a peeled `x^{…}`? */
+const mayBeBlob = (t: string) => /^[0-9a-f]{4,64}$/i.test(t) || t.includes('^{');
+
+function printsContents(subName: string, args: Word[]): boolean {
+  const t = args.map((a) => a.text);
+  const kind = DIFFS[subName];
+  if (kind) {
+    const shown = subName === 'stash-show' ? args.filter((a) => !/^(-u|--(no-)?(include|only)-untracked)$/.test(a.text)) : args;
+    const p = parseArgs(kind.model(), shown);
+    if (p.unknown.length) return true;
+    const opts = [...p.opts.keys()];
+    if (opts.some((o) => !NAMES_ONLY.has(o) && !NEUTRAL.has(o))) return true;
+    if (subName === 'show' && p.operands.some((w) => mayBeBlob(w.text))) return true;
+    return kind.patch && !opts.some((o) => NAMES_ONLY.has(o));
+  }
   switch (subName) {
-    case 'diff':
-    case 'show':
-      return patch || !t.some((x) => NAMES_ONLY.test(x));
-    case 'log':
-    case 'reflog':
-      return patch;
     case 'cat-file':
       return t.some(
         (x) =>
@@ -249,8 +296,7 @@ function guardObjects(subName: string, args: Word[], ctx: RuleContext): PolicyDe
   const dd = args.findIndex((a) => a.text === '--');
   const specs = dd >= 0 ? args.slice(dd + 1) : [];
   const d = ALLOW('prints no contents from git objects', 'command:paths');
-  const before = (dd >= 0 ? args.slice(0, dd) : args).map((a) => a.text);
-  if (!printsContents(subName, before)) return d;
+  if (!printsContents(subName, dd >= 0 ? args.slice(0, dd) : args)) return d;
   const tracked = ctx.trackedDenied();
   if (!tracked.length) return d;
   const narrowed =
