@@ -286,11 +286,14 @@ function hasProjectBin(name: string, cwd: string, root: string): boolean {
 }
 
 // A repository in the project that sets a git key naming a program no value switches off (diff.external,
-// diff.<driver>.command): outside the sandbox, git asks there (util/safeGit.ts).
+// diff.<driver>.command), a core.worktree pointing elsewhere, or whose configuration cannot be listed:
+// outside the sandbox, git asks there (util/safeGit.ts).
 /** The first such key and the file that sets it ("diff.external in .git/config"), or null. */
 function unneutralizedGitKey(root: string): string | null {
   for (const dir of new Set([root, ...gitEntriesOf(root).map((e) => path.dirname(e))])) {
-    const hit = repoConfigRiskSync(dir).unneutralized[0];
+    const risk = repoConfigRiskSync(dir);
+    if (risk.unknown) return `an unknown configuration in ${path.relative(root, dir) || '.'}: ${risk.unknown}`;
+    const hit = risk.unneutralized[0];
     if (hit) return `${hit.key} in ${path.isAbsolute(hit.origin) ? path.relative(root, hit.origin) : hit.origin}`;
   }
   return null;
@@ -353,13 +356,11 @@ function decideSimple(cmd: SimpleCommand, state: WalkState, ctx: CommandPolicyCo
       modelled: true,
     };
   }
-  // A program git's configuration names that no setting switches off (diff.external) runs only sandboxed, where devx mounts a copy without it.
+  // What git's configuration names that no setting switches off (diff.external, a core.worktree elsewhere, a
+  // configuration too large to list) is obeyed only sandboxed, where devx mounts a copy without it.
   const named = !ctx.sandboxed && d.decision === 'allow' && cmd.name === 'git' ? unneutralizedGitKey(ctx.paths.root) : null;
   if (named)
-    d = ASK(
-      `the repository's git configuration names a program (${named}) that runs outside a sandbox; bubblewrap is not available here`,
-      'command:unsandboxed',
-    );
+    d = ASK(`the repository's git configuration is not safe to obey outside a sandbox (${named}); bubblewrap is not available here`, 'command:unsandboxed');
   if (ctx.permissions) {
     const words = [cmd.name, ...cmd.args.map((a) => a.text)];
     const m = matchCommandRules(words, ctx.permissions);

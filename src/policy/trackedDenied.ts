@@ -6,7 +6,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { runProcessSync } from '../util/runSync.js';
-import { safeGitEnvSync } from '../util/safeGit.js';
+import { GitRefusedError, safeGitEnvSync } from '../util/safeGit.js';
 import { sensitiveRule } from './pathPolicy.js';
 import { matchPathRules, type PermissionRules } from './permissions.js';
 
@@ -77,13 +77,20 @@ function topLevel(root: string): string | null {
 
 /** What git prints, run in `cwd` with the safe environment; null when it fails (`anyStatus`: whatever it printed). */
 function git(cwd: string, args: string[], timeout = 10_000, anyStatus = false): string | null {
+  let env: Record<string, string>;
+  try {
+    env = safeGitEnvSync(cwd);
+  } catch (err) {
+    if (err instanceof GitRefusedError) return null;
+    throw err;
+  }
   const r = runProcessSync('git', args, {
     cwd,
     encoding: 'utf8',
     timeout,
     maxBuffer: 256 * 1024 * 1024,
     stdio: ['ignore', 'pipe', 'ignore'],
-    env: safeGitEnvSync(cwd),
+    env,
   });
   return (r.status === 0 || anyStatus) && typeof r.stdout === 'string' ? r.stdout : null;
 }

@@ -10,16 +10,24 @@ import os from 'node:os';
 import path from 'node:path';
 import crypto from 'node:crypto';
 import { runProcess } from '../util/processRunner.js';
-import { ownGitArgs, safeGitEnvSync } from '../util/safeGit.js';
+import { GitRefusedError, ownGitArgs, safeGitEnvSync } from '../util/safeGit.js';
 
 /** A patch larger than this is not stored (the branch, when there is one, still carries it). */
 const MAX_PATCH = 4 * 1024 * 1024;
 const EMPTY_TREE = '4b825dc642cb6eb9a060e54bf8d69288fbee4904';
 
 export async function git(root: string, args: string[], env: Record<string, string> = {}, input?: string, maxBuffer?: number) {
+  let safeEnv: Record<string, string>;
+  try {
+    safeEnv = safeGitEnvSync(root, process.env, env);
+  } catch (err) {
+    // A configuration that cannot be judged: this git does not run, and the line says why.
+    if (err instanceof GitRefusedError) return { ok: false, out: '', err: err.message };
+    throw err;
+  }
   const r = await runProcess('git', ownGitArgs(args), {
     cwd: root,
-    env: safeGitEnvSync(root, process.env, env),
+    env: safeEnv,
     extendEnv: false,
     input,
     timeoutMs: 120_000,
@@ -129,11 +137,28 @@ export async function setTaskBranch(root: string, taskId: string, commit: string
   return r.ok ? { branch } : { why: `cannot set ${branch}: ${r.err.split('\n')[0]}` };
 }
 
+/** receive-pack for a remote on this machine: its repository's hooks, fsmonitor, alternate-refs command and auto gc never run. */
+const LOCAL_RECEIVE_PACK =
+  'git -c core.hooksPath=/dev/null -c core.fsmonitor=false -c core.alternateRefsCommand=true -c receive.autogc=false -c gc.auto=0 receive-pack';
+
+/** Whether git reaches `url` on this machine (a path or file://), as git tells a local URL from ssh's host:path. */
+export function isLocalUrl(url: string): boolean {
+  if (/^file:\/\//i.test(url)) return true;
+  if (/^[A-Za-z][A-Za-z0-9+.-]*:\/\//.test(url) || /^[A-Za-z0-9+.-]+::/.test(url)) return false;
+  const colon = url.indexOf(':');
+  const slash = url.indexOf('/');
+  return colon < 0 || (slash >= 0 && slash < colon);
+}
+
 /** Pushes the commit as devx/<taskId> to origin; the branch's name, or why not. */
 export async function pushBranch(root: string, taskId: string, commit: string): Promise<{ branch?: string; why?: string }> {
-  if (!(await git(root, ['remote', 'get-url', 'origin'])).ok) return { why: 'no origin remote' };
+  const url = await git(root, ['remote', 'get-url', '--push', 'origin']);
+  if (!url.ok) return { why: 'no origin remote' };
   const branch = `devx/${taskId}`;
-  const pushed = await git(root, ['push', '-q', 'origin', `${commit}:refs/heads/${branch}`]);
+  // A remote on this machine (a path, file://) runs its receive-pack here, in that repository, whose hooks and
+  // settings the safe environment does not reach (git drops it for another repository): they are switched off there.
+  const local = isLocalUrl(url.out.split('\n')[0] ?? '') ? [`--receive-pack=${LOCAL_RECEIVE_PACK}`] : [];
+  const pushed = await git(root, ['push', '-q', ...local, 'origin', `${commit}:refs/heads/${branch}`]);
   // A remote's URL can hold a credential (https://user:token@host): it never reaches the message.
   return pushed.ok
     ? { branch }

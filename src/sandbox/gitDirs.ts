@@ -94,7 +94,8 @@ function unsafeConfig(file: string): ConfigEntry[] | null {
   const hit = checked.get(file);
   if (hit?.stamp === stamp) return hit.safe;
   const entries = readConfigFileSync(file);
-  const safe = entries.some((e) => runsProgram(e.key)) ? entries.filter((e) => !runsProgram(e.key)) : null;
+  // A file git cannot list (too large, too slow) is not judged, so not mounted: an empty copy stands for it.
+  const safe = !entries ? [] : entries.some((e) => runsProgram(e.key)) ? entries.filter((e) => !runsProgram(e.key)) : null;
   checked.set(file, { stamp, safe });
   return safe;
 }

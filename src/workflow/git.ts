@@ -4,7 +4,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { runProcess } from '../util/processRunner.js';
-import { ownGitArgs, safeGitEnvSync } from '../util/safeGit.js';
+import { GitRefusedError, ownGitArgs, safeGitEnvSync } from '../util/safeGit.js';
 
 export const DEVX_AUTHOR = 'devx workflow <devx@localhost>';
 
@@ -20,7 +20,14 @@ export function createGit(root: string, env: NodeJS.ProcessEnv = process.env): G
     root,
     async run(args, opts = {}) {
       // The repository's hooks, fsmonitor and drivers never run in devx's own git (util/safeGit.ts).
-      const r = await runProcess('git', ownGitArgs(args), { cwd: root, env: safeGitEnvSync(root, env), extendEnv: false });
+      // A repository whose configuration cannot be judged stops the workflow, allowFail or not.
+      let safeEnv: Record<string, string>;
+      try {
+        safeEnv = safeGitEnvSync(root, env);
+      } catch (err) {
+        throw err instanceof GitRefusedError ? new GitError(err.message) : err;
+      }
+      const r = await runProcess('git', ownGitArgs(args), { cwd: root, env: safeEnv, extendEnv: false });
       const stdout = r.stdout.replace(/\r?\n$/, '');
       const stderr = r.stderr.replace(/\r?\n$/, '');
       if (r.exitCode !== 0 && !opts.allowFail) throw new GitError(`git ${args.join(' ')} failed: ${(stderr || stdout).trim().split('\n').slice(-3).join(' ')}`);

@@ -143,6 +143,28 @@ const SCENARIOS: Scenario[] = [
     calls: () => [rc('git log -1'), rc('git --no-pager log -1')],
   },
   {
+    name: 'a .git/config too large to list (over 32 MB) with a clean filter chosen by .gitattributes',
+    setup: (w) => {
+      put(path.join(w.project, '.gitattributes'), '*.txt filter=big\n');
+      put(path.join(w.project, 'a.txt'), 'one\n');
+      commitAll(w.project);
+      addConfig(w, `[big]\n\tpad = ${'x'.repeat(33 * 1024 * 1024)}\n[filter "big"]\n\tclean = ${mark(w, 'bigconfig')}\n`);
+      put(path.join(w.project, 'a.txt'), 'ONE\n');
+    },
+    calls: () => [rc('git status'), rc('git diff')],
+  },
+  {
+    name: 'core.worktree pointing at a folder outside the project, git status and git diff',
+    setup: (w) => {
+      // A folder of its own (every file in w.outside counts as a marker), holding the canary.
+      const elsewhere = tempDir('devx-elsewhere-');
+      put(path.join(elsewhere, 'README.md'), `${w.canary}\n`);
+      put(path.join(elsewhere, 'notes.txt'), `${w.canary}\n`);
+      addConfig(w, `[core]\n\tworktree = ${elsewhere}\n`);
+    },
+    calls: () => [rc('git status'), rc('git diff'), rc('git diff --stat'), rc('git log -1 --stat')],
+  },
+  {
     name: 'a config include (inside the project) naming an fsmonitor',
     setup: (w) => {
       put(path.join(w.project, 'tools', 'git.inc'), `[core]\n\tfsmonitor = touch ${w.outside}/marker-include\n`);
