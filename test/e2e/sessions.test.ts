@@ -7,7 +7,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { FakeGeminiApi } from '../helpers/fakeGeminiApi.js';
 import { useFakeApi } from '../helpers/useFakeApi.js';
 import { fakeEnv, makeProject, runDevx, tempDir } from '../helpers/env.js';
-import { killUnder, processesUnder, startDevx as startBg, until } from '../helpers/processes.js';
+import { killUnder, killWatchdogOf, processesUnder, startDevx as startBg, until } from '../helpers/processes.js';
 
 const startDevx = (args: string[], cwd: string, env: NodeJS.ProcessEnv) => startBg(args, cwd, env, children);
 
@@ -38,6 +38,8 @@ describe('crash recovery', () => {
     const first = startDevx(['run', '--yes', 'rename a to alpha everywhere'], project, env);
     await until(() => fake.modelCalls.length >= 2);
     await until(() => processesUnder(path.join(home, '.devx')).length > 0);
+    // Its watchdog first (otherwise it stops the orphans at once): what is left is for the next start to reap.
+    killWatchdogOf(first.child.pid!);
     first.child.kill('SIGKILL');
     await new Promise((r) => first.child.on('close', r));
     const orphans = processesUnder(path.join(home, '.devx'));
@@ -104,6 +106,7 @@ describe('crash recovery', () => {
     const lock = JSON.parse(fs.readFileSync(path.join(project, '.devx', 'session.lock'), 'utf8'));
     expect(lock.pid).toBe(first.child.pid);
     expect(lock.children).toHaveLength(1);
+    killWatchdogOf(first.child.pid!);
     first.child.kill('SIGKILL');
     await new Promise((r) => first.child.on('close', r));
     expect(processesUnder(path.join(home, '.devx'))).toEqual(lingering); // kill -9 runs no cleanup

@@ -55,3 +55,20 @@ export function startDevx(args: string[], cwd: string, env: NodeJS.ProcessEnv, r
   child.stderr!.on('data', (d) => (out += d));
   return { child, output: () => out };
 }
+
+/**
+ * Kills the watchdog devx `pid` started (util/groupWatchdog.ts: `node -e <source> <pid>`), so that a kill -9 of
+ * devx that follows leaves its children for the next start to reap, as when one blow takes both.
+ */
+export function killWatchdogOf(pid: number): void {
+  for (const e of fs.readdirSync('/proc')) {
+    if (!/^\d+$/.test(e)) continue;
+    let argv: string[];
+    try {
+      argv = fs.readFileSync(`/proc/${e}/cmdline`, 'utf8').split('\0');
+    } catch {
+      continue;
+    }
+    if (argv[1] === '-e' && argv[2]?.includes('DEVX_OWNER_PID') && argv[3] === String(pid)) process.kill(Number(e), 'SIGKILL');
+  }
+}
