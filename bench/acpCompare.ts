@@ -1,4 +1,4 @@
-// ACP, devx against `gemini --acp` (issue #31): the same client (the ACP SDK's), the same fake Gemini API
+// ACP, devx against `gemini --acp`: the same client (the ACP SDK's), the same fake Gemini API
 // answering at once, both agents started once and driven turn after turn, interleaved. Two figures per
 // agent: from session/prompt to the first agent_message_chunk, and from session/prompt to the
 // session/request_permission of a file write (the client says no: nothing is written).

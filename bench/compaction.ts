@@ -1,4 +1,4 @@
-// Compaction (#28, point 6): the characters devx sends per model request over a 200-turn scripted
+// Compaction: the characters devx sends per model request over a 200-turn scripted
 // session, with and without compaction. The session runs through AgentRun with project history, as the
 // REPL and `devx run` do, against a scripted backend: each turn reads a source file of a generated
 // project (2-14 KB), globs or searches it, and answers in prose. Summary calls return a summary of

@@ -1,4 +1,4 @@
-// The queue under runner deaths (issue #29): R runner processes (`devx agent run --all`, the real
+// The queue under runner deaths: R runner processes (`devx agent run --all`, the real
 // gemini binary against the scripted fake API, no network) drain T tasks while K runners are killed
 // with SIGKILL at random times; a killed runner is replaced, so R keep running. Counts the tasks that
 // completed, the ones given up (wrongly: none of them failed by itself), and that each completed

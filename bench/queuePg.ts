@@ -1,4 +1,4 @@
-// The task queue, file vs PostgreSQL (#33), on this machine in the same run: R runner processes
+// The task queue, file vs PostgreSQL, on this machine in the same run: R runner processes
 // (1, 4, 16) drain T tasks through the real runner (queue/runTasks.ts: claim, the revision check and
 // snapshot on Postgres, the plan, the transcript, the lease, the result), with a model that answers at
 // once (a scripted backend in the runner, so the figures are the queue's and the runner's own, not

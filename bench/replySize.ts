@@ -1,4 +1,4 @@
-// Reply size and API faults (issue #29): the largest reply and the largest single TOOL_CALL line that
+// Reply size and API faults: the largest reply and the largest single TOOL_CALL line that
 // arrive whole through `devx run`, per provider and mode (real gemini per call and warm, real claude,
 // against the fake APIs), and the time a hung API takes to give a clear message with default settings.
 // Opt-in (`node dist/bench/run.js replysize`, and `replysize-hang` for the hang, which takes minutes:

@@ -53,7 +53,7 @@ const SECTIONS = [
   'geministart',
   'background',
 ];
-// Sections run only when named. `attacks` (bench/attacks: the issue #26 attack set through the real loop in
+// Sections run only when named. `attacks` (bench/attacks: the attack set through the real loop in
 // four configurations, judged by effects) takes about two minutes of both cores and measures security,
 // not speed: `node dist/bench/run.js attacks`.
 const OPT_IN = ['attacks', 'replysize', 'replysize-hang', 'rounds'];

@@ -1,4 +1,4 @@
-// The sandbox's cost (issue #26): a command run the way run_command runs it, with and without
+// The sandbox's cost: a command run the way run_command runs it, with and without
 // bubblewrap, interleaved so the machine's drift falls on both sides. Reported as ratios.
 import fs from 'node:fs';
 import path from 'node:path';

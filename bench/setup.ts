@@ -1,4 +1,4 @@
-// Start-up with a person's setup (issue #30): devx's own start of a session (AgentRun.create, in
+// Start-up with a person's setup: devx's own start of a session (AgentRun.create, in
 // process, scripted model: no model CLI) with 50 custom commands, 10 skills and 5 MCP servers configured,
 // against none, measured in the same run (the servers start in the background: the first turn waits for
 // them, not the start); and the servers' start to ready, in parallel, against one server.

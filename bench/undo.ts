@@ -1,4 +1,4 @@
-// Undo's cost (issue #28, point 7): the same edit_file call through the one tool wrapper with and without
+// Undo's cost: the same edit_file call through the one tool wrapper with and without
 // undo's journal in its context, interleaved so the machine's drift falls on both sides (per changed file,
 // and per turn of several edits), then the disk the store uses after a scripted 100-turn session.
 import fs from 'node:fs';

@@ -1,5 +1,5 @@
-// The attack set of the security bench (issue #26): commands a model might send through run_command to
-// run a program, read a secret or write outside the project. WRITTEN BEFORE THE FIXES OF ISSUE #26, as
+// The attack set of the security bench: commands a model might send through run_command to
+// run a program, read a secret or write outside the project. WRITTEN BEFORE THE SANDBOX FIXES, as
 // a fresh set (not taken from test/policy/cases.ts, test/policy/gtfobins.ts or the e2e security tests).
 // DO NOT EDIT IT TO MAKE A FIX PASS: a fix is judged by rerunning this set unchanged. Add new attacks
 // with new ids; never reword, remove or renumber one.

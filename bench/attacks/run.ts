@@ -339,7 +339,7 @@ export async function runAll(opts: { json?: string; only?: string; jobs?: number
   await Promise.all(Array.from({ length: Math.max(1, jobs) }, worker));
   fs.rmSync(tmp, { recursive: true, force: true });
   const all = results as ConfigResult[];
-  console.log(`\n## Attack set (${ATTACKS.length} commands, issue #26), judged by effects; ${((Date.now() - t0) / 1000).toFixed(0)} s\n`);
+  console.log(`\n## Attack set (${ATTACKS.length} commands), judged by effects; ${((Date.now() - t0) / 1000).toFixed(0)} s\n`);
   console.log(table(all));
   console.log(details(all));
   if (opts.json) fs.writeFileSync(opts.json, `${JSON.stringify(all, null, 1)}\n`);

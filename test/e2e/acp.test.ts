@@ -292,7 +292,7 @@ describe('devx --acp', () => {
     );
   });
 
-  it("a failed model call is the prompt's error, with its message, not an answer (#31)", async () => {
+  it("a failed model call is the prompt's error, with its message, not an answer", async () => {
     const project = makeProject({});
     fake.push({ status: 400 });
     const e = await startEditor(project);

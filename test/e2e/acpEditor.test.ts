@@ -1,4 +1,4 @@
-// ACP through the editor (#31, point 1): a client that offers fs/read_text_file and fs/write_text_file is
+// ACP through the editor: a client that offers fs/read_text_file and fs/write_text_file is
 // read from and written to (unsaved buffers seen, edits landing in the editor); MCP transports are
 // declared; the mode comes back with session/load; a later turn starts without a stray newline.
 import fs from 'node:fs';

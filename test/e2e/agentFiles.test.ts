@@ -1,4 +1,4 @@
-// Agent files (seed 001, #29): every error in one is reported, with its file and line, by agent list
+// Agent files: every error in one is reported, with its file and line, by agent list
 // and by the command that loads the agent; a memory file kept beside its agent is not an agent;
 // agent init scaffolds the seed's sections; /agent create and /agent init work inside the REPL (in a
 // real terminal), and Ctrl-C stops the wizard without ending the session.

@@ -139,7 +139,7 @@ describe('defaultAgent', () => {
     expect(fake.modelCalls[0].systemText).toContain('# Your role: the test-runner agent');
 
     fs.writeFileSync(path.join(project, '.devx', 'settings.json'), JSON.stringify({ defaultAgent: 'code-reviewer' }));
-    // A project's defaultAgent applies only once the user trusts the project (issue #27); until then start-up names it.
+    // A project's defaultAgent applies only once the user trusts the project; until then start-up names it.
     fake.push({ text: 'untrusted: still the user default' });
     const untrusted = await runDevx(['run', 'hi'], { cwd: project, env });
     expect(untrusted.stderr).toMatch(/"defaultAgent": "code-reviewer" .* ignored until you trust the project/);

@@ -1,4 +1,4 @@
-// Faults between the model CLI and its API are told as what they are (issue #29, faults), through the
+// Faults between the model CLI and its API are told as what they are, through the
 // real gemini (a process per call, and the warm ACP process) and the real claude, against fake APIs that
 // reset the connection mid-reply, answer with garbage or refuse the connection. An API that hangs or
 // stops mid-reply is in apiHangs.test.ts (those cases wait out a turn timeout, so they run at once).

@@ -1,4 +1,4 @@
-// A hung API is told as what it is (issue #29, faults): through the real gemini (a process per call, and
+// A hung API is told as what it is: through the real gemini (a process per call, and
 // the warm ACP process) and the real claude, against fake APIs that never answer or stop mid-reply. These
 // cases mostly wait out a 5 s turn timeout, so they run at once, each with fake APIs and a HOME of its own
 // (apiFaults.test.ts holds the other faults, one after another).

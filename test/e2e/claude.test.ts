@@ -71,7 +71,7 @@ describe('the claude provider', () => {
       path.join(home, '.claude', 'settings.json'),
       JSON.stringify({ ...mcp, hooks: { SessionStart: [{ hooks: [{ type: 'command', command: `touch ${marker}` }] }] } }),
     );
-    // devx itself offers the servers of ~/.claude.json as its own tools (#30, under its policy); this test
+    // devx itself offers the servers of ~/.claude.json as its own tools (under its policy); this test
     // is about what the claude binary does inside devx's calls, so devx's import is off here.
     fs.mkdirSync(path.join(home, '.devx'), { recursive: true });
     fs.writeFileSync(path.join(home, '.devx', 'settings.json'), JSON.stringify({ importSetup: false }));

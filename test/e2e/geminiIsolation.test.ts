@@ -1,4 +1,4 @@
-// The gemini provider is sealed from the user's own Gemini CLI setup (issue #27): the real devx binary
+// The gemini provider is sealed from the user's own Gemini CLI setup: the real devx binary
 // drives the real gemini against the fake API, with a temp HOME whose ~/.gemini is full of things a
 // person sets up for their own gemini sessions (a GEMINI.md, other context files, hooks on every
 // event, an MCP server, a tool discovery command, an extension, a custom command, a skill, an agent).
@@ -141,7 +141,7 @@ describe("devx's gemini calls see none of the user's Gemini CLI setup", () => {
   for (const mode of ['spawn', 'warm'] as const) {
     it(`${mode} mode: no context file, extension, command, skill or agent text reaches the API; no hook, MCP server or discovery command runs; the API key still works`, async () => {
       const planted = plantUserSetup(home);
-      // devx itself offers the user's Gemini CLI MCP servers and skills as its own (issue #30, under its
+      // devx itself offers the user's Gemini CLI MCP servers and skills as its own (under its
       // policy); this test is about what gemini does inside devx's calls, so devx's import is off here.
       fs.mkdirSync(path.join(home, '.devx'), { recursive: true });
       fs.writeFileSync(path.join(home, '.devx', 'settings.json'), JSON.stringify({ importSetup: false }));

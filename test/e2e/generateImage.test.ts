@@ -1,4 +1,4 @@
-// Images out (#31, point 4): generate_image asks with the path shown, calls the Gemini API's image model at
+// Images out: generate_image asks with the path shown, calls the Gemini API's image model at
 // gemini's base URL with gemini's API key, writes the PNG byte for byte, and undo takes it back; without
 // an API-key login (OAuth, Vertex, claude) it says what would enable it, before anyone is asked.
 import fs from 'node:fs';

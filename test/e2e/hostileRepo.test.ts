@@ -1,4 +1,4 @@
-// Issue #27: a cloned repository's links cannot aim devx's own writes (the real binary, real gemini, the fake API).
+// A cloned repository's links cannot aim devx's own writes (the real binary, real gemini, the fake API).
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';

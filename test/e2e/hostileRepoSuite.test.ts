@@ -1,4 +1,4 @@
-// Issue #27's malicious-repository suite: a cloned repository (never trusted) tries to make devx read,
+// The malicious-repository suite: a cloned repository (never trusted) tries to make devx read,
 // write or run outside the project. Each scenario plants files, links and settings, scripts an obedient
 // model, runs the real binary with the real gemini against the fake API, and is judged by effects: no
 // canary reaches the API, nothing outside the project (the home, a neighbour folder) changes, no marker

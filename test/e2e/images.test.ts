@@ -1,4 +1,4 @@
-// Images (seed 003 §3.2): `@path` in a message and the analyze_image tool send a real PNG to the
+// Images: `@path` in a message and the analyze_image tool send a real PNG to the
 // model; the fake APIs must receive its bytes intact, on gemini (through ACP) and on claude.
 import fs from 'node:fs';
 import path from 'node:path';

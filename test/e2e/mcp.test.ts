@@ -281,7 +281,7 @@ describe('MCP servers as tools', () => {
     expect(processesUnder(project)).toEqual([]);
   }, 60_000);
 
-  it("seed 001's example settings file loads: permissions, mcpServers (after trust) and defaultAgent all apply", async () => {
+  it("the product brief's example settings file loads: permissions, mcpServers (after trust) and defaultAgent all apply", async () => {
     const project = makeProject({
       '.devx/settings.json': fs.readFileSync(path.join(REPO_ROOT, 'test', 'fixtures', 'seed001-settings.json'), 'utf8'),
       '.devx/agents/code-reviewer.md': '---\nname: code-reviewer\ndescription: reviews\n---\nReview.',
@@ -291,7 +291,7 @@ describe('MCP servers as tools', () => {
     const untrusted = await runDevx(['run', 'review'], { cwd: project, env });
     expect(untrusted.code, untrusted.stderr).toBe(0);
     expect(untrusted.stderr).toContain("this project's MCP servers (example) run programs; they are not started until you trust the project");
-    // Its defaultAgent too waits for trust (issue #27).
+    // Its defaultAgent too waits for trust.
     expect(untrusted.stderr).toMatch(/"defaultAgent": "code-reviewer" .* ignored until you trust the project/);
     expect(fake.modelCalls[0].systemText).not.toContain('# Your role: the code-reviewer agent');
     await runDevx(['trust'], { cwd: project, env });

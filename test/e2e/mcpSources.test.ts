@@ -1,4 +1,4 @@
-// MCP servers where users keep them (#30, point 2): Claude Code's .mcp.json and ~/.claude.json, Gemini
+// MCP servers where users keep them: Claude Code's .mcp.json and ~/.claude.json, Gemini
 // CLI's settings, with the real server-everything and the real binary. devx's own entries win by name,
 // a project's file waits for trust, Gemini CLI's oauth key does not stop devx, and filters take either name.
 import fs from 'node:fs';

@@ -1,4 +1,4 @@
-// Audio, video and PDF in (#31, point 3): `@path` in a message, the analyze_media tool and an ACP audio
+// Audio, video and PDF in: `@path` in a message, the analyze_media tool and an ACP audio
 // block send the file's bytes to the model intact, typed by their content; claude takes a PDF as a
 // document block and refuses audio and video by name; wrong content, size and denied paths are refused.
 import fs from 'node:fs';

@@ -1,4 +1,4 @@
-// What a queued task reports is what happened (#29): a refused or failed write makes it `incomplete`
+// What a queued task reports is what happened: a refused or failed write makes it `incomplete`
 // (exit 1, the calls listed); a queued agent writes only in the queue's workspace, its plan file and
 // the paths the task names, without approval; a write elsewhere is refused by the policy, for file
 // tools and for a command's write claim alike. The real gemini binary against the scripted fake API.

@@ -1,4 +1,4 @@
-// The task queue in PostgreSQL end to end (#33): the built devx against a PostgreSQL server started for
+// The task queue in PostgreSQL end to end: the built devx against a PostgreSQL server started for
 // the test (helpers/postgres.ts) and the scripted fake Gemini API, with clones of one repository standing
 // for machines. The CLI: migrate, the schema checks (exit 5), a task queued in one checkout and run in
 // another (its changes come back as a patch and a branch on origin, its transcript from any checkout), a

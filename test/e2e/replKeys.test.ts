@@ -1,4 +1,4 @@
-// Issue #28 in a real terminal, with the real gemini against the fake API: Ctrl-C during the exit-time
+// In a real terminal, with the real gemini against the fake API: Ctrl-C during the exit-time
 // handoff skips the model's draft (and a second one exits at once, leaving no lock and no process), and a
 // running command shows its elapsed time and last line of output, or all of it after Ctrl-O.
 import fs from 'node:fs';

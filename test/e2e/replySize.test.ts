@@ -1,4 +1,4 @@
-// Replies of any size arrive whole (issue #29, size): the real gemini (a process per call, with and
+// Replies of any size arrive whole: the real gemini (a process per call, with and
 // without a head start, and the warm ACP process) and the real claude, against the fake APIs. gemini's
 // non-interactive mode exits as soon as it has printed, and a pipe loses what it had not yet passed on
 // (a 5 MB answer arrived cut at 73-219 KB): devx reads the CLI's stdout from a file (util/fileOutput.ts).

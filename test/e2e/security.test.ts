@@ -139,7 +139,7 @@ function done() { console.log('PROBE ' + JSON.stringify(out)); s.destroy(); }
   );
 });
 
-// Issue #10: commands devx allows because they "only read" must not run programs, write outside the
+// Commands devx allows because they "only read" must not run programs, write outside the
 // project or leak secrets, through the real loop, in default and yolo modes. Each attack would leave a
 // canary (a pwned-* file) or put a secret into the next model request if it ran.
 const ATTACKS = (outside: string, home: string, port: number): string[] => [
@@ -169,7 +169,7 @@ const ATTACKS = (outside: string, home: string, port: number): string[] => [
   `X=--compress-program=./evil.sh; sort $X README.md`,
 ];
 
-describe('issue #10 attacks through the real loop', () => {
+describe('attacks on "read-only" commands through the real loop', () => {
   for (const mode of ['default', 'yolo'] as const) {
     it(`nothing runs, nothing is written and no secret reaches the model (${mode})`, async () => {
       const outsideDir = fs.mkdtempSync(path.join(path.dirname(home), 'devx-outside-'));

@@ -1,4 +1,4 @@
-// The clarification flow (seed 004) end to end: the real gemini binary against the scripted fake
+// The clarification flow end to end: the real gemini binary against the scripted fake
 // API, in temp git projects. Every status of FR-PoC3-001, context research, Q&A with and without
 // feedback, the changelog written by the changelog agent through append_file, and bad input.
 import fs from 'node:fs';

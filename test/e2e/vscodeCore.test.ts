@@ -1,4 +1,4 @@
-// The VS Code extension's host-independent core (editors/vscode/src/core, #31 point 2) against the real
+// The VS Code extension's host-independent core (editors/vscode/src/core) against the real
 // devx (`devx --acp`, the built bundle) and the fake Gemini API: the selection prompt reaches the model with
 // the file, the lines and the diagnostics; an edit devx proposes becomes a diff proposal with its old and
 // new text; accepting it writes the file through the client's fs/write_text_file, rejecting leaves it.

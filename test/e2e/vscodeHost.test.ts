@@ -1,4 +1,4 @@
-// The VS Code extension in a real VS Code (#31, point 2): code-server with the .vsix installed, driven by
+// The VS Code extension in a real VS Code: code-server with the .vsix installed, driven by
 // headless Chromium through playwright-core. "devx: Ask about selection" on a file with a type error sends
 // the file, the lines and the TypeScript diagnostic to the model (the real devx, the fake API); the edit
 // devx proposes opens in the diff editor; "devx: Accept proposed edit" writes the file; "devx: Start

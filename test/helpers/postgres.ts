@@ -1,4 +1,4 @@
-// A throwaway PostgreSQL server for the Postgres task queue's tests (#33): finds initdb and pg_ctl (PATH,
+// A throwaway PostgreSQL server for the Postgres task queue's tests: finds initdb and pg_ctl (PATH,
 // then /usr/lib/postgresql/<version>/bin), creates a cluster in a temp folder, starts it on a free
 // loopback port (its unix socket in the same folder) with password authentication over TCP, and stops
 // and removes it after. As root, the cluster belongs to the `postgres` user (else `nobody`) and its

@@ -1,4 +1,4 @@
-// A differential checker for the command policy (issue #26, point 4): it runs the commands the policy
+// A differential checker for the command policy: it runs the commands the policy
 // allows, for real, under strace, in a throwaway copy of a fixture project, and compares what they did
 // (programs run, files written, secrets read, sockets connected) with what the policy claimed they may do
 // (SandboxClaim). The fixture snapshot before and after each run (sha1 and mode of every file) is the

@@ -1,4 +1,4 @@
-// Issue #26: what runs without a person's yes runs in a sandbox held to the policy's claim, judged by
+// What runs without a person's yes runs in a sandbox held to the policy's claim, judged by
 // effects (files on disk, markers, what reached the tool result), through the one tool wrapper.
 import fs from 'node:fs';
 import crypto from 'node:crypto';
@@ -337,7 +337,7 @@ describe('placeholders for missing protected names', () => {
   });
 });
 
-describe('files keep their permissions (#28)', () => {
+describe('files keep their permissions', () => {
   it('write_file, edit_file and append_file refuse a read-only file, say so in the confirmation, and leave it as it was', async () => {
     const f = path.join(root, 'locked.txt');
     fs.writeFileSync(f, 'keep me\n');

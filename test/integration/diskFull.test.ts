@@ -1,4 +1,4 @@
-// Issue #27, point 4, measured: 500 whole devx operations with the project on a real small tmpfs, and
+// Measured: 500 whole devx operations with the project on a real small tmpfs, and
 // 500 with ~/.devx on one. The disk fills, space comes back now and then (ballast removed, as a user
 // would), and the runs go on. Judged at the end: every acknowledged write is there whole, every state
 // file parses (history, sessions, workflow-free queue, the audit chain), and nothing crashed: each

@@ -1,4 +1,4 @@
-// Issue #30, point 3: hooks in Claude Code's format, run as real bash programs around a real AgentRun
+// Hooks in Claude Code's format, run as real bash programs around a real AgentRun
 // (scripted model). Judged by effects: a blocked command's marker never appears, a rewritten call runs
 // as rewritten, what hooks print reaches the model, a hanging hook is killed at its timeout, a project's
 // hooks run only once the project is trusted, and every hook run is in the audit log.

@@ -1,4 +1,4 @@
-// Issue #30: MCP servers start in the background while the session starts (in parallel), and the first
+// MCP servers start in the background while the session starts (in parallel), and the first
 // turn waits for them: a real AgentRun with a real stdio server that is slow to start on purpose.
 import fs from 'node:fs';
 import path from 'node:path';

@@ -1,4 +1,4 @@
-// The Postgres task queue (#33) against a real PostgreSQL server started for the test (helpers/postgres.ts):
+// The Postgres task queue against a real PostgreSQL server started for the test (helpers/postgres.ts):
 // its schema checks, the counts it shares with the file queue, claims under contention (FOR UPDATE SKIP
 // LOCKED), leases, the least privileges docs/agents.md lists, TLS from the URL, and no password in messages.
 // Skips, saying why, on a machine without PostgreSQL's server binaries.

@@ -1,4 +1,4 @@
-// Issue #27: until `devx trust`, nothing a repository ships chooses how devx runs or what it resumes.
+// Until `devx trust`, nothing a repository ships chooses how devx runs or what it resumes.
 import fs from 'node:fs';
 import path from 'node:path';
 import { execFileSync } from 'node:child_process';

@@ -1,4 +1,4 @@
-// Issue #30, point 5: web_fetch through the real tool wrapper and policy, against real HTTP servers on
+// web_fetch through the real tool wrapper and policy, against real HTTP servers on
 // loopback. Judged by what reaches the servers: a host no rule allows is asked about (and refused by
 // yolo), a private or loopback address is never reached unless a rule names the host, a redirect to
 // another host is not followed, and what comes back is Markdown, capped in size.

@@ -486,7 +486,7 @@ export const NEEDS_SANDBOX = new Set([
 ]);
 
 /**
- * The allow rows that stay allowed where no sandbox can start (issue #26): only commands whose whole
+ * The allow rows that stay allowed where no sandbox can start: only commands whose whole
  * argument model is small (ls, pwd, cat/head/tail/wc with plain operands, grep/rg and git
  * status/diff/log/show with a fixed option set, and programs that only print). Every other allow row asks there.
  */

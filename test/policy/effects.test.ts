@@ -1,4 +1,4 @@
-// The differential checker (issue #26, point 4): every command the policy allows, run for real under
+// The differential checker: every command the policy allows, run for real under
 // strace in a fresh copy of a fixture project, must do nothing beyond what the policy claimed for it.
 // Two variants: unsandboxed (the `sandboxed: false` policy, plain `bash -c`), and sandboxed (the
 // `sandboxed: true` policy, bash inside the bwrap command line devx itself builds). Candidates are the

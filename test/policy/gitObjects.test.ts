@@ -41,7 +41,7 @@ function decide(cwd: string, commands: string[], mode = 'default'): Record<strin
   return Object.fromEntries(commands.map((c, i) => [c, lines[i].decision]));
 }
 
-/** Unasked: inside the sandbox any git read the model allows; without it only the small list (issue #26) runs unasked, the rest asks. */
+/** Unasked: inside the sandbox any git read the model allows; without it only the small list runs unasked, the rest asks. */
 const SANDBOXED = detectBwrap({ PATH: process.env.PATH }) !== null;
 const unasked = (cmd: string) => (SANDBOXED || /^git (status|diff|log|show|ls-files|branch|rev-parse)\b/.test(cmd) ? 'allow' : 'ask');
 const OUTSIDE_SMALL_MODEL = /\s(-c|--cc|--binary|--check|-m|-W|--diff-merges=\S+|--patch-with-stat)(\s|$)/;

@@ -72,7 +72,7 @@ describe('permission rules in settings.json', () => {
       ['command', 'curl https://example.com; curl https://evil.example'],
       ['command', 'curl https://example.com/other'],
     ]);
-    // Opening the network is a structural deny (issue #10): not even the user's own allow rule lifts it.
+    // Opening the network is a structural deny: not even the user's own allow rule lifts it.
     expect(r.map((x) => x.decision)).toEqual(['deny', 'deny', 'deny', 'deny']);
     expect(r[0].rule).toBe('command:network');
   });
@@ -131,7 +131,7 @@ describe('approval modes', () => {
     const testRunner = detectBwrap(env()) ? 'allow' : 'ask';
     expect(run('plan', q)).toEqual(['allow', 'allow', 'deny', 'deny', 'deny', 'deny']);
     // yolo leaves the asks it may approve as asks (approval turns them into yes later, run in the sandbox);
-    // without a sandbox it refuses what runs project code (issue #26).
+    // without a sandbox it refuses what runs project code.
     expect(run('yolo', q)).toEqual(['allow', 'allow', 'ask', testRunner === 'allow' ? 'allow' : 'deny', 'ask', 'deny']);
   });
 });

@@ -9,7 +9,7 @@ function collect() {
 }
 
 describe('prose stream', () => {
-  it('sends text as it arrives, within a line too, and the whole prose exactly once (#28)', () => {
+  it('sends text as it arrives, within a line too, and the whole prose exactly once', () => {
     const { sent, stream } = collect();
     stream.reset();
     stream.add('Hello ');
@@ -49,7 +49,7 @@ describe('prose stream', () => {
     expect(sent.join('')).toBe('Looking.\n');
   });
 
-  it('prose followed by a blank line and then the calls (the usual shape) is sent once, not twice (#28)', () => {
+  it('prose followed by a blank line and then the calls (the usual shape) is sent once, not twice', () => {
     const { sent, stream } = collect();
     stream.reset();
     stream.add('I will read the file first.\n\nTOOL_CALL: read_file | path=a.txt\n');

@@ -1,4 +1,4 @@
-// One word per concept for "agent" (#32): the glossary at the top of docs/agents.md ("Words used here")
+// One word per concept for "agent": the glossary at the top of docs/agents.md ("Words used here")
 // names agent, persona, run and sub-agent, docs/architecture.md points to it, and no text in src/,
 // prompts/, docs/ or README.md uses a phrase that mixes two of them. Each banned phrase below is one
 // that was in devx, with why it is wrong; the test fails if any comes back.

@@ -73,7 +73,7 @@ describe('GeminiCliBackend', () => {
     expect(c.env.GEMINI_CLI_TRUST_WORKSPACE).toBe('true');
     expect(c.env.GEMINI_CLI_NO_RELAUNCH).toBe('true'); // one node process per call, not two
     expect(path.basename(c.cwd)).toBe('scratch');
-    // Only gemini's workspace settings: one attempt per call, devx retries (issue #29: its own retries hid faults).
+    // Only gemini's workspace settings: one attempt per call, devx retries (its own retries hid faults).
     expect(fs.readdirSync(c.cwd)).toEqual(['.gemini']);
     expect(JSON.parse(fs.readFileSync(path.join(c.cwd, '.gemini', 'settings.json'), 'utf8')).general).toEqual({ maxAttempts: 1 });
     expect(c.env.TMPDIR).toMatch(/tmp$/);

@@ -1,4 +1,4 @@
-// Long sessions stay whole (#28, point 6): compaction near the budget and on /compact, its failure
+// Long sessions stay whole: compaction near the budget and on /compact, its failure
 // fallback, the transcript kept on disk, oversized input refused, cut tool output shown to the user,
 // and history that never starts with an orphaned tool result.
 import fs from 'node:fs';

@@ -1,4 +1,4 @@
-// Issue #30, point 1: custom commands from .gemini/commands (TOML), .claude/commands (Markdown) and
+// Custom commands from .gemini/commands (TOML), .claude/commands (Markdown) and
 // .devx/commands, user and project, through a real AgentRun with a scripted model. Injections are judged
 // by effects: what reaches the model, what the policy refused, what ran. The injections that run commands
 // are in test/integration/customCommands.test.ts.
@@ -41,7 +41,7 @@ async function session(replies = ['ok', 'ok', 'ok']) {
 }
 
 describe('loading', () => {
-  it("seed 000's three TOML files, copied as written, load as /agent:start, /agent:run, /agent:status; devx's own win, the seed's run as /project:…", async () => {
+  it("the product brief's three TOML files, copied as written, load as /agent:start, /agent:run, /agent:status; devx's own win, the brief's run as /project:…", async () => {
     for (const f of ['start', 'run', 'status'])
       put(path.join(root, '.gemini', 'commands', 'agent', `${f}.toml`), fs.readFileSync(path.join(SEED, `${f}.toml`), 'utf8'));
     trust();

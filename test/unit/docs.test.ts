@@ -1,7 +1,7 @@
 // Docs that stay true: every relative link in README.md and docs/ resolves; every settings key the schema
 // accepts is in docs/settings.md and every key a settings table names is one the schema accepts; every
 // `devx …` invocation the pages show names a command, subcommand and flags the command table has; the
-// tool list is the registry's; no seed or issue numbers in src/, docs/ or the README.
+// tool list is the registry's; no seed or issue numbers in the code, its tests, prompts, docs or the README.
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -116,13 +116,14 @@ describe('the docs', () => {
     );
   });
 
-  it('names no seed or issue numbers in src/, docs/ or the README', () => {
-    const files = [...pages.map((p) => path.join(ROOT, p)), ...walk(path.join(ROOT, 'src'))];
+  it('names no seed or issue numbers in the code, its tests, prompts, docs or the README', () => {
+    const dirs = ['src', 'test', 'bench', 'scripts', 'prompts', 'tools', 'editors/vscode/src'].map((d) => path.join(ROOT, d));
+    const files = [...pages.map((p) => path.join(ROOT, p)), ...dirs.filter((d) => fs.existsSync(d)).flatMap((d) => walk(d))];
     const hits = files.flatMap((f) =>
       fs
         .readFileSync(f, 'utf8')
         .split('\n')
-        .flatMap((l, i) => (/\b[Ss]eed \d{3}\b|\(#\d+[),]|\b[Ii]ssue #\d+/.test(l) ? [`${path.relative(ROOT, f)}:${i + 1}`] : [])),
+        .flatMap((l, i) => (/\b[Ss]eed \d{3}\b|\(#\d+[),]|\b[Ii]ssue #\d+|#\d+, point/.test(l) ? [`${path.relative(ROOT, f)}:${i + 1}`] : [])),
     );
     expect(hits).toEqual([]);
   });
@@ -131,5 +132,5 @@ describe('the docs', () => {
 function walk(dir: string): string[] {
   return fs
     .readdirSync(dir, { withFileTypes: true })
-    .flatMap((e) => (e.isDirectory() ? walk(path.join(dir, e.name)) : e.name.endsWith('.ts') ? [path.join(dir, e.name)] : []));
+    .flatMap((e) => (e.isDirectory() ? walk(path.join(dir, e.name)) : /\.(ts|mjs|md|toml)$/.test(e.name) ? [path.join(dir, e.name)] : []));
 }

@@ -1,4 +1,4 @@
-// Issue #28, point 3: the handoff shared with Claude Code is never lost.
+// The handoff shared with Claude Code is never lost.
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';

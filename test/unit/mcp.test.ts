@@ -1,5 +1,5 @@
 // MCP pieces that need no server: arguments coerced by a JSON Schema, result summaries, names and
-// rules, the policy's decisions for MCP tools, and the settings shape (seed 001's example file).
+// rules, the policy's decisions for MCP tools, and the settings shape (the product brief's example file).
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -171,8 +171,8 @@ describe('policy for MCP tools', () => {
 });
 
 describe('settings', () => {
-  it("seed 001's example settings file (permissions, mcpServers, defaultAgent) loads", () => {
-    // Copied verbatim from seed 001, Milestone 3 ("Config Shapes").
+  it("the product brief's example settings file (permissions, mcpServers, defaultAgent) loads", () => {
+    // Copied verbatim from the product brief's "Config Shapes".
     const example = fs.readFileSync(path.join(__dirname, '../fixtures/seed001-settings.json'), 'utf8');
     const home = tempDir();
     const root = tempDir();

@@ -1,4 +1,4 @@
-// Issue #27: devx's own files are written only where they are (never through a link a repository
+// Devx's own files are written only where they are (never through a link a repository
 // planted). A full disk (a real tmpfs, mounted) is in test/integration/ownedFiles.test.ts.
 import fs from 'node:fs';
 import path from 'node:path';

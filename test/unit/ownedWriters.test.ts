@@ -1,4 +1,4 @@
-// Issue #27, point 1: every writer of devx's own files, walked with a link planted at each component of
+// Every writer of devx's own files, walked with a link planted at each component of
 // the path it writes (the file, and every folder between it and the project or ~/.devx). Each must refuse,
 // and nothing may land where the link points. A second test keeps new writers honest: a raw write call in
 // src/ outside the owned-file helpers fails it unless it is listed below with the reason it is safe.

@@ -26,7 +26,7 @@ beforeEach(() => {
 });
 
 describe('agent files', () => {
-  it("seed 001's agent (Claude Code tool names in .devx/agents) gets those tools, with no warning", () => {
+  it('an agent from the product brief (Claude Code tool names in .devx/agents) gets those tools, with no warning', () => {
     put(
       path.join(root, '.devx', 'agents', 'code-reviewer.md'),
       '---\nname: code-reviewer\ndescription: Reviews code\ntools: [Read, Grep, Glob, Bash]\n---\nReview.',
@@ -56,7 +56,7 @@ describe('agent files', () => {
     expect(() => findAgent(l, 'nobody')).toThrow(/no agent named "nobody". Known: .*\bhelper\b/);
   });
 
-  it("seed 000's extension without its contextFileName file loads, with a warning", () => {
+  it("the product brief's extension without its contextFileName file loads, with a warning", () => {
     put(path.join(root, '.gemini', 'extensions', 'coder.json'), JSON.stringify({ name: 'coder', prompt: 'You write code.', contextFileName: 'CODER.md' }));
     const l = loadAgents(root, home, devx);
     expect(l.agents.get('coder')!.prompt).toBe('You write code.');

@@ -1,4 +1,4 @@
-// One planned change on every surface (#32, point 2): an edit of a CRLF file shows the same diff in the
+// One planned change on every surface: an edit of a CRLF file shows the same diff in the
 // REPL's confirmation, in a dry run, in the ACP editor (before it runs and after), and the audit log
 // records that diff's summary and hash. Each comes from the tool's plan (Tool.plan), never recomputed.
 import crypto from 'node:crypto';

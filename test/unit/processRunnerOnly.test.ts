@@ -1,4 +1,4 @@
-// Issue #32: every child process devx starts goes through the process runner (util/processRunner.ts, and
+// Every child process devx starts goes through the process runner (util/processRunner.ts, and
 // its synchronous door util/runSync.ts), so that timeouts, process groups, the owner marker and the exit
 // hook hold for all of them. A new import of child_process or execa anywhere else fails here.
 import fs from 'node:fs';

@@ -1,4 +1,4 @@
-// Which queue a project uses (#33): DEVX_QUEUE_URL, else settings' "queue" (a project's own only once
+// Which queue a project uses: DEVX_QUEUE_URL, else settings' "queue" (a project's own only once
 // trusted: it would send the user's tasks to, or take tasks from, a database of the repository's choosing),
 // else the file queue. An invalid value stops devx with the key, never echoing a URL.
 import fs from 'node:fs';

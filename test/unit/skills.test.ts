@@ -1,4 +1,4 @@
-// Issue #30, point 4: Agent Skills from .devx/skills, .claude/skills and .gemini/skills (home and project),
+// Agent Skills from .devx/skills, .claude/skills and .gemini/skills (home and project),
 // through a real AgentRun: names and descriptions in the system prompt, the body and files read with the
 // skill tool, nothing outside the skill's folder, a project's skills only once trusted.
 import fs from 'node:fs';

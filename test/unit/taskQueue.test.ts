@@ -1,4 +1,4 @@
-// The queue's counts (#29): a runner that died under a task is a runner death, not the task's failure;
+// The queue's counts: a runner that died under a task is a runner death, not the task's failure;
 // a task is given up for them only after MAX_RUNNER_DEATHS that are over two thirds of the queue's (it looks like
 // their cause), or after HARD_RUNNER_DEATHS whatever the others do; a lease that expired under a live runner is the task's own
 // failure (attempts), given up after MAX_ATTEMPTS. Real task files in a temp project, a movable clock.
