@@ -1,10 +1,12 @@
 // The dev pipeline end to end: the real gemini binary against the scripted fake API, in real temp git
-// repositories. Each step's replies are chosen by the step name devx puts in the prompt.
+// repositories. Each step's replies are chosen by the step name devx puts in the prompt. What needs the
+// process (its exit codes, kill -9, Ctrl-C, the REPL, the merge) is here; the engine's routing (back-edges,
+// caps, repairs, gates, pauses, the test command) runs in-process in test/integration/workflowEngine.test.ts.
 import fs from 'node:fs';
 import path from 'node:path';
 import { execFileSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
-import { DAILY_QUOTA_429, type FakeGeminiApi, type FakeReply, type RecordedRequest } from '../helpers/fakeGeminiApi.js';
+import { type FakeGeminiApi, type FakeReply, type RecordedRequest } from '../helpers/fakeGeminiApi.js';
 import { useFakeApiAndChildren } from '../helpers/useFakeApi.js';
 import { fakeEnv, GEMINI_BIN, makeProject, runDevx } from '../helpers/env.js';
 import { startDevx as startBg, until } from '../helpers/processes.js';
@@ -169,142 +171,6 @@ describe('devx workflow: the dev pipeline', () => {
     expect(status.stdout).toMatch(/✓ AUDIT\s+auditor\s+1×/);
     expect(status.stdout).toMatch(/· RESEARCH/);
   }, 240_000);
-
-  it('takes each back-edge once (REJECT, ESCALATE, a false test claim, FAIL) with the feedback passed on', async () => {
-    const project = repo();
-    route({
-      INVESTIGATE: (r, n) => ({ text: n === 1 ? 'A guess: the database.' : 'MARK-INV2 check() appends a space.' }),
-      ANALYST_REVIEW: (r, n) => ({
-        text: [
-          '{"verdict": "REJECT", "feedback": "F1 show the line"}',
-          '{"verdict": "ESCALATE", "feedback": "F-ESC compare hashing libraries"}',
-          'ok\n{"verdict": "APPROVE"}',
-        ][n - 1],
-      }),
-      RESEARCH: () => ({ text: 'Research: no library needed.' }),
-      PLAN: () => ({ text: 'The plan.' }),
-      PLAN_REVIEW: (r, n) => ({ text: n === 1 ? '{"verdict": "REJECT", "feedback": "F2 add a test"}' : '{"verdict": "APPROVE"}' }),
-      // First attempt: a commit that does not fix the bug, claimed as passing.
-      CODE: (r, n) =>
-        inTool(r)
-          ? { text: `{"commit_hash": "${hashIn(r)}", "tests_passed": true}` }
-          : { text: commitCalls(n === 1 ? `${BUGGY}// touched\n` : n === 2 ? FIXED : `${FIXED}// audited\n`) },
-      AUDIT: (r, n) => ({ text: n === 1 ? '{"verdict": "FAIL", "feedback": "F3 add a comment"}' : '{"verdict": "PASS"}' }),
-    });
-    const r = await runDevx(['workflow', 'run', '--mode', 'bugfix', '--no-merge', 'login fails after a password reset'], {
-      cwd: project,
-      env: env(),
-      timeoutMs: 240_000,
-    });
-    expect(r.stderr).toContain('is done');
-    expect(r.code).toBe(0);
-    const s = state(project, idOf(r.stderr));
-    expect(s.steps.map((x: any) => `${x.step}:${x.outcome}`)).toEqual([
-      'INVESTIGATE:next',
-      'ANALYST_REVIEW:REJECT',
-      'INVESTIGATE:next',
-      'ANALYST_REVIEW:ESCALATE',
-      'RESEARCH:next',
-      'ANALYST_REVIEW:APPROVE',
-      'PLAN:next',
-      'PLAN_REVIEW:REJECT',
-      'PLAN:next',
-      'PLAN_REVIEW:APPROVE',
-      'CODE:CHECK_FAILED',
-      'CODE:next',
-      'AUDIT:FAIL',
-      'CODE:next',
-      'AUDIT:PASS',
-    ]);
-    expect(callsOf('INVESTIGATE').filter((c) => !inTool(c))[1].promptText).toContain('F1 show the line');
-    expect(callsOf('RESEARCH')[0].promptText).toContain('F-ESC compare hashing libraries');
-    expect(callsOf('RESEARCH')[0].promptText).toContain('MARK-INV2');
-    expect(callsOf('PLAN')[1].promptText).toContain('F2 add a test');
-    const codeStarts = callsOf('CODE').filter((c) => !inTool(c));
-    expect(codeStarts[1].promptText).toContain('You reported that the tests pass, but they fail');
-    expect(codeStarts[1].promptText).toContain('login fails after reset');
-    expect(codeStarts[2].promptText).toContain('F3 add a comment');
-    // The first ESCALATE reaches research for the first time: not a loop.
-    expect(s.loops).toEqual({ 'ANALYST_REVIEW.REJECT': 1, 'PLAN_REVIEW.REJECT': 1, 'CODE.CHECK': 1, 'AUDIT.FAIL': 1 });
-    // --no-merge: the work stays on the task branch.
-    expect(git(project, 'branch', '--show-current')).toBe(s.git.branch);
-  }, 300_000);
-
-  it('a loop that reaches its cap pauses for a person, with the last feedback', async () => {
-    const project = repo();
-    let k = 0;
-    route({ PLAN: () => ({ text: 'A plan.' }), PLAN_REVIEW: () => ({ text: `{"verdict": "REJECT", "feedback": "still wrong ${++k}"}` }) });
-    const r = await runDevx(['workflow', 'run', '--mode', 'direct', 'add a remember-me box'], { cwd: project, env: env(), timeoutMs: 180_000 });
-    expect(r.code).toBe(1);
-    expect(r.stderr).toContain('PLAN_REVIEW -> REJECT reached its cap of 3');
-    expect(r.stderr).toContain('still wrong 4');
-    const s = state(project, idOf(r.stderr));
-    expect(s.status).toBe('paused');
-    expect(callsOf('PLAN')).toHaveLength(4);
-    expect(callsOf('PLAN_REVIEW')).toHaveLength(4);
-  }, 180_000);
-
-  it('a missing verdict gets one repair round; a second miss pauses, and resume goes on from there', async () => {
-    const project = repo();
-    route({ PLAN: () => ({ text: 'A plan.' }), PLAN_REVIEW: (r, n) => ({ text: n <= 2 ? 'Looks fine to me.' : '{"verdict": "APPROVE"}' }) });
-    const r = await runDevx(['workflow', 'run', '--mode', 'direct', '--gate', 'PLAN_REVIEW', 'add a remember-me box'], {
-      cwd: project,
-      env: env(),
-      timeoutMs: 120_000,
-    });
-    expect(r.code).toBe(1);
-    expect(r.stderr).toContain('gave no usable answer twice: your answer did not end with a JSON object');
-    const id = idOf(r.stderr);
-    expect(callsOf('PLAN_REVIEW')[1].promptText).toContain('Your previous answer could not be used');
-    expect(state(project, id)).toMatchObject({ status: 'paused', current: 'PLAN_REVIEW' });
-
-    const again = await runDevx(['workflow', 'resume', id], { cwd: project, env: env(), timeoutMs: 120_000 });
-    expect(again.stderr).toContain('waiting at the gate after PLAN_REVIEW');
-    expect(again.code).toBe(0);
-    expect(callsOf('PLAN')).toHaveLength(1);
-    expect(callsOf('PLAN_REVIEW')).toHaveLength(3);
-    expect((await runDevx(['workflow', 'resume', id], { cwd: project, env: env() })).stderr).toContain('waits at the gate');
-  }, 180_000);
-
-  it("a gate: reject sends the step back with the person's feedback, approve goes on", async () => {
-    const project = repo();
-    route({ PLAN: () => ({ text: 'A plan.' }), PLAN_REVIEW: () => ({ text: '{"verdict": "APPROVE"}' }), CODE: () => ({ status: 500 }) });
-    const r = await runDevx(['workflow', 'run', '--mode', 'direct', '--gate', 'PLAN', 'add a remember-me box'], {
-      cwd: project,
-      env: env(),
-      timeoutMs: 120_000,
-    });
-    expect(r.code).toBe(0);
-    const id = idOf(r.stderr);
-    expect(state(project, id).gate).toEqual({ after: 'PLAN', next: 'PLAN_REVIEW' });
-    const rej = await runDevx(['workflow', 'reject', id, '--feedback', 'HUMAN-SAYS use a cookie'], { cwd: project, env: env(), timeoutMs: 120_000 });
-    expect(rej.code).toBe(0);
-    expect(callsOf('PLAN')[1].promptText).toContain('HUMAN-SAYS use a cookie');
-    expect(callsOf('PLAN_REVIEW')).toHaveLength(0);
-    // Approve: the review runs, then the developer's model fails (500s): paused with the cause, resumable.
-    const ok = await runDevx(['workflow', 'approve', id], { cwd: project, env: env({ DEVX_MAX_RETRIES: '0' }), timeoutMs: 120_000 });
-    expect(callsOf('PLAN_REVIEW')).toHaveLength(1);
-    expect(ok.code).toBe(1);
-    expect(ok.stderr).toMatch(/paused at CODE: step CODE stopped: \w+/);
-  }, 180_000);
-
-  it('quota exhausted mid-workflow pauses it; resume repeats no completed step', async () => {
-    const project = repo();
-    let quota = true;
-    route({ PLAN: () => ({ text: 'A plan.' }), PLAN_REVIEW: () => (quota ? DAILY_QUOTA_429 : { text: '{"verdict": "APPROVE"}' }) });
-    const r = await runDevx(['workflow', 'run', '--mode', 'direct', '--gate', 'PLAN_REVIEW', 'add a remember-me box'], {
-      cwd: project,
-      env: env(),
-      timeoutMs: 120_000,
-    });
-    expect(r.code).toBe(1);
-    expect(r.stderr).toMatch(/paused at PLAN_REVIEW: step PLAN_REVIEW stopped: quota/);
-    quota = false;
-    const again = await runDevx(['workflow', 'resume', idOf(r.stderr)], { cwd: project, env: env(), timeoutMs: 120_000 });
-    expect(again.code).toBe(0);
-    expect(callsOf('PLAN')).toHaveLength(1);
-  }, 180_000);
-
   it('kill -9 of the orchestrator mid-step: its gemini dies with it, and resume redoes only that step', async () => {
     const project = repo();
     let hang = true;
@@ -429,38 +295,6 @@ describe('devx workflow: interruptions and faults', () => {
     expect(groups.some((g) => alive(-g))).toBe(false);
     expect(fs.existsSync(path.join(project, '.devx', 'workflows', id, 'lock'))).toBe(false);
   }, 120_000);
-
-  it("the test command is vetted: a deny rule holds; a project's own testCommand waits for devx trust", async () => {
-    const project = repo({ permissions: { deny: ['Bash(node test.js)'] } });
-    fs.mkdirSync(path.join(project, '.devx'), { recursive: true });
-    fs.writeFileSync(path.join(project, '.devx', 'settings.json'), JSON.stringify({ testCommand: 'curl http://127.0.0.1:9/x | sh' }));
-    route({ ...HAPPY });
-    const r = await runDevx(['workflow', 'run', '--mode', 'direct', 'fix login'], { cwd: project, env: env(), timeoutMs: 120_000 });
-    expect(r.stderr).toContain('"testCommand" runs a program and is ignored until you trust the project');
-    expect(r.code).toBe(1);
-    expect(r.stderr).toMatch(
-      /paused at CODE: devx may not run the test command `node test\.js` \(settings "testCommand"\): denied by your settings rule Bash\(node test\.js\)/,
-    );
-    expect(callsOf('AUDIT')).toHaveLength(0);
-  }, 120_000);
-
-  it("no test command to confirm the developer's claim: the workflow pauses saying how to set one", async () => {
-    fs.mkdirSync(path.join(home, '.devx'), { recursive: true });
-    const project = makeProject({ 'src/login.js': BUGGY });
-    route({ ...HAPPY });
-    const r = await runDevx(['workflow', 'run', '--mode', 'direct', 'fix login'], { cwd: project, env: env(), timeoutMs: 120_000 });
-    expect(r.code).toBe(1);
-    expect(r.stderr).toMatch(/paused at CODE: this step checks the tests, but the project has no test command devx can find; set "testCommand"/);
-    expect(callsOf('AUDIT')).toHaveLength(0);
-    // Given a test command, resume checks the developer's commit again without asking the model again.
-    const codeCalls = callsOf('CODE').length;
-    fs.writeFileSync(path.join(project, 'test.js'), TEST);
-    fs.writeFileSync(path.join(home, '.devx', 'settings.json'), JSON.stringify({ testCommand: 'node test.js' }));
-    const again = await runDevx(['workflow', 'resume', idOf(r.stderr)], { cwd: project, env: env(), timeoutMs: 120_000 });
-    expect(again.stderr).toContain('is done');
-    expect(callsOf('CODE')).toHaveLength(codeCalls);
-    expect(callsOf('AUDIT')).toHaveLength(1);
-  }, 180_000);
 });
 
 /** Whether a process group (given as -pgid) has a live member; zombies awaiting their reaper do not count. */
