@@ -1,6 +1,8 @@
 // MCP servers as devx tools, end to end: real servers (server-everything over stdio, streamable
 // HTTP and SSE; server-filesystem; a deliberately flaky SDK server), the real gemini binary against
-// the fake API, the model's calls scripted and the TOOL_RESULT it received asserted.
+// the fake API, the model's calls scripted and the TOOL_RESULT it received asserted. The policy over MCP tools
+// (deny rules in every mode, untrusted servers, servers rooted outside, agents' tool lists) runs in-process in
+// test/integration/mcpPolicy.test.ts.
 import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
@@ -183,52 +185,14 @@ describe('MCP servers as tools', () => {
     expect(r.stdout.trim()).toBe('The flaky server is gone.');
     expect(r.stderr.match(/✗ mcp__flaky__/g)).toHaveLength(3);
   }, 60_000);
-
-  it('untrusted: asks, so a headless run refuses; a deny rule holds in every approval mode and hides the tool', async () => {
-    userSettings({ mcpServers: { everything: everything({ trust: true }), plain: everything() }, permissions: { deny: ['mcp__everything__echo'] } });
-    const project = makeProject({});
-    for (const mode of [[], ['--yes'], ['--approval-mode', 'auto-edit']]) {
-      fake.push({ text: 'TOOL_CALL: mcp__everything__echo | message=x\nTOOL_CALL: mcp__plain__echo | message=y' });
-      fake.push({ text: 'ok' });
-      const before = fake.modelCalls.length;
-      const r = await runDevx(['run', 'echo', ...mode], { cwd: project, env: fakeEnv(fake, home) });
-      expect(r.code, r.stderr).toBe(0);
-      expect(fake.modelCalls[before].systemText).not.toContain('### mcp__everything__echo');
-      expect(fake.modelCalls[before].systemText).toContain('### mcp__everything__get_sum');
-      const res = resultsIn(before + 1);
-      expect(res).toContain('denied by policy (settings:user:deny:mcp__everything__echo)');
-      if (mode[0] === '--yes') expect(res).toContain('Echo: y');
-      else expect(res).toMatch(/not run: mcp__plain__echo needs approval \(mcp__plain__echo is a tool of the MCP server plain, which is not trusted\)/);
-    }
-  }, 120_000);
-
-  it('a filesystem server rooted outside the project asks even when trusted and allowed (headless and yolo refuse it); rooted inside, its paths meet devx path policy', async () => {
+  it('devx mcp list says a filesystem server rooted outside the project asks, whatever its trust', async () => {
     const outside = tempDir('devx-outside-');
-    fs.writeFileSync(path.join(outside, 'secret.txt'), 'outside data');
-    const project = makeProject({ 'a.txt': 'inside data\n', '.env': 'TOKEN=1\n' });
-    userSettings({
-      mcpServers: { out: { command: FILESYSTEM, args: [outside], trust: true }, in: { command: FILESYSTEM, args: [project], trust: true } },
-      permissions: { allow: ['mcp__out__*'] },
-    });
-    for (const mode of [[], ['--yes']]) {
-      fake.push({
-        text: `TOOL_CALL: mcp__out__read_text_file | path=${path.join(outside, 'secret.txt')}\nTOOL_CALL: mcp__in__read_text_file | path=a.txt\nTOOL_CALL: mcp__in__read_text_file | path=.env`,
-      });
-      fake.push({ text: 'done' });
-      const before = fake.modelCalls.length;
-      const r = await runDevx(['run', 'read files', ...mode], { cwd: project, env: fakeEnv(fake, home) });
-      expect(r.code, r.stderr).toBe(0);
-      const res = resultsIn(before + 1);
-      expect(res).not.toContain('outside data');
-      if (mode.length)
-        expect(res).toMatch(/denied by policy \(mcp:outside-project:out\): the MCP server out works on .*outside the project.*yolo approves only/);
-      else expect(res).toMatch(/not run: mcp__out__read_text_file needs approval \(the MCP server out works on .*, outside the project/);
-      expect(res).toContain('inside data');
-      expect(res).toMatch(/TOOL_RESULT: mcp__in__read_text_file \| status=error\n`{3,}\ndenied by policy \(path:sensitive:dotenv\)/);
-    }
+    const project = makeProject({});
+    userSettings({ mcpServers: { out: { command: FILESYSTEM, args: [outside], trust: true } }, permissions: { allow: ['mcp__out__*'] } });
     const list = await runDevx(['mcp', 'list'], { cwd: project, env: fakeEnv(fake, home) });
     expect(list.stdout).toContain(`out  ready  stdio  asks: works on ${outside}, outside the project`);
-  }, 90_000);
+    expect(fake.modelCalls).toHaveLength(0);
+  }, 60_000);
 
   it("a project's servers start only after devx trust; devx mcp list shows servers, state and tools", async () => {
     const project = makeProject({ '.devx/settings.json': JSON.stringify({ mcpServers: { proj: everything({ includeTools: ['echo', 'get-sum'] }) } }) });
@@ -312,40 +276,4 @@ describe('MCP servers as tools', () => {
       `devx: bad settings: ${path.join(home, '.devx', 'settings.json')}: invalid setting "mcpServers.nothing": needs "command" (a stdio server) or "url" (an HTTP server)\n`,
     );
   });
-
-  it('agents: a tools list names MCP tools (exact, Claude Code spelling, server wildcard); an agent without tools inherits the permitted ones', async () => {
-    userSettings({
-      mcpServers: { everything: everything({ trust: true }), gone: { command: '/nonexistent/devx-mcp' } },
-      permissions: { deny: ['mcp__everything__get_env'] },
-    });
-    const project = makeProject({
-      '.devx/agents/narrow.md': '---\nname: narrow\ndescription: one MCP tool\ntools: [Read, mcp__everything__get-sum]\n---\nAdd.',
-      '.devx/agents/wide.md': '---\nname: wide\ndescription: every tool\n---\nAnything.',
-      '.devx/agents/star.md': '---\nname: star\ndescription: the whole server\ntools: mcp__everything__*\n---\nServer only.',
-    });
-    const env = fakeEnv(fake, home);
-    fake.push({ text: 'TOOL_CALL: mcp__everything__echo | message=no' });
-    fake.push({ text: 'fine' });
-    const r = await runDevx(['agent', 'run', 'narrow', 'add'], { cwd: project, env });
-    expect(r.code, r.stderr).toBe(0);
-    expect(r.stderr).not.toMatch(/unknown tool/);
-    expect(r.stderr).toMatch(/devx: warning: MCP server "gone" \(.*\) did not start: spawn \/nonexistent\/devx-mcp ENOENT/);
-    const sys = fake.modelCalls[0].systemText;
-    expect(sys).toContain('### mcp__everything__get_sum');
-    expect(sys).toContain('### read_file');
-    expect(sys).not.toContain('### mcp__everything__echo');
-    expect(resultsIn(1)).toContain('mcp__everything__echo is not available to the narrow agent');
-    fake.push({ text: 'wide answer' });
-    await runDevx(['agent', 'run', 'wide', 'go'], { cwd: project, env });
-    const wide = fake.modelCalls[2].systemText;
-    expect(wide).toContain('### mcp__everything__echo');
-    expect(wide).not.toContain('### mcp__everything__get_env');
-    fake.push({ text: 'star answer' });
-    await runDevx(['agent', 'run', 'star', 'go'], { cwd: project, env });
-    const star = fake.modelCalls[3].systemText;
-    expect(star).toContain('### mcp__everything__echo');
-    expect(star).toContain('### mcp__everything__get_sum');
-    expect(star).not.toContain('### mcp__everything__get_env');
-    expect(star).not.toContain('### read_file');
-  }, 60_000);
 });
