@@ -319,6 +319,30 @@ function benchColdStart(): void {
   console.log(
     `cold start: devx --version ${fmt(d)} (target < 150 ms) vs node -e 0 ${fmt(n)} -> ratio ${(d / n).toFixed(2)}; vs a node script that prints one line ${fmt(p)} -> ratio ${(d / p).toFixed(2)}`,
   );
+  benchCodeCacheStart(env, runs);
+}
+
+/**
+ * What the code cache buys a start that no head start hides (the REPL's, every command but a one-shot run):
+ * `devx sessions` in a fresh repository, with the cache (made by the first run) and with DEVX_CODE_CACHE=off, alternating.
+ */
+function benchCodeCacheStart(env: NodeJS.ProcessEnv, runs: number): void {
+  const cwd = makeProject({ 'README.md': '# bench\n' });
+  const time = (extra: Record<string, string>) => {
+    const t0 = performance.now();
+    const r = spawnSync(process.execPath, [DEVX_BIN, 'sessions'], { cwd, env: { ...env, ...extra }, encoding: 'utf8' });
+    if (r.status !== 0) throw new Error(`devx sessions exited ${r.status}: ${r.stderr}`);
+    return performance.now() - t0;
+  };
+  time({});
+  const cached: number[] = [];
+  const off: number[] = [];
+  for (let i = 0; i < runs; i++) {
+    cached.push(time({}));
+    off.push(time({ DEVX_CODE_CACHE: 'off' }));
+  }
+  const [c, o] = [median(cached), median(off)];
+  console.log(`start of a command (devx sessions): with the code cache ${fmt(c)} vs without ${fmt(o)} -> ratio ${(c / o).toFixed(3)} (median of ${runs})`);
 }
 
 async function benchPromptSize(): Promise<void> {
