@@ -6,6 +6,7 @@ import * as acp from '@agentclientprotocol/sdk';
 import { ConfigError, type Settings } from '../config/settings.js';
 import { findProjectRoot } from '../config/paths.js';
 import type { ApprovalMode } from '../policy/decide.js';
+import type { ModelBackend } from '../providers/types.js';
 import { SessionBusyError, startSession, type Started } from '../runtime/startSession.js';
 import type { ApprovalRequest, PersonAnswer } from '../tools/runToolCall.js';
 import { PersonaError } from '../runtime/agentRun.js';
@@ -27,6 +28,8 @@ export interface AcpOptions {
   persona?: string;
   /** devx's own slash commands to offer the editor (from the CLI's slash table). */
   commands?: EditorCommand[];
+  /** The model every session uses in place of the settings' provider (an embedder's own, a scripted one in tests). */
+  backend?: ModelBackend;
 }
 
 /** Keeps stdout for the protocol: returns a writer to the real stdout and sends every other write to stderr. */
@@ -47,27 +50,35 @@ interface AcpServer {
 }
 
 export async function serveAcp(opts: AcpOptions): Promise<number> {
-  const server: AcpServer = {
-    opts,
-    log: (line) => void process.stderr.write(`${escapeControls(line)}\n`),
-    sessions: new Map(),
-    clientFs: {},
-  };
   const stream = acp.ndJsonStream(claimStdout(), Readable.toWeb(process.stdin) as ReadableStream<Uint8Array>);
-  const conn = defineAgent(server).connect(stream);
-  const stop = () => conn.close();
-  process.on('SIGTERM', stop);
-  process.on('SIGINT', stop);
+  const served = connectAcp(opts, stream, (line) => void process.stderr.write(`${escapeControls(line)}\n`));
+  process.on('SIGTERM', served.close);
+  process.on('SIGINT', served.close);
   try {
-    await conn.closed;
+    await served.finished;
   } finally {
-    process.off('SIGTERM', stop);
-    process.off('SIGINT', stop);
-    for (const s of server.sessions.values()) await s.end();
-    server.sessions.clear();
+    process.off('SIGTERM', served.close);
+    process.off('SIGINT', served.close);
   }
   return 0;
 }
+
+/** The agent on any protocol stream (stdio for `devx --acp`, in memory for an embedder); `finished` settles once it closed and every session it opened ended. */
+export function connectAcp(opts: AcpOptions, stream: AcpStream, log: (line: string) => void): { close: () => void; finished: Promise<void> } {
+  const server: AcpServer = { opts, log, sessions: new Map(), clientFs: {} };
+  const conn = defineAgent(server).connect(stream);
+  const finished = (async () => {
+    try {
+      await conn.closed;
+    } finally {
+      for (const s of server.sessions.values()) await s.end();
+      server.sessions.clear();
+    }
+  })();
+  return { close: () => void conn.close(), finished };
+}
+
+type AcpStream = ReturnType<typeof acp.ndJsonStream>;
 
 /** The agent's answer to each request of the protocol. */
 function defineAgent(server: AcpServer) {
@@ -164,6 +175,7 @@ async function startForClient(
       stream: true,
       persona: opts.persona,
       extraMcpServers: mcpFromClient(mcpServers),
+      backend: opts.backend,
     });
   } catch (err) {
     if (err instanceof SessionBusyError || err instanceof PersonaError) throw acp.RequestError.internalError({ cwd }, escapeControls(err.message));

@@ -1,5 +1,6 @@
 // devx as an ACP agent: a real `devx --acp` process driven by the SDK's client side, with the real
-// gemini binary answering from the fake API.
+// gemini binary answering from the fake API. What a session shows the client (tool calls, permission requests,
+// modes, plans, the client's MCP servers) runs in-process in test/integration/acpSessions.test.ts.
 import fs from 'node:fs';
 import path from 'node:path';
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -8,7 +9,7 @@ import * as acp from '@agentclientprotocol/sdk';
 import { describe, expect, it } from 'vitest';
 import type { FakeGeminiApi } from '../helpers/fakeGeminiApi.js';
 import { useFakeApiAndChildren } from '../helpers/useFakeApi.js';
-import { DEVX_BIN, REPO_ROOT, fakeEnv, makeProject } from '../helpers/env.js';
+import { DEVX_BIN, fakeEnv, makeProject } from '../helpers/env.js';
 import { processesUnder, until } from '../helpers/processes.js';
 
 let fake: FakeGeminiApi;
@@ -84,8 +85,6 @@ async function startEditor(cwd: string): Promise<Editor> {
 const chunks = (e: Editor, kind: 'agent_message_chunk' | 'user_message_chunk' = 'agent_message_chunk') =>
   e.updates.flatMap((n) => (n.update.sessionUpdate === kind && n.update.content.type === 'text' ? [n.update.content.text] : [])).join('');
 const toolCalls = (e: Editor) => e.updates.flatMap((n) => (n.update.sessionUpdate === 'tool_call' ? [n.update] : []));
-const toolUpdates = (e: Editor, id: string) =>
-  e.updates.flatMap((n) => (n.update.sessionUpdate === 'tool_call_update' && n.update.toolCallId === id ? [n.update] : []));
 
 describe('devx --acp', () => {
   it('answers a prompt in streamed prose chunks, and a client offering MCP servers still gets a session', async () => {
@@ -151,80 +150,6 @@ describe('devx --acp', () => {
     expect(fake.modelCalls).toHaveLength(0);
     for (const line of e.stdout().split('\n').filter(Boolean)) expect(JSON.parse(line)).toHaveProperty('jsonrpc', '2.0');
     expect(await e.close()).toBe(0);
-  });
-
-  it('reports a read_file call as a tool call with kind, status and locations; its TOOL_CALL line is never prose', async () => {
-    const project = makeProject({ 'src/a.txt': 'alpha\n' });
-    fake.push({ text: 'Let me look.\nTOOL_CALL: read_file | path=src/a.txt' }, { text: 'It says alpha.' });
-    const e = await startEditor(project);
-    const { sessionId } = await e.newSession(project);
-    expect((await e.prompt(sessionId, 'what is in a.txt?')).stopReason).toBe('end_turn');
-    const [call] = toolCalls(e);
-    expect(call).toMatchObject({ kind: 'read', status: 'pending', title: 'read src/a.txt', locations: [{ path: path.join(project, 'src', 'a.txt') }] });
-    const [done] = toolUpdates(e, call.toolCallId);
-    expect(done.status).toBe('completed');
-    expect(JSON.stringify(done.content)).toContain('alpha');
-    expect(chunks(e)).toContain('Let me look.');
-    expect(chunks(e)).toContain('It says alpha.');
-    expect(chunks(e)).not.toMatch(/TOOL_CALL/);
-    expect(e.permissions).toEqual([]); // reads are allowed by policy
-    expect(fake.modelCalls[1].promptText).toContain('alpha');
-    // The same audit log as the REPL.
-    expect(fs.readFileSync(path.join(project, '.devx', 'audit.jsonl'), 'utf8')).toMatch(/"tool":"read_file"/);
-  });
-
-  it('a write asks the client; approved, the file changes and the edit comes back as a diff', async () => {
-    const project = makeProject({ 'notes.txt': 'old line\nkept line\n' });
-    fake.push({ text: 'TOOL_CALL: edit_file | path=notes.txt | old_text=old line | new_text=new line' }, { text: 'Edited.' });
-    const e = await startEditor(project);
-    const { sessionId } = await e.newSession(project);
-    expect((await e.prompt(sessionId, 'update the notes')).stopReason).toBe('end_turn');
-    const file = path.join(project, 'notes.txt');
-    expect(fs.readFileSync(file, 'utf8')).toBe('new line\nkept line\n');
-    expect(e.permissions).toHaveLength(1);
-    const [ask] = e.permissions;
-    expect(ask.options.map((o) => o.kind)).toEqual(['allow_once', 'allow_always', 'reject_once']);
-    expect(ask.toolCall).toMatchObject({ kind: 'edit', title: 'edit notes.txt', locations: [{ path: file }] });
-    expect(ask.toolCall.content).toEqual([{ type: 'diff', path: file, oldText: 'old line\nkept line\n', newText: 'new line\nkept line\n' }]);
-    const [call] = toolCalls(e);
-    expect(call.toolCallId).toBe(ask.toolCall.toolCallId);
-    const statuses = toolUpdates(e, call.toolCallId).map((u) => u.status);
-    expect(statuses).toEqual(['in_progress', 'completed']);
-    const done = toolUpdates(e, call.toolCallId)[1];
-    expect(done.content).toEqual([{ type: 'diff', path: file, oldText: 'old line\nkept line\n', newText: 'new line\nkept line\n' }]);
-  });
-
-  it('a rejected write does not change the file, and the model is told', async () => {
-    const project = makeProject({ 'notes.txt': 'keep me\n' });
-    fake.push({ text: 'TOOL_CALL: write_file | path=notes.txt | content=gone' }, { text: 'Understood, left it alone.' });
-    const e = await startEditor(project);
-    e.answer.optionId = 'reject_once';
-    const { sessionId } = await e.newSession(project);
-    expect((await e.prompt(sessionId, 'overwrite the notes')).stopReason).toBe('end_turn');
-    expect(fs.readFileSync(path.join(project, 'notes.txt'), 'utf8')).toBe('keep me\n');
-    expect(e.permissions).toHaveLength(1);
-    // The plan keeps the file's final newline: the editor is shown what devx would have written.
-    expect(e.permissions[0].toolCall.content).toEqual([{ type: 'diff', path: path.join(project, 'notes.txt'), oldText: 'keep me\n', newText: 'gone\n' }]);
-    const [call] = toolCalls(e);
-    expect(toolUpdates(e, call.toolCallId).map((u) => u.status)).toEqual(['failed']);
-    expect(fake.modelCalls[1].promptText).toMatch(/the user declined this write_file call/);
-  });
-
-  it('"allow always" is remembered for the session: the next write does not ask', async () => {
-    const project = makeProject({});
-    fake.push(
-      { text: 'TOOL_CALL: write_file | path=a.txt | content=one' },
-      { text: 'TOOL_CALL: write_file | path=b.txt | content=two' },
-      { text: 'Both written.' },
-    );
-    const e = await startEditor(project);
-    e.answer.optionId = 'allow_always';
-    const { sessionId } = await e.newSession(project);
-    expect((await e.prompt(sessionId, 'write two files')).stopReason).toBe('end_turn');
-    expect(fs.readFileSync(path.join(project, 'a.txt'), 'utf8')).toBe('one');
-    expect(fs.readFileSync(path.join(project, 'b.txt'), 'utf8')).toBe('two');
-    expect(e.permissions).toHaveLength(1);
-    expect(toolCalls(e)).toHaveLength(2);
   });
 
   it('session/cancel stops a running turn: the prompt resolves cancelled and no gemini process is left', async () => {
@@ -313,79 +238,4 @@ describe('devx --acp', () => {
     fake.push({ text: 'Still here.' });
     expect((await e.prompt(sessionId, 'ping')).stopReason).toBe('end_turn');
   });
-
-  it('agents are session modes: set_mode switches the persona of the next turn', async () => {
-    const project = makeProject({
-      '.devx/agents/reviewer.md': '---\nname: reviewer\ndescription: reviews code carefully\ntools: [read_file]\n---\nYou are the careful reviewer persona.\n',
-    });
-    fake.push({ text: 'Plain answer.' }, { text: 'Reviewed.' });
-    const e = await startEditor(project);
-    const { sessionId, modes } = await e.newSession(project);
-    expect(modes?.availableModes[0]).toEqual({ id: 'default', name: 'devx', description: 'devx without a persona' });
-    expect(modes?.availableModes).toContainEqual({ id: 'reviewer', name: 'reviewer', description: 'reviews code carefully' });
-    await e.prompt(sessionId, 'first');
-    expect(fake.modelCalls[0].systemText).not.toContain('careful reviewer persona');
-    await e.agent.request(acp.methods.agent.session.setMode, { sessionId, modeId: 'reviewer' });
-    await e.prompt(sessionId, 'second');
-    expect(fake.modelCalls[1].systemText).toContain('You are the careful reviewer persona.');
-    expect(e.updates.some((n) => n.update.sessionUpdate === 'current_mode_update' && n.update.currentModeId === 'reviewer')).toBe(true);
-    await expect(e.agent.request(acp.methods.agent.session.setMode, { sessionId, modeId: 'nobody' })).rejects.toThrow(/no agent named "nobody"/);
-  });
-
-  it('plan is a mode: a read-only planning turn, the plan as an ACP plan and a permission request; approved, the work follows', async () => {
-    const project = makeProject({ 'src/app.ts': 'export const app = 1;\n' });
-    fake.push(
-      (req) => {
-        expect(req.promptText).toContain('You are in plan mode');
-        return { text: 'TOOL_CALL: write_file | path=src/early.ts | content=too early' };
-      },
-      (req) => {
-        expect(req.promptText).toMatch(/plan mode is read-only/);
-        return { text: '# Plan: greet\n\n1. Add greet to src/greet.ts\n2. Run the tests' };
-      },
-      (req) => {
-        expect(req.promptText).toContain('The person approved your plan');
-        return { text: 'TOOL_CALL: write_file | path=src/greet.ts | content=export const greet = 1;' };
-      },
-      { text: 'Done.' },
-    );
-    const e = await startEditor(project);
-    const { sessionId, modes } = await e.newSession(project);
-    expect(modes?.availableModes.map((m) => m.id)).toContain('plan');
-    await e.agent.request(acp.methods.agent.session.setMode, { sessionId, modeId: 'plan' });
-    // The plan's question is answered "carry it out, file edits approved": the write then needs no second question.
-    e.answer.optionId = 'auto-edit';
-    const r = await e.prompt(sessionId, 'add a greeting');
-    expect(r.stopReason).toBe('end_turn');
-    const plan = e.updates.find((n) => n.update.sessionUpdate === 'plan')?.update as { entries: { content: string; status: string }[] };
-    expect(plan.entries).toEqual([
-      { content: 'Add greet to src/greet.ts', priority: 'medium', status: 'pending' },
-      { content: 'Run the tests', priority: 'medium', status: 'pending' },
-    ]);
-    expect(e.permissions).toHaveLength(1);
-    expect(e.permissions[0].toolCall.title).toMatch(/^Carry out the plan \(\.devx\/plans\/\d{4}-\d{2}-\d{2}-add-a-greeting\.md\)$/);
-    expect(fs.existsSync(path.join(project, 'src', 'early.ts'))).toBe(false);
-    expect(fs.readFileSync(path.join(project, 'src', 'greet.ts'), 'utf8')).toBe('export const greet = 1;');
-    expect(e.updates.some((n) => n.update.sessionUpdate === 'current_mode_update' && n.update.currentModeId === 'default')).toBe(true);
-    await e.close();
-  });
-
-  it("the client's MCP servers: their tools are offered, and a call asks the client first", async () => {
-    const project = makeProject({});
-    const e = await startEditor(project);
-    const everything: acp.McpServer = {
-      name: 'everything',
-      command: path.join(REPO_ROOT, 'node_modules', '.bin', 'mcp-server-everything'),
-      args: ['stdio'],
-      env: [],
-    };
-    const { sessionId } = await e.newSession(project, [everything]);
-    fake.push({ text: 'TOOL_CALL: mcp__everything__echo | message=from zed' }, { text: 'Echoed.' });
-    expect(await e.prompt(sessionId, 'echo')).toEqual({ stopReason: 'end_turn' });
-    expect(fake.modelCalls[0].systemText).toContain('### mcp__everything__echo');
-    expect(e.permissions[0].toolCall.title).toContain('mcp__everything__echo message=from zed');
-    expect(fake.modelCalls[1].promptText).toContain('Echo: from zed');
-    await e.close();
-    expect(processesUnder(project)).toEqual([]);
-  }, 60_000);
 });
