@@ -11,6 +11,7 @@ import type { FakeGeminiApi } from '../helpers/fakeGeminiApi.js';
 import { useFakeApiAndChildren } from '../helpers/useFakeApi.js';
 import { DEVX_BIN, fakeEnv, makeProject } from '../helpers/env.js';
 import { processesUnder, until } from '../helpers/processes.js';
+import { editorClient } from '../helpers/acpClient.js';
 
 let fake: FakeGeminiApi;
 let home: string;
@@ -43,20 +44,7 @@ async function startEditor(cwd: string): Promise<Editor> {
   let err = '';
   child.stdout!.on('data', (d) => (out += d));
   child.stderr!.on('data', (d) => (err += d));
-  const updates: acp.SessionNotification[] = [];
-  const permissions: acp.RequestPermissionRequest[] = [];
-  const answer = { optionId: 'allow_once' };
-  const app = acp
-    .client({ name: 'test-editor' })
-    .onNotification(acp.methods.client.session.update, ({ params }) => {
-      updates.push(params);
-    })
-    .onRequest(acp.methods.client.session.requestPermission, ({ params }) => {
-      permissions.push(params);
-      // 'hold': the person never answers (the turn is cancelled while the question is open).
-      if (answer.optionId === 'hold') return new Promise<never>(() => undefined);
-      return { outcome: { outcome: 'selected', optionId: answer.optionId } };
-    });
+  const { app, updates, permissions, answer } = editorClient();
   const conn = app.connect(
     acp.ndJsonStream(Writable.toWeb(child.stdin!) as WritableStream<Uint8Array>, Readable.toWeb(child.stdout!) as ReadableStream<Uint8Array>),
   );

@@ -10,6 +10,7 @@ import { connectAcp } from '../../src/acp/serveAcp.js';
 import { ScriptedBackend, type ScriptedReply } from '../../src/providers/scripted.js';
 import { REPO_ROOT, makeHome, makeProject } from '../helpers/env.js';
 import { processesUnder, until } from '../helpers/processes.js';
+import { editorClient } from '../helpers/acpClient.js';
 
 interface Editor {
   agent: acp.ClientContext;
@@ -36,18 +37,7 @@ async function startEditor(replies: ScriptedReply[]): Promise<Editor> {
   const toClient = new TransformStream<Uint8Array, Uint8Array>();
   const env = { PATH: process.env.PATH, HOME: makeHome(), DEVX_HANDOFF: 'off', NO_COLOR: '1' };
   const served = connectAcp({ env, backend: model }, acp.ndJsonStream(toClient.writable, toAgent.readable), () => undefined);
-  const updates: acp.SessionNotification[] = [];
-  const permissions: acp.RequestPermissionRequest[] = [];
-  const answer = { optionId: 'allow_once' };
-  const app = acp
-    .client({ name: 'test-editor' })
-    .onNotification(acp.methods.client.session.update, ({ params }) => {
-      updates.push(params);
-    })
-    .onRequest(acp.methods.client.session.requestPermission, ({ params }) => {
-      permissions.push(params);
-      return { outcome: { outcome: 'selected', optionId: answer.optionId } };
-    });
+  const { app, updates, permissions, answer } = editorClient();
   const agent = app.connect(acp.ndJsonStream(toAgent.writable, toClient.readable)).agent;
   await agent.request(acp.methods.agent.initialize, { protocolVersion: acp.PROTOCOL_VERSION, clientCapabilities: {} });
   let closed: Promise<void> | undefined;
