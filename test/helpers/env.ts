@@ -50,6 +50,11 @@ export function makeHome(opts: { codeCache?: boolean } = {}): string {
   return home;
 }
 
+/** Environment for an in-process run whose model is injected (no model CLI): the temp HOME, no handoff draft, no colour. */
+export function inProcessEnv(home: string, extra: Record<string, string> = {}): NodeJS.ProcessEnv {
+  return { PATH: process.env.PATH, HOME: home, DEVX_HANDOFF: 'off', NO_COLOR: '1', ...extra };
+}
+
 /** Environment for a devx (or gemini) process that reaches only the fake API. */
 export function fakeEnv(fake: FakeGeminiApi, home: string, extra: Record<string, string> = {}): NodeJS.ProcessEnv {
   return {

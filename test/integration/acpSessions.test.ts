@@ -8,7 +8,7 @@ import * as acp from '@agentclientprotocol/sdk';
 import { afterEach, describe, expect, it } from 'vitest';
 import { connectAcp } from '../../src/acp/serveAcp.js';
 import { ScriptedBackend, type ScriptedReply } from '../../src/providers/scripted.js';
-import { REPO_ROOT, makeHome, makeProject } from '../helpers/env.js';
+import { REPO_ROOT, inProcessEnv, makeHome, makeProject } from '../helpers/env.js';
 import { processesUnder, until } from '../helpers/processes.js';
 import { editorClient } from '../helpers/acpClient.js';
 
@@ -35,7 +35,7 @@ async function startEditor(replies: ScriptedReply[]): Promise<Editor> {
   const model = new ScriptedBackend(replies);
   const toAgent = new TransformStream<Uint8Array, Uint8Array>();
   const toClient = new TransformStream<Uint8Array, Uint8Array>();
-  const env = { PATH: process.env.PATH, HOME: makeHome(), DEVX_HANDOFF: 'off', NO_COLOR: '1' };
+  const env = inProcessEnv(makeHome());
   const served = connectAcp({ env, backend: model }, acp.ndJsonStream(toClient.writable, toAgent.readable), () => undefined);
   const { app, updates, permissions, answer } = editorClient();
   const agent = app.connect(acp.ndJsonStream(toAgent.writable, toClient.readable)).agent;

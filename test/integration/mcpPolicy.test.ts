@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { runHeadless } from '../../src/runtime/runHeadless.js';
 import { ScriptedBackend } from '../../src/providers/scripted.js';
 import type { ApprovalMode } from '../../src/policy/types.js';
-import { REPO_ROOT, makeHome, makeProject, tempDir } from '../helpers/env.js';
+import { REPO_ROOT, inProcessEnv, makeHome, makeProject, tempDir } from '../helpers/env.js';
 
 const BIN = path.join(REPO_ROOT, 'node_modules', '.bin');
 const EVERYTHING = path.join(BIN, 'mcp-server-everything');
@@ -20,7 +20,7 @@ function homeWith(settings: unknown): NodeJS.ProcessEnv {
   const home = makeHome();
   fs.mkdirSync(path.join(home, '.devx'), { recursive: true });
   fs.writeFileSync(path.join(home, '.devx', 'settings.json'), JSON.stringify(settings));
-  return { PATH: process.env.PATH, HOME: home, DEVX_HANDOFF: 'off', NO_COLOR: '1' };
+  return inProcessEnv(home);
 }
 
 /** One headless run whose model sends `calls`, then answers; what it was offered and what it got back. */

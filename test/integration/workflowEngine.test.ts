@@ -13,7 +13,7 @@ import { approveWorkflow, rejectWorkflow, resumeWorkflow } from '../../src/workf
 import { readState, type WorkflowState } from '../../src/workflow/state.js';
 import { runHeadless } from '../../src/runtime/runHeadless.js';
 import { BackendError, type ModelBackend, type ModelRequest } from '../../src/providers/types.js';
-import { makeHome, makeProject } from '../helpers/env.js';
+import { inProcessEnv, makeHome, makeProject } from '../helpers/env.js';
 
 const BUGGY = 'exports.check = (stored, given) => stored === given + " ";\n';
 const FIXED = 'exports.check = (stored, given) => stored === given;\n';
@@ -71,16 +71,12 @@ function world(
   fs.mkdirSync(path.join(home, '.devx'), { recursive: true });
   fs.writeFileSync(path.join(home, '.devx', 'settings.json'), JSON.stringify(userSettings));
   const project = makeProject(files);
-  const env: NodeJS.ProcessEnv = {
-    PATH: process.env.PATH,
-    HOME: home,
-    DEVX_HANDOFF: 'off',
-    NO_COLOR: '1',
+  const env = inProcessEnv(home, {
     GIT_AUTHOR_NAME: 'Dev Eloper',
     GIT_AUTHOR_EMAIL: 'dev@example.com',
     GIT_COMMITTER_NAME: 'Dev Eloper',
     GIT_COMMITTER_EMAIL: 'dev@example.com',
-  };
+  });
   return { home, project, env };
 }
 
