@@ -3,6 +3,7 @@
 // and untracked files as git lists them. decideCommand walks the line; these check what it finds.
 import fs from 'node:fs';
 import { runProcessSync } from '../util/runSync.js';
+import { bashArgs } from '../util/bashLine.js';
 import path from 'node:path';
 import { createRequire } from 'node:module';
 import type { Word } from './shellWords.js';
@@ -54,8 +55,9 @@ let fgSync: ((p: string, o: object) => string[]) | null = null;
  * where bash cannot be run.
  */
 function expandGlob(pattern: string, cwd: string): string[] {
-  const r = runProcessSync('bash', ['-c', 'compgen -G "$1"', '_', pattern], {
+  const r = runProcessSync('bash', [...bashArgs('compgen -G "$1"'), '_', pattern], {
     cwd,
+    stdio: ['ignore', 'pipe', 'pipe'],
     encoding: 'utf8',
     timeout: 5000,
     maxBuffer: 8 * 1024 * 1024,

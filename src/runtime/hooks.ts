@@ -13,6 +13,7 @@ import type { Tool } from '../tools/types.js';
 import type { ToolHooks } from '../tools/runToolCall.js';
 import { randomUUID } from 'node:crypto';
 import { commandEnv } from '../tools/commandEnv.js';
+import { bashArgs } from '../util/bashLine.js';
 
 export interface HookVerdict {
   /** A hook blocked: why (for the model or the user). */
@@ -127,7 +128,7 @@ export class HookRunner {
     for (const h of this.hooks) {
       if (h.event !== event || !matches(h.matcher, tool, h.dialect)) continue;
       const input = JSON.stringify(this.inputFor(h, payload, tool));
-      const r = await this.deps.runner('bash', ['-c', h.command], {
+      const r = await this.deps.runner('bash', bashArgs(h.command), {
         cwd: this.deps.root,
         input,
         timeoutMs: h.timeoutSec * 1000,

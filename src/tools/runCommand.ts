@@ -2,6 +2,7 @@ import * as z from 'zod';
 import { defineTool, ToolError, type ToolContext, type ToolOutput } from './types.js';
 import { boolArg, intArg } from './argTypes.js';
 import { movedNote, runContained } from './runContained.js';
+import { bashLine } from '../util/bashLine.js';
 
 export const runCommandTool = defineTool({
   name: 'run_command',
@@ -28,7 +29,7 @@ export const runCommandTool = defineTool({
   async execute(ctx, args) {
     if (args.background) return startInBackground(ctx, args);
     const timeoutMs = args.timeout ? args.timeout * 1000 : ctx.commandTimeoutMs;
-    const { r, moved } = await runContained(ctx, ['bash', '-c', args.cmd], {
+    const { r, moved } = await runContained(ctx, bashLine(args.cmd), {
       timeoutMs,
       signal: ctx.signal,
       maxBuffer: 10 * 1024 * 1024,
@@ -59,7 +60,7 @@ function startInBackground(ctx: Pick<ToolContext, 'background' | 'root' | 'runne
   const sandbox = ctx.sandbox ? `bwrap:${ctx.sandbox.claim.profile}` : null;
   const timeoutMs = args.timeout ? args.timeout * 1000 : undefined;
   const v = ctx.background.start(args.cmd, sandbox, async (l) => {
-    const { r, moved } = await runContained(ctx, ['bash', '-c', args.cmd], {
+    const { r, moved } = await runContained(ctx, bashLine(args.cmd), {
       signal: l.signal,
       timeoutMs,
       keepOutput: false,

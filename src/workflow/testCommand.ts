@@ -4,6 +4,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { runProcess } from '../util/processRunner.js';
+import { bashArgs, bashLine } from '../util/bashLine.js';
 import { detectBwrap, sandboxCommand } from '../sandbox/bwrap.js';
 import { commandEnv } from '../tools/commandEnv.js';
 import { movedNote } from '../tools/runContained.js';
@@ -51,11 +52,11 @@ export async function runTestCommand(
   const bwrap = detectBwrap(env);
   // A test command is a build: the project writable, .git and other tools' configuration not.
   const sb = bwrap
-    ? sandboxCommand({ bin: bwrap, root, home: opts.home ?? env.HOME ?? '', claim: { profile: 'build', writes: [] } }, root, ['bash', '-c', cmd.command])
+    ? sandboxCommand({ bin: bwrap, root, home: opts.home ?? env.HOME ?? '', claim: { profile: 'build', writes: [] } }, root, bashLine(cmd.command))
     : null;
   // Its own process group: a timeout stops the whole test run, whatever it started.
   let moved: string[] = [];
-  const r = await runProcess(sb?.file ?? 'bash', sb?.args ?? ['-c', cmd.command], {
+  const r = await runProcess(sb?.file ?? 'bash', sb?.args ?? bashArgs(cmd.command), {
     cwd: root,
     env: commandEnv(env, root),
     extendEnv: false,

@@ -194,6 +194,29 @@ describe('run_command runs the line it judged', () => {
       Object.assign(process.env, saved);
     }
   });
+
+  it('bash reads no ~/.bashrc, as it would for a devx started without SHLVL (an editor, a service): its stdin is a socket', async () => {
+    const home = tempDir('devx-rc-home-');
+    const marker = path.join(home, 'rc-ran');
+    fs.writeFileSync(path.join(home, '.bashrc'), `echo rc >> '${marker}'; shopt -s expand_aliases; alias cat='echo ALIASED'\n`);
+    const saved = { ...process.env };
+    delete process.env.SHLVL;
+    process.env.HOME = home;
+    try {
+      const r = await call('run_command', { cmd: 'cat src/main.ts | head -1' });
+      expect(r.content).toContain('const a = 1;');
+      expect(r.content).not.toContain('ALIASED');
+      expect(fs.existsSync(marker)).toBe(false);
+      // bash itself does read it in that position: what the case stands for is real on this machine.
+      execFileSync(process.execPath, [
+        '-e',
+        `require('child_process').spawnSync('bash', ['-c', 'true'], { env: { PATH: process.env.PATH, HOME: '${home}' } })`,
+      ]);
+      expect(fs.existsSync(marker)).toBe(true);
+    } finally {
+      Object.assign(process.env, saved);
+    }
+  });
 });
 
 describe('run_command and git repositories the model can write', () => {

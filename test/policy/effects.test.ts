@@ -45,6 +45,7 @@ import type { PolicyEngine } from '../../src/policy/decide.js';
 import type { Decision, SandboxClaim } from '../../src/policy/types.js';
 import { probeBwrap, sandboxCommand } from '../../src/sandbox/bwrap.js';
 import { commandEnv } from '../../src/tools/commandEnv.js';
+import { bashArgs, bashLine } from '../../src/util/bashLine.js';
 
 const STRACE = process.platform === 'linux' ? findStrace() : null;
 const BWRAP = sandboxUnderStrace();
@@ -177,13 +178,13 @@ describe.skipIf(!STRACE)('differential effects checker (strace)', () => {
     const env: Record<string, string> = { ...commandEnv(process.env, fx.root), HOME: fx.home };
     const sb =
       variant === 'sandboxed'
-        ? sandboxCommand({ bin: BWRAP.bin!, root: fx.root, home: fx.home, hidden: () => policy?.hiddenPaths() ?? [], claim }, fx.root, ['bash', '-c', cmd])
+        ? sandboxCommand({ bin: BWRAP.bin!, root: fx.root, home: fx.home, hidden: () => policy?.hiddenPaths() ?? [], claim }, fx.root, bashLine(cmd))
         : null;
     const before = snapshot(fx.base);
     const run = await runTraced({
       strace: STRACE!,
       file: sb?.file ?? 'bash',
-      args: sb?.args ?? ['-c', cmd],
+      args: sb?.args ?? bashArgs(cmd),
       cwd: fx.root,
       env,
       logFile: path.join(work, logName),
