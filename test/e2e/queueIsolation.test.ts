@@ -17,9 +17,9 @@ import { PgCluster, whyNoPostgres } from '../helpers/postgres.js';
 import { PgQueue } from '../../src/queue/postgres/pgQueue.js';
 import { worktreesDir } from '../../src/queue/taskWorktree.js';
 
-const TASKS = 20;
-/** Every fifth task also writes the one file they share. */
-const sharesFile = (i: number) => i % 5 === 0;
+const TASKS = 12;
+/** Every fourth task also writes the one file they share: three tasks race for it. */
+const sharesFile = (i: number) => i % 4 === 0;
 const WORKER = '---\nname: worker\ndescription: does queued jobs\ntools: [read_file, write_file]\n---\nYou do one small job and report it.\n';
 const skipPg = whyNoPostgres();
 // CI's second pass (DEVX_TEST_SCOPE=tools, PostgreSQL installed) runs only the PostgreSQL case: the first ran the rest.

@@ -2,8 +2,8 @@
 // the test (helpers/postgres.ts) and the scripted fake Gemini API, with clones of one repository standing
 // for machines. The CLI: migrate, the schema checks (exit 5), a task queued in one checkout and run in
 // another (its changes come back as a patch and a branch on origin, its transcript from any checkout), a
-// runner lacking the task's revision gives it back. Then 3 runners in 3 clones drain 60 tasks while 20 are
-// killed with kill -9 (and restarted) and the server restarts once: every task completes exactly once.
+// runner lacking the task's revision gives it back. Then 3 runners in 3 clones drain 20 tasks while runners are
+// killed with kill -9 7 times (and restarted) and the server restarts once: every task completes exactly once.
 // Skips, saying why, on a machine without PostgreSQL's server binaries.
 import path from 'node:path';
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
@@ -119,8 +119,8 @@ describe.skipIf(skip)('the task queue in PostgreSQL, end to end', () => {
     for (const r of [unmigrated, migrated, run, log, behind, newer]) expect(r.stdout + r.stderr).not.toContain(PG_PASSWORD);
   }, 120_000);
 
-  const TASKS = 30;
-  const KILLS = 10;
+  const TASKS = 20;
+  const KILLS = 7;
   it(`3 runners in 3 clones drain ${TASKS} tasks through ${KILLS} kill -9s and a server restart: every task completes exactly once`, async () => {
     const db = `kills${process.pid}`;
     const url = await pg.createDatabase(db);
