@@ -55,21 +55,10 @@ describe('output formats', () => {
   });
 });
 
-describe('protocol near-misses through the real loop', () => {
-  it('a call in bold after a sentence is not run; the model is told how to write it and the turn goes on', async () => {
-    const project = makeProject({ 'a.txt': 'alpha\n' });
-    fake.push(
-      { text: 'Sure, reading it now: **TOOL_CALL: read_file | path=a.txt**' },
-      { text: 'TOOL_CALL: read_file | path=a.txt' },
-      { text: 'It says alpha.' },
-    );
-    const r = await runDevx(['run', 'what is in a.txt'], { cwd: project, env: fakeEnv(fake, home) });
-    expect(r.code, r.stderr).toBe(0);
-    expect(r.stdout.trim()).toBe('It says alpha.');
-    expect(r.stderr).toMatch(/! line 1: this line mentions a tool call but is not one, so nothing was run/);
-    expect(fake.modelCalls).toHaveLength(3);
-    expect(fake.modelCalls[1].promptText).toMatch(/Write it as:\nTOOL_CALL: read_file \| path=a\.txt/);
-    const parsed = await runDevx(['protocol', 'parse'], { cwd: project, env: fakeEnv(fake, home), input: '- TOOL_CALL: read_file | path=a.txt\n' });
+// What the loop does with a near-miss is in test/integration/loopThroughRun.test.ts; the parser's own command here.
+describe('devx protocol parse', () => {
+  it('reports a near-miss as an error on its line, and no call', async () => {
+    const parsed = await runDevx(['protocol', 'parse'], { cwd: makeProject({}), env: fakeEnv(fake, home), input: '- TOOL_CALL: read_file | path=a.txt\n' });
     expect(JSON.parse(parsed.stdout)).toMatchObject({ calls: [], errors: [{ line: 1 }] });
   });
 });
