@@ -36,8 +36,7 @@ describe('help', () => {
   it('every command and subcommand has --help (exit 0, its usage, its options)', async () => {
     const asks: string[][] = COMMANDS.flatMap((c) => [[c.name, '--help'], ...(c.subcommands ?? []).map((s) => [c.name, s.name, '--help'])]);
     expect(asks.length).toBeGreaterThan(25);
-    // Four at a time: a start mostly waits (a --help start uses ~0.1 s of CPU), so one after another kept a
-    // worker waiting for ~20 s.
+    // Four at a time: much of a start is waiting, which one after another spent in a row.
     for (let k = 0; k < asks.length; k += 4) {
       const batch = asks.slice(k, k + 4);
       const runs = await Promise.all(batch.map((args) => runDevx(args, { cwd: project, env })));
