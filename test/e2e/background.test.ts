@@ -10,13 +10,11 @@ import { fakeEnv, makeProject, runDevx } from '../helpers/env.js';
 import { processesUnder, until } from '../helpers/processes.js';
 import { exitOf, startInPty, usePtySessions, type PtySession } from '../helpers/pty.js';
 import { probeBwrap } from '../../src/sandbox/bwrap.js';
+import { SECOND_PASS } from '../helpers/scope.js';
 
 let fake: FakeGeminiApi;
 let home: string;
 useFakeApi((f, h) => ((fake = f), (home = h)));
-// CI's second pass (DEVX_TEST_SCOPE=tools, with bubblewrap) skips the usage cases: they run no command, so a sandbox
-// cannot change them (the first pass ran them).
-const toolsPass = process.env.DEVX_TEST_SCOPE === 'tools';
 const sessions: PtySession[] = [];
 afterEach(() => {
   for (const s of sessions.splice(0)) s.kill();
@@ -140,7 +138,8 @@ describe('background commands', () => {
   }, 90_000);
 });
 
-describe.skipIf(toolsPass)('usage', () => {
+// The usage cases run no command: a sandbox cannot change them.
+describe.skipIf(SECOND_PASS)('usage', () => {
   it('devx run --output-format json reports the tokens, requests and time the API reported, and the audit log each call', async () => {
     const project = makeProject({ 'a.txt': 'alpha\n' });
     fake.push(

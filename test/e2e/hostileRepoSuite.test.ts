@@ -16,6 +16,7 @@ import { useFakeApi } from '../helpers/useFakeApi.js';
 import { fakeEnv, inProcessEnv, makeProject, runDevx, tempDir } from '../helpers/env.js';
 import { ScriptedBackend } from '../../src/providers/scripted.js';
 import { endSession, handoffFor, startSession } from '../../src/runtime/startSession.js';
+import { SECOND_PASS } from '../helpers/scope.js';
 
 let fake: FakeGeminiApi;
 let home: string;
@@ -332,7 +333,7 @@ const runsCommands = (s: Scenario) => {
 };
 // CI's second pass (DEVX_TEST_SCOPE=tools, with bubblewrap and rg) runs only the scenarios whose model runs a
 // command: what devx reads, links and settings at start behave the same on either machine (the first pass ran them).
-const RUN = process.env.DEVX_TEST_SCOPE === 'tools' ? SCENARIOS.filter(runsCommands) : SCENARIOS;
+const RUN = SECOND_PASS ? SCENARIOS.filter(runsCommands) : SCENARIOS;
 
 type Run = { r: { code: number | null; stderr: string; stdout: string }; prompts: () => string[] };
 

@@ -15,6 +15,7 @@ import { detectBwrap } from '../../src/sandbox/bwrap.js';
 import { fakeEnv, makeHome, makeProject, runDevx, tempDir } from '../helpers/env.js';
 import { useFakeApi } from '../helpers/useFakeApi.js';
 import type { FakeGeminiApi } from '../helpers/fakeGeminiApi.js';
+import { SECOND_PASS } from '../helpers/scope.js';
 
 const BWRAP = detectBwrap(process.env) !== null;
 
@@ -462,7 +463,7 @@ interface Config {
 }
 // The runs without a sandbox behave the same on either machine: CI's second pass (DEVX_TEST_SCOPE=tools, with
 // bubblewrap) runs only the sandboxed ones, the first pass having run these.
-const UNSANDBOXED = process.env.DEVX_TEST_SCOPE === 'tools' && BWRAP ? [] : [false];
+const UNSANDBOXED = SECOND_PASS && BWRAP ? [] : [false];
 const CONFIGS: Config[] = [
   ...UNSANDBOXED.flatMap((sandbox) => [
     { mode: 'default', sandbox },
@@ -643,7 +644,7 @@ describe('devx run at start, with special files where its own files are', () => 
   });
 
   for (const c of cases) {
-    it.skipIf(process.env.DEVX_TEST_SCOPE === 'tools')(c.name, async () => {
+    it.skipIf(SECOND_PASS)(c.name, async () => {
       const w = { ...world(), home: fakeHome };
       for (const [f, text] of [
         ['.ssh/id_rsa', `${w.canary} ssh key\n`],

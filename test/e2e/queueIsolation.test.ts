@@ -16,6 +16,7 @@ import { startDevx, until } from '../helpers/processes.js';
 import { PgCluster, whyNoPostgres } from '../helpers/postgres.js';
 import { PgQueue } from '../../src/queue/postgres/pgQueue.js';
 import { worktreesDir } from '../../src/queue/taskWorktree.js';
+import { SECOND_PASS } from '../helpers/scope.js';
 
 const TASKS = 12;
 /** Every fourth task also writes the one file they share: three tasks race for it. */
@@ -23,7 +24,7 @@ const sharesFile = (i: number) => i % 4 === 0;
 const WORKER = '---\nname: worker\ndescription: does queued jobs\ntools: [read_file, write_file]\n---\nYou do one small job and report it.\n';
 const skipPg = whyNoPostgres();
 // CI's second pass (DEVX_TEST_SCOPE=tools, PostgreSQL installed) runs only the PostgreSQL case: the first ran the rest.
-const pgOnly = process.env.DEVX_TEST_SCOPE === 'tools';
+const pgOnly = SECOND_PASS;
 
 let fake: FakeGeminiApi;
 let home: string;

@@ -9,6 +9,7 @@ import { useFakeApi } from '../helpers/useFakeApi.js';
 import { fakeEnv, makeHome, makeProject } from '../helpers/env.js';
 import { exitOf, usePtySessions, type PtySession } from '../helpers/pty.js';
 import { processesUnder, until } from '../helpers/processes.js';
+import { SECOND_PASS } from '../helpers/scope.js';
 
 let fake: FakeGeminiApi;
 useFakeApi((f) => (fake = f));
@@ -21,9 +22,6 @@ function repl(project: string, home: string, extra: Record<string, string> = {})
 }
 
 const exited = (s: PtySession, ms = 10_000) => exitOf(s, ms);
-// CI's second pass (DEVX_TEST_SCOPE=tools, with bubblewrap) runs only the case that runs a command: the others run
-// none, so a sandbox cannot change them (the first pass ran them).
-const toolsPass = process.env.DEVX_TEST_SCOPE === 'tools';
 
 /** Two answered turns, so the session has earned a handoff; then /exit while the draft hangs. */
 async function toTheDraft(project: string, home: string): Promise<PtySession> {
@@ -42,7 +40,8 @@ async function toTheDraft(project: string, home: string): Promise<PtySession> {
   return s;
 }
 
-describe.skipIf(toolsPass)('Ctrl-C at the exit-time handoff', () => {
+// In CI's second pass only the case that runs a command runs: a sandbox cannot change the others.
+describe.skipIf(SECOND_PASS)('Ctrl-C at the exit-time handoff', () => {
   it('skips the model draft and writes the plain summary; the lock and the model process are gone', async () => {
     const home = makeHome();
     const project = makeProject({ 'README.md': 'hi\n' });
@@ -100,7 +99,7 @@ describe('a running command', () => {
   }, 90_000);
 });
 
-describe.skipIf(toolsPass)('what is typed while devx works', () => {
+describe.skipIf(SECOND_PASS)('what is typed while devx works', () => {
   it('is sent when the turn ends, saying so; /drop typed during a turn takes it back', async () => {
     const home = makeHome();
     const project = makeProject({ 'README.md': 'hi\n' });
