@@ -211,7 +211,9 @@ describe('handoffs', () => {
       },
     );
     const waiter = startDevx(['handoff', '--wait', '--timeout', '60', '--interval', '200'], project, env);
-    await new Promise((r) => setTimeout(r, 1500));
+    // devx reads the file before it says it waits: a write after the line is a hand-back (on a loaded machine a
+    // fixed pause could end before devx had read it, and the write looked shipped).
+    await until(() => waiter.output().includes('waiting for GEMINI_TURN'));
     expect(fake.modelCalls).toHaveLength(0); // still waiting: it is Claude's turn
     // Claude Code's side only edits HANDOFF.md.
     fs.writeFileSync(
