@@ -1,6 +1,7 @@
 // The shape of a CLI command. Each command is one module under commands/ and one line in
 // commands/index.ts (a CommandEntry); the dispatcher parses its flags and renders its --help from this table.
 import { parseArgs } from 'node:util';
+import type { ModelBackend } from '../providers/types.js';
 
 export interface FlagSpec {
   type: 'string' | 'boolean';
@@ -51,6 +52,29 @@ export interface CliContext {
   table: CommandEntry[];
   /** Every command of the table, loaded, with its aliases. */
   loadAll(): Promise<Command[]>;
+  /** Where the command runs and writes. */
+  io: CliIo;
+}
+
+/** Where a command runs and writes: the process's own, or one given to runCli (an in-process run, a host). */
+export interface CliIo {
+  cwd: string;
+  env: NodeJS.ProcessEnv;
+  /** The output streams: a terminal's when the process has one (the renderer asks isTTY and columns). */
+  stdout: NodeJS.WriteStream;
+  stderr: NodeJS.WriteStream;
+  /** The model, given instead of the provider's CLI: a session the command starts talks to it. */
+  backend?: ModelBackend;
+}
+
+/** The process's own working directory, environment and output streams. */
+export function processIo(): CliIo {
+  return { cwd: process.cwd(), env: process.env, stdout: process.stdout, stderr: process.stderr };
+}
+
+/** The io the dispatcher gave, else the process's (a command called without the dispatcher). */
+export function ioOf(cli: CliContext | undefined): CliIo {
+  return cli?.io ?? processIo();
 }
 
 export function defineCommand(c: Command): Command {

@@ -3,48 +3,49 @@
 import { ConfigError } from '../config/settings.js';
 import { DiskError, OwnedPathError } from '../util/ownedFile.js';
 import { checkDevxHome } from '../util/devxHome.js';
-import { parseFlags, renderCommandHelp, renderMainHelp } from './command.js';
+import { parseFlags, processIo, renderCommandHelp, renderMainHelp, type CliIo } from './command.js';
 import { EXIT, UsageError, normalizeResume } from './shared.js';
 import { HELP_FOOTER } from './help.js';
 import { escapeControls } from '../util/terminalText.js';
 
-export async function runCli(argv: string[]): Promise<number> {
+/** Runs one command line; `io` is where it runs and writes (the process's own unless given). Returns its exit code. */
+export async function runCli(argv: string[], io: CliIo = processIo()): Promise<number> {
   try {
     const { COMMAND_TABLE, COMMANDS, DEFAULT_COMMAND, findCommand, loadAllCommands } = await import('./commands/index.js');
-    const cli = { table: COMMAND_TABLE, loadAll: loadAllCommands };
+    const cli = { table: COMMAND_TABLE, loadAll: loadAllCommands, io };
     argv = normalizeResume(argv);
     const named = findCommand(argv[0]);
     const command = await (named?.load ?? COMMANDS[DEFAULT_COMMAND])();
     const rest = named ? argv.slice(1) : argv;
     if (!named && (rest[0] === '--help' || rest[0] === '-h')) {
-      process.stdout.write(renderMainHelp(await loadAllCommands(), command, HELP_FOOTER));
+      io.stdout.write(renderMainHelp(await loadAllCommands(), command, HELP_FOOTER));
       return EXIT.ok;
     }
     if (rest.includes('--help') || rest.includes('-h')) {
       const sub = rest.find((a) => !a.startsWith('-'));
-      process.stdout.write(renderCommandHelp(command, sub));
+      io.stdout.write(renderCommandHelp(command, sub));
       return EXIT.ok;
     }
     if (!named && rest.length && !rest[0].startsWith('-')) throw new UsageError(`unknown command "${rest[0]}". See devx --help.`);
     const flags = parseFlags(command.flags, rest);
-    checkDevxHome(process.env);
+    checkDevxHome(io.env);
     return await command.run(flags, cli);
   } catch (err) {
     if (err instanceof UsageError || (err as NodeJS.ErrnoException).code?.startsWith?.('ERR_PARSE_ARGS')) {
       // Errors quote what they were given: an agent's name, a settings value, a file name.
-      process.stderr.write(`devx: ${escapeControls((err as Error).message)}\n`);
+      io.stderr.write(`devx: ${escapeControls((err as Error).message)}\n`);
       return EXIT.usage;
     }
     if (err instanceof ConfigError) {
-      process.stderr.write(`devx: bad settings: ${escapeControls(err.message)}\n`);
+      io.stderr.write(`devx: bad settings: ${escapeControls(err.message)}\n`);
       return EXIT.usage;
     }
     if (err instanceof OwnedPathError) {
-      process.stderr.write(`devx: ${escapeControls(err.message)}\n`);
+      io.stderr.write(`devx: ${escapeControls(err.message)}\n`);
       return EXIT.usage;
     }
     if (err instanceof DiskError) {
-      process.stderr.write(`devx: ${escapeControls(err.message)}; nothing was half-written (${err.remedy})\n`);
+      io.stderr.write(`devx: ${escapeControls(err.message)}; nothing was half-written (${err.remedy})\n`);
       return EXIT.failed;
     }
     throw err;

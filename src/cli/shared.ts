@@ -4,7 +4,7 @@ import type { Writable } from 'node:stream';
 import { APPROVAL_MODES, type ApprovalMode } from '../policy/decide.js';
 import { SessionBusyError, startSession, type Started } from '../runtime/startSession.js';
 import type { ApprovalRequest, PersonAnswer } from '../tools/runToolCall.js';
-import { flagTable } from './command.js';
+import { flagTable, type CliIo } from './command.js';
 import { escapeControls } from '../util/terminalText.js';
 
 /** Exit codes (docs/using.md's table and `devx --help` list them): 5 is a queue database whose schema is not the one this devx needs. */
@@ -78,14 +78,17 @@ export async function withSession(
     history?: 'project' | 'fresh';
     /** The command may not call the model (devx's own slash command): a missing model CLI does not stop it. */
     modelOptional?: boolean;
+    /** Where the session runs (cwd, environment) and the model it talks to, when not the process's own. */
+    where?: CliIo;
   },
   fn: (s: Started) => Promise<number>,
 ): Promise<number> {
   let s: Started;
   try {
     s = await startSession({
-      cwd: process.cwd(),
-      env: process.env,
+      cwd: io.where?.cwd ?? process.cwd(),
+      env: io.where?.env ?? process.env,
+      ...(io.where?.backend ? { backend: io.where.backend } : {}),
       overrides: overridesFrom(flags),
       yes: flags.yes,
       approvalMode: approvalModeFrom(flags),

@@ -2,9 +2,12 @@
 // devx's own state files, tracked by git or not: a conversation, sessions, queued tasks, a workflow run, undo
 // records, a handoff, the session lock. Whatever this user's devx did not write is set aside (left in place,
 // never resumed, run or followed), and a start says so in one line with the command that removes it. Each
-// case runs the real binary with the real gemini against the fake API and is judged by effects: a canary
-// reaching the API, a marker a task would write, an exit code, what the user's files hold. The user's own
-// state (and a handoff the user's Claude Code wrote) still resumes. One line: SHIPPED cases=N effects=N.
+// case is judged by effects: a canary reaching the model, a marker a task would write, an exit code, what the
+// user's files hold. The user's own state (and a handoff the user's Claude Code wrote) still resumes. The cases
+// of the queue, undo, workflows, the handoff wait, a lock held by a live devx and FIFOs run the real binary
+// with the real gemini against the fake API; those of `devx run` alone run its command in this process with
+// a scripted model (runCliHere): the same code from the command line down, without a model CLI's start each.
+// One line: SHIPPED cases=N effects=N.
 import fs from 'node:fs';
 import path from 'node:path';
 import crypto from 'node:crypto';
@@ -13,8 +16,10 @@ import { execFileSync, spawn } from 'node:child_process';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { FakeGeminiApi, FakeReply } from '../helpers/fakeGeminiApi.js';
 import { useFakeApiAndChildren } from '../helpers/useFakeApi.js';
-import { fakeEnv, makeProject, runDevx, tempDir, type DevxRun } from '../helpers/env.js';
+import { fakeEnv, inProcessEnv, makeProject, runDevx, tempDir, type DevxRun } from '../helpers/env.js';
 import { processesUnder, startDevx, until } from '../helpers/processes.js';
+import { runCliHere } from '../helpers/runCliHere.js';
+import { ScriptedBackend } from '../../src/providers/scripted.js';
 
 let fake: FakeGeminiApi;
 let home: string;
@@ -31,6 +36,8 @@ interface World {
   /** This user's owner id (planted in ~/.devx/owner-id before the case runs). */
   me: string;
   env: NodeJS.ProcessEnv;
+  /** The scripted models of the case's in-process runs. */
+  models: ScriptedBackend[];
 }
 
 /** A case returns its bad effects: empty when devx did the right thing. */
@@ -52,8 +59,24 @@ const plant = (w: World, files: Record<string, string>, tracked: boolean) => {
 };
 const run = (w: World, args: string[], env: Record<string, string> = {}, timeoutMs?: number) =>
   runDevx(args, { cwd: w.project, env: { ...w.env, ...env }, timeoutMs });
-const leaked = (w: World) => fake.requests.some((q) => JSON.stringify(q.body).includes(w.canary));
-const sent = (word: string) => fake.modelCalls.some((q) => q.promptText.includes(word));
+/**
+ * `devx <args>` in this process, the model scripted with `replies` (then "Done."): for what `devx run` does with
+ * the project's state, which does not depend on the binary or the model CLI.
+ */
+const here = async (w: World, args: string[], replies: string[], env: Record<string, string> = {}): Promise<DevxRun> => {
+  const model = new ScriptedBackend([...replies, 'Done.', 'Done.']);
+  w.models.push(model);
+  const r = await runCliHere(args, { cwd: w.project, env: { ...inProcessEnv(home), ...env }, backend: model });
+  return { ...r, signal: null, pid: process.pid };
+};
+/** What the model was sent, through the fake API and by the in-process runs. */
+const prompts = (w: World) => [
+  ...fake.modelCalls.map((q) => q.promptText),
+  ...w.models.flatMap((m) => m.requests.map((q) => `${q.systemPrompt}\n${q.prompt}`)),
+];
+const lastPrompt = (w: World) => prompts(w).at(-1) ?? '';
+const leaked = (w: World) => fake.requests.some((q) => JSON.stringify(q.body).includes(w.canary)) || prompts(w).some((p) => p.includes(w.canary));
+const sent = (w: World, word: string) => prompts(w).some((p) => p.includes(word));
 const markerScript = (w: World) => `node -e "require('fs').writeFileSync('${w.marker}','ran')"`;
 const call = (line: string): FakeReply => ({ text: line });
 const bad = (...checks: [boolean, string][]) => checks.filter(([b]) => b).map(([, why]) => why);
@@ -118,9 +141,9 @@ async function withSleeper<T>(fn: (pid: number) => Promise<T>): Promise<T> {
 }
 
 /** A start that a set-aside lock must not stop: it answers, and says in one line what it set aside. */
-async function startsDespiteLock(w: World): Promise<string[]> {
+async function startsDespiteLock(w: World, where: 'here' | 'binary' = 'here'): Promise<string[]> {
   fake.push({ text: 'Answered.' });
-  const r = await run(w, ['run', 'hello']);
+  const r = where === 'here' ? await here(w, ['run', 'hello'], ['Answered.']) : await run(w, ['run', 'hello']);
   return bad(
     [r.code !== 0, `exit ${r.code}: ${r.stderr.trim().split('\n').at(-1)}`],
     [!r.stdout.includes('Answered.'), 'no answer'],
@@ -206,30 +229,26 @@ const CASES: Record<string, Case> = {
   // ── the conversation (one-shot runs start empty: --continue is where a conversation would be carried on) ──
   'an untracked .devx/history.json without an owner id is not resumed': async (w) => {
     plant(w, { '.devx/history.json': history(w) }, false);
-    fake.push({ text: 'Hi.' });
-    const r = await run(w, ['run', '--continue', 'hello']);
-    return bad([leaked(w), 'the canary reached the API'], [r.code !== 0, `exit ${r.code}`], [!says(r, '.devx/history', REMOVE), 'no set-aside line']);
+    const r = await here(w, ['run', '--continue', 'hello'], ['Hi.']);
+    return bad([leaked(w), 'the canary reached the model'], [r.code !== 0, `exit ${r.code}`], [!says(r, '.devx/history', REMOVE), 'no set-aside line']);
   },
   'a tracked .devx/history.json without an owner id is not resumed': async (w) => {
     plant(w, { '.devx/history.json': history(w) }, true);
-    fake.push({ text: 'Hi.' });
-    const r = await run(w, ['run', '--continue', 'hello']);
-    return bad([leaked(w), 'the canary reached the API'], [r.code !== 0, `exit ${r.code}`]);
+    const r = await here(w, ['run', '--continue', 'hello'], ['Hi.']);
+    return bad([leaked(w), 'the canary reached the model'], [r.code !== 0, `exit ${r.code}`]);
   },
   "another user's untracked .devx/history.json is not resumed": async (w) => {
     plant(w, { '.devx/history.json': history(w, OTHER) }, false);
-    fake.push({ text: 'Hi.' });
-    const r = await run(w, ['run', '--continue', 'hello']);
-    return bad([leaked(w), 'the canary reached the API'], [r.code !== 0, `exit ${r.code}`]);
+    const r = await here(w, ['run', '--continue', 'hello'], ['Hi.']);
+    return bad([leaked(w), 'the canary reached the model'], [r.code !== 0, `exit ${r.code}`]);
   },
   'a set-aside history is kept, not lost, and the next start still does not use it': async (w) => {
     plant(w, { '.devx/history.json': history(w) }, false);
-    fake.push({ text: 'Hi.' }, { text: 'Hi again.' });
-    await run(w, ['run', '--continue', 'hello']);
-    await run(w, ['run', '--continue', 'hello again']);
+    await here(w, ['run', '--continue', 'hello'], ['Hi.']);
+    await here(w, ['run', '--continue', 'hello again'], ['Hi again.']);
     const kept = fs.readdirSync(path.join(w.project, '.devx')).filter((n) => n.startsWith('history.') && n !== 'history.json');
     const keptText = kept.map((n) => fs.readFileSync(path.join(w.project, '.devx', n), 'utf8')).join('');
-    return bad([leaked(w), 'the canary reached the API'], [!keptText.includes(w.canary), 'the shipped conversation was lost']);
+    return bad([leaked(w), 'the canary reached the model'], [!keptText.includes(w.canary), 'the shipped conversation was lost']);
   },
 
   // ── the task queue ──
@@ -268,7 +287,8 @@ const CASES: Record<string, Case> = {
   'a shipped .devx/session.lock that is a FIFO neither hangs nor stops a start': async (w) => {
     fs.mkdirSync(path.join(w.project, '.devx'), { recursive: true });
     execFileSync('mkfifo', [path.join(w.project, '.devx', 'session.lock')]);
-    return startsDespiteLock(w);
+    // The binary: were devx to read the FIFO, this process would wait with it.
+    return startsDespiteLock(w, 'binary');
   },
   'a shipped lock naming a live process that is no devx does not stop a start': async (w) =>
     withSleeper(async (pid) => {
@@ -283,8 +303,7 @@ const CASES: Record<string, Case> = {
   "the user's own lock whose PID now belongs to another process (recycled) is stale": async (w) =>
     withSleeper(async (pid) => {
       plant(w, { '.devx/session.lock': lock(pid, { owner: w.me, procStart: 'not-this-process:1' }) }, false);
-      fake.push({ text: 'Answered.' });
-      const r = await run(w, ['run', 'hello']);
+      const r = await here(w, ['run', 'hello'], ['Answered.']);
       return bad([r.code !== 0, `exit ${r.code}: ${r.stderr.trim().split('\n').at(-1)}`]);
     }),
   'a shipped lock naming PID 1 does not stop devx undo either': async (w) => {
@@ -302,7 +321,7 @@ const CASES: Record<string, Case> = {
     const r = await run(w, ['agent', 'run', '--all', '--yes']);
     return bad(
       [r.code !== 0, `exit ${r.code}: ${r.stderr.trim()}`],
-      [!sent('OWNJOB: list the files'), 'the task did not run'],
+      [!sent(w, 'OWNJOB: list the files'), 'the task did not run'],
       [!says(r, '.devx/agents/queue.lock', REMOVE), 'the start does not name the lock and how to remove it'],
     );
   },
@@ -332,15 +351,13 @@ const CASES: Record<string, Case> = {
   // ── sessions ──
   'an untracked crashed session without an owner id is not resumed by --resume': async (w) => {
     plant(w, session(w), false);
-    fake.push({ text: 'Going on.' });
-    const r = await run(w, ['run', '--resume', 'go on']);
-    return bad([leaked(w), 'the canary reached the API'], [r.stderr.includes(`Resumed session ${SESSION}`), 'the shipped session was resumed']);
+    const r = await here(w, ['run', '--resume', 'go on'], ['Going on.']);
+    return bad([leaked(w), 'the canary reached the model'], [r.stderr.includes(`Resumed session ${SESSION}`), 'the shipped session was resumed']);
   },
   'a tracked session named by --resume <id> is not resumed': async (w) => {
     plant(w, session(w), true);
-    fake.push({ text: 'Going on.' });
-    const r = await run(w, ['run', '--resume', SESSION, 'go on']);
-    return bad([leaked(w), 'the canary reached the API'], [r.stderr.includes(`Resumed session ${SESSION}`), 'the shipped session was resumed']);
+    const r = await here(w, ['run', '--resume', SESSION, 'go on'], ['Going on.']);
+    return bad([leaked(w), 'the canary reached the model'], [r.stderr.includes(`Resumed session ${SESSION}`), 'the shipped session was resumed']);
   },
 
   // ── workflows ──
@@ -376,9 +393,8 @@ const CASES: Record<string, Case> = {
   // ── the handoff ──
   'an untracked shipped HANDOFF.md is not put in the prompt': async (w) => {
     plant(w, { 'HANDOFF.md': handoff(w, 'CLAUDE_TURN') }, false);
-    fake.push({ text: 'Hi.' });
-    const r = await run(w, ['run', 'hello']);
-    return bad([leaked(w), 'the canary reached the API'], [!says(r, 'HANDOFF.md', REMOVE), 'no set-aside line']);
+    const r = await here(w, ['run', 'hello'], ['Hi.']);
+    return bad([leaked(w), 'the canary reached the model'], [!says(r, 'HANDOFF.md', REMOVE), 'no set-aside line']);
   },
   'a tracked HANDOFF.md saying GEMINI_TURN is not worked on by devx handoff --wait (exit 2)': async (w) => {
     plant(w, { 'HANDOFF.md': handoff(w, 'GEMINI_TURN') }, true);
@@ -393,8 +409,7 @@ const CASES: Record<string, Case> = {
   },
   "a shipped HANDOFF.md's next items are not carried into the user's handoff": async (w) => {
     plant(w, { 'HANDOFF.md': handoff(w, 'CLAUDE_TURN') }, false);
-    fake.push({ text: 'Hi.' });
-    await run(w, ['run', '--handoff', 'hello'], { DEVX_HANDOFF: 'plain' });
+    await here(w, ['run', '--handoff', 'hello'], ['Hi.'], { DEVX_HANDOFF: 'plain' });
     const now = fs.readFileSync(path.join(w.project, 'HANDOFF.md'), 'utf8');
     const kept = fs.readdirSync(path.join(w.project, '.devx', 'handoffs'));
     return bad([now.includes(w.canary), 'the shipped next items were carried over'], [kept.length !== 1, 'the shipped handoff was not kept aside']);
@@ -421,34 +436,31 @@ const CASES: Record<string, Case> = {
 
   // ── the user's own state still works ──
   "the user's own history resumes": async (w) => {
-    fake.push({ text: 'Noted.' }, { text: 'It was kumquat.' });
-    await run(w, ['run', 'the secret word is kumquat']);
-    const r = await run(w, ['run', '--continue', 'what was the secret word?']);
+    await here(w, ['run', 'the secret word is kumquat'], ['Noted.']);
+    const r = await here(w, ['run', '--continue', 'what was the secret word?'], ['It was kumquat.']);
     return bad(
-      [!fake.modelCalls.at(-1)!.promptText.includes('the secret word is kumquat'), 'the conversation did not carry over'],
+      [!lastPrompt(w).includes('the secret word is kumquat'), 'the conversation did not carry over'],
       [r.stderr.includes(REMOVE), 'own state was set aside'],
     );
   },
   "the user's own session resumes with --resume": async (w) => {
-    fake.push({ text: 'Started on OWNTASK.' }, { text: 'Going on.' });
-    await run(w, ['run', 'work on OWNTASK']);
-    const r = await run(w, ['run', '--resume', 'go on']);
+    await here(w, ['run', 'work on OWNTASK'], ['Started on OWNTASK.']);
+    const r = await here(w, ['run', '--resume', 'go on'], ['Going on.']);
     return bad(
       [!/Resumed session \d{8}-\d{6}-[0-9a-f]{4}/.test(r.stderr), `not resumed: ${r.stderr.trim()}`],
-      [!sent('work on OWNTASK'), 'the transcript did not come back'],
+      [!sent(w, 'work on OWNTASK'), 'the transcript did not come back'],
     );
   },
   "the user's own queued task runs": async (w) => {
     await run(w, ['agent', 'start', 'developer', 'OWNJOB: list the files']);
     fake.push({ text: 'Listed.' });
     const r = await run(w, ['agent', 'run', '--all', '--yes']);
-    return bad([!sent('OWNJOB: list the files'), `the task did not run: ${r.stdout}${r.stderr}`]);
+    return bad([!sent(w, 'OWNJOB: list the files'), `the task did not run: ${r.stdout}${r.stderr}`]);
   },
   "the user's own handoff goes into the next prompt": async (w) => {
-    fake.push({ text: 'Did OWNWORK.' }, { text: 'Next.' });
-    await run(w, ['run', '--handoff', 'OWNWORK one'], { DEVX_HANDOFF: 'plain' });
-    await run(w, ['run', 'two']);
-    return bad([!fake.modelCalls.at(-1)!.promptText.includes('Written by devx from the session record'), 'the handoff did not reach the prompt']);
+    await here(w, ['run', '--handoff', 'OWNWORK one'], ['Did OWNWORK.'], { DEVX_HANDOFF: 'plain' });
+    await here(w, ['run', 'two'], ['Next.']);
+    return bad([!lastPrompt(w).includes('Written by devx from the session record'), 'the handoff did not reach the prompt']);
   },
   "a handoff the user's Claude Code edited (GEMINI_TURN) is worked on by devx handoff --wait": async (w) => {
     const r1 = await run(w, ['handoff', '--to', 'claude']);
@@ -464,7 +476,7 @@ const CASES: Record<string, Case> = {
     return bad(
       [r1.code !== 0, `handoff --to claude: exit ${r1.code}`],
       [r.code !== 0, `exit ${r.code}: ${r.stderr.trim()}`],
-      [!sent('CLAUDEWORD rename the helper'), 'the next item did not reach the model'],
+      [!sent(w, 'CLAUDEWORD rename the helper'), 'the next item did not reach the model'],
     );
   },
   "a handoff the user's Claude Code writes while devx waits is worked on": async (w) => {
@@ -476,7 +488,10 @@ const CASES: Record<string, Case> = {
       'GEMINI_TURN: READY\n\n# Handoff\n\n## Summary\nPlease research.\n\n## Next\n- CLAUDEWRITE research how sessions expire\n',
     );
     const code = await new Promise((r) => (waiter.child.exitCode !== null ? r(waiter.child.exitCode) : waiter.child.on('close', r)));
-    return bad([code !== 0, `exit ${code}: ${waiter.output()}`], [!sent('CLAUDEWRITE research how sessions expire'), 'the next item did not reach the model']);
+    return bad(
+      [code !== 0, `exit ${code}: ${waiter.output()}`],
+      [!sent(w, 'CLAUDEWRITE research how sessions expire'), 'the next item did not reach the model'],
+    );
   },
   "the user's own live session still holds the project (exit 4)": async (w) => {
     fake.push({ hang: true });
@@ -522,6 +537,7 @@ describe('devx state that came with the project is set aside; the user’s own r
           canary: `CANARY-${crypto.randomBytes(6).toString('hex')}`,
           me,
           env: fakeEnv(fake, home),
+          models: [],
         };
         fake.fallback = { text: 'Done.' };
         let effects: string[];

@@ -2,7 +2,7 @@
 import { AGENT_FLAGS, EXIT, UsageError, withSession, type AgentFlagValues } from '../shared.js';
 import type { Started } from '../../runtime/startSession.js';
 import { PersonaError } from '../../runtime/agentRun.js';
-import { defineCommand, flagTable } from '../command.js';
+import { defineCommand, flagTable, ioOf, type CliIo } from '../command.js';
 import { createRenderer } from '../renderEvents.js';
 import { createStreamJson } from '../streamJson.js';
 import { applyResume, endSession, handoffFor } from '../../runtime/startSession.js';
@@ -21,22 +21,27 @@ function usePersonaOrFail(s: Started, name: string): void {
 }
 
 /** Runs devx's own slash command, then ends the session; its exit code (2 for one that needs the REPL). */
-async function runOwnCommand(started: Started, own: NonNullable<ReturnType<typeof findHeadlessSlash>>, handoff: boolean | undefined): Promise<number> {
+async function runOwnCommand(
+  started: Started,
+  own: NonNullable<ReturnType<typeof findHeadlessSlash>>,
+  handoff: boolean | undefined,
+  io: CliIo,
+): Promise<number> {
   const controller = new AbortController();
   const onSignal = () => controller.abort();
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);
   let r: HeadlessSlashResult;
   try {
-    r = await runHeadlessSlash(own, started, { out: process.stdout, signal: controller.signal });
+    r = await runHeadlessSlash(own, started, { out: io.stdout, signal: controller.signal });
   } finally {
     process.off('SIGINT', onSignal);
     process.off('SIGTERM', onSignal);
   }
-  if ('refused' in r) process.stderr.write(`devx: ${escapeControls(r.refused)}\n`);
+  if ('refused' in r) io.stderr.write(`devx: ${escapeControls(r.refused)}\n`);
   const code = 'refused' in r ? EXIT.usage : controller.signal.aborted ? EXIT.cancelled : r.code;
   const note = await endSession(started, { draft: handoffFor(started, { asked: handoff, cancelled: code === EXIT.cancelled, failed: code !== EXIT.ok }) });
-  if (note) process.stderr.write(`devx: ${escapeControls(note)}\n`);
+  if (note) io.stderr.write(`devx: ${escapeControls(note)}\n`);
   return code;
 }
 
@@ -62,7 +67,8 @@ export const runCommand = defineCommand({
       --agent <name>          run as this agent (its prompt, tools and model)
 `),
   },
-  async run({ values, positionals }) {
+  async run({ values, positionals }, cli) {
+    const io = ioOf(cli);
     const flags = values as AgentFlagValues & {
       json?: boolean;
       resume?: string;
@@ -78,22 +84,23 @@ export const runCommand = defineCommand({
     const carryOn = Boolean(flags.continue || flags.resume);
     // `devx run "/agent:status"`: devx's own command runs as in the REPL (no model turn).
     const own = findHeadlessSlash(prompt);
-    const io = {
-      info: process.stderr,
+    const session = {
+      info: io.stderr,
       stream: format === 'stream-json',
       history: carryOn ? ('project' as const) : ('fresh' as const),
       modelOptional: own !== null,
+      where: io,
     };
-    return withSession(flags, io, async (started) => {
+    return withSession(flags, session, async (started) => {
       const { run } = started;
-      if (flags.continue && !flags.resume) process.stderr.write(`${continueLine(run.history.length)}\n`);
-      if (started.orientation) process.stderr.write(`${escapeControls(started.orientation)}\n`);
-      if (flags.resume) process.stderr.write(`${escapeControls(applyResume(started, flags.resume) ?? 'devx: no earlier session to resume')}\n`);
+      if (flags.continue && !flags.resume) io.stderr.write(`${continueLine(run.history.length)}\n`);
+      if (started.orientation) io.stderr.write(`${escapeControls(started.orientation)}\n`);
+      if (flags.resume) io.stderr.write(`${escapeControls(applyResume(started, flags.resume) ?? 'devx: no earlier session to resume')}\n`);
       if (flags.agent) usePersonaOrFail(started, flags.agent);
-      if (own) return runOwnCommand(started, own, flags.handoff);
+      if (own) return runOwnCommand(started, own, flags.handoff, io);
       const events: AgentEvent[] = [];
-      const render = createRenderer({ out: process.stderr, answerOut: format === 'text' ? process.stdout : null });
-      const stream = format === 'stream-json' ? createStreamJson((l) => process.stdout.write(l)) : null;
+      const render = createRenderer({ out: io.stderr, answerOut: format === 'text' ? io.stdout : null, env: io.env });
+      const stream = format === 'stream-json' ? createStreamJson((l) => io.stdout.write(l)) : null;
       run.subscribe((e) => {
         events.push(e);
         render.onEvent(e);
@@ -138,11 +145,11 @@ export const runCommand = defineCommand({
           // Tokens as the model CLI reported them (input, cached, output), requests and time, sub-agents' included.
           usage: { ...run.usage.session },
         };
-        process.stdout.write(`${printableJson(transcript, 2)}\n`);
+        io.stdout.write(`${printableJson(transcript, 2)}\n`);
       }
       const draft = handoffFor(started, { asked: flags.handoff, cancelled: result.status === 'cancelled', failed: result.status !== 'answered' });
       const note = await endSession(started, { draft });
-      if (note) process.stderr.write(`devx: ${escapeControls(note)}\n`);
+      if (note) io.stderr.write(`devx: ${escapeControls(note)}\n`);
       if (result.status === 'answered') return EXIT.ok;
       if (result.status === 'cancelled') return EXIT.cancelled;
       if (result.error?.kind === 'binary_missing') return EXIT.missingBinary;

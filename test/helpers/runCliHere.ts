@@ -1,0 +1,37 @@
+// devx's command line run in this process (runCli), with the working directory, environment and model given and
+// its output captured: the command's own code path, without a devx process or a model CLI's start. A test that
+// is about the binary or the model CLI runs them (env.ts runDevx); one about what a command does with the
+// project's state can run here.
+import { Writable } from 'node:stream';
+import { runCli } from '../../src/cli/runCli.js';
+import type { ModelBackend } from '../../src/providers/types.js';
+
+export interface HereRun {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+/** A stream that keeps what is written to it, as a non-terminal stream (no isTTY: no spinner, no colours). */
+function capture(): { stream: NodeJS.WriteStream; text: () => string } {
+  let text = '';
+  const stream = new Writable({
+    write(chunk: Buffer | string, _enc, done) {
+      text += chunk.toString();
+      done();
+    },
+  });
+  return { stream: stream as unknown as NodeJS.WriteStream, text: () => text };
+}
+
+/** The commands that take their working directory, environment, streams and model from runCli's io. */
+const TAKE_IO = new Set(['run']);
+
+export async function runCliHere(argv: string[], opts: { cwd: string; env: NodeJS.ProcessEnv; backend: ModelBackend }): Promise<HereRun> {
+  // Another command would run in this process's own folder and environment: the test's, not the project's.
+  if (!TAKE_IO.has(argv[0])) throw new Error(`runCliHere runs only ${[...TAKE_IO].join(', ')}; devx ${argv[0]} runs as a process (runDevx)`);
+  const out = capture();
+  const err = capture();
+  const code = await runCli(argv, { cwd: opts.cwd, env: opts.env, stdout: out.stream, stderr: err.stream, backend: opts.backend });
+  return { code, stdout: out.text(), stderr: err.text() };
+}
