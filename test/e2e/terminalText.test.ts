@@ -1,7 +1,9 @@
 // Text, never control: what devx prints that came from a repository, a model or a tool reaches the terminal
 // with its control characters shown, never obeyed (a clipboard write, a window title, the alternate screen).
 // The real binary, the real gemini against the fake API, a real pseudo-terminal for the REPL; each case reads
-// the raw bytes devx wrote, where only devx's own colours and cursor moves may remain.
+// the raw bytes devx wrote, where only devx's own colours and cursor moves may remain. The cases of `devx run`
+// after the first run its command in this process with a scripted model (runCliHere): the same printing code,
+// the model's text reaching it unaltered by a model CLI.
 import fs from 'node:fs';
 import path from 'node:path';
 import { execFileSync, spawn } from 'node:child_process';
@@ -10,8 +12,10 @@ import * as acp from '@agentclientprotocol/sdk';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { FakeGeminiApi } from '../helpers/fakeGeminiApi.js';
 import { useFakeApiAndChildren } from '../helpers/useFakeApi.js';
-import { DEVX_BIN, REPO_ROOT, fakeEnv, makeProject, runDevx } from '../helpers/env.js';
+import { DEVX_BIN, REPO_ROOT, fakeEnv, inProcessEnv, makeProject, runDevx } from '../helpers/env.js';
 import { startInPty, type PtySession } from '../helpers/pty.js';
+import { runCliHere } from '../helpers/runCliHere.js';
+import { ScriptedBackend } from '../../src/providers/scripted.js';
 
 /** A clipboard write (OSC 52), a window title (OSC 0), the alternate screen, an 8-bit CSI, a DCS, a backspace, a DEL. */
 const EVIL = 'A\x1b]52;c;ZXZpbA==\x07B\x1b]0;pwned\x07C\x1b[?1049hD\u009b2JE\x1bP+q\x1b\\F\x08G\x7fH';
@@ -52,6 +56,9 @@ function expectShownNotObeyed(raw: string, opts: { pty?: boolean } = {}): void {
 const quoted = (s: string) => JSON.stringify(s).replace(/[\x7f-\x9f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
 
 const devx = (project: string, args: string[], extra: Record<string, string> = {}) => runDevx(args, { cwd: project, env: fakeEnv(fake, home, extra) });
+/** `devx run …` in this process, the model replying `replies`. */
+const here = (project: string, args: string[], replies: string[]) =>
+  runCliHere(args, { cwd: project, env: inProcessEnv(home), backend: new ScriptedBackend([...replies, 'Done.']) });
 
 function userFile(rel: string, text: string): void {
   fs.mkdirSync(path.dirname(path.join(home, rel)), { recursive: true });
@@ -78,8 +85,7 @@ describe('devx run prints text, never control', () => {
 
   it("a tool call's file name, and the line saying the policy refused it", async () => {
     const project = makeProject({});
-    fake.push({ text: `TOOL_CALL: read_file | path=${EVIL}.txt` }, { text: 'There is no such file.' });
-    const r = await devx(project, ['run', 'read it']);
+    const r = await here(project, ['run', 'read it'], [`TOOL_CALL: read_file | path=${EVIL}.txt`, 'There is no such file.']);
     expect(r.code, r.stderr).toBe(0);
     expectShownNotObeyed(r.stderr);
     expect(r.stderr).toContain(`→ read_file path=${SHOWN}.txt`);
@@ -91,8 +97,7 @@ describe('devx run prints text, never control', () => {
     fs.writeFileSync(hook, `#!/bin/sh\ncat >/dev/null\ncat >&2 <<'EOF'\nno: ${EVIL}\nEOF\nexit 2\n`, { mode: 0o755 });
     userFile('.devx/settings.json', JSON.stringify({ hooks: { PreToolUse: [{ matcher: '*', hooks: [{ type: 'command', command: hook }] }] } }));
     const project = makeProject({ 'README.md': 'hi\n' });
-    fake.push({ text: 'TOOL_CALL: list_directory | path=.' }, { text: 'Blocked.' });
-    const r = await devx(project, ['run', 'look around']);
+    const r = await here(project, ['run', 'look around'], ['TOOL_CALL: list_directory | path=.', 'Blocked.']);
     expect(r.stderr).toMatch(/⛔ PreToolUse hook/);
     expectShownNotObeyed(r.stderr);
   });
@@ -103,8 +108,7 @@ describe('devx run prints text, never control', () => {
     const list = await devx(project, ['mcp', 'list']);
     expect(list.code, list.stderr).toBe(0);
     expectShownNotObeyed(list.stdout + list.stderr);
-    fake.push({ text: 'TOOL_CALL: mcp__controls__shout' }, { text: 'It refused.' });
-    const r = await devx(project, ['run', 'shout']);
+    const r = await here(project, ['run', 'shout'], ['TOOL_CALL: mcp__controls__shout', 'It refused.']);
     expect(r.code, r.stderr).toBe(0);
     expect(r.stderr).toMatch(/✗ mcp__controls__shout/);
     expectShownNotObeyed(r.stderr);
@@ -112,12 +116,11 @@ describe('devx run prints text, never control', () => {
 
   it('--output-format json and stream-json escape every control, and parse back to the text', async () => {
     const project = makeProject({});
-    fake.push({ text: EVIL }, { text: EVIL });
-    const json = await devx(project, ['run', '--output-format', 'json', 'say it']);
+    const json = await here(project, ['run', '--output-format', 'json', 'say it'], [EVIL]);
     expect(json.code, json.stderr).toBe(0);
     expectShownNotObeyed(json.stdout + json.stderr);
     expect(JSON.parse(json.stdout).answer).toBe(EVIL);
-    const stream = await devx(makeProject({}), ['run', '--output-format', 'stream-json', 'say it again']);
+    const stream = await here(makeProject({}), ['run', '--output-format', 'stream-json', 'say it again'], [EVIL]);
     expect(stream.code, stream.stderr).toBe(0);
     expectShownNotObeyed(stream.stdout + stream.stderr);
     const lines = stream.stdout.trim().split('\n');
