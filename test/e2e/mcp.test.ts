@@ -2,7 +2,8 @@
 // HTTP and SSE; server-filesystem; a deliberately flaky SDK server), the real gemini binary against
 // the fake API, the model's calls scripted and the TOOL_RESULT it received asserted. The policy over MCP tools
 // (deny rules in every mode, untrusted servers, servers rooted outside, agents' tool lists) runs in-process in
-// test/integration/mcpPolicy.test.ts.
+// test/integration/mcpPolicy.test.ts. The first case runs the binary with the real gemini; the other `devx run`
+// cases run its command in this process with a scripted model (runCliHere), the servers real.
 import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
@@ -10,7 +11,9 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { FakeGeminiApi } from '../helpers/fakeGeminiApi.js';
 import { useFakeApi } from '../helpers/useFakeApi.js';
-import { REPO_ROOT, fakeEnv, makeProject, processesMatching, runDevx, tempDir } from '../helpers/env.js';
+import { REPO_ROOT, fakeEnv, inProcessEnv, makeProject, processesMatching, runDevx, tempDir } from '../helpers/env.js';
+import { runCliHere } from '../helpers/runCliHere.js';
+import { ScriptedBackend } from '../../src/providers/scripted.js';
 import { processesUnder, until } from '../helpers/processes.js';
 import { startInPty, type PtySession } from '../helpers/pty.js';
 
@@ -41,6 +44,13 @@ const everything = (extra: Record<string, unknown> = {}) => ({ command: EVERYTHI
 
 /** The tool results the model received in request `i`. */
 const resultsIn = (i: number) => fake.modelCalls[i].promptText;
+
+/** `devx run …` in this process, the model replying `replies`: what it printed, and what request `i` carried. */
+async function runHere(project: string, args: string[], replies: string[]) {
+  const model = new ScriptedBackend([...replies, 'Done.']);
+  const r = await runCliHere(args, { cwd: project, env: inProcessEnv(home), backend: model });
+  return { ...r, sent: (i: number) => model.requests[i].prompt, system: (i: number) => model.requests[i].systemPrompt };
+}
 
 async function freePort(): Promise<number> {
   return new Promise((resolve) => {
@@ -91,15 +101,15 @@ describe('MCP servers as tools', () => {
   it('a bad argument is an error the model can fix; json= carries nested objects; camelCase properties are snake_case keys', async () => {
     userSettings({ mcpServers: { flaky: { command: process.execPath, args: [FLAKY], trust: true } } });
     const project = makeProject({});
-    fake.push({
-      text: 'TOOL_CALL: mcp__flaky__sleep | ms=soon\nTOOL_CALL: mcp__flaky__nested | json={"config":{"depth":2,"tags":["a","b"]}} | mode=fast | dry_run=true',
-    });
-    fake.push({ text: 'Done.' });
-    const r = await runDevx(['run', 'try the tools'], { cwd: project, env: fakeEnv(fake, home) });
+    const r = await runHere(
+      project,
+      ['run', 'try the tools'],
+      ['TOOL_CALL: mcp__flaky__sleep | ms=soon\nTOOL_CALL: mcp__flaky__nested | json={"config":{"depth":2,"tags":["a","b"]}} | mode=fast | dry_run=true'],
+    );
     expect(r.code, r.stderr).toBe(0);
-    expect(fake.modelCalls[0].systemText).toContain('- `mode` (optional): one of fast | slow');
-    expect(resultsIn(1)).toContain('invalid arguments for mcp__flaky__sleep: argument "ms": expected a whole number (got "soon")');
-    expect(resultsIn(1)).toContain('got {"config":{"depth":2,"tags":["a","b"]},"mode":"fast","dryRun":true}');
+    expect(r.system(0)).toContain('- `mode` (optional): one of fast | slow');
+    expect(r.sent(1)).toContain('invalid arguments for mcp__flaky__sleep: argument "ms": expected a whole number (got "soon")');
+    expect(r.sent(1)).toContain('got {"config":{"depth":2,"tags":["a","b"]},"mode":"fast","dryRun":true}');
   }, 60_000);
 
   it('streamable HTTP, allowed by an allow rule; a url without a type falls back to SSE', async () => {
@@ -110,12 +120,14 @@ describe('MCP servers as tools', () => {
       permissions: { allow: ['mcp__remote__*', 'mcp__old'] },
     });
     const project = makeProject({});
-    fake.push({ text: 'TOOL_CALL: mcp__remote__echo | message=over http\nTOOL_CALL: mcp__old__get_sum | a=40 | b=2' });
-    fake.push({ text: 'Both answered.' });
-    const r = await runDevx(['run', 'call the remote servers'], { cwd: project, env: fakeEnv(fake, home) });
+    const r = await runHere(
+      project,
+      ['run', 'call the remote servers'],
+      ['TOOL_CALL: mcp__remote__echo | message=over http\nTOOL_CALL: mcp__old__get_sum | a=40 | b=2', 'Both answered.'],
+    );
     expect(r.code, r.stderr).toBe(0);
-    expect(resultsIn(1)).toMatch(/TOOL_RESULT: mcp__remote__echo \| status=ok\n`{3,}\nEcho: over http\n/);
-    expect(resultsIn(1)).toMatch(/TOOL_RESULT: mcp__old__get_sum \| status=ok\n`{3,}\nThe sum of 40 and 2 is 42\.\n/);
+    expect(r.sent(1)).toMatch(/TOOL_RESULT: mcp__remote__echo \| status=ok\n`{3,}\nEcho: over http\n/);
+    expect(r.sent(1)).toMatch(/TOOL_RESULT: mcp__old__get_sum \| status=ok\n`{3,}\nThe sum of 40 and 2 is 42\.\n/);
     const list = await runDevx(['mcp', 'list', '--json'], { cwd: project, env: fakeEnv(fake, home) });
     const servers = JSON.parse(list.stdout).servers as { name: string; transport: string; state: string }[];
     expect(servers.map((s) => [s.name, s.state])).toEqual([
@@ -133,9 +145,11 @@ describe('MCP servers as tools', () => {
       },
     });
     const project = makeProject({});
-    fake.push({ text: 'TOOL_CALL: mcp__broken__anything | x=1\nTOOL_CALL: mcp__everything__echo | message=still here' });
-    fake.push({ text: 'The broken server is down; echo works.' });
-    const r = await runDevx(['run', 'use both'], { cwd: project, env: fakeEnv(fake, home) });
+    const r = await runHere(
+      project,
+      ['run', 'use both'],
+      ['TOOL_CALL: mcp__broken__anything | x=1\nTOOL_CALL: mcp__everything__echo | message=still here', 'The broken server is down; echo works.'],
+    );
     expect(r.code, r.stderr).toBe(0);
     // The warning, then the call's own ✓/✗ line: nothing else about the broken server.
     expect(r.stderr.split('\n').filter((l) => l.includes('broken') && !l.startsWith('  →'))).toEqual([
@@ -144,10 +158,10 @@ describe('MCP servers as tools', () => {
       ),
       expect.stringMatching(/✗ mcp__broken__anything/),
     ]);
-    expect(resultsIn(1)).toMatch(
+    expect(r.sent(1)).toMatch(
       /TOOL_RESULT: mcp__broken__anything \| status=error\n`{3,}\nthe MCP server "broken" did not start: spawn \/nonexistent\/devx-mcp-server ENOENT/,
     );
-    expect(resultsIn(1)).toContain('Echo: still here');
+    expect(r.sent(1)).toContain('Echo: still here');
     expect(r.stderr).toMatch(/devx: warning: MCP server "silent" \(.*\) did not start: did not start within 1s; its tools are unavailable this session\n/);
     // The server that never answered was stopped with the rest: nothing runs in the project any more.
     expect(processesUnder(project)).toEqual([]);
@@ -173,15 +187,15 @@ describe('MCP servers as tools', () => {
   it('a server that dies mid-call or does not answer in time: an error result, one line, and the session goes on', async () => {
     userSettings({ mcpServers: { flaky: { command: process.execPath, args: [FLAKY], trust: true, timeout: 1000 } } });
     const project = makeProject({});
-    fake.push({ text: 'TOOL_CALL: mcp__flaky__sleep | ms=5000' });
-    fake.push({ text: 'TOOL_CALL: mcp__flaky__crash' });
-    fake.push({ text: 'TOOL_CALL: mcp__flaky__sleep | ms=1' });
-    fake.push({ text: 'The flaky server is gone.' });
-    const r = await runDevx(['run', 'exercise the flaky server'], { cwd: project, env: fakeEnv(fake, home) });
+    const r = await runHere(
+      project,
+      ['run', 'exercise the flaky server'],
+      ['TOOL_CALL: mcp__flaky__sleep | ms=5000', 'TOOL_CALL: mcp__flaky__crash', 'TOOL_CALL: mcp__flaky__sleep | ms=1', 'The flaky server is gone.'],
+    );
     expect(r.code, r.stderr).toBe(0);
-    expect(resultsIn(1)).toContain('the MCP server "flaky" did not answer within 1s (sleep)');
-    expect(resultsIn(2)).toMatch(/TOOL_RESULT: mcp__flaky__crash \| status=error\n`{3,}\nthe MCP server "flaky" stopped during the call/);
-    expect(resultsIn(3)).toMatch(/the MCP server "flaky" is disconnected: the server closed the connection/);
+    expect(r.sent(1)).toContain('the MCP server "flaky" did not answer within 1s (sleep)');
+    expect(r.sent(2)).toMatch(/TOOL_RESULT: mcp__flaky__crash \| status=error\n`{3,}\nthe MCP server "flaky" stopped during the call/);
+    expect(r.sent(3)).toMatch(/the MCP server "flaky" is disconnected: the server closed the connection/);
     expect(r.stdout.trim()).toBe('The flaky server is gone.');
     expect(r.stderr.match(/✗ mcp__flaky__/g)).toHaveLength(3);
   }, 60_000);
