@@ -1,15 +1,25 @@
 // Session lifecycle end to end with the real gemini binary: crash and resume, two processes in one
-// project, handoffs when the model fails, and the GEMINI_TURN round trip with Claude Code.
+// project, handoffs when the model fails, and the GEMINI_TURN round trip with Claude Code. The runs whose
+// subject is what devx writes at a session's end (HANDOFF.md, the audit, MEMORY.md, the checkpoint) run the
+// command in this process with a scripted model (runCliHere); `devx sessions` reads their state as a process.
 import fs from 'node:fs';
 import path from 'node:path';
 import type { ChildProcess } from 'node:child_process';
 import { afterEach, describe, expect, it } from 'vitest';
 import { FakeGeminiApi } from '../helpers/fakeGeminiApi.js';
 import { useFakeApi } from '../helpers/useFakeApi.js';
-import { fakeEnv, makeProject, runDevx, tempDir } from '../helpers/env.js';
+import { fakeEnv, inProcessEnv, makeProject, runDevx, tempDir } from '../helpers/env.js';
+import { runCliHere } from '../helpers/runCliHere.js';
+import { ScriptedBackend, type ScriptedReply } from '../../src/providers/scripted.js';
+import { BackendError } from '../../src/providers/types.js';
 import { killUnder, killWatchdogOf, processesUnder, startDevx as startBg, until } from '../helpers/processes.js';
 
 const startDevx = (args: string[], cwd: string, env: NodeJS.ProcessEnv) => startBg(args, cwd, env, children);
+/** `devx run …` in this process, the model replying `replies` in turn. */
+const runHere = (project: string, args: string[], replies: ScriptedReply[], env: Record<string, string> = {}) => {
+  const model = new ScriptedBackend(replies);
+  return runCliHere(args, { cwd: project, env: inProcessEnv(home, env), backend: model }).then((r) => ({ ...r, model }));
+};
 
 let fake: FakeGeminiApi;
 let home: string;
@@ -146,11 +156,12 @@ describe('crash recovery', () => {
 describe('handoffs', () => {
   it('a one-shot run makes one model call and writes no HANDOFF.md unless asked; the audit names the session', async () => {
     const project = makeProject({});
-    fake.push({ text: 'TOOL_CALL: read_file | path=a.txt' }, { text: 'It says hello.' });
     fs.writeFileSync(path.join(project, 'a.txt'), 'hello\n');
-    const r = await runDevx(['run', 'what does a.txt say'], { cwd: project, env: fakeEnv(fake, home, { DEVX_HANDOFF: 'model' }) });
+    const r = await runHere(project, ['run', 'what does a.txt say'], ['TOOL_CALL: read_file | path=a.txt', 'It says hello.', 'A handoff.'], {
+      DEVX_HANDOFF: 'model',
+    });
     expect(r.code, r.stderr).toBe(0);
-    expect(fake.modelCalls).toHaveLength(2);
+    expect(r.model.requests).toHaveLength(2);
     expect(fs.existsSync(path.join(project, 'HANDOFF.md'))).toBe(false);
     expect(r.stderr).not.toMatch(/HANDOFF/);
     // The audit log records the session id `devx sessions` shows.
@@ -166,15 +177,18 @@ describe('handoffs', () => {
 
   it('the model drafts HANDOFF.md at the end of a run', async () => {
     const project = makeProject({});
-    fake.push({ text: 'Done: I looked at it.' }, (req) => {
-      expect(req.promptText).toContain('The session is ending. Write the handoff');
-      expect(req.promptText).toContain('last request: look at the project');
-      return {
-        text: '## Summary\nLooked at the project.\n\n## Done\n- Read the tree\n\n## Next\n- Write tests\n\n## Blockers\n- None.\n\n## Open questions\n- Which framework?',
-      };
-    });
-    const r = await runDevx(['run', '--handoff', 'look at the project'], { cwd: project, env: fakeEnv(fake, home, { DEVX_HANDOFF: 'model' }) });
+    const r = await runHere(
+      project,
+      ['run', '--handoff', 'look at the project'],
+      [
+        'Done: I looked at it.',
+        '## Summary\nLooked at the project.\n\n## Done\n- Read the tree\n\n## Next\n- Write tests\n\n## Blockers\n- None.\n\n## Open questions\n- Which framework?',
+      ],
+      { DEVX_HANDOFF: 'model' },
+    );
     expect(r.code, r.stderr).toBe(0);
+    expect(r.model.requests[1].prompt).toContain('The session is ending. Write the handoff');
+    expect(r.model.requests[1].prompt).toContain('last request: look at the project');
     const h = fs.readFileSync(path.join(project, 'HANDOFF.md'), 'utf8');
     expect(h.split('\n')[0]).toBe('CLAUDE_TURN: READY');
     expect(h).toMatch(/## Summary\nLooked at the project\./);
@@ -184,10 +198,15 @@ describe('handoffs', () => {
 
   it('a handoff is still written from the session record when the model call fails', async () => {
     const project = makeProject({});
-    fake.push({ text: 'TOOL_CALL: write_file | path=notes.md | content=hello' }, { text: 'Wrote notes.md.' }, { status: 400 });
-    const r = await runDevx(['run', '--yes', '--handoff', 'write some notes'], { cwd: project, env: fakeEnv(fake, home, { DEVX_HANDOFF: 'model' }) });
+    const refused = new BackendError('bad_request', 'the API refused the request (HTTP 400)');
+    const r = await runHere(
+      project,
+      ['run', '--yes', '--handoff', 'write some notes'],
+      ['TOOL_CALL: write_file | path=notes.md | content=hello', 'Wrote notes.md.', refused],
+      { DEVX_HANDOFF: 'model' },
+    );
     expect(r.code, r.stderr).toBe(0);
-    expect(r.stderr).toMatch(/HANDOFF.md written from the session record \(the model could not draft it: .*400/);
+    expect(r.stderr).toMatch(/HANDOFF.md written from the session record \(the model could not draft it: .*HTTP 400/);
     const h = fs.readFileSync(path.join(project, 'HANDOFF.md'), 'utf8');
     expect(h.split('\n')[0]).toBe('CLAUDE_TURN: READY');
     expect(h).toContain('Last request: "write some notes"');
@@ -251,13 +270,14 @@ describe('handoffs', () => {
 describe('memory and todos in a session', () => {
   it('remember appends a dated, deduplicated line to MEMORY.md; todo keeps the checkpoint', async () => {
     const project = makeProject({ 'MEMORY.md': '# Memory\n\n- 2026-01-01: The build uses pnpm\n' });
-    fake.push(
-      {
-        text: 'TOOL_CALL: remember | fact=The build uses   PNPM.\nTOOL_CALL: remember | fact=Integration tests need Postgres on 5433\nTOOL_CALL: todo | objective=Set up CI | items=```\n- [ ] Add the workflow\n```',
-      },
-      { text: 'Noted.' },
+    const r = await runHere(
+      project,
+      ['run', 'note things'],
+      [
+        'TOOL_CALL: remember | fact=The build uses   PNPM.\nTOOL_CALL: remember | fact=Integration tests need Postgres on 5433\nTOOL_CALL: todo | objective=Set up CI | items=```\n- [ ] Add the workflow\n```',
+        'Noted.',
+      ],
     );
-    const r = await runDevx(['run', 'note things'], { cwd: project, env: fakeEnv(fake, home) });
     expect(r.code, r.stderr).toBe(0);
     const mem = fs.readFileSync(path.join(project, 'MEMORY.md'), 'utf8');
     expect(mem.match(/pnpm/gi)).toHaveLength(1);

@@ -32,6 +32,14 @@ export async function runCliHere(argv: string[], opts: { cwd: string; env: NodeJ
   if (!TAKE_IO.has(argv[0])) throw new Error(`runCliHere runs only ${[...TAKE_IO].join(', ')}; devx ${argv[0]} runs as a process (runDevx)`);
   const out = capture();
   const err = capture();
-  const code = await runCli(argv, { cwd: opts.cwd, env: opts.env, stdout: out.stream, stderr: err.stream, backend: opts.backend });
-  return { code, stdout: out.text(), stderr: err.text() };
+  // Who owns the project's devx state (session/ownerId) is read from the process's HOME in places, not from the
+  // session's environment: the run borrows the given HOME, as a devx process started with it would have.
+  const home = process.env.HOME;
+  process.env.HOME = opts.env.HOME;
+  try {
+    const code = await runCli(argv, { cwd: opts.cwd, env: opts.env, stdout: out.stream, stderr: err.stream, backend: opts.backend });
+    return { code, stdout: out.text(), stderr: err.text() };
+  } finally {
+    process.env.HOME = home;
+  }
 }
