@@ -42,14 +42,26 @@ export default defineConfig({
       {
         extends: true,
         // Not in the tools-only pass: a test here starts no process, so rg and bwrap cannot change it.
-        test: { name: 'fast', include: toolsOnly ? [] : ['test/unit/**/*.test.ts'], pool: 'threads', setupFiles: ['test/isolateHome.ts', 'test/forbidProcesses.ts'] },
+        test: {
+          name: 'fast',
+          include: toolsOnly ? [] : ['test/unit/**/*.test.ts'],
+          pool: 'threads',
+          setupFiles: ['test/isolateHome.ts', 'test/forbidProcesses.ts'],
+        },
       },
       // Every other test file, wherever it is (test/integration, test/e2e, test/policy, a folder added later).
       {
         extends: true,
         // One retry: these drive real binaries whose start a loaded machine can delay past a ceiling. A test
         // that needed it is printed (RETRIED …), and one that fails twice fails the run.
-        test: { name: 'processes', include: processFiles, exclude: [...configDefaults.exclude, 'test/unit/**'], pool: 'forks', retry: 1, setupFiles: ['test/isolateHome.ts'] },
+        test: {
+          name: 'processes',
+          include: processFiles,
+          exclude: [...configDefaults.exclude, 'test/unit/**'],
+          pool: 'forks',
+          retry: 1,
+          setupFiles: ['test/isolateHome.ts'],
+        },
       },
     ],
   },
