@@ -54,6 +54,7 @@ export async function benchUndo(rounds = Number(process.env.BENCH_UNDO_ROUNDS ??
       root,
       signal: new AbortController().signal,
       runner: runProcess,
+      env: process.env,
       resolve: (p) => resolveInside(root, p),
       rgPath: null,
       commandTimeoutMs: 10_000,

@@ -64,7 +64,7 @@ function toTool(def: CustomToolDef, file: string): Tool {
     .join('')}`;
   return defineTool({
     name: def.name,
-    needs: ['root', 'runner', 'sandbox', 'signal'],
+    needs: ['env', 'root', 'runner', 'sandbox', 'signal'],
     kind: 'execute',
     descriptionFile: '',
     description: `${def.description} (custom tool from ${file}; runs: ${def.command.join(' ')})`,

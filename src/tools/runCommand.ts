@@ -6,7 +6,7 @@ import { bashLine } from '../util/bashLine.js';
 
 export const runCommandTool = defineTool({
   name: 'run_command',
-  needs: ['background', 'commandTimeoutMs', 'output', 'root', 'runner', 'sandbox', 'signal'],
+  needs: ['background', 'commandTimeoutMs', 'env', 'output', 'root', 'runner', 'sandbox', 'signal'],
   kind: 'execute',
   descriptionFile: 'tools/run_command.md',
   example: 'TOOL_CALL: run_command | cmd=npm test -- --run | timeout=300',
@@ -55,7 +55,7 @@ export const runCommandTool = defineTool({
 });
 
 /** background=true: the command starts as it would have run (the same sandbox claim or approval), and its id comes back at once. */
-function startInBackground(ctx: Pick<ToolContext, 'background' | 'root' | 'runner' | 'sandbox'>, args: { cmd: string; timeout?: number }): ToolOutput {
+function startInBackground(ctx: Pick<ToolContext, 'background' | 'env' | 'root' | 'runner' | 'sandbox'>, args: { cmd: string; timeout?: number }): ToolOutput {
   if (!ctx.background) throw new ToolError('background commands are not available in this run; run it without background=true');
   const sandbox = ctx.sandbox ? `bwrap:${ctx.sandbox.claim.profile}` : null;
   const timeoutMs = args.timeout ? args.timeout * 1000 : undefined;

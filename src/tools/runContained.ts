@@ -14,11 +14,11 @@ export interface ContainedRun {
 }
 
 export async function runContained(
-  ctx: Pick<ToolContext, 'root' | 'runner' | 'sandbox'>,
+  ctx: Pick<ToolContext, 'env' | 'root' | 'runner' | 'sandbox'>,
   argv: string[],
   opts: Omit<RunOptions, 'cwd' | 'env' | 'extendEnv'>,
 ): Promise<ContainedRun> {
-  const env = commandEnv(process.env, ctx.root);
+  const env = commandEnv(ctx.env, ctx.root);
   const sb = ctx.sandbox ? sandboxCommand(ctx.sandbox, ctx.root, argv) : null;
   let moved: string[] = [];
   const r = await ctx.runner(sb?.file ?? argv[0], sb?.args ?? argv.slice(1), { ...opts, cwd: ctx.root, env, extendEnv: false }).finally(() => {

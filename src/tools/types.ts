@@ -18,6 +18,8 @@ export interface ToolContext {
   root: string;
   signal: AbortSignal;
   runner: ProcessRunner;
+  /** The session's environment: the programs a tool runs start from it (commandEnv), not from devx's own process. */
+  env: NodeJS.ProcessEnv;
   /** Resolves a model-given path inside the root (symlinks followed) or throws a PathError. */
   resolve(p: string): string;
   /** True when the policy denies reading this absolute path: search_code and glob withhold it, list_directory marks it. */

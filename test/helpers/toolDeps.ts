@@ -23,6 +23,7 @@ export function toolDeps(root: string, policy: PolicyEngine, opts: ToolDepsOptio
       root,
       signal: new AbortController().signal,
       runner: runProcess,
+      env: process.env,
       resolve: (p) => resolveInside(root, p),
       rgPath: opts.rgPath ?? null,
       commandTimeoutMs: 10_000,

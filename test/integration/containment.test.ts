@@ -41,7 +41,15 @@ function toolDeps(policy: PolicyEngine, approve: ToolCallDeps['approve'], sandbo
   const tools = builtinTools();
   return {
     tools: new Map(tools.map((t) => [t.name, t])),
-    ctx: { root, signal: new AbortController().signal, runner: runProcess, resolve: (p) => resolveInside(root, p), rgPath: null, commandTimeoutMs: 10_000 },
+    ctx: {
+      root,
+      signal: new AbortController().signal,
+      runner: runProcess,
+      env: process.env,
+      resolve: (p) => resolveInside(root, p),
+      rgPath: null,
+      commandTimeoutMs: 10_000,
+    },
     decide: (tool, args) => policy.judge(tool, args),
     approve,
     maxOutputChars: 50_000,

@@ -245,7 +245,7 @@ describe('the test command, in-process', () => {
     fs.writeFileSync(path.join(w.home, '.devx', 'settings.json'), JSON.stringify({ testCommand: 'node test.js' }));
     const { deps, def } = engine(w, model);
     const again = await resumeWorkflow(def, s.id, deps);
-    expect(again.status).toBe('done');
+    expect(again.status, again.reason).toBe('done');
     expect(model.calls('CODE')).toHaveLength(codeCalls);
     expect(model.calls('AUDIT')).toHaveLength(1);
   }, 60_000);

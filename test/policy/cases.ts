@@ -234,6 +234,11 @@ export const DENIED_OR_ASKED: Case[] = [
   c('git --git-dir=/tmp/x status', 'deny'),
   c('git diff --output=/tmp/x', 'deny'),
   c('git log --output=out.txt', 'ask', 'writes inside the project'),
+  // Checking a signature runs gpg, which writes its own state in the home (a keyring it creates).
+  c('git log --show-signature -1', 'ask', 'runs gpg'),
+  c('git log --format=%GG -1', 'ask', 'runs gpg'),
+  c('git show --pretty=format:%GS HEAD', 'ask', 'runs gpg'),
+  c('git log --format=%H%n%an -1', 'allow'),
   c('git log --output=/tmp/out.txt', 'deny'),
   c("awk '{print $1}' README.md", 'allow', 'a program written out here that only reads and prints'),
   c('awk \'{ x = 4 / 2; system("id") / 1 }\' README.md', 'ask', 'a / misread as a regex does not hide system()'),

@@ -33,7 +33,15 @@ async function callOverAcp(tool: string, args: Record<string, string>): Promise<
   let shown: acp.ToolCallContent[] = [];
   const deps: ToolCallDeps = {
     tools,
-    ctx: { root, signal: new AbortController().signal, runner: runProcess, resolve: (p) => resolveInside(root, p), rgPath: null, commandTimeoutMs: 10_000 },
+    ctx: {
+      root,
+      signal: new AbortController().signal,
+      runner: runProcess,
+      env: process.env,
+      resolve: (p) => resolveInside(root, p),
+      rgPath: null,
+      commandTimeoutMs: 10_000,
+    },
     decide: (t, a) => policy.decideToolCall(t, a),
     approve: async (req) => {
       asked = req;

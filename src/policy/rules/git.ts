@@ -177,6 +177,8 @@ export function gitRule(c: SimpleCommand, ctx: RuleContext): PolicyDecision {
   if ((subName === 'branch' || subName === 'tag') && !listsOnly(subName, args)) return gitChangeRule(subName, args, c, ctx)!;
   if (model) {
     d = strictest(strictest(d, evaluate(model, { ...c, args }, ctx)), guardObjects(subName, args, ctx));
+    if (checksSignatures(args))
+      d = strictest(d, ASK(`git ${subName} checks signatures: it runs gpg, which keeps its state in your home`, 'command:exec:git-gpg'));
     if (subName === 'grep') {
       // git grep searches the tree (and the index): a tree holding denied files is not searched unasked.
       const dd = args.findIndex((a) => a.text === '--');
@@ -254,6 +256,16 @@ const DIFFS: Record<string, { model: () => Model; patch: boolean }> = {
 
 /** Could `git show` be naming a blob (which it prints whatever the options): an object id, or a peeled `x^{…}`? */
 const mayBeBlob = (t: string) => /^[0-9a-f]{4,64}$/i.test(t) || t.includes('^{');
+
+/** --show-signature, or a format with a signature placeholder (%G?, %GG, %GS, %GK…): git then runs gpg (or gpgsm, ssh-keygen). */
+function checksSignatures(args: Word[]): boolean {
+  return args.some(
+    (a, i) =>
+      a.text === '--show-signature' ||
+      (/^--(format|pretty)=/.test(a.text) && a.text.includes('%G')) ||
+      (/^--(format|pretty)$/.test(a.text) && (args[i + 1]?.text.includes('%G') ?? false)),
+  );
+}
 
 function printsContents(subName: string, args: Word[]): boolean {
   const t = args.map((a) => a.text);

@@ -102,6 +102,7 @@ function makeToolContext(o: ToolContextParts): LoopDeps['ctx'] {
     root,
     signal: new AbortController().signal,
     runner: o.runner,
+    env: o.env,
     resolve: (p) => resolveInside(root, p),
     readDenied: (p) => policy.isReadDenied(p),
     rgPath: o.env.DEVX_RG === 'none' ? null : findExecutable('rg', o.env),
