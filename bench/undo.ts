@@ -1,13 +1,12 @@
 // Undo's cost: the same edit_file call through the one tool wrapper with and without
 // undo's journal in its context, interleaved so the machine's drift falls on both sides (per changed file,
 // and per turn of several edits), then the disk the store uses after a scripted 100-turn session.
+import { plainToolContext } from '../test/helpers/toolContext.js';
 import fs from 'node:fs';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { builtinTools } from '../src/tools/registry.js';
 import { runToolCall, type ToolCallDeps } from '../src/tools/runToolCall.js';
-import { resolveInside } from '../src/sandbox/resolvePath.js';
-import { runProcess } from '../src/util/processRunner.js';
 import { UndoJournal, loadTurns, undoDir } from '../src/session/undoStore.js';
 import { makePolicy } from '../test/helpers/policy.js';
 import { makeProject } from '../test/helpers/env.js';
@@ -50,16 +49,7 @@ export async function benchUndo(rounds = Number(process.env.BENCH_UNDO_ROUNDS ??
   const journal = new UndoJournal(root, { owner: OWNER, readDenied: (p) => policy.isReadDenied(p) });
   const deps = (withUndo: boolean): ToolCallDeps => ({
     tools: new Map(tools.map((t) => [t.name, t])),
-    ctx: {
-      root,
-      signal: new AbortController().signal,
-      runner: runProcess,
-      env: process.env,
-      resolve: (p) => resolveInside(root, p),
-      rgPath: null,
-      commandTimeoutMs: 10_000,
-      ...(withUndo ? { changes: journal } : {}),
-    },
+    ctx: plainToolContext(root, withUndo ? { changes: journal } : {}),
     decide: (tool, args) => policy.decideToolCall(tool, args),
     approve: async () => 'yes',
     maxOutputChars: 50_000,

@@ -1,10 +1,9 @@
 // LoopDeps for in-process tests and benchmarks: built-in tools, a real policy, an injected backend.
+import { plainToolContext } from './toolContext.js';
 import type { LoopDeps } from '../../src/core/loop.js';
 import type { ModelBackend } from '../../src/providers/types.js';
 import type { PolicyEngine } from '../../src/policy/decide.js';
 import { builtinTools } from '../../src/tools/registry.js';
-import { resolveInside } from '../../src/sandbox/resolvePath.js';
-import { runProcess } from '../../src/util/processRunner.js';
 import { buildPrompt } from '../../src/core/buildPrompt.js';
 
 export function makeLoopDeps(root: string, backend: ModelBackend, policy: PolicyEngine, over: Partial<LoopDeps> & { budgetChars?: number } = {}): LoopDeps {
@@ -14,15 +13,7 @@ export function makeLoopDeps(root: string, backend: ModelBackend, policy: Policy
     backend,
     systemPrompt: 'SYSTEM',
     tools: new Map(tools.map((t) => [t.name, t])),
-    ctx: {
-      root,
-      signal: new AbortController().signal,
-      runner: runProcess,
-      env: process.env,
-      resolve: (p) => resolveInside(root, p),
-      rgPath: null,
-      commandTimeoutMs: 5000,
-    },
+    ctx: plainToolContext(root, { commandTimeoutMs: 5000 }),
     decide: (tool, args) => policy.judge(tool, args),
     mode: policy.opts.mode,
     approve: async () => 'yes',

@@ -1,10 +1,9 @@
 // What the tool wrapper needs to run one call in a temp project, the way the agent wires it: every built-in
 // tool, the real process runner, paths resolved inside `root`, and the policy's judgement.
+import { plainToolContext } from './toolContext.js';
 import { builtinTools } from '../../src/tools/registry.js';
 import type { ApprovalRequest, PersonAnswer, ToolCallDeps } from '../../src/tools/runToolCall.js';
-import { resolveInside } from '../../src/sandbox/resolvePath.js';
 import type { PolicyEngine } from '../../src/policy/decide.js';
-import { runProcess } from '../../src/util/processRunner.js';
 
 export interface ToolDepsOptions {
   /** ripgrep's path, or null for search_code's JS fallback (the default). */
@@ -19,16 +18,7 @@ export function toolDeps(root: string, policy: PolicyEngine, opts: ToolDepsOptio
   const approve = opts.approve ?? (() => 'yes' as const);
   return {
     tools: new Map(builtinTools().map((t) => [t.name, t])),
-    ctx: {
-      root,
-      signal: new AbortController().signal,
-      runner: runProcess,
-      env: process.env,
-      resolve: (p) => resolveInside(root, p),
-      rgPath: opts.rgPath ?? null,
-      commandTimeoutMs: 10_000,
-      ...opts.ctx,
-    },
+    ctx: plainToolContext(root, { rgPath: opts.rgPath ?? null, ...opts.ctx }),
     decide: (tool, args) => policy.judge(tool, args),
     approve: async (req) => approve(req),
     maxOutputChars: 50_000,

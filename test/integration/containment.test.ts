@@ -1,5 +1,6 @@
 // What runs without a person's yes runs in a sandbox held to the policy's claim, judged by
 // effects (files on disk, markers, what reached the tool result), through the one tool wrapper.
+import { plainToolContext } from '../helpers/toolContext.js';
 import fs from 'node:fs';
 import crypto from 'node:crypto';
 import path from 'node:path';
@@ -7,11 +8,9 @@ import { execFileSync, spawn } from 'node:child_process';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { builtinTools } from '../../src/tools/registry.js';
 import { runToolCall, type ApprovalRequest, type PersonAnswer, type ToolCallDeps } from '../../src/tools/runToolCall.js';
-import { resolveInside } from '../../src/sandbox/resolvePath.js';
 import { detectBwrap, sandboxCommand, type SandboxSpec } from '../../src/sandbox/bwrap.js';
 import { approvableByMode } from '../../src/policy/types.js';
 import type { ApprovalMode, PolicyEngine } from '../../src/policy/decide.js';
-import { runProcess } from '../../src/util/processRunner.js';
 import { makePolicy } from '../helpers/policy.js';
 import { tempDir } from '../helpers/env.js';
 
@@ -41,15 +40,7 @@ function toolDeps(policy: PolicyEngine, approve: ToolCallDeps['approve'], sandbo
   const tools = builtinTools();
   return {
     tools: new Map(tools.map((t) => [t.name, t])),
-    ctx: {
-      root,
-      signal: new AbortController().signal,
-      runner: runProcess,
-      env: process.env,
-      resolve: (p) => resolveInside(root, p),
-      rgPath: null,
-      commandTimeoutMs: 10_000,
-    },
+    ctx: plainToolContext(root),
     decide: (tool, args) => policy.judge(tool, args),
     approve,
     maxOutputChars: 50_000,

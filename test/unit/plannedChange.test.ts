@@ -1,14 +1,13 @@
 // Tools that write a file plan their change (Tool.plan) with the code their execute uses; the REPL's
 // confirmation and ACP's diff both show that plan, so an editor is shown the bytes devx then writes
 // (a CRLF file edited with the model's LF text, a line appended to a file without a final newline).
+import { plainToolContext } from '../helpers/toolContext.js';
 import fs from 'node:fs';
 import path from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
 import type * as acp from '@agentclientprotocol/sdk';
 import { builtinTools } from '../../src/tools/registry.js';
 import { runToolCall, type ApprovalRequest, type ToolCallDeps } from '../../src/tools/runToolCall.js';
-import { resolveInside } from '../../src/sandbox/resolvePath.js';
-import { runProcess } from '../../src/util/processRunner.js';
 import { ToolCallTracker } from '../../src/acp/toolCalls.js';
 import { makePolicy } from '../helpers/policy.js';
 import { tempDir } from '../helpers/env.js';
@@ -33,15 +32,7 @@ async function callOverAcp(tool: string, args: Record<string, string>): Promise<
   let shown: acp.ToolCallContent[] = [];
   const deps: ToolCallDeps = {
     tools,
-    ctx: {
-      root,
-      signal: new AbortController().signal,
-      runner: runProcess,
-      env: process.env,
-      resolve: (p) => resolveInside(root, p),
-      rgPath: null,
-      commandTimeoutMs: 10_000,
-    },
+    ctx: plainToolContext(root),
     decide: (t, a) => policy.decideToolCall(t, a),
     approve: async (req) => {
       asked = req;
