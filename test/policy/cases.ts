@@ -520,6 +520,7 @@ export const UNSANDBOXED_ALLOWED = new Set([
   'git diff --stat',
   'git diff HEAD~1',
   'git log --oneline -10',
+  'git log --format=%H%n%an -1',
   'git log -p -- src/main.ts',
   'git show HEAD',
   'git show --stat HEAD',
