@@ -238,6 +238,8 @@ export const DENIED_OR_ASKED: Case[] = [
   c('git log --show-signature -1', 'ask', 'runs gpg'),
   c('git log --format=%GG -1', 'ask', 'runs gpg'),
   c('git show --pretty=format:%GS HEAD', 'ask', 'runs gpg'),
+  c('git stash list --format=%GG', 'ask', 'runs gpg'),
+  c("git for-each-ref '--format=%(signature:signer)'", 'ask', 'runs gpg'),
   c('git log --format=%H%n%an -1', 'allow'),
   c('git log --output=/tmp/out.txt', 'deny'),
   c("awk '{print $1}' README.md", 'allow', 'a program written out here that only reads and prints'),

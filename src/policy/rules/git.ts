@@ -137,6 +137,12 @@ const GLOBAL_FLAGS =
   /^--(no-pager|no-replace-objects|bare|literal-pathspecs|glob-pathspecs|noglob-pathspecs|icase-pathspecs|no-optional-locks|no-lazy-fetch|no-advice)$/;
 
 export function gitRule(c: SimpleCommand, ctx: RuleContext): PolicyDecision {
+  const d = decideGit(c, ctx);
+  // Whatever the subcommand (log, show, stash list, for-each-ref…), checking a signature runs gpg.
+  return checksSignatures(c.args) ? strictest(d, ASK('git checks signatures: it runs gpg, which keeps its state in your home', 'command:exec:git-gpg')) : d;
+}
+
+function decideGit(c: SimpleCommand, ctx: RuleContext): PolicyDecision {
   const args: Word[] = [...c.args];
   let d = ALLOW('git only reads', 'command:read-only:git');
   // Global options come before the subcommand.
@@ -177,8 +183,6 @@ export function gitRule(c: SimpleCommand, ctx: RuleContext): PolicyDecision {
   if ((subName === 'branch' || subName === 'tag') && !listsOnly(subName, args)) return gitChangeRule(subName, args, c, ctx)!;
   if (model) {
     d = strictest(strictest(d, evaluate(model, { ...c, args }, ctx)), guardObjects(subName, args, ctx));
-    if (checksSignatures(args))
-      d = strictest(d, ASK(`git ${subName} checks signatures: it runs gpg, which keeps its state in your home`, 'command:exec:git-gpg'));
     if (subName === 'grep') {
       // git grep searches the tree (and the index): a tree holding denied files is not searched unasked.
       const dd = args.findIndex((a) => a.text === '--');
@@ -257,13 +261,16 @@ const DIFFS: Record<string, { model: () => Model; patch: boolean }> = {
 /** Could `git show` be naming a blob (which it prints whatever the options): an object id, or a peeled `x^{…}`? */
 const mayBeBlob = (t: string) => /^[0-9a-f]{4,64}$/i.test(t) || t.includes('^{');
 
-/** --show-signature, or a format with a signature placeholder (%G?, %GG, %GS, %GK…): git then runs gpg (or gpgsm, ssh-keygen). */
-function checksSignatures(args: Word[]): boolean {
+/** A placeholder that makes git check a signature: log's %G?, %GG, %GS, %GK…; ref-filter's %(signature…). */
+const SIGNATURE_PLACEHOLDER = /%G|%\(signature/;
+
+/** --show-signature, or a format with a signature placeholder: git then runs gpg (or gpgsm, ssh-keygen). */
+function checksSignatures(args: readonly Word[]): boolean {
   return args.some(
     (a, i) =>
       a.text === '--show-signature' ||
-      (/^--(format|pretty)=/.test(a.text) && a.text.includes('%G')) ||
-      (/^--(format|pretty)$/.test(a.text) && (args[i + 1]?.text.includes('%G') ?? false)),
+      (/^--(format|pretty)=/.test(a.text) && SIGNATURE_PLACEHOLDER.test(a.text)) ||
+      (/^--(format|pretty)$/.test(a.text) && SIGNATURE_PLACEHOLDER.test(args[i + 1]?.text ?? '')),
   );
 }
 
