@@ -7,6 +7,7 @@ import type { FakeGeminiApi } from '../helpers/fakeGeminiApi.js';
 import { useFakeApi } from '../helpers/useFakeApi.js';
 import { fakeEnv, makeProject, runDevx, tempDir } from '../helpers/env.js';
 import { startInPty, type PtySession } from '../helpers/pty.js';
+import { runScripted } from '../helpers/runCliHere.js';
 
 let fake: FakeGeminiApi;
 let home: string;
@@ -134,26 +135,29 @@ describe('defaultAgent', () => {
     const project = setup();
     fs.writeFileSync(path.join(home, '.devx', 'settings.json'), JSON.stringify({ defaultAgent: 'test-runner' }));
     const env = fakeEnv(fake, home);
-    fake.push({ text: 'as the user default' });
-    expect((await runDevx(['run', 'hi'], { cwd: project, env })).code).toBe(0);
-    expect(fake.modelCalls[0].systemText).toContain('# Your role: the test-runner agent');
+    // The session's start is devx's own: the runs are its command in this process with a scripted model.
+    const run = async () => {
+      const r = await runScripted(['run', 'hi'], { cwd: project, home, replies: ['Hi.'] });
+      return { ...r, system: r.model.requests[0]?.systemPrompt ?? '' };
+    };
+    const user = await run();
+    expect(user.code, user.stderr).toBe(0);
+    expect(user.system).toContain('# Your role: the test-runner agent');
 
     fs.writeFileSync(path.join(project, '.devx', 'settings.json'), JSON.stringify({ defaultAgent: 'code-reviewer' }));
     // A project's defaultAgent applies only once the user trusts the project; until then start-up names it.
-    fake.push({ text: 'untrusted: still the user default' });
-    const untrusted = await runDevx(['run', 'hi'], { cwd: project, env });
+    const untrusted = await run();
     expect(untrusted.stderr).toMatch(/"defaultAgent": "code-reviewer" .* ignored until you trust the project/);
-    expect(fake.modelCalls[1].systemText).toContain('# Your role: the test-runner agent');
+    expect(untrusted.system).toContain('# Your role: the test-runner agent');
     await runDevx(['trust'], { cwd: project, env });
-    fake.push({ text: 'as the project default' });
-    expect((await runDevx(['run', 'hi'], { cwd: project, env })).code).toBe(0);
-    expect(fake.modelCalls[2].systemText).toContain('# Your role: the code-reviewer agent');
+    const trusted = await run();
+    expect(trusted.code, trusted.stderr).toBe(0);
+    expect(trusted.system).toContain('# Your role: the code-reviewer agent');
 
     fs.writeFileSync(path.join(project, '.devx', 'settings.json'), JSON.stringify({ defaultAgent: 'nobody' }));
-    fake.push({ text: 'plain' });
-    const r = await runDevx(['run', 'hi'], { cwd: project, env });
+    const r = await run();
     expect(r.code, r.stderr).toBe(0);
     expect(r.stderr).toContain('devx: warning: defaultAgent "nobody" in settings: no agent named "nobody". Known: ');
-    expect(fake.modelCalls[3].systemText).not.toContain('# Your role');
+    expect(r.system).not.toContain('# Your role');
   }, 60_000);
 });

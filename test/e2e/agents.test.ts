@@ -1,5 +1,6 @@
 // Sub-agents end to end with the real gemini binary: the task queue under two parallel runners,
-// recovery from a killed runner, spawn_gemini fan-out, and chained one-shot runs.
+// recovery from a killed runner, spawn_gemini fan-out, and chained one-shot runs. Queueing and --dry-run, devx's
+// own, run the command in this process (runCliHere).
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -7,6 +8,8 @@ import { FakeGeminiApi, type RecordedRequest } from '../helpers/fakeGeminiApi.js
 import { useFakeApiAndChildren } from '../helpers/useFakeApi.js';
 import { fakeEnv, GEMINI_BIN, makeProject, runDevx } from '../helpers/env.js';
 import { processesUnder, startDevx as startBg, until } from '../helpers/processes.js';
+import { runCliHere, runScripted } from '../helpers/runCliHere.js';
+import { ScriptedBackend } from '../../src/providers/scripted.js';
 
 const startDevx = (args: string[], cwd: string, env: NodeJS.ProcessEnv) => startBg(args, cwd, env, children).child;
 
@@ -27,7 +30,7 @@ describe('task queue', () => {
     const project = makeProject({ '.devx/agents/worker.md': WORKER });
     const env = fakeEnv(fake, home);
     for (let i = 0; i < 16; i++) {
-      const r = await runDevx(['agent', 'start', 'worker', `job ${i}`], { cwd: project, env });
+      const r = await runCliHere(['agent', 'start', 'worker', `job ${i}`], { cwd: project, env, backend: new ScriptedBackend([]) });
       expect(r.stdout).toMatch(/^Task task_\w+ created for agent 'worker' and is now pending\.\n$/);
     }
     fake.fallback = (req) => ({ text: `Finished ${jobOf(req)}.` });
@@ -225,8 +228,8 @@ describe('one-shot agent runs', () => {
     fs.writeFileSync(path.join(project, '.env'), 'TOKEN=secret\n');
     const calls =
       'TOOL_CALL: write_file | path=x.txt | content=hello\nTOOL_CALL: read_file | path=.env\nTOOL_CALL: run_command | cmd=curl https://example.com\nTOOL_CALL: run_command | cmd=ls';
-    fake.push({ text: calls });
-    const dry = await runDevx(['agent', 'run', 'optimizer', 'write x', '--dry-run'], { cwd: project, env });
+    // What --dry-run shows is devx's own: here, with a scripted model.
+    const dry = await runScripted(['agent', 'run', 'optimizer', 'write x', '--dry-run'], { cwd: project, home, replies: [calls] });
     expect(dry.code, dry.stderr).toBe(0);
     // Each call with the policy's decision, the reason and the rule: never a bare ✓.
     expect(dry.stderr).toContain('→ write_file path=x.txt content=hello\n    ? would ask: write_file changes files [tool:write]\n');
@@ -235,8 +238,7 @@ describe('one-shot agent runs', () => {
     expect(dry.stderr).toMatch(/→ run_command cmd=ls\n {4}✓ would allow: .*\[command:[\w:-]+\]\n/);
     expect(fs.existsSync(path.join(project, 'x.txt'))).toBe(false);
 
-    fake.push({ text: calls });
-    const json = await runDevx(['agent', 'run', 'optimizer', 'write x', '--dry-run', '--json'], { cwd: project, env });
+    const json = await runScripted(['agent', 'run', 'optimizer', 'write x', '--dry-run', '--json'], { cwd: project, home, replies: [calls] });
     const [step] = JSON.parse(json.stdout).steps;
     expect(step.calls.map((c: any) => [c.tool, c.decision, c.ran])).toEqual([
       ['write_file', 'ask', false],

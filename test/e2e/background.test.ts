@@ -1,12 +1,15 @@
-// Background commands through the real gemini binary: a server started with run_command background=true,
-// reached by a later command of the same turn, its output read with command_output, stopped by the model
-// or by the session's end, every start, stop and exit in the audit log, and nothing left running.
+// Background commands: a server started with run_command background=true, reached by a later command of the same
+// turn, its output read with command_output, stopped by the model or by the session's end, every start, stop and
+// exit in the audit log, and nothing left running. The one-shot runs are devx's command in this process with a
+// scripted model (runCliHere); usage as the API reports it, and the REPL, run the binary with the real gemini.
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { FakeGeminiApi, RecordedRequest } from '../helpers/fakeGeminiApi.js';
 import { useFakeApi } from '../helpers/useFakeApi.js';
 import { fakeEnv, makeProject, runDevx } from '../helpers/env.js';
+import { runScripted } from '../helpers/runCliHere.js';
+import type { ModelRequest } from '../../src/providers/types.js';
 import { processesUnder, until } from '../helpers/processes.js';
 import { exitOf, startInPty, usePtySessions, type PtySession } from '../helpers/pty.js';
 import { probeBwrap } from '../../src/sandbox/bwrap.js';
@@ -33,11 +36,15 @@ function allowNode(): void {
   fs.writeFileSync(path.join(home, '.devx', 'settings.json'), JSON.stringify({ permissions: { allow: ['Bash(node:*)'] } }));
 }
 
+/** What the model was sent: through the fake API, or to the scripted model of a run in this process. */
+const sentText = (req: RecordedRequest | ModelRequest) => ('promptText' in req ? req.promptText : req.prompt);
+
 /** The newest TOOL_RESULT block the model was sent. */
-function lastResult(req: RecordedRequest): string {
-  const at = req.promptText.lastIndexOf('TOOL_RESULT:');
+function lastResult(req: RecordedRequest | ModelRequest): string {
+  const text = sentText(req);
+  const at = text.lastIndexOf('TOOL_RESULT:');
   expect(at, 'a tool result in the prompt').toBeGreaterThanOrEqual(0);
-  return req.promptText.slice(at);
+  return text.slice(at);
 }
 
 function auditEntries(project: string): Record<string, unknown>[] {
@@ -53,31 +60,34 @@ describe('background commands', () => {
     allowNode();
     const project = makeProject({ 'server.js': SERVER, 'client.js': CLIENT });
     let port = '';
-    fake.push(
-      { text: 'Starting the server.\nTOOL_CALL: run_command | cmd=node server.js | background=true' },
-      (req) => {
-        expect(lastResult(req)).toMatch(/TOOL_RESULT: run_command \| status=ok[^\n]*id=bg1[\s\S]*started in the background as bg1/);
-        return { text: 'TOOL_CALL: command_output | id=bg1 | until=listening on \\d+' };
-      },
-      (req) => {
-        const r = lastResult(req);
-        expect(r).toMatch(/bg1 is still running/);
-        port = /listening on (\d+)/.exec(r)![1];
-        return { text: `TOOL_CALL: run_command | cmd=node client.js ${port}` };
-      },
-      (req) => {
-        expect(lastResult(req)).toMatch(/status=ok[\s\S]*answer: pong/);
-        return { text: 'TOOL_CALL: command_output | id=bg1 | until=hit /ping' };
-      },
-      (req) => {
-        const r = lastResult(req);
-        // Only what arrived since the last look: the request line, not the listening line again.
-        expect(r).toMatch(/output since the last look:\nhit \/ping\n/);
-        expect(r).not.toMatch(/listening on/);
-        return { text: 'The server answered pong.' };
-      },
-    );
-    const r = await runDevx(['run', '--output-format', 'json', 'start the server and ping it'], { cwd: project, env: fakeEnv(fake, home) });
+    const r = await runScripted(['run', '--output-format', 'json', 'start the server and ping it'], {
+      cwd: project,
+      home,
+      replies: [
+        'Starting the server.\nTOOL_CALL: run_command | cmd=node server.js | background=true',
+        (req) => {
+          expect(lastResult(req)).toMatch(/TOOL_RESULT: run_command \| status=ok[^\n]*id=bg1[\s\S]*started in the background as bg1/);
+          return 'TOOL_CALL: command_output | id=bg1 | until=listening on \\d+';
+        },
+        (req) => {
+          const r = lastResult(req);
+          expect(r).toMatch(/bg1 is still running/);
+          port = /listening on (\d+)/.exec(r)![1];
+          return `TOOL_CALL: run_command | cmd=node client.js ${port}`;
+        },
+        (req) => {
+          expect(lastResult(req)).toMatch(/status=ok[\s\S]*answer: pong/);
+          return 'TOOL_CALL: command_output | id=bg1 | until=hit /ping';
+        },
+        (req) => {
+          const r = lastResult(req);
+          // Only what arrived since the last look: the request line, not the listening line again.
+          expect(r).toMatch(/output since the last look:\nhit \/ping\n/);
+          expect(r).not.toMatch(/listening on/);
+          return 'The server answered pong.';
+        },
+      ],
+    });
     expect(r.code, r.stderr).toBe(0);
     const t = JSON.parse(r.stdout);
     expect(t.answer).toBe('The server answered pong.');
@@ -107,25 +117,28 @@ describe('background commands', () => {
   it('the model stops one with stop_command; a command the policy allows runs in the sandbox it would have had', async () => {
     const sandboxed = Boolean(probeBwrap(process.env).bin);
     const project = makeProject({});
-    fake.push(
-      { text: 'TOOL_CALL: run_command | cmd=sleep 600 | background=true' },
-      (req) => {
-        const r = lastResult(req);
-        // sleep only waits: without a sandbox it is one of the few commands that run unasked there, unsandboxed.
-        if (!sandboxed) expect(r).toMatch(/started in the background as bg1/);
-        else expect(r).toMatch(/started in the background as bg1 \(sandboxed: bwrap:read-only\)/);
-        return { text: 'TOOL_CALL: stop_command | id=bg1' };
-      },
-      (req) => {
-        expect(lastResult(req)).toMatch(/TOOL_RESULT: stop_command \| status=ok[\s\S]*bg1 stopped \(SIGTERM\): its process group was stopped/);
-        return { text: 'TOOL_CALL: command_output | id=bg9' };
-      },
-      (req) => {
-        expect(lastResult(req)).toMatch(/status=error[\s\S]*no background command "bg9"/);
-        return { text: 'Stopped.' };
-      },
-    );
-    const r = await runDevx(['run', '--yes', 'start and stop'], { cwd: project, env: fakeEnv(fake, home) });
+    const r = await runScripted(['run', '--yes', 'start and stop'], {
+      cwd: project,
+      home,
+      replies: [
+        'TOOL_CALL: run_command | cmd=sleep 600 | background=true',
+        (req) => {
+          const r = lastResult(req);
+          // sleep only waits: without a sandbox it is one of the few commands that run unasked there, unsandboxed.
+          if (!sandboxed) expect(r).toMatch(/started in the background as bg1/);
+          else expect(r).toMatch(/started in the background as bg1 \(sandboxed: bwrap:read-only\)/);
+          return 'TOOL_CALL: stop_command | id=bg1';
+        },
+        (req) => {
+          expect(lastResult(req)).toMatch(/TOOL_RESULT: stop_command \| status=ok[\s\S]*bg1 stopped \(SIGTERM\): its process group was stopped/);
+          return 'TOOL_CALL: command_output | id=bg9';
+        },
+        (req) => {
+          expect(lastResult(req)).toMatch(/status=error[\s\S]*no background command "bg9"/);
+          return 'Stopped.';
+        },
+      ],
+    });
     expect(r.code, r.stderr).toBe(0);
     expect(processesUnder(project)).toEqual([]);
     if (!sandboxed) return void console.log('background sandbox case skipped: no working bubblewrap');
@@ -407,34 +420,37 @@ describe('the model is told when a background command ends', () => {
   it('during a turn: the next request carries a note with the exit code and the call that reads the output, once', async () => {
     allowNode();
     const project = makeProject({ 'build.js': BUILD, 'waiter.js': WAITER });
-    fake.push(
-      { text: 'TOOL_CALL: run_command | cmd=node build.js | background=true' },
-      (req) => {
-        expect(lastResult(req)).toMatch(/started in the background as bg1/);
-        expect(req.promptText).not.toMatch(/Background command bg1/);
-        return { text: 'TOOL_CALL: run_command | cmd=node waiter.js' };
-      },
-      (req) => {
-        // After the round's results, before the model's next move: a note from devx.
-        expect(req.promptText).toMatch(/TOOL_RESULT: run_command \| status=ok[\s\S]*the build ended[\s\S]*## Note from devx\nBackground command bg1 /);
-        expect(req.promptText.match(NOTICE)).toHaveLength(1);
-        return { text: 'TOOL_CALL: list_directory | path=.' };
-      },
-      (req) => {
-        // Said once: the note is in the conversation, not added again.
-        expect(req.promptText.match(NOTICE)).toHaveLength(1);
-        return { text: 'TOOL_CALL: command_output | id=bg1' };
-      },
-      (req) => {
-        expect(lastResult(req)).toMatch(/bg1 exited \(exit 3\)[\s\S]*built/);
-        expect(req.promptText.match(NOTICE)).toHaveLength(1);
-        return { text: 'The build failed with exit code 3.' };
-      },
-    );
-    const r = await runDevx(['run', 'build it and wait'], { cwd: project, env: fakeEnv(fake, home) });
+    const r = await runScripted(['run', 'build it and wait'], {
+      cwd: project,
+      home,
+      replies: [
+        'TOOL_CALL: run_command | cmd=node build.js | background=true',
+        (req) => {
+          expect(lastResult(req)).toMatch(/started in the background as bg1/);
+          expect(req.prompt).not.toMatch(/Background command bg1/);
+          return 'TOOL_CALL: run_command | cmd=node waiter.js';
+        },
+        (req) => {
+          // After the round's results, before the model's next move: a note from devx.
+          expect(req.prompt).toMatch(/TOOL_RESULT: run_command \| status=ok[\s\S]*the build ended[\s\S]*## Note from devx\nBackground command bg1 /);
+          expect(req.prompt.match(NOTICE)).toHaveLength(1);
+          return 'TOOL_CALL: list_directory | path=.';
+        },
+        (req) => {
+          // Said once: the note is in the conversation, not added again.
+          expect(req.prompt.match(NOTICE)).toHaveLength(1);
+          return 'TOOL_CALL: command_output | id=bg1';
+        },
+        (req) => {
+          expect(lastResult(req)).toMatch(/bg1 exited \(exit 3\)[\s\S]*built/);
+          expect(req.prompt.match(NOTICE)).toHaveLength(1);
+          return 'The build failed with exit code 3.';
+        },
+      ],
+    });
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toContain('The build failed with exit code 3.');
-    expect(fake.modelCalls).toHaveLength(5);
+    expect(r.model.requests).toHaveLength(5);
   }, 90_000);
 
   it('between turns: the person sees it at the prompt, and the next message carries the note, once', async () => {

@@ -1,4 +1,5 @@
-// Failure paths end to end, with the real gemini binary and the fake API.
+// Failure paths end to end, with the real gemini binary and the fake API (the tool-round limit, devx's own loop, in
+// this process with a scripted model).
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -6,6 +7,7 @@ import { DAILY_QUOTA_429, FakeGeminiApi } from '../helpers/fakeGeminiApi.js';
 import { useFakeApi } from '../helpers/useFakeApi.js';
 import { fakeEnv, makeProject, runDevx } from '../helpers/env.js';
 import { processesUnder, until } from '../helpers/processes.js';
+import { runScripted } from '../helpers/runCliHere.js';
 
 let fake: FakeGeminiApi;
 let home: string;
@@ -99,11 +101,12 @@ describe('model failures', () => {
   });
 
   it('stops a runaway turn after the configured number of tool rounds', async () => {
-    fake.fallback = { text: 'TOOL_CALL: list_directory | path=.' };
-    const r = await runDevx(['run', '--max-rounds', '2', 'loop forever'], { cwd: makeProject({}), env: fakeEnv(fake, home) });
+    // devx's own loop: here, with a scripted model that never stops calling.
+    const loop = Array.from({ length: 5 }, () => 'TOOL_CALL: list_directory | path=.');
+    const r = await runScripted(['run', '--max-rounds', '2', 'loop forever'], { cwd: makeProject({}), home, replies: loop });
     expect(r.code).toBe(1);
     expect(r.stderr).toMatch(/Stopped after 2 tool rounds/);
-    expect(fake.modelCalls).toHaveLength(2);
+    expect(r.model.requests).toHaveLength(2);
   });
 });
 

@@ -1,10 +1,13 @@
-// `devx run --output-format stream-json|json`: devx's own events for scripts, through real gemini.
+// `devx run --output-format stream-json|json`: devx's own events for scripts. The stream (its text deltas are the
+// model CLI's) runs the binary through the real gemini; the transcript and one-shot history run devx's command in
+// this process with a scripted model (runCliHere).
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { FakeGeminiApi } from '../helpers/fakeGeminiApi.js';
 import { useFakeApi } from '../helpers/useFakeApi.js';
 import { fakeEnv, makeProject, runDevx } from '../helpers/env.js';
+import { runScripted } from '../helpers/runCliHere.js';
 
 let fake: FakeGeminiApi;
 let home: string;
@@ -43,13 +46,12 @@ describe('output formats', () => {
 
   it('json (and --json) prints one transcript at the end; a bad format is a usage error', async () => {
     const project = makeProject({});
-    fake.push({ text: 'Hi.' }, { text: 'Hi again.' });
     for (const args of [['--output-format', 'json'], ['--json']]) {
-      const r = await runDevx(['run', ...args, 'hello'], { cwd: project, env: fakeEnv(fake, home) });
+      const r = await runScripted(['run', ...args, 'hello'], { cwd: project, home, replies: ['Hi.'] });
       expect(r.code, r.stderr).toBe(0);
-      expect(JSON.parse(r.stdout)).toMatchObject({ status: 'answered', root: fs.realpathSync(project) });
+      expect(JSON.parse(r.stdout)).toMatchObject({ status: 'answered', answer: 'Hi.', root: fs.realpathSync(project) });
     }
-    const bad = await runDevx(['run', '--output-format', 'yaml', 'x'], { cwd: project, env: fakeEnv(fake, home) });
+    const bad = await runScripted(['run', '--output-format', 'yaml', 'x'], { cwd: project, home });
     expect([bad.code, bad.stderr]).toEqual([2, 'devx: --output-format takes text, json or stream-json; got "yaml"\n']);
     expect(fs.existsSync(path.join(project, 'HANDOFF.md'))).toBe(false);
   });
@@ -66,22 +68,20 @@ describe('devx protocol parse', () => {
 describe('one-shot runs', () => {
   it('start empty, as gemini -p does; --continue carries the conversation on and says so', async () => {
     const project = makeProject({});
-    const env = fakeEnv(fake, home);
+    const prompts: string[] = [];
     for (const word of ['FIRSTWORD', 'SECONDWORD', 'THIRDWORD']) {
-      fake.push({ text: `noted ${word}` });
-      const r = await runDevx(['run', `remember ${word}`], { cwd: project, env });
+      const r = await runScripted(['run', `remember ${word}`], { cwd: project, home, replies: [`noted ${word}`] });
       expect(r.code, r.stderr).toBe(0);
+      prompts.push(r.model.requests[0].prompt);
     }
-    const prompts = fake.modelCalls.map((c) => c.promptText);
     expect(prompts[2]).toContain('THIRDWORD');
     expect(prompts[2]).not.toContain('SECONDWORD');
     expect(prompts[1]).not.toContain('FIRSTWORD');
     // Every run's messages are kept for a later --continue.
-    fake.push({ text: 'all three' });
-    const c = await runDevx(['run', '--continue', 'what did I ask?'], { cwd: project, env });
+    const c = await runScripted(['run', '--continue', 'what did I ask?'], { cwd: project, home, replies: ['all three'] });
     expect(c.code, c.stderr).toBe(0);
     expect(c.stderr).toMatch(/continuing the project's conversation \(\d+ messages in \.devx\/history\.json\)/);
-    const last = fake.modelCalls.at(-1)!.promptText;
+    const last = c.model.requests[0].prompt;
     for (const w of ['FIRSTWORD', 'SECONDWORD', 'THIRDWORD', 'noted THIRDWORD']) expect(last).toContain(w);
   });
 });

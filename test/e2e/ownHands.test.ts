@@ -16,6 +16,7 @@ import { fakeEnv, makeHome, makeProject, runDevx, tempDir } from '../helpers/env
 import { useFakeApi } from '../helpers/useFakeApi.js';
 import type { FakeGeminiApi } from '../helpers/fakeGeminiApi.js';
 import { SECOND_PASS } from '../helpers/scope.js';
+import { runScripted } from '../helpers/runCliHere.js';
 
 const BWRAP = detectBwrap(process.env) !== null;
 
@@ -566,13 +567,17 @@ useFakeApi((f, h) => {
 });
 
 /**
- * The real binary meeting what came with a checkout at start: it says what it will not read and goes on, or stops
- * with exit 2. Its start cases read files and run no command: CI's second pass (with bubblewrap) skips them.
+ * devx run meeting what came with a checkout at start: it says what it will not read and goes on, or stops with
+ * exit 2. A file devx would block on or read forever is met by the real binary; the others by the command in this
+ * process with a scripted model (runCliHere). The start cases read files and run no command: CI's second pass
+ * (with bubblewrap) skips them.
  */
 describe('devx run at start, with special files where its own files are', () => {
-  const cases: { name: string; setup(w: World): void; code: number; says: RegExp }[] = [
+  // `binary`: a case where a devx that read the file would block or never end runs the binary, not this process.
+  const cases: { name: string; setup(w: World): void; code: number; says: RegExp; binary?: true }[] = [
     {
       name: '.devx/settings.json is a FIFO',
+      binary: true,
       setup: (w) => {
         fs.mkdirSync(path.join(w.project, '.devx'), { recursive: true });
         execFileSync('mkfifo', [path.join(w.project, '.devx', 'settings.json')]);
@@ -582,6 +587,7 @@ describe('devx run at start, with special files where its own files are', () => 
     },
     {
       name: '.devx/settings.local.json leads to /dev/zero',
+      binary: true,
       setup: (w) => {
         fs.mkdirSync(path.join(w.project, '.devx'), { recursive: true });
         fs.symlinkSync('/dev/zero', path.join(w.project, '.devx', 'settings.local.json'));
@@ -653,11 +659,18 @@ describe('devx run at start, with special files where its own files are', () => 
         put(path.join(fakeHome, f), text);
       c.setup(w);
       const before = snapshot(fakeHome);
-      fake.push({ text: 'TOOL_CALL: read_file | path=README.md' }, { text: 'Done.' });
+      const replies = ['TOOL_CALL: read_file | path=README.md', 'Done.'];
+      fake.push(...replies.map((text) => ({ text })));
       fake.fallback = { text: 'Done.' };
-      const r = await runDevx(['run', 'read the readme'], { cwd: w.project, env: fakeEnv(fake, fakeHome), timeoutMs: 60_000 });
+      const r = c.binary
+        ? await runDevx(['run', 'read the readme'], { cwd: w.project, env: fakeEnv(fake, fakeHome), timeoutMs: 60_000 })
+        : await runScripted(['run', 'read the readme'], { cwd: w.project, home: fakeHome, replies });
       const effects = effectsOf(w, before);
-      if (fake.requests.some((q) => JSON.stringify(q.body).includes(w.canary))) effects.push('canary reached the model');
+      const sent = [
+        ...fake.requests.map((q) => JSON.stringify(q.body)),
+        ...('model' in r ? r.model.requests.map((q) => `${q.systemPrompt}\n${q.prompt}`) : []),
+      ];
+      if (sent.some((q) => q.includes(w.canary))) effects.push('canary reached the model');
       results.push({ name: `devx run: ${c.name}`, effects });
       expect(effects).toEqual([]);
       expect({ code: r.code, says: c.says.test(r.stderr) }, r.stderr).toEqual({ code: c.code, says: true });

@@ -2,8 +2,9 @@
 // worktree of their own, so a task's patch and its devx/<id> branch hold exactly its own changes, on the
 // file queue and on PostgreSQL; its changes are applied to the checkout where they apply; worktrees go
 // when their task ends (from a folder devx owns outside the checkout), and those of a runner killed with -9
-// go with the next runner. The real gemini
-// binary against the scripted fake API, real git, a PostgreSQL server started for the test.
+// go with the next runner. The file queue's drain runs the binary with the real gemini against the scripted fake
+// API; the rest (queueing, the PostgreSQL drain, the run after a kill) run devx's command in this process with a
+// scripted model (runCliHere). Real git, a PostgreSQL server started for the test.
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -13,6 +14,8 @@ import { gate, type FakeGeminiApi, type RecordedRequest } from '../helpers/fakeG
 import { useFakeApiAndChildren } from '../helpers/useFakeApi.js';
 import { fakeEnv, makeProject, runDevx } from '../helpers/env.js';
 import { startDevx, until } from '../helpers/processes.js';
+import { runCliHere } from '../helpers/runCliHere.js';
+import { ScriptedBackend } from '../../src/providers/scripted.js';
 import { PgCluster, whyNoPostgres } from '../helpers/postgres.js';
 import { PgQueue } from '../../src/queue/postgres/pgQueue.js';
 import { worktreesDir } from '../../src/queue/taskWorktree.js';
@@ -38,15 +41,20 @@ beforeAll(async () => {
 }, 120_000);
 afterAll(() => pg?.stop());
 
-/** The model: task i writes its own file (and, every fifth, the shared one), then says it is done. */
-function answerTasks(req: RecordedRequest) {
-  if (/TOOL_RESULT: write_file/.test(req.promptText)) return { text: 'Done.' };
-  const m = /Task: job (\d+)\./.exec(req.promptText);
-  if (!m) return { text: 'No job here.' };
+/** The model: task i writes its own file (and, every fourth, the shared one), then says it is done. */
+function answerTask(prompt: string): string {
+  if (/TOOL_RESULT: write_file/.test(prompt)) return 'Done.';
+  const m = /Task: job (\d+)\./.exec(prompt);
+  if (!m) return 'No job here.';
   const i = Number(m[1]);
   const own = `TOOL_CALL: write_file | path=.devx/agents/workspace/f${i}.txt | content=task ${i}`;
-  return { text: sharesFile(i) ? `${own}\nTOOL_CALL: write_file | path=.devx/agents/workspace/shared.txt | content=from ${i}` : own };
+  return sharesFile(i) ? `${own}\nTOOL_CALL: write_file | path=.devx/agents/workspace/shared.txt | content=from ${i}` : own;
 }
+const answerTasks = (req: RecordedRequest) => ({ text: answerTask(req.promptText) });
+/** The same model, in this process: every request answered by answerTask. */
+const taskModel = () => new ScriptedBackend(Array.from({ length: 100 }, () => (req: { prompt: string }) => answerTask(req.prompt)));
+/** `devx agent …` in this process (queueing and reading the queue take no model; a run takes `taskModel`). */
+const agentHere = (args: string[], project: string, env: NodeJS.ProcessEnv) => runCliHere(['agent', ...args], { cwd: project, env, backend: taskModel() });
 
 const git = (cwd: string, ...args: string[]) => execFileSync('git', args, { cwd, encoding: 'utf8' });
 /** The paths a patch touches. */
@@ -57,7 +65,7 @@ const expected = (i: number) => [`.devx/agents/workspace/f${i}.txt`, ...(sharesF
 async function queueJobs(project: string, env: NodeJS.ProcessEnv): Promise<string[]> {
   const ids: string[] = [];
   for (let i = 0; i < TASKS; i++) {
-    const r = await runDevx(['agent', 'start', 'worker', `job ${i}`], { cwd: project, env });
+    const r = await agentHere(['start', 'worker', `job ${i}`], project, env);
     expect(r.code, r.stderr).toBe(0);
     ids.push(/Task (task_\w+)/.exec(r.stdout)![1]);
   }
@@ -81,12 +89,16 @@ function foreignChanges(project: string, ids: string[], patchOf: (id: string) =>
   return { patches, branches };
 }
 
-/** Runs the queue with four at a time and checks what every task reports and what the checkout holds. */
-async function drainAndCheck(project: string, env: NodeJS.ProcessEnv, ids: string[]): Promise<void> {
+/**
+ * Runs the queue with four at a time (the binary with the real gemini, or here with the scripted model) and checks
+ * what every task reports and what the checkout holds.
+ */
+async function drainAndCheck(project: string, env: NodeJS.ProcessEnv, ids: string[], where: 'binary' | 'here'): Promise<void> {
   fake.fallback = answerTasks;
-  const run = await runDevx(['agent', 'run', '--all', '--parallel', '4'], { cwd: project, env, timeoutMs: 280_000 });
+  const drain = ['run', '--all', '--parallel', '4'];
+  const run = where === 'binary' ? await runDevx(['agent', ...drain], { cwd: project, env, timeoutMs: 280_000 }) : await agentHere(drain, project, env);
   expect(run.code, run.stderr).toBe(0);
-  const tasks = JSON.parse((await runDevx(['agent', 'status', '--json'], { cwd: project, env })).stdout) as {
+  const tasks = JSON.parse((await agentHere(['status', '--json'], project, env)).stdout) as {
     taskId: string;
     status: string;
     changed: string[];
@@ -114,7 +126,7 @@ describe('tasks that run at the same time never see each other’s files', () =>
       const project = makeProject({ '.devx/agents/worker.md': WORKER });
       const env = { ...fakeEnv(fake, home), TMPDIR: os.tmpdir() };
       const ids = await queueJobs(project, env);
-      await drainAndCheck(project, env, ids);
+      await drainAndCheck(project, env, ids, 'binary');
       const foreign = foreignChanges(project, ids, (id) => fs.readFileSync(path.join(project, `.devx/agents/patches/${id}.patch`), 'utf8'));
       console.log(`isolation, file queue: ${TASKS} tasks --parallel 4: patches holding another task's change ${foreign.patches}, branches ${foreign.branches}`);
       expect(foreign).toEqual({ patches: 0, branches: 0 });
@@ -130,7 +142,7 @@ describe('tasks that run at the same time never see each other’s files', () =>
       const env = { ...fakeEnv(fake, home), TMPDIR: os.tmpdir(), DEVX_QUEUE_URL: url };
       expect((await runDevx(['queue', 'migrate'], { cwd: project, env })).code).toBe(0);
       const ids = await queueJobs(project, env);
-      await drainAndCheck(project, env, ids);
+      await drainAndCheck(project, env, ids, 'here');
       const q = await PgQueue.open(project, url);
       const patches = new Map<string, string>();
       for (const id of ids) patches.set(id, (await q.readLog(id))?.patch ?? '');
@@ -149,7 +161,7 @@ describe('tasks that run at the same time never see each other’s files', () =>
     async () => {
       const project = makeProject({ '.devx/agents/worker.md': WORKER });
       const env = { ...fakeEnv(fake, home), TMPDIR: os.tmpdir() };
-      const id = /Task (task_\w+)/.exec((await runDevx(['agent', 'start', 'worker', 'job 7'], { cwd: project, env })).stdout)![1];
+      const id = /Task (task_\w+)/.exec((await agentHere(['start', 'worker', 'job 7'], project, env)).stdout)![1];
       const held = gate();
       let asked = false;
       fake.fallback = () => ((asked = true), { text: 'never seen', after: held.opened });
@@ -163,8 +175,7 @@ describe('tasks that run at the same time never see each other’s files', () =>
       await new Promise((r) => child.once('exit', r));
       held.open();
       expect(git(project, 'worktree', 'list')).toContain(left[0]);
-      fake.fallback = answerTasks;
-      const again = await runDevx(['agent', 'run'], { cwd: project, env });
+      const again = await agentHere(['run'], project, env);
       expect(again.code, again.stderr).toBe(0);
       expect(again.stderr).toContain('removed 1 worktree left by runners that are gone');
       expect(dirs()).toEqual([]);

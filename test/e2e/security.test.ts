@@ -1,5 +1,6 @@
 // Security end to end: a prompt-injection attempt scripted through the real gemini binary, and the
-// bubblewrap sandbox around allowed commands.
+// bubblewrap sandbox around allowed commands. The test runner and the attacks on "read-only" commands run `devx
+// run` in this process with a scripted model (runCliHere): the same loop, policy and sandbox, judged by effects.
 import fs from 'node:fs';
 import path from 'node:path';
 import { spawnSync } from 'node:child_process';
@@ -7,6 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { FakeGeminiApi } from '../helpers/fakeGeminiApi.js';
 import { useFakeApi } from '../helpers/useFakeApi.js';
 import { DEVX_BIN, fakeEnv, makeProject, runDevx } from '../helpers/env.js';
+import { runScripted } from '../helpers/runCliHere.js';
 import { detectBwrap } from '../../src/sandbox/bwrap.js';
 
 let fake: FakeGeminiApi;
@@ -111,27 +113,39 @@ function done() { console.log('PROBE ' + JSON.stringify(out)); s.destroy(); }
 `,
       });
       if (!sandboxed) {
-        fake.push({ text: 'TOOL_CALL: run_command | cmd=npm test' }, (req) => {
-          expect(req.promptText).toMatch(/TOOL_RESULT: run_command \| status=error[\s\S]*not run: run_command needs approval/);
-          expect(req.promptText).not.toMatch(/PROBE/);
-          return { text: 'could not run the tests' };
+        const r = await runScripted(['run', 'run the tests'], {
+          cwd: project,
+          home,
+          replies: [
+            'TOOL_CALL: run_command | cmd=npm test',
+            (req) => {
+              expect(req.prompt).toMatch(/TOOL_RESULT: run_command \| status=error[\s\S]*not run: run_command needs approval/);
+              expect(req.prompt).not.toMatch(/PROBE/);
+              return 'could not run the tests';
+            },
+          ],
         });
-        const r = await runDevx(['run', 'run the tests'], { cwd: project, env: fakeEnv(fake, home) });
         expect(r.code, r.stderr).toBe(0);
         expect(fs.existsSync(path.join(project, 'inside.txt'))).toBe(false);
         expect(fs.existsSync(outside)).toBe(false);
         return;
       }
-      fake.push({ text: 'TOOL_CALL: run_command | cmd=npm test' }, (req) => {
-        const m = /PROBE (\{.*\})/.exec(req.promptText);
-        expect(m, req.promptText.slice(-2000)).not.toBeNull();
-        const probe = JSON.parse(m![1]);
-        expect(probe).toEqual({ outside: 'EROFS', hook: 'EROFS', inside: 'written', net: 'ECONNREFUSED' });
-        expect(req.promptText).toMatch(/TOOL_RESULT: run_command \| status=ok \| cmd=npm test \| exit_code=0 \| sandbox=bwrap/);
-        return { text: 'tests ran' };
-      });
       // No --yes: npm test is allowed by policy on its own because it runs sandboxed.
-      const r = await runDevx(['run', 'run the tests'], { cwd: project, env: fakeEnv(fake, home) });
+      const r = await runScripted(['run', 'run the tests'], {
+        cwd: project,
+        home,
+        replies: [
+          'TOOL_CALL: run_command | cmd=npm test',
+          (req) => {
+            const m = /PROBE (\{.*\})/.exec(req.prompt);
+            expect(m, req.prompt.slice(-2000)).not.toBeNull();
+            const probe = JSON.parse(m![1]);
+            expect(probe).toEqual({ outside: 'EROFS', hook: 'EROFS', inside: 'written', net: 'ECONNREFUSED' });
+            expect(req.prompt).toMatch(/TOOL_RESULT: run_command \| status=ok \| cmd=npm test \| exit_code=0 \| sandbox=bwrap/);
+            return 'tests ran';
+          },
+        ],
+      });
       expect(r.code, r.stderr).toBe(0);
       expect(fs.existsSync(outside)).toBe(false);
       expect(fs.readFileSync(path.join(project, 'inside.txt'), 'utf8')).toBe('x');
@@ -193,12 +207,18 @@ describe('attacks on "read-only" commands through the real loop', () => {
         'TOOL_CALL: glob | pattern=secrets/*',
       ];
       let seen = '';
-      fake.push({ text: calls.join('\n') }, (req) => {
-        seen = req.promptText;
-        return { text: 'done' };
-      });
       const args = mode === 'yolo' ? ['run', '--yes', 'go'] : ['run', 'go'];
-      const r = await runDevx(args, { cwd: project, env: fakeEnv(fake, home) });
+      const r = await runScripted(args, {
+        cwd: project,
+        home,
+        replies: [
+          calls.join('\n'),
+          (req) => {
+            seen = req.prompt;
+            return 'done';
+          },
+        ],
+      });
       expect(r.code, r.stderr).toBe(0);
       const ran = [...fs.readdirSync(project).filter((f) => f.startsWith('pwned')), ...fs.readdirSync(outsideDir).filter((f) => f.startsWith('pwned'))];
       const hook = fs.existsSync(path.join(project, '.git/hooks/pre-commit'));

@@ -1,10 +1,13 @@
-// End to end: the built devx drives the real `gemini` binary against the scripted fake API.
+// End to end: the built devx drives the real `gemini` binary against the scripted fake API. The cases about what a
+// headless run refuses and what it carries into the next one run devx's command in this process with a scripted
+// model (runCliHere).
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { FakeGeminiApi, type RecordedRequest } from '../helpers/fakeGeminiApi.js';
 import { useFakeApi } from '../helpers/useFakeApi.js';
 import { fakeEnv, makeProject, runDevx } from '../helpers/env.js';
+import { runScripted } from '../helpers/runCliHere.js';
 
 let fake: FakeGeminiApi;
 let home: string;
@@ -78,12 +81,18 @@ describe('devx run against the real gemini binary', () => {
 
   it('refuses commands in a headless run without --yes, and says how to allow them', async () => {
     const project = makeProject({ 'a.txt': 'x\n' });
-    fake.push({ text: 'TOOL_CALL: run_command | cmd=touch created-by-model' }, (req) => {
-      expect(req.promptText).toMatch(/TOOL_RESULT: run_command \| status=error/);
-      expect(req.promptText).toContain('--yes');
-      return { text: 'I could not run the command.' };
+    const r = await runScripted(['run', 'make a file'], {
+      cwd: project,
+      home,
+      replies: [
+        'TOOL_CALL: run_command | cmd=touch created-by-model',
+        (req) => {
+          expect(req.prompt).toMatch(/TOOL_RESULT: run_command \| status=error/);
+          expect(req.prompt).toContain('--yes');
+          return 'I could not run the command.';
+        },
+      ],
     });
-    const r = await runDevx(['run', 'make a file'], { cwd: project, env: fakeEnv(fake, home) });
     expect(r.code, r.stderr).toBe(0);
     expect(fs.existsSync(path.join(project, 'created-by-model'))).toBe(false);
     expect(r.stdout).toContain('I could not run the command.');
@@ -91,19 +100,25 @@ describe('devx run against the real gemini binary', () => {
 
   it('carries the conversation into the next session with --continue and sends MEMORY.md and HANDOFF.md', async () => {
     const project = makeProject({ 'MEMORY.md': '# Memory\n- the build uses pnpm\n', 'HANDOFF.md': 'GEMINI_TURN: READY\nNext: add tests\n' });
-    fake.push({ text: 'The secret word is kumquat.' }, (req) => {
-      expect(req.promptText).toContain('What was the secret word?');
-      expect(req.promptText).toContain('The secret word is kumquat.');
-      return { text: 'It was kumquat.' };
-    });
     const env = fakeEnv(fake, home);
     // A HANDOFF.md without devx's line is read only once the user says it is theirs.
     expect((await runDevx(['handoff', '--adopt'], { cwd: project, env })).code).toBe(0);
-    const first = await runDevx(['run', 'Remember: the secret word is kumquat.'], { cwd: project, env });
+    const first = await runScripted(['run', 'Remember: the secret word is kumquat.'], { cwd: project, home, replies: ['The secret word is kumquat.'] });
     expect(first.code, first.stderr).toBe(0);
-    expect(fake.modelCalls[0].promptText).toContain('the build uses pnpm');
-    expect(fake.modelCalls[0].promptText).toContain('Next: add tests');
-    const second = await runDevx(['run', '--continue', 'What was the secret word?'], { cwd: project, env });
+    const sent = `${first.model.requests[0].systemPrompt}\n${first.model.requests[0].prompt}`;
+    expect(sent).toContain('the build uses pnpm');
+    expect(sent).toContain('Next: add tests');
+    const second = await runScripted(['run', '--continue', 'What was the secret word?'], {
+      cwd: project,
+      home,
+      replies: [
+        (req) => {
+          expect(req.prompt).toContain('What was the secret word?');
+          expect(req.prompt).toContain('The secret word is kumquat.');
+          return 'It was kumquat.';
+        },
+      ],
+    });
     expect(second.code, second.stderr).toBe(0);
     expect(second.stdout.trim()).toBe('It was kumquat.');
   });

@@ -1,6 +1,7 @@
 // Session lifecycle end to end with the real gemini binary: crash and resume, two processes in one
-// project, handoffs when the model fails, and the GEMINI_TURN round trip with Claude Code. The runs whose
-// subject is what devx writes at a session's end (HANDOFF.md, the audit, MEMORY.md, the checkpoint) run the
+// project, handoffs when the model fails, and the GEMINI_TURN round trip with Claude Code. The session that is
+// killed or held runs as a process; the runs whose subject is devx's own start or end (resuming a crashed session,
+// a second one refused, what a session's end writes: HANDOFF.md, the audit, MEMORY.md, the checkpoint) run the
 // command in this process with a scripted model (runCliHere); `devx sessions` reads their state as a process.
 import fs from 'node:fs';
 import path from 'node:path';
@@ -57,14 +58,20 @@ describe('crash recovery', () => {
     const lock = JSON.parse(fs.readFileSync(path.join(project, '.devx', 'session.lock'), 'utf8'));
     expect(lock.pid).toBe(first.child.pid);
 
-    fake.push((req) => {
-      expect(req.promptText).toContain('rename a to alpha everywhere');
-      expect(req.promptText).toMatch(/Resumed session \S+, which ended abruptly while working on: "rename a to alpha everywhere"/);
-      expect(req.promptText).toContain('- [ ] Rename the export');
-      expect(req.promptText).toContain('- [x] Find the uses of a');
-      return { text: 'Picking up: the export still needs renaming.' };
-    });
-    const resumed = await runDevx(['run', '--resume', 'continue where you stopped'], { cwd: project, env });
+    // The next start is devx's own code: here, with a scripted model.
+    const resumed = await runHere(
+      project,
+      ['run', '--resume', 'continue where you stopped'],
+      [
+        (req) => {
+          expect(req.prompt).toContain('rename a to alpha everywhere');
+          expect(req.prompt).toMatch(/Resumed session \S+, which ended abruptly while working on: "rename a to alpha everywhere"/);
+          expect(req.prompt).toContain('- [ ] Rename the export');
+          expect(req.prompt).toContain('- [x] Find the uses of a');
+          return 'Picking up: the export still needs renaming.';
+        },
+      ],
+    );
     expect(resumed.code, resumed.stderr).toBe(0);
     expect(resumed.stderr).toMatch(/The last session \(\S+\) ended abruptly while working on "rename a to alpha everywhere"/);
     expect(resumed.stderr).toMatch(/Open todos \(Rename a to alpha\):\n\s+- \[ \] Rename the export/);
@@ -138,7 +145,7 @@ describe('crash recovery', () => {
     const first = startDevx(['run', 'long task'], project, env);
     await until(() => fake.modelCalls.length >= 1);
     const historyBefore = fs.readFileSync(path.join(project, '.devx', 'history.json'), 'utf8');
-    const second = await runDevx(['run', 'another task'], { cwd: project, env });
+    const second = await runHere(project, ['run', 'another task'], []);
     expect(second.code).toBe(4);
     expect(second.stderr).toMatch(new RegExp(`another devx session \\(pid ${first.child.pid}`));
     expect(fs.readFileSync(path.join(project, '.devx', 'history.json'), 'utf8')).toBe(historyBefore);
@@ -256,8 +263,7 @@ describe('handoffs', () => {
   it('devx handoff --to claude writes the handoff and stops', async () => {
     const project = makeProject({});
     const env = fakeEnv(fake, home);
-    fake.push({ text: 'An answer.' });
-    await runDevx(['run', 'first task'], { cwd: project, env });
+    await runHere(project, ['run', 'first task'], ['An answer.']);
     fake.push({ text: '## Summary\nHanding over.\n\n## Next\n- Review' });
     const r = await runDevx(['handoff', '--to', 'claude'], { cwd: project, env: { ...env, DEVX_HANDOFF: 'model' } });
     expect(r.code, r.stderr).toBe(0);

@@ -4,9 +4,9 @@
 // never resumed, run or followed), and a start says so in one line with the command that removes it. Each
 // case is judged by effects: a canary reaching the model, a marker a task would write, an exit code, what the
 // user's files hold. The user's own state (and a handoff the user's Claude Code wrote) still resumes. The cases
-// of the queue, undo, workflows, the handoff wait, a lock held by a live devx and FIFOs run the real binary
-// with the real gemini against the fake API; those of `devx run` alone run its command in this process with
-// a scripted model (runCliHere): the same code from the command line down, without a model CLI's start each.
+// of undo, workflows, the handoff wait, a lock held by a live devx and FIFOs run the real binary with the real
+// gemini against the fake API; those of `devx run` and `devx agent` run the command in this process with a
+// scripted model (runCliHere): the same code from the command line down, without a model CLI's start each.
 // One line: SHIPPED cases=N effects=N.
 import fs from 'node:fs';
 import path from 'node:path';
@@ -254,8 +254,7 @@ const CASES: Record<string, Case> = {
   // ── the task queue ──
   'an untracked queued task without an owner id is not run by devx agent run --all': async (w) => {
     plant(w, { '.devx/agents/tasks/task_1.json': task(w, 'task_1') }, false);
-    fake.push(call(`TOOL_CALL: run_command | cmd=${markerScript(w)}`), { text: 'Done.' });
-    const r = await run(w, ['agent', 'run', '--all', '--yes']);
+    const r = await here(w, ['agent', 'run', '--all', '--yes'], [`TOOL_CALL: run_command | cmd=${markerScript(w)}`]);
     return bad(
       [leaked(w), 'the canary reached the API'],
       [fs.existsSync(w.marker), 'the marker was written'],
@@ -264,14 +263,12 @@ const CASES: Record<string, Case> = {
   },
   'a tracked queued task without an owner id is not run': async (w) => {
     plant(w, { '.devx/agents/tasks/task_1.json': task(w, 'task_1') }, true);
-    fake.push(call(`TOOL_CALL: run_command | cmd=${markerScript(w)}`), { text: 'Done.' });
-    await run(w, ['agent', 'run', '--all', '--yes']);
+    await here(w, ['agent', 'run', '--all', '--yes'], [`TOOL_CALL: run_command | cmd=${markerScript(w)}`]);
     return bad([leaked(w), 'the canary reached the API'], [fs.existsSync(w.marker), 'the marker was written']);
   },
   "another user's untracked queued task is not run": async (w) => {
     plant(w, { '.devx/agents/tasks/task_1.json': task(w, 'task_1', OTHER) }, false);
-    fake.push(call(`TOOL_CALL: run_command | cmd=${markerScript(w)}`), { text: 'Done.' });
-    await run(w, ['agent', 'run', '--all', '--yes']);
+    await here(w, ['agent', 'run', '--all', '--yes'], [`TOOL_CALL: run_command | cmd=${markerScript(w)}`]);
     return bad([leaked(w), 'the canary reached the API'], [fs.existsSync(w.marker), 'the marker was written']);
   },
 
@@ -313,12 +310,11 @@ const CASES: Record<string, Case> = {
   },
 
   'a shipped queue lock dated in the future does not hold up devx agent run': async (w) => {
-    await run(w, ['agent', 'start', 'developer', 'OWNJOB: list the files']);
+    await here(w, ['agent', 'start', 'developer', 'OWNJOB: list the files'], []);
     const lockDir = path.join(w.project, '.devx', 'agents', 'queue.lock');
     fs.mkdirSync(lockDir, { recursive: true });
     fs.utimesSync(lockDir, new Date('2099-01-01'), new Date('2099-01-01'));
-    fake.push({ text: 'Listed.' });
-    const r = await run(w, ['agent', 'run', '--all', '--yes']);
+    const r = await here(w, ['agent', 'run', '--all', '--yes'], ['Listed.']);
     return bad(
       [r.code !== 0, `exit ${r.code}: ${r.stderr.trim()}`],
       [!sent(w, 'OWNJOB: list the files'), 'the task did not run'],
@@ -380,8 +376,7 @@ const CASES: Record<string, Case> = {
     // undoing its edit could not put README.md back.
     const sha = crypto.createHash('sha256').update('hello\n').digest('hex');
     putBlob(w, sha, Buffer.from(`${w.canary}\n`));
-    fake.push(call('TOOL_CALL: write_file | path=README.md | content=```\nchanged\n```'), { text: 'Changed it.' });
-    await run(w, ['run', '--yes', 'change the readme']);
+    await here(w, ['run', '--yes', 'change the readme'], ['TOOL_CALL: write_file | path=README.md | content=```\nchanged\n```', 'Changed it.']);
     const edited = fs.readFileSync(path.join(w.project, 'README.md'), 'utf8');
     const r = await run(w, ['undo']);
     return bad(
@@ -418,9 +413,8 @@ const CASES: Record<string, Case> = {
   // ── removing what was set aside ──
   [`${REMOVE} removes the set-aside state and keeps the user's own`]: async (w) => {
     plant(w, { ...session(w), '.devx/agents/tasks/task_1.json': task(w, 'task_1'), 'HANDOFF.md': handoff(w, 'CLAUDE_TURN') }, false);
-    fake.push({ text: 'Mine.' });
-    await run(w, ['agent', 'start', 'developer', 'my own job']);
-    await run(w, ['run', 'my own question']);
+    await here(w, ['agent', 'start', 'developer', 'my own job'], []);
+    await here(w, ['run', 'my own question'], ['Mine.']);
     const r = await run(w, ['sessions', '--remove-set-aside']);
     const left = (rel: string) => fs.existsSync(path.join(w.project, rel));
     const mine = fs.readdirSync(path.join(w.project, '.devx/agents/tasks')).filter((n) => n !== 'task_1.json');
@@ -452,9 +446,8 @@ const CASES: Record<string, Case> = {
     );
   },
   "the user's own queued task runs": async (w) => {
-    await run(w, ['agent', 'start', 'developer', 'OWNJOB: list the files']);
-    fake.push({ text: 'Listed.' });
-    const r = await run(w, ['agent', 'run', '--all', '--yes']);
+    await here(w, ['agent', 'start', 'developer', 'OWNJOB: list the files'], []);
+    const r = await here(w, ['agent', 'run', '--all', '--yes'], ['Listed.']);
     return bad([!sent(w, 'OWNJOB: list the files'), `the task did not run: ${r.stdout}${r.stderr}`]);
   },
   "the user's own handoff goes into the next prompt": async (w) => {

@@ -143,19 +143,17 @@ describe('commands that print what was stored', () => {
 
   it("devx sessions, and the next start's line about the last request", async () => {
     const project = makeProject({});
-    fake.push({ text: 'Done.' }, { text: 'Again.' });
-    expect((await devx(project, ['run', `fix ${EVIL}`])).code).toBe(0);
+    expect((await here(project, ['run', `fix ${EVIL}`], ['Done.'])).code).toBe(0);
     const sessions = await devx(project, ['sessions']);
     expectShownNotObeyed(sessions.stdout + sessions.stderr);
-    const next = await devx(project, ['run', 'and then']);
+    const next = await here(project, ['run', 'and then'], ['Again.']);
     expect(next.stderr).toMatch(/last request/);
     expectShownNotObeyed(next.stderr);
   });
 
   it('devx audit tail, and --json', async () => {
     const project = makeProject({});
-    fake.push({ text: `TOOL_CALL: read_file | path=${EVIL}` }, { text: 'No file.' });
-    expect((await devx(project, ['run', 'read it'])).code).toBe(0);
+    expect((await here(project, ['run', 'read it'], [`TOOL_CALL: read_file | path=${EVIL}`, 'No file.'])).code).toBe(0);
     const tail = await devx(project, ['audit', 'tail']);
     expectShownNotObeyed(tail.stdout + tail.stderr);
     const json = await devx(project, ['audit', 'tail', '--json']);

@@ -5,6 +5,8 @@
 import { Writable } from 'node:stream';
 import { runCli } from '../../src/cli/runCli.js';
 import type { ModelBackend } from '../../src/providers/types.js';
+import { ScriptedBackend, type ScriptedReply } from '../../src/providers/scripted.js';
+import { inProcessEnv } from './env.js';
 
 export interface HereRun {
   code: number;
@@ -25,7 +27,17 @@ function capture(): { stream: NodeJS.WriteStream; text: () => string } {
 }
 
 /** The commands that take their working directory, environment, streams and model from runCli's io. */
-const TAKE_IO = new Set(['run']);
+const TAKE_IO = new Set(['run', 'agent']);
+
+/** `devx …` here with a scripted model replying `replies` in turn (then 'Done.'): the run and the model it was sent to. */
+export async function runScripted(
+  argv: string[],
+  opts: { cwd: string; home: string; replies?: ScriptedReply[]; env?: Record<string, string> },
+): Promise<HereRun & { model: ScriptedBackend }> {
+  const model = new ScriptedBackend([...(opts.replies ?? []), 'Done.', 'Done.']);
+  const r = await runCliHere(argv, { cwd: opts.cwd, env: inProcessEnv(opts.home, opts.env), backend: model });
+  return { ...r, model };
+}
 
 export async function runCliHere(argv: string[], opts: { cwd: string; env: NodeJS.ProcessEnv; backend: ModelBackend }): Promise<HereRun> {
   // Another command would run in this process's own folder and environment: the test's, not the project's.

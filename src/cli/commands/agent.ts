@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import { runProcessSync } from '../../util/runSync.js';
 import { createRequire } from 'node:module';
 import { UsageError, approvalModeFrom, EXIT, AGENT_FLAGS } from '../shared.js';
-import { defineCommand, flagTable, pickFlags, subcommandTable, type ParsedArgs } from '../command.js';
+import { defineCommand, flagTable, ioOf, pickFlags, processIo, subcommandTable, type CliIo, type ParsedArgs } from '../command.js';
 import { findAgent, formatIssue, loadAgents, PersonaError, type AgentDef } from '../../personas/loadAgents.js';
 import { queueSubcommand, type QueueFlags } from './agentQueue.js';
 import { suggestAgent } from '../../personas/suggestAgent.js';
@@ -34,9 +34,8 @@ suggest | agent suggest "<prompt>" | which agent fits a task
 `);
 export const AGENT_USAGE = `usage:\n${SUBCOMMANDS.map((c) => `  devx ${c.usage}`).join('\n')}`;
 
-function where(root: string) {
-  const home = process.env.HOME ?? '';
-  return { root, home, devx: devxHome(process.env) };
+function where(root: string, io: CliIo) {
+  return { root, home: io.env.HOME ?? '', devx: devxHome(io.env), io };
 }
 
 function describeAgent(a: AgentDef): string {
@@ -69,18 +68,19 @@ export function parseChain(words: string[]): { agent: string; prompt: string }[]
 
 type RunFlags = { model?: string; provider?: string; 'dry-run'?: boolean; json?: boolean; yes?: boolean; 'approval-mode'?: string };
 
-async function oneShot(root: string, steps: { agent: string; prompt: string }[], flags: RunFlags): Promise<number> {
+async function oneShot(w: Where, steps: { agent: string; prompt: string }[], flags: RunFlags): Promise<number> {
   // A chain's steps share warm model processes; a single step starts faster spawning (and may have a head start).
   const sharedBackends = steps.length > 1 ? new SharedBackends() : undefined;
   try {
-    return await runChain(root, steps, flags, sharedBackends);
+    return await runChain(w, steps, flags, sharedBackends);
   } finally {
     await sharedBackends?.dispose();
   }
 }
 
-async function runChain(root: string, steps: { agent: string; prompt: string }[], flags: RunFlags, sharedBackends?: SharedBackends): Promise<number> {
-  const loaded = loadAgents(root, process.env.HOME ?? '', devxHome(process.env));
+async function runChain(w: Where, steps: { agent: string; prompt: string }[], flags: RunFlags, sharedBackends?: SharedBackends): Promise<number> {
+  const { io } = w;
+  const loaded = loadAgents(w.root, w.home, w.devx);
   // Every agent named is checked before anything runs.
   const defs = steps.map((step) => findAgent(loaded, step.agent));
   let previous: { agent: string; answer: string } | null = null;
@@ -89,11 +89,13 @@ async function runChain(root: string, steps: { agent: string; prompt: string }[]
   for (const [i, step] of steps.entries()) {
     const def = defs[i];
     const input = previous ? `${step.prompt}\n\nInput from the previous step (${previous.agent}):\n${previous.answer}` : step.prompt;
-    if (steps.length > 1) process.stderr.write(`── ${def.name}\n`);
-    const render = createRenderer({ out: process.stderr, answerOut: flags.json ? null : process.stdout, dryRun: flags['dry-run'] });
+    if (steps.length > 1) io.stderr.write(`── ${def.name}\n`);
+    const render = createRenderer({ out: io.stderr, answerOut: flags.json ? null : io.stdout, dryRun: flags['dry-run'], env: io.env });
     const r = await runHeadless({
       prompt: input,
-      cwd: process.cwd(),
+      cwd: io.cwd,
+      env: io.env,
+      ...(io.backend ? { backend: io.backend } : {}),
       persona: def,
       model: flags.model,
       provider: flags.provider,
@@ -102,7 +104,7 @@ async function runChain(root: string, steps: { agent: string; prompt: string }[]
       sharedBackends,
       onEvent: render.onEvent,
       onWarning: (w) => {
-        if (!warned.has(w)) process.stderr.write(`devx: warning: ${escapeControls(w)}\n`);
+        if (!warned.has(w)) io.stderr.write(`devx: warning: ${escapeControls(w)}\n`);
         warned.add(w);
       },
     });
@@ -120,13 +122,13 @@ async function runChain(root: string, steps: { agent: string; prompt: string }[]
     }));
     results.push({ agent: def.name, status: r.status, answer: r.answer, error: r.error?.message, calls });
     if (r.error?.kind === 'binary_missing') {
-      process.stderr.write(`${escapeControls(r.error.message)}\n`);
+      io.stderr.write(`${escapeControls(r.error.message)}\n`);
       return EXIT.missingBinary;
     }
     if (r.status !== 'answered') break;
     previous = { agent: def.name, answer: r.answer ?? '' };
   }
-  if (flags.json) process.stdout.write(`${printableJson({ steps: results }, 2)}\n`);
+  if (flags.json) io.stdout.write(`${printableJson({ steps: results }, 2)}\n`);
   return results.every((r) => r.status === 'answered') && results.length === steps.length ? EXIT.ok : EXIT.failed;
 }
 
@@ -151,13 +153,13 @@ export const agentCommand = defineCommand({
 `),
   },
   subcommands: SUBCOMMANDS,
-  run: (args) => runAgentCommand(args, {}),
+  run: (args, cli) => runAgentCommand(args, { io: ioOf(cli) }),
 });
 
-/** `devx agent …`; the REPL's /agent passes `ask`, its own input, for the create and init wizards. */
-export async function runAgentCommand({ values, positionals }: ParsedArgs, io: { ask?: Ask }): Promise<number> {
+/** `devx agent …` where `given.io` says (the process's own by default); the REPL's /agent passes `ask`, its own input, for the create and init wizards. */
+export async function runAgentCommand({ values, positionals }: ParsedArgs, given: { ask?: Ask; io?: CliIo }): Promise<number> {
   try {
-    return await agentMain(values as Parameters<typeof agentMain>[0], positionals, io);
+    return await agentMain(values as Parameters<typeof agentMain>[0], positionals, given);
   } catch (err) {
     if (err instanceof PersonaError) throw new UsageError(err.message);
     throw err;
@@ -167,12 +169,13 @@ export async function runAgentCommand({ values, positionals }: ParsedArgs, io: {
 type AgentFlags = RunFlags & QueueFlags & { scope?: string; name?: string; description?: string; template?: string };
 type Where = ReturnType<typeof where>;
 
-async function agentMain(values: AgentFlags, positionals: string[], io: { ask?: Ask }): Promise<number> {
+async function agentMain(values: AgentFlags, positionals: string[], given: { ask?: Ask; io?: CliIo }): Promise<number> {
   const [sub, ...rest] = positionals;
-  const root = findProjectRoot(process.cwd());
-  const w = where(root);
+  const io = given.io ?? processIo();
+  const root = findProjectRoot(io.cwd);
+  const w = where(root, io);
   if (sub !== 'run') {
-    const queued = await queueSubcommand(sub, rest, values, root);
+    const queued = await queueSubcommand(sub, rest, values, root, io);
     if (queued !== null) return queued;
   }
   switch (sub) {
@@ -183,24 +186,24 @@ async function agentMain(values: AgentFlags, positionals: string[], io: { ask?: 
     case 'show':
       return showAgent(w, rest[0], values);
     case 'use':
-      process.stdout.write(
+      io.stdout.write(
         `Switch persona inside a session: /agent use ${rest[0] ?? '<name>'} in the REPL, or start one with devx --agent ${rest[0] ?? '<name>'}.\n`,
       );
       return EXIT.ok;
     case 'suggest': {
       const s = suggestAgent(rest.join(' '), [...loadAgents(root, w.home, w.devx).agents.values()]);
-      process.stdout.write(s ? escapeControls(`${s.agent.name} (score ${s.score.toFixed(2)}): ${s.agent.description}\n`) : 'no agent fits clearly\n');
+      io.stdout.write(s ? escapeControls(`${s.agent.name} (score ${s.score.toFixed(2)}): ${s.agent.description}\n`) : 'no agent fits clearly\n');
       return EXIT.ok;
     }
     case 'create':
     case 'init':
-      return writeAgentFile(w, sub, rest[0], values, io);
+      return writeAgentFile(w, sub, rest[0], values, given);
     case 'edit':
     case 'rm':
       return editOrRemoveAgent(w, sub, rest[0], values.scope);
     case 'run':
-      if (rest.length) return await oneShot(root, parseChain(rest), values);
-      return (await queueSubcommand('run', rest, values, root))!;
+      if (rest.length) return await oneShot(w, parseChain(rest), values);
+      return (await queueSubcommand('run', rest, values, root, io))!;
     default:
       throw new UsageError(AGENT_USAGE);
   }
@@ -208,8 +211,8 @@ async function agentMain(values: AgentFlags, positionals: string[], io: { ask?: 
 
 function listAgents(w: Where, json?: boolean): number {
   const l = loadAgents(w.root, w.home, w.devx);
-  for (const e of l.errors) process.stderr.write(`error: ${escapeControls(formatIssue(e))}\n`);
-  for (const e of l.warnings) process.stderr.write(`warning: ${escapeControls(formatIssue(e))}\n`);
+  for (const e of l.errors) w.io.stderr.write(`error: ${escapeControls(formatIssue(e))}\n`);
+  for (const e of l.warnings) w.io.stderr.write(`warning: ${escapeControls(formatIssue(e))}\n`);
   const rows = [...l.agents.values()].map((a) => ({
     name: a.name,
     scope: a.scope,
@@ -217,11 +220,11 @@ function listAgents(w: Where, json?: boolean): number {
     description: a.description,
     overrides: l.overridden.filter((o) => o.name === a.name).map((o) => `${o.scope}:${o.format}`),
   }));
-  if (json) process.stdout.write(`${printableJson({ agents: rows, errors: l.errors, warnings: l.warnings }, 2)}\n`);
-  else if (!rows.length) process.stdout.write(`no agents yet: create one with devx agent create (templates: ${TEMPLATES.join(', ')})\n`);
+  if (json) w.io.stdout.write(`${printableJson({ agents: rows, errors: l.errors, warnings: l.warnings }, 2)}\n`);
+  else if (!rows.length) w.io.stdout.write(`no agents yet: create one with devx agent create (templates: ${TEMPLATES.join(', ')})\n`);
   else
     for (const r of rows)
-      process.stdout.write(
+      w.io.stdout.write(
         escapeControls(
           `${r.name.padEnd(20)} ${r.scope.padEnd(7)} ${r.format.padEnd(16)} ${r.overrides.length ? `(overrides ${r.overrides.join(', ')}) ` : ''}${r.description}\n`,
         ),
@@ -233,16 +236,16 @@ async function pickAgentName(w: Where): Promise<number> {
   if (!process.stdin.isTTY || typeof process.stdin.setRawMode !== 'function')
     throw new UsageError('devx agent pick needs a terminal; devx agent list prints the agents');
   const l = loadAgents(w.root, w.home, w.devx);
-  for (const e of l.errors) process.stderr.write(`error: ${escapeControls(formatIssue(e))}\n`);
+  for (const e of l.errors) w.io.stderr.write(`error: ${escapeControls(formatIssue(e))}\n`);
   // The picker draws on stderr, so `devx --agent "$(devx agent pick)"` works.
-  const name = await pickAgent(pickerItems(l), { input: process.stdin, out: process.stderr, env: process.env });
+  const name = await pickAgent(pickerItems(l), { input: process.stdin, out: w.io.stderr, env: w.io.env });
   process.stdin.pause();
   if (!name) {
-    process.stderr.write('no agent chosen\n');
+    w.io.stderr.write('no agent chosen\n');
     return EXIT.failed;
   }
-  process.stdout.write(`${name}\n`);
-  if (process.stdout.isTTY) process.stderr.write(`start a session with it as the persona: devx --agent ${name}\n`);
+  w.io.stdout.write(`${name}\n`);
+  if (w.io.stdout.isTTY) w.io.stderr.write(`start a session with it as the persona: devx --agent ${name}\n`);
   return EXIT.ok;
 }
 
@@ -252,7 +255,7 @@ function showAgent(w: Where, name: string | undefined, values: AgentFlags): numb
   const scoped = values.scope ? [...l.agents.values(), ...l.overridden].find((x) => x.name === name && x.scope === values.scope) : undefined;
   if (values.scope && !scoped) throw new UsageError(`no agent named "${name}" in the ${values.scope} scope`);
   const a = scoped ?? findAgent(l, name);
-  process.stdout.write(`${values.json ? printableJson(a, 2) : escapeControls(describeAgent(a))}\n`);
+  w.io.stdout.write(`${values.json ? printableJson(a, 2) : escapeControls(describeAgent(a))}\n`);
   return EXIT.ok;
 }
 
@@ -261,7 +264,7 @@ async function writeAgentFile(w: Where, sub: 'create' | 'init', name: string | u
   const ask: Ask | null =
     io.ask ?? (process.stdin.isTTY ? async (q) => (createRequire(import.meta.url)('readline-sync') as typeof import('readline-sync')).question(q) : null);
   const message = sub === 'create' ? await createAgentFile(w.root, w.devx, values, ask) : await initAgentFile(w.root, w.devx, name, values, ask);
-  process.stdout.write(`${escapeControls(message)}\n`);
+  w.io.stdout.write(`${escapeControls(message)}\n`);
   return message.startsWith('created ') ? EXIT.ok : EXIT.failed;
 }
 
@@ -282,10 +285,10 @@ function editOrRemoveAgent(w: Where, sub: 'edit' | 'rm', name: string | undefine
   const target = all[0];
   if (sub === 'rm') {
     fs.rmSync(target.file);
-    process.stdout.write(`removed ${escapeControls(target.file)}\n`);
+    w.io.stdout.write(`removed ${escapeControls(target.file)}\n`);
     return EXIT.ok;
   }
-  const editor = process.env.VISUAL ?? process.env.EDITOR ?? 'vi';
+  const editor = w.io.env.VISUAL ?? w.io.env.EDITOR ?? 'vi';
   const r = runProcessSync(editor, [target.file], { stdio: 'inherit', shell: /\s/.test(editor) });
   return r.status === 0 ? EXIT.ok : EXIT.failed;
 }

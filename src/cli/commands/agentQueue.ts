@@ -12,6 +12,7 @@ import { devxHome } from '../../config/paths.js';
 import { setAsideLine } from '../../session/setAside.js';
 import type { ApprovalMode } from '../../policy/decide.js';
 import { escapeControls, printableJson } from '../../util/terminalText.js';
+import type { CliIo } from '../command.js';
 
 export type QueueFlags = {
   model?: string;
@@ -56,30 +57,30 @@ function failedCallsText(tasks: Task[]): string {
 const QUEUE_SUBCOMMANDS = new Set(['start', 'status', 'cancel', 'retry', 'log', 'run']);
 
 /** Runs one queue subcommand; null when `sub` is not one. */
-export async function queueSubcommand(sub: string, rest: string[], values: QueueFlags, root: string): Promise<number | null> {
+export async function queueSubcommand(sub: string, rest: string[], values: QueueFlags, root: string, io: CliIo): Promise<number | null> {
   if (!QUEUE_SUBCOMMANDS.has(sub)) return null;
   let queue: QueueBackend;
   try {
-    const chosen = resolveQueueUrl(process.cwd(), process.env);
-    for (const w of chosen.warnings) process.stderr.write(`devx: warning: ${escapeControls(w)}\n`);
+    const chosen = resolveQueueUrl(io.cwd, io.env);
+    for (const w of chosen.warnings) io.stderr.write(`devx: warning: ${escapeControls(w)}\n`);
     queue = await openQueue(root, chosen.url);
   } catch (err) {
-    process.stderr.write(`devx: ${escapeControls((err as Error).message)}\n`);
+    io.stderr.write(`devx: ${escapeControls((err as Error).message)}\n`);
     return (err as Error).name === 'SchemaError' ? EXIT.queueSchema : EXIT.failed;
   }
   try {
-    return await onQueue(queue, sub, rest, values);
+    return await onQueue(queue, sub, rest, values, io);
   } finally {
     await queue.close();
   }
 }
 
 /** `devx agent log <id>`: the task's plan, its transcript and its changes (a patch, or the branch they were pushed to). */
-async function printLog(queue: QueueBackend, id: string | undefined): Promise<number> {
+async function printLog(queue: QueueBackend, id: string | undefined, io: CliIo): Promise<number> {
   if (!id) throw new UsageError('usage: devx agent log <task id>');
   const l = await queue.readLog(id);
   if (!l) {
-    process.stderr.write(`devx: no task ${escapeControls(id)}\n`);
+    io.stderr.write(`devx: no task ${escapeControls(id)}\n`);
     return EXIT.failed;
   }
   const t = l.task;
@@ -96,18 +97,18 @@ async function printLog(queue: QueueBackend, id: string | undefined): Promise<nu
     ...(l.patch ? ['', '── changes (git apply)', l.patch.trimEnd()] : []),
   ];
   // The plan, the transcript and the patch are the model's and the repository's text.
-  process.stdout.write(`${escapeControls(out.join('\n'))}\n`);
+  io.stdout.write(`${escapeControls(out.join('\n'))}\n`);
   return EXIT.ok;
 }
 
-async function onQueue(queue: QueueBackend, sub: string, rest: string[], values: QueueFlags): Promise<number | null> {
+async function onQueue(queue: QueueBackend, sub: string, rest: string[], values: QueueFlags, io: CliIo): Promise<number | null> {
   const root = queue.root;
   switch (sub) {
     case 'log':
-      return printLog(queue, rest[0]);
+      return printLog(queue, rest[0], io);
     case 'start': {
       if (rest.length !== 2) throw new UsageError('usage: devx agent start <agent> "<prompt>" [--write <path,...>]');
-      findAgent(loadAgents(root, process.env.HOME ?? '', devxHome(process.env)), rest[0]);
+      findAgent(loadAgents(root, io.env.HOME ?? '', devxHome(io.env)), rest[0]);
       const writes = (values.write ?? '')
         .split(',')
         .map((p) => p.trim())
@@ -115,18 +116,18 @@ async function onQueue(queue: QueueBackend, sub: string, rest: string[], values:
       // The revision matters to runners in other checkouts (a file queue's runner works in this one).
       const t = await queue.start({ agent: rest[0], prompt: rest[1], writes, revision: queue.remote ? await headRevision(root) : undefined });
       // The seed's line on stdout; what the task may write beside it, on stderr.
-      process.stdout.write(values.json ? `${printableJson(t)}\n` : `Task ${t.taskId} created for agent '${rest[0]}' and is now pending.\n`);
+      io.stdout.write(values.json ? `${printableJson(t)}\n` : `Task ${t.taskId} created for agent '${rest[0]}' and is now pending.\n`);
       if (!values.json)
-        process.stderr.write(escapeControls(`It may write .devx/agents/workspace/ and ${t.planFile}${writes.length ? `, ${writes.join(', ')}` : ''}.\n`));
+        io.stderr.write(escapeControls(`It may write .devx/agents/workspace/ and ${t.planFile}${writes.length ? `, ${writes.join(', ')}` : ''}.\n`));
       return EXIT.ok;
     }
     case 'status': {
       await queue.recover();
       const tasks = await queue.list();
-      if (values.json) process.stdout.write(`${printableJson(tasks, 2)}\n`);
-      else if (!tasks.length) process.stdout.write('No agent tasks.\n');
+      if (values.json) io.stdout.write(`${printableJson(tasks, 2)}\n`);
+      else if (!tasks.length) io.stdout.write('No agent tasks.\n');
       else
-        process.stdout.write(
+        io.stdout.write(
           `${renderStatusTable(tasks)}\n${escapeControls(failedCallsText(tasks))}(Attempts: the task's own failures, given up after ${MAX_ATTEMPTS}. Runner deaths: runners that died while running it, given up after ${MAX_RUNNER_DEATHS} when they are over two thirds of the queue's runner deaths since it first ran, else after ${HARD_RUNNER_DEATHS}.)\n`,
         );
       return EXIT.ok;
@@ -136,30 +137,32 @@ async function onQueue(queue: QueueBackend, sub: string, rest: string[], values:
       if (rest.length !== 1) throw new UsageError(`usage: devx agent ${sub} <task id>`);
       try {
         const t = sub === 'cancel' ? await queue.cancel(rest[0]) : await queue.retry(rest[0]);
-        process.stdout.write(`Task ${t.taskId} is now ${t.cancelRequested ? 'being cancelled' : t.status}.\n`);
+        io.stdout.write(`Task ${t.taskId} is now ${t.cancelRequested ? 'being cancelled' : t.status}.\n`);
         return EXIT.ok;
       } catch (err) {
-        process.stderr.write(`devx: ${escapeControls((err as Error).message)}\n`);
+        io.stderr.write(`devx: ${escapeControls((err as Error).message)}\n`);
         return EXIT.failed;
       }
     }
     case 'run': {
       const parallel = values.parallel ? Number(values.parallel) : 1;
       if (!Number.isInteger(parallel) || parallel < 1 || parallel > 32) throw new UsageError('--parallel takes a whole number from 1 to 32');
-      const missing = checkBinaries({ cwd: process.cwd(), env: process.env, provider: values.provider });
+      const missing = io.backend ? null : checkBinaries({ cwd: io.cwd, env: io.env, provider: values.provider });
       if (missing) {
-        process.stderr.write(`${escapeControls(missing)}\n`);
+        io.stderr.write(`${escapeControls(missing)}\n`);
         return EXIT.missingBinary;
       }
       // Recovery takes the queue's lock first: a shipped one is set aside before the line below names it.
       await queue.recover();
       const aside = setAsideLine(root);
-      if (aside) process.stderr.write(`devx: warning: ${escapeControls(aside)}\n`);
+      if (aside) io.stderr.write(`devx: warning: ${escapeControls(aside)}\n`);
       const approval: ApprovalMode | undefined = values.yes ? 'yolo' : approvalModeFrom(values);
-      // The queue's URL can hold its password: while tasks run, the tasks' runs (and the commands they run, which
-      // take this process's environment) do not see it. The queue is open already.
+      // The queue's URL can hold its password: while tasks run, neither the tasks' runs (their environment) nor
+      // anything that reads this process's own sees it. The queue is open already.
       const url = process.env.DEVX_QUEUE_URL;
       delete process.env.DEVX_QUEUE_URL;
+      const env = { ...io.env };
+      delete env.DEVX_QUEUE_URL;
       let ran: Task[];
       try {
         ran = await runTasks(queue, {
@@ -167,22 +170,22 @@ async function onQueue(queue: QueueBackend, sub: string, rest: string[], values:
           parallel,
           leaseMs: values.lease ? Number(values.lease) * 1000 : 120_000,
           model: values.model,
-          run: { cwd: process.cwd(), env: process.env, provider: values.provider, approval },
-          onTaskStart: (t) => process.stderr.write(`running ${t.taskId} (${t.agent}, run ${t.runs})\n`),
-          onTaskRefused: (t, why) => process.stderr.write(`gave ${t.taskId} back: ${escapeControls(why)}\n`),
-          onNotice: (text) => process.stderr.write(`devx: ${escapeControls(text)}\n`),
+          run: { cwd: io.cwd, env, provider: values.provider, approval, ...(io.backend ? { backend: io.backend } : {}) },
+          onTaskStart: (t) => io.stderr.write(`running ${t.taskId} (${t.agent}, run ${t.runs})\n`),
+          onTaskRefused: (t, why) => io.stderr.write(`gave ${t.taskId} back: ${escapeControls(why)}\n`),
+          onNotice: (text) => io.stderr.write(`devx: ${escapeControls(text)}\n`),
           onTaskEnd: (t) => {
-            process.stdout.write(escapeControls(`Orchestrator finished task ${t.taskId}: ${describeOutcome(t)}.\n`));
-            process.stderr.write(escapeControls(changesLine(t)));
+            io.stdout.write(escapeControls(`Orchestrator finished task ${t.taskId}: ${describeOutcome(t)}.\n`));
+            io.stderr.write(escapeControls(changesLine(t)));
           },
         });
       } finally {
         if (url !== undefined) process.env.DEVX_QUEUE_URL = url;
       }
-      if (!ran.length) process.stdout.write('No pending agent tasks found.\n');
+      if (!ran.length) io.stdout.write('No pending agent tasks found.\n');
       const unchanged = ran.filter((t) => t.status === 'complete' && t.noChanges).length;
       if (unchanged && values['require-changes'])
-        process.stderr.write(
+        io.stderr.write(
           `devx: ${unchanged} task${unchanged === 1 ? '' : 's'} ended complete with no changes (--require-changes counts ${unchanged === 1 ? 'it' : 'them'} as failed)\n`,
         );
       return allSucceeded(ran, Boolean(values['require-changes'])) ? EXIT.ok : EXIT.failed;
