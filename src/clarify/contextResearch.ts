@@ -1,4 +1,4 @@
-// Context research (FR-PoC3-002). devx writes what it can know for certain: task_context.md's
+// Context research. devx writes what it can know for certain: task_context.md's
 // description and file listing, and task_status.md. The context-researcher model does the one thing
 // that needs judgement, picking the relevant architecture sections, and returns them as its answer;
 // devx inserts them. The model records the step through the changelog agent.

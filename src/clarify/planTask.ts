@@ -1,4 +1,4 @@
-// The TaskPlanner (FR-PoC3-001): the first line of task_status.md decides the next step. Routing is
+// The TaskPlanner: the first line of task_status.md decides the next step. Routing is
 // devx code, never a model call.
 import { readTaskStatus, type TaskFolder, type TaskStatus } from './taskFiles.js';
 

@@ -1,4 +1,4 @@
-// Q&A (FR-PoC3-003). devx parses the feedback blocks itself; with nothing new to process while the
+// Q&A. devx parses the feedback blocks itself; with nothing new to process while the
 // user is awaited, it stops without a model call. Otherwise the qna model rewrites
 // questions-and-answers.md and names the next status; devx checks the file (markers balanced, every
 // earlier answer kept, a question left when it awaits feedback) and restores it when the check fails,

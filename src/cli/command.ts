@@ -52,7 +52,7 @@ export interface CliContext {
   table: CommandEntry[];
   /** Every command of the table, loaded, with its aliases. */
   loadAll(): Promise<Command[]>;
-  /** Where the command runs and writes. `run` and `agent` take all of it; the other commands still use the process's own (test/helpers/runCliHere.ts runs only those that take it). */
+  /** Where the command runs and writes. `run`, `agent` and `task` take all of it; the other commands still use the process's own (test/helpers/runCliHere.ts runs only those that take it). */
   io: CliIo;
 }
 

@@ -1,12 +1,17 @@
 // The clarification flow end to end: the real gemini binary against the scripted fake
-// API, in temp git projects. Every status of FR-PoC3-001, context research, Q&A with and without
-// feedback, the changelog written by the changelog agent through append_file, and bad input.
+// API, in temp git projects. Every status of the flow, context research, Q&A with and without
+// feedback, the changelog written by the changelog agent through append_file, and bad input. What devx does
+// with a model's bad step (an answer dropped, a changelog skipped) runs `devx task` in this process with a
+// scripted model (runCliHere).
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import type { FakeGeminiApi, RecordedRequest } from '../helpers/fakeGeminiApi.js';
+import type { FakeGeminiApi, FakeReply, RecordedRequest } from '../helpers/fakeGeminiApi.js';
+import { runCliHere } from '../helpers/runCliHere.js';
+import { ScriptedBackend } from '../../src/providers/scripted.js';
+import type { ModelRequest } from '../../src/providers/types.js';
 import { useFakeApi } from '../helpers/useFakeApi.js';
-import { fakeEnv, makeProject, runDevx } from '../helpers/env.js';
+import { fakeEnv, inProcessEnv, makeProject, runDevx } from '../helpers/env.js';
 import { killUnder, startDevx, until } from '../helpers/processes.js';
 
 let fake: FakeGeminiApi;
@@ -67,6 +72,17 @@ const qnaFile = (answer1 = 'USER FEEDBACK REQUIRED') =>
 
 async function devx(dir: string, ...args: string[]) {
   return runDevx(['task', ...args], { cwd: dir, env: fakeEnv(fake, home) });
+}
+
+type Reply = FakeReply | ((req: RecordedRequest) => FakeReply);
+/** The scripted model's request as the fake API records one, so one set of replies serves both. */
+const recorded = (req: ModelRequest) => ({ systemText: req.systemPrompt, promptText: req.prompt, model: req.model }) as RecordedRequest;
+/** `devx task …` in this process (runCliHere), the model replying `replies` in turn; the roles it was asked as. */
+async function here(dir: string, replies: Reply[], ...args: string[]) {
+  const text = (r: FakeReply) => ('text' in r && typeof r.text === 'string' ? r.text : '');
+  const model = new ScriptedBackend(replies.map((r) => (req: ModelRequest) => text(typeof r === 'function' ? r(recorded(req)) : r)));
+  const r = await runCliHere(['task', ...args], { cwd: dir, env: inProcessEnv(home), backend: model });
+  return { ...r, roles: model.requests.map((q) => roleOf(recorded(q))) };
 }
 
 describe('devx task: the clarification flow', () => {
@@ -224,26 +240,34 @@ describe('devx task: the clarification flow', () => {
       'tasks/login/changelog.md': earlier,
     });
     // It rewords the answer and records the step in the changelog, as asked: the step does not stand.
-    fake.push(
-      callChangelog('qna', `TOOL_CALL: write_file | path=tasks/login/questions-and-answers.md | content=\`\`\`\n${qnaFile()}\`\`\`\n`),
-      ...changelogAgent,
-      { text: 'STATUS: AWAITING_USER_FEEDBACK' },
+    const dropped = await here(
+      dir,
+      [
+        callChangelog('qna', `TOOL_CALL: write_file | path=tasks/login/questions-and-answers.md | content=\`\`\`\n${qnaFile()}\`\`\`\n`),
+        ...changelogAgent,
+        { text: 'STATUS: AWAITING_USER_FEEDBACK' },
+      ],
+      'next',
+      'tasks/login',
     );
-    const dropped = await devx(dir, 'next', 'tasks/login');
     expect(dropped.code).toBe(1);
     expect(dropped.stderr).toContain('Q&A stopped: the qna agent dropped or reworded the answer(s) on line 9; answered questions must keep their answers.');
-    expect(fake.modelCalls.map(roleOf)).toEqual(['qna', 'changelog', 'changelog', 'qna']);
+    expect(dropped.roles).toEqual(['qna', 'changelog', 'changelog', 'qna']);
     expect(read(dir, 'questions-and-answers.md')).toBe(qnaFile('Email only.'));
     expect(read(dir, 'task_status.md')).toBe('AWAITING_USER_FEEDBACK\n');
     expect(read(dir, 'changelog.md')).toBe(earlier);
 
-    fake.push(
-      {
-        text: `TOOL_CALL: write_file | path=tasks/login/questions-and-answers.md | content=\`\`\`\n${qnaFile('Email only.')}\n### 3. More?\n<!-- USER_FEEDBACK_START -->\nUSER FEEDBACK REQUIRED\n<!-- USER_FEEDBACK_END -->\n\`\`\``,
-      },
-      { text: 'STATUS: AWAITING_USER_FEEDBACK' },
+    const skipped = await here(
+      dir,
+      [
+        {
+          text: `TOOL_CALL: write_file | path=tasks/login/questions-and-answers.md | content=\`\`\`\n${qnaFile('Email only.')}\n### 3. More?\n<!-- USER_FEEDBACK_START -->\nUSER FEEDBACK REQUIRED\n<!-- USER_FEEDBACK_END -->\n\`\`\``,
+        },
+        { text: 'STATUS: AWAITING_USER_FEEDBACK' },
+      ],
+      'next',
+      'tasks/login',
     );
-    const skipped = await devx(dir, 'next', 'tasks/login');
     expect(skipped.code, skipped.stderr).toBe(0);
     expect(skipped.stderr).toContain('devx: warning: the qna agent did not record a changelog entry; devx added it to tasks/login/changelog.md');
     expect(changelogLines(dir)).toEqual([
@@ -251,9 +275,9 @@ describe('devx task: the clarification flow', () => {
       expect.stringMatching(/^- \S+Z Processed feedback, updated Q&A\. \(recorded by devx: the qna agent did not call the changelog agent\)$/),
     ]);
     // The answer it has now seen is not "new" next time.
-    const again = await devx(dir, 'next', 'tasks/login');
+    const again = await here(dir, [], 'next', 'tasks/login');
     expect(again.stdout).toMatch(/^Checked Q&A file; no new user feedback provided yet\./);
-    expect(fake.modelCalls).toHaveLength(6);
+    expect(again.roles).toEqual([]);
   }, 90_000);
 
   it('one planner per folder: a second one exits 4 while the first works; an existing task_context.md is never replaced', async () => {

@@ -27,7 +27,7 @@ function capture(): { stream: NodeJS.WriteStream; text: () => string } {
 }
 
 /** The commands that take their working directory, environment, streams and model from runCli's io. */
-const TAKE_IO = new Set(['run', 'agent']);
+const TAKE_IO = new Set(['run', 'agent', 'task']);
 
 /** `devx …` here with a scripted model replying `replies` in turn (then 'Done.'): the run and the model it was sent to. */
 export async function runScripted(
