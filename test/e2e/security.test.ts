@@ -112,18 +112,17 @@ s.on('error', (e) => { out.net = e.code; done(); });
 function done() { console.log('PROBE ' + JSON.stringify(out)); s.destroy(); }
 `,
       });
-      if (!sandboxed) {
-        const r = await runScripted(['run', 'run the tests'], {
+      // The model asks for the tests once; `check` reads what came back.
+      const runTests = (check: (prompt: string) => void) =>
+        runScripted(['run', 'run the tests'], {
           cwd: project,
           home,
-          replies: [
-            'TOOL_CALL: run_command | cmd=npm test',
-            (req) => {
-              expect(req.prompt).toMatch(/TOOL_RESULT: run_command \| status=error[\s\S]*not run: run_command needs approval/);
-              expect(req.prompt).not.toMatch(/PROBE/);
-              return 'could not run the tests';
-            },
-          ],
+          replies: ['TOOL_CALL: run_command | cmd=npm test', (req) => (check(req.prompt), 'done')],
+        });
+      if (!sandboxed) {
+        const r = await runTests((prompt) => {
+          expect(prompt).toMatch(/TOOL_RESULT: run_command \| status=error[\s\S]*not run: run_command needs approval/);
+          expect(prompt).not.toMatch(/PROBE/);
         });
         expect(r.code, r.stderr).toBe(0);
         expect(fs.existsSync(path.join(project, 'inside.txt'))).toBe(false);
@@ -131,20 +130,11 @@ function done() { console.log('PROBE ' + JSON.stringify(out)); s.destroy(); }
         return;
       }
       // No --yes: npm test is allowed by policy on its own because it runs sandboxed.
-      const r = await runScripted(['run', 'run the tests'], {
-        cwd: project,
-        home,
-        replies: [
-          'TOOL_CALL: run_command | cmd=npm test',
-          (req) => {
-            const m = /PROBE (\{.*\})/.exec(req.prompt);
-            expect(m, req.prompt.slice(-2000)).not.toBeNull();
-            const probe = JSON.parse(m![1]);
-            expect(probe).toEqual({ outside: 'EROFS', hook: 'EROFS', inside: 'written', net: 'ECONNREFUSED' });
-            expect(req.prompt).toMatch(/TOOL_RESULT: run_command \| status=ok \| cmd=npm test \| exit_code=0 \| sandbox=bwrap/);
-            return 'tests ran';
-          },
-        ],
+      const r = await runTests((prompt) => {
+        const m = /PROBE (\{.*\})/.exec(prompt);
+        expect(m, prompt.slice(-2000)).not.toBeNull();
+        expect(JSON.parse(m![1])).toEqual({ outside: 'EROFS', hook: 'EROFS', inside: 'written', net: 'ECONNREFUSED' });
+        expect(prompt).toMatch(/TOOL_RESULT: run_command \| status=ok \| cmd=npm test \| exit_code=0 \| sandbox=bwrap/);
       });
       expect(r.code, r.stderr).toBe(0);
       expect(fs.existsSync(outside)).toBe(false);
