@@ -88,7 +88,7 @@ export async function withSession(
     s = await startSession({
       cwd: io.where?.cwd ?? process.cwd(),
       env: io.where?.env ?? process.env,
-      ...(io.where?.backend ? { backend: io.where.backend } : {}),
+      backend: io.where?.backend,
       overrides: overridesFrom(flags),
       yes: flags.yes,
       approvalMode: approvalModeFrom(flags),

@@ -11,9 +11,8 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { FakeGeminiApi } from '../helpers/fakeGeminiApi.js';
 import { useFakeApi } from '../helpers/useFakeApi.js';
-import { REPO_ROOT, fakeEnv, inProcessEnv, makeProject, processesMatching, runDevx, tempDir } from '../helpers/env.js';
-import { runCliHere } from '../helpers/runCliHere.js';
-import { ScriptedBackend } from '../../src/providers/scripted.js';
+import { REPO_ROOT, fakeEnv, makeProject, processesMatching, runDevx, tempDir } from '../helpers/env.js';
+import { runScripted } from '../helpers/runCliHere.js';
 import { processesUnder, until } from '../helpers/processes.js';
 import { startInPty, type PtySession } from '../helpers/pty.js';
 
@@ -47,9 +46,8 @@ const resultsIn = (i: number) => fake.modelCalls[i].promptText;
 
 /** `devx run …` in this process, the model replying `replies`: what it printed, and what request `i` carried. */
 async function runHere(project: string, args: string[], replies: string[]) {
-  const model = new ScriptedBackend([...replies, 'Done.']);
-  const r = await runCliHere(args, { cwd: project, env: inProcessEnv(home), backend: model });
-  return { ...r, sent: (i: number) => model.requests[i].prompt, system: (i: number) => model.requests[i].systemPrompt };
+  const r = await runScripted(args, { cwd: project, home, replies });
+  return { ...r, sent: (i: number) => r.model.requests[i].prompt, system: (i: number) => r.model.requests[i].systemPrompt };
 }
 
 async function freePort(): Promise<number> {

@@ -9,18 +9,16 @@ import type { ChildProcess } from 'node:child_process';
 import { afterEach, describe, expect, it } from 'vitest';
 import { FakeGeminiApi } from '../helpers/fakeGeminiApi.js';
 import { useFakeApi } from '../helpers/useFakeApi.js';
-import { fakeEnv, inProcessEnv, makeProject, runDevx, tempDir } from '../helpers/env.js';
-import { runCliHere } from '../helpers/runCliHere.js';
-import { ScriptedBackend, type ScriptedReply } from '../../src/providers/scripted.js';
+import { fakeEnv, makeProject, runDevx, tempDir } from '../helpers/env.js';
+import { runScripted } from '../helpers/runCliHere.js';
+import type { ScriptedReply } from '../../src/providers/scripted.js';
 import { BackendError } from '../../src/providers/types.js';
 import { killUnder, killWatchdogOf, processesUnder, startDevx as startBg, until } from '../helpers/processes.js';
 
 const startDevx = (args: string[], cwd: string, env: NodeJS.ProcessEnv) => startBg(args, cwd, env, children);
 /** `devx run …` in this process, the model replying `replies` in turn. */
-const runHere = (project: string, args: string[], replies: ScriptedReply[], env: Record<string, string> = {}) => {
-  const model = new ScriptedBackend(replies);
-  return runCliHere(args, { cwd: project, env: inProcessEnv(home, env), backend: model }).then((r) => ({ ...r, model }));
-};
+const runHere = (project: string, args: string[], replies: ScriptedReply[], env: Record<string, string> = {}) =>
+  runScripted(args, { cwd: project, home, replies, env });
 
 let fake: FakeGeminiApi;
 let home: string;

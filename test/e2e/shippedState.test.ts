@@ -16,10 +16,10 @@ import { execFileSync, spawn } from 'node:child_process';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { FakeGeminiApi, FakeReply } from '../helpers/fakeGeminiApi.js';
 import { useFakeApiAndChildren } from '../helpers/useFakeApi.js';
-import { fakeEnv, inProcessEnv, makeProject, runDevx, tempDir, type DevxRun } from '../helpers/env.js';
+import { fakeEnv, makeProject, runDevx, tempDir, type DevxRun } from '../helpers/env.js';
 import { processesUnder, startDevx, until } from '../helpers/processes.js';
-import { runCliHere } from '../helpers/runCliHere.js';
-import { ScriptedBackend } from '../../src/providers/scripted.js';
+import { runScripted } from '../helpers/runCliHere.js';
+import type { ScriptedBackend } from '../../src/providers/scripted.js';
 
 let fake: FakeGeminiApi;
 let home: string;
@@ -64,9 +64,8 @@ const run = (w: World, args: string[], env: Record<string, string> = {}, timeout
  * the project's state, which does not depend on the binary or the model CLI.
  */
 const here = async (w: World, args: string[], replies: string[], env: Record<string, string> = {}): Promise<DevxRun> => {
-  const model = new ScriptedBackend([...replies, 'Done.', 'Done.']);
-  w.models.push(model);
-  const r = await runCliHere(args, { cwd: w.project, env: { ...inProcessEnv(home), ...env }, backend: model });
+  const r = await runScripted(args, { cwd: w.project, home, replies, env });
+  w.models.push(r.model);
   return { ...r, signal: null, pid: process.pid };
 };
 /** What the model was sent, through the fake API and by the in-process runs. */

@@ -12,10 +12,9 @@ import * as acp from '@agentclientprotocol/sdk';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { FakeGeminiApi } from '../helpers/fakeGeminiApi.js';
 import { useFakeApiAndChildren } from '../helpers/useFakeApi.js';
-import { DEVX_BIN, REPO_ROOT, fakeEnv, inProcessEnv, makeProject, runDevx } from '../helpers/env.js';
+import { DEVX_BIN, REPO_ROOT, fakeEnv, makeProject, runDevx } from '../helpers/env.js';
 import { startInPty, type PtySession } from '../helpers/pty.js';
-import { runCliHere } from '../helpers/runCliHere.js';
-import { ScriptedBackend } from '../../src/providers/scripted.js';
+import { runScripted } from '../helpers/runCliHere.js';
 
 /** A clipboard write (OSC 52), a window title (OSC 0), the alternate screen, an 8-bit CSI, a DCS, a backspace, a DEL. */
 const EVIL = 'A\x1b]52;c;ZXZpbA==\x07B\x1b]0;pwned\x07C\x1b[?1049hD\u009b2JE\x1bP+q\x1b\\F\x08G\x7fH';
@@ -57,8 +56,7 @@ const quoted = (s: string) => JSON.stringify(s).replace(/[\x7f-\x9f]/g, (c) => `
 
 const devx = (project: string, args: string[], extra: Record<string, string> = {}) => runDevx(args, { cwd: project, env: fakeEnv(fake, home, extra) });
 /** `devx run …` in this process, the model replying `replies`. */
-const here = (project: string, args: string[], replies: string[]) =>
-  runCliHere(args, { cwd: project, env: inProcessEnv(home), backend: new ScriptedBackend([...replies, 'Done.']) });
+const here = (project: string, args: string[], replies: string[]) => runScripted(args, { cwd: project, home, replies });
 
 function userFile(rel: string, text: string): void {
   fs.mkdirSync(path.dirname(path.join(home, rel)), { recursive: true });

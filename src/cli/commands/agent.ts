@@ -95,7 +95,7 @@ async function runChain(w: Where, steps: { agent: string; prompt: string }[], fl
       prompt: input,
       cwd: io.cwd,
       env: io.env,
-      ...(io.backend ? { backend: io.backend } : {}),
+      backend: io.backend,
       persona: def,
       model: flags.model,
       provider: flags.provider,
@@ -259,10 +259,10 @@ function showAgent(w: Where, name: string | undefined, values: AgentFlags): numb
   return EXIT.ok;
 }
 
-async function writeAgentFile(w: Where, sub: 'create' | 'init', name: string | undefined, values: AgentFlags, io: { ask?: Ask }): Promise<number> {
+async function writeAgentFile(w: Where, sub: 'create' | 'init', name: string | undefined, values: AgentFlags, given: { ask?: Ask }): Promise<number> {
   // Outside the REPL the wizard asks on the terminal (readline-sync); the REPL passes its own input.
   const ask: Ask | null =
-    io.ask ?? (process.stdin.isTTY ? async (q) => (createRequire(import.meta.url)('readline-sync') as typeof import('readline-sync')).question(q) : null);
+    given.ask ?? (process.stdin.isTTY ? async (q) => (createRequire(import.meta.url)('readline-sync') as typeof import('readline-sync')).question(q) : null);
   const message = sub === 'create' ? await createAgentFile(w.root, w.devx, values, ask) : await initAgentFile(w.root, w.devx, name, values, ask);
   w.io.stdout.write(`${escapeControls(message)}\n`);
   return message.startsWith('created ') ? EXIT.ok : EXIT.failed;

@@ -170,7 +170,7 @@ async function onQueue(queue: QueueBackend, sub: string, rest: string[], values:
           parallel,
           leaseMs: values.lease ? Number(values.lease) * 1000 : 120_000,
           model: values.model,
-          run: { cwd: io.cwd, env, provider: values.provider, approval, ...(io.backend ? { backend: io.backend } : {}) },
+          run: { cwd: io.cwd, env, provider: values.provider, approval, backend: io.backend },
           onTaskStart: (t) => io.stderr.write(`running ${t.taskId} (${t.agent}, run ${t.runs})\n`),
           onTaskRefused: (t, why) => io.stderr.write(`gave ${t.taskId} back: ${escapeControls(why)}\n`),
           onNotice: (text) => io.stderr.write(`devx: ${escapeControls(text)}\n`),
