@@ -11,7 +11,7 @@ import { describe, expect, it } from 'vitest';
 import { FakeGeminiApi } from '../helpers/fakeGeminiApi.js';
 import { useFakeApi } from '../helpers/useFakeApi.js';
 import { GEMINI_BIN, fakeEnv, makeProject, runDevx, tempDir } from '../helpers/env.js';
-import { sealPlan } from '../../src/providers/gemini/sealedHome.js';
+import { PRUNE_PROJECTS_AT, sealPlan } from '../../src/providers/gemini/sealedHome.js';
 import { geminiSpec } from '../../src/providers/gemini/geminiCli.js';
 
 let fake: FakeGeminiApi;
@@ -234,8 +234,10 @@ describe("devx's gemini calls see none of the user's Gemini CLI setup", () => {
     expect(JSON.parse(fs.readFileSync(path.join(sg2, 'settings.json'), 'utf8')).security).toEqual({ auth: { selectedType: 'gemini-api-key' } });
 
     // The same login next time: the same seal. gemini registers every scratch folder it ran in; once
-    // there are many, those of runs that are over are dropped with their state.
-    const stale = Object.fromEntries(Array.from({ length: 150 }, (_, i) => [path.join(home, 'gone', `run-${i}`, 'scratch'), `scratch-stale-${i}`]));
+    // there are several, those of runs that are over are dropped with their state.
+    const stale = Object.fromEntries(
+      Array.from({ length: PRUNE_PROJECTS_AT }, (_, i) => [path.join(home, 'gone', `run-${i}`, 'scratch'), `scratch-stale-${i}`]),
+    );
     fs.writeFileSync(path.join(sg2, 'projects.json'), JSON.stringify({ projects: stale }));
     for (const id of Object.values(stale)) fs.mkdirSync(path.join(sg2, 'tmp', id, 'chats'), { recursive: true });
     fake.push({ text: 'three' });

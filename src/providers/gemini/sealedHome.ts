@@ -37,6 +37,7 @@ import path from 'node:path';
 import { devxHome } from '../../util/devxHome.js';
 import { writeStateSync } from '../../util/atomicWrite.js';
 import { mkdirOwnedSync } from '../../util/ownedFile.js';
+import lockfile from 'proper-lockfile';
 
 /** Files in `<home>/.gemini` that carry a login. */
 export const GEMINI_AUTH_FILES = ['oauth_creds.json', 'google_accounts.json', 'gemini-credentials.json', '.env'] as const;
@@ -97,34 +98,55 @@ export function sealedGeminiHome(env: Record<string, string | undefined>, workDi
 
 const pruned = new Set<string>();
 
-/** Registered folders a seal keeps before the ones that are gone are dropped. */
-export const PRUNE_PROJECTS_AT = 100;
+/**
+ * Registered folders a seal keeps before the ones that are gone are dropped. Each start of gemini reads the
+ * ownership marker of every one (tmp/<id> and history/<id>) before it registers its own new folder: with a
+ * few dozen, a start took ~100 ms longer (`devx run` against the fake API, bench section `turn`).
+ */
+export const PRUNE_PROJECTS_AT = 8;
 
 /**
  * gemini registers every folder it runs in (`projects.json`, and `tmp/<id>`, `history/<id>` for each),
  * and devx's scratch folders are new for every run and removed after it; in a seal that outlives runs,
- * the entries of folders that are gone are dropped once there are many (once per seal per process).
+ * the entries of folders that are gone are dropped once there are several (once per seal per process),
+ * under gemini's own registry lock so that a gemini registering its folder now keeps its entry.
  */
 function pruneProjects(geminiDir: string): void {
   const file = path.join(geminiDir, 'projects.json');
-  let data: { projects?: Record<string, unknown> } | null;
+  let release: () => void;
   try {
-    data = JSON.parse(fs.readFileSync(file, 'utf8')) as typeof data;
+    if (Object.keys(readProjects(file)?.projects ?? {}).length < PRUNE_PROJECTS_AT) return;
+    release = lockfile.lockSync(file);
   } catch {
-    return;
+    return; // no registry, or a gemini holds it: the next start prunes
   }
-  const projects = data?.projects;
-  if (!projects || typeof projects !== 'object' || Object.keys(projects).length < PRUNE_PROJECTS_AT) return;
-  const kept: Record<string, unknown> = {};
-  for (const [root, id] of Object.entries(projects)) {
-    if (typeof id !== 'string' || fs.existsSync(root)) {
-      kept[root] = id;
-      continue;
+  try {
+    const data = readProjects(file);
+    const projects = data?.projects;
+    if (!projects) return;
+    const kept: Record<string, unknown> = {};
+    for (const [root, id] of Object.entries(projects)) {
+      if (typeof id !== 'string' || fs.existsSync(root)) {
+        kept[root] = id;
+        continue;
+      }
+      if (id !== path.basename(id) || id === '.' || id === '..' || id === '') continue;
+      for (const d of ['tmp', 'history']) fs.rmSync(path.join(geminiDir, d, id), { recursive: true, force: true });
     }
-    if (id !== path.basename(id) || id === '.' || id === '..' || id === '') continue;
-    for (const d of ['tmp', 'history']) fs.rmSync(path.join(geminiDir, d, id), { recursive: true, force: true });
+    if (Object.keys(kept).length < Object.keys(projects).length) writeStateSync(file, `${JSON.stringify({ ...data, projects: kept }, null, 2)}\n`);
+  } finally {
+    release();
   }
-  writeStateSync(file, `${JSON.stringify({ ...data, projects: kept }, null, 2)}\n`);
+}
+
+/** gemini's registry, or null when it is missing or not JSON. */
+function readProjects(file: string): { projects?: Record<string, unknown> } | null {
+  try {
+    const data = JSON.parse(fs.readFileSync(file, 'utf8')) as { projects?: unknown } | null;
+    return data && typeof data.projects === 'object' && data.projects !== null ? (data as { projects: Record<string, unknown> }) : null;
+  } catch {
+    return null;
+  }
 }
 
 /** Makes `dir` hold exactly the plan's settings and links, touching only what differs (a gemini may be reading it). */
