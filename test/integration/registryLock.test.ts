@@ -1,8 +1,9 @@
 // A registry lock a gemini exited with (providers/gemini/registryLock.ts) is removed from devx's sealed home,
-// and only from there: unit cases, then a real per-call run of a stand-in gemini that exits holding it.
+// and only from there: unit cases, then a real per-call run of a stand-in gemini that exits holding it. The
+// sealed home's pruning of gone registrations takes the same lock.
 import fs from 'node:fs';
 import path from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { GeminiCliBackend } from '../../src/providers/gemini/geminiCli.js';
 import { LEFT_LOCK_MS, dropLeftRegistryLock, registryLockOf } from '../../src/providers/gemini/registryLock.js';
 import { runProcess } from '../../src/util/processRunner.js';
@@ -92,5 +93,36 @@ process.stdin.on('end', () => {
     expect((await b.complete(req)).text).toBe('ok');
     await awaitLingering();
     expect(fs.existsSync(registryLockOf(own))).toBe(true);
+  });
+});
+
+describe("pruning the sealed home's registry", () => {
+  it('drops the registrations of folders that are gone once there are PRUNE_PROJECTS_AT, never while a gemini holds the registry lock', async () => {
+    const work = tempDir('devx-seal-');
+    const env = { HOME: tempDir('devx-sealhome-'), PATH: process.env.PATH };
+    // A fresh copy of the module each time: it prunes a seal once per process.
+    const load = async () => {
+      vi.resetModules();
+      return import('../../src/providers/gemini/sealedHome.js');
+    };
+    const { sealedGeminiHome, PRUNE_PROJECTS_AT } = await load();
+    const g = path.join(sealedGeminiHome(env, work), '.gemini');
+    const gone = Object.fromEntries(Array.from({ length: PRUNE_PROJECTS_AT }, (_, i) => [path.join(work, 'gone', String(i)), `scratch-${i}`]));
+    const registry = { projects: { ...gone, [work]: 'live' } };
+    fs.writeFileSync(path.join(g, 'projects.json'), JSON.stringify(registry));
+    for (const id of [...Object.values(gone), 'live']) fs.mkdirSync(path.join(g, 'tmp', id), { recursive: true });
+    const ids = () => fs.readdirSync(path.join(g, 'tmp')).sort();
+
+    // A gemini registering its folder holds the lock: nothing is rewritten under it.
+    const lock = lockIn(g.slice(0, -'/.gemini'.length));
+    (await load()).sealedGeminiHome(env, work);
+    expect(JSON.parse(fs.readFileSync(path.join(g, 'projects.json'), 'utf8'))).toEqual(registry);
+    expect(ids()).toHaveLength(PRUNE_PROJECTS_AT + 1);
+
+    fs.rmdirSync(lock);
+    (await load()).sealedGeminiHome(env, work);
+    expect(JSON.parse(fs.readFileSync(path.join(g, 'projects.json'), 'utf8'))).toEqual({ projects: { [work]: 'live' } });
+    expect(ids()).toEqual(['live']);
+    expect(fs.existsSync(lock)).toBe(false);
   });
 });
