@@ -1,7 +1,7 @@
 // The main bundle's entry (dist/bundle/devx-main.cjs, run by the `devx` binary, src/cli/bin.ts).
 // `--version` and `--help` answer before anything heavy is loaded (cold start).
 import { devxHome, devxHomeUsable } from '../util/devxHome.js';
-import { prestartOnce } from '../util/prestart.js';
+import { debug, prestartOnce } from '../util/prestart.js';
 import { packageVersion } from '../util/packageRoot.js';
 import { awaitLingering } from '../util/settleOnAnswer.js';
 import { exitPromptly } from '../util/exitPromptly.js';
@@ -30,6 +30,8 @@ async function main(): Promise<void> {
   try {
     const { runCli } = await import('./runCli.js');
     const code = await runCli(argv);
+    debug(() => `the command ended ${Math.round(performance.now())} ms after devx started`);
+    process.on('exit', () => debug(() => `exit ${Math.round(performance.now())} ms after devx started`));
     // A model CLI that already answered may still be exiting: devx never leaves one behind.
     await awaitLingering();
     exitPromptly(code);

@@ -351,7 +351,7 @@ export interface LongLived {
   pid: number | undefined;
   /** Resolves when the process has exited. */
   exited: Promise<void>;
-  /** Kills the whole process group. */
+  /** Kills the whole process group at once (SIGKILL): a warm model process holds nothing of devx's to save. */
   kill(): void;
 }
 
@@ -394,5 +394,6 @@ export function keepLongLived(child: import('node:child_process').ChildProcess, 
     child.once('exit', done);
     child.once('error', done);
   });
-  return { child, pid, exited, kill: () => stopGroup(pid) };
+  // No SIGTERM grace: devx would wait for gemini to shut down before it could exit.
+  return { child, pid, exited, kill: () => killGroup(pid) };
 }

@@ -19,10 +19,20 @@ afterEach(() => {
   for (const c of children.splice(0)) c.kill('SIGKILL');
 });
 
-/** A gemini wrapper that logs each start; with CRASH_ACP it crashes `--acp` starts (once, or always). */
-function wrapper(): { bin: string; starts: () => string[]; crashOnce: () => void; crashAlways: () => void } {
+/**
+ * A gemini wrapper that logs each start; with CRASH_ACP it crashes `--acp` starts (once, or always). With
+ * `noteTerm`, an `--acp` gemini runs under the wrapper, which notes a SIGTERM sent to the group in terms.log.
+ */
+function wrapper(opts: { noteTerm?: boolean } = {}): {
+  bin: string;
+  starts: () => string[];
+  terms: () => boolean;
+  crashOnce: () => void;
+  crashAlways: () => void;
+} {
   const dir = tempDir('devx-warm-');
   const log = path.join(dir, 'starts.log');
+  const terms = path.join(dir, 'terms.log');
   const mode = path.join(dir, 'crash');
   const bin = path.join(dir, 'gemini');
   fs.writeFileSync(
@@ -33,7 +43,8 @@ case "$*" in *--acp*)
   if [ -f ${mode} ]; then
     m=$(cat ${mode}); [ "$m" = once ] && rm -f ${mode}
     echo "simulated crash" >&2; exit 3
-  fi;;
+  fi
+  ${opts.noteTerm ? `trap 'echo term >> ${terms}' TERM; ${GEMINI_BIN} "$@"; exit` : ''};;
 esac
 exec ${GEMINI_BIN} "$@"
 `,
@@ -42,6 +53,7 @@ exec ${GEMINI_BIN} "$@"
   return {
     bin,
     starts: () => (fs.existsSync(log) ? fs.readFileSync(log, 'utf8').trim().split('\n') : []),
+    terms: () => fs.existsSync(terms),
     crashOnce: () => fs.writeFileSync(mode, 'once'),
     crashAlways: () => fs.writeFileSync(mode, 'always'),
   };
@@ -51,7 +63,7 @@ const warmEnv = (bin: string) => fakeEnv(fake, home, { DEVX_GEMINI_BIN: bin, DEV
 
 describe('warm gemini', () => {
   it('by default a REPL session and a one-shot run each keep one warm process for all their calls; spawn mode starts one per call', async () => {
-    const w = wrapper();
+    const w = wrapper({ noteTerm: true });
     const project = makeProject({ 'a.txt': 'alpha\n' });
     fake.push({ text: 'first answer' }, { text: 'second answer' });
     const pty = startInPty([], project, fakeEnv(fake, home, { DEVX_GEMINI_BIN: w.bin }));
@@ -72,6 +84,9 @@ describe('warm gemini', () => {
     expect(r.stdout).toContain('one-shot answer');
     expect(w.starts()).toHaveLength(2);
     expect(w.starts()[1]).toMatch(/--acp/);
+    // Its warm process was killed outright at the end, not sent SIGTERM: devx's exit waits for no shutdown of gemini's.
+    await until(() => processesUnder(path.join(home, '.devx')).length === 0, 10_000);
+    expect(w.terms()).toBe(false);
     // The same run with a process per call: two.
     fake.push({ text: 'TOOL_CALL: read_file | path=a.txt' }, { text: 'spawned answer' });
     const s = await runDevx(['run', 'four'], {

@@ -20,6 +20,9 @@ import { turnTimeoutMessage } from '../apiFault.js';
 import { byLine } from '../cliBackend.js';
 import { mkdirOwnedSync } from '../../util/ownedFile.js';
 import { replaceFileSync } from '../../util/replaceFileSync.js';
+import { debug } from '../../util/prestart.js';
+
+const since = (what: string) => () => `warm gemini: ${what} ${Math.round(performance.now())} ms after devx started`;
 
 const START_TIMEOUT_MS = 60_000;
 
@@ -125,6 +128,7 @@ class WarmProcess {
       START_TIMEOUT_MS,
       'start',
     );
+    debug(since('initialized'));
   }
 
   private async withDeadline<T>(work: Promise<T>, ms: number, what: string): Promise<T> {
@@ -152,6 +156,7 @@ class WarmProcess {
       // One deadline for the whole call: what starting the process and the session took comes off the prompt's time.
       const until = Date.now() + timeoutMs;
       const left = () => Math.max(1, until - Date.now());
+      debug(since('prompt asked'));
       await Promise.race([this.start(), cancelled]);
       const conn = this.conn!;
       const session = await Promise.race([
@@ -164,6 +169,7 @@ class WarmProcess {
         ),
         cancelled,
       ]);
+      debug(since('session open'));
       return await this.answer(req, session.sessionId, left(), account, cancelled);
     } finally {
       stopListening();
@@ -213,6 +219,7 @@ class WarmProcess {
       const q = (r._meta as { quota?: { token_count?: { input_tokens?: number; output_tokens?: number } } } | undefined)?.quota?.token_count;
       // Said as the per-call mode says it: gemini also returns nothing when it stops a reply it judges repetitive.
       if (!text.trim()) throw new BackendError('empty', GEMINI_HINTS.empty!, null, account);
+      debug(since('answered'));
       this.answered?.();
       return { text, sessionId, usage: q ? { input: q.input_tokens, output: q.output_tokens } : undefined };
     } catch (err) {
