@@ -394,6 +394,11 @@ export function keepLongLived(child: import('node:child_process').ChildProcess, 
     child.once('exit', done);
     child.once('error', done);
   });
-  // No SIGTERM grace: devx would wait for gemini to shut down before it could exit.
-  return { child, pid, exited, kill: () => killGroup(pid) };
+  // No SIGTERM grace: devx would wait for gemini to shut down before it could exit. Nothing in a group
+  // sent SIGKILL can act again, so devx need not wait for the kernel to reap it either (util/exitPromptly).
+  const kill = () => {
+    killGroup(pid);
+    if (pid && liveGroups.delete(pid)) observer?.ended(pid);
+  };
+  return { child, pid, exited, kill };
 }

@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { REPO_ROOT, tempDir } from '../helpers/env.js';
 import { isAlive, until } from '../helpers/processes.js';
 import { startProcess } from '../../src/util/processRunner.js';
-import { killAllGroups } from '../../src/util/processGroups.js';
+import { killAllGroups, stopGroup } from '../../src/util/processGroups.js';
 
 /** A leader that exits at SIGTERM, with a member in its group that ignores SIGTERM and writes its pid. */
 function stubbornGroupArgs(pidFile: string): [string, string[]] {
@@ -30,10 +30,11 @@ describe('process groups devx stops', () => {
     // A devx-like process (the built module): stop the group, see the leader exit, exit at once.
     const script = `
       import { startProcess } from ${JSON.stringify(path.join(REPO_ROOT, 'dist/src/util/processRunner.js'))};
+      import { stopGroup } from ${JSON.stringify(path.join(REPO_ROOT, 'dist/src/util/processGroups.js'))};
       import fs from 'node:fs';
       const p = startProcess(${JSON.stringify(file)}, ${JSON.stringify(args)}, { cwd: ${JSON.stringify(dir)}, env: {} });
       while (!fs.existsSync(${JSON.stringify(pidFile)}) || !fs.readFileSync(${JSON.stringify(pidFile)}, 'utf8').trim()) await new Promise((r) => setTimeout(r, 20));
-      p.kill();
+      stopGroup(p.pid);
       await p.exited;
       process.exit(0);
     `;
@@ -51,7 +52,7 @@ describe('process groups devx stops', () => {
     const [file, args] = stubbornGroupArgs(pidFile);
     const p = startProcess(file, args, { cwd: dir, env: {} });
     const member = await memberPid(pidFile);
-    p.kill(); // SIGTERM: the leader goes, the member stays
+    stopGroup(p.pid); // SIGTERM: the leader goes, the member stays
     await p.exited;
     expect(isAlive(member)).toBe(true);
     expect(await killAllGroups(5000)).toEqual([]);
