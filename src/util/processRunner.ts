@@ -394,11 +394,7 @@ export function keepLongLived(child: import('node:child_process').ChildProcess, 
     child.once('exit', done);
     child.once('error', done);
   });
-  // No SIGTERM grace: devx would wait for gemini to shut down before it could exit. Nothing in a group
-  // sent SIGKILL can act again, so devx need not wait for the kernel to reap it either (util/exitPromptly).
-  const kill = () => {
-    killGroup(pid);
-    if (pid && liveGroups.delete(pid)) observer?.ended(pid);
-  };
-  return { child, pid, exited, kill };
+  // No SIGTERM grace: devx would wait for gemini to shut down before it could exit. It still waits for the
+  // kernel to reap it: when devx has exited, no process of its own is left, not even one being torn down.
+  return { child, pid, exited, kill: () => killGroup(pid) };
 }
