@@ -60,6 +60,12 @@ describe('the head start of devx run', () => {
     expect(fake.modelCalls[1].promptText).toContain('what is in a.txt?');
     expect(fake.modelCalls[2].promptText).toContain('alpha');
     expect(processesUnder(path.join(home, '.devx'))).toEqual([]);
+
+    // DEVX_PRESTART=off: the recorded plan is not used.
+    fake.push({ text: 'third answer' });
+    const off = await runOk(['run', 'once more'], project, { DEVX_PRESTART: 'off' });
+    expect(off.stderr).not.toContain('started gemini ahead');
+    expect(off.stdout).toContain('third answer');
   });
 
   it('in spawn mode, records the per-call launch; the next run hands its first call to the gemini started ahead', async () => {
@@ -179,14 +185,10 @@ process.exit(r.status ?? 1);
     expect(fake.modelCalls.map((c) => c.apiKey)).toEqual(['secret-account-key', 'secret-account-key']);
   });
 
-  it('DEVX_PRESTART=off: no plan, no head start', async () => {
-    const project = makeProject({});
-    fake.push({ text: 'one' }, { text: 'two' }, { text: 'three' });
-    await runOk(['run', 'hi'], project, { DEVX_PRESTART: 'off' });
+  it('DEVX_PRESTART=off: no plan is recorded (and none is used: the first case)', async () => {
+    fake.push({ text: 'one' });
+    await runOk(['run', 'hi'], makeProject({}), { DEVX_PRESTART: 'off' });
     expect(plans()).toEqual([]);
-    await runOk(['run', 'hi'], project);
-    const r = await runOk(['run', 'hi'], project, { DEVX_PRESTART: 'off' });
-    expect(r.stderr).not.toContain('started gemini ahead');
   });
 
   it('kill -9 of devx right after the head start leaves no process behind (gemini sees its stdin close)', async () => {
