@@ -6,8 +6,8 @@ import { validateRule } from '../policy/permissions.js';
 import { McpServersSchema } from './mcpSettings.js';
 import { HooksSchema } from './hookSettings.js';
 
-// Schemas are built on first use (z.lazy): a run without settings files never pays the ~1 ms each
-// costs, and that time is taken from the model CLI a one-shot run starts beside devx.
+// Schemas are built on first use (z.lazy): a run without settings files never pays for building them,
+// time that would be taken from the model CLI a one-shot run starts beside devx.
 const RuleList = z.lazy(() =>
   z.array(
     z.string().superRefine((v, ctx) => {

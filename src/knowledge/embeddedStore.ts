@@ -25,7 +25,7 @@ import { appendJournal, journalSize, readJournal, resetJournal, type JournalOp }
 import { assertOwnedPath, diskError, mkdirOwnedSync } from '../util/ownedFile.js';
 import { writeFileAtomicSync } from '../util/atomicWrite.js';
 
-/** Past this size the journal is folded into a new snapshot (replaying ~2 MB of chunks takes about a second). */
+/** Past this size the journal is folded into a new snapshot (a longer one would slow every load that replays it). */
 export const JOURNAL_MAX_BYTES = 2 * 1024 * 1024;
 
 interface StoredDoc {

@@ -1,5 +1,5 @@
-// Orama keeps, for every chunk, an object mapping each of its tokens to a term frequency: 5.8M keys
-// at 100k chunks. Decoding those objects from a snapshot was 11 of the 12 s a cold load took. devx
+// Orama keeps, for every chunk, an object mapping each of its tokens to a term frequency: millions of keys
+// in a large store, and decoding them was most of a cold load (`npm run bench`, "knowledge"). devx
 // stores them as flat columns instead, and gives Orama a small Proxy per document that builds that
 // document's Map only when a search first touches it. The outer object stays a plain one, so
 // Orama's own writes (a new document's `{}`, a removed document's `undefined`) work as before.

@@ -1,5 +1,5 @@
 // What judging a shell command needs, loaded on the first command rather than at every start: the
-// bash parser (tree-sitter, ~25 ms) and the command rules (~100 KB of tables a one-shot answer never uses).
+// bash parser (tree-sitter, WebAssembly) and the command rules (tables a one-shot answer never uses).
 import type { Parser } from 'web-tree-sitter';
 import type { decideCommand } from './decideCommand.js';
 
@@ -9,7 +9,7 @@ export interface CommandJudge {
 }
 
 export async function loadCommandJudge(): Promise<CommandJudge> {
-  // Both are dynamic imports: web-tree-sitter's own module (~150 KB) is not even compiled until then.
+  // Both are dynamic imports: web-tree-sitter's own module is not even compiled until then.
   const [parser, rules] = await Promise.all([import('./bashParser.js').then((m) => m.loadBashParser()), import('./decideCommand.js')]);
   return { parser, decideCommand: rules.decideCommand };
 }

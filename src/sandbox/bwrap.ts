@@ -5,8 +5,8 @@
 // editors' and agents' configuration: sandboxPaths.ts), the home folder is an empty tmpfs (tool chains
 // bound back read-only), only the system's program folders are mounted (no other homes, no /var, no
 // /run), the files the policy denies are masked, and there is no network. @anthropic-ai/sandbox-runtime
-// was measured against this and not adopted (it needs Node 22, ripgrep and socat, and costs ~40 ms a
-// command against ~5 ms here): see docs/security.md.
+// was measured against this and not adopted (it needs Node 22, ripgrep and socat, and was slower per
+// command): see docs/security.md.
 import fs from 'node:fs';
 import crypto from 'node:crypto';
 import os from 'node:os';

@@ -1,5 +1,5 @@
-// A natural exit also tears down the heap devx built (~3 ms more than process.exit, measured with the
-// bundle loaded). When nothing is pending but stdio and exited children, devx ends at once instead.
+// A natural exit also tears down the heap devx built, which process.exit skips. When nothing is pending but
+// stdio and exited children, devx ends at once instead.
 import { childrenRunning } from './processGroups.js';
 
 // Handles that mean nothing is left to do: the standard streams, and children that have exited.

@@ -1,6 +1,6 @@
 /**
  * A 2×32-bit FNV-1a hash in hex, for file names (launch plans, code caches). Not for security: it
- * serves code that runs before the rest of devx loads, where node:crypto alone costs ~2.5 ms to load.
+ * serves code that runs before the rest of devx loads, where loading node:crypto is a cost of its own.
  */
 export function hashOf(text: string): string {
   let a = 0x811c9dc5;

@@ -1,5 +1,5 @@
-// Starting the model CLI while devx itself loads. A one-shot `devx run` spends ~100 ms loading its
-// modules before it spawns gemini (or claude), whose own start-up then takes ~1 s. When the same
+// Starting the model CLI while devx itself loads. A one-shot `devx run` loads its modules before it
+// spawns gemini (or claude), whose own start-up then comes on top (`npm run bench`, "one-shot process"). When the same
 // command in the same directory made a model call before, devx recorded how it launched the CLI (a
 // "launch plan": program, arguments, environment additions, the static files it needs); the next run
 // starts that process at once, and the provider adopts it only if its own launch is exactly the same.
@@ -9,7 +9,7 @@
 // model call and devx spawns a fresh one. A warm process (`gemini --acp`) is planned the same way: it waits
 // for its client, so it cannot be too early; its stdout is left unread for the client that adopts it.
 // Only node built-ins are imported: this runs before the rest of devx loads.
-// Named imports: the CommonJS binary then uses the builtins as they are, without copying each export (~0.5 ms before the spawn).
+// Named imports: the CommonJS binary then uses the builtins as they are, without copying each export before the spawn.
 import { closeSync, readFileSync, rmSync, unlinkSync } from 'node:fs';
 import { basename, dirname, join, resolve as resolvePath, sep } from 'node:path';
 import type { ChildProcess } from 'node:child_process';
@@ -19,7 +19,7 @@ import { builtin } from './builtin.js';
 import { replaceFileSync } from './replaceFileSync.js';
 import { mkdirOwnedSync, openOwnedForWriteSync } from './ownedFile.js';
 
-// node:child_process (with net and stream, ~4 ms) loads only when a head start is spawned, so
+// node:child_process (with net and stream) loads only when a head start is spawned, so
 // `devx --version` and commands without a plan do not pay for it here.
 const childProcess = () => builtin('node:child_process');
 
@@ -204,7 +204,7 @@ export function takeReservedRunName(devxHome: string): string | null {
 
 /**
  * DEVX_DEBUG=1 says what happened to the head start (adopted, or why not) on stderr. A message that
- * needs work to build is passed as a function: its `performance.now()` loads perf_hooks (~1 ms here).
+ * needs work to build is passed as a function: its `performance.now()` loads perf_hooks, which a run without DEVX_DEBUG never needs.
  */
 export function debug(message: string | (() => string)): void {
   if (process.env.DEVX_DEBUG) process.stderr.write(`devx: debug: ${typeof message === 'function' ? message() : message}\n`);

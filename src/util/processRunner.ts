@@ -115,7 +115,7 @@ export function ownChildren(): void {
   }
 }
 
-// execa (~230 KB with its dependencies) loads on the first process devx spawns: a one-shot run whose
+// execa (with its dependencies, a sizeable load) loads on the first process devx spawns: a one-shot run whose
 // model CLI was started ahead (runStarted) makes its model call without it.
 let execaFn: typeof Execa | undefined;
 

@@ -1,6 +1,6 @@
 // Runs devx's main bundle (one CommonJS file) with V8's code cache. Without it every start compiles
-// the bundle again: parsing it, then compiling each function as it is first called (~20 ms of CPU on a
-// one-shot run, which slows the model CLI started beside it). The cache is made at the exit of a run,
+// the bundle again: parsing it, then compiling each function as it is first called (CPU that slows the
+// model CLI started beside it; `npm run bench`, "start of a command"). The cache is made at the exit of a run,
 // so it holds the functions that run used, not only the top level. Node 22 has this built in
 // (module.enableCompileCache); Node 20 does not. Only node built-ins are imported: this runs first.
 import { closeSync, fstatSync, openSync, readFileSync, readdirSync, rmSync, statSync } from 'node:fs';

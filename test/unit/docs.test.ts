@@ -127,6 +127,20 @@ describe('the docs', () => {
     );
     expect(hits).toEqual([]);
   });
+
+  it('keeps measured figures out of the code and docs: an approximate time or size points to `npm run bench` instead', () => {
+    // bench/ is where measurements live; fenced blocks in the docs are sample output.
+    const files = [...pages.map((p) => path.join(ROOT, p)), ...walk(path.join(ROOT, 'src')), ...walk(path.join(ROOT, 'prompts'))];
+    const approx = /(~|\babout |\baround |\bmeasured[^.]{0,40}?)\d[\d.,]* ?(ms|s|seconds|KB|MB|%)\b/;
+    const hits = files.flatMap((f) =>
+      fs
+        .readFileSync(f, 'utf8')
+        .replace(/^```[^]*?^```/gm, (block) => block.replace(/[^\n]/g, ''))
+        .split('\n')
+        .flatMap((l, i) => (approx.test(l) ? [`${path.relative(ROOT, f)}:${i + 1}: ${l.trim()}`] : [])),
+    );
+    expect(hits).toEqual([]);
+  });
 });
 
 function walk(dir: string): string[] {

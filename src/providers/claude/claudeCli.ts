@@ -54,7 +54,7 @@ export const claudeSpec: CliSpec = {
     NO_COLOR: '1',
   }),
   classify: classifyClaudeResult,
-  // claude spends ~17 ms shutting down after it prints its result (measured); devx goes on meanwhile.
+  // claude spends a while shutting down after it prints its result; devx goes on meanwhile.
   answerMarker: /\}\s*$/,
   launch: { dirs: [], files: {}, tooEarly: /System prompt file not found/ },
   // Images and PDFs go in a stream-json user message (text block, then image or document blocks with their base64 bytes).

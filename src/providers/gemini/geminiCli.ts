@@ -34,7 +34,7 @@ export const INSTALL_HINT =
  * folder. MCP servers and tool discovery have no such switch: only the seal stops them. And no built-in
  * tool is even built (`tools.core` is an allowlist; empty, gemini constructs none): a wall behind the
  * deny-all policy, and a cheaper start, since its shell tool loads a bash parser (WebAssembly) as it is
- * built and its search tools look for ripgrep (~0.1 s of CPU of ~1.6 per start, measured, 0.61).
+ * built and its search tools look for ripgrep (`npm run bench`, "gemini start").
  */
 export const GEMINI_WORKSPACE_SETTINGS = {
   general: { maxAttempts: 1 },
@@ -74,7 +74,7 @@ export function geminiSpec(workDir: string): CliSpec & { acpArgs(model: string):
     },
     env: (base, { systemFile, account }) => ({
       // gemini re-launches itself in a second node process only to raise its heap limit; one headless
-      // call does not need that, and skipping it cut a call from ~1.7 s to ~1.1 s (`npm run bench`). Overridable.
+      // call does not need that, and skipping it shortens every call (`npm run bench`, "gemini call"). Overridable.
       GEMINI_CLI_NO_RELAUNCH: 'true',
       ...base,
       // Sealed relative to the home this call's gemini would use (an account's own GEMINI_CLI_HOME, else
@@ -86,13 +86,13 @@ export function geminiSpec(workDir: string): CliSpec & { acpArgs(model: string):
       TMPDIR: tmp,
       NO_COLOR: '1',
     }),
-    // A registry lock gemini exited with would hold up the next gemini ~12 s (registryLock.ts). Only in
+    // A registry lock gemini exited with would hold up the next gemini until it went stale (registryLock.ts). Only in
     // devx's own sealed home: never in the home an account's wrapper command chose.
     afterExit: (env, startedAt) => {
       if (env.GEMINI_CLI_HOME && sealedHomes.has(env.GEMINI_CLI_HOME)) dropLeftRegistryLock(env.GEMINI_CLI_HOME, { since: startedAt });
     },
     classify: classifyGeminiResult,
-    // gemini spends ~50 ms shutting down after it prints its JSON (measured); devx goes on meanwhile.
+    // gemini spends a while shutting down after it prints its JSON; devx goes on meanwhile.
     answerMarker: /\}\s*$/,
     earlyFailure: geminiInternalRetry,
     launch: {

@@ -1,8 +1,8 @@
 // gemini (0.61) registers the folder it runs in, under a lock: `projects.json.lock` in its home, a folder
 // made with mkdir and removed when done (proper-lockfile; another gemini waits for it, up to 10 s, until it
 // is stale). A per-call gemini that answers at once can exit while a late registry lookup holds it, and the
-// next gemini in the same home then waits ~12 s before it starts (seen in 2 of 25 `devx run`s in spawn mode
-// against an instant API; a real API's latency mostly hides the race). devx's sealed home is devx's own,
+// next gemini in the same home then waits for the lock to go stale before it starts (seen in `devx run`s in
+// spawn mode against an instant API; a real API's latency mostly hides the race). devx's sealed home is devx's own,
 // and its gemini processes hold this lock for milliseconds, so devx removes one that was left there.
 import fs from 'node:fs';
 import path from 'node:path';

@@ -100,8 +100,8 @@ const pruned = new Set<string>();
 
 /**
  * Registered folders a seal keeps before the ones that are gone are dropped. Each start of gemini reads the
- * ownership marker of every one (tmp/<id> and history/<id>) before it registers its own new folder: with a
- * few dozen, a start took ~100 ms longer (`devx run` against the fake API, bench section `turn`).
+ * ownership marker of every one (tmp/<id> and history/<id>) before it registers its own new folder, so each
+ * start slowed as one-shot runs accumulated (`npm run bench`, "one-shot process", runs devx many times in one folder).
  */
 export const PRUNE_PROJECTS_AT = 8;
 
