@@ -1,7 +1,8 @@
 // Extensions and plugins end to end: a Gemini CLI extension from a folder and a Claude Code plugin from a local
 // marketplace, installed by the real binary into a temp HOME, each bundling a real MCP server (server-everything,
-// started through a file of the bundle), a command, a context file or a hook. The real gemini binary talks to the
-// fake API: the model's calls are scripted, and what reached it (prompt, manual, tool results) is asserted.
+// started through a file of the bundle), a command, a context file or a hook. The first run's model is the real
+// gemini binary against the fake API; the later runs, after disable and uninstall, run in this process with a
+// scripted model. What reached the model (prompt, manual, tool results) is asserted.
 // Uninstalling leaves HOME byte for byte as it was; a bundle that is refused leaves nothing.
 import crypto from 'node:crypto';
 import fs from 'node:fs';
@@ -12,6 +13,7 @@ import { describe, expect, it } from 'vitest';
 import type { FakeGeminiApi } from '../helpers/fakeGeminiApi.js';
 import { useFakeApi } from '../helpers/useFakeApi.js';
 import { REPO_ROOT, fakeEnv, makeProject, runDevx, tempDir } from '../helpers/env.js';
+import { runScripted } from '../helpers/runCliHere.js';
 import { exitOf, usePtySessions } from '../helpers/pty.js';
 
 let fake: FakeGeminiApi;
@@ -180,14 +182,15 @@ describe('extensions and plugins', () => {
     // Disabled: its files stay, nothing of it loads; the plugin's command still runs.
     expect((await extensions(['disable', 'weather'], project)).code).toBe(0);
     expect(fs.existsSync(path.join(copy, 'gemini-extension.json'))).toBe(true);
-    fake.push({ text: 'Summarized.' });
-    const b = await runDevx(['run', '/notes:summarize today'], { cwd: project, env: fakeEnv(fake, home) });
+    // This run and the last one here, with a scripted model: what reaches the model is the subject, and the
+    // run above took the real gemini.
+    const b = await runScripted(['run', '/notes:summarize today'], { cwd: project, home, replies: ['Summarized.'] });
     expect(b.code, b.stderr).toBe(0);
-    const second = fake.modelCalls[2];
-    expect(second.promptText).toContain('NOTES-MARK: summarize today');
-    expect(second.promptText).not.toContain('WEATHER-CONTEXT-MARK');
-    expect(second.systemText).not.toContain('mcp__everything__');
-    expect(second.systemText).toContain('### mcp__plugin_notes_everything__echo');
+    const second = b.model.requests[0];
+    expect(second.prompt).toContain('NOTES-MARK: summarize today');
+    expect(second.prompt).not.toContain('WEATHER-CONTEXT-MARK');
+    expect(second.systemPrompt).not.toContain('mcp__everything__');
+    expect(second.systemPrompt).toContain('### mcp__plugin_notes_everything__echo');
 
     // Enabled again: its server is one of this project's again (devx mcp list starts each server, no model).
     expect((await extensions(['enable', 'weather'], project)).code).toBe(0);
@@ -209,13 +212,12 @@ describe('extensions and plugins', () => {
     }
     expect(Object.keys(before).filter((k) => RUN_STATE.test(k))).toEqual([]);
     expect(withoutRunState(snapshot(home))).toEqual(before);
-    fake.push({ text: 'No such command here.' });
-    const c = await runDevx(['run', '/forecast Paris'], { cwd: project, env: fakeEnv(fake, home) });
+    const c = await runScripted(['run', '/forecast Paris'], { cwd: project, home, replies: ['No such command here.'] });
     expect(c.code, c.stderr).toBe(0);
-    const third = fake.modelCalls[3];
-    expect(third.promptText).toContain('/forecast Paris');
-    expect(third.promptText).not.toMatch(/FORECAST-MARK|WEATHER-CONTEXT-MARK|HOOK-MARK/);
-    expect(third.systemText).not.toMatch(/mcp__everything__|mcp__plugin_notes/);
+    const third = c.model.requests[0];
+    expect(third.prompt).toContain('/forecast Paris');
+    expect(third.prompt).not.toMatch(/FORECAST-MARK|WEATHER-CONTEXT-MARK|HOOK-MARK/);
+    expect(third.systemPrompt).not.toMatch(/mcp__everything__|mcp__plugin_notes/);
   }, 180_000);
 
   it('without consent and without a terminal, or with a link out of the bundle, nothing is installed (exit 2); git repositories are cloned and copied', async () => {
