@@ -1,8 +1,9 @@
 // Orama 3.1.x collects a word's documents with `if (!docs.includes(id)) docs.push(id)`, which is
 // quadratic in the number of documents holding the word: a word found in most chunks of a large store
-// made each query take seconds (`npm run bench`, "knowledge"). Each radix node holds its documents in a Set and the output list for a word
-// is rebuilt on every visit, so copying the Set gives the same lists in linear time. The patch is
-// applied only while the method still has that shape; an upstream change leaves it alone.
+// made each query take seconds (`npm run bench`, "knowledge"). Each radix node holds its documents in a
+// Set and the output list for a word is rebuilt on every visit, so copying the Set gives the same lists
+// in linear time. The patch is applied only while the method still has that shape; an upstream change
+// leaves it alone.
 import { radix } from '@orama/orama/trees';
 
 type FindAllWords = (this: Node, output: Record<string, unknown[]>, term: string, exact: boolean, tolerance: number) => Record<string, unknown[]>;

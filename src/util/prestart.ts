@@ -204,7 +204,8 @@ export function takeReservedRunName(devxHome: string): string | null {
 
 /**
  * DEVX_DEBUG=1 says what happened to the head start (adopted, or why not) on stderr. A message that
- * needs work to build is passed as a function: its `performance.now()` loads perf_hooks, which a run without DEVX_DEBUG never needs.
+ * needs work to build is passed as a function: its `performance.now()` loads perf_hooks, which a run
+ * without DEVX_DEBUG never needs.
  */
 export function debug(message: string | (() => string)): void {
   if (process.env.DEVX_DEBUG) process.stderr.write(`devx: debug: ${typeof message === 'function' ? message() : message}\n`);

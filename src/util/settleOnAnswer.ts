@@ -1,7 +1,7 @@
 // A model CLI writes its final answer and then spends a while shutting down. A run that opts in settles as
-// soon as its stdout holds a complete, successful answer, so devx saves history and prints while the CLI exits. The process is still
-// owned: it is waited for before devx removes its folders or exits (awaitLingering), and stopped if it
-// does not exit on its own.
+// soon as its stdout holds a complete, successful answer, so devx saves history and prints while the CLI
+// exits. The process is still owned: it is waited for before devx removes its folders or exits
+// (awaitLingering), and stopped if it does not exit on its own.
 import { StringDecoder } from 'node:string_decoder';
 import type { RunResult } from './runResult.js';
 import { debug } from './prestart.js';
