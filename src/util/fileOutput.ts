@@ -1,7 +1,7 @@
 // A child's stdout through a file instead of a pipe. Node writes to a pipe asynchronously: a CLI that
 // calls process.exit() right after printing its answer (gemini 0.61 does, in non-interactive mode) loses
-// whatever the pipe had not yet taken: a 5 MB `-o json` answer arrived cut short, where depending on how
-// fast the reader drained it (test/e2e/replySize.test.ts). A file is written
+// whatever the pipe had not yet taken: a 5 MB `-o json` answer arrived cut short, at a point that depended
+// on how fast the reader drained it (test/e2e/replySize.test.ts). A file is written
 // synchronously, so nothing printed before the exit is lost. The file is read as it grows (inotify, with a
 // poll behind it), so a streamed reply and an answer read before the process exits work as with a pipe.
 import fs from 'node:fs';

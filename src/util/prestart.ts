@@ -1,15 +1,16 @@
 // Starting the model CLI while devx itself loads. A one-shot `devx run` loads its modules before it
-// spawns gemini (or claude), whose own start-up then comes on top (`npm run bench`, "one-shot process"). When the same
-// command in the same directory made a model call before, devx recorded how it launched the CLI (a
-// "launch plan": program, arguments, environment additions, the static files it needs); the next run
-// starts that process at once, and the provider adopts it only if its own launch is exactly the same.
+// spawns gemini (or claude), whose own start-up then comes on top (`npm run bench`, "one-shot process").
+// When the same command in the same directory made a model call before, devx recorded how it launched
+// the CLI (a "launch plan": program, arguments, environment additions, the static files it needs); the
+// next run starts that process at once, and the provider adopts it only if its own launch is exactly the same.
 // The plan holds devx's system prompt too, in a file named by its hash: a prompt that changed since
 // gives another name, so that launch differs. The process reads its stdin only at the end of its own
 // start-up; if it failed before devx was ready (gemini gives up on a stdin silent for 500 ms), it made no
 // model call and devx spawns a fresh one. A warm process (`gemini --acp`) is planned the same way: it waits
 // for its client, so it cannot be too early; its stdout is left unread for the client that adopts it.
 // Only node built-ins are imported: this runs before the rest of devx loads.
-// Named imports: the CommonJS binary then uses the builtins as they are, without copying each export before the spawn.
+// Named imports: the CommonJS binary then uses the builtins as they are, without copying each export
+// before the spawn.
 import { closeSync, readFileSync, rmSync, unlinkSync } from 'node:fs';
 import { basename, dirname, join, resolve as resolvePath, sep } from 'node:path';
 import type { ChildProcess } from 'node:child_process';

@@ -115,8 +115,8 @@ export function ownChildren(): void {
   }
 }
 
-// execa (with its dependencies, a sizeable load) loads on the first process devx spawns: a one-shot run whose
-// model CLI was started ahead (runStarted) makes its model call without it.
+// execa (with its dependencies, a sizeable load) loads on the first process devx spawns: a one-shot run
+// whose model CLI was started ahead (runStarted) makes its model call without it.
 let execaFn: typeof Execa | undefined;
 
 /** What happened to a child on its way out, as its result tells. */

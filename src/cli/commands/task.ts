@@ -27,7 +27,6 @@ export const taskCommand = defineCommand({
     const root = findProjectRoot(io.cwd);
     // The flow's agents and runtime load only when a task command runs.
     const { defaultStepDeps, nextTaskStep, readTaskInput } = await import('../../clarify/nextTask.js');
-    const { runHeadless } = await import('../../runtime/runHeadless.js');
     try {
       switch (sub) {
         case 'new': {
@@ -47,7 +46,7 @@ export const taskCommand = defineCommand({
             defaultStepDeps({
               cwd: io.cwd,
               env: io.env,
-              ...(model ? { run: (o: HeadlessOptions) => runHeadless({ ...o, backend: model }) } : {}),
+              ...(model ? { run: async (o: HeadlessOptions) => (await import('../../runtime/runHeadless.js')).runHeadless({ ...o, backend: model }) } : {}),
               approval: values.yes ? 'yolo' : approvalModeFrom(values as { 'approval-mode'?: string }),
               model: values.model as string | undefined,
               provider: values.provider as string | undefined,
