@@ -28,12 +28,12 @@ export default defineConfig({
     reporters: ['default', './test/reportRetries.ts'],
     hookTimeout: 60_000,
     poolOptions: {
-      // Files that start processes: two forks on two cores (a third only adds contention: measured
-      // slower). Each fork runs its files one after another in one process and one module graph: a
-      // fresh process per file cost ~1 s of CPU per file (~50 CPU-s a run, measured with `time`).
+      // Files that start processes: two forks on two cores (a third only adds contention). Each fork
+      // runs its files one after another in one process and one module graph: a fresh process per file
+      // loads vitest and the helpers again for every file.
       forks: { maxForks: 2, minForks: 1, isolate: false },
-      // The unit files, beside them: one thread runs them all, sharing one module graph. A fresh
-      // process each cost ~0.7 s of CPU per file, half of what they used (measured with `--pool`).
+      // The unit files, beside them: one thread runs them all, sharing one module graph (a fresh
+      // process each would spend more on loading than most of them spend on their tests).
       threads: { singleThread: true, isolate: false },
     },
     projects: [

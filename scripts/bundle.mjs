@@ -2,9 +2,9 @@
 // Bundles the compiled CLI into two CommonJS files: dist/bundle/devx-main.cjs (all of devx) and the
 // binary dist/bundle/devx.cjs, which starts a one-shot run's model CLI ahead and then runs the main
 // bundle through V8's code cache (src/util/runWithCodeCache.ts). One file instead of a few hundred
-// modules saves ~200 ms at every start; CommonJS is what Node 20 can run from a code cache, which
-// saves ~30 ms of CPU more on a one-shot run (118 -> 87 ms, all threads). Code behind dynamic imports (the
-// knowledge store, MCP, execa) stays inside functions that run on first use.
+// modules spares every start the module resolution; CommonJS is what Node 20 can run from a code cache
+// (`npm run bench` measures both). Code behind dynamic imports (the knowledge store, MCP, execa) stays
+// inside functions that run on first use.
 // web-tree-sitter stays outside: it loads its .wasm from beside its own file. So does pg (the Postgres task
 // queue's driver): loaded from node_modules only by a devx whose queue is in Postgres.
 import { build } from 'esbuild';
@@ -45,8 +45,8 @@ await build({ ...common, entryPoints: ['dist/src/cli/bin.js'], outfile: path.joi
 const mainFile = path.join(next, 'devx-main.cjs');
 let text = fs.readFileSync(mainFile, 'utf8').replace(/[^\x00-\x7f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
 // esbuild gives each `import fs from 'node:fs'` its own copy of the built-in's exports (__toESM: a getter
-// per export, for ~150 imports). One shared copy per built-in saves ~4 ms of CPU and ~2 MB of allocation
-// at every start. If esbuild ever writes this differently, nothing matches and each import keeps its own.
+// per export, for every import). One shared copy per built-in saves that CPU and allocation at every
+// start. If esbuild ever writes this differently, nothing matches and each import keeps its own.
 text = text.replace(/__toESM\(require\("(node:[\w/]+)"\), 1\)/g, '__devxBuiltin(require("$1"))');
 fs.writeFileSync(mainFile, text);
 for (const f of ['devx.cjs']) fs.chmodSync(path.join(next, f), 0o755);

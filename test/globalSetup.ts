@@ -2,7 +2,7 @@
 // tempDir), and it is removed when the run ends, so runs do not pile up in /tmp. DEVX_KEEP_TEMP=1 keeps it.
 // Then one real `devx run` (a tool round and an answer, through the real gemini) makes devx's code cache
 // for the built bundle; makeHome copies it into each test's home, as a person's home holds it after their
-// first run. Without it every devx process in the suite compiled the bundle from scratch (~65 ms of CPU).
+// first run. Without it every devx process in the suite compiled the bundle from scratch.
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';

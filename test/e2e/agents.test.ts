@@ -25,7 +25,7 @@ const jobOf = (req: RecordedRequest) => /Task: (job \d+)\./.exec(req.promptText)
 
 describe('task queue', () => {
   // 16 tasks for 4 slots: each slot claims four times, against its sibling and the other runner's two (the
-  // bench, queueKills, drains hundreds). Each slot starts a gemini (~1.5 s of CPU): two each, not four.
+  // bench, queueKills, drains hundreds). Each slot starts a gemini, the dearest start: two each, not four.
   it('two runner processes, each --parallel 2, drain 16 tasks and every task runs exactly once', async () => {
     const project = makeProject({ '.devx/agents/worker.md': WORKER });
     const env = fakeEnv(fake, home);

@@ -39,8 +39,8 @@ function startedBy(owner: number): number[] {
     .map(Number);
 }
 
-// Each figure is printed (about 0.1 s on an idle machine); the bound tells devx's watch from none (a child that
-// lives on until the next devx start) on a loaded machine too.
+// Each figure is printed; the bound tells devx's watch from none (a child that lives on until the next devx
+// start) on a loaded machine too.
 const GONE_MS = 5000;
 
 /** kill -9 of `devx`, then how long (ms) its marked children outlive it; at most `limit` ms is waited. */

@@ -153,7 +153,7 @@ describe.skipIf(skip)('the task queue in PostgreSQL, end to end', () => {
     const live: (ChildProcess | null)[] = [null, null, null];
     let started = 0;
     // The first runner runs two at once: its own claims race each other's and the other runners'. (The
-    // others run one at a time: every slot a runner restarts starts a gemini, ~1.5 s of CPU.)
+    // others run one at a time: every slot a runner restarts starts a gemini, the dearest start there is.)
     const startRunner = (i: number) => {
       const c = spawn(process.execPath, [DEVX_BIN, 'agent', 'run', '--all', '--parallel', i === 0 ? '2' : '1', '--lease', '10'], {
         cwd: clones[i],
@@ -183,7 +183,7 @@ describe.skipIf(skip)('the task queue in PostgreSQL, end to end', () => {
     for (;;) {
       // A runner that found nothing pending has exited; it comes back while there is something to claim (or
       // when none is left to take over a killed runner's task). Restarting it at every turn of this loop
-      // only spent CPU: each start is a devx process, under load dozens more (measured: 68 starts, not 26).
+      // only spent CPU: each start is a devx process, and under load the loop turns many more times.
       const none = live.every((x) => x === null);
       for (let i = 0; i < 3; i++) if (!live[i] && (!last || (last.pending ?? 0) > 0 || none)) startRunner(i);
       await sleep(150 + Math.random() * 300);

@@ -19,8 +19,8 @@ function repl(project: string, home: string, extra: Record<string, string> = {})
   return inPty([], project, fakeEnv(fake, home, extra));
 }
 
-// Each figure is printed (about 0.2 s on an idle machine); the bounds tell a working Ctrl-C from the broken ones
-// (waiting for the whole reply, forever with a hung API, or ~60 s for the handoff draft) on a loaded machine too.
+// Each figure is printed; the bounds tell a working Ctrl-C from the broken ones (waiting for the whole reply,
+// forever with a hung API, or for the handoff draft's own timeout) on a loaded machine too.
 const PROMPT_BACK_MS = 5000;
 const EXIT_MS = 10_000;
 const exited = (s: PtySession, ms = 20_000) => exitOf(s, ms);

@@ -5,7 +5,7 @@
 // session in terminal" starts the devx REPL in the workspace folder; the audit log and an agent from
 // "devx: Run agent…" too.
 //
-// Opt-in, as it needs what devx does not depend on (about 25 s here): DEVX_CODE_SERVER=<path to a
+// Opt-in, as it needs what devx does not depend on, and is slow: DEVX_CODE_SERVER=<path to a
 // code-server binary> (code-server 4.100.3 runs on Node 20; editors/vscode/README.md says how to install it), Chromium at
 // /usr/bin/chromium (or DEVX_CHROMIUM). Without them the test is skipped and says why.
 import fs from 'node:fs';

@@ -72,7 +72,7 @@ describe('knowledge journal', () => {
     const { dir, store } = await seeded();
     const { snap, journal } = files(dir);
     const before = fs.statSync(snap).size;
-    const big = 'word '.repeat(30_000); // ~150 KB per document
+    const big = 'word '.repeat(30_000); // 150,000 characters per document
     let i = 0;
     while (fs.statSync(snap).size === before) {
       await store.add([doc(`b${i}`, `${big} marker${i}`)]);

@@ -100,7 +100,7 @@ describe('layers', () => {
   });
 
   // `import { z } from 'zod'` hands the bundler zod's whole namespace object: every locale, JSON-schema
-  // import and the schema compiler (~750 KB against ~200 KB), compiled at every start.
+  // import and the schema compiler (several times what devx uses), compiled at every start.
   it('zod is imported as a namespace, so the bundle keeps only what devx uses', () => {
     const bad = filesUnder(SRC).filter((f) =>
       /import\s*\{[^}]*\bz\b[^}]*\}\s*from\s*['"]zod['"]/.test(fs.readFileSync(f, 'utf8').replace(/import type[^;]+;/g, '')),
