@@ -22,31 +22,26 @@ const inlineImages = (r: RecordedRequest) =>
   );
 
 describe('images', () => {
-  it('@path in a message sends the PNG to gemini with its bytes intact', async () => {
+  // One run, one gemini: the message's own image, then the tool's, in the next request of the same turn.
+  it('@path in a message sends the PNG to gemini with its bytes intact; the analyze_image tool attaches one to its result for the next request', async () => {
     const project = makeProject({ 'docs/.keep': '' });
     fs.writeFileSync(path.join(project, 'docs/shot.png'), PNG);
-    gemini.push({ text: 'A blue-ish gradient.' });
-    const r = await runDevx(['run', 'what is in @docs/shot.png ?'], { cwd: project, env: env() });
+    fs.writeFileSync(path.join(project, 'mock.png'), PNG);
+    gemini.push({ text: 'TOOL_CALL: analyze_image | path=mock.png' }, { text: 'Both show a blue-ish gradient.' });
+    const r = await runDevx(['run', 'is @docs/shot.png the same as the mock-up?'], { cwd: project, env: env() });
     expect(r.code, r.stderr).toBe(0);
-    expect(r.stdout).toContain('A blue-ish gradient.');
-    const [req] = gemini.modelCalls;
-    const imgs = inlineImages(req);
+    expect(r.stdout).toContain('Both show a blue-ish gradient.');
+    const [first, second] = gemini.modelCalls;
+    const imgs = inlineImages(first);
     expect(imgs).toHaveLength(1);
     expect(imgs[0].mimeType).toBe('image/png');
     expect(Buffer.from(imgs[0].data, 'base64').equals(PNG)).toBe(true);
-    expect(req.promptText).toContain(`[image attached: docs/shot.png (image/png, ${PNG.length} bytes)]`);
-  }, 90_000);
-
-  it('the analyze_image tool attaches the image to its result for the next request of the turn', async () => {
-    const project = makeProject({});
-    fs.writeFileSync(path.join(project, 'mock.png'), PNG);
-    gemini.push({ text: 'TOOL_CALL: analyze_image | path=mock.png' }, { text: 'The mock-up shows a gradient.' });
-    const r = await runDevx(['run', 'describe the mock-up'], { cwd: project, env: env() });
-    expect(r.code, r.stderr).toBe(0);
-    expect(inlineImages(gemini.modelCalls[0])).toHaveLength(0);
-    const imgs = inlineImages(gemini.modelCalls[1]);
-    expect(imgs).toHaveLength(1);
-    expect(Buffer.from(imgs[0].data, 'base64').equals(PNG)).toBe(true);
+    expect(first.promptText).toContain(`[image attached: docs/shot.png (image/png, ${PNG.length} bytes)]`);
+    // The conversation keeps the message's image; the tool's comes after it, with the tool's result.
+    const later = inlineImages(second);
+    expect(later).toHaveLength(2);
+    expect(later.every((i) => i.mimeType === 'image/png' && Buffer.from(i.data, 'base64').equals(PNG))).toBe(true);
+    expect(second.promptText).toContain('TOOL_RESULT: analyze_image');
   }, 90_000);
 
   it('refuses what is not an image, an image over 5 MB, and a denied path, without calling the model', async () => {

@@ -167,7 +167,7 @@ describe('MCP servers as tools', () => {
 
   it('servers start in parallel: two that never answer are both starting at once, and each fails at its own timeout', async () => {
     userSettings({
-      mcpServers: { one: { command: 'sleep', args: ['301'], startupTimeout: 4000 }, two: { command: 'sleep', args: ['302'], startupTimeout: 4000 } },
+      mcpServers: { one: { command: 'sleep', args: ['301'], startupTimeout: 2000 }, two: { command: 'sleep', args: ['302'], startupTimeout: 2000 } },
     });
     const project = makeProject({});
     // By events, not by the clock: one after the other, the two would never be alive together.
@@ -177,7 +177,7 @@ describe('MCP servers as tools', () => {
     }, 50);
     const r = await runDevx(['mcp', 'list'], { cwd: project, env: fakeEnv(fake, home) }).finally(() => clearInterval(watch));
     expect(r.code).toBe(1);
-    expect(r.stdout.match(/error: did not start within 4s/g)).toHaveLength(2);
+    expect(r.stdout.match(/error: did not start within 2s/g)).toHaveLength(2);
     expect(together).toBe(true);
     expect(processesUnder(project)).toEqual([]);
   }, 60_000);

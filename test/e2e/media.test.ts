@@ -48,21 +48,11 @@ describe('media types by their bytes', () => {
 });
 
 describe('audio, video and PDF to gemini', () => {
-  it('@clip.mp3 goes as an ACP audio block: the API gets audio/mpeg inline, byte for byte', async () => {
-    const project = makeProject({});
-    fs.writeFileSync(path.join(project, 'clip.mp3'), makeMp3());
-    gemini.push({ text: 'Someone says hello.' });
-    const r = await runDevx(['run', 'what is said in @clip.mp3 ?'], { cwd: project, env: env() });
-    expect(r.code, r.stderr).toBe(0);
-    expect(r.stdout).toContain('Someone says hello.');
-    const [req] = gemini.modelCalls;
-    expect(inline(req)).toEqual([{ mimeType: 'audio/mpeg', bytes: makeMp3() }]);
-    expect(req.promptText).toContain(`[audio attached: clip.mp3 (audio/mpeg, ${makeMp3().length} bytes)]`);
-  }, 90_000);
-
-  it('audio, video and a PDF in one message all arrive intact, typed by content (a WAV named .mp3 is sent as WAV)', async () => {
+  // One run, one gemini: the message's files, then the tool's, in the next request of the same turn.
+  it('@files go as ACP blocks, intact and typed by content (a WAV named .mp3 is sent as WAV); analyze_media attaches a WebM to its result for the next request', async () => {
     const project = makeProject({});
     const files: [string, Buffer, string][] = [
+      ['clip.mp3', makeMp3(), 'audio/mpeg'],
       ['talk.mp3', makeWav(), 'audio/wav'],
       ['demo.mp4', makeMp4(), 'video/mp4'],
       ['screen.mov', makeMov(), 'video/quicktime'],
@@ -70,21 +60,18 @@ describe('audio, video and PDF to gemini', () => {
       ['shot.png', makePng(), 'image/png'],
     ];
     for (const [name, bytes] of files) fs.writeFileSync(path.join(project, name), bytes);
-    gemini.push({ text: 'All five seen.' });
-    const r = await runDevx(['run', `compare ${files.map(([n]) => `@${n}`).join(' ')}`], { cwd: project, env: env() });
-    expect(r.code, r.stderr).toBe(0);
-    expect(inline(gemini.modelCalls[0])).toEqual(files.map(([, bytes, mimeType]) => ({ mimeType, bytes })));
-  }, 90_000);
-
-  it('the analyze_media tool attaches a WebM to its result for the next request of the turn', async () => {
-    const project = makeProject({});
     fs.writeFileSync(path.join(project, 'rec.webm'), makeWebm());
-    gemini.push({ text: 'TOOL_CALL: analyze_media | path=rec.webm' }, { text: 'The recording shows a login.' });
-    const r = await runDevx(['run', 'what does the recording show?'], { cwd: project, env: env() });
+    gemini.push({ text: 'TOOL_CALL: analyze_media | path=rec.webm' }, { text: 'All seen; the recording shows a login.' });
+    const r = await runDevx(['run', `compare ${files.map(([n]) => `@${n}`).join(' ')} with the recording`], { cwd: project, env: env() });
     expect(r.code, r.stderr).toBe(0);
-    expect(inline(gemini.modelCalls[0])).toHaveLength(0);
-    expect(inline(gemini.modelCalls[1])).toEqual([{ mimeType: 'video/webm', bytes: makeWebm() }]);
-    expect(r.stdout).toContain('The recording shows a login.');
+    expect(r.stdout).toContain('the recording shows a login.');
+    const [first, second] = gemini.modelCalls;
+    const sent = files.map(([, bytes, mimeType]) => ({ mimeType, bytes }));
+    expect(inline(first)).toEqual(sent);
+    expect(first.promptText).toContain(`[audio attached: clip.mp3 (audio/mpeg, ${makeMp3().length} bytes)]`);
+    // The conversation keeps the message's files; the WebM comes after them, with the tool's result.
+    expect(inline(second)).toEqual([...sent, { mimeType: 'video/webm', bytes: makeWebm() }]);
+    expect(second.promptText).toContain('TOOL_RESULT: analyze_media');
   }, 90_000);
 
   it('refuses a file whose content is no known type, one over its size limit and a denied path, without calling the model', async () => {
