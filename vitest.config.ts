@@ -28,10 +28,13 @@ export default defineConfig({
     reporters: ['default', './test/reportRetries.ts'],
     hookTimeout: 60_000,
     poolOptions: {
-      // Files that start processes: two forks on two cores (a third only adds contention). Each fork
-      // runs its files one after another in one process and one module graph: a fresh process per file
-      // loads vitest and the helpers again for every file.
-      forks: { maxForks: 2, minForks: 1, isolate: false },
+      // Files that start processes: three forks on two cores. A fork spends much of its time waiting on
+      // what it started (a model CLI's start, a turn timeout, a terminal), and the third fills the core
+      // that wait leaves idle. All three start at once: tinypool's teardown of a fork started late and
+      // left idle threw "Terminating worker thread" and failed a run that had passed. Each fork runs its
+      // files one after another in one process and one module graph: a fresh process per file loads
+      // vitest and the helpers again for every file.
+      forks: { maxForks: 3, minForks: 3, isolate: false },
       // The unit files, beside them: one thread runs them all, sharing one module graph (a fresh
       // process each would spend more on loading than most of them spend on their tests).
       threads: { singleThread: true, isolate: false },
