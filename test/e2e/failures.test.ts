@@ -30,23 +30,14 @@ const TWO_ACCOUNTS = {
 };
 
 describe('model failures', () => {
-  it('on a 429 moves the turn to the next account', async () => {
-    writeUserSettings(TWO_ACCOUNTS);
-    fake.push(DAILY_QUOTA_429, { text: 'answered by the second account' });
-    const r = await runDevx(['run', 'hello'], { cwd: makeProject({}), env: fakeEnv(fake, home) });
-    expect(r.code, r.stderr).toBe(0);
-    expect(r.stdout.trim()).toBe('answered by the second account');
-    expect(fake.modelCalls.map((c) => c.apiKey)).toEqual(['key-first', 'key-second']);
-    expect(r.stderr).toMatch(/account first hit its quota; trying second/);
-  });
-
-  it('backs off and retries once every account is out of quota, then rotates by turn', async () => {
+  it('on a 429 moves the turn to the next account; once every account is out of quota, backs off and retries, rotating by turn', async () => {
     writeUserSettings(TWO_ACCOUNTS);
     fake.push(DAILY_QUOTA_429, DAILY_QUOTA_429, { text: 'finally' });
     const r = await runDevx(['run', 'hello'], { cwd: makeProject({}), env: fakeEnv(fake, home) });
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout.trim()).toBe('finally');
     expect(fake.modelCalls.map((c) => c.apiKey)).toEqual(['key-first', 'key-second', 'key-first']);
+    expect(r.stderr).toMatch(/account first hit its quota; trying second/);
     expect(r.stderr).toMatch(/quota error, retrying in/);
   });
 

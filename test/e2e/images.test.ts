@@ -40,7 +40,7 @@ describe('images', () => {
     // The conversation keeps the message's image; the tool's comes after it, with the tool's result.
     const later = inlineImages(second);
     expect(later).toHaveLength(2);
-    expect(later.every((i) => i.mimeType === 'image/png' && Buffer.from(i.data, 'base64').equals(PNG))).toBe(true);
+    expect(later.every((i: { mimeType: string; data: string }) => i.mimeType === 'image/png' && Buffer.from(i.data, 'base64').equals(PNG))).toBe(true);
     expect(second.promptText).toContain('TOOL_RESULT: analyze_image');
   }, 90_000);
 

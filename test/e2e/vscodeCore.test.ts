@@ -11,7 +11,7 @@ import { buildSelectionPrompt } from '../../editors/vscode/src/core/selectionPro
 import { captureDevx } from '../../editors/vscode/src/core/devxCommand.js';
 import { parseAgentList, parseWorkflowList } from '../../editors/vscode/src/core/lists.js';
 import type { Choice, Proposal } from '../../editors/vscode/src/core/proposal.js';
-import type { FakeGeminiApi } from '../helpers/fakeGeminiApi.js';
+import type { FakeGeminiApi, RecordedRequest } from '../helpers/fakeGeminiApi.js';
 import { useFakeApiAndChildren } from '../helpers/useFakeApi.js';
 import { DEVX_BIN, fakeEnv, makeProject } from '../helpers/env.js';
 
@@ -26,6 +26,7 @@ const CALC = ['export function add(a: number, b: number): number {', '  const su
 
 /** A test editor: buffers it holds (unsaved text), the writes it applied (to disk), the proposals it was shown. */
 function testHost(choice: Choice, buffers = new Map<string, string>()) {
+  const answer = { choice };
   const proposals: Proposal[] = [];
   const options: acp.PermissionOption[][] = [];
   const writes: { path: string; content: string }[] = [];
@@ -40,11 +41,11 @@ function testHost(choice: Choice, buffers = new Map<string, string>()) {
     async decide(p, o) {
       proposals.push(p);
       options.push(o);
-      return choice;
+      return answer.choice;
     },
     onUpdate: (n) => void updates.push(n),
   };
-  return { host, proposals, options, writes, updates };
+  return { host, answer, proposals, options, writes, updates };
 }
 
 async function start(project: string, host: EditorHost): Promise<DevxAcpClient> {
@@ -86,43 +87,53 @@ describe('the VS Code extension core against devx --acp', () => {
     await client.dispose();
   }, 90_000);
 
-  for (const choice of ['accept', 'reject'] as const) {
-    it(`an edit devx proposes is a diff proposal; ${choice} ${choice === 'accept' ? 'writes the file through the editor' : 'leaves it'}`, async () => {
-      const project = makeProject({ 'src/calc.ts': CALC });
-      const file = path.join(project, 'src', 'calc.ts');
-      // The editor holds unsaved text: devx reads it (fs/read_text_file), and the diff's old side is it.
-      const unsaved = CALC.replace('return sum;', 'return sum; // unsaved');
-      fake.push({ text: 'TOOL_CALL: edit_file | path=src/calc.ts | old_text=`${a}${b}` | new_text=a + b' }, (req) => ({
-        text: /status=error|reject|denied|declin/i.test(req.promptText.slice(-2000)) ? 'Left it.' : 'Fixed.',
-      }));
-      const t = testHost(choice, new Map([[file, unsaved]]));
-      const client = await start(project, t.host);
-      const r = await client.prompt('fix the sum in src/calc.ts');
-      expect(r.stopReason).toBe('end_turn');
-      expect(t.proposals).toHaveLength(1);
-      const p = t.proposals[0];
-      expect(p.title).toMatch(/calc\.ts/);
-      expect(p.diffs).toEqual([{ path: file, oldText: unsaved, newText: unsaved.replace('`${a}${b}`', 'a + b'), isNew: false }]);
-      expect(p.locations).toEqual([file]);
-      expect(t.options[0].map((o) => o.kind)).toEqual(expect.arrayContaining(['allow_once', 'reject_once']));
-      // The tool call devx reported: completed when accepted, otherwise not.
-      const ended = t.updates.map((n) => n.update).filter((u) => u.sessionUpdate === 'tool_call_update' && (u.status === 'completed' || u.status === 'failed'));
-      if (choice === 'accept') {
-        expect(t.writes).toEqual([{ path: file, content: unsaved.replace('`${a}${b}`', 'a + b') }]);
-        expect(fs.readFileSync(file, 'utf8')).toBe(unsaved.replace('`${a}${b}`', 'a + b'));
-        expect(r.text).toBe('Fixed.');
-        expect(ended.map((u) => (u as { status: string }).status)).toContain('completed');
-      } else {
-        expect(t.writes).toEqual([]);
-        expect(fs.readFileSync(file, 'utf8')).toBe(CALC);
-        expect(ended.map((u) => (u as { status: string }).status)).not.toContain('completed');
-      }
-      // devx's audit log has the decision (the policy and the audit stay in devx).
-      const audit = fs.readFileSync(path.join(project, '.devx', 'audit.jsonl'), 'utf8');
-      expect(audit).toMatch(/"tool":"edit_file"/);
-      await client.dispose();
-    }, 90_000);
-  }
+  // One session, one gemini: the same edit proposed twice, rejected and then accepted.
+  it('an edit devx proposes is a diff proposal; reject leaves the file, accept writes it through the editor', async () => {
+    const project = makeProject({ 'src/calc.ts': CALC });
+    const file = path.join(project, 'src', 'calc.ts');
+    // The editor holds unsaved text: devx reads it (fs/read_text_file), and the diff's old side is it.
+    const unsaved = CALC.replace('return sum;', 'return sum; // unsaved');
+    const fixed = unsaved.replace('`${a}${b}`', 'a + b');
+    const edit = { text: 'TOOL_CALL: edit_file | path=src/calc.ts | old_text=`${a}${b}` | new_text=a + b' };
+    // The answer follows the latest tool result (the transcript devx sends holds the earlier ones too).
+    const latest = (req: RecordedRequest) => req.promptText.split('TOOL_RESULT:').pop() ?? '';
+    const after = (req: RecordedRequest) => ({ text: /status=error|reject|denied|declin/i.test(latest(req)) ? 'Left it.' : 'Fixed.' });
+    fake.push(edit, after, edit, after);
+    const t = testHost('reject', new Map([[file, unsaved]]));
+    const client = await start(project, t.host);
+    // The tool call devx reported: completed when accepted, otherwise not.
+    const ended = (from: number) =>
+      t.updates
+        .slice(from)
+        .map((n) => n.update)
+        .flatMap((u) => (u.sessionUpdate === 'tool_call_update' && (u.status === 'completed' || u.status === 'failed') ? [u.status] : []));
+
+    const rejected = await client.prompt('fix the sum in src/calc.ts');
+    expect(rejected.stopReason).toBe('end_turn');
+    expect(t.proposals).toHaveLength(1);
+    const p = t.proposals[0];
+    expect(p.title).toMatch(/calc\.ts/);
+    expect(p.diffs).toEqual([{ path: file, oldText: unsaved, newText: fixed, isNew: false }]);
+    expect(p.locations).toEqual([file]);
+    expect(t.options[0].map((o) => o.kind)).toEqual(expect.arrayContaining(['allow_once', 'reject_once']));
+    expect(t.writes).toEqual([]);
+    expect(fs.readFileSync(file, 'utf8')).toBe(CALC);
+    expect(ended(0)).not.toContain('completed');
+
+    t.answer.choice = 'accept';
+    const seen = t.updates.length;
+    const accepted = await client.prompt('fix it after all');
+    expect(t.proposals).toHaveLength(2);
+    expect(t.proposals[1].diffs).toEqual([{ path: file, oldText: unsaved, newText: fixed, isNew: false }]);
+    expect(t.writes).toEqual([{ path: file, content: fixed }]);
+    expect(fs.readFileSync(file, 'utf8')).toBe(fixed);
+    expect(accepted.text).toBe('Fixed.');
+    expect(ended(seen)).toContain('completed');
+    // devx's audit log has both decisions (the policy and the audit stay in devx).
+    const audit = fs.readFileSync(path.join(project, '.devx', 'audit.jsonl'), 'utf8');
+    expect(audit.match(/"tool":"edit_file"/g)?.length).toBeGreaterThanOrEqual(2);
+    await client.dispose();
+  }, 90_000);
 
   it("parses devx's agent and workflow lists; a devx that cannot start is an error naming it", async () => {
     fs.mkdirSync(path.join(home, '.devx', 'agents'), { recursive: true });
