@@ -5,10 +5,12 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
 import { GeminiCliBackend } from '../../src/providers/gemini/geminiCli.js';
+import { WarmGeminiBackend } from '../../src/providers/gemini/warmGemini.js';
 import { LEFT_LOCK_MS, dropLeftRegistryLock, registryLockOf } from '../../src/providers/gemini/registryLock.js';
 import { runProcess } from '../../src/util/processRunner.js';
 import { awaitLingering } from '../../src/util/settleOnAnswer.js';
 import { tempDir } from '../helpers/env.js';
+import { until } from '../helpers/processes.js';
 
 function lockIn(home: string, ageMs = 0): string {
   const lock = registryLockOf(home);
@@ -93,6 +95,48 @@ process.stdin.on('end', () => {
     expect((await b.complete(req)).text).toBe('ok');
     await awaitLingering();
     expect(fs.existsSync(registryLockOf(own))).toBe(true);
+  });
+});
+
+describe('a warm gemini killed while it holds the registry lock', () => {
+  // Takes the lock in its home as it starts, then waits for its client forever: devx kills it outright.
+  it("in devx's sealed home: the lock is gone once the killed process has exited", async () => {
+    const dir = tempDir('devx-reglock-bin-');
+    const bin = path.join(dir, 'gemini');
+    fs.writeFileSync(
+      bin,
+      `#!${process.execPath}
+const fs = require('fs'), path = require('path');
+const home = process.env.GEMINI_CLI_HOME;
+fs.mkdirSync(path.join(home, '.gemini', 'projects.json.lock'), { recursive: true });
+fs.appendFileSync(${JSON.stringify(path.join(dir, 'homes'))}, home + '\\n');
+setInterval(() => {}, 1000);
+`,
+      { mode: 0o755 },
+    );
+    const backend = new WarmGeminiBackend({
+      bin,
+      model: 'm',
+      accounts: [],
+      workDir: tempDir('devx-reglock-work-'),
+      env: { PATH: process.env.PATH ?? '', HOME: tempDir('devx-reglock-home-') },
+      timeoutMs: 30_000,
+      maxRetries: 0,
+      baseDelayMs: 10,
+      maxDelayMs: 10,
+      runner: runProcess,
+    });
+    const stop = new AbortController();
+    const call = backend.complete({ prompt: 'PROMPT', systemPrompt: 'SYS', signal: stop.signal }).catch((err: Error) => err);
+    const homes = path.join(dir, 'homes');
+    await until(() => fs.existsSync(homes));
+    const home = fs.readFileSync(homes, 'utf8').trim();
+    expect(home).toContain('gemini-home');
+    expect(fs.existsSync(registryLockOf(home))).toBe(true);
+    stop.abort();
+    expect(await call).toBeInstanceOf(Error);
+    backend.dispose();
+    await until(() => !fs.existsSync(registryLockOf(home)), 10_000);
   });
 });
 

@@ -48,7 +48,15 @@ class WarmProcess {
   busy = false;
 
   constructor(
-    private readonly spawnArgs: { file: string; args: string[]; env: Record<string, string>; cwd: string; observer?: ChildObserver },
+    private readonly spawnArgs: {
+      file: string;
+      args: string[];
+      env: Record<string, string>;
+      cwd: string;
+      observer?: ChildObserver;
+      /** Called once the process has exited, with when it was started (geminiSpec's afterExit). */
+      afterExit?: (env: Record<string, string>, startedAt: number) => void;
+    },
     readonly systemFile: string,
     /** What a head start of this launch needs (util/prestart); none when the launch carries an account's secrets. */
     private readonly launch?: Omit<LaunchInfo, 'tooEarly'>,
@@ -74,6 +82,7 @@ class WarmProcess {
     const stderrFile = `${this.systemFile}.stderr.log`;
     // The system prompt is in its file by now (prompt() writes it first); a head start gets the same.
     const launch = this.launch && { ...this.launch, files: { ...this.launch.files, [this.systemFile]: fs.readFileSync(this.systemFile, 'utf8') } };
+    const startedAt = Date.now();
     const started = startOrAdopt(this.spawnArgs.file, this.spawnArgs.args, {
       cwd: this.spawnArgs.cwd,
       env: this.spawnArgs.env,
@@ -107,7 +116,11 @@ class WarmProcess {
       watch(chunk);
     }, 250);
     poll.unref();
-    void p.exited.then(() => clearInterval(poll));
+    void p.exited.then(() => {
+      clearInterval(poll);
+      // Killed outright, it may have held gemini's registry lock: the next gemini would wait for it.
+      this.spawnArgs.afterExit?.(this.spawnArgs.env, startedAt);
+    });
     p.child.stdin?.on('error', () => undefined);
     const stream = acp.ndJsonStream(
       Writable.toWeb(p.child.stdin!) as WritableStream<Uint8Array>,
@@ -287,7 +300,7 @@ export class WarmGeminiBackend implements ModelBackend {
               files: { ...spec.launch.files, [settingsFile]: JSON.stringify(WARM_WORKSPACE_SETTINGS) },
             }
           : undefined;
-      p = new WarmProcess({ file, args: [...args, ...geminiArgs], env, cwd, observer: this.opts.observer }, systemFile, launch);
+      p = new WarmProcess({ file, args: [...args, ...geminiArgs], env, cwd, observer: this.opts.observer, afterExit: spec.afterExit }, systemFile, launch);
       pool.push(p);
     }
     p.busy = true;
