@@ -37,6 +37,7 @@ describe('the head start of devx run', () => {
     fake.push({ text: 'first answer' });
     const first = await runOk(['run', 'say something'], project);
     expect(first.stderr).not.toContain('started gemini ahead');
+    expect(first.stderr).toContain('recorded the launch plan');
     const [plan] = plans();
     expect(JSON.parse(plan)).toMatchObject({ file: GEMINI_BIN, cwd: '{{DEVX_RUN}}/gemini/warm-0/scratch', protocol: true });
     expect(JSON.parse(plan).args).toContain('--acp');
@@ -61,11 +62,17 @@ describe('the head start of devx run', () => {
     expect(fake.modelCalls[2].promptText).toContain('alpha');
     expect(processesUnder(path.join(home, '.devx'))).toEqual([]);
 
-    // DEVX_PRESTART=off: the recorded plan is not used.
+    // DEVX_PRESTART=off: the recorded plan is not used, and no plan is recorded (a run that records its
+    // launch rewrites a plan that differs from it; this one, marked, stays as it was).
+    const dir = path.join(home, '.devx', 'run', 'launch-plans');
+    const planFile = path.join(dir, fs.readdirSync(dir)[0]);
+    const marked = JSON.stringify({ ...JSON.parse(plan), marked: true });
+    fs.writeFileSync(planFile, marked);
     fake.push({ text: 'third answer' });
     const off = await runOk(['run', 'once more'], project, { DEVX_PRESTART: 'off' });
     expect(off.stderr).not.toContain('started gemini ahead');
     expect(off.stdout).toContain('third answer');
+    expect(plans()).toEqual([marked]);
   });
 
   it('in spawn mode, records the per-call launch; the next run hands its first call to the gemini started ahead', async () => {
@@ -89,27 +96,23 @@ describe('the head start of devx run', () => {
     expect(processesUnder(path.join(home, '.devx'))).toEqual([]);
   });
 
-  it('a head start of the other kind (a warm plan, a per-call run) is stopped, and the call runs in a fresh process', async () => {
+  it('a head start that differs from the launch (the other kind, then another model) is stopped, and the call runs in a fresh process', async () => {
     const project = makeProject({});
-    fake.push({ text: 'warm answer' }, { text: 'spawned answer' });
-    await runOk(['run', 'hi'], project);
-    const r = await runOk(['run', 'hi'], project, { DEVX_PROVIDER_MODE: 'spawn' });
+    const spawnMode = { DEVX_PROVIDER_MODE: 'spawn' };
+    fake.push({ text: 'warm answer' }, { text: 'spawned answer' }, { text: 'pro answer' });
+    await runOk(['run', '--model', 'gemini-2.5-flash', 'hi'], project);
+    // A warm plan, a per-call run.
+    const r = await runOk(['run', '--model', 'gemini-2.5-flash', 'hi'], project, spawnMode);
     expect(r.stderr).toContain('started gemini ahead');
     expect(r.stderr).toContain('this launch differs from the recorded plan');
     expect(r.stdout).toContain('spawned answer');
     expect(JSON.parse(plans()[0]).protocol).toBeUndefined();
     expect(processesUnder(path.join(home, '.devx'))).toEqual([]);
-  });
-
-  it('a launch that differs from the plan (another model) stops the process started ahead and runs a fresh one', async () => {
-    const project = makeProject({});
-    fake.push({ text: 'flash answer' });
-    await runOk(['run', '--model', 'gemini-2.5-flash', 'hi'], project);
-    fake.push({ text: 'pro answer' });
-    const r = await runOk(['run', '--model', 'gemini-2.5-pro', 'hi'], project);
-    expect(r.stderr).toContain('this launch differs from the recorded plan');
-    expect(r.stdout).toContain('pro answer');
-    expect(fake.modelCalls.map((c) => c.model)).toEqual(['gemini-2.5-flash', 'gemini-2.5-pro']);
+    // A per-call plan, another model.
+    const pro = await runOk(['run', '--model', 'gemini-2.5-pro', 'hi'], project, spawnMode);
+    expect(pro.stderr).toContain('this launch differs from the recorded plan');
+    expect(pro.stdout).toContain('pro answer');
+    expect(fake.modelCalls.map((c) => c.model)).toEqual(['gemini-2.5-flash', 'gemini-2.5-flash', 'gemini-2.5-pro']);
     // The plan now describes the latest launch, and nothing devx started is left running.
     expect(plans()[0]).toContain('gemini-2.5-pro');
     expect(processesUnder(path.join(home, '.devx'))).toEqual([]);
@@ -177,18 +180,12 @@ process.exit(r.status ?? 1);
       path.join(home, '.devx', 'settings.json'),
       JSON.stringify({ accounts: [{ name: 'work', env: { GEMINI_API_KEY: 'secret-account-key' } }] }),
     );
-    fake.push({ text: 'one' }, { text: 'two' });
-    await runOk(['run', 'hi'], project);
-    const r = await runOk(['run', 'hi'], project);
-    expect(plans()).toEqual([]);
-    expect(r.stderr).not.toContain('started gemini ahead');
-    expect(fake.modelCalls.map((c) => c.apiKey)).toEqual(['secret-account-key', 'secret-account-key']);
-  });
-
-  it('DEVX_PRESTART=off: no plan is recorded (and none is used: the first case)', async () => {
     fake.push({ text: 'one' });
-    await runOk(['run', 'hi'], makeProject({}), { DEVX_PRESTART: 'off' });
+    const r = await runOk(['run', 'hi'], project);
+    // Nothing recorded, so nothing for the next run to start ahead (the first case shows a plan is what starts one).
     expect(plans()).toEqual([]);
+    expect(r.stderr).not.toContain('recorded the launch plan');
+    expect(fake.modelCalls.map((c) => c.apiKey)).toEqual(['secret-account-key']);
   });
 
   it('kill -9 of devx right after the head start leaves no process behind (gemini sees its stdin close)', async () => {

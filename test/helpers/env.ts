@@ -66,6 +66,9 @@ export function fakeEnv(fake: FakeGeminiApi, home: string, extra: Record<string,
     DEVX_RETRY_BASE_MS: '50',
     DEVX_HANDOFF: 'off',
     NO_COLOR: '1',
+    // The real claude keeps a folder per project under its temp folder (os.tmpdir()/claude-<uid> by default):
+    // under this run's temp folder, it goes when the run ends instead of piling up in /tmp.
+    CLAUDE_CODE_TMPDIR: path.join(process.env.DEVX_TEST_TMP ?? os.tmpdir(), 'claude-tmp'),
     ...extra,
   };
 }

@@ -136,7 +136,9 @@ describe('the docs', () => {
       ...code.filter((f) => !f.includes(`${path.sep}fixtures${path.sep}`)),
       ...['vitest.config.ts', 'eslint.config.mjs'].map((f) => path.join(ROOT, f)),
     ];
-    const approx = /(~|\babout |\baround |\bmeasured[^.]{0,40}?)\d[\d.,]* ?(ms|s|seconds|KB|MB|%)\b/;
+    // An approximate figure (~N, about N, measured ... N), or a figure said to have been seen (N s was seen).
+    const approx =
+      /(~|\babout |\baround |\bmeasured[^.]{0,40}?)\d[\d.,]* ?(ms|s|seconds|KB|MB|%)\b|\d[\d.,]* ?(ms|s|seconds|min|minutes)\b[^.;]{0,30}\b(was|were) (seen|measured|observed)\b/;
     const hits = files.flatMap((f) =>
       fs
         .readFileSync(f, 'utf8')
