@@ -20,6 +20,40 @@ function lockIn(home: string, ageMs = 0): string {
   return lock;
 }
 
+/**
+ * A stand-in gemini in `dir` that takes the registry lock in its home as it starts and notes that home in
+ * `dir/homes`, then does `then` (its JavaScript).
+ */
+function lockingGemini(dir: string, then: string): string {
+  const bin = path.join(dir, 'gemini');
+  fs.writeFileSync(
+    bin,
+    `#!${process.execPath}
+const fs = require('fs'), path = require('path');
+const home = process.env.GEMINI_CLI_HOME;
+fs.mkdirSync(path.join(home, '.gemini', 'projects.json.lock'), { recursive: true });
+fs.appendFileSync(${JSON.stringify(path.join(dir, 'homes'))}, home + '\\n');
+${then}
+`,
+    { mode: 0o755 },
+  );
+  return bin;
+}
+
+/** What both backends are given: the stand-in, no retries, temp folders for the work and the home. */
+const backendOptions = (bin: string, accounts: ConstructorParameters<typeof GeminiCliBackend>[0]['accounts'] = []) => ({
+  bin,
+  model: 'm',
+  accounts,
+  workDir: tempDir('devx-reglock-work-'),
+  env: { PATH: process.env.PATH ?? '', HOME: tempDir('devx-reglock-home-') },
+  timeoutMs: 30_000,
+  maxRetries: 0,
+  baseDelayMs: 10,
+  maxDelayMs: 10,
+  runner: runProcess,
+});
+
 describe('dropLeftRegistryLock', () => {
   it('removes a lock made since the call started, or one older than LEFT_LOCK_MS; keeps a fresh one and anything else', () => {
     const home = tempDir('devx-reglock-');
@@ -42,38 +76,17 @@ describe('dropLeftRegistryLock', () => {
 
 describe('a per-call gemini that exits holding the registry lock', () => {
   // Takes the lock in its home, answers, and exits 100 ms later without releasing it (as gemini 0.61 can).
-  const standIn = (dir: string) => {
-    const bin = path.join(dir, 'gemini');
-    fs.writeFileSync(
-      bin,
-      `#!${process.execPath}
-const fs = require('fs'), path = require('path');
-const home = process.env.GEMINI_CLI_HOME;
-fs.mkdirSync(path.join(home, '.gemini', 'projects.json.lock'), { recursive: true });
-fs.appendFileSync(${JSON.stringify(path.join(dir, 'homes'))}, home + '\\n');
-process.stdin.resume();
+  const standIn = (dir: string) =>
+    lockingGemini(
+      dir,
+      `process.stdin.resume();
 process.stdin.on('end', () => {
   process.stdout.write(JSON.stringify({ session_id: 's', response: 'ok', stats: { models: { m: { tokens: { prompt: 1, candidates: 1, total: 2 } } } } }));
   setTimeout(() => process.exit(0), 100);
-});
-`,
-      { mode: 0o755 },
+});`,
     );
-    return bin;
-  };
   const backend = (dir: string, accounts: ConstructorParameters<typeof GeminiCliBackend>[0]['accounts'] = []) =>
-    new GeminiCliBackend({
-      bin: standIn(dir),
-      model: 'm',
-      accounts,
-      workDir: tempDir('devx-reglock-work-'),
-      env: { PATH: process.env.PATH ?? '', HOME: tempDir('devx-reglock-home-') },
-      timeoutMs: 30_000,
-      maxRetries: 0,
-      baseDelayMs: 10,
-      maxDelayMs: 10,
-      runner: runProcess,
-    });
+    new GeminiCliBackend(backendOptions(standIn(dir), accounts));
   const req = { prompt: 'PROMPT', systemPrompt: 'SYS' };
 
   it("in devx's sealed home: the lock is gone once the process has exited, so the next gemini does not wait for it", async () => {
@@ -102,30 +115,7 @@ describe('a warm gemini killed while it holds the registry lock', () => {
   // Takes the lock in its home as it starts, then waits for its client forever: devx kills it outright.
   it("in devx's sealed home: the lock is gone once the killed process has exited", async () => {
     const dir = tempDir('devx-reglock-bin-');
-    const bin = path.join(dir, 'gemini');
-    fs.writeFileSync(
-      bin,
-      `#!${process.execPath}
-const fs = require('fs'), path = require('path');
-const home = process.env.GEMINI_CLI_HOME;
-fs.mkdirSync(path.join(home, '.gemini', 'projects.json.lock'), { recursive: true });
-fs.appendFileSync(${JSON.stringify(path.join(dir, 'homes'))}, home + '\\n');
-setInterval(() => {}, 1000);
-`,
-      { mode: 0o755 },
-    );
-    const backend = new WarmGeminiBackend({
-      bin,
-      model: 'm',
-      accounts: [],
-      workDir: tempDir('devx-reglock-work-'),
-      env: { PATH: process.env.PATH ?? '', HOME: tempDir('devx-reglock-home-') },
-      timeoutMs: 30_000,
-      maxRetries: 0,
-      baseDelayMs: 10,
-      maxDelayMs: 10,
-      runner: runProcess,
-    });
+    const backend = new WarmGeminiBackend(backendOptions(lockingGemini(dir, 'setInterval(() => {}, 1000);')));
     const stop = new AbortController();
     const call = backend.complete({ prompt: 'PROMPT', systemPrompt: 'SYS', signal: stop.signal }).catch((err: Error) => err);
     const homes = path.join(dir, 'homes');
