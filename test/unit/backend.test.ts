@@ -6,6 +6,7 @@ import { GeminiCliBackend, type GeminiCliOptions } from '../../src/providers/gem
 import { BackendError, type BackendEvent } from '../../src/providers/types.js';
 import { classifyGeminiResult, lastJsonObject } from '../../src/providers/gemini/classifyGeminiExit.js';
 import { backoffDelay } from '../../src/providers/backoff.js';
+import { CACHE_LIMIT_BYTES, emptyWhenOver } from '../../src/providers/gemini/compileCache.js';
 import { BinaryMissingError, type ProcessRunner, type RunResult } from '../../src/util/processRunner.js';
 import { tempDir } from '../helpers/env.js';
 
@@ -77,6 +78,45 @@ describe('GeminiCliBackend', () => {
     expect(fs.readdirSync(c.cwd)).toEqual(['.gemini']);
     expect(JSON.parse(fs.readFileSync(path.join(c.cwd, '.gemini', 'settings.json'), 'utf8')).general).toEqual({ maxAttempts: 1 });
     expect(c.env.TMPDIR).toMatch(/tmp$/);
+  });
+
+  it("gives gemini a compile cache folder (Node 22 and later keep its compiled bundle there) in devx's home, only the user can read it; the user's own is kept; none with DEVX_CODE_CACHE=off", async () => {
+    const home = tempDir('devx-backend-home-');
+    const workDir = path.join(home, 'runs', 'r1');
+    const cacheOf = async (env: Record<string, string>, dir = workDir) => {
+      const { b, calls } = backend([ok('hi')], { workDir: dir, env: { DEVX_HOME: home, ...env } });
+      await b.complete(req);
+      return calls[0].env.NODE_COMPILE_CACHE;
+    };
+    const mine = await cacheOf({});
+    expect(mine).toBe(path.join(home, 'cache', 'gemini'));
+    expect(fs.statSync(mine!).mode & 0o777).toBe(0o700);
+    // The same folder for every call and backend, so the second start finds what the first left.
+    expect(await cacheOf({})).toBe(mine);
+    expect(await cacheOf({ NODE_COMPILE_CACHE: '/their/cache' })).toBe('/their/cache');
+    expect(await cacheOf({ DEVX_CODE_CACHE: 'off' })).toBeUndefined();
+    // A work folder outside devx's home (an embedder's) keeps its cache beside it.
+    const elsewhere = tempDir('devx-backend-');
+    expect(await cacheOf({}, elsewhere)).toBe(path.join(elsewhere, 'cache', 'gemini'));
+    // A link where the folder would be: the call goes on without a cache, and nothing is made through the link.
+    const linked = tempDir('devx-backend-');
+    const target = tempDir('devx-backend-target-');
+    fs.symlinkSync(target, path.join(linked, 'cache'));
+    expect(await cacheOf({}, linked)).toBeUndefined();
+    expect(fs.readdirSync(target)).toEqual([]);
+  });
+
+  it('empties the compile cache folder once it holds more than its limit (each gemini release adds entries of its own)', () => {
+    const dir = tempDir('devx-gcache-');
+    fs.mkdirSync(path.join(dir, 'v22-abc'));
+    fs.writeFileSync(path.join(dir, 'v22-abc', 'one'), Buffer.alloc(600));
+    fs.writeFileSync(path.join(dir, 'two'), Buffer.alloc(300));
+    emptyWhenOver(dir, 1000);
+    expect(fs.readdirSync(dir).sort()).toEqual(['two', 'v22-abc']);
+    fs.writeFileSync(path.join(dir, 'v22-abc', 'three'), Buffer.alloc(200));
+    emptyWhenOver(dir, 1000);
+    expect(fs.readdirSync(dir)).toEqual([]);
+    expect(CACHE_LIMIT_BYTES).toBeGreaterThanOrEqual(32 * 1024 * 1024);
   });
 
   it('rotates accounts by call, env and wrapper-command accounts alike', async () => {

@@ -9,6 +9,7 @@ import { CliBackend, type CliBackendOptions, type CliSpec } from '../cliBackend.
 import { classifyGeminiResult, classifyGeminiStream, geminiInternalRetry, streamLine } from './classifyGeminiExit.js';
 import { sealedGeminiHome } from './sealedHome.js';
 import { dropLeftRegistryLock } from './registryLock.js';
+import { geminiCompileCacheEnv } from './compileCache.js';
 import { mkdirOwnedSync } from '../../util/ownedFile.js';
 
 export type GeminiCliOptions = CliBackendOptions;
@@ -76,6 +77,7 @@ export function geminiSpec(workDir: string): CliSpec & { acpArgs(model: string):
       // gemini re-launches itself in a second node process only to raise its heap limit; one headless
       // call does not need that, and skipping it shortens every call (`npm run bench`, "gemini call"). Overridable.
       GEMINI_CLI_NO_RELAUNCH: 'true',
+      ...geminiCompileCacheEnv(base, workDir),
       ...base,
       // Sealed relative to the home this call's gemini would use (an account's own GEMINI_CLI_HOME, else
       // HOME). An account that is a wrapper command chooses gemini's home itself (it may set HOME or
