@@ -7,12 +7,18 @@ import path from 'node:path';
 import { isInside } from '../sandbox/resolvePath.js';
 import { sensitiveRule } from './pathPolicy.js';
 import { matchPathRules, type PermissionRules } from './permissions.js';
+import { readDirNames, shownBytes } from '../util/fileNames.js';
 
 export interface DeniedScan {
   /** Absolute paths (as found, not resolved) that must not be read. */
   paths: string[];
-  /** True when the walk stopped at its limit: the tree may hold more. */
+  /**
+   * True when the tree could not be checked whole: the walk stopped at its limit, or a name below is not UTF-8
+   * (no string path names it, so nothing can be judged on it). The tree may hold more than `paths`.
+   */
   capped: boolean;
+  /** The names below that are not UTF-8, absolute, shown with \xNN for such bytes: what the caller can tell the person. */
+  undecodable: string[];
 }
 
 export interface DenyContext {
@@ -44,22 +50,26 @@ export function deniedUnder(dir: string, ctx: DenyContext, opts: { hidden?: bool
   const key = `${dir}\0${opts.hidden !== false}\0${ctx.permissions?.rules.length ?? 0}`;
   const hit = cache.get(key);
   if (hit && Date.now() - hit.at < TTL_MS) return hit.scan;
-  const scan: DeniedScan = { paths: [], capped: false };
+  const scan: DeniedScan = { paths: [], capped: false, undecodable: [] };
   let seen = 0;
+  let stopped = false;
   const visit = (d: string) => {
-    let entries: fs.Dirent[];
+    let names: ReturnType<typeof readDirNames>;
     try {
-      entries = fs.readdirSync(d, { withFileTypes: true });
+      names = readDirNames(d);
     } catch {
       return;
     }
-    for (const e of entries) {
+    // A name that is not UTF-8 has no string path to judge: noted, and the walk goes on (the sandbox masks what it finds).
+    for (const e of names.undecodable) if (opts.hidden !== false || e.name[0] !== 0x2e) scan.undecodable.push(path.join(d, shownBytes(e.name)));
+    seen += names.undecodable.length;
+    for (const { name, dirent: e } of names.entries) {
       if (++seen > LIMIT) {
-        scan.capped = true;
+        stopped = true;
         return;
       }
-      if (opts.hidden === false && e.name.startsWith('.')) continue;
-      const p = path.join(d, e.name);
+      if (opts.hidden === false && name.startsWith('.')) continue;
+      const p = path.join(d, name);
       if (e.isSymbolicLink()) {
         let real: string | null = null;
         try {
@@ -76,10 +86,10 @@ export function deniedUnder(dir: string, ctx: DenyContext, opts: { hidden?: bool
       }
       // Inside .git only config matters (objects are not files a reader greps meaningfully): the rest is not walked.
       const cfg = path.join(p, 'config');
-      if (e.isDirectory() && e.name === '.git' && fs.existsSync(path.join(p, 'HEAD'))) {
+      if (e.isDirectory() && name === '.git' && fs.existsSync(path.join(p, 'HEAD'))) {
         if (fs.existsSync(cfg) && isReadDenied(cfg, ctx)) scan.paths.push(cfg);
       } else if (e.isDirectory()) visit(p);
-      if (scan.capped) return;
+      if (stopped) return;
     }
   };
   let st: fs.Stats | null = null;
@@ -90,6 +100,7 @@ export function deniedUnder(dir: string, ctx: DenyContext, opts: { hidden?: bool
   }
   if (st?.isDirectory()) visit(dir);
   else if (st && isReadDenied(dir, ctx)) scan.paths.push(dir);
+  scan.capped = stopped || scan.undecodable.length > 0;
   cache.set(key, { at: Date.now(), scan });
   return scan;
 }

@@ -1,11 +1,15 @@
 // Pure-JS search used when ripgrep is not installed. It follows ripgrep's defaults closely enough to
 // give the same output on ordinary trees: hidden files skipped, root .gitignore honoured, binary
 // files skipped, results sorted by path.
+import type { Dirent } from 'node:fs';
 import fs from 'node:fs/promises';
 import path from 'node:path';
+import type { Options as GlobOptions } from 'fast-glob';
+import picomatch from 'picomatch';
 import { ToolError } from './types.js';
 import { looksBinary } from './fileText.js';
 import { READ_LIMITS, readOwnFileSync } from '../util/readRegularFileSync.js';
+import { readDirNames, shownBytes } from '../util/fileNames.js';
 
 function readSearchable(f: string): Buffer | null {
   try {
@@ -26,6 +30,12 @@ export interface Match {
   text: string;
 }
 
+/** What a search found, and the files or folders it left out because their names are not UTF-8 (as shown, project-relative). */
+export interface SearchResult {
+  matches: Match[];
+  leftOut: string[];
+}
+
 async function gitignorePatterns(root: string): Promise<string[]> {
   const text = readTextOrEmpty(path.join(root, '.gitignore'));
   const out: string[] = [];
@@ -40,7 +50,7 @@ async function gitignorePatterns(root: string): Promise<string[]> {
   return out;
 }
 
-export async function searchWithJs(root: string, abs: string, pattern: string, glob: string | undefined, cap: number): Promise<Match[]> {
+export async function searchWithJs(root: string, abs: string, pattern: string, glob: string | undefined, cap: number): Promise<SearchResult> {
   let re: RegExp;
   try {
     re = new RegExp(pattern);
@@ -49,23 +59,8 @@ export async function searchWithJs(root: string, abs: string, pattern: string, g
   }
   const st = await fs.stat(abs).catch(() => null);
   if (!st) throw new ToolError(`path not found: ${path.relative(root, abs) || '.'}`);
-  let files: string[];
-  if (st.isFile()) files = [abs];
-  else {
-    const ignore = ['**/.git/**', ...(await gitignorePatterns(root))];
-    const rels = await (
-      await import('fast-glob')
-    ).default(glob ? [`**/${glob.replace(/^\*\*\//, '')}`] : ['**/*'], {
-      cwd: abs,
-      dot: false,
-      onlyFiles: true,
-      followSymbolicLinks: false,
-      ignore,
-      suppressErrors: true,
-    });
-    files = rels.map((r) => path.join(abs, r));
-  }
-  files = files
+  const leftOut: string[] = [];
+  const files = (st.isFile() ? [abs] : await listFiles(root, abs, glob, leftOut))
     .map((f) => path.relative(root, f))
     .sort()
     .map((f) => path.join(root, f));
@@ -79,9 +74,53 @@ export async function searchWithJs(root: string, abs: string, pattern: string, g
     for (let i = 0; i < lines.length; i++) {
       if (re.test(lines[i])) {
         matches.push({ path: path.relative(root, f).split(path.sep).join('/'), line: i + 1, text: lines[i] + '\n' });
-        if (matches.length >= cap) return matches;
+        if (matches.length >= cap) return { matches, leftOut: leftOut.sort() };
       }
     }
   }
-  return matches;
+  return { matches, leftOut: leftOut.sort() };
+}
+
+/** The files a search of folder `abs` reads; a file or folder whose name is not UTF-8 is noted in `leftOut` instead. */
+async function listFiles(root: string, abs: string, glob: string | undefined, leftOut: string[]): Promise<string[]> {
+  const patterns = glob ? [`**/${glob.replace(/^\*\*\//, '')}`] : ['**/*'];
+  const ignore = ['**/.git/**', ...(await gitignorePatterns(root))];
+  const note = noteLeftOut(root, abs, patterns, ignore, leftOut);
+  // Sync: the walk's directory reads are then the readdirSync given here, which keeps names that are not UTF-8 out.
+  const rels = (await import('fast-glob')).default.sync(patterns, {
+    cwd: abs,
+    dot: false,
+    onlyFiles: true,
+    followSymbolicLinks: false,
+    ignore,
+    suppressErrors: true,
+    fs: { readdirSync: readdirLeavingOut(note) },
+  });
+  return rels.map((r) => path.join(abs, r));
+}
+
+/**
+ * Notes a file or folder whose name is not UTF-8 where the search would have looked (not hidden, ignored or
+ * outside the glob; matched on the name as text, which only decides whether it is mentioned).
+ */
+function noteLeftOut(root: string, abs: string, patterns: string[], ignore: string[], leftOut: string[]) {
+  const wanted = picomatch(patterns, { dot: false });
+  const ignored = picomatch(ignore, { dot: true });
+  return (dir: string, d: Dirent<Buffer>) => {
+    const rel = path.relative(abs, path.join(dir, d.name.toString('utf8')));
+    const hidden = rel.split(path.sep).some((s) => s.startsWith('.'));
+    if (ignored(rel) || !(d.isDirectory() ? !hidden : d.isFile() && wanted(rel))) return;
+    leftOut.push(path.join(path.relative(root, dir), shownBytes(d.name)));
+  };
+}
+
+/** fast-glob's directory reads, by bytes: a name that is not UTF-8 never enters its walk (as text it names a path that does not exist, or another file's). */
+function readdirLeavingOut(note: (dir: string, d: Dirent<Buffer>) => void): NonNullable<GlobOptions['fs']>['readdirSync'] {
+  const read = (dir: string, opts?: { withFileTypes?: boolean }): Dirent[] | string[] => {
+    const { entries, undecodable } = readDirNames(dir);
+    for (const d of undecodable) note(dir, d);
+    if (!opts?.withFileTypes) return entries.map((e) => e.name);
+    return entries.map(({ name, dirent }) => Object.assign(dirent, { name }) as unknown as Dirent);
+  };
+  return read as NonNullable<GlobOptions['fs']>['readdirSync'];
 }

@@ -213,7 +213,7 @@ describe('search_code', () => {
     const r = await call('search_code', { pattern: 'needle', path: 'many.txt' }, deps({ rgPath: null }));
     expect(r.content.split('\n').filter((l) => l.includes('needle'))).toHaveLength(200);
     expect(r.content).toMatch(/\[truncated: showing 200 of 250 lines .*read the rest with read_file \| path=\.devx\/tool-output\/search_code-.*offset=201\]/);
-    expect((await searchWithJs(root, root, 'TODO', undefined, 1000)).map((m) => m.path)).toEqual(['src/b.ts', 'src/b.ts']);
+    expect((await searchWithJs(root, root, 'TODO', undefined, 1000)).matches.map((m) => m.path)).toEqual(['src/b.ts', 'src/b.ts']);
   });
 });
 
