@@ -2,7 +2,8 @@
 // may be in, globs by what they match, settings rules applied, recursive reads by the denied files below,
 // and untracked files as git lists them. decideCommand walks the line; these check what it finds.
 import fs from 'node:fs';
-import { runProcessSync } from '../util/runSync.js';
+import { runProcessSyncBytes } from '../util/runSync.js';
+import { decodedName } from '../util/fileNames.js';
 import { bashArgs } from '../util/bashLine.js';
 import path from 'node:path';
 import { createRequire } from 'node:module';
@@ -25,6 +26,8 @@ export interface CommandPolicyContext {
   paths: PathPolicyContext;
   headless: boolean;
   sandboxed: boolean;
+  /** The user trusted the project (`devx trust`): its git data outside it (a worktree's) is theirs. */
+  trusted?: boolean;
   permissions?: PermissionRules;
   /** Plan mode: only read-only commands may run. */
   readOnly?: boolean;
@@ -49,27 +52,46 @@ export interface WalkState {
 }
 
 let fgSync: ((p: string, o: object) => string[]) | null = null;
+
+/** What a glob matched, and whether a match has a name that is not UTF-8 (no path the policy can judge names it). */
+interface GlobMatches {
+  paths: string[];
+  undecodable: boolean;
+}
+
 /**
  * What bash makes of a glob: bash itself expands it (`compgen -G`), since the command runs in bash and a
  * library's matcher differs at the edges (fast-glob finds nothing for `~/.ss?/id_rsa`). fast-glob only
- * where bash cannot be run.
+ * where bash cannot be run. The matches are read as bytes: a name that is not UTF-8, read as text, would
+ * be judged as a path that does not exist.
  */
-function expandGlob(pattern: string, cwd: string): string[] {
-  const r = runProcessSync('bash', [...bashArgs('compgen -G "$1"'), '_', pattern], {
+function expandGlob(pattern: string, cwd: string): GlobMatches {
+  const r = runProcessSyncBytes('bash', [...bashArgs('compgen -G "$1"'), '_', pattern], {
     cwd,
     stdio: ['ignore', 'pipe', 'pipe'],
-    encoding: 'utf8',
     timeout: 5000,
     maxBuffer: 8 * 1024 * 1024,
     env: { PATH: process.env.PATH ?? '/usr/bin:/bin' },
   });
-  if (r.status === 0 || (r.status === 1 && !r.stdout))
-    return r.stdout
-      .split('\n')
-      .filter(Boolean)
-      .map((m) => path.resolve(cwd, m));
+  if (r.status === 0 || (r.status === 1 && !r.stdout?.length)) return matchesOf(r.stdout ?? Buffer.alloc(0), cwd);
   if (!fgSync) fgSync = (createRequire(import.meta.url)('fast-glob') as { sync: (p: string, o: object) => string[] }).sync;
-  return fgSync(pattern, { cwd, dot: false, onlyFiles: false, followSymbolicLinks: false, absolute: true, suppressErrors: true });
+  const found = fgSync(pattern, { cwd, dot: false, onlyFiles: false, followSymbolicLinks: false, absolute: true, suppressErrors: true });
+  return { paths: found.filter((p) => !p.includes('\uFFFD')), undecodable: found.some((p) => p.includes('\uFFFD')) };
+}
+
+/** compgen's lines as paths; a line that is not UTF-8 is counted, not judged. */
+function matchesOf(out: Buffer, cwd: string): GlobMatches {
+  const m: GlobMatches = { paths: [], undecodable: false };
+  for (let i = 0; i < out.length;) {
+    const end = out.indexOf(0x0a, i) === -1 ? out.length : out.indexOf(0x0a, i);
+    const line = out.subarray(i, end);
+    i = end + 1;
+    if (!line.length) continue;
+    const text = decodedName(line);
+    if (text === null) m.undecodable = true;
+    else m.paths.push(path.resolve(cwd, text));
+  }
+  return m;
 }
 
 /** Every directory the shell may be in at this point: a cd that may have failed leaves the old one possible. */
@@ -103,10 +125,19 @@ function checkWordAt(w: Word, intent: PathIntent, cwd: string, ctx: CommandPolic
         'command:computed-argument',
       ),
     );
-  const matches = expandGlob(w.text, cwd);
+  const { paths: matches, undecodable } = expandGlob(w.text, cwd);
+  if (undecodable) d = strictest(d, undecodableMatch(w.text));
   if (matches.length > MAX_GLOB_MATCHES) return strictest(d, ASK(`${w.text} matches more than ${MAX_GLOB_MATCHES} files`, 'command:glob-large'));
   for (const m of matches) d = strictest(d, noteWrite(withSettings(decidePath(m, intent, pctx), intent, ctx), intent, ctx));
   return d;
+}
+
+/** A glob matching a name that is not UTF-8: what that file is (a link out, a hard link) cannot be checked. */
+function undecodableMatch(pattern: string): PolicyDecision {
+  return ASK(
+    `${pattern} matches a file whose name is not UTF-8, which devx cannot check (a link out of the project would look like a missing file); rename it, or name the other files without a glob`,
+    'command:undecodable-name',
+  );
 }
 
 /** Records a path judged as a write target: the sandbox makes its folder writable and nothing else. */
@@ -142,6 +173,11 @@ function checkRecursiveAt(w: Word, opts: { hidden: boolean; linksOut: boolean },
     { hidden: opts.hidden },
   );
   const what = opts.linksOut ? 'symlinks' : 'denied files';
+  if (scan.undecodable.length)
+    return ASK(
+      `${w.text} holds names that are not UTF-8 (e.g. ${path.relative(ctx.paths.root, scan.undecodable[0]) || scan.undecodable[0]}), which devx cannot check for ${what} before a recursive ${opts.linksOut ? 'listing' : 'read'}; rename them, or read the other files by name`,
+      'command:undecodable-name',
+    );
   if (scan.capped)
     return ASK(`${w.text} is too large to check for ${what} before a recursive ${opts.linksOut ? 'listing' : 'read'}`, 'command:recursive-denied');
   const found = opts.linksOut ? scan.paths.filter((p) => leadsOutside(p, ctx.paths.root)) : scan.paths;
@@ -171,9 +207,10 @@ export function wordsHere(state: WalkState, ctx: CommandPolicyContext): WordReso
   return {
     cwds: cwdsOf(state),
     home: ctx.paths.home,
+    // null: not known in advance (checkWordAt asked about the word already).
     expand: (pattern, cwd) => {
       const found = expandGlob(pattern, cwd);
-      return found.length > MAX_GLOB_MATCHES ? null : found;
+      return found.undecodable || found.paths.length > MAX_GLOB_MATCHES ? null : found.paths;
     },
     judgeWrite: (abs, cwd) => noteWrite(withSettings(decidePath(abs, 'write', { ...ctx.paths, cwd, outside: 'ask-read' }), 'write', ctx), 'write', ctx),
   };

@@ -25,6 +25,8 @@ export interface PolicyOptions {
   headless: boolean;
   /** A working bubblewrap: allowed commands run inside it. */
   sandboxed: boolean;
+  /** The user trusted the project (`devx trust`). */
+  trusted?: boolean;
   /** The bash parser and the command rules (loadCommandJudge); without them every command is denied. Set later with useCommandJudge(). */
   commands: CommandJudge | null;
   permissions?: PermissionRules;
@@ -72,6 +74,7 @@ export class PolicyEngine {
       paths: { ...this.pathCtx(), outside: 'ask-read' },
       headless: this.opts.headless,
       sandboxed: this.opts.sandboxed,
+      trusted: this.opts.trusted,
       permissions: this.opts.permissions,
       readOnly: this.opts.mode === 'plan',
     });

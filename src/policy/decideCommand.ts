@@ -12,7 +12,8 @@ import { checkRecursive, checkWord, cwdsOf, gitUntrackedHere, wordsHere, type Co
 import { checkPlacement, checkTree, isDir } from './writeTargets.js';
 import { joinsWords } from './bashQuirks.js';
 import { repoConfigRiskSync } from '../util/safeGit.js';
-import { gitEntriesOf } from '../sandbox/projectScan.js';
+import { gitEntriesOf, unnamedGitEntriesOf } from '../sandbox/projectScan.js';
+import { gitDataOutside } from './gitDataOutside.js';
 import { runsUnsandboxed } from './rules/unsandboxed.js';
 import { ALLOW, ASK, DENY, settingsDecision, strictest, type PolicyDecision, type SandboxClaim } from './types.js';
 import { matchCommandRules } from './permissions.js';
@@ -286,11 +287,16 @@ function hasProjectBin(name: string, cwd: string, root: string): boolean {
 }
 
 // A repository in the project that sets a git key naming a program no value switches off (diff.external,
-// diff.<driver>.command), a core.worktree pointing elsewhere, or whose configuration cannot be listed:
-// outside the sandbox, git asks there (util/safeGit.ts).
+// diff.<driver>.command), a core.worktree pointing elsewhere, or whose configuration cannot be listed, or
+// whose git data lies outside the project (gitDataOutside.ts): outside the sandbox, git asks there (util/safeGit.ts).
 /** The first such key and the file that sets it ("diff.external in .git/config"), or null. */
-function unneutralizedGitKey(root: string): string | null {
+function unneutralizedGitKey(root: string, trusted: boolean): string | null {
+  const unnamed = unnamedGitEntriesOf(root);
+  if (unnamed.length) return `a git folder under a name that is not UTF-8 (${path.relative(root, unnamed[0])})`;
   for (const dir of new Set([root, ...gitEntriesOf(root).map((e) => path.dirname(e))])) {
+    // A worktree of the user's own keeps its git data in the main repository: theirs once they trusted the project.
+    const outside = trusted ? null : gitDataOutside(root, dir);
+    if (outside) return outside;
     const risk = repoConfigRiskSync(dir);
     if (risk.unknown) return `an unknown configuration in ${path.relative(root, dir) || '.'}: ${risk.unknown}`;
     const hit = risk.unneutralized[0];
@@ -358,7 +364,7 @@ function decideSimple(cmd: SimpleCommand, state: WalkState, ctx: CommandPolicyCo
   }
   // What git's configuration names that no setting switches off (diff.external, a core.worktree elsewhere, a
   // configuration too large to list) is obeyed only sandboxed, where devx mounts a copy without it.
-  const named = !ctx.sandboxed && d.decision === 'allow' && cmd.name === 'git' ? unneutralizedGitKey(ctx.paths.root) : null;
+  const named = !ctx.sandboxed && d.decision === 'allow' && cmd.name === 'git' ? unneutralizedGitKey(ctx.paths.root, ctx.trusted === true) : null;
   if (named)
     d = ASK(`the repository's git configuration is not safe to obey outside a sandbox (${named}); bubblewrap is not available here`, 'command:unsandboxed');
   if (ctx.permissions) {

@@ -61,7 +61,7 @@ const LIFTS: [RegExp, Lift][] = [
 
 /** Kinds no settings `allow` rule lifts (the path policy, an MCP server outside the project, structures of a command line). */
 const FIXED =
-  /^(path:|settings:|mcp:outside-project|command:(parse-error|control-chars|non-literal-name|unsupported-syntax|env-dangerous|too-long|exec|network|system|computed-argument|recursive-denied|prompt-expansion))/;
+  /^(path:|settings:|mcp:outside-project|command:(parse-error|control-chars|non-literal-name|unsupported-syntax|env-dangerous|too-long|exec|network|system|computed-argument|recursive-denied|prompt-expansion|undecodable-name))/;
 
 function liftOf(rule: string): Lift {
   return LIFTS.find(([re]) => re.test(rule))?.[1] ?? 'mode';

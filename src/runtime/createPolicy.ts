@@ -7,6 +7,7 @@ import { loadEffectiveSettings } from '../config/effectiveSettings.js';
 import { PolicyEngine, type ApprovalMode } from '../policy/decide.js';
 import { loadCommandJudge } from '../policy/loadCommandJudge.js';
 import { detectBwrap, sweepPlaceholders, type SandboxSpec } from '../sandbox/bwrap.js';
+import { outsideGitDirs } from '../policy/gitDataOutside.js';
 
 export interface PolicySetup {
   root: string;
@@ -38,6 +39,7 @@ export async function createPolicy(opts: {
     devxHome: home,
     headless: opts.headless,
     sandboxed: Boolean(sandbox),
+    trusted: settings.trusted,
     commands: opts.eagerParser ? await loadCommandJudge() : null,
     permissions: { rules: settings.permissionRules, root, home: userHome },
     additionalDirs: settings.additionalDirectories.map((d) => {
@@ -55,7 +57,8 @@ export async function createPolicy(opts: {
     sandbox.cacheDir = path.join(home, 'sandbox-caches');
     sweepPlaceholders(sandbox.journalDir);
     sandbox.hidden = () => policy.hiddenPaths();
-    sandbox.readable = policy.opts.additionalDirs;
+    // A trusted project that is a git worktree: its git data in the main repository, read-only, so git works in the sandbox.
+    sandbox.readable = [...(policy.opts.additionalDirs ?? []), ...(settings.trusted ? outsideGitDirs(root) : [])];
   }
   return { root, home, userHome, settings, mode, sandbox, policy };
 }

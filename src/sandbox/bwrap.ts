@@ -266,6 +266,7 @@ export function packageCaches(cacheDir: string, root: string, home: string): [st
 /** The argv prefix that runs a program inside the sandbox, limited to what `claim` allows. */
 export function sandboxArgs(spec: SandboxRun, cwd: string, placeholders: string[] = [], temps: string[] = []): string[] {
   const scan = scanProject(spec.root);
+  if (scan.unmaskable.length) throw new SandboxStartError(unmaskableWhy(spec.root, scan.unmaskable));
   const r = spec.root;
   const home = spec.home;
   const args: string[] = [];
@@ -330,6 +331,12 @@ export function sandboxArgs(spec: SandboxRun, cwd: string, placeholders: string[
   // A pid namespace of its own: /proc shows only the sandbox's processes (not devx's, whose environment holds its keys).
   args.push('--unshare-net', '--unshare-ipc', '--unshare-pid', '--die-with-parent', '--new-session', '--chdir', cwd, '--');
   return args;
+}
+
+/** Why a project with entries no mount can name cannot be sandboxed, and what the person can do. */
+function unmaskableWhy(root: string, found: string[]): string {
+  const shown = path.relative(root, found[0]) || found[0];
+  return `the project holds ${found.length} git folder(s) or hard-linked file(s) under names that are not UTF-8 (e.g. ${shown}), which the sandbox can neither hide nor hold read-only; rename them to run commands in the sandbox`;
 }
 
 /** Hides a file (by /dev/null) or a folder (by an empty read-only tmpfs); a link is left to where it leads. */

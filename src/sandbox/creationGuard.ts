@@ -5,7 +5,8 @@
 // .devx/quarantine/, telling the model (and so the person) what it moved and why.
 import fs from 'node:fs';
 import path from 'node:path';
-import { gitEntriesUnder, identity } from './projectScan.js';
+import { entryKey, gitEntriesUnder, identity, type FoundEntry } from './projectScan.js';
+import { shownBytes } from '../util/fileNames.js';
 import { hooksPathOf } from './sandboxPaths.js';
 import { assertOwnedPath, mkdirOwnedSync } from '../util/ownedFile.js';
 
@@ -19,19 +20,19 @@ export interface CreationWatch {
 
 /** Looks at `dirs` (the folders the command may write, walked) and the project's top before the command. */
 export function watchCreations(root: string, dirs: string[]): CreationWatch {
-  const watched = () => {
+  const watched = (): Map<string, FoundEntry> => {
     const m = gitEntriesUnder(dirs);
     const hooks = hooksPathOf(root);
-    for (const p of [...WATCHED_TOP.map((n) => path.join(root, n)), ...(hooks ? [hooks] : [])]) m.set(p, identity(p));
+    for (const p of [...WATCHED_TOP.map((n) => path.join(root, n)), ...(hooks ? [hooks] : [])]) m.set(entryKey(p), { path: p, id: identity(p) });
     return m;
   };
   const before = watched();
   return {
     settle() {
       const moved: string[] = [];
-      for (const [p, id] of watched()) {
-        if (id === '' || before.get(p) === id) continue;
-        moved.push(quarantine(root, p));
+      for (const [key, e] of watched()) {
+        if (e.id === '' || before.get(key)?.id === e.id) continue;
+        moved.push(quarantine(root, e.path));
       }
       return moved;
     },
@@ -39,8 +40,9 @@ export function watchCreations(root: string, dirs: string[]): CreationWatch {
 }
 
 /** Moves `p` under .devx/quarantine/<time>/ (a `.git` there renamed `dot-git`, so git never finds it); says where. */
-function quarantine(root: string, p: string): string {
-  const rel = path.relative(root, p);
+function quarantine(root: string, p: string | Buffer): string {
+  // A path below a name that is not UTF-8 is kept there under its shown form (\xNN for each such byte).
+  const rel = typeof p === 'string' ? path.relative(root, p) : shownBytes(relativeBytes(root, p));
   const stamp = new Date().toISOString().replace(/[:.]/g, '-');
   const dest = path.join(root, '.devx', 'quarantine', stamp, ...rel.split(path.sep).map((s) => (s === '.git' ? 'dot-git' : s)));
   try {
@@ -52,4 +54,10 @@ function quarantine(root: string, p: string): string {
     fs.rmSync(p, { recursive: true, force: true });
     return `${rel}: made by the command, removed (it could not be moved aside: ${(err as Error).message})`;
   }
+}
+
+/** `p` below `root`, as bytes (the whole path when it is not below it). */
+function relativeBytes(root: string, p: Buffer): Buffer {
+  const top = Buffer.from(root + path.sep);
+  return p.subarray(0, top.length).equals(top) ? p.subarray(top.length) : p;
 }

@@ -24,16 +24,30 @@ export function gitDirOf(entry: string): string | null {
   return m ? path.resolve(path.dirname(entry), m[1]) : null;
 }
 
-/** Nested `.git` entries and, for each, its git directory when that lies in the project (the top's own are protected elsewhere). */
+/**
+ * Nested `.git` entries and, for each, its git directory when that lies in the project (the top's own are
+ * protected elsewhere), and the common directory a `commondir` names there (git reads its config, hooks and
+ * refs as the repository's own), for the top's too.
+ */
 export function nestedGitPaths(root: string, entries: string[]): string[] {
   const top = path.join(root, '.git');
   const out = new Set<string>();
+  const held = (d: string) => isInside(root, d) && !isInside(top, d) && fs.existsSync(d);
   for (const e of entries) {
     if (e !== top) out.add(e);
     const dir = gitDirOf(e);
-    if (dir && dir !== top && isInside(root, dir) && !isInside(top, dir) && fs.existsSync(dir)) out.add(dir);
+    if (!dir) continue;
+    if (dir !== top && held(dir)) out.add(dir);
+    const common = commonDirOf(dir);
+    if (common && held(common)) out.add(common);
   }
   return [...out];
+}
+
+/** The folder a git directory's `commondir` names (a worktree's main git directory), or null. */
+export function commonDirOf(gitDir: string): string | null {
+  const common = readTextOrNull(path.join(gitDir, 'commondir'), 4096, 'any')?.trim();
+  return common ? path.resolve(gitDir, common) : null;
 }
 
 /** The folders between the project's top and each nested `.git` (its parent included), outermost first. */
@@ -54,8 +68,8 @@ function configFiles(root: string, entries: string[]): string[] {
     const dir = gitDirOf(e);
     if (!dir) continue;
     const dirs = [dir];
-    const common = readTextOrNull(path.join(dir, 'commondir'), 4096, 'any'); // a worktree's
-    if (common) dirs.push(path.resolve(dir, common.trim()));
+    const common = commonDirOf(dir); // a worktree's
+    if (common) dirs.push(common);
     // git reads every module's config when it walks into a submodule.
     for (const d of [...dirs]) for (const m of modulesUnder(path.join(d, 'modules'))) dirs.push(m);
     for (const d of dirs)

@@ -3,16 +3,24 @@
 // their configuration neutralised), and every regular file with more than one link (a hard link can be
 // the same file as ~/.aws/credentials under another name: masked like a denied file). The walk is kept
 // until something devx did not contain could have changed it (a command a person ran unsandboxed).
+// Below a name that is not UTF-8 no path can be given to bwrap: what would need hiding or holding there
+// is listed as unmaskable, and the sandbox refuses to start (bwrap.ts).
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import crypto from 'node:crypto';
+import { decodedName, joinBytes, readDirNames, shownBytes } from '../util/fileNames.js';
 
 export interface ProjectScan {
   /** Every entry named `.git` (folder or file), absolute; git's own folders are not walked into. */
   gitEntries: string[];
   /** Regular files with more than one link, absolute (outside git folders; pnpm's links verified to be its store's are left out). */
   multiLinked: string[];
+  /**
+   * What the sandbox would have to hide or hold but cannot name: a `.git` entry or a hard-linked file below a
+   * name that is not UTF-8, or a `.git` file whose `gitdir:` is not UTF-8 (shown with \xNN for such bytes).
+   */
+  unmaskable: string[];
   /** The walk stopped at its limit: what it did not reach is not known. */
   partial: boolean;
 }
@@ -27,7 +35,7 @@ const MAX_HASHED = 64 * 1024 * 1024;
 const storeVerdicts = new Map<string, boolean>();
 
 const scans = new Map<string, ProjectScan>();
-const gitOnly = new Map<string, string[]>();
+const gitOnly = new Map<string, ProjectScan>();
 
 /** The project's scan, walked on first use and kept until forgetScan. */
 export function scanProject(root: string): ProjectScan {
@@ -41,9 +49,18 @@ export function scanProject(root: string): ProjectScan {
 
 /** The project's `.git` entries alone: a walk that reads folders but stats no file (kept like the scan). */
 export function gitEntriesOf(root: string): string[] {
-  const s = scans.get(root)?.gitEntries ?? gitOnly.get(root);
+  return gitScanOf(root).gitEntries;
+}
+
+/** `.git` entries the git-only walk could not name (below a name that is not UTF-8, or a `gitdir:` that is not). */
+export function unnamedGitEntriesOf(root: string): string[] {
+  return gitScanOf(root).unmaskable;
+}
+
+function gitScanOf(root: string): ProjectScan {
+  const s = scans.get(root) ?? gitOnly.get(root);
   if (s) return s;
-  const found = walkProject(root, false, []).gitEntries;
+  const found = walkProject(root, false, []);
   gitOnly.set(root, found);
   return found;
 }
@@ -55,28 +72,71 @@ export function forgetScan(root: string): void {
 }
 
 function walkProject(root: string, links: boolean, stores: string[]): ProjectScan {
-  const out: ProjectScan = { gitEntries: [], multiLinked: [], partial: false };
+  const out: ProjectScan = { gitEntries: [], multiLinked: [], unmaskable: [], partial: false };
   let seen = 0;
+  const full = () => ++seen > MAX_ENTRIES && (out.partial = true);
   const walk = (dir: string): void => {
-    let entries: fs.Dirent[];
+    let names: ReturnType<typeof readDirNames>;
     try {
-      entries = fs.readdirSync(dir, { withFileTypes: true });
+      names = readDirNames(dir);
     } catch {
       return;
     }
-    for (const e of entries) {
-      if (++seen > MAX_ENTRIES) {
-        out.partial = true;
-        return;
-      }
-      const p = path.join(dir, e.name);
-      if (e.name === '.git') out.gitEntries.push(p);
-      else if (e.isDirectory()) walk(p);
+    for (const d of names.undecodable) {
+      if (full()) return;
+      walkUnnamed(joinBytes(dir, d.name), d);
+    }
+    for (const { name, dirent: e } of names.entries) {
+      if (full()) return;
+      const p = path.join(dir, name);
+      if (name === '.git') {
+        out.gitEntries.push(p);
+        if (e.isFile() && !gitdirDecodes(p)) out.unmaskable.push(p);
+      } else if (e.isDirectory()) walk(p);
       else if (links && e.isFile() && isMultiLinked(p, stores)) out.multiLinked.push(p);
     }
   };
+  // Below a name that is not UTF-8 everything is reached by bytes; only what would need a mount is kept.
+  const walkUnnamed = (p: Buffer, e: fs.Dirent<Buffer>): void => {
+    if (decodedName(e.name) === '.git') out.unmaskable.push(shownBytes(p));
+    else if (e.isDirectory()) {
+      let children: fs.Dirent<Buffer>[];
+      try {
+        children = fs.readdirSync(p, { withFileTypes: true, encoding: 'buffer' });
+      } catch {
+        return;
+      }
+      for (const c of children) {
+        if (full()) return;
+        walkUnnamed(joinBytes(p, c.name), c);
+      }
+    } else if (links && e.isFile() && linkCount(p) > 1) out.unmaskable.push(shownBytes(p));
+  };
   walk(root);
   return out;
+}
+
+/** Whether a `.git` file's content (its `gitdir:` line) is UTF-8: one that is not names a folder no mount can. */
+function gitdirDecodes(p: string): boolean {
+  try {
+    const fd = fs.openSync(p, fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW | fs.constants.O_NONBLOCK);
+    try {
+      const buf = Buffer.alloc(4096);
+      return decodedName(buf.subarray(0, fs.readSync(fd, buf, 0, buf.length, 0))) !== null;
+    } finally {
+      fs.closeSync(fd);
+    }
+  } catch {
+    return true; // gone or unreadable: git cannot read it either
+  }
+}
+
+function linkCount(p: Buffer): number {
+  try {
+    return fs.lstatSync(p).nlink;
+  } catch {
+    return 0;
+  }
 }
 
 function isMultiLinked(p: string, stores: string[]): boolean {
@@ -153,23 +213,34 @@ function inPnpmStore(p: string, st: fs.Stats, stores: string[]): boolean {
   return verdict;
 }
 
+/** A `.git` entry found by gitEntriesUnder: its path (bytes below a name that is not UTF-8) and identity. */
+export interface FoundEntry {
+  path: string | Buffer;
+  id: string;
+}
+
+/** One key per path, whatever its bytes (latin1 maps each byte to one character). */
+export const entryKey = (p: string | Buffer): string => (typeof p === 'string' ? Buffer.from(p) : p).toString('latin1');
+
 /**
  * Entries named `.git` under `dirs` (not inside node_modules, whose nested repositories no git command
  * of the project reaches), with their identity: a later walk compares them to find one made or replaced.
+ * Names are read as bytes, so one below a name that is not UTF-8 is found too.
  */
-export function gitEntriesUnder(dirs: string[]): Map<string, string> {
-  const out = new Map<string, string>();
-  const walk = (dir: string): void => {
-    let entries: fs.Dirent[];
+export function gitEntriesUnder(dirs: string[]): Map<string, FoundEntry> {
+  const out = new Map<string, FoundEntry>();
+  const walk = (dir: string | Buffer): void => {
+    let entries: fs.Dirent<Buffer>[];
     try {
-      entries = fs.readdirSync(dir, { withFileTypes: true });
+      entries = fs.readdirSync(dir, { withFileTypes: true, encoding: 'buffer' });
     } catch {
       return;
     }
     for (const e of entries) {
-      const p = path.join(dir, e.name);
-      if (e.name === '.git') out.set(p, identity(p));
-      else if (e.isDirectory() && e.name !== 'node_modules') walk(p);
+      const name = decodedName(e.name);
+      const p = name === null ? joinBytes(dir, e.name) : typeof dir === 'string' ? path.join(dir, name) : joinBytes(dir, e.name);
+      if (name === '.git') out.set(entryKey(p), { path: p, id: identity(p) });
+      else if (e.isDirectory() && name !== 'node_modules') walk(p);
     }
   };
   for (const d of dirs) walk(d);
@@ -177,7 +248,7 @@ export function gitEntriesUnder(dirs: string[]): Map<string, string> {
 }
 
 /** A path's device, inode and type, or '' when it is gone. */
-export function identity(p: string): string {
+export function identity(p: string | Buffer): string {
   try {
     const st = fs.lstatSync(p);
     return `${st.dev}:${st.ino}:${st.isDirectory() ? 'd' : st.isFile() ? 'f' : 'o'}`;

@@ -456,7 +456,116 @@ const SCENARIOS: Scenario[] = [
     },
     calls: () => [],
   },
+  // Names that are not UTF-8: read as text they turn into paths that do not exist, and a check on those checks nothing.
+  {
+    name: 'a glob matching a link to ~/.aws/credentials whose name is not UTF-8 (cat, head, tail)',
+    setup: (w) => {
+      fs.mkdirSync(path.join(w.project, 'docs'));
+      fs.symlinkSync(path.join(w.home, '.aws', 'credentials'), nonUtf8(w.project, 'docs/b-', '.md'));
+      commitAll(w.project);
+    },
+    calls: () => [rc('cat docs/*'), rc('head docs/*.md'), rc('tail docs/b-*')],
+  },
+  {
+    name: 'a redirection through a glob matching a link to ~/.bashrc whose name is not UTF-8',
+    setup: (w) => {
+      fs.mkdirSync(path.join(w.project, 'logs'));
+      fs.symlinkSync(path.join(w.home, '.bashrc'), nonUtf8(w.project, 'logs/build-', '.log'));
+      commitAll(w.project);
+    },
+    calls: (w) => [rc(`echo 'touch ${w.outside}/marker-bashrc' >> logs/build-*.log`), rc(`printf 'x\\n' > logs/*`)],
+  },
+  {
+    name: 'a hard link to ~/.aws/credentials whose name is not UTF-8 (grep -r, cat, search_code)',
+    setup: (w) => {
+      fs.mkdirSync(path.join(w.project, 'src'));
+      fs.linkSync(path.join(w.home, '.aws', 'credentials'), nonUtf8(w.project, 'src/notes-', '.txt'));
+    },
+    calls: () => [rc('grep -r aws_secret src'), rc('grep -r CANARY .'), rc('cat src/*'), 'TOOL_CALL: search_code | pattern=CANARY'],
+  },
+  {
+    name: 'search_code without ripgrep over a hard link whose name is not UTF-8',
+    setup: (w) => fs.linkSync(path.join(w.home, '.aws', 'credentials'), nonUtf8(w.project, 'notes-', '.txt')),
+    calls: () => ['TOOL_CALL: search_code | pattern=CANARY'],
+    env: { DEVX_RG: 'none' },
+  },
+  {
+    name: 'a build makes a nested repository with an fsmonitor in a folder whose name is not UTF-8',
+    setup: (w) =>
+      build(
+        w,
+        `d=$'gen-\\xff'; mkdir -p "$d/.git/objects" "$d/.git/refs"; echo 'ref: refs/heads/master' > "$d/.git/HEAD"; printf '${fsmonitorConfig(w, 'new-unnamed').replace(/\n/g, '\\n').replace(/\t/g, '\\t')}' > "$d/.git/config"`,
+      ),
+    calls: () => [rc('npm test')],
+    only: 'sandbox',
+    userGit: ['gen-\\xff'],
+  },
+  {
+    name: 'a nested repository in a folder whose name is not UTF-8; a build adds an fsmonitor to its config',
+    setup: (w) => {
+      fs.mkdirSync(nonUtf8(w.project, 'vendor-', ''));
+      execFileSync('bash', ['-c', `cd $'vendor-\\xff' && git init -q && git -c user.email=t@t -c user.name=t commit -q --allow-empty -m x`], {
+        cwd: w.project,
+      });
+      build(w, `printf '[core]\\n\\tfsmonitor = touch ${w.outside}/marker-existing-unnamed\\n' >> $'vendor-\\xff'/.git/config`);
+    },
+    calls: () => [rc('npm test')],
+    only: 'sandbox',
+    userGit: ['vendor-\\xff'],
+  },
+  {
+    name: 'a nested repository whose `.git` file names a git folder whose name is not UTF-8; a build adds an fsmonitor there',
+    setup: (w) => {
+      execFileSync(
+        'bash',
+        ['-c', `git init -q --separate-git-dir=$'gd-\\xff' sub && git -C sub -c user.email=t@t -c user.name=t commit -q --allow-empty -m x`],
+        {
+          cwd: w.project,
+        },
+      );
+      build(w, `printf '[core]\\n\\tfsmonitor = touch ${w.outside}/marker-gitdir-unnamed\\n' >> $'gd-\\xff'/config`);
+    },
+    calls: () => [rc('npm test')],
+    only: 'sandbox',
+    userGit: ['sub'],
+  },
+  {
+    name: "a nested repository whose commondir names a folder of the project; a build adds an fsmonitor to that folder's config",
+    setup: (w) => {
+      // sub's own .git holds only HEAD and commondir; its config, refs and objects are in common/.
+      git(w.project, 'init', '-q', 'sub');
+      git(path.join(w.project, 'sub'), 'commit', '-q', '--allow-empty', '-m', 'x');
+      fs.renameSync(path.join(w.project, 'sub', '.git'), path.join(w.project, 'common'));
+      put(path.join(w.project, 'sub', '.git', 'commondir'), '../../common\n');
+      fs.copyFileSync(path.join(w.project, 'common', 'HEAD'), path.join(w.project, 'sub', '.git', 'HEAD'));
+      build(w, `printf '[core]\\n\\tfsmonitor = touch ${w.outside}/marker-commondir\\n' >> common/config`);
+    },
+    calls: () => [rc('npm test')],
+    only: 'sandbox',
+    userGit: ['sub'],
+  },
+  // Git data outside the project: git run outside the sandbox would print another repository's history.
+  ...(['a .git file', 'a worktree commondir', 'a .git link'] as const).map((how): Scenario => ({
+    name: `${how} naming a repository in the home (git log -p, git show)`,
+    setup: (w) => {
+      const dotfiles = path.join(w.home, 'dotfiles');
+      put(path.join(dotfiles, 'secrets.env'), `TOKEN=${w.canary}\n`);
+      git(dotfiles, 'init', '-q');
+      commitAll(dotfiles);
+      const dotGit = path.join(w.project, '.git');
+      if (how === 'a worktree commondir') return fs.writeFileSync(path.join(dotGit, 'commondir'), `${path.join(dotfiles, '.git')}\n`);
+      fs.rmSync(dotGit, { recursive: true });
+      if (how === 'a .git file') fs.writeFileSync(dotGit, `gitdir: ${path.join(dotfiles, '.git')}\n`);
+      else fs.symlinkSync(path.join(dotfiles, '.git'), dotGit);
+    },
+    calls: () => [rc('git log -p'), rc('git show HEAD')],
+  })),
 ];
+
+/** `dir/before<0xff>after` as bytes: a name that is not UTF-8. */
+function nonUtf8(dir: string, before: string, after: string): Buffer {
+  return Buffer.concat([Buffer.from(path.join(dir, before)), Buffer.from([0xff]), Buffer.from(after)]);
+}
 
 interface Config {
   mode: 'default' | 'yolo';
@@ -520,10 +629,16 @@ function effectsOf(w: World, before: Map<string, string>): string[] {
 
 /** What the user's own git (their environment, nothing of devx's) runs afterwards in `dirs`. */
 function userGitRuns(w: World, dirs: string[]): void {
+  const env = { PATH: process.env.PATH, HOME: w.home };
   for (const d of dirs) {
+    // A folder named with \xNN bytes (not UTF-8) is reached the way the user's shell would: cd $'…'.
+    if (d.includes('\\x')) {
+      spawnSync('bash', ['-c', `cd $'${d}' && git status; git diff`], { cwd: w.project, env, stdio: 'ignore', timeout: 20_000 });
+      continue;
+    }
     const cwd = path.join(w.project, d);
     if (!fs.existsSync(cwd)) continue;
-    for (const args of [['status'], ['diff']]) spawnSync('git', args, { cwd, env: { PATH: process.env.PATH, HOME: w.home }, stdio: 'ignore', timeout: 20_000 });
+    for (const args of [['status'], ['diff']]) spawnSync('git', args, { cwd, env, stdio: 'ignore', timeout: 20_000 });
   }
 }
 

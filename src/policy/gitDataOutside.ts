@@ -1,0 +1,61 @@
+// Where a repository in the project keeps its git data. Outside the sandbox, git run in the project reads
+// whatever its `.git` names: a `.git` file or link, a worktree's `commondir` or an object store's
+// `alternates` leading out of the project make `git log -p` print another repository's history (a
+// dotfiles repository in the home, with the secrets once committed there). In the sandbox the home is
+// not there, and git fails instead.
+import fs from 'node:fs';
+import path from 'node:path';
+import { commonDirOf, gitDirOf } from '../sandbox/gitDirs.js';
+import { isInside } from '../sandbox/resolvePath.js';
+import { readTextOrNull } from '../util/readRegularFileSync.js';
+
+/** What leads out of `root` from the repository at `repoDir` ("sub/.git leads to /home/u/dotfiles/.git"), or null. */
+export function gitDataOutside(root: string, repoDir: string): string | null {
+  const entry = path.join(repoDir, '.git');
+  const gitDir = isLink(entry) ? entry : gitDirOf(entry);
+  if (!gitDir) return null;
+  const real = realOrAsGiven(gitDir);
+  const shown = (p: string) => path.relative(root, p) || '.';
+  if (!isInside(root, real)) return `${shown(entry)} leads to ${real}, outside the project; if this is a worktree of yours, \`devx trust\` lets git use it`;
+  const common = commonDirOf(real);
+  if (common) {
+    const c = realOrAsGiven(common);
+    if (!isInside(root, c))
+      return `${shown(path.join(real, 'commondir'))} names ${c}, outside the project; if this is a worktree of yours, \`devx trust\` lets git use it`;
+  }
+  const alternates = readTextOrNull(path.join(real, 'objects', 'info', 'alternates'), 64 * 1024, 'any') ?? '';
+  for (const line of alternates.split('\n').map((l) => l.trim())) {
+    if (!line || line.startsWith('#')) continue;
+    const a = realOrAsGiven(path.resolve(real, 'objects', line));
+    if (!isInside(root, a)) return `${shown(path.join(real, 'objects', 'info', 'alternates'))} names ${a}, outside the project`;
+  }
+  return null;
+}
+
+/** The project's own git directory and its common one (a worktree's), where they lie outside the project. */
+export function outsideGitDirs(root: string): string[] {
+  const entry = path.join(root, '.git');
+  const gitDir = isLink(entry) ? entry : gitDirOf(entry);
+  if (!gitDir) return [];
+  const real = realOrAsGiven(gitDir);
+  const common = commonDirOf(real);
+  const dirs = [real, ...(common ? [realOrAsGiven(common)] : [])];
+  return [...new Set(dirs)].filter((d) => !isInside(root, d) && fs.existsSync(d));
+}
+
+/** The path with every link resolved; as given when it does not exist (git finds nothing there either). */
+function realOrAsGiven(p: string): string {
+  try {
+    return fs.realpathSync(p);
+  } catch {
+    return p;
+  }
+}
+
+function isLink(p: string): boolean {
+  try {
+    return fs.lstatSync(p).isSymbolicLink();
+  } catch {
+    return false;
+  }
+}
