@@ -48,7 +48,8 @@ describe('deniedUnder and names that are not UTF-8', () => {
     fs.writeFileSync(bytesPath(other, 'cfg-', null, '/.env'), 'API_KEY=secret\n');
     const d = (await makePolicy(other)).decideCommand('grep -r KEY .');
     expect(d.decision).toBe('ask');
-    expect(d.rule).toBe('command:recursive-denied');
+    expect(d.rule).toBe('command:undecodable-name');
+    expect(d.reason).toMatch(/holds names that are not UTF-8 \(e.g. cfg-\\xff\)/);
     // Inside the sandbox too: it masks denied paths by name, and no string names these.
     expect((await makePolicy(other, { sandboxed: true })).decideCommand('grep -r KEY .').decision).toBe('ask');
   });
