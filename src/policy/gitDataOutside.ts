@@ -2,7 +2,9 @@
 // whatever its `.git` names: a `.git` file or link, a worktree's `commondir` or an object store's
 // `alternates` leading out of the project make `git log -p` print another repository's history (a
 // dotfiles repository in the home, with the secrets once committed there). In the sandbox the home is
-// not there, and git fails instead.
+// not there, and git fails instead. A linked worktree that git itself registered in its main repository
+// (`git worktree add`, by the user or by devx for a task) is theirs: its git data is read there, read-only
+// in the sandbox; so is any, once the user trusted the project.
 import fs from 'node:fs';
 import path from 'node:path';
 import { commonDirOf, gitDirOf } from '../sandbox/gitDirs.js';
@@ -16,6 +18,7 @@ export function gitDataOutside(root: string, repoDir: string): string | null {
   if (!gitDir) return null;
   const real = realOrAsGiven(gitDir);
   const shown = (p: string) => path.relative(root, p) || '.';
+  if (registeredWorktree(repoDir, real)) return null;
   if (!isInside(root, real)) return `${shown(entry)} leads to ${real}, outside the project; if this is a worktree of yours, \`devx trust\` lets git use it`;
   const common = commonDirOf(real);
   if (common) {
@@ -32,15 +35,31 @@ export function gitDataOutside(root: string, repoDir: string): string | null {
   return null;
 }
 
-/** The project's own git directory and its common one (a worktree's), where they lie outside the project. */
-export function outsideGitDirs(root: string): string[] {
+/**
+ * The project's own git directory and its common one, where they lie outside the project and are the
+ * user's: a registered worktree's, or any in a project the user trusted. The sandbox mounts them read-only.
+ */
+export function outsideGitDirs(root: string, trusted: boolean): string[] {
   const entry = path.join(root, '.git');
   const gitDir = isLink(entry) ? entry : gitDirOf(entry);
   if (!gitDir) return [];
   const real = realOrAsGiven(gitDir);
+  if (!trusted && !registeredWorktree(root, real)) return [];
   const common = commonDirOf(real);
   const dirs = [real, ...(common ? [realOrAsGiven(common)] : [])];
   return [...new Set(dirs)].filter((d) => !isInside(root, d) && fs.existsSync(d));
+}
+
+/**
+ * Whether `gitDir` is a linked worktree's folder git registered for `repoDir`: `<main>/.git/worktrees/<name>`,
+ * whose `gitdir` file names `repoDir/.git` and whose `commondir` is `<main>/.git`. A clone never carries
+ * such a folder, so only the main repository's own git (run by its owner) made the link back.
+ */
+function registeredWorktree(repoDir: string, gitDir: string): boolean {
+  const back = readTextOrNull(path.join(gitDir, 'gitdir'), 4096, 'any')?.trim();
+  if (!back || realOrAsGiven(path.resolve(gitDir, back)) !== realOrAsGiven(path.join(repoDir, '.git'))) return false;
+  const common = commonDirOf(gitDir);
+  return common !== null && path.basename(path.dirname(gitDir)) === 'worktrees' && realOrAsGiven(common) === realOrAsGiven(path.dirname(path.dirname(gitDir)));
 }
 
 /** The path with every link resolved; as given when it does not exist (git finds nothing there either). */

@@ -57,8 +57,8 @@ export async function createPolicy(opts: {
     sandbox.cacheDir = path.join(home, 'sandbox-caches');
     sweepPlaceholders(sandbox.journalDir);
     sandbox.hidden = () => policy.hiddenPaths();
-    // A trusted project that is a git worktree: its git data in the main repository, read-only, so git works in the sandbox.
-    sandbox.readable = [...(policy.opts.additionalDirs ?? []), ...(settings.trusted ? outsideGitDirs(root) : [])];
+    // A project that is a git worktree of the user's: its git data in the main repository, read-only, so git works in the sandbox.
+    sandbox.readable = [...(policy.opts.additionalDirs ?? []), ...outsideGitDirs(root, settings.trusted)];
   }
   return { root, home, userHome, settings, mode, sandbox, policy };
 }

@@ -1,7 +1,9 @@
-// A project that is a git worktree keeps its git data in the main repository, outside the project. Untrusted,
-// that is what a repository pointing git at a dotfiles repository in the home looks like (test/e2e/ownHands.test.ts):
-// git asks outside the sandbox and finds nothing inside it. Once the user trusted the project (`devx trust`),
-// git works there: outside the sandbox unasked, inside it with the main repository's git data read-only.
+// A project that is a git worktree keeps its git data in the main repository, outside the project. One that git
+// registered there (`git worktree add`: the main repository's worktrees/<name> names this project back) is the
+// user's, and git works in it: outside the sandbox unasked, inside it with that git data read-only. A `.git` file
+// naming a git folder that does not name the project back is what a repository pointing git at a dotfiles
+// repository in the home looks like (test/e2e/ownHands.test.ts): git asks outside the sandbox and finds nothing
+// inside it, until the user trusts the project (`devx trust`).
 import fs from 'node:fs';
 import path from 'node:path';
 import { execFileSync } from 'node:child_process';
@@ -39,13 +41,22 @@ async function gitLogResult(project: string, opts: { trusted: boolean; sandbox: 
 describe('git in a project that is a worktree', () => {
   for (const sandbox of BWRAP ? [false, true] : [false]) {
     const where = sandbox ? 'in the sandbox' : 'without the sandbox';
-    it(`${where}: trusted, git log shows the main repository's history; untrusted, it does not`, async () => {
-      const trusted = await gitLogResult(worktree(), { trusted: true, sandbox });
-      expect(trusted).toMatch(/status=ok/);
-      expect(trusted).toContain('first of main');
-      const untrusted = await gitLogResult(worktree(), { trusted: false, sandbox });
+    it(`${where}: a registered worktree shows the main repository's history; a copied .git file only once trusted`, async () => {
+      const registered = await gitLogResult(worktree(), { trusted: false, sandbox });
+      expect(registered).toMatch(/status=ok/);
+      expect(registered).toContain('first of main');
+      // The same .git file in another folder: the main repository's record names the worktree, not this folder.
+      const copied = () => {
+        const dir = makeProject({ 'b.txt': 'b\n' }, { git: false });
+        fs.copyFileSync(path.join(worktree(), '.git'), path.join(dir, '.git'));
+        return dir;
+      };
+      const untrusted = await gitLogResult(copied(), { trusted: false, sandbox });
       expect(untrusted).not.toContain('first of main');
       if (!sandbox) expect(untrusted).toMatch(/outside the project; if this is a worktree of yours, `devx trust` lets git use it/);
+      const trusted = await gitLogResult(copied(), { trusted: true, sandbox });
+      expect(trusted).toMatch(/status=ok/);
+      expect(trusted).toContain('first of main');
     });
   }
 });
