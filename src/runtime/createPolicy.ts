@@ -8,6 +8,7 @@ import { PolicyEngine, type ApprovalMode } from '../policy/decide.js';
 import { loadCommandJudge } from '../policy/loadCommandJudge.js';
 import { detectBwrap, sweepPlaceholders, type SandboxSpec } from '../sandbox/bwrap.js';
 import { outsideGitDirs } from '../policy/gitDataOutside.js';
+import { guardTree } from '../util/guardedPath.js';
 
 export interface PolicySetup {
   root: string;
@@ -53,6 +54,9 @@ export async function createPolicy(opts: {
     rateLimits: settings.rateLimits,
   });
   if (sandbox) {
+    // Sandboxed commands may change the project while devx works in it (a background build): devx's own
+    // opens there go folder by folder without following links (util/guardedPath.ts).
+    guardTree(root);
     sandbox.journalDir = path.join(home, 'sandbox');
     sandbox.cacheDir = path.join(home, 'sandbox-caches');
     sweepPlaceholders(sandbox.journalDir);

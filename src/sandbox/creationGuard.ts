@@ -7,6 +7,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { entryKey, gitEntriesUnder, identity, type FoundEntry } from './projectScan.js';
 import { shownBytes } from '../util/fileNames.js';
+import { anchorDir, withAnchored } from '../util/guardedPath.js';
 import { hooksPathOf } from './sandboxPaths.js';
 import { assertOwnedPath, mkdirOwnedSync } from '../util/ownedFile.js';
 
@@ -48,11 +49,25 @@ function quarantine(root: string, p: string | Buffer): string {
   try {
     mkdirOwnedSync(path.dirname(dest), 0o700);
     assertOwnedPath(dest);
-    fs.renameSync(p, dest);
+    moveAnchored(p, dest);
     return `${rel}: made by the command, moved to ${path.relative(root, dest)} (a command devx runs unattended may not create git directories or files other tools run from)`;
   } catch (err) {
-    fs.rmSync(p, { recursive: true, force: true });
+    // A link on the way (a folder swapped meanwhile): what is there now is not the project's, and stays.
+    if ((err as NodeJS.ErrnoException).code === 'ELOOP') return `${rel}: made by the command, left where it is (${(err as Error).message})`;
+    if (typeof p === 'string') withAnchored(p, (q) => fs.rmSync(q, { recursive: true, force: true }));
+    else fs.rmSync(p, { recursive: true, force: true });
     return `${rel}: made by the command, removed (it could not be moved aside: ${(err as Error).message})`;
+  }
+}
+
+/** Renames `from` to `to`, each in its folder entered without links (util/guardedPath.ts); a path of bytes as it is. */
+function moveAnchored(from: string | Buffer, to: string): void {
+  if (typeof from !== 'string') return fs.renameSync(from, to);
+  const src = anchorDir(path.dirname(from));
+  try {
+    withAnchored(to, (dest) => fs.renameSync(src.at(path.basename(from)), dest));
+  } finally {
+    src.release();
   }
 }
 

@@ -7,12 +7,14 @@ import fs from 'node:fs/promises';
 import { constants } from 'node:fs';
 import { PathError } from './resolvePath.js';
 import { fileKind } from '../util/readRegularFileSync.js';
+import { withAnchoredAsync } from '../util/guardedPath.js';
 
 /** Opens a regular file for reading without following a final symlink or blocking on a FIFO; null if it does not exist. */
 async function openRegular(realPath: string, shown: string): Promise<fs.FileHandle | null> {
   let fh: fs.FileHandle;
   try {
-    fh = await fs.open(realPath, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+    // Each folder on the way entered without following a link, too (util/guardedPath.ts).
+    fh = await withAnchoredAsync(realPath, (p) => fs.open(p, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK));
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
     if (code === 'ELOOP') throw new PathError(`${realPath} became a symlink after it was checked; refusing to follow it`);

@@ -9,7 +9,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import crypto from 'node:crypto';
-import { decodedName, joinBytes, readDirNames, shownBytes } from '../util/fileNames.js';
+import { decodedName, shownBytes } from '../util/fileNames.js';
+import { walkDir } from '../util/guardedPath.js';
 
 export interface ProjectScan {
   /** Every entry named `.git` (folder or file), absolute; git's own folders are not walked into. */
@@ -74,45 +75,27 @@ export function forgetScan(root: string): void {
 function walkProject(root: string, links: boolean, stores: string[]): ProjectScan {
   const out: ProjectScan = { gitEntries: [], multiLinked: [], unmaskable: [], partial: false };
   let seen = 0;
-  const full = () => ++seen > MAX_ENTRIES && (out.partial = true);
-  const walk = (dir: string): void => {
-    let names: ReturnType<typeof readDirNames>;
-    try {
-      names = readDirNames(dir);
-    } catch {
+  // Folders are entered from their parent's descriptor, never through a link (a build may swap one meanwhile).
+  walkDir(root, (e, at, enter) => {
+    if (++seen > MAX_ENTRIES) {
+      out.partial = true;
+      return false;
+    }
+    const name = decodedName(e.name);
+    const p = decodedName(at);
+    // Below a name that is not UTF-8 everything is reached by bytes; only what would need a mount is kept.
+    if (p === null) {
+      if (name === '.git') out.unmaskable.push(shownBytes(at));
+      else if (e.isDirectory()) enter();
+      else if (links && e.isFile() && linkCount(at) > 1) out.unmaskable.push(shownBytes(at));
       return;
     }
-    for (const d of names.undecodable) {
-      if (full()) return;
-      walkUnnamed(joinBytes(dir, d.name), d);
-    }
-    for (const { name, dirent: e } of names.entries) {
-      if (full()) return;
-      const p = path.join(dir, name);
-      if (name === '.git') {
-        out.gitEntries.push(p);
-        if (e.isFile() && !gitdirDecodes(p)) out.unmaskable.push(p);
-      } else if (e.isDirectory()) walk(p);
-      else if (links && e.isFile() && isMultiLinked(p, stores)) out.multiLinked.push(p);
-    }
-  };
-  // Below a name that is not UTF-8 everything is reached by bytes; only what would need a mount is kept.
-  const walkUnnamed = (p: Buffer, e: fs.Dirent<Buffer>): void => {
-    if (decodedName(e.name) === '.git') out.unmaskable.push(shownBytes(p));
-    else if (e.isDirectory()) {
-      let children: fs.Dirent<Buffer>[];
-      try {
-        children = fs.readdirSync(p, { withFileTypes: true, encoding: 'buffer' });
-      } catch {
-        return;
-      }
-      for (const c of children) {
-        if (full()) return;
-        walkUnnamed(joinBytes(p, c.name), c);
-      }
-    } else if (links && e.isFile() && linkCount(p) > 1) out.unmaskable.push(shownBytes(p));
-  };
-  walk(root);
+    if (name === '.git') {
+      out.gitEntries.push(p);
+      if (e.isFile() && !gitdirDecodes(p)) out.unmaskable.push(p);
+    } else if (e.isDirectory()) enter();
+    else if (links && e.isFile() && isMultiLinked(p, stores)) out.multiLinked.push(p);
+  });
   return out;
 }
 
@@ -229,21 +212,13 @@ export const entryKey = (p: string | Buffer): string => (typeof p === 'string' ?
  */
 export function gitEntriesUnder(dirs: string[]): Map<string, FoundEntry> {
   const out = new Map<string, FoundEntry>();
-  const walk = (dir: string | Buffer): void => {
-    let entries: fs.Dirent<Buffer>[];
-    try {
-      entries = fs.readdirSync(dir, { withFileTypes: true, encoding: 'buffer' });
-    } catch {
-      return;
-    }
-    for (const e of entries) {
+  for (const d of dirs)
+    walkDir(d, (e, at, enter) => {
       const name = decodedName(e.name);
-      const p = name === null ? joinBytes(dir, e.name) : typeof dir === 'string' ? path.join(dir, name) : joinBytes(dir, e.name);
+      const p = decodedName(at) ?? at;
       if (name === '.git') out.set(entryKey(p), { path: p, id: identity(p) });
-      else if (e.isDirectory() && name !== 'node_modules') walk(p);
-    }
-  };
-  for (const d of dirs) walk(d);
+      else if (name !== 'node_modules') enter();
+    });
   return out;
 }
 

@@ -7,6 +7,7 @@ import { displayPath } from '../sandbox/resolvePath.js';
 import { fileKind } from '../util/readRegularFileSync.js';
 import { encodeText, encodingMeta, linesInFormOf, readForRewrite, rewritableText, type RewrittenFile } from './fileText.js';
 import { prepareWrite } from './prepareWrite.js';
+import { withAnchoredAsync } from '../util/guardedPath.js';
 
 /** Whole lines: the text ends with a newline, and starts on a fresh line when the file lacks one. */
 export function linesToAppend(existing: string | null, content: string): string {
@@ -61,7 +62,9 @@ export const appendFileTool = defineTool({
     // O_NOFOLLOW: a link swapped in after the path was checked is refused, not followed out of the project.
     // O_NONBLOCK: a FIFO opens at once (and is then refused) instead of blocking; no effect on a regular file.
     const { O_RDWR, O_APPEND, O_CREAT, O_NOFOLLOW, O_NONBLOCK } = fsConstants;
-    const handle = await fs.open(abs, O_RDWR | O_APPEND | O_CREAT | O_NOFOLLOW | O_NONBLOCK, 0o644).catch((err: NodeJS.ErrnoException) => {
+    // Every folder on the way entered without following a link, too (util/guardedPath.ts).
+    const open = withAnchoredAsync(abs, (p) => fs.open(p, O_RDWR | O_APPEND | O_CREAT | O_NOFOLLOW | O_NONBLOCK, 0o644));
+    const handle = await open.catch((err: NodeJS.ErrnoException) => {
       if (err.code === 'ELOOP') throw new ToolError(`${shown} is a symbolic link; append_file writes only regular files.`);
       if (err.code === 'ENXIO') throw new ToolError(`${shown} is not a regular file; append_file writes only regular files.`);
       throw err;

@@ -5,12 +5,25 @@
 // devx's own files are never written through a symbolic link (ownedFile.ts).
 import fs from 'node:fs';
 import crypto from 'node:crypto';
+import path from 'node:path';
 import { assertOwnedPath, diskError } from './ownedFile.js';
+import { anchorDir, type AnchoredDir } from './guardedPath.js';
 
 function replaceWhole(file: string, data: string | Uint8Array, fsync: boolean): void {
   assertOwnedPath(file);
-  const old = fs.lstatSync(file, { throwIfNoEntry: false });
-  const tmp = `${file}.${process.pid}.${crypto.randomBytes(4).toString('hex')}.tmp`;
+  // The temp file and the rename in one folder entered without links (util/guardedPath.ts): a folder swapped
+  // for a link after the check above does not take the write elsewhere.
+  const dir = anchorDir(path.dirname(path.resolve(file)));
+  try {
+    replaceIn(dir, path.basename(file), file, data, fsync);
+  } finally {
+    dir.release();
+  }
+}
+
+function replaceIn(dir: AnchoredDir, name: string, file: string, data: string | Uint8Array, fsync: boolean): void {
+  const old = fs.lstatSync(dir.at(name), { throwIfNoEntry: false });
+  const tmp = dir.at(`${name}.${process.pid}.${crypto.randomBytes(4).toString('hex')}.tmp`);
   let fd: number | null = null;
   try {
     // O_EXCL|O_NOFOLLOW: a planted temp name or link is never written through.
@@ -28,7 +41,7 @@ function replaceWhole(file: string, data: string | Uint8Array, fsync: boolean): 
     if (fsync) fs.fsyncSync(fd);
     fs.closeSync(fd);
     fd = null;
-    fs.renameSync(tmp, file);
+    fs.renameSync(tmp, dir.at(name));
   } catch (err) {
     if (fd !== null) fs.closeSync(fd);
     fs.rmSync(tmp, { force: true });

@@ -4,6 +4,7 @@
 // through assertOwnedPath (util/atomicWrite.ts and appendOwnedSync here), so there is one rule.
 import fs from 'node:fs';
 import path from 'node:path';
+import { withAnchored } from './guardedPath.js';
 
 /** devx refused one of its own writes: a link or a non-folder on the way. Named so the user can act. */
 export class OwnedPathError extends Error {
@@ -128,7 +129,7 @@ export function writeNewOwnedSync(file: string, data: string | Buffer): void {
   assertOwnedPath(file);
   let fd: number;
   try {
-    fd = fs.openSync(file, fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_EXCL | fs.constants.O_NOFOLLOW, 0o600);
+    fd = withAnchored(file, (p) => fs.openSync(p, fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_EXCL | fs.constants.O_NOFOLLOW, 0o600));
   } catch (err) {
     throw diskError(err, file);
   }
@@ -157,7 +158,7 @@ function openOwned(file: string, flags: number): number {
   assertOwnedPath(file);
   let fd: number;
   try {
-    fd = fs.openSync(file, flags | fs.constants.O_NOFOLLOW | fs.constants.O_NONBLOCK, 0o600);
+    fd = withAnchored(file, (p) => fs.openSync(p, flags | fs.constants.O_NOFOLLOW | fs.constants.O_NONBLOCK, 0o600));
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
     if (code === 'ELOOP') throw new OwnedPathError(`refusing to write ${file}: it is a symbolic link`, file);

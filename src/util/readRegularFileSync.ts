@@ -6,6 +6,7 @@
 // pass), one link only, at most the kind's size. A refusal names the file and what is wrong with it.
 import fs from 'node:fs';
 import type { Stats } from 'node:fs';
+import { withAnchored } from './guardedPath.js';
 
 /** Size limits per kind of file devx reads itself. */
 export const READ_LIMITS = {
@@ -52,11 +53,13 @@ export function refusalOf(st: Stats, maxBytes: number, links: 'one' | 'any' = 'o
 export function readOwnFileSync(file: string, o: { maxBytes: number; shown?: string; links?: 'one' | 'any' }): Buffer {
   let fd: number;
   try {
-    fd = fs.openSync(file, fs.constants.O_RDONLY | fs.constants.O_NONBLOCK);
+    // In a tree a sandboxed command may change meanwhile, no link is followed on the way or at the end (guardedPath.ts).
+    fd = withAnchored(file, (p, guarded) => fs.openSync(p, fs.constants.O_RDONLY | fs.constants.O_NONBLOCK | (guarded ? fs.constants.O_NOFOLLOW : 0)));
   } catch (err) {
-    // ENXIO: a socket; EISDIR: a folder.
+    // ENXIO: a socket; EISDIR: a folder; ELOOP: a link inside the project.
     const code = (err as NodeJS.ErrnoException).code;
     if (code === 'ENXIO' || code === 'EISDIR') throw new UnreadableFileError(o.shown ?? file, 'is not a regular file');
+    if (code === 'ELOOP') throw new UnreadableFileError(o.shown ?? file, 'is reached through a symbolic link inside the project; devx does not follow those');
     throw err;
   }
   try {
