@@ -7,7 +7,8 @@ import path from 'node:path';
 import { isInside } from '../sandbox/resolvePath.js';
 import { sensitiveRule } from './pathPolicy.js';
 import { matchPathRules, type PermissionRules } from './permissions.js';
-import { readDirNames, shownBytes } from '../util/fileNames.js';
+import { decodedName, shownBytes } from '../util/fileNames.js';
+import { walkDir } from '../util/guardedPath.js';
 
 export interface DeniedScan {
   /** Absolute paths (as found, not resolved) that must not be read. */
@@ -53,44 +54,39 @@ export function deniedUnder(dir: string, ctx: DenyContext, opts: { hidden?: bool
   const scan: DeniedScan = { paths: [], capped: false, undecodable: [] };
   let seen = 0;
   let stopped = false;
-  const visit = (d: string) => {
-    let names: ReturnType<typeof readDirNames>;
-    try {
-      names = readDirNames(d);
-    } catch {
+  // Folders are entered from their parent's descriptor, never through a link (util/guardedPath.ts): a sandboxed
+  // build may swap one for a link into the home while this walks.
+  const visit = (e: fs.Dirent<Buffer>, at: Buffer, enter: () => void): boolean | void => {
+    if (stopped) return false;
+    if (++seen > LIMIT) {
+      stopped = true;
+      return false;
+    }
+    const name = decodedName(e.name);
+    const p = decodedName(at);
+    // A name that is not UTF-8 has no string path to judge: noted, and the walk goes on (the sandbox masks what it finds).
+    if (name === null || p === null) {
+      const parent = decodedName(at.subarray(0, at.length - e.name.length - 1)) ?? '?';
+      if (opts.hidden !== false || e.name[0] !== 0x2e) scan.undecodable.push(path.join(parent, shownBytes(e.name)));
       return;
     }
-    // A name that is not UTF-8 has no string path to judge: noted, and the walk goes on (the sandbox masks what it finds).
-    for (const e of names.undecodable) if (opts.hidden !== false || e.name[0] !== 0x2e) scan.undecodable.push(path.join(d, shownBytes(e.name)));
-    seen += names.undecodable.length;
-    for (const { name, dirent: e } of names.entries) {
-      if (++seen > LIMIT) {
-        stopped = true;
-        return;
+    if (opts.hidden === false && name.startsWith('.')) return;
+    if (e.isSymbolicLink()) {
+      let real: string | null = null;
+      try {
+        real = fs.realpathSync(p);
+      } catch {
+        /* dangling */
       }
-      if (opts.hidden === false && name.startsWith('.')) continue;
-      const p = path.join(d, name);
-      if (e.isSymbolicLink()) {
-        let real: string | null = null;
-        try {
-          real = fs.realpathSync(p);
-        } catch {
-          /* dangling */
-        }
-        if (real === null || !isInside(ctx.root, real) || isReadDenied(p, ctx)) scan.paths.push(p);
-        continue;
-      }
-      if (isReadDenied(p, ctx)) {
-        scan.paths.push(p);
-        continue;
-      }
-      // Inside .git only config matters (objects are not files a reader greps meaningfully): the rest is not walked.
-      const cfg = path.join(p, 'config');
-      if (e.isDirectory() && name === '.git' && fs.existsSync(path.join(p, 'HEAD'))) {
-        if (fs.existsSync(cfg) && isReadDenied(cfg, ctx)) scan.paths.push(cfg);
-      } else if (e.isDirectory()) visit(p);
-      if (stopped) return;
+      if (real === null || !isInside(ctx.root, real) || isReadDenied(p, ctx)) scan.paths.push(p);
+      return;
     }
+    if (isReadDenied(p, ctx)) return void scan.paths.push(p);
+    // Inside .git only config matters (objects are not files a reader greps meaningfully): the rest is not walked.
+    const cfg = path.join(p, 'config');
+    if (e.isDirectory() && name === '.git' && fs.existsSync(path.join(p, 'HEAD'))) {
+      if (fs.existsSync(cfg) && isReadDenied(cfg, ctx)) scan.paths.push(cfg);
+    } else enter();
   };
   let st: fs.Stats | null = null;
   try {
@@ -98,9 +94,17 @@ export function deniedUnder(dir: string, ctx: DenyContext, opts: { hidden?: bool
   } catch {
     /* missing */
   }
-  if (st?.isDirectory()) visit(dir);
+  if (st?.isDirectory()) walkDir(realOrGiven(dir), visit);
   else if (st && isReadDenied(dir, ctx)) scan.paths.push(dir);
   scan.capped = stopped || scan.undecodable.length > 0;
   cache.set(key, { at: Date.now(), scan });
   return scan;
+}
+
+function realOrGiven(p: string): string {
+  try {
+    return fs.realpathSync(p);
+  } catch {
+    return p;
+  }
 }
