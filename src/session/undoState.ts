@@ -6,6 +6,7 @@ import path from 'node:path';
 import crypto from 'node:crypto';
 import zlib from 'node:zlib';
 import { assertOwnedPath, diskError, mkdirOwnedSync } from '../util/ownedFile.js';
+import { anchorDir, chmodNoFollow, mkdirAnchored, readDirNoFollow, withAnchored, type AnchoredDir } from '../util/guardedPath.js';
 import { fileKind } from '../util/readRegularFileSync.js';
 
 export type PathState =
@@ -78,7 +79,17 @@ export class BlobStore {
 /** Writes `data` to a temp file beside `file` (never through a link), sets its mode, fsyncs, renames it over `file`. */
 export function writeDurable(file: string, data: Buffer, mode: number): void {
   assertOwnedPath(file);
-  const tmp = `${file}.${process.pid}.${crypto.randomBytes(4).toString('hex')}.tmp`;
+  // The temp file and the rename in one folder entered without links (util/guardedPath.ts).
+  const dir = anchorDir(path.dirname(path.resolve(file)));
+  try {
+    writeDurableIn(dir, path.basename(file), file, data, mode);
+  } finally {
+    dir.release();
+  }
+}
+
+function writeDurableIn(dir: AnchoredDir, name: string, file: string, data: Buffer, mode: number): void {
+  const tmp = dir.at(`${name}.${process.pid}.${crypto.randomBytes(4).toString('hex')}.tmp`);
   let fd: number;
   try {
     fd = fs.openSync(tmp, fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_EXCL | fs.constants.O_NOFOLLOW, 0o600);
@@ -91,7 +102,7 @@ export function writeDurable(file: string, data: Buffer, mode: number): void {
     fs.fchmodSync(fd, mode);
     fs.fsyncSync(fd);
     fs.closeSync(fd);
-    fs.renameSync(tmp, file);
+    fs.renameSync(tmp, dir.at(name));
   } catch (err) {
     try {
       fs.closeSync(fd);
@@ -104,7 +115,7 @@ export function writeDurable(file: string, data: Buffer, mode: number): void {
 }
 
 function readNoFollow(abs: string): Buffer {
-  const fd = fs.openSync(abs, fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW | fs.constants.O_NONBLOCK);
+  const fd = withAnchored(abs, (p) => fs.openSync(p, fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW | fs.constants.O_NONBLOCK));
   try {
     const st = fs.fstatSync(fd);
     if (!st.isFile()) throw new NotKept(`${abs} is ${fileKind(st)}`);
@@ -121,13 +132,16 @@ function readNoFollow(abs: string): Buffer {
 export function capture(abs: string, blobs: BlobStore | null, budget: Budget, shown = abs): PathState {
   let st: fs.Stats;
   try {
-    st = fs.lstatSync(abs);
+    // Each folder on the way entered without following a link (util/guardedPath.ts): a folder a running build
+    // swapped for a link into the home is refused here, never copied from.
+    st = withAnchored(abs, (p) => fs.lstatSync(p));
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
     if (code === 'ENOENT' || code === 'ENOTDIR') return { t: 'absent' };
+    if (code === 'ELOOP') throw new NotKept(`${shown}: ${(err as Error).message}`);
     throw err;
   }
-  if (st.isSymbolicLink()) return { t: 'link', target: fs.readlinkSync(abs) };
+  if (st.isSymbolicLink()) return { t: 'link', target: withAnchored(abs, (p) => fs.readlinkSync(p)) };
   if (st.isFile()) {
     if (blobs && budget.denied?.(abs)) throw new NotKept(`${shown} is protected; devx does not copy it`);
     budget.files -= 1;
@@ -141,7 +155,7 @@ export function capture(abs: string, blobs: BlobStore | null, budget: Budget, sh
   }
   if (st.isDirectory()) {
     const entries: Record<string, PathState> = {};
-    for (const name of fs.readdirSync(abs).sort()) {
+    for (const name of readDirNoFollow(abs).sort()) {
       if (SKIPPED.has(name)) continue;
       entries[name] = capture(path.join(abs, name), blobs, budget, path.join(shown, name));
     }
@@ -210,32 +224,36 @@ export function fileCount(s: PathState): number {
 export function putBack(abs: string, want: PathState, now: PathState, blobs: BlobStore): void {
   if (sameState(want, now)) return;
   assertOwnedPath(abs);
+  // Every call below goes folder by folder without following a link (util/guardedPath.ts).
+  const remove = (p: string) => withAnchored(p, (q) => fs.rmSync(q, { recursive: true, force: true }));
   switch (want.t) {
     case 'absent':
-      fs.rmSync(abs, { recursive: true, force: true });
+      remove(abs);
       return;
     case 'file': {
-      if (now.t === 'dir') fs.rmSync(abs, { recursive: true, force: true });
-      mkdirOwnedSync(path.dirname(abs));
-      if (now.t === 'file' && now.hash === want.hash) fs.chmodSync(abs, want.mode);
+      if (now.t === 'dir') remove(abs);
+      assertOwnedPath(path.dirname(abs));
+      mkdirAnchored(path.dirname(abs));
+      if (now.t === 'file' && now.hash === want.hash) chmodNoFollow(abs, want.mode);
       // rename replaces a link or a file at `abs` itself, never what a link points to
       else writeDurable(abs, blobs.get(want.hash), want.mode);
       return;
     }
     case 'link':
-      if (now.t !== 'absent') fs.rmSync(abs, { recursive: true, force: true });
-      mkdirOwnedSync(path.dirname(abs));
-      fs.symlinkSync(want.target, abs);
+      if (now.t !== 'absent') remove(abs);
+      assertOwnedPath(path.dirname(abs));
+      mkdirAnchored(path.dirname(abs));
+      withAnchored(abs, (p) => fs.symlinkSync(want.target, p));
       return;
     case 'dir': {
-      if (now.t !== 'dir' && now.t !== 'absent') fs.rmSync(abs, { recursive: true, force: true });
-      if (now.t !== 'dir') mkdirOwnedSync(abs, 0o700);
+      if (now.t !== 'dir' && now.t !== 'absent') remove(abs);
+      if (now.t !== 'dir') mkdirAnchored(abs, 0o700);
       // writable while its entries are put back; its own mode last
-      fs.chmodSync(abs, want.mode | 0o700);
+      chmodNoFollow(abs, want.mode | 0o700);
       const have = now.t === 'dir' ? now.entries : {};
-      for (const name of Object.keys(have)) if (!(name in want.entries)) fs.rmSync(path.join(abs, name), { recursive: true, force: true });
+      for (const name of Object.keys(have)) if (!(name in want.entries)) remove(path.join(abs, name));
       for (const [name, s] of Object.entries(want.entries)) putBack(path.join(abs, name), s, have[name] ?? { t: 'absent' }, blobs);
-      fs.chmodSync(abs, want.mode);
+      chmodNoFollow(abs, want.mode);
       return;
     }
     case 'other':

@@ -3,6 +3,7 @@ import * as z from 'zod';
 import { defineTool, ToolError } from './types.js';
 import { pathArg } from './argTypes.js';
 import { displayPath } from '../sandbox/resolvePath.js';
+import { guardedGlobFs } from '../util/guardedPath.js';
 
 const DEFAULT_IGNORES = ['**/node_modules/**', '**/.git/**'];
 
@@ -35,6 +36,8 @@ export const globTool = defineTool({
       followSymbolicLinks: false,
       ignore: DEFAULT_IGNORES,
       suppressErrors: true,
+      // Folders entered without following a link, so a folder swapped for a link meanwhile lists nothing of where it leads.
+      fs: guardedGlobFs as never,
     });
     found.sort();
     const shown = found.filter((f) => !ctx.readDenied?.(path.join(base, f)));

@@ -1,9 +1,10 @@
-import fs from 'node:fs/promises';
+import fs from 'node:fs';
 import path from 'node:path';
 import * as z from 'zod';
 import { defineTool, ToolError } from './types.js';
 import { pathArg } from './argTypes.js';
 import { displayPath } from '../sandbox/resolvePath.js';
+import { withDirOpen } from '../util/guardedPath.js';
 
 export const listDirectoryTool = defineTool({
   name: 'list_directory',
@@ -19,24 +20,38 @@ export const listDirectoryTool = defineTool({
   async execute(ctx, args) {
     const abs = ctx.resolve(args.path);
     const shown = displayPath(ctx.root, abs);
-    const entries = await fs.readdir(abs, { withFileTypes: true }).catch((err: NodeJS.ErrnoException) => {
-      if (err.code === 'ENOTDIR') throw new ToolError(`${shown} is a file, not a directory; use read_file.`);
-      if (err.code === 'ENOENT') throw new ToolError(`directory not found: ${shown}`);
-      throw new ToolError(`cannot list ${shown}: ${err.code ?? err.message}`);
-    });
-    entries.sort((a, b) => Number(b.isDirectory()) - Number(a.isDirectory()) || a.name.localeCompare(b.name));
-    const lines: string[] = [];
-    for (const e of entries) {
-      if (ctx.readDenied?.(path.join(abs, e.name))) lines.push(`${e.name} [withheld: the policy denies reading it]`);
-      else if (e.isDirectory()) lines.push(`${e.name}/ dir`);
-      else if (e.isSymbolicLink()) {
-        const target = await fs.readlink(path.join(abs, e.name)).catch(() => '?');
-        lines.push(`${e.name} symlink -> ${target}`);
-      } else {
-        const st = await fs.stat(path.join(abs, e.name)).catch(() => null);
-        lines.push(`${e.name} file ${st ? st.size : '?'} bytes`);
-      }
+    // The folder opened without following a link on the way (util/guardedPath.ts), and its entries read from it.
+    let lines: string[];
+    try {
+      lines = withDirOpen(abs, (here) => listed(here, abs, ctx.readDenied));
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code;
+      if (code === 'ENOTDIR') throw new ToolError(`${shown} is a file, not a directory; use read_file.`);
+      if (code === 'ENOENT') throw new ToolError(`directory not found: ${shown}`);
+      if (code === 'ELOOP') throw new ToolError(`${shown} is reached through a symbolic link; list the folder it leads to instead.`);
+      throw new ToolError(`cannot list ${shown}: ${code ?? (err as Error).message}`);
     }
-    return { content: lines.length ? lines.join('\n') : '(empty directory)', meta: { path: shown, entries: entries.length } };
+    return { content: lines.length ? lines.join('\n') : '(empty directory)', meta: { path: shown, entries: lines.length } };
   },
 });
+
+/** One line per entry of the folder open at `here` (which is `abs`): denied names withheld, sizes of files. */
+function listed(here: string, abs: string, readDenied?: (p: string) => boolean): string[] {
+  const entries = fs.readdirSync(here, { withFileTypes: true });
+  entries.sort((a, b) => Number(b.isDirectory()) - Number(a.isDirectory()) || a.name.localeCompare(b.name));
+  return entries.map((e) => {
+    if (readDenied?.(path.join(abs, e.name))) return `${e.name} [withheld: the policy denies reading it]`;
+    if (e.isDirectory()) return `${e.name}/ dir`;
+    const at = path.join(here, e.name);
+    if (e.isSymbolicLink()) return `${e.name} symlink -> ${attempt(() => fs.readlinkSync(at)) ?? '?'}`;
+    return `${e.name} file ${attempt(() => fs.statSync(at).size) ?? '?'} bytes`;
+  });
+}
+
+function attempt<T>(f: () => T): T | undefined {
+  try {
+    return f();
+  } catch {
+    return undefined;
+  }
+}

@@ -5,6 +5,7 @@ import path from 'node:path';
 import { constants as fsConstants, type Stats } from 'node:fs';
 import { ToolError, type ToolContext } from './types.js';
 import { displayPath } from '../sandbox/resolvePath.js';
+import { mkdirAnchored } from '../util/guardedPath.js';
 
 export async function prepareWrite(ctx: Pick<ToolContext, 'root' | 'resolve'>, p: string): Promise<{ abs: string; shown: string; existed: Stats | null }> {
   const abs = ctx.resolve(p);
@@ -12,7 +13,13 @@ export async function prepareWrite(ctx: Pick<ToolContext, 'root' | 'resolve'>, p
   const existed = await fs.lstat(abs).catch(() => null);
   if (existed?.isDirectory()) throw new ToolError(`${shown} is a directory; give a file path.`);
   if (existed) await refuseReadOnly(abs, shown, existed);
-  await fs.mkdir(path.dirname(abs), { recursive: true });
+  // Each missing folder made from the one before it, never through a link swapped in meanwhile (util/guardedPath.ts).
+  try {
+    mkdirAnchored(path.dirname(abs));
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ELOOP') throw new ToolError(`${shown}: ${(err as Error).message}`);
+    throw err;
+  }
   return { abs, shown, existed };
 }
 

@@ -87,8 +87,12 @@ function openDirAt(fd: number, name: string, whole: string): number {
 }
 
 function isLinkAt(fd: number, name: string): boolean {
+  return isLink(`/proc/self/fd/${fd}/${name}`);
+}
+
+function isLink(p: string): boolean {
   try {
-    return fs.lstatSync(`/proc/self/fd/${fd}/${name}`).isSymbolicLink();
+    return fs.lstatSync(p).isSymbolicLink();
   } catch {
     return false;
   }
@@ -141,4 +145,93 @@ function walkFrom(fd: number, dir: string | Buffer, visit: Visit): void {
   } finally {
     if (fd >= 0) fs.closeSync(fd);
   }
+}
+
+/** Makes `dir` and the folders above it that are missing (as mkdir -p), each from the one before it inside a guarded tree. */
+export function mkdirAnchored(dir: string, mode = 0o755): void {
+  const abs = path.resolve(dir);
+  const tree = HAS_PROC ? treeOf(abs) : undefined;
+  if (tree === undefined) return void fs.mkdirSync(abs, { recursive: true, mode });
+  let fd = fs.openSync(tree, fs.constants.O_RDONLY | fs.constants.O_DIRECTORY);
+  try {
+    for (const c of path.relative(tree, abs).split(path.sep).filter(Boolean)) {
+      try {
+        fs.mkdirSync(`/proc/self/fd/${fd}/${c}`, { mode });
+      } catch (err) {
+        if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+      }
+      const next = openDirAt(fd, c, abs);
+      fs.closeSync(fd);
+      fd = next;
+    }
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
+/** Sets the mode of `file` itself, never of what a link there points to (chmod follows a link; this refuses one). */
+export function chmodNoFollow(file: string, mode: number): void {
+  withAnchored(file, (p) => {
+    const fd = fs.openSync(p, fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW | fs.constants.O_NONBLOCK);
+    try {
+      fs.fchmodSync(fd, mode);
+    } finally {
+      fs.closeSync(fd);
+    }
+  });
+}
+
+/** Runs `use` with a path naming folder `dir` as opened without a link on the way or at the end (a /proc path on Linux). */
+export function withDirOpen<T>(dir: string, use: (here: string) => T): T {
+  return withAnchored(dir, (p) => {
+    let fd: number;
+    try {
+      fd = fs.openSync(p, fs.constants.O_RDONLY | fs.constants.O_DIRECTORY | fs.constants.O_NOFOLLOW);
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code;
+      if ((code === 'ENOTDIR' || code === 'ELOOP') && isLink(p)) throw Object.assign(new Error(`${dir} is a link; refusing to go through it`), { code: 'ELOOP' });
+      throw err;
+    }
+    try {
+      return use(HAS_PROC ? `/proc/self/fd/${fd}` : p);
+    } finally {
+      fs.closeSync(fd);
+    }
+  });
+}
+
+/** A folder's names, read as withDirOpen opens it. */
+export function readDirNoFollow(dir: string): string[] {
+  return withDirOpen(dir, (here) => fs.readdirSync(here));
+}
+
+type Callback<T> = (err: NodeJS.ErrnoException | null, value: T) => void;
+
+/** Runs `f` now and hands its result (or error) to `cb`: an asynchronous call made of synchronous guarded ones. */
+function settle<T>(f: () => T, cb: Callback<T>): void {
+  let v: T;
+  try {
+    v = f();
+  } catch (err) {
+    return cb(err as NodeJS.ErrnoException, undefined as T);
+  }
+  cb(null, v);
+}
+
+/** The file system calls fast-glob makes, each going folder by folder without links inside a guarded tree. */
+export const guardedGlobFs = {
+  lstat: (p: string, cb: Callback<fs.Stats>) => settle(() => lstatGuarded(p), cb),
+  stat: (p: string, cb: Callback<fs.Stats>) => settle(() => withAnchored(p, (q) => fs.statSync(q)), cb),
+  lstatSync: (p: string) => lstatGuarded(p),
+  statSync: (p: string) => withAnchored(p, (q) => fs.statSync(q)),
+  // readdir(path, cb) for names, readdir(path, { withFileTypes: true }, cb) for entries.
+  readdir: (p: string, o: unknown, cb?: unknown) => {
+    const [opts, done] = typeof o === 'function' ? [undefined, o] : [o, cb];
+    settle(() => withDirOpen(p, (here) => fs.readdirSync(here, opts as fs.ObjectEncodingOptions)), done as Callback<unknown>);
+  },
+  readdirSync: (p: string, o?: unknown) => withDirOpen(p, (here) => fs.readdirSync(here, o as fs.ObjectEncodingOptions)),
+};
+
+function lstatGuarded(p: string): fs.Stats {
+  return withAnchored(p, (q) => fs.lstatSync(q));
 }

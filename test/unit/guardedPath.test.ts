@@ -5,7 +5,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { guardTree, walkDir } from '../../src/util/guardedPath.js';
+import { guardTree, guardedGlobFs, mkdirAnchored, readDirNoFollow, walkDir } from '../../src/util/guardedPath.js';
+import { capture, putBack } from '../../src/session/undoState.js';
 import { readOwnFileSync } from '../../src/util/readRegularFileSync.js';
 import { readFileNoFollow } from '../../src/sandbox/openNoFollow.js';
 import { writeStateSync } from '../../src/util/atomicWrite.js';
@@ -60,5 +61,19 @@ describe.runIf(linux)('a folder of the project swapped for a link into the home'
       enter();
     });
     expect(seen).toEqual(['h']);
+  });
+
+  it('is not listed, made into, copied from or removed through (list_directory, glob, write_file\'s folders, undo)', () => {
+    fs.mkdirSync(path.join(home, 'Documents'));
+    fs.writeFileSync(path.join(home, 'Documents', 'thesis.tex'), 'years of work');
+    const before = homeFiles();
+    expect(() => readDirNoFollow(path.join(root, 'h'))).toThrow(/link/);
+    expect(() => guardedGlobFs.readdirSync(path.join(root, 'h'))).toThrow(/link/);
+    expect(() => guardedGlobFs.lstatSync(path.join(root, 'h', '.bashrc'))).toThrow(/link/);
+    expect(() => mkdirAnchored(path.join(root, 'h', 'made-by-devx', 'deep'))).toThrow(/link/);
+    // undo: the state before a write is never copied from the home; putting back "absent" never removes it there.
+    expect(() => capture(path.join(root, 'h', '.aws'), null, { files: 100, bytes: 1e6 })).toThrow(/link/);
+    expect(() => putBack(path.join(root, 'h', 'Documents'), { t: 'absent' }, { t: 'dir', mode: 0o755, entries: {} }, null as never)).toThrow();
+    expect(homeFiles()).toEqual(before);
   });
 });

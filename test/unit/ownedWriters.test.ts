@@ -239,6 +239,7 @@ const ALLOWED: Record<string, string> = {
   'src/util/ownedFile.ts': 'the helper itself',
   'src/util/atomicWrite.ts': 'the helper: after assertOwnedPath, an O_EXCL|O_NOFOLLOW temp file written whole, then renamed',
   'src/util/replaceFileSync.ts': 'after assertOwnedPath, an O_EXCL|O_NOFOLLOW temp file written by descriptor',
+  'src/util/guardedPath.ts': 'mkdir -p folder by folder, each made in the one before it as opened without a link (its callers check the path first)',
   'src/knowledge/embeddedStore.ts': 'the snapshot: an O_NOFOLLOW temp file written by descriptor in a folder made by mkdirOwnedSync',
   'src/cli/replInput.ts': "/edit's message file in a fresh mkdtemp folder",
   'src/providers/gemini/sealedHome.ts': "the auth links gemini needs, made in devx's own gemini home",

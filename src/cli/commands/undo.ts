@@ -116,6 +116,12 @@ export function undoSlash(text: string, started: Started, out: NodeJS.WritableSt
   } catch (err) {
     return void out.write(`${(err as Error).message.replace('devx undo', '/undo')}\n`);
   }
+  // A command still running may change the files meanwhile (a build could swap a folder for a link): undo waits for none.
+  const running = started.run.agent.background.running;
+  if (running)
+    return void out.write(
+      `${running} background command(s) of this session still running; they may change what undo would put back. Stop them first (/bg stop <id>, or Ctrl-T), then /undo.\n`,
+    );
   const r = withUndoLock(root, () => undoTurns(root, n, { force }));
   if (!r) return void out.write('another devx undo is running in this project; try again when it ends\n');
   out.write(escapeControls(renderUndo(r, force)));
