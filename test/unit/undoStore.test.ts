@@ -11,6 +11,8 @@ import { runToolCall, type ToolCallDeps } from '../../src/tools/runToolCall.js';
 import { makePolicy } from '../helpers/policy.js';
 import { toolDeps } from '../helpers/toolDeps.js';
 import { tempDir } from '../helpers/env.js';
+import { undoSlash } from '../../src/cli/commands/undo.js';
+import type { Started } from '../../src/runtime/startSession.js';
 
 const OWNER = 'a'.repeat(32);
 let root: string;
@@ -303,5 +305,18 @@ describe('undo through the tool wrapper', () => {
     j.endTurn();
     expect(r.status).toBe('error');
     expect(loadTurns(root, OWNER)).toEqual([]);
+  });
+});
+
+describe('/undo beside a background command', () => {
+  it('waits for none: it refuses while one of the session still runs, and puts nothing back', () => {
+    const j = journal();
+    turn(j, 'first', [[['a.txt'], () => write('a.txt', 'new')]]);
+    let shown = '';
+    const out = { write: (s: string) => ((shown += s), true) } as unknown as NodeJS.WritableStream;
+    const started = { run: { agent: { root, background: { running: 1 } }, history: [] } } as unknown as Started;
+    undoSlash('/undo', started, out);
+    expect(shown).toMatch(/1 background command\(s\) of this session still running; .*Stop them first/);
+    expect(read('a.txt')).toBe('new');
   });
 });
