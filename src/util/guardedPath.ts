@@ -189,7 +189,8 @@ export function withDirOpen<T>(dir: string, use: (here: string) => T): T {
       fd = fs.openSync(p, fs.constants.O_RDONLY | fs.constants.O_DIRECTORY | fs.constants.O_NOFOLLOW);
     } catch (err) {
       const code = (err as NodeJS.ErrnoException).code;
-      if ((code === 'ENOTDIR' || code === 'ELOOP') && isLink(p)) throw Object.assign(new Error(`${dir} is a link; refusing to go through it`), { code: 'ELOOP' });
+      if ((code === 'ENOTDIR' || code === 'ELOOP') && isLink(p))
+        throw Object.assign(new Error(`${dir} is a link; refusing to go through it`), { code: 'ELOOP' });
       throw err;
     }
     try {

@@ -63,7 +63,7 @@ describe.runIf(linux)('a folder of the project swapped for a link into the home'
     expect(seen).toEqual(['h']);
   });
 
-  it('is not listed, made into, copied from or removed through (list_directory, glob, write_file\'s folders, undo)', () => {
+  it("is not listed, made into, copied from or removed through (list_directory, glob, write_file's folders, undo)", () => {
     fs.mkdirSync(path.join(home, 'Documents'));
     fs.writeFileSync(path.join(home, 'Documents', 'thesis.tex'), 'years of work');
     const before = homeFiles();
