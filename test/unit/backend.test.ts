@@ -80,7 +80,7 @@ describe('GeminiCliBackend', () => {
     expect(c.env.TMPDIR).toMatch(/tmp$/);
   });
 
-  it("gives gemini a compile cache folder (Node 22 and later keep its compiled bundle there) in devx's home, only the user can read it; the user's own is kept; none with DEVX_CODE_CACHE=off", async () => {
+  it("gives gemini a compile cache folder (Node 22 and later keep its compiled bundle there) in devx's home, only the user can read it; the user's own is kept; none with Node's NODE_DISABLE_COMPILE_CACHE", async () => {
     const home = tempDir('devx-backend-home-');
     const workDir = path.join(home, 'runs', 'r1');
     const cacheOf = async (env: Record<string, string>, dir = workDir) => {
@@ -94,7 +94,9 @@ describe('GeminiCliBackend', () => {
     // The same folder for every call and backend, so the second start finds what the first left.
     expect(await cacheOf({})).toBe(mine);
     expect(await cacheOf({ NODE_COMPILE_CACHE: '/their/cache' })).toBe('/their/cache');
-    expect(await cacheOf({ DEVX_CODE_CACHE: 'off' })).toBeUndefined();
+    expect(await cacheOf({ NODE_DISABLE_COMPILE_CACHE: '1' })).toBeUndefined();
+    // devx's own code cache switched off does not change gemini's launch (the head start adopts only the same launch).
+    expect(await cacheOf({ DEVX_CODE_CACHE: 'off' })).toBe(mine);
     // A work folder outside devx's home (an embedder's) keeps its cache beside it.
     const elsewhere = tempDir('devx-backend-');
     expect(await cacheOf({}, elsewhere)).toBe(path.join(elsewhere, 'cache', 'gemini'));

@@ -4,7 +4,8 @@
 // ignores the variable; Node checks each entry against the source it was made from, so an entry made for
 // another gemini is not used, but neither is it removed: each gemini release adds its own, so devx empties the
 // folder once it holds more than a few releases' worth. A NODE_COMPILE_CACHE of the person's own is left as it
-// is, and DEVX_CODE_CACHE=off (devx's own code cache off) turns this one off too.
+// is, and Node's own NODE_DISABLE_COMPILE_CACHE turns it off. It does not follow DEVX_CODE_CACHE: a launch that
+// differs from the recorded one is not adopted by the next run's head start (util/prestart.ts).
 import fs from 'node:fs';
 import path from 'node:path';
 import { devxHome } from '../../util/devxHome.js';
@@ -13,7 +14,7 @@ import { mkdirOwnedSync } from '../../util/ownedFile.js';
 /** The compile-cache variable for a gemini launched with `env` by a backend working in `workDir`; none when off. */
 export function geminiCompileCacheEnv(env: Record<string, string | undefined>, workDir: string): Record<string, string> {
   const effective = { ...process.env, ...env };
-  if (effective.NODE_COMPILE_CACHE || effective.DEVX_CODE_CACHE === 'off') return {};
+  if (effective.NODE_COMPILE_CACHE || effective.NODE_DISABLE_COMPILE_CACHE) return {};
   const dir = path.join(ownerOf(effective, workDir), 'cache', 'gemini');
   if (!made.has(dir)) {
     try {
