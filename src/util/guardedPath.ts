@@ -236,3 +236,25 @@ export const guardedGlobFs = {
 function lstatGuarded(p: string): fs.Stats {
   return withAnchored(p, (q) => fs.lstatSync(q));
 }
+
+/**
+ * Opens `file` for devx's own read: inside a guarded tree without following a link on the way; a link
+ * there (the project's own, CLAUDE.md -> AGENTS.md, or a shared folder) is followed only to where it
+ * really leads inside the same tree, which is then opened the same way. A link out of the tree is refused.
+ */
+export function openForReadSync(file: string, flags: number): number {
+  try {
+    return withAnchored(file, (p, guarded) => fs.openSync(p, flags | (guarded ? fs.constants.O_NOFOLLOW : 0)));
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'ELOOP') throw err;
+    const tree = treeOf(path.resolve(file));
+    let real: string;
+    try {
+      real = fs.realpathSync(file);
+    } catch {
+      throw err;
+    }
+    if (tree === undefined || treeOf(real) !== tree || real === path.resolve(file)) throw err;
+    return withAnchored(real, (p) => fs.openSync(p, flags | fs.constants.O_NOFOLLOW));
+  }
+}

@@ -6,7 +6,7 @@
 // pass), one link only, at most the kind's size. A refusal names the file and what is wrong with it.
 import fs from 'node:fs';
 import type { Stats } from 'node:fs';
-import { withAnchored } from './guardedPath.js';
+import { openForReadSync } from './guardedPath.js';
 
 /** Size limits per kind of file devx reads itself. */
 export const READ_LIMITS = {
@@ -54,12 +54,13 @@ export function readOwnFileSync(file: string, o: { maxBytes: number; shown?: str
   let fd: number;
   try {
     // In a tree a sandboxed command may change meanwhile, no link is followed on the way or at the end (guardedPath.ts).
-    fd = withAnchored(file, (p, guarded) => fs.openSync(p, fs.constants.O_RDONLY | fs.constants.O_NONBLOCK | (guarded ? fs.constants.O_NOFOLLOW : 0)));
+    fd = openForReadSync(file, fs.constants.O_RDONLY | fs.constants.O_NONBLOCK);
   } catch (err) {
     // ENXIO: a socket; EISDIR: a folder; ELOOP: a link inside the project.
     const code = (err as NodeJS.ErrnoException).code;
     if (code === 'ENXIO' || code === 'EISDIR') throw new UnreadableFileError(o.shown ?? file, 'is not a regular file');
-    if (code === 'ELOOP') throw new UnreadableFileError(o.shown ?? file, 'is reached through a symbolic link inside the project; devx does not follow those');
+    if (code === 'ELOOP')
+      throw new UnreadableFileError(o.shown ?? file, 'is reached through a symbolic link that leads out of the project; devx does not follow those');
     throw err;
   }
   try {

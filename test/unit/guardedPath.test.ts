@@ -33,14 +33,20 @@ const homeFiles = () => fs.readdirSync(home, { recursive: true }).map(String).so
 
 describe.runIf(linux)('a folder of the project swapped for a link into the home', () => {
   it('is not gone through by devx reading a file (its own notes, or read_file)', async () => {
-    expect(() => readOwnFileSync(path.join(root, 'h', '.aws', 'credentials'), { maxBytes: 1024, links: 'any' })).toThrow(/symbolic link inside the project/);
+    expect(() => readOwnFileSync(path.join(root, 'h', '.aws', 'credentials'), { maxBytes: 1024, links: 'any' })).toThrow(/leads out of the project/);
     await expect(readFileNoFollow(path.join(root, 'h', '.aws', 'credentials'))).rejects.toThrow(/became a symlink after it was checked/);
     // The last name a link: refused too, inside the project.
     fs.symlinkSync(path.join(home, '.aws', 'credentials'), path.join(root, 'MEMORY.md'));
     expect(() => readOwnFileSync(path.join(root, 'MEMORY.md'), { maxBytes: 1024, links: 'any' })).toThrow(/symbolic link/);
-    // A plain file of the project still reads.
+    // A plain file of the project still reads, and so do the project's own links inside it (a file, a shared folder).
     fs.writeFileSync(path.join(root, 'plain.txt'), 'ok');
     expect(readOwnFileSync(path.join(root, 'plain.txt'), { maxBytes: 1024 }).toString()).toBe('ok');
+    fs.symlinkSync('plain.txt', path.join(root, 'CLAUDE.md'));
+    expect(readOwnFileSync(path.join(root, 'CLAUDE.md'), { maxBytes: 1024 }).toString()).toBe('ok');
+    fs.mkdirSync(path.join(root, 'shared'));
+    fs.writeFileSync(path.join(root, 'shared', 'agent.md'), 'agent');
+    fs.symlinkSync('shared', path.join(root, 'agents'));
+    expect(readOwnFileSync(path.join(root, 'agents', 'agent.md'), { maxBytes: 1024 }).toString()).toBe('agent');
   });
 
   it('is not gone through by devx writing, appending or creating a file', () => {
