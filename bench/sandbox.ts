@@ -36,7 +36,14 @@ export async function benchSandbox(rounds = Number(process.env.BENCH_SANDBOX_ROU
     const spec = { bin: bwrap, root, home, hidden: () => policy.hiddenPaths(), claim: claim!, ...(cold ? {} : { cacheDir }) };
     const sb = claim ? sandboxCommand(spec, root, ['bash', '-c', cmd]) : null;
     const t0 = performance.now();
-    const r = await runProcess(sb?.file ?? 'bash', sb?.args ?? ['-c', cmd], { cwd: root, env, extendEnv: false, timeoutMs: 60_000, reapGroup: true });
+    const r = await runProcess(sb?.file ?? 'bash', sb?.args ?? ['-c', cmd], {
+      cwd: root,
+      env,
+      extendEnv: false,
+      timeoutMs: 60_000,
+      reapGroup: true,
+      passFds: sb?.fds,
+    });
     const ms = performance.now() - t0;
     sb?.cleanup();
     if (r.exitCode !== 0) throw new Error(`${cmd} failed in the bench (exit ${r.exitCode}): ${r.stderr.slice(-300)}`);

@@ -21,6 +21,7 @@ import { scanProject } from './projectScan.js';
 import { watchCreations } from './creationGuard.js';
 import { foldersAbove, nestedGitPaths, sanitizedConfigs } from './gitDirs.js';
 import { replaceFileSync } from '../util/replaceFileSync.js';
+import { withAnchored } from '../util/guardedPath.js';
 
 export interface SandboxSpec {
   bin: string;
@@ -173,19 +174,24 @@ export interface SandboxedCommand {
    * configuration copies it mounted, and moves aside what the command created that runs later (one line each).
    */
   cleanup(): string[];
+  /** Folders of the project opened for bwrap's fd binds: the runner passes them as the child's fds 3, 4… (cleanup closes them). */
+  fds: number[];
 }
 
 /** Runs `argv` inside the sandbox, limited to what the claim allows. */
 export function sandboxCommand(spec: SandboxRun, cwd: string, argv: string[]): SandboxedCommand {
   const placeholders: string[] = [];
   const temps: string[] = [];
-  const args = sandboxArgs(spec, cwd, placeholders, temps);
+  const fds: number[] = [];
+  const args = sandboxArgs(spec, cwd, placeholders, temps, fds);
   const journal = placeholders.length && spec.journalDir ? writeJournal(spec.journalDir, placeholders) : null;
   const watch = spec.claim.profile === 'read-only' ? null : watchCreations(spec.root, writtenFolders(spec));
   return {
     file: spec.bin,
     args: [...args, ...argv],
+    fds,
     cleanup: () => {
+      for (const fd of fds.splice(0)) fs.closeSync(fd);
       removePlaceholders(placeholders);
       for (const t of temps) fs.rmSync(t, { force: true });
       if (journal) fs.rmSync(journal, { force: true });
@@ -264,7 +270,7 @@ export function packageCaches(cacheDir: string, root: string, home: string): [st
 }
 
 /** The argv prefix that runs a program inside the sandbox, limited to what `claim` allows. */
-export function sandboxArgs(spec: SandboxRun, cwd: string, placeholders: string[] = [], temps: string[] = []): string[] {
+export function sandboxArgs(spec: SandboxRun, cwd: string, placeholders: string[] = [], temps: string[] = [], fds: number[] = []): string[] {
   const scan = scanProject(spec.root);
   if (scan.unmaskable.length) throw new SandboxStartError(unmaskableWhy(spec.root, scan.unmaskable));
   const r = spec.root;
@@ -298,9 +304,9 @@ export function sandboxArgs(spec: SandboxRun, cwd: string, placeholders: string[
   args.push(claim.profile === 'build' ? '--bind' : '--ro-bind', r, r);
   // Each folder above a nested repository becomes a mount point of its own, which cannot be renamed:
   // a build cannot move a submodule aside and put a git directory of its own where it was.
-  if (claim.profile === 'build') for (const d of foldersAbove(r, scan.gitEntries)) args.push('--bind', d, d);
+  if (claim.profile === 'build') for (const d of foldersAbove(r, scan.gitEntries)) bindInProject(args, fds, '--bind', r, d);
   const writable = claim.profile === 'write' ? writableFolders(r, claim.writes) : [];
-  for (const f of writable) args.push('--bind', f, f);
+  for (const f of writable) bindInProject(args, fds, '--bind', r, f);
   // A writable top could create .vscode/tasks.json or .git anew: a read-only empty file holds each
   // missing name (bwrap makes it as the mount point; cleanup() removes it).
   if (claim.profile === 'build' || writable.includes(r)) {
@@ -313,15 +319,15 @@ export function sandboxArgs(spec: SandboxRun, cwd: string, placeholders: string[
   }
   if (claim.git) {
     const gitDir = path.join(r, '.git');
-    if (isRealDir(gitDir)) args.push('--bind', gitDir, gitDir);
+    if (isRealDir(gitDir)) bindInProject(args, fds, '--bind', r, gitDir);
   }
   // What decides what runs later stays read-only in every profile; with claim.git, .git's own parts that do.
-  for (const p of protectedPaths(r, { gitWritable: claim.git === true })) args.push('--ro-bind', p, p);
+  for (const p of protectedPaths(r, { gitWritable: claim.git === true })) bindInProject(args, fds, '--ro-bind', r, p);
   // Nested repositories and submodules: their git directories (and a `.git` file's target) read-only.
-  for (const p of nestedGitPaths(r, scan.gitEntries)) args.push('--ro-bind', p, p);
+  for (const p of nestedGitPaths(r, scan.gitEntries)) bindInProject(args, fds, '--ro-bind', r, p);
   // A configuration that names a program no neutral value switches off is replaced by a copy without it.
   for (const [file, copy] of sanitizedConfigs(r, scan.gitEntries, temps)) args.push('--ro-bind', copy, file);
-  for (const p of claim.scopeBinds ?? []) if (fs.existsSync(p) && isInsideOrSame(r, p)) args.push('--bind', p, p);
+  for (const p of claim.scopeBinds ?? []) bindInProject(args, fds, '--bind', r, p);
   // git cannot run without reading .git/config; it stays readable (read-only, above) while the policy
   // keeps refusing it as a path argument and denies `git config`.
   const gitConfig = path.join(r, '.git', 'config');
@@ -331,6 +337,32 @@ export function sandboxArgs(spec: SandboxRun, cwd: string, placeholders: string[
   // A pid namespace of its own: /proc shows only the sandbox's processes (not devx's, whose environment holds its keys).
   args.push('--unshare-net', '--unshare-ipc', '--unshare-pid', '--die-with-parent', '--new-session', '--chdir', cwd, '--');
   return args;
+}
+
+/**
+ * Binds a folder or file of the project at itself, by its real path and only when that is inside the project.
+ * bwrap follows links in a bind's source when it starts, so a folder that is (or by then has been swapped
+ * for) a link into the home would be mounted into the sandbox: the source is opened here, folder by folder
+ * without links (util/guardedPath.ts), and handed to bwrap as a descriptor (--bind-fd), which no later swap
+ * changes. What leads out is not bound; inside the sandbox it leads to the empty home.
+ */
+function bindInProject(args: string[], fds: number[], flag: '--bind' | '--ro-bind', root: string, p: string): void {
+  let real: string;
+  try {
+    real = fs.realpathSync(p);
+  } catch {
+    return;
+  }
+  if (!isInsideOrSame(root, real)) return;
+  let fd: number;
+  try {
+    fd = withAnchored(real, (q) => fs.openSync(q, fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW | fs.constants.O_NONBLOCK));
+  } catch {
+    return; // swapped for a link (or gone) since the realpath: nothing of it is bound
+  }
+  // The child's descriptors 0-2 are its stdio; ours follow in the order opened.
+  args.push(flag === '--bind' ? '--bind-fd' : '--ro-bind-fd', String(3 + fds.length), real);
+  fds.push(fd);
 }
 
 /** Why a project with entries no mount can name cannot be sandboxed, and what the person can do. */

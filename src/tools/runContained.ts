@@ -21,11 +21,13 @@ export async function runContained(
   const env = commandEnv(ctx.env, ctx.root);
   const sb = ctx.sandbox ? sandboxCommand(ctx.sandbox, ctx.root, argv) : null;
   let moved: string[] = [];
-  const r = await ctx.runner(sb?.file ?? argv[0], sb?.args ?? argv.slice(1), { ...opts, cwd: ctx.root, env, extendEnv: false }).finally(() => {
-    if (sb) moved = sb.cleanup();
-    // A command outside the sandbox may have made a git directory or a hard link: the next one looks again.
-    else forgetScan(ctx.root);
-  });
+  const r = await ctx
+    .runner(sb?.file ?? argv[0], sb?.args ?? argv.slice(1), { ...opts, cwd: ctx.root, env, extendEnv: false, passFds: sb?.fds })
+    .finally(() => {
+      if (sb) moved = sb.cleanup();
+      // A command outside the sandbox may have made a git directory or a hard link: the next one looks again.
+      else forgetScan(ctx.root);
+    });
   sandboxFailure(sb, r);
   return { r, moved };
 }

@@ -43,6 +43,8 @@ export interface RunOptions {
   stdoutFile?: string;
   /** Also give stdout and stderr interleaved as they came (`all` in the result): a test run's log. */
   all?: boolean;
+  /** Descriptors the child gets as its fds 3, 4… (bwrap's --bind-fd sources). */
+  passFds?: number[];
   /**
    * False: the output is only told to onStdout and onStderr, never kept for the result (a command that runs in
    * the background keeps its own bounded tail); maxBuffer then does not apply. Default true.
@@ -192,7 +194,7 @@ function spawnWithExeca(execa: typeof Execa, file: string, args: string[], opts:
     all: Boolean(opts.all),
     ...(opts.keepOutput === false ? { buffer: false } : {}),
     // A descriptor passed alone goes to spawn() as it is (execa's types list only 3-9, its runtime takes any).
-    ...(outFd !== undefined ? { stdout: outFd as 3 } : {}),
+    ...(opts.passFds?.length ? { stdio: ['pipe', outFd ?? 'pipe', 'pipe', ...opts.passFds] as never } : outFd !== undefined ? { stdout: outFd as 3 } : {}),
   });
 }
 

@@ -63,6 +63,7 @@ export async function runTestCommand(
     all: true,
     timeoutMs: opts.timeoutMs ?? 600_000,
     reapGroup: true,
+    passFds: sb?.fds,
   }).finally(() => (moved = sb?.cleanup() ?? []));
   const all = [r.all ?? '', ...movedNote(moved)].join('\n');
   const output = all.length > 8000 ? `...(${all.length - 8000} characters cut)\n${all.slice(-8000)}` : all;

@@ -544,6 +544,15 @@ const SCENARIOS: Scenario[] = [
     only: 'sandbox',
     userGit: ['sub'],
   },
+  {
+    name: "a nested repository's gitdir reaching the home through a link in the project (the sandbox would bind it)",
+    setup: (w) => {
+      fs.symlinkSync(path.relative(w.project, w.home), path.join(w.project, 'y'));
+      put(path.join(w.project, 'node_modules', 's', '.git'), 'gitdir: ../../y/.ssh\n');
+    },
+    calls: () => [rc('grep -Rs . --include=id_rsa .'), rc('cat y/.ssh/id_rsa'), rc('ls -la node_modules/s y/.ssh')],
+    only: 'sandbox',
+  },
   // Git data outside the project: git run outside the sandbox would print another repository's history.
   ...(['a .git file', 'a worktree commondir', 'a .git link'] as const).map((how): Scenario => ({
     name: `${how} naming a repository in the home (git log -p, git show)`,

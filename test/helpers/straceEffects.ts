@@ -155,6 +155,8 @@ export function runTraced(opts: {
   env: Record<string, string>;
   logFile: string;
   timeoutMs: number;
+  /** Descriptors the traced command gets as its fds 3, 4… (a sandboxed command's --bind-fd sources). */
+  fds?: number[];
 }): Promise<TracedRun> {
   const started = Date.now();
   const straceArgs = [
@@ -173,7 +175,7 @@ export function runTraced(opts: {
     ...opts.args,
   ];
   return new Promise((resolve, reject) => {
-    const child = spawn(opts.strace, straceArgs, { cwd: opts.cwd, env: opts.env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(opts.strace, straceArgs, { cwd: opts.cwd, env: opts.env, detached: true, stdio: ['ignore', 'pipe', 'pipe', ...(opts.fds ?? [])] });
     let stdout = '';
     let stderr = '';
     child.stdout!.on('data', (d: Buffer) => stdout.length < OUTPUT_CAP && (stdout += d.toString()));
@@ -604,6 +606,9 @@ const BWRAP_ARITY: Record<string, number> = {
   '--dev-bind-try': 2,
   '--ro-bind': 2,
   '--ro-bind-try': 2,
+  // devx binds a folder of the project by a descriptor it opened, at the folder's own path.
+  '--bind-fd': 2,
+  '--ro-bind-fd': 2,
   '--tmpfs': 1,
   '--dev': 1,
   '--proc': 1,
@@ -661,6 +666,7 @@ export function mountsFromBwrapArgs(args: string[]): Mount[] {
     const n = BWRAP_ARITY[a];
     if (n === undefined) throw new Error(`straceEffects: unknown bwrap option ${a}; teach mountsFromBwrapArgs what it mounts`);
     if (/^--(ro-)?bind(-try)?$|^--dev-bind(-try)?$/.test(a)) out.push({ src: args[i + 1], dest: args[i + 2], kind: 'real', ro: a.startsWith('--ro') });
+    else if (/^--(ro-)?bind-fd$/.test(a)) out.push({ src: args[i + 2], dest: args[i + 2], kind: 'real', ro: a.startsWith('--ro') });
     else if (['--tmpfs', '--dev', '--proc', '--mqueue'].includes(a)) out.push({ dest: args[i + 1], kind: 'private' });
     else if (a === '--remount-ro') {
       // the mount at that path becomes read-only

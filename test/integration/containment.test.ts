@@ -75,7 +75,7 @@ describe.skipIf(!BWRAP)('the sandbox holds a command to the claim (bubblewrap)',
       '-c',
       `touch ${marker}; touch src/new.txt; echo x >> README.md; echo x >> ~/.bashrc; cat .env ~/.ssh/id_rsa ../outside/secret.txt; ls /home /root /var 2>&1; echo done`,
     ]);
-    const out = execFileSync(sb.file, sb.args, { cwd: root, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+    const out = execFileSync(sb.file, sb.args, { cwd: root, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe', ...sb.fds] });
     sb.cleanup();
     expect(out).toMatch(/done/);
     expect(out).not.toMatch(/CANARY/);
@@ -320,7 +320,7 @@ describe('placeholders for missing protected names', () => {
       '-c',
       'mkdir .vscode 2>&1; ls -la',
     ]);
-    const out = execFileSync(sb.file, sb.args, { cwd: root, encoding: 'utf8' });
+    const out = execFileSync(sb.file, sb.args, { cwd: root, encoding: 'utf8', stdio: ['pipe', 'pipe', 'pipe', ...sb.fds] });
     expect(out).toMatch(/cannot create directory .\.vscode./);
     // While it ran, the placeholders stood in the project and in the journal; a killed devx never calls cleanup().
     expect(fs.statSync(path.join(root, '.vscode')).size).toBe(0);

@@ -189,6 +189,7 @@ describe.skipIf(!STRACE)('differential effects checker (strace)', () => {
       env,
       logFile: path.join(work, logName),
       timeoutMs: TIMEOUT_MS,
+      fds: sb?.fds,
     });
     sb?.cleanup();
     const changes = diffSnapshots(fx.base, before, snapshot(fx.base));
