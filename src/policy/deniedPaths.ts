@@ -9,6 +9,7 @@ import { sensitiveRule } from './pathPolicy.js';
 import { matchPathRules, type PermissionRules } from './permissions.js';
 import { decodedName, shownBytes } from '../util/fileNames.js';
 import { walkDir } from '../util/guardedPath.js';
+import { realOrAsGiven } from '../util/realPath.js';
 
 export interface DeniedScan {
   /** Absolute paths (as found, not resolved) that must not be read. */
@@ -94,17 +95,9 @@ export function deniedUnder(dir: string, ctx: DenyContext, opts: { hidden?: bool
   } catch {
     /* missing */
   }
-  if (st?.isDirectory()) walkDir(realOrGiven(dir), visit);
+  if (st?.isDirectory()) walkDir(realOrAsGiven(dir), visit);
   else if (st && isReadDenied(dir, ctx)) scan.paths.push(dir);
   scan.capped = stopped || scan.undecodable.length > 0;
   cache.set(key, { at: Date.now(), scan });
   return scan;
-}
-
-function realOrGiven(p: string): string {
-  try {
-    return fs.realpathSync(p);
-  } catch {
-    return p;
-  }
 }

@@ -10,13 +10,13 @@ import path from 'node:path';
 import { commonDirOf, gitDirOf } from '../sandbox/gitDirs.js';
 import { isInside } from '../sandbox/resolvePath.js';
 import { readTextOrNull } from '../util/readRegularFileSync.js';
+import { isSymlink, realOrAsGiven } from '../util/realPath.js';
 
 /** What leads out of `root` from the repository at `repoDir` ("sub/.git leads to /home/u/dotfiles/.git"), or null. */
 export function gitDataOutside(root: string, repoDir: string): string | null {
   const entry = path.join(repoDir, '.git');
-  const gitDir = isLink(entry) ? entry : gitDirOf(entry);
-  if (!gitDir) return null;
-  const real = realOrAsGiven(gitDir);
+  const real = realGitDirOf(entry);
+  if (!real) return null;
   const shown = (p: string) => path.relative(root, p) || '.';
   if (registeredWorktree(repoDir, real)) return null;
   if (!isInside(root, real)) return `${shown(entry)} leads to ${real}, outside the project; if this is a worktree of yours, \`devx trust\` lets git use it`;
@@ -40,14 +40,18 @@ export function gitDataOutside(root: string, repoDir: string): string | null {
  * user's: a registered worktree's, or any in a project the user trusted. The sandbox mounts them read-only.
  */
 export function outsideGitDirs(root: string, trusted: boolean): string[] {
-  const entry = path.join(root, '.git');
-  const gitDir = isLink(entry) ? entry : gitDirOf(entry);
-  if (!gitDir) return [];
-  const real = realOrAsGiven(gitDir);
+  const real = realGitDirOf(path.join(root, '.git'));
+  if (!real) return [];
   if (!trusted && !registeredWorktree(root, real)) return [];
   const common = commonDirOf(real);
   const dirs = [real, ...(common ? [realOrAsGiven(common)] : [])];
   return [...new Set(dirs)].filter((d) => !isInside(root, d) && fs.existsSync(d));
+}
+
+/** The real folder a `.git` entry (a folder, a `gitdir:` file or a link) keeps its repository in, or null. */
+function realGitDirOf(entry: string): string | null {
+  const gitDir = isSymlink(entry) ? entry : gitDirOf(entry);
+  return gitDir ? realOrAsGiven(gitDir) : null;
 }
 
 /**
@@ -60,21 +64,4 @@ function registeredWorktree(repoDir: string, gitDir: string): boolean {
   if (!back || realOrAsGiven(path.resolve(gitDir, back)) !== realOrAsGiven(path.join(repoDir, '.git'))) return false;
   const common = commonDirOf(gitDir);
   return common !== null && path.basename(path.dirname(gitDir)) === 'worktrees' && realOrAsGiven(common) === realOrAsGiven(path.dirname(path.dirname(gitDir)));
-}
-
-/** The path with every link resolved; as given when it does not exist (git finds nothing there either). */
-function realOrAsGiven(p: string): string {
-  try {
-    return fs.realpathSync(p);
-  } catch {
-    return p;
-  }
-}
-
-function isLink(p: string): boolean {
-  try {
-    return fs.lstatSync(p).isSymbolicLink();
-  } catch {
-    return false;
-  }
 }

@@ -7,6 +7,7 @@
 // is refused (ELOOP). Outside the trees, and where /proc is missing, paths are used as given.
 import fs from 'node:fs';
 import path from 'node:path';
+import { isSymlink } from './realPath.js';
 
 const trees = new Set<string>();
 const HAS_PROC = process.platform === 'linux' && fs.existsSync('/proc/self/fd');
@@ -87,15 +88,7 @@ function openDirAt(fd: number, name: string, whole: string): number {
 }
 
 function isLinkAt(fd: number, name: string): boolean {
-  return isLink(`/proc/self/fd/${fd}/${name}`);
-}
-
-function isLink(p: string): boolean {
-  try {
-    return fs.lstatSync(p).isSymbolicLink();
-  } catch {
-    return false;
-  }
+  return isSymlink(`/proc/self/fd/${fd}/${name}`);
 }
 
 /**
@@ -189,7 +182,7 @@ export function withDirOpen<T>(dir: string, use: (here: string) => T): T {
       fd = fs.openSync(p, fs.constants.O_RDONLY | fs.constants.O_DIRECTORY | fs.constants.O_NOFOLLOW);
     } catch (err) {
       const code = (err as NodeJS.ErrnoException).code;
-      if ((code === 'ENOTDIR' || code === 'ELOOP') && isLink(p))
+      if ((code === 'ENOTDIR' || code === 'ELOOP') && isSymlink(p))
         throw Object.assign(new Error(`${dir} is a link; refusing to go through it`), { code: 'ELOOP' });
       throw err;
     }

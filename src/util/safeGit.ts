@@ -14,6 +14,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { runProcessSync } from './runSync.js';
+import { realOrAsGiven } from './realPath.js';
 
 /** Inherited variables git may keep: identity and which user-level config files to read. */
 const KEEP_ENV = /^GIT_(CONFIG_GLOBAL|CONFIG_SYSTEM|CONFIG_NOSYSTEM|(AUTHOR|COMMITTER)_(NAME|EMAIL|DATE))$/;
@@ -227,14 +228,6 @@ function gitDirIn(top: string): string | null {
   }
 }
 
-const real = (p: string) => {
-  try {
-    return fs.realpathSync(p);
-  } catch {
-    return path.resolve(p);
-  }
-};
-
 /** A core.worktree the repository sets that is not the folder holding its .git (git reads it before any override). */
 function foreignWorktree(entries: ConfigEntry[], cwd: string): { key: string; origin: string } | null {
   const set = entries.filter((e) => e.key === 'core.worktree' && UNTRUSTED_SCOPES.has(e.scope));
@@ -242,7 +235,7 @@ function foreignWorktree(entries: ConfigEntry[], cwd: string): { key: string; or
   const last = set[set.length - 1];
   const top = repoTopOf(cwd);
   const gitDir = top && gitDirIn(top);
-  if (top && gitDir && real(path.resolve(gitDir, last.value)) === real(top)) return null;
+  if (top && gitDir && realOrAsGiven(path.resolve(gitDir, last.value)) === realOrAsGiven(top)) return null;
   return { key: 'core.worktree', origin: last.origin };
 }
 
