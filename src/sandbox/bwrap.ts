@@ -302,16 +302,25 @@ export function sandboxArgs(spec: SandboxRun, cwd: string, placeholders: string[
   }
   const claim = spec.claim;
   args.push(claim.profile === 'build' ? '--bind' : '--ro-bind', r, r);
-  // Each folder above a nested repository becomes a mount point of its own, which cannot be renamed:
-  // a build cannot move a submodule aside and put a git directory of its own where it was.
-  if (claim.profile === 'build') for (const d of foldersAbove(r, scan.gitEntries)) bindInProject(args, fds, '--bind', r, d);
   const writable = claim.profile === 'write' ? writableFolders(r, claim.writes) : [];
   for (const f of writable) bindInProject(args, fds, '--bind', r, f);
+  const topWritable = claim.profile === 'build' || writable.includes(r);
+  // devx's own folder is devx's to make (a placeholder file there would stop devx's next start); held read-only below.
+  if (topWritable && !fs.existsSync(path.join(r, '.devx'))) mkdirOwnedSync(path.join(r, '.devx'), 0o700);
+  // What this sandbox holds read-only or hides inside the project, found before any of it is mounted.
+  const gitConfig = path.join(r, '.git', 'config');
+  const readOnly = [...protectedPaths(r, { gitWritable: claim.git === true }), ...nestedGitPaths(r, scan.gitEntries)];
+  const masked = [...(spec.hidden?.() ?? []).filter((p) => p !== gitConfig), ...scan.multiLinked];
+  // In a build, each folder above one of them becomes a mount point of its own, which no process of the build
+  // can rename or exchange (EBUSY): a build left running (in the background, say) cannot swap a folder while
+  // another sandbox starts, so every mask and read-only bind lands where its path says; nor can it move a
+  // submodule aside to put a git directory of its own where it was. (A write claim runs one modelled command.)
+  const pins = claim.profile === 'build' ? foldersAbove(r, [...scan.gitEntries, ...readOnly, ...masked]) : [];
+  if (pins.length > MAX_PINNED) throw new SandboxStartError(tooManyPinsWhy(pins.length));
+  for (const d of pins) bindInProject(args, fds, '--bind', r, d);
   // A writable top could create .vscode/tasks.json or .git anew: a read-only empty file holds each
   // missing name (bwrap makes it as the mount point; cleanup() removes it).
-  if (claim.profile === 'build' || writable.includes(r)) {
-    // devx's own folder is devx's to make (a placeholder file there would stop devx's next start).
-    if (!fs.existsSync(path.join(r, '.devx'))) mkdirOwnedSync(path.join(r, '.devx'), 0o700);
+  if (topWritable) {
     for (const p of missingProtected(r)) {
       args.push('--ro-bind', '/dev/null', p);
       placeholders.push(p);
@@ -322,18 +331,15 @@ export function sandboxArgs(spec: SandboxRun, cwd: string, placeholders: string[
     if (isRealDir(gitDir)) bindInProject(args, fds, '--bind', r, gitDir);
   }
   // What decides what runs later stays read-only in every profile; with claim.git, .git's own parts that do.
-  for (const p of protectedPaths(r, { gitWritable: claim.git === true })) bindInProject(args, fds, '--ro-bind', r, p);
   // Nested repositories and submodules: their git directories (and a `.git` file's target) read-only.
-  for (const p of nestedGitPaths(r, scan.gitEntries)) bindInProject(args, fds, '--ro-bind', r, p);
+  for (const p of readOnly) bindInProject(args, fds, '--ro-bind', r, p);
   // A configuration that names a program no neutral value switches off is replaced by a copy without it.
   for (const [file, copy] of sanitizedConfigs(r, scan.gitEntries, temps)) args.push('--ro-bind', copy, file);
   for (const p of claim.scopeBinds ?? []) bindInProject(args, fds, '--bind', r, p);
-  // git cannot run without reading .git/config; it stays readable (read-only, above) while the policy
-  // keeps refusing it as a path argument and denies `git config`.
-  const gitConfig = path.join(r, '.git', 'config');
-  for (const p of spec.hidden?.() ?? []) if (p !== gitConfig) maskArgs(args, p);
-  // A file with several links may be a file from outside under another name: masked like a denied one.
-  for (const p of scan.multiLinked) maskArgs(args, p);
+  // Denied files, and files with several links (one may be a file from outside under another name). git
+  // cannot run without reading .git/config: it stays readable (read-only, above) while the policy keeps
+  // refusing it as a path argument and denies `git config`.
+  for (const p of masked) maskArgs(args, p);
   // A pid namespace of its own: /proc shows only the sandbox's processes (not devx's, whose environment holds its keys).
   args.push('--unshare-net', '--unshare-ipc', '--unshare-pid', '--die-with-parent', '--new-session', '--chdir', cwd, '--');
   return args;
@@ -363,6 +369,13 @@ function bindInProject(args: string[], fds: number[], flag: '--bind' | '--ro-bin
   // The child's descriptors 0-2 are its stdio; ours follow in the order opened.
   args.push(flag === '--bind' ? '--bind-fd' : '--ro-bind-fd', String(3 + fds.length), real);
   fds.push(fd);
+}
+
+/** The most folders a build's sandbox makes mount points of (each is a descriptor handed to bwrap). */
+const MAX_PINNED = 400;
+
+function tooManyPinsWhy(n: number): string {
+  return `the project has ${n} folders above files the sandbox hides or holds read-only (over ${MAX_PINNED}), too many to hold in place while a build runs`;
 }
 
 /** Why a project with entries no mount can name cannot be sandboxed, and what the person can do. */

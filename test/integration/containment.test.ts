@@ -138,6 +138,38 @@ describe.skipIf(!BWRAP)('the sandbox holds a command to the claim (bubblewrap)',
     expect(r.content).not.toMatch(/NET undefined/);
   });
 
+  it('a build cannot rename or swap the folders above what the sandbox hides or holds read-only', async () => {
+    // A build left running (in the background) that could exchange such a folder with another while a new sandbox
+    // starts would have that sandbox's mask land on the other folder's file and leave the real one readable. Each
+    // is a mount point there, which rename(2) and renameat2(2)'s exchange both refuse (EBUSY).
+    fs.mkdirSync(path.join(root, 'apps', 'web'), { recursive: true });
+    fs.writeFileSync(path.join(root, 'apps', 'web', '.env'), 'CANARY-WEB\n');
+    fs.mkdirSync(path.join(root, 'tools', 'hooks'), { recursive: true });
+    execFileSync('git', ['config', 'core.hooksPath', 'tools/hooks'], { cwd: root });
+    fs.mkdirSync(path.join(root, 'decoy'));
+    fs.writeFileSync(path.join(root, 'decoy', '.env'), 'harmless\n');
+    const tries = [
+      'mv apps/web apps/web-old',
+      'mv apps apps-old',
+      'mv tools tools-old',
+      'mv tools/hooks tools/hooks-old',
+      'mv apps decoy/apps',
+      'mv src src-moved',
+    ];
+    fs.writeFileSync(path.join(root, 'package.json'), JSON.stringify({ name: 'x', scripts: { test: tries.map((e) => `(${e}) 2>&1`).join('; ') } }));
+    const r = await runCmd('npm test');
+    expect(r.meta?.sandbox).toBe('bwrap:build');
+    expect(fs.readFileSync(path.join(root, 'apps', 'web', '.env'), 'utf8')).toBe('CANARY-WEB\n');
+    for (const p of ['apps-old', 'apps/web-old', 'tools-old', 'tools/hooks-old']) expect(fs.existsSync(path.join(root, p)), p).toBe(false);
+    expect(fs.readFileSync(path.join(root, 'decoy', '.env'), 'utf8')).toBe('harmless\n');
+    // Moved to another folder, mv falls back to copying (EXDEV): the copy never holds the hidden file's text.
+    const copies = execFileSync('grep', ['-rl', 'CANARY-WEB', '.'], { cwd: root, encoding: 'utf8' }).trim().split('\n');
+    expect(copies).toEqual(['./apps/web/.env']);
+    expect(r.content).toMatch(/busy/i);
+    // A folder above nothing held stays the build's to move.
+    expect(fs.existsSync(path.join(root, 'src-moved'))).toBe(true);
+  });
+
   it('git add and commit, approved by yolo, write .git but never its config or hooks', async () => {
     execFileSync('git', ['config', 'user.email', 't@t'], { cwd: root });
     execFileSync('git', ['config', 'user.name', 't'], { cwd: root });
