@@ -204,7 +204,16 @@ export function sandboxCommand(spec: SandboxRun, cwd: string, argv: string[]): S
 function writtenFolders(spec: SandboxRun): string[] {
   if (spec.claim.profile === 'build') return [spec.root];
   const scoped = (spec.claim.scopeBinds ?? []).filter((p) => isRealDir(p));
-  return [...writableFolders(spec.root, spec.claim.writes), ...scoped];
+  return [...writableFolders(spec.root, unscopedWrites(spec.claim)), ...scoped];
+}
+
+/**
+ * A write claim's targets other than the task scope's own paths, which are bound themselves (claim.scopeBinds):
+ * the folder around a scope folder would make its neighbours writable, the whole project for `docs/`.
+ */
+function unscopedWrites(claim: SandboxClaim): string[] {
+  const scope = claim.scopeBinds ?? [];
+  return claim.writes.filter((w) => !scope.includes(w));
 }
 
 /** Removes what bwrap left as mount points: empty regular files only (anything else was made by someone else). */
@@ -302,7 +311,7 @@ export function sandboxArgs(spec: SandboxRun, cwd: string, placeholders: string[
   }
   const claim = spec.claim;
   args.push(claim.profile === 'build' ? '--bind' : '--ro-bind', r, r);
-  const writable = claim.profile === 'write' ? writableFolders(r, claim.writes) : [];
+  const writable = claim.profile === 'write' ? writableFolders(r, unscopedWrites(claim)) : [];
   for (const f of writable) bindInProject(args, fds, '--bind', r, f);
   const topWritable = claim.profile === 'build' || writable.includes(r);
   // devx's own folder is devx's to make (a placeholder file there would stop devx's next start); held read-only below.

@@ -12,6 +12,7 @@ import { detectBwrap, sandboxCommand, type SandboxSpec } from '../../src/sandbox
 import { approvableByMode } from '../../src/policy/types.js';
 import type { ApprovalMode, PolicyEngine } from '../../src/policy/decide.js';
 import { makePolicy } from '../helpers/policy.js';
+import { makeWriteScope } from '../../src/policy/writeScope.js';
 import { tempDir } from '../helpers/env.js';
 
 const BWRAP = detectBwrap(process.env);
@@ -49,9 +50,10 @@ function toolDeps(policy: PolicyEngine, approve: ToolCallDeps['approve'], sandbo
 }
 
 /** Runs one run_command call the way an agent would: the policy, the approval (by a person or the mode), the sandbox. */
-async function runCmd(cmd: string, o: { mode?: ApprovalMode; sandbox?: boolean; person?: PersonAnswer } = {}) {
+async function runCmd(cmd: string, o: { mode?: ApprovalMode; sandbox?: boolean; person?: PersonAnswer; scope?: string[] } = {}) {
   const sandboxed = o.sandbox !== false && BWRAP !== null;
   const policy: PolicyEngine = await makePolicy(root, { home, sandboxed, mode: o.mode ?? 'default' });
+  if (o.scope) policy.limitWrites(makeWriteScope(root, o.scope, 'task t1'));
   const spec: SandboxSpec | null = sandboxed ? { bin: BWRAP!, root, home, hidden: () => policy.hiddenPaths() } : null;
   const asked: ApprovalRequest[] = [];
   // As createAgent does: authorize() lets the mode approve what it may ('auto'); a person (or nobody) is asked the rest.
@@ -168,6 +170,17 @@ describe.skipIf(!BWRAP)('the sandbox holds a command to the claim (bubblewrap)',
     expect(r.content).toMatch(/busy/i);
     // A folder above nothing held stays the build's to move.
     expect(fs.existsSync(path.join(root, 'src-moved'))).toBe(true);
+  });
+
+  it("a queued task's build writes its scope and nothing around it", async () => {
+    fs.mkdirSync(path.join(root, 'docs'));
+    const writes = ['echo a > docs/a.txt', 'echo b > src/b.txt', 'echo c > c.txt', 'mkdir newdir'];
+    fs.writeFileSync(path.join(root, 'package.json'), JSON.stringify({ name: 'x', scripts: { test: writes.map((e) => `(${e}) 2>&1`).join('; ') } }));
+    const r = await runCmd('npm test', { mode: 'yolo', scope: ['docs/'] });
+    expect(r.meta?.sandbox).toBe('bwrap:write');
+    expect(fs.readFileSync(path.join(root, 'docs', 'a.txt'), 'utf8')).toBe('a\n');
+    for (const p of ['src/b.txt', 'c.txt', 'newdir']) expect(fs.existsSync(path.join(root, p)), p).toBe(false);
+    expect(r.content).toMatch(/Read-only file system/);
   });
 
   it('git add and commit, approved by yolo, write .git but never its config or hooks', async () => {
