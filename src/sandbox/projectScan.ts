@@ -1,7 +1,8 @@
 // What the sandbox must know of a project before a command runs in it, found by one walk: every git
 // directory or `.git` file (nested repositories and submodules included: each is held read-only, and
-// their configuration neutralised), and every regular file with more than one link (a hard link can be
-// the same file as ~/.aws/credentials under another name: masked like a denied file). The walk is kept
+// their configuration neutralised), and every regular file with more than one link that may have a name outside
+// the project (a hard link can be the same file as ~/.aws/credentials under another name: masked like a
+// denied file). The walk is kept
 // until something devx did not contain could have changed it (a command a person ran unsandboxed).
 // Below a name that is not UTF-8 no path can be given to bwrap: what would need hiding or holding there
 // is listed as unmaskable, and the sandbox refuses to start (bwrap.ts).
@@ -15,7 +16,10 @@ import { walkDir } from '../util/guardedPath.js';
 export interface ProjectScan {
   /** Every entry named `.git` (folder or file), absolute; git's own folders are not walked into. */
   gitEntries: string[];
-  /** Regular files with more than one link, absolute (outside git folders; pnpm's links verified to be its store's are left out). */
+  /**
+   * Regular files with more than one link, absolute (outside git folders): those with a link the walk did not
+   * find in the project (pnpm's links verified to be its store's are left out).
+   */
   multiLinked: string[];
   /**
    * What the sandbox would have to hide or hold but cannot name: a `.git` entry or a hard-linked file below a
@@ -74,6 +78,7 @@ export function forgetScan(root: string): void {
 
 function walkProject(root: string, links: boolean, stores: string[]): ProjectScan {
   const out: ProjectScan = { gitEntries: [], multiLinked: [], unmaskable: [], partial: false };
+  const linked: LinkedFile[] = [];
   let seen = 0;
   // Folders are entered from their parent's descriptor, never through a link (a build may swap one meanwhile).
   walkDir(root, (e, at, enter) => {
@@ -94,9 +99,31 @@ function walkProject(root: string, links: boolean, stores: string[]): ProjectSca
       out.gitEntries.push(p);
       if (e.isFile() && !gitdirDecodes(p)) out.unmaskable.push(p);
     } else if (e.isDirectory()) enter();
-    else if (links && e.isFile() && isMultiLinked(p, stores)) out.multiLinked.push(p);
+    else if (links && e.isFile()) {
+      const f = multiLinked(p, stores);
+      if (f) linked.push(f);
+    }
   });
+  out.multiLinked = outsideLinks(linked, out.partial);
   return out;
+}
+
+interface LinkedFile {
+  path: string;
+  /** Device and inode: the names of one file share it. */
+  key: string;
+  nlink: number;
+}
+
+/**
+ * The hard-linked files that may have a name outside the project: those whose every link the walk did not
+ * find in it (a build's own links, such as cargo's target/debug/<bin> beside deps/<bin>-<hash>, are left
+ * alone: masking them stopped the next build from replacing them). After a partial walk, all of them.
+ */
+function outsideLinks(files: LinkedFile[], partial: boolean): string[] {
+  const names = new Map<string, number>();
+  for (const f of files) names.set(f.key, (names.get(f.key) ?? 0) + 1);
+  return files.filter((f) => partial || (names.get(f.key) ?? 0) < f.nlink).map((f) => f.path);
 }
 
 /** Whether a `.git` file's content (its `gitdir:` line) is UTF-8: one that is not names a folder no mount can. */
@@ -122,15 +149,16 @@ function linkCount(p: Buffer): number {
   }
 }
 
-function isMultiLinked(p: string, stores: string[]): boolean {
+/** A regular file with more than one link (pnpm's verified links to its store left out), or null. */
+function multiLinked(p: string, stores: string[]): LinkedFile | null {
   let st: fs.Stats;
   try {
     st = fs.lstatSync(p);
   } catch {
-    return false;
+    return null;
   }
-  if (st.nlink <= 1) return false;
-  return !(p.includes(LINKED_STORE) && inPnpmStore(p, st, stores));
+  if (st.nlink <= 1 || (p.includes(LINKED_STORE) && inPnpmStore(p, st, stores))) return null;
+  return { path: p, key: `${st.dev}:${st.ino}`, nlink: st.nlink };
 }
 
 /**

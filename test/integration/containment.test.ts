@@ -183,6 +183,29 @@ describe.skipIf(!BWRAP)('the sandbox holds a command to the claim (bubblewrap)',
     expect(r.content).toMatch(/Read-only file system/);
   });
 
+  it("a build's own hard links (every name in the project) are not masked; one with a name outside is", async () => {
+    // cargo links target/debug/<bin> to deps/<bin>-<hash>; a masked one could not be replaced by the next build.
+    const deps = path.join(root, 'target', 'debug', 'deps');
+    fs.mkdirSync(deps, { recursive: true });
+    fs.writeFileSync(path.join(deps, 'app-1'), 'CANARY-BUILD\n');
+    fs.linkSync(path.join(deps, 'app-1'), path.join(root, 'target', 'debug', 'app'));
+    // Two names inside and one outside: still a file from outside.
+    fs.linkSync(path.join(outside, 'secret.txt'), path.join(root, 'a.txt'));
+    fs.linkSync(path.join(outside, 'secret.txt'), path.join(root, 'src', 'b.txt'));
+    const steps = [
+      'cat target/debug/app a.txt src/b.txt',
+      'echo v2 > target/debug/deps/app-2',
+      'rm target/debug/app',
+      'ln target/debug/deps/app-2 target/debug/app',
+    ];
+    fs.writeFileSync(path.join(root, 'package.json'), JSON.stringify({ name: 'x', scripts: { test: steps.map((e) => `(${e}) 2>&1`).join('; ') } }));
+    const r = await runCmd('npm test');
+    expect(r.meta?.sandbox).toBe('bwrap:build');
+    expect(r.content).toMatch(/CANARY-BUILD/);
+    expect(r.content).not.toMatch(/CANARY-OUT/);
+    expect(fs.readFileSync(path.join(root, 'target', 'debug', 'app'), 'utf8')).toBe('v2\n');
+  });
+
   it('git add and commit, approved by yolo, write .git but never its config or hooks', async () => {
     execFileSync('git', ['config', 'user.email', 't@t'], { cwd: root });
     execFileSync('git', ['config', 'user.name', 't'], { cwd: root });
