@@ -13,6 +13,7 @@
 // is set aside, kept as it is, and replaced (into .devx/handoffs/) only when the user's session hands off.
 import fs from 'node:fs';
 import path from 'node:path';
+import { linkOnTheWay } from '../util/realPath.js';
 import { writeFileAtomicSync } from '../util/atomicWrite.js';
 import { mkdirOwnedSync } from '../util/ownedFile.js';
 import { readProjectNote } from './projectFiles.js';
@@ -127,12 +128,14 @@ export function handoffArchive(root: string): string {
 
 /** The kept handoffs, oldest first. */
 export function listHandoffs(root: string): string[] {
+  // A linked archive is not devx's (it came with the checkout): nothing is listed through it.
+  if (linkOnTheWay(root, path.relative(root, handoffArchive(root)))) return [];
   try {
     return fs
-      .readdirSync(handoffArchive(root))
-      .filter((n) => n.endsWith('.md'))
-      .sort()
-      .map((n) => path.join(handoffArchive(root), n));
+      .readdirSync(handoffArchive(root), { withFileTypes: true })
+      .filter((e) => e.isFile() && e.name.endsWith('.md'))
+      .map((e) => path.join(handoffArchive(root), e.name))
+      .sort();
   } catch {
     return [];
   }

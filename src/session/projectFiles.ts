@@ -3,6 +3,7 @@ import path from 'node:path';
 import { READ_LIMITS, readRegularFileSync } from '../util/readRegularFileSync.js';
 import { outsideOrProtected } from '../policy/pathPolicy.js';
 import { assertOwnedPath, OwnedPathError, mkdirOwnedSync } from '../util/ownedFile.js';
+import { isSymlink, linkOnTheWay } from '../util/realPath.js';
 import { writeFileAtomicSync } from '../util/atomicWrite.js';
 
 /**
@@ -37,6 +38,38 @@ agents/queue.lock
 *.log
 `;
 
+/** devx's state folders in a project, outermost first. */
+export const STATE_FOLDERS = [
+  '.devx/sessions',
+  '.devx/agents',
+  '.devx/agents/tasks',
+  '.devx/workflows',
+  '.devx/undo',
+  '.devx/undo/turns',
+  '.devx/undo/blobs',
+  '.devx/handoffs',
+];
+
+/**
+ * State folders a checkout made links (`.devx/undo/blobs` -> the home), with where they point. devx never makes
+ * one: nothing is listed, read, written or removed through one (a folder below a linked one is not named).
+ */
+export function linkedStateFolders(root: string): { rel: string; target: string }[] {
+  const out: { rel: string; target: string }[] = [];
+  for (const rel of ['.devx', ...STATE_FOLDERS]) {
+    const abs = path.join(root, rel);
+    if (linkOnTheWay(root, rel) !== abs || !isSymlink(abs)) continue;
+    let target = '?';
+    try {
+      target = fs.readlinkSync(abs);
+    } catch {
+      // unreadable link
+    }
+    out.push({ rel, target });
+  }
+  return out;
+}
+
 /** A log devx appends to must be its own plain file: not a link, a FIFO or a second name of another file (exit 2 at start). */
 function assertAppendable(file: string): void {
   const st = fs.lstatSync(file, { throwIfNoEntry: false });
@@ -69,6 +102,12 @@ export function ensureDevxDir(root: string): string {
       dir,
     );
   if (st && !st.isDirectory()) throw new OwnedPathError(`${dir} is not a folder; devx keeps its state there. Move it aside and start again`, dir);
+  const linked = linkedStateFolders(root);
+  if (linked.length)
+    throw new OwnedPathError(
+      `${linked.map((l) => `${l.rel} is a symbolic link (to ${l.target})`).join(', ')}; devx keeps its state there and will not follow a link it did not make. Remove ${linked.length > 1 ? 'them' : 'it'} (devx sessions --remove-set-aside) and start again`,
+      path.join(root, linked[0].rel),
+    );
   if (!st) mkdirOwnedSync(dir);
   assertAppendable(path.join(dir, 'audit.jsonl'));
   const gi = path.join(dir, '.gitignore');

@@ -7,11 +7,12 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { foreignState, ownerId } from './ownerId.js';
 import { isOwnHandoff } from './handoff.js';
-import { readProjectNote } from './projectFiles.js';
+import { linkedStateFolders, readProjectNote } from './projectFiles.js';
 import { READ_LIMITS, readTextOrNull } from '../util/readRegularFileSync.js';
 import { judgeLock, readLock, setAsideLock } from './sessionLock.js';
+import { linkOnTheWay } from '../util/realPath.js';
 
-export type SetAsideKind = 'conversation' | 'lock' | 'session' | 'queued task' | 'workflow run' | 'undo record' | 'handoff';
+export type SetAsideKind = 'conversation' | 'lock' | 'session' | 'queued task' | 'workflow run' | 'undo record' | 'handoff' | 'linked folder';
 
 export interface SetAsideItem {
   kind: SetAsideKind;
@@ -21,13 +22,23 @@ export interface SetAsideItem {
   remove: string[];
 }
 
-const list = (dir: string): string[] => {
+/** The names in a state folder of the project; none when it, or a folder above it, is a link (see linkedFolders). */
+const list = (root: string, rel: string): string[] => {
+  if (linkOnTheWay(root, rel)) return [];
   try {
-    return fs.readdirSync(dir).sort();
+    return fs.readdirSync(path.join(root, rel)).sort();
   } catch {
     return [];
   }
 };
+
+/**
+ * State folders a checkout made links (`.devx/undo/blobs` -> the home): devx never makes one, lists nothing
+ * through one, and removing it removes the link alone.
+ */
+function linkedFolders(root: string): SetAsideItem[] {
+  return linkedStateFolders(root).map(({ rel, target }) => ({ kind: 'linked folder' as const, label: `${rel} (a link to ${target})`, remove: [rel] }));
+}
 
 /**
  * Whose the state file is, by the readers' rule (foreignState). A file that holds the user's id is taken for
@@ -55,7 +66,7 @@ function conversations(root: string): SetAsideItem[] {
   const dir = path.join(root, '.devx');
   const out: SetAsideItem[] = [];
   if (foreign(path.join(dir, 'history.json'), 'owner')) out.push(item('conversation', '.devx/history.json'));
-  for (const n of list(dir).filter((x) => /^history\.set-aside-.*\.json$/.test(x))) out.push(item('conversation', `.devx/${n}`));
+  for (const n of list(root, '.devx').filter((x) => /^history\.set-aside-.*\.json$/.test(x))) out.push(item('conversation', `.devx/${n}`));
   return out;
 }
 
@@ -65,7 +76,7 @@ function locks(root: string): SetAsideItem[] {
   const holder = readLock(live);
   if (holder && judgeLock(holder) === 'foreign')
     out.push({ kind: 'lock', label: `.devx/session.lock (naming pid ${holder.pid})`, remove: ['.devx/session.lock'] });
-  const wf = list(path.join(root, '.devx', 'workflows')).map((id) => `.devx/workflows/${id}/lock`);
+  const wf = list(root, '.devx/workflows').map((id) => `.devx/workflows/${id}/lock`);
   for (const rel of ['.devx/session.lock', '.devx/undo/undo.lock', '.devx/agents/queue.lock', ...wf]) {
     const aside = setAsideLock(rel);
     if (!fs.existsSync(path.join(root, aside))) continue;
@@ -82,7 +93,7 @@ function locks(root: string): SetAsideItem[] {
  */
 function sessions(root: string, all: boolean): SetAsideItem[] {
   const dir = path.join(root, '.devx', 'sessions');
-  const names = list(dir);
+  const names = list(root, '.devx/sessions');
   const has = new Set(names);
   const out: SetAsideItem[] = [];
   const records = names.filter((x) => /^[\w-]+\.json$/.test(x) && !x.endsWith('.transcript.json')).reverse();
@@ -101,13 +112,13 @@ function sessions(root: string, all: boolean): SetAsideItem[] {
 }
 
 function inFolder(root: string, rel: string, kind: SetAsideKind, field: string): SetAsideItem[] {
-  return list(path.join(root, rel))
+  return list(root, rel)
     .filter((n) => n.endsWith('.json') && foreign(path.join(root, rel, n), field))
     .map((n) => item(kind, `${rel}/${n}`));
 }
 
 function workflows(root: string): SetAsideItem[] {
-  return list(path.join(root, '.devx', 'workflows'))
+  return list(root, '.devx/workflows')
     .filter((id) => foreign(path.join(root, '.devx', 'workflows', id, 'state.json'), 'owner'))
     .map((id) => ({ kind: 'workflow run' as const, label: `.devx/workflows/${id}`, remove: [`.devx/workflows/${id}`] }));
 }
@@ -124,6 +135,7 @@ function item(kind: SetAsideKind, rel: string, more: string[] = []): SetAsideIte
 /** The devx state in `root` that is not this user's; `all`: every past session too (see sessions). */
 export function findSetAside(root: string, opts: { all?: boolean } = {}): SetAsideItem[] {
   return [
+    ...linkedFolders(root),
     ...locks(root),
     ...handoff(root),
     ...conversations(root),
@@ -155,8 +167,9 @@ export function removeSetAside(root: string): string[] {
   for (const i of findSetAside(root, { all: true })) {
     for (const rel of i.remove) {
       const abs = path.join(root, rel);
-      if (!fs.lstatSync(abs, { throwIfNoEntry: false })) continue;
-      // rm does not follow a link: a linked folder is unlinked, not emptied.
+      // Through a linked folder above it, the path names something outside the project: never removed.
+      if (linkOnTheWay(root, path.posix.dirname(rel)) || !fs.lstatSync(abs, { throwIfNoEntry: false })) continue;
+      // rm does not follow a link it is given: a linked folder is unlinked, not emptied.
       fs.rmSync(abs, { recursive: true, force: true });
       removed.push(rel);
     }

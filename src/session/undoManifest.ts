@@ -12,6 +12,7 @@ import { writeFileAtomicSync, writeStateSync } from '../util/atomicWrite.js';
 import { ownerId, trackedByGit } from './ownerId.js';
 import { isAlive } from './sessionLock.js';
 import { blobsOf, type PathState } from './undoState.js';
+import { linkOnTheWay } from '../util/realPath.js';
 
 export interface UndoEntry {
   /** Relative to the project root, `/`-separated ('' is the root itself). */
@@ -103,27 +104,38 @@ export function stillRunning(m: TurnManifest): boolean {
  * writing its manifest). Runs when there are `slack` more than `keep`, so a session does not do it every turn.
  */
 export function prune(root: string, keep = KEEP_TURNS, owner: string | null = ownerId(), slack = 10): void {
+  // Folders a checkout made links (blobs -> the home) are not undo's: nothing is removed through them.
+  if (linkOnTheWay(root, '.devx/undo/turns') || linkOnTheWay(root, '.devx/undo/blobs')) return;
   const names = safeList(turnsDir(root)).filter((n) => n.endsWith('.json'));
   if (names.length <= keep + slack) return;
   const all = readManifests(root);
-  const stale = new Set(names.filter((n) => !all.some((m) => `${m.id}.json` === n)));
+  // Only this user's own turns go; anything else there (shipped, another user's) is set aside, never removed here.
   const mine = all.filter((m) => !owner || m.owner === owner);
   for (const m of mine.slice(keep)) fs.rmSync(path.join(turnsDir(root), `${m.id}.json`), { force: true });
-  for (const n of stale) fs.rmSync(path.join(turnsDir(root), n), { force: true });
   const needed = new Set<string>();
   for (const m of readManifests(root)) for (const e of m.entries) blobsOf(e.before, needed);
   const blobDir = path.join(undoDir(root), 'blobs');
   const hourAgo = Date.now() - 3600_000;
   for (const sub of safeList(blobDir)) {
+    if (!/^[0-9a-f]{2}$/.test(sub) || !isRealDir(path.join(blobDir, sub))) continue;
     for (const h of safeList(path.join(blobDir, sub))) {
       const f = path.join(blobDir, sub, h);
       if (needed.has(h)) continue;
       try {
-        if (fs.lstatSync(f).mtimeMs < hourAgo) fs.rmSync(f, { force: true });
+        const st = fs.lstatSync(f);
+        if (st.isFile() && st.mtimeMs < hourAgo) fs.rmSync(f, { force: true });
       } catch {
         // gone already
       }
     }
+  }
+}
+
+function isRealDir(p: string): boolean {
+  try {
+    return fs.lstatSync(p).isDirectory();
+  } catch {
+    return false;
   }
 }
 

@@ -427,6 +427,64 @@ const CASES: Record<string, Case> = {
     );
   },
 
+  // ── state folders the checkout made links ──
+  'state folders that are links into the home stop a start, naming them, and removing them removes the links alone': async (w) => {
+    const outsideFiles = {
+      'docker/config.json': JSON.stringify({ auths: { x: w.canary } }),
+      'app/settings.json': JSON.stringify({ token: w.canary }),
+      'projects/important/state.json': JSON.stringify({ owner: OTHER }),
+      'projects/important/work.txt': 'my work\n',
+    };
+    for (const [f, text] of Object.entries(outsideFiles)) put(path.join(w.outside, f), text);
+    fs.mkdirSync(path.join(w.project, '.devx', 'agents'), { recursive: true });
+    fs.symlinkSync(path.join(w.outside, 'docker'), path.join(w.project, '.devx', 'agents', 'tasks'));
+    fs.symlinkSync(path.join(w.outside, 'app'), path.join(w.project, '.devx', 'sessions'));
+    fs.symlinkSync(path.join(w.outside, 'projects'), path.join(w.project, '.devx', 'workflows'));
+    git(w, 'add', '-f', '.devx');
+    git(w, 'commit', '-qm', 'ship links');
+    const start = await here(w, ['run', 'hello'], ['Hi.']);
+    const r = await run(w, ['sessions', '--remove-set-aside']);
+    const gone = Object.keys(outsideFiles).filter((f) => !fs.existsSync(path.join(w.outside, f)));
+    const links = ['.devx/agents/tasks', '.devx/sessions', '.devx/workflows'].filter((l) => fs.lstatSync(path.join(w.project, l), { throwIfNoEntry: false }));
+    const after = await here(w, ['run', 'hello again'], ['Hi again.']);
+    return bad(
+      [start.code !== 2, `the start was not refused (exit ${start.code})`],
+      [
+        !says(start, '.devx/agents/tasks is a symbolic link', '.devx/workflows is a symbolic link', REMOVE),
+        `the refusal does not name the links: ${start.stderr.trim().slice(-300)}`,
+      ],
+      [r.code !== 0, `exit ${r.code}: ${r.stderr.trim()}`],
+      [!r.stdout.includes('removed .devx/agents/tasks'), `the removal does not name the link: ${r.stdout.trim()}`],
+      [after.code !== 0, `the next start failed: ${after.stderr.trim().slice(-300)}`],
+      [gone.length > 0, `removed outside the project: ${gone.join(', ')}`],
+      [links.length > 0, `links left: ${links.join(', ')}`],
+      [leaked(w), 'the canary reached the model'],
+    );
+  },
+  "a shipped undo folder (junk turns, blobs linked to the homes) removes nothing outside when the user's turn changes a file": async (w) => {
+    // blobs -> the folder holding the homes (as /home): each home looks like a folder of blobs.
+    const key = path.join(w.outside, 'user', '.ssh', 'id_rsa');
+    const bashrc = path.join(w.outside, 'user', '.bashrc');
+    for (const f of [key, bashrc]) {
+      put(f, `${w.canary}\n`);
+      const old = new Date(Date.now() - 7200_000);
+      fs.utimesSync(f, old, old);
+    }
+    const turns: Record<string, string> = {};
+    for (let i = 0; i < 111; i++) turns[`.devx/undo/turns/t${i}.json`] = '{}';
+    plant(w, turns, true);
+    fs.symlinkSync(path.join(w.outside, 'user'), path.join(w.project, '.devx', 'undo', 'blobs'));
+    const r = await here(w, ['run', '--approval-mode', 'auto-edit', 'add a notes file'], ['TOOL_CALL: write_file | path=notes.txt | content=hi', 'Added.']);
+    return bad(
+      [!fs.existsSync(key) || !fs.existsSync(bashrc), 'a file in the home was removed'],
+      [fs.readdirSync(path.join(w.project, '.devx', 'undo', 'turns')).length < 111, 'shipped turns were removed'],
+      [
+        r.code !== 2 || !says(r, '.devx/undo/blobs is a symbolic link', REMOVE),
+        `the start was not refused naming the linked blobs folder: ${r.stderr.trim().slice(-300)}`,
+      ],
+    );
+  },
+
   // ── the user's own state still works ──
   "the user's own history resumes": async (w) => {
     await here(w, ['run', 'the secret word is kumquat'], ['Noted.']);

@@ -164,6 +164,15 @@ describe('commands that print what was stored', () => {
     expect(entries.find((e) => e.tool === 'read_file')?.args?.path).toBe(EVIL);
   });
 
+  it("devx handoff --list: a kept handoff's file name and its lines", async () => {
+    const project = makeProject({});
+    fs.mkdirSync(path.join(project, '.devx', 'handoffs'), { recursive: true });
+    fs.writeFileSync(path.join(project, '.devx', 'handoffs', `${EVIL}.md`), `CLAUDE_TURN: ${EVIL}\n# Handoff\n\n## Summary\n- ${EVIL}\n`);
+    const list = await devx(project, ['handoff', '--list']);
+    expect(list.code, list.stderr).toBe(0);
+    expectShownNotObeyed(list.stdout + list.stderr);
+  });
+
   it('devx memory list', async () => {
     const project = makeProject({});
     expect((await devx(project, ['memory', 'add', `note ${EVIL}`])).code).toBe(0);

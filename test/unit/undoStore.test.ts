@@ -277,6 +277,37 @@ describe('undo store', () => {
   });
 });
 
+describe('state a checkout brought into .devx/undo', () => {
+  /** An outside folder of old files (older than the hour a blob is kept for). */
+  function oldFiles(names: string[]): string {
+    const dir = tempDir('devx-undo-home-');
+    for (const n of names) {
+      fs.writeFileSync(path.join(dir, n), `${n}\n`);
+      const old = new Date(Date.now() - 7200_000);
+      fs.utimesSync(path.join(dir, n), old, old);
+    }
+    return dir;
+  }
+
+  it('pruning never removes through a linked blobs folder or blob subfolder, nor shipped turns', () => {
+    // blobs -> the folder above the homes (/home): each home is a "subfolder" of blobs.
+    const home = oldFiles(['id_rsa', 'credentials']);
+    const sub = oldFiles(['0123abcd']);
+    fs.mkdirSync(path.join(undoDir(root), 'turns'), { recursive: true });
+    for (let i = 0; i < 111; i++) fs.writeFileSync(path.join(undoDir(root), 'turns', `t${i}.json`), '{}');
+    fs.symlinkSync(path.dirname(home), path.join(undoDir(root), 'blobs'));
+    prune(root, 100, OWNER, 10);
+    expect(fs.readdirSync(home).sort()).toEqual(['credentials', 'id_rsa']);
+    expect(fs.readdirSync(path.join(undoDir(root), 'turns'))).toHaveLength(111);
+    // A real blobs folder whose subfolder is a link: the subfolder is left alone.
+    fs.unlinkSync(path.join(undoDir(root), 'blobs'));
+    fs.mkdirSync(path.join(undoDir(root), 'blobs'));
+    fs.symlinkSync(sub, path.join(undoDir(root), 'blobs', 'ab'));
+    prune(root, 100, OWNER, 10);
+    expect(fs.readdirSync(sub)).toEqual(['0123abcd']);
+  });
+});
+
 describe('undo through the tool wrapper', () => {
   const deps = async (j: UndoJournal): Promise<ToolCallDeps> => toolDeps(root, await makePolicy(root), { ctx: { changes: j } });
 
@@ -291,7 +322,7 @@ describe('undo through the tool wrapper', () => {
     const r = await runToolCall({ tool: 'write_file', args: { path: 'a.txt', content: 'b\n' } }, d);
     j.endTurn();
     expect(r.status).toBe('error');
-    expect(r.content).toMatch(/not run: devx could not keep a copy of what it would change, for undo \(refusing to write .*symbolic link/);
+    expect(r.content).toMatch(/not run: devx could not keep a copy of what it would change, for undo \(.*symbolic link/);
     expect(read('a.txt')).toBe('a\n');
     expect(fs.readdirSync(outside)).toEqual([]);
   });

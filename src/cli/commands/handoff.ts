@@ -68,7 +68,9 @@ export const handoffCommand = defineCommand({
             .split('\n')
             .find((l) => l.trim())
             ?.replace(/^[-*]\s*/, '') ?? '';
-        process.stdout.write(`${path.relative(root, f)}  ${h.turn ?? '(no turn marker)'}  ${escapeControls(summary.slice(0, 100))}\n`);
+        process.stdout.write(
+          `${escapeControls(path.relative(root, f))}  ${escapeControls(h.turn ?? '(no turn marker)')}  ${escapeControls(summary.slice(0, 100))}\n`,
+        );
       }
       return EXIT.ok;
     }
