@@ -17,7 +17,7 @@ const SKIP = new Set(['.git', 'node_modules', '.devx']);
 /** tech_architecture.md beside the task, else at the project root. */
 export function findArchitecture(t: TaskFolder): { file: string; text: string } | null {
   for (const file of [t.file('architecture'), path.join(t.root, TASK_FILES.architecture)]) {
-    const text = readIfExists(file);
+    const text = readIfExists(file, t.root);
     if (text !== null) return { file, text };
   }
   return null;
@@ -45,7 +45,7 @@ function walk(root: string, rel: string): string[] {
 const ENTRY = 'Generated initial context, awaiting review.';
 
 export async function runContextResearch(t: TaskFolder, deps: StepDeps): Promise<StepResult> {
-  const description = readIfExists(t.file('description'));
+  const description = readIfExists(t.file('description'), t.root);
   if (description === null || !description.trim()) {
     throw new TaskFileError(`${t.relFile('description')} is missing or empty; write the task there (devx task new ${t.rel} "<description>")`);
   }

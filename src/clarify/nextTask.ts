@@ -53,9 +53,9 @@ export function readTaskInput(t: TaskFolder): string {
   if (status !== 'READY_FOR_PRD') {
     throw new TaskFileError(`${t.relFile('status')} says ${status ?? '(missing)'}; the task must be READY_FOR_PRD first (run devx task next ${t.rel})`);
   }
-  const description = readIfExists(t.file('description'));
-  const context = readIfExists(t.file('context'));
-  const qna = readIfExists(t.file('qna'));
+  const description = readIfExists(t.file('description'), t.root);
+  const context = readIfExists(t.file('context'), t.root);
+  const qna = readIfExists(t.file('qna'), t.root);
   for (const [name, text] of [
     ['description', description],
     ['context', context],

@@ -20,7 +20,7 @@ const DecidedStatus = z.enum(['AWAITING_USER_FEEDBACK', 'READY_FOR_PRD']);
 const feedbackKey = (b: FeedbackBlock) => crypto.createHash('sha256').update(b.feedback.replace(/\s+/g, ' ').trim()).digest('hex');
 
 function readProcessed(t: TaskFolder): Set<string> {
-  const text = readIfExists(t.file('qnaState'));
+  const text = readIfExists(t.file('qnaState'), t.root);
   if (text === null) return new Set();
   const parsed = z.object({ processed: z.array(z.string()) }).safeParse(
     (() => {
@@ -50,7 +50,7 @@ export function decidedStatus(answer: string): z.infer<typeof DecidedStatus> | n
 }
 
 export async function runQna(t: TaskFolder, status: 'AWAITING_QUESTIONS' | 'AWAITING_USER_FEEDBACK', deps: StepDeps): Promise<StepResult> {
-  const qnaBefore = readIfExists(t.file('qna'));
+  const qnaBefore = readIfExists(t.file('qna'), t.root);
   // A hand-broken file stops here, before any model call and without touching anything.
   const blocksBefore = qnaBefore === null ? [] : parseFeedbackBlocks(qnaBefore, t.relFile('qna'));
   const fresh = newFeedback(t, blocksBefore);
@@ -62,7 +62,7 @@ export async function runQna(t: TaskFolder, status: 'AWAITING_QUESTIONS' | 'AWAI
       warnings: [],
     };
   }
-  const context = readIfExists(t.file('context'));
+  const context = readIfExists(t.file('context'), t.root);
   if (context === null) throw new TaskFileError(`${t.relFile('context')} is missing; delete ${t.relFile('status')} to run context research again`);
   const initial = qnaBefore === null;
   const entry = fresh.length ? 'Processed feedback, updated Q&A.' : initial ? 'Generated initial questions.' : 'Updated questions.';
@@ -102,7 +102,7 @@ export async function runQna(t: TaskFolder, status: 'AWAITING_QUESTIONS' | 'AWAI
   // A step that does not stand leaves no trace: the Q&A file as it was, and no changelog entry for it.
   const restore = async () => {
     if (qnaBefore === null) fs.rmSync(t.file('qna'), { force: true });
-    else if (readIfExists(t.file('qna')) !== qnaBefore) await writeFileAtomic(t.file('qna'), qnaBefore);
+    else if (readIfExists(t.file('qna'), t.root) !== qnaBefore) await writeFileAtomic(t.file('qna'), qnaBefore);
     changelog.rollback();
   };
   const fail = async (why: string, code = 1): Promise<StepResult> => {
@@ -117,7 +117,7 @@ export async function runQna(t: TaskFolder, status: 'AWAITING_QUESTIONS' | 'AWAI
   if (r.status !== 'answered') return fail(describeFailure('qna', r));
   const next = decidedStatus(r.answer ?? '');
   if (!next) return fail('the qna agent did not end its answer with STATUS: AWAITING_USER_FEEDBACK or STATUS: READY_FOR_PRD');
-  const written = readIfExists(t.file('qna'));
+  const written = readIfExists(t.file('qna'), t.root);
   if (written === null || written === qnaBefore) return fail(`the qna agent did not write ${t.relFile('qna')}`);
   let blocks: FeedbackBlock[];
   try {

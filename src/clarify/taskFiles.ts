@@ -5,6 +5,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { mkdirOwnedSync, writeNewOwnedSync } from '../util/ownedFile.js';
 import { READ_LIMITS, readTextIfPresentSync, UnreadableFileError } from '../util/readRegularFileSync.js';
+import { outsideOrProtected } from '../policy/pathPolicy.js';
 
 export const TASK_FILES = {
   description: 'task_description.md',
@@ -78,7 +79,14 @@ export function taskFolderAt(root: string, dir: string): TaskFolder {
   };
 }
 
-export function readIfExists(file: string): string | null {
+/**
+ * A task file's text, null when it is missing. What goes to the model from here is read like MEMORY.md: a file
+ * that resolves outside the project (a committed link to ~/.aws/credentials) or to one the path policy protects
+ * is refused, naming it.
+ */
+export function readIfExists(file: string, root: string): string | null {
+  const problem = outsideOrProtected(file, [root], 'read', path.relative(root, file) || file);
+  if (problem && problem.why !== 'unresolvable') throw new TaskFileError(`${problem.reason}: devx does not read it; replace the link with the file itself`);
   try {
     return readTextIfPresentSync(file, READ_LIMITS.state) ?? null;
   } catch (err) {
@@ -88,7 +96,7 @@ export function readIfExists(file: string): string | null {
 
 /** The status on the first line of task_status.md, null when the file is missing; anything else is a TaskFileError. */
 export function readTaskStatus(t: TaskFolder): TaskStatus | null {
-  const text = readIfExists(t.file('status'));
+  const text = readIfExists(t.file('status'), t.root);
   if (text === null) return null;
   const first = text
     .replace(/^\uFEFF/, '')

@@ -8,7 +8,7 @@ import { planTask } from '../../src/clarify/planTask.js';
 import { parseFeedbackBlocks, droppedAnswers } from '../../src/clarify/qnaFile.js';
 import { decidedStatus } from '../../src/clarify/qnaStep.js';
 import { readTaskInput } from '../../src/clarify/nextTask.js';
-import { makeProject } from '../helpers/env.js';
+import { makeProject, tempDir } from '../helpers/env.js';
 
 let root: string;
 let t: TaskFolder;
@@ -54,6 +54,23 @@ describe('task folder and status', () => {
     );
     write('task_status.md', '\nAWAITING_QUESTIONS\n');
     expect(() => planTask(t)).toThrow(/line 1: the status is empty/);
+  });
+
+  it("a task file linked out of the project (or to a protected file) is refused, naming it; the project's own link is read", () => {
+    const outside = tempDir('devx-task-outside-');
+    fs.writeFileSync(path.join(outside, 'credentials'), 'CANARY-AWS\n');
+    write('task_status.md', statusFileText('READY_FOR_PRD'));
+    write('questions-and-answers.md', `# Questions and answers\n\n${Q(1, 'Email?', 'Yes.')}`);
+    fs.symlinkSync(path.join(outside, 'credentials'), t.file('context'));
+    expect(() => readTaskInput(t)).toThrow(/tasks\/login\/task_context.md resolves outside the project .*devx does not read it/);
+    fs.unlinkSync(t.file('context'));
+    fs.writeFileSync(path.join(root, '.env'), 'CANARY-ENV\n');
+    fs.symlinkSync(path.join(root, '.env'), t.file('context'));
+    expect(() => readTaskInput(t)).toThrow(/is protected/);
+    fs.unlinkSync(t.file('context'));
+    fs.writeFileSync(path.join(root, 'shared-context.md'), '# Task context\nshared\n');
+    fs.symlinkSync('../../shared-context.md', t.file('context'));
+    expect(readTaskInput(t)).toContain('shared');
   });
 
   it('a task folder outside the project is refused', () => {
