@@ -4,7 +4,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { runProcessSync } from '../util/runSync.js';
+import { editorOf, runEditorSync } from '../util/runEditor.js';
 import type readline from 'node:readline';
 
 const PASTE_ON = '\x1b[?2004h';
@@ -255,13 +255,13 @@ function cancelAnswer(st: InputState): void {
 function editInEditor(st: InputState, initial = st.pendingEdit ?? ''): string | null {
   const { opts, rl, input } = st;
   st.pendingEdit = null;
-  const editor = opts.env.VISUAL ?? opts.env.EDITOR ?? 'vi';
+  const editor = editorOf(opts.env);
   const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'devx-edit-')), 'message.md');
   fs.writeFileSync(file, initial);
   const raw = opts.interactive && typeof input.setRawMode === 'function';
   rl.pause();
   if (raw) input.setRawMode(false);
-  const r = runProcessSync(editor, [file], { stdio: 'inherit', shell: /\s/.test(editor) });
+  const r = runEditorSync(editor, file);
   if (raw) input.setRawMode(true);
   rl.resume();
   const text = r.status === 0 ? fs.readFileSync(file, 'utf8').replace(/\n$/, '') : null;

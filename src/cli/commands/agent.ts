@@ -1,6 +1,6 @@
 // `devx agent list|show|use|run|start|status|cancel|retry|create|edit|rm|suggest` (also /agent in the REPL).
 import fs from 'node:fs';
-import { runProcessSync } from '../../util/runSync.js';
+import { editorOf, runEditorSync } from '../../util/runEditor.js';
 import { createRequire } from 'node:module';
 import { UsageError, approvalModeFrom, EXIT, AGENT_FLAGS } from '../shared.js';
 import { defineCommand, flagTable, ioOf, pickFlags, processIo, subcommandTable, type CliIo, type ParsedArgs } from '../command.js';
@@ -288,7 +288,6 @@ function editOrRemoveAgent(w: Where, sub: 'edit' | 'rm', name: string | undefine
     w.io.stdout.write(`removed ${escapeControls(target.file)}\n`);
     return EXIT.ok;
   }
-  const editor = w.io.env.VISUAL ?? w.io.env.EDITOR ?? 'vi';
-  const r = runProcessSync(editor, [target.file], { stdio: 'inherit', shell: /\s/.test(editor) });
+  const r = runEditorSync(editorOf(w.io.env), target.file);
   return r.status === 0 ? EXIT.ok : EXIT.failed;
 }
