@@ -2,6 +2,7 @@
 // (policy/authorize.ts); here only the person is asked, and an "always" kept for the rest of the session.
 import type { ApprovalRequest, PersonAnswer } from '../../tools/runToolCall.js';
 import type { Tool } from '../../tools/types.js';
+import { unapprovable } from '../../policy/types.js';
 
 export interface Approver {
   approve(req: ApprovalRequest): Promise<PersonAnswer>;
@@ -15,10 +16,13 @@ export function makeApprover(
   notify?: (req: ApprovalRequest) => void,
 ): Approver {
   const always = new Set<string>();
-  // "Always" covers the exact command line for tools that run one, and the whole tool otherwise.
+  // "Always" covers the same tool asking for the same reason (its rule): the exact command line for tools that
+  // run one, any call of another tool; and an ask only a person may lift (a write to .vscode/tasks.json), the
+  // exact call alone. A yes to one plain write is never a yes to writing other tools' executable configuration.
   const keyOf = (req: ApprovalRequest) => {
     const cmd = byName.get(req.tool)?.commandFor;
-    return cmd ? `${req.tool}:${cmd(req.args)}` : req.tool;
+    const exact = cmd ? cmd(req.args) : unapprovable(req.decision) ? JSON.stringify(req.args) : '';
+    return JSON.stringify([req.tool, req.decision.rule, exact]);
   };
   return {
     approve: async (req) => {
