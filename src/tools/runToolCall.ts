@@ -6,7 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import type * as z from 'zod';
 import type { Location, PlannedChange, Tool } from './types.js';
-import { ToolError, describeCall, narrowContext } from './types.js';
+import { ToolError, argsPreview, describeCall, narrowContext } from './types.js';
 import { PathError } from '../sandbox/resolvePath.js';
 import { SandboxStartError } from '../sandbox/bwrap.js';
 import { ASK, type PolicyDecision } from '../policy/types.js';
@@ -155,7 +155,12 @@ async function confirmCall(st: CallState, deps: ToolCallDeps): Promise<ToolCallO
   const tool = st.tool!;
   if (st.auth?.kind === 'ask') {
     const plan = (st.shown.plan = await tool.plan?.(narrowContext(deps.ctx, tool.needs), st.args as never).catch(() => undefined));
-    const preview = (st.shown.preview = await tool.preview?.(narrowContext(deps.ctx, tool.needs), st.args as never, plan).catch(() => undefined));
+    // A tool with neither a preview nor a one-line description of its own (an MCP or custom tool) shows its arguments whole.
+    const preview = (st.shown.preview = tool.preview
+      ? await tool.preview(narrowContext(deps.ctx, tool.needs), st.args as never, plan).catch(() => undefined)
+      : tool.describe
+        ? undefined
+        : argsPreview(st.args));
     if (!plan) delete st.shown.plan;
     if (!preview) delete st.shown.preview;
     st.answer = await deps.approve({ ...request(st), decision: st.auth.decision, preview, ...(plan ? { plan } : {}) });

@@ -190,15 +190,29 @@ export function narrowContext<N extends Capability>(ctx: ToolContext, needs: rea
   return out;
 }
 
+const argText = (raw: unknown): string => (typeof raw === 'string' ? raw : (JSON.stringify(raw, null, 2) ?? String(raw)));
+const shortened = (raw: unknown): boolean => {
+  const v = argText(raw);
+  return v.includes('\n') || v.length > 80;
+};
+
 /** `key=value` pairs in one line, long or multi-line values shown by size. */
 export function summarizeArgs(args: Record<string, unknown>): string {
   return Object.entries(args)
     .filter(([, v]) => v !== undefined)
-    .map(([k, raw]) => {
-      const v = String(raw);
-      return v.includes('\n') || v.length > 80 ? `${k}=<${v.split('\n').length} lines>` : `${k}=${v}`;
-    })
+    .map(([k, raw]) => (shortened(raw) ? `${k}=<${argText(raw).split('\n').length} lines>` : `${k}=${argText(raw)}`))
     .join(' ');
+}
+
+/**
+ * Every argument in full (`key:` and its value below it), for the confirmation of a call whose one-line summary
+ * shortened one: a person approving an MCP tool's `command=<1 lines>` must see the command. Undefined when the
+ * summary showed them all.
+ */
+export function argsPreview(args: Record<string, unknown>): string | undefined {
+  const entries = Object.entries(args).filter(([, v]) => v !== undefined);
+  if (!entries.some(([, v]) => shortened(v))) return undefined;
+  return entries.map(([k, v]) => `${k}:\n${argText(v).replace(/^/gm, '  ')}`).join('\n');
 }
 
 /** The tool's own one-line description of a call, or its name and arguments. */

@@ -2,6 +2,7 @@
 // stdin it runs the lines as a script (nobody to ask, so actions that need approval are refused
 // unless --yes was given).
 import readline from 'node:readline';
+import { confirmationText } from '../confirmText.js';
 import { applyResume, endSession, handoffFor, type Started } from '../../runtime/startSession.js';
 import { DiskError } from '../../util/ownedFile.js';
 import { cycleModesOnShiftTab, planTask, type PlanIo } from '../planFlow.js';
@@ -9,12 +10,11 @@ import { AGENT_FLAGS, EXIT, UsageError, approvalModeFrom, overridesFrom, withSes
 import { defineCommand, flagTable } from '../command.js';
 import { createRenderer, type Renderer } from '../renderEvents.js';
 import type { ApprovalRequest, PersonAnswer } from '../../tools/runToolCall.js';
-import { makeVisible } from '../visible.js';
 import { maybeDelegate, switchAgent } from '../agentSlash.js';
 import { findSlash, slashNames as builtinSlashNames, type SlashContext } from '../slashCommands.js';
 import { packageVersion } from '../../util/packageRoot.js';
 import { createReplInput, type ReplInput } from '../replInput.js';
-import { colorDiff, textOnly, useColor } from '../visible.js';
+import { textOnly, useColor } from '../visible.js';
 import { pickAgent, type PickItem } from '../agentPicker.js';
 import { openBackgroundView } from '../backgroundView.js';
 import { renderBackgroundList, shortDuration, type BackgroundEvent } from '../../tools/backgroundCommands.js';
@@ -201,13 +201,8 @@ function openTerminal(): ReplTerminal {
 
 async function askApproval(term: ReplTerminal, req: ApprovalRequest): Promise<PersonAnswer> {
   const { out, color } = term;
-  // What will happen (a diff of the repository's text, the directory a command runs in), then why the policy
-  // asks; the text's controls are shown before devx colours the diff.
-  const shown = req.preview ? escapeControls(req.preview) : '';
-  const preview = shown ? `${(color ? colorDiff(shown) : shown).replace(/^/gm, '  ')}\n` : '';
-  out.write(
-    `\n? devx wants to ${makeVisible(req.summary)}\n${preview}  (asks because ${escapeControls(req.decision.reason)})\n  Allow? [y]es / [n]o / [a]lways this session: `,
-  );
+  // What will happen (a diff of the repository's text, the directory a command runs in), then why the policy asks.
+  out.write(confirmationText(req, { columns: (out as NodeJS.WriteStream).columns, color }));
   term.answering = true;
   const got = await term.input.nextAnswer().finally(() => (term.answering = false));
   if (got === null) {

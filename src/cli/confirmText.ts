@@ -1,0 +1,64 @@
+// What a confirmation shows of the call a person approves: all of it, readable, and nothing in it that can pass
+// for devx's own lines. A command padded with thousands of spaces pushed its real start off the screen, leaving
+// a harmless tail by the question; a diff line of spaces wrapped into a fake header and diff of another file. So
+// long runs of blanks are folded into a count, preview lines are wrapped here to the terminal's width with each
+// continuation row marked, and a request longer than a few rows repeats its start next to the question.
+import stringWidth from 'string-width';
+import type { ApprovalRequest } from '../tools/runToolCall.js';
+import { escapeControls } from '../util/terminalText.js';
+import { colorDiff, makeVisible } from './visible.js';
+
+/** Runs of blanks this long are folded: longer than any indentation, far shorter than a screen's width. */
+const BLANKS = /[ \t]{16,}/g;
+/** The mark of a preview row that continues the line above it (a preview line never starts with it: see wrap). */
+const CONTINUES = '↪ ';
+/** A request this many rows long or more is repeated in short by the question. */
+const LONG_ROWS = 6;
+
+/** Folds each long run of blanks into its length: `⟪6000 blanks⟫`. */
+export function foldBlanks(text: string): string {
+  return text.replace(BLANKS, (run) => `⟪${run.length} blanks⟫`);
+}
+
+/** One preview line as rows of at most `width` columns, each row after the first marked as continuing it. */
+function wrap(line: string, width: number): string[] {
+  if (stringWidth(line) <= width) return [line];
+  const rows: string[] = [];
+  let row = '';
+  let used = 0;
+  for (const ch of line) {
+    const w = stringWidth(ch);
+    const room = rows.length ? width - CONTINUES.length : width;
+    if (used + w > room) {
+      rows.push(row);
+      row = '';
+      used = 0;
+    }
+    row += ch;
+    used += w;
+  }
+  rows.push(row);
+  return rows.map((r, i) => (i ? `${CONTINUES}${r}` : r));
+}
+
+/** The preview (a diff, or a call's arguments) as shown: controls visible, blanks folded, wrapped, coloured. */
+export function shownPreview(preview: string, o: { width: number; color: boolean }): string {
+  const lines = foldBlanks(escapeControls(preview)).split('\n');
+  const rows = lines.flatMap((l) => {
+    const [first, ...rest] = wrap(l, o.width);
+    // A line of the repository's own that starts with the continuation mark is shown escaped, so only devx's rows carry it.
+    return [first.startsWith(CONTINUES) ? `\\${first}` : first, ...rest];
+  });
+  const text = rows.join('\n');
+  return (o.color ? colorDiff(text) : text).replace(/^/gm, '  ');
+}
+
+/** The whole question: what the call is, what it would do, why devx asks, and the answers. */
+export function confirmationText(req: Pick<ApprovalRequest, 'summary' | 'preview' | 'decision'>, o: { columns?: number; color: boolean }): string {
+  const width = Math.max(40, (o.columns ?? 80) - 4);
+  // makeVisible writes every non-ASCII character as \u{..}: the fold's ⟪ ⟫ cannot come from the request itself.
+  const summary = foldBlanks(makeVisible(req.summary));
+  const preview = req.preview ? `${shownPreview(req.preview, { width, color: o.color })}\n` : '';
+  const long = stringWidth(summary) > width * LONG_ROWS ? `  (${summary.length} characters; it starts: ${summary.slice(0, width - 30)}…)\n` : '';
+  return `\n? devx wants to ${summary}\n${preview}${long}  (asks because ${escapeControls(req.decision.reason)})\n  Allow? [y]es / [n]o / [a]lways this session: `;
+}
