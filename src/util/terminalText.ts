@@ -2,9 +2,12 @@
 // characters instead of handing them to the terminal (an OSC 52 clipboard write, a window title, the
 // alternate screen). devx's own colours and cursor moves are added after the text is escaped.
 
-// C0 controls but newline and tab, DEL, and C1 controls (U+0080-U+009F, the 8-bit CSI U+009B among them).
+// C0 controls but newline and tab, DEL, and C1 controls (U+0080-U+009F, the 8-bit CSI U+009B among them); then
+// the characters that reorder or hide text without a control sequence: bidirectional embeddings, overrides,
+// isolates and marks (a "Trojan Source" line reads otherwise than it runs), and zero-width spaces, joiners kept
+// out (emoji and scripts need them), word joiners, invisible operators and the byte-order mark.
 // eslint-disable-next-line no-control-regex
-const CONTROL = /\r\n|[\x00-\x08\x0b-\x1f\x7f-\x9f]/g;
+const CONTROL = /\r\n|[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u180e\u200b\u200e\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff]/g;
 
 /** How a code point with no control picture is written (U+009B as `\u{9b}`), as makeVisible writes it too. */
 export function codePointEscape(code: number): string {
@@ -21,7 +24,8 @@ function showControl(c: string): string {
 
 /**
  * The text with every terminal control shown: C0 controls but newline and tab as control pictures (`␛`,
- * `␇`, a lone CR as `␍`), DEL as `␡`, C1 controls as `\u{9b}`; CRLF becomes LF. Every escape sequence
+ * `␇`, a lone CR as `␍`), DEL as `␡`, C1 controls and the characters that reorder or hide text as `\u{9b}`,
+ * `\u{202e}`; CRLF becomes LF. Every escape sequence
  * (CSI, OSC, DCS, the alternate screen) starts with ESC or a C1 control, so none survives, and text escaped
  * chunk by chunk reads as the whole escaped at once (a CR at a chunk's end is dropped rather than shown).
  */
@@ -31,11 +35,11 @@ export function escapeControls(text: string): string {
 }
 
 // eslint-disable-next-line no-control-regex
-const JSON_CONTROL = /[\x00-\x08\x0b-\x1f\x7f-\x9f]/g;
+const JSON_CONTROL = /[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u180e\u200b\u200e\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff]/g;
 
 /**
- * JSON text with the controls JSON.stringify leaves raw (DEL, C1) written as `\u` escapes, so printed
- * JSON carries no control either; it parses to the same value. Newlines and tabs between values stay.
+ * JSON text with the controls JSON.stringify leaves raw (DEL, C1, and those that reorder or hide text) written
+ * as `\u` escapes, so printed JSON carries no control either; it parses to the same value. Newlines and tabs between values stay.
  */
 export function escapeJsonControls(json: string): string {
   return json.replace(JSON_CONTROL, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);

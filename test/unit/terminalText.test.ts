@@ -13,6 +13,18 @@ describe('escapeControls', () => {
     expect(escapeControls('\u009b2J \u0085 \u0090')).toBe('\\u{9b}2J \\u{85} \\u{90}');
   });
 
+  it('shows the characters that reorder or hide text: bidirectional controls, zero-width spaces, the BOM', () => {
+    // A "Trojan Source" comment: shown with its overrides, never reordered by the terminal.
+    expect(escapeControls('/*\u202e } \u2066if (isAdmin)\u2069 \u2066 begin admins only */')).toBe(
+      '/*\\u{202e} } \\u{2066}if (isAdmin)\\u{2069} \\u{2066} begin admins only */',
+    );
+    expect(escapeControls('plain\u202etxt.exe a\u200bb \u200e\u200f\u061c \u2060\ufeff')).toBe(
+      'plain\\u{202e}txt.exe a\\u{200b}b \\u{200e}\\u{200f}\\u{61c} \\u{2060}\\u{feff}',
+    );
+    // Joiners stay: emoji sequences and scripts need them.
+    expect(escapeControls('👩\u200d💻 می\u200cخواهم')).toBe('👩\u200d💻 می\u200cخواهم');
+  });
+
   it('keeps newlines, tabs and printable text of any script', () => {
     const text = 'line one\n\tindented — café, 日本語, emoji 🎉, a\u00a0non-breaking space\n';
     expect(escapeControls(text)).toBe(text);
@@ -46,6 +58,9 @@ describe('escapeJsonControls', () => {
     expect(json.replace(/\n/g, '')).not.toMatch(CONTROLS);
     expect(json).toContain('\\u009b');
     expect(JSON.parse(json)).toEqual(value);
+    const bidi = { name: 'a\u202eb\u2066c' };
+    expect(escapeJsonControls(JSON.stringify(bidi))).toBe('{"name":"a\\u202eb\\u2066c"}');
+    expect(JSON.parse(escapeJsonControls(JSON.stringify(bidi)))).toEqual(bidi);
   });
 
   it('escapes a raw control in a line that is not JSON as JSON would', () => {
