@@ -137,7 +137,7 @@ async function onQueue(queue: QueueBackend, sub: string, rest: string[], values:
       if (rest.length !== 1) throw new UsageError(`usage: devx agent ${sub} <task id>`);
       try {
         const t = sub === 'cancel' ? await queue.cancel(rest[0]) : await queue.retry(rest[0]);
-        io.stdout.write(`Task ${t.taskId} is now ${t.cancelRequested ? 'being cancelled' : t.status}.\n`);
+        io.stdout.write(escapeControls(`Task ${t.taskId} is now ${t.cancelRequested ? 'being cancelled' : t.status}.\n`));
         return EXIT.ok;
       } catch (err) {
         io.stderr.write(`devx: ${escapeControls((err as Error).message)}\n`);
@@ -171,8 +171,8 @@ async function onQueue(queue: QueueBackend, sub: string, rest: string[], values:
           leaseMs: values.lease ? Number(values.lease) * 1000 : 120_000,
           model: values.model,
           run: { cwd: io.cwd, env, provider: values.provider, approval, backend: io.backend },
-          onTaskStart: (t) => io.stderr.write(`running ${t.taskId} (${t.agent}, run ${t.runs})\n`),
-          onTaskRefused: (t, why) => io.stderr.write(`gave ${t.taskId} back: ${escapeControls(why)}\n`),
+          onTaskStart: (t) => io.stderr.write(escapeControls(`running ${t.taskId} (${t.agent}, run ${t.runs})\n`)),
+          onTaskRefused: (t, why) => io.stderr.write(escapeControls(`gave ${t.taskId} back: ${why}\n`)),
           onNotice: (text) => io.stderr.write(`devx: ${escapeControls(text)}\n`),
           onTaskEnd: (t) => {
             io.stdout.write(escapeControls(`Orchestrator finished task ${t.taskId}: ${describeOutcome(t)}.\n`));

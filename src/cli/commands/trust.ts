@@ -2,6 +2,7 @@
 import { defineCommand, flagTable } from '../command.js';
 import { findProjectRoot, devxHome } from '../../config/paths.js';
 import { isTrusted, setTrusted } from '../../config/trust.js';
+import { escapeControls } from '../../util/terminalText.js';
 
 export const trustCommand = defineCommand({
   name: 'trust',
@@ -12,10 +13,11 @@ export const trustCommand = defineCommand({
     const root = findProjectRoot(process.cwd());
     const home = devxHome(process.env);
     setTrusted(home, root, !values.revoke);
+    const shown = escapeControls(root);
     process.stdout.write(
       values.revoke
-        ? `${root} is no longer trusted: its settings can only tighten the policy.\n`
-        : `${root} is trusted: its settings' allow rules, additional folders and approval mode now apply, and devx runs its MCP servers, hooks, custom tools, skills, custom commands, test command, queue and default agent.${isTrusted(home, root) ? '' : ' (failed to save)'}\n`,
+        ? `${shown} is no longer trusted: its settings can only tighten the policy.\n`
+        : `${shown} is trusted: its settings' allow rules, additional folders and approval mode now apply, and devx runs its MCP servers, hooks, custom tools, skills, custom commands, test command, queue and default agent.${isTrusted(home, root) ? '' : ' (failed to save)'}\n`,
     );
     return 0;
   },
