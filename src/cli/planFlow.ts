@@ -20,7 +20,21 @@ export interface PlanIo {
   modeChanged(): void;
 }
 
-const APPROVALS: Record<string, ApprovalMode> = { d: 'default', default: 'default', a: 'auto-edit', 'auto-edit': 'auto-edit', y: 'yolo', yolo: 'yolo' };
+// `y` is yes everywhere else in devx, so here it is the default mode too: yolo is only ever typed out.
+const APPROVALS: Record<string, ApprovalMode> = {
+  y: 'default',
+  yes: 'default',
+  d: 'default',
+  default: 'default',
+  a: 'auto-edit',
+  'auto-edit': 'auto-edit',
+  yolo: 'yolo',
+};
+
+/** The mode an answer to "Carry it out?" chooses, or undefined (change it, reject, anything else). */
+export function modeForAnswer(answer: string): ApprovalMode | undefined {
+  return Object.hasOwn(APPROVALS, answer) ? APPROVALS[answer] : undefined;
+}
 
 /** The prompt for a new message in `mode`, with how many background commands run (`devx [plan · 1 bg]> `). */
 export function promptFor(mode: ApprovalMode, background = 0): string {
@@ -62,8 +76,9 @@ export async function planTask(started: Started, task: string, io: PlanIo): Prom
     const plan = r.answer.trim();
     const file = savePlan(run.agent.root, task, plan);
     io.out.write(`\nplan saved as ${file}\n`);
-    const answer = (await io.ask('Carry it out? [d]efault / [a]uto-edit / [y]olo mode, [c]hange it, [r]eject: '))?.trim().toLowerCase() ?? 'r';
-    const mode = APPROVALS[answer];
+    const answer =
+      (await io.ask('Carry it out? [y]es, asking before changes / [a]uto-edit / yolo (typed out), [c]hange it, [r]eject: '))?.trim().toLowerCase() ?? 'r';
+    const mode = modeForAnswer(answer);
     if (mode) {
       run.setMode(mode);
       io.modeChanged();

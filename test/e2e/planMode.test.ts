@@ -42,7 +42,7 @@ describe('plan mode', () => {
       },
       { text: 'Done: greet() is in src/greet.ts.' },
     );
-    const input = ['/plan add a greeting', 'c', 'also the README', 'y', '/todos', '/exit', ''].join('\n');
+    const input = ['/plan add a greeting', 'c', 'also the README', 'yolo', '/todos', '/exit', ''].join('\n');
     const r = await runDevx([], { cwd: project, env: fakeEnv(fake, home), input });
     expect(r.code, r.stderr).toBe(0);
     const plans = fs.readdirSync(path.join(project, '.devx', 'plans')).sort((a, b) => a.length - b.length);
