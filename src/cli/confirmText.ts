@@ -5,20 +5,13 @@
 // continuation row marked, and a request longer than a few rows repeats its start next to the question.
 import stringWidth from 'string-width';
 import type { ApprovalRequest } from '../tools/runToolCall.js';
-import { escapeControls } from '../util/terminalText.js';
+import { escapeControls, foldBlanks } from '../util/terminalText.js';
 import { colorDiff, makeVisible } from './visible.js';
 
-/** Runs of blanks this long are folded: longer than any indentation, far shorter than a screen's width. */
-const BLANKS = /[ \t]{16,}/g;
 /** The mark of a preview row that continues the line above it (a preview line never starts with it: see wrap). */
 const CONTINUES = '↪ ';
 /** A request this many rows long or more is repeated in short by the question. */
 const LONG_ROWS = 6;
-
-/** Folds each long run of blanks into its length: `⟪6000 blanks⟫`. */
-export function foldBlanks(text: string): string {
-  return text.replace(BLANKS, (run) => `⟪${run.length} blanks⟫`);
-}
 
 /** One preview line as rows of at most `width` columns, each row after the first marked as continuing it. */
 function wrap(line: string, width: number): string[] {

@@ -49,3 +49,14 @@ export function escapeJsonControls(json: string): string {
 export function printableJson(value: unknown, indent?: number): string {
   return escapeJsonControls(JSON.stringify(value, null, indent));
 }
+
+/** Runs of blanks this long are folded: longer than any indentation, far shorter than a screen's width. */
+const BLANKS = /[ \t]{16,}/g;
+
+/**
+ * Each long run of blanks folded into its length (`⟪6000 blanks⟫`), for text a person approves: a command padded
+ * with spaces would push its start off the screen, a diff line of spaces wrap into lines of its own making.
+ */
+export function foldBlanks(text: string): string {
+  return text.replace(BLANKS, (run) => `⟪${run.length} blanks⟫`);
+}

@@ -2,7 +2,8 @@
 // spaces keeps its start on screen, a diff line cannot wrap into a fake header, arguments are never hidden.
 import { describe, expect, it } from 'vitest';
 import stringWidth from 'string-width';
-import { confirmationText, foldBlanks } from '../../src/cli/confirmText.js';
+import { confirmationText } from '../../src/cli/confirmText.js';
+import { foldBlanks } from '../../src/util/terminalText.js';
 import { ASK } from '../../src/policy/types.js';
 import { argsPreview, summarizeArgs } from '../../src/tools/types.js';
 
