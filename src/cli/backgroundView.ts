@@ -7,6 +7,7 @@
 import { describeState, shortDuration, type BackgroundCommands, type BackgroundView } from '../tools/backgroundCommands.js';
 import { escapeControls } from '../util/terminalText.js';
 import { takeKeys } from './takeKeys.js';
+import { fitColumns } from './visible.js';
 
 /** One background command as the view draws it: its state, and what it printed that devx keeps. */
 export interface ViewRow {
@@ -60,9 +61,7 @@ function oneLine(s: string): string {
 }
 
 /** A line cut to the terminal's width (a wrapped line would throw off the redraw). */
-function fit(s: string, width: number): string {
-  return s.length > width ? `${s.slice(0, width - 1)}…` : s;
-}
+const fit = (s: string, width: number): string => fitColumns(s, width);
 
 function stateOf(row: ViewRow, stopping: ReadonlySet<string>): string {
   return row.view.state === 'running' && stopping.has(row.view.id) ? 'stopping…' : describeState(row.view);

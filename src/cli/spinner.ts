@@ -2,6 +2,7 @@
 // own elapsed time. Disabled when the stream is not a TTY or NO_COLOR is set. What it draws may quote a
 // model or a command (a sub-agent's query, a command's last line): shown with its controls escaped.
 import { escapeControls } from '../util/terminalText.js';
+import { fitColumns } from './visible.js';
 
 const FRAMES = ['⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '⠧', '⠇', '⠏'];
 
@@ -79,7 +80,7 @@ export class Spinner {
     const secs = (t: number) => `${Math.floor((Date.now() - t) / 1000)}s`;
     // Each line fits the terminal: a wrapped line would throw off the count used to clear the block.
     const width = Math.max(20, (this.out.columns ?? 80) - 1);
-    const fit = (l: string) => (l.length > width ? `${l.slice(0, width - 1)}…` : l);
+    const fit = (l: string) => fitColumns(l, width);
     const lines = [fit(`${FRAMES[this.frame++ % FRAMES.length]} ${this.label} ${secs(this.started)}`)];
     for (const [id, t] of this.tasks) lines.push(fit(`   ⇉ [${id}] ${t.label} ${secs(t.started)}`));
     if (this.detail) lines.push(`\x1b[2m${fit(`  │ ${this.detail}`)}\x1b[22m`);

@@ -1,3 +1,4 @@
+import stringWidth from 'string-width';
 import { codePointEscape, escapeControls } from '../util/terminalText.js';
 
 /**
@@ -42,4 +43,21 @@ export function colorDiff(diff: string): string {
             : l,
     )
     .join('\n');
+}
+
+/**
+ * The text cut to `width` terminal columns, ending in … when cut: wide characters (CJK, emoji) count two, as the
+ * terminal draws them, so a fitted line never wraps (a wrapped line throws off a redraw that counts its rows).
+ */
+export function fitColumns(text: string, width: number): string {
+  if (stringWidth(text) <= width) return text;
+  let out = '';
+  let used = 0;
+  for (const ch of text) {
+    const w = stringWidth(ch);
+    if (used + w > width - 1) break;
+    out += ch;
+    used += w;
+  }
+  return `${out}…`;
 }

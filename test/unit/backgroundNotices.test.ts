@@ -3,6 +3,7 @@
 // background view's lines (`/bg`, Ctrl-T), controls shown and never obeyed, and the prompt's count.
 import { describe, expect, it } from 'vitest';
 import { BackgroundCommands, endNotice, type BackgroundExit, type BackgroundView, type EndedCommand } from '../../src/tools/backgroundCommands.js';
+import stringWidth from 'string-width';
 import { outputLines, renderBackgroundView, type ViewRow } from '../../src/cli/backgroundView.js';
 import { promptFor } from '../../src/cli/planFlow.js';
 import { runTurn, type AgentEvent } from '../../src/core/loop.js';
@@ -194,6 +195,14 @@ describe('the background view', () => {
     const shown = renderBackgroundView({ rows: hostile, selected: 0, showing: 'output', stopping: new Set(), status: '' }, { width: 80, height: 40, now: NOW });
     // eslint-disable-next-line no-control-regex
     expect(shown.join('\n')).not.toMatch(/[\x00-\x08\x0b-\x1f\x7f-\x9f]/);
+  });
+
+  it('fits lines of wide characters by the columns the terminal gives them', () => {
+    const wide = [row({ cmd: `echo ${'界'.repeat(60)}`, state: 'running', exitCode: null, startedAt: NOW, endedAt: undefined }, `${'🎉'.repeat(60)}\n`)];
+    for (const showing of ['list', 'output'] as const) {
+      const lines = renderBackgroundView({ rows: wide, selected: 0, showing, stopping: new Set(), status: '' }, { width: 80, height: 40, now: NOW });
+      for (const l of lines) expect(stringWidth(l), l).toBeLessThanOrEqual(79);
+    }
   });
 
   it("shows the selected command's output so far, its newest lines when they do not fit", () => {
