@@ -140,10 +140,18 @@ export function agentSources(root: string, home: string, devxHome: string): Sour
   ];
 }
 
+/**
+ * How an agent file itself is read: one of the user's, or of a trusted project, may be a link they made to a
+ * shared one (only its kind and size are checked); an untrusted project's is bounded by the project like its
+ * imports (a committed link to a file of the user's is not read).
+ */
+function ownFileScope(scope: ImportScope): ImportScope {
+  return scope.projectRoot && !scope.trusted ? { home: scope.home, projectRoot: scope.projectRoot, trusted: false } : { home: scope.home };
+}
+
 function parseMarkdownAgent(file: string, src: Source, scope: ImportScope, warnings: AgentIssue[]): AgentDef {
   const home = scope.home;
-  // The agent file itself may be a link the user made to a shared one: only its kind and size are checked.
-  const text = readAgentText(file, { home });
+  const text = readAgentText(file, ownFileScope(scope));
   const fm = splitFrontMatter(text);
   if (!fm) throw new Error('missing YAML front-matter (a file starting with --- ... ---)');
   const d = fm.data;
@@ -229,7 +237,7 @@ function resolveTools(names: string[], file: string, warnings: AgentIssue[], lin
 
 /** Gemini CLI extension agents: {"name", "prompt", "contextFileName"} in .gemini/extensions/<name>.json. */
 function parseExtension(file: string, src: Source, scope: ImportScope, warnings: AgentIssue[]): AgentDef {
-  const j = JSON.parse(readAgentText(file, { home: scope.home })) as Record<string, unknown>;
+  const j = JSON.parse(readAgentText(file, ownFileScope(scope))) as Record<string, unknown>;
   for (const k of Object.keys(j))
     if (!['name', 'prompt', 'contextFileName', 'description', 'version'].includes(k)) warnings.push({ file, message: `unknown key "${k}" is ignored` });
   if (typeof j.name !== 'string' || !NAME.test(j.name)) throw new Error('"name" is required (letters, digits, - or _)');

@@ -140,6 +140,19 @@ describe('loading agent definitions', () => {
     for (const a of l.agents.values()) expect(a.prompt, a.name).not.toMatch(/SECRET/);
   });
 
+  it("an untrusted project's agent file linked out of it is not read; once trusted, or the user's own, a link is followed", () => {
+    const shared = tempDir('devx-agents-shared-');
+    put(path.join(shared, 'secret-agent.md'), '---\nname: private\ndescription: mine\n---\nSECRET house rules');
+    fs.mkdirSync(path.join(root, '.devx', 'agents'), { recursive: true });
+    fs.symlinkSync(path.join(shared, 'secret-agent.md'), path.join(root, '.devx', 'agents', 'helper.md'));
+    let l = loadAgents(root, home, devx);
+    expect(l.agents.has('private')).toBe(false);
+    expect(l.errors.find((e) => e.file.endsWith('helper.md'))?.message).toMatch(/resolves outside the project/);
+    setTrusted(devx, root, true);
+    l = loadAgents(root, home, devx);
+    expect(l.agents.get('private')?.prompt).toMatch(/SECRET house rules/);
+  });
+
   it('picks up edits without a restart', () => {
     const f = path.join(root, '.devx', 'agents', 'x.md');
     put(f, '---\nname: x\ndescription: first\n---\n');
