@@ -29,7 +29,7 @@ export interface PathPolicyContext {
  * settings, hooks and commands, git hooks kept in the tree (husky, core.hooksPath), direnv, MCP server
  * lists. A write there runs later, outside devx: a person approves it, no approval mode.
  */
-function execConfig(root: string, real: string): string | null {
+export function execConfig(root: string, real: string): string | null {
   const rel = path.relative(root, real).split(path.sep);
   const [top, second] = rel;
   if (top === '.vscode' && /^(tasks|settings|launch)\.json$/i.test(second ?? '')) return `VS Code runs ${second} tasks and settings`;

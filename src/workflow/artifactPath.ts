@@ -1,9 +1,13 @@
 // Where a step's artifact may be saved. A workflow definition can come with a cloned repository, and
 // devx writes the role's answer to `writes:` itself, outside the tools' path policy: so the path must
 // be relative, stay inside the project (also after symlinks), and not name git's or devx's own files,
-// a file the policy protects (.env, keys) or anything a later git command would run.
+// a file the policy protects (.env, keys), anything another program or a later git command would run, or a
+// file of the user's that git ignores.
 import path from 'node:path';
-import { outsideOrProtected } from '../policy/pathPolicy.js';
+import fs from 'node:fs';
+import { execConfig, outsideOrProtected } from '../policy/pathPolicy.js';
+import { realOrAsGiven } from '../util/realPath.js';
+import { runGitSync } from '../util/safeGit.js';
 
 /** Why a `writes:` template cannot be an artifact path, or null when it can. */
 export function artifactTemplateProblem(p: string): string | null {
@@ -16,7 +20,22 @@ export function artifactTemplateProblem(p: string): string | null {
   return null;
 }
 
-/** Why devx may not write (or show the next step) the artifact at `abs` now: a symlink out of the project, a protected file. */
+/**
+ * Why devx may not write (or show the next step) the artifact at `abs` now: a symlink out of the project, a
+ * protected file; and for a write, what a person alone may approve a tool to write (configuration another
+ * program runs commands from, a hard-linked file) and a file of the user's that git ignores (a virtualenv's
+ * activate script): a workflow writes files it makes or the repository tracks.
+ */
 export function artifactTargetProblem(root: string, abs: string, intent: 'read' | 'write' = 'write'): string | null {
-  return outsideOrProtected(abs, [root], intent, path.relative(root, abs))?.reason ?? null;
+  const shown = path.relative(root, abs);
+  const problem = outsideOrProtected(abs, [root], intent, shown)?.reason ?? null;
+  if (problem || intent === 'read') return problem;
+  const real = realOrAsGiven(abs);
+  const runs = execConfig(root, real);
+  if (runs) return `${shown} is configuration another program runs commands from (${runs}); only a person may approve writing it`;
+  const st = fs.lstatSync(real, { throwIfNoEntry: false });
+  if (st?.isFile() && st.nlink > 1) return `${shown} has ${st.nlink} hard links; it may be a file from outside the project`;
+  if (st && runGitSync(root, ['check-ignore', '-q', '--', path.relative(root, real)]).status === 0)
+    return `${shown} is a file of yours that git ignores; a workflow writes only files it makes or the repository tracks`;
+  return null;
 }

@@ -1,7 +1,8 @@
 // Workflow definitions from three places, project over user over the ones devx ships:
 //   prompts/workflows/*.yaml (devx)   ~/.devx/workflows/*.yaml (user)   .devx/workflows/*.yaml (project)
 // A project definition's `allow` rules and loosened approvals run programs without asking, so they
-// apply only once the user trusted the project (`devx trust`), like the project's settings.
+// apply only once the user trusted the project (`devx trust`), like the project's settings; until then a
+// project definition cannot replace one of the same name that devx ships or the user wrote.
 import path from 'node:path';
 import { packageRoot } from '../util/packageRoot.js';
 import { yamlFilesIn } from '../util/yamlFiles.js';
@@ -36,7 +37,17 @@ export function loadWorkflows(src: WorkflowSources): LoadedWorkflows {
       const file = path.join(dir, n);
       try {
         const def = parseWorkflow(readDefinitionSync(file, scope), file, scope, (role) => agents.agents.has(role));
-        if (scope === 'project' && !src.trusted) untrust(def, out.warnings);
+        const prev = out.workflows.get(def.name);
+        if (scope === 'project' && !src.trusted) {
+          // Running `dev-pipeline` must not run the repository's own one unawares: it replaces yours or devx's only once trusted.
+          if (prev) {
+            out.warnings.push(
+              `${file}: the project's workflow "${def.name}" would replace the ${prev.scope === 'builtin' ? 'one devx ships' : 'one of yours'}; ignored until you trust the project with \`devx trust\``,
+            );
+            continue;
+          }
+          untrust(def, out.warnings);
+        }
         out.workflows.set(def.name, def);
       } catch (err) {
         out.errors.push({ file, message: err instanceof WorkflowDefinitionError ? err.message : `${file}: ${(err as Error).message}` });
