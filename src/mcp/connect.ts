@@ -23,6 +23,8 @@ export interface Connection {
 }
 
 export interface ConnectContext {
+  /** Where a stdio server starts: the project unless given (outside a project that is not trusted). */
+  workDir?: string;
   root: string;
   env: NodeJS.ProcessEnv;
   version: string;
@@ -52,7 +54,8 @@ async function connectStdio(entry: McpServerEntry, ctx: ConnectContext): Promise
   const base = Object.fromEntries(
     DEFAULT_INHERITED_ENV_VARS.flatMap((k) => (ctx.env[k] !== undefined && !ctx.env[k]!.startsWith('()') ? [[k, ctx.env[k]!]] : [])),
   );
-  const cwd = entry.cwd ? path.resolve(ctx.root, expandEnv(entry.cwd, ctx.env)) : ctx.root;
+  const startIn = ctx.workDir ?? ctx.root;
+  const cwd = entry.cwd ? path.resolve(startIn, expandEnv(entry.cwd, ctx.env)) : startIn;
   // The server dies with devx, also on kill -9: it carries the owner marker, and the watchdog is told of it.
   ownChildren();
   const transport = new StdioClientTransport({

@@ -50,6 +50,8 @@ export interface McpPrompt {
 
 export interface McpOptions {
   root: string;
+  /** Where a stdio server starts (and its relative cwd is taken from): the project, or outside an untrusted one. */
+  workDir?: string;
   env: NodeJS.ProcessEnv;
   version: string;
   /** Where `devx mcp login` keeps OAuth tokens. */
@@ -150,7 +152,14 @@ export class McpManager {
     s.abort = abort;
     const timer = setTimeout(() => abort.abort(new Error(`did not start within ${ms / 1000}s`)), ms);
     try {
-      s.conn = await connectServer(s.entry, { root: opts.root, env: opts.env, version: opts.version, signal: abort.signal, devxHome: opts.devxHome });
+      s.conn = await connectServer(s.entry, {
+        root: opts.root,
+        workDir: opts.workDir,
+        env: opts.env,
+        version: opts.version,
+        signal: abort.signal,
+        devxHome: opts.devxHome,
+      });
       const listed = await listAllTools(s.conn, abort.signal);
       const roots = serverRoots(s.entry, opts.root, (x) => expandEnv(x, opts.env));
       const policy = { trusted: Boolean(s.entry.trust), outsideRoot: roots.outside, judgePaths: roots.inside && !roots.outside, server: s.entry.name };

@@ -35,6 +35,7 @@ import { makeApprover } from './wiring/approver.js';
 import { makeScratch } from './wiring/scratch.js';
 import { makeHooks, notifierFor } from './wiring/hooks.js';
 import { launchMcp, settleOnce } from './wiring/mcp.js';
+import { programsWorkDir } from '../util/untrustedWorkDir.js';
 import { makeLoopDeps, renderManual } from './wiring/loopDeps.js';
 import { makeUndoJournal } from './wiring/undo.js';
 
@@ -136,8 +137,10 @@ export async function createAgent(opts: AgentOptions): Promise<Agent> {
   const hookEvents = { emit: (_e: AgentEvent) => {} };
   // Their start, stop and exit go where the run's events go (the audit log), as hooks' do.
   const background = new BackgroundCommands((e) => hookEvents.emit(e));
-  const hooks = makeHooks({ settings, root, runner, env: opts.env, policy, session: opts.session, emit: (e) => hookEvents.emit(e) });
-  const mcp = await launchMcp(settings, { root, home, env: opts.env, extra: opts.extraMcpServers });
+  // The user's own hooks and MCP servers start outside a project that is not trusted: its files are no program's to pick up.
+  const programsDir = programsWorkDir(root, settings.trusted, home);
+  const hooks = makeHooks({ settings, root, workDir: programsDir, runner, env: opts.env, policy, session: opts.session, emit: (e) => hookEvents.emit(e) });
+  const mcp = await launchMcp(settings, { root, workDir: programsDir, home, env: opts.env, extra: opts.extraMcpServers });
   const toolset = makeToolset({ root, home, userHome, settings, mode });
   const { tools, byName, offeredTools } = toolset;
   const approver = makeApprover(byName, opts.prompt, notifierFor(hooks));

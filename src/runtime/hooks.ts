@@ -85,6 +85,8 @@ export class HookRunner {
     private readonly hooks: HookEntry[],
     private readonly deps: {
       root: string;
+      /** Where the hooks' commands start: the project, or outside one that is not trusted (util/untrustedWorkDir.ts). */
+      workDir?: string;
       runner: ProcessRunner;
       session: () => string;
       env: NodeJS.ProcessEnv;
@@ -129,7 +131,7 @@ export class HookRunner {
       if (h.event !== event || !matches(h.matcher, tool, h.dialect)) continue;
       const input = JSON.stringify(this.inputFor(h, payload, tool));
       const r = await this.deps.runner('bash', bashArgs(h.command), {
-        cwd: this.deps.root,
+        cwd: this.deps.workDir ?? this.deps.root,
         input,
         timeoutMs: h.timeoutSec * 1000,
         signal,

@@ -177,6 +177,41 @@ describe('the other events', () => {
 });
 
 describe('whose hooks run', () => {
+  it("the user's own hooks start outside a project that is not trusted: its files are no program's to pick up", async () => {
+    // `npx --no-install tool` runs the tool of the folder it starts in: an untrusted project ships its own.
+    const marker = path.join(marks, 'project-tool-ran');
+    fs.mkdirSync(path.join(root, 'node_modules', '.bin'), { recursive: true });
+    fs.writeFileSync(
+      path.join(root, 'node_modules', '.bin', 'fmt-probe'),
+      `#!/bin/sh
+touch ${marker}
+`,
+      { mode: 0o755 },
+    );
+    fs.writeFileSync(
+      path.join(root, 'probe.sh'),
+      `touch ${marker}
+`,
+    );
+    const where = path.join(marks, 'where');
+    userHooks({
+      UserPromptSubmit: [cmd(`cat > ${where}.json; pwd > ${where}; echo "$CLAUDE_PROJECT_DIR" >> ${where}; ./node_modules/.bin/fmt-probe; sh probe.sh; true`)],
+    });
+    const first = await run(['ok']);
+    await first.r.prompt('hi');
+    expect(fs.existsSync(marker)).toBe(false);
+    const [cwd, projectDir] = fs.readFileSync(where, 'utf8').trim().split('\n');
+    expect(cwd).not.toBe(root);
+    expect(projectDir).toBe(root);
+    expect(JSON.parse(fs.readFileSync(`${where}.json`, 'utf8')).cwd).toBe(root);
+    // Trusted, the project is where they start.
+    setTrusted(path.join(home, '.devx'), root, true);
+    const second = await run(['ok']);
+    await second.r.prompt('hi');
+    expect(fs.readFileSync(where, 'utf8').split('\n')[0]).toBe(root);
+    expect(fs.existsSync(marker)).toBe(true);
+  });
+
   it("a project's hooks (devx settings and .claude/settings.json) run only once the project is trusted", async () => {
     const a = path.join(marks, 'devx-project-hook');
     const b = path.join(marks, 'claude-project-hook');

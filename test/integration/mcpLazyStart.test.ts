@@ -8,6 +8,7 @@ import { AgentRun } from '../../src/runtime/agentRun.js';
 import type { AgentEvent } from '../../src/core/loop.js';
 import { REPO_ROOT, makeProject, processesMatching, tempDir } from '../helpers/env.js';
 import { until } from '../helpers/processes.js';
+import { setTrusted } from '../../src/config/trust.js';
 
 const FLAKY = path.join(REPO_ROOT, 'test', 'fixtures', 'flakyMcpServer.mjs');
 const runs: AgentRun[] = [];
@@ -75,4 +76,29 @@ describe('MCP servers start lazily', () => {
     expect(await run.ready()).toEqual(warnings);
     expect((await run.prompt('hi')).status).toBe('answered');
   }, 60_000);
+});
+
+describe("the user's own MCP servers and the project they serve", () => {
+  it('start outside a project that is not trusted, so a module of the project is not the one they load; in it once trusted', async () => {
+    // `node probe.cjs`, like `python -m server`, loads what the folder it starts in holds: the project ships its own.
+    const marks = tempDir('devx-mcp-marks-');
+    const root = makeProject({ 'probe.cjs': `require('fs').writeFileSync(${JSON.stringify(path.join(marks, 'ran-in-project'))}, process.cwd());\n` });
+    const home = homeWith({ probe: { command: process.execPath, args: ['probe.cjs'], trust: true } });
+    const untrusted = await AgentRun.create({
+      cwd: root,
+      env: { PATH: process.env.PATH, HOME: home },
+      backend: new ScriptedBackend(['Done.']),
+      history: 'none',
+    });
+    runs.push(untrusted);
+    await untrusted.prompt('hi');
+    await until(() => untrusted.agent.mcp!.statuses()[0]!.state !== 'starting', 20_000);
+    expect(fs.existsSync(path.join(marks, 'ran-in-project'))).toBe(false);
+    setTrusted(path.join(home, '.devx'), root, true);
+    const trusted = await AgentRun.create({ cwd: root, env: { PATH: process.env.PATH, HOME: home }, backend: new ScriptedBackend(['Done.']), history: 'none' });
+    runs.push(trusted);
+    await trusted.prompt('hi');
+    await until(() => fs.existsSync(path.join(marks, 'ran-in-project')), 20_000);
+    expect(fs.readFileSync(path.join(marks, 'ran-in-project'), 'utf8')).toBe(root);
+  });
 });

@@ -5,6 +5,7 @@ import { defineCommand, flagTable, subcommandTable } from '../command.js';
 import { EXIT, UsageError } from '../shared.js';
 import { loadEffectiveSettings } from '../../config/effectiveSettings.js';
 import { McpManager, type ServerStatus } from '../../mcp/manager.js';
+import { programsWorkDir } from '../../util/untrustedWorkDir.js';
 import { packageVersion } from '../../util/packageRoot.js';
 import { devxHome } from '../../util/devxHome.js';
 import { runProcess } from '../../util/processRunner.js';
@@ -44,7 +45,9 @@ export const mcpCommand = defineCommand({
     if (positionals[0] !== 'list' || positionals.length > 1)
       throw new UsageError('usage: devx mcp list [--json] | devx mcp login <server> | devx mcp logout <server>');
     const { root, settings } = loadEffectiveSettings({ cwd: process.cwd(), env: process.env });
-    const mgr = await McpManager.start(settings.mcpServers, { root, env: process.env, version: packageVersion(), devxHome: devxHome(process.env) });
+    const home = devxHome(process.env);
+    const workDir = programsWorkDir(root, settings.trusted, home);
+    const mgr = await McpManager.start(settings.mcpServers, { root, workDir, env: process.env, version: packageVersion(), devxHome: home });
     try {
       const statuses = mgr.statuses();
       const untrusted = settings.warnings.find((w) => w.includes("this project's MCP servers"));

@@ -11,6 +11,7 @@ import { HookRunner } from '../hooks.js';
 export function makeHooks(o: {
   settings: ResolvedSettings;
   root: string;
+  workDir: string;
   runner: ProcessRunner;
   env: NodeJS.ProcessEnv;
   policy: PolicyEngine;
@@ -21,6 +22,7 @@ export function makeHooks(o: {
   if (!o.settings.hooks.length) return null;
   return new HookRunner(o.settings.hooks, {
     root,
+    workDir: o.workDir,
     runner: o.runner,
     session: () => session?.record.id ?? 'none',
     env: o.env,

@@ -12,12 +12,18 @@ import type { Toolset } from './toolset.js';
  * wait for them, its first turn does (settle). The MCP client (and its SDK) loads only for a session that has servers. */
 export async function launchMcp(
   settings: ResolvedSettings,
-  o: { root: string; home: string; env: NodeJS.ProcessEnv; extra?: McpServerEntry[] },
+  o: { root: string; workDir: string; home: string; env: NodeJS.ProcessEnv; extra?: McpServerEntry[] },
 ): Promise<McpManager | null> {
   const extra = o.extra ?? [];
   const servers = [...settings.mcpServers.filter((m) => !extra.some((e) => e.name === m.name)), ...extra];
   return servers.length
-    ? (await import('../../mcp/manager.js')).McpManager.launch(servers, { root: o.root, env: o.env, version: packageVersion(), devxHome: o.home })
+    ? (await import('../../mcp/manager.js')).McpManager.launch(servers, {
+        root: o.root,
+        workDir: o.workDir,
+        env: o.env,
+        version: packageVersion(),
+        devxHome: o.home,
+      })
     : null;
 }
 
