@@ -18,7 +18,7 @@ export interface HookVerdict {
 export interface AuthorizeInput {
   /** The policy's decision (path and command rules, settings rules, a write scope), with its claim. */
   decision: PolicyDecision;
-  tool: { name: string; kind: 'read' | 'write' | 'execute' | 'meta' };
+  tool: { name: string; kind: 'read' | 'write' | 'execute' | 'meta'; writesState?: boolean };
   mode: ApprovalMode;
   /** A working sandbox (bubblewrap) holds what runs unapproved by a person. */
   sandbox: boolean;
@@ -72,6 +72,7 @@ export function authorize(i: AuthorizeInput): Authorization {
 
 /** Tools plan mode lets run: those that only read (and run_command, whose command the policy judged read-only). */
 function readsOnly(tool: AuthorizeInput['tool']): boolean {
+  if (tool.writesState) return false; // MEMORY.md, a note in the shared knowledge store: they outlive the plan
   return tool.kind === 'read' || tool.kind === 'meta' || tool.name === 'run_command';
 }
 

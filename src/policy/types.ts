@@ -128,6 +128,8 @@ export interface PolicyTool {
   kind: 'read' | 'write' | 'execute' | 'meta';
   commandFor?: (args: Record<string, unknown>) => string;
   confirm?: boolean;
+  /** A meta tool that writes what outlives the session (MEMORY.md, the knowledge store): plan mode refuses it. */
+  writesState?: boolean;
   locations?: (args: Record<string, unknown>) => Location[];
   aliases?: string[];
   /** Set for a tool of an MCP server. */

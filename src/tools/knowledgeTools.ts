@@ -31,6 +31,7 @@ export const storeKnowledgeTool = defineTool({
   name: 'store_qdrant',
   needs: ['knowledge', 'root'],
   kind: 'meta',
+  writesState: true,
   describe: (a) => `store a note in the knowledge store (${String(a.content ?? '').length} chars)`,
   descriptionFile: 'tools/store_qdrant.md',
   example:

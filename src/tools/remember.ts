@@ -5,6 +5,7 @@ export const rememberTool = defineTool({
   name: 'remember',
   needs: ['session'],
   kind: 'meta',
+  writesState: true,
   descriptionFile: 'tools/remember.md',
   example: 'TOOL_CALL: remember | fact=The integration tests need a running Postgres on port 5433',
   schema: z.object({ fact: z.string().trim().min(1).max(500).describe('one durable fact, a single line') }),

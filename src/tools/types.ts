@@ -142,6 +142,8 @@ export interface Tool<S extends z.ZodType = z.ZodType, N extends Capability = Ca
   commandFor?: (args: Record<string, unknown>) => string;
   /** Ask before running even when the policy allows it. */
   confirm?: boolean;
+  /** A meta tool that writes what outlives the session (MEMORY.md, the knowledge store): plan mode refuses it. */
+  writesState?: boolean;
   /** What the call touches: each path with its intent. The policy judges these, and nothing else, for file tools. */
   locations?: (args: Record<string, unknown>) => Location[];
   /** The call in one line, for the REPL, confirmations, logs and "always allow" keys. */

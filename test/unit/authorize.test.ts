@@ -155,6 +155,16 @@ describe('authorize: rows', () => {
     ['a hook’s block refuses even a person-approved call', { hook: { block: 'no' }, answer: 'yes' }, { kind: 'refuse', by: 'hook' }],
     ['plan mode refuses a write', { mode: 'plan', tool: TOOLS[1], decision: DECISIONS['ask (file write)'] }, { kind: 'refuse', by: 'plan' }],
     ['plan mode runs an allowed read-only command', { mode: 'plan' }, { kind: 'run', approvedBy: 'policy' }],
+    [
+      'plan mode refuses a meta tool that writes what outlives the session (a note to the knowledge store, MEMORY.md)',
+      { mode: 'plan', tool: { name: 'store_qdrant', kind: 'meta', writesState: true }, decision: ALLOW('stores', 'tool:meta') },
+      { kind: 'refuse', by: 'plan' },
+    ],
+    [
+      'plan mode runs a query of the shared knowledge store',
+      { mode: 'plan', tool: { name: 'query_qdrant', kind: 'read' }, decision: ALLOW('reads', 'tool:read') },
+      { kind: 'run', approvedBy: 'policy' },
+    ],
     ['a settings ask rule is lifted by yolo', { mode: 'yolo', decision: DECISIONS['ask (settings ask rule)'] }, { kind: 'run', approvedBy: 'mode' }],
   ];
   for (const [name, over, want] of rows) it(name, () => expect(authorize(base(over))).toMatchObject(want as object));

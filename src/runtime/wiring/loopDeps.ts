@@ -1,5 +1,6 @@
 // What the loop of one run is given (core/loop.ts's LoopDeps): the backend, the manual, the tools and the
 // context each is handed, the policy's judgement, approvals, hooks, and the prompt builder.
+import path from 'node:path';
 import type { ResolvedSettings } from '../../config/settings.js';
 import { buildPrompt } from '../../core/buildPrompt.js';
 import type { LoopDeps } from '../../core/loop.js';
@@ -7,6 +8,7 @@ import { renderSystemPrompt } from '../../core/systemPrompt.js';
 import { readExtensionContext } from '../../extensions/contextFiles.js';
 import { openStore } from '../../knowledge/openStore.js';
 import type { KnowledgeStore } from '../../knowledge/types.js';
+import { projectView } from '../../knowledge/projectView.js';
 import type { McpManager } from '../../mcp/manager.js';
 import type { PolicyEngine, ApprovalMode } from '../../policy/decide.js';
 import { loadCommandJudge } from '../../policy/loadCommandJudge.js';
@@ -110,10 +112,15 @@ function makeToolContext(o: ToolContextParts): LoopDeps['ctx'] {
     session: o.session,
     spawn: o.spawn,
     runAgent: o.runAgent,
-    knowledge: () =>
-      (store ??= openStore({ env: o.env, devxHome: o.home, collection: settings.knowledge.collection, embeddings: settings.knowledge.embeddings, cwd: root })),
+    knowledge: () => (store ??= knowledgeFor(settings, root, o)),
     changes: o.changes,
     webHostNamed: (host) => namesHost(host, policy.opts.permissions),
     imageModel: () => imageModelFor(settings.provider, o.env),
   };
+}
+
+/** The knowledge store the tools see: all of it in a trusted project, this project's own notes in any other. */
+function knowledgeFor(settings: ResolvedSettings, root: string, o: { env: NodeJS.ProcessEnv; home: string }): KnowledgeStore {
+  const store = openStore({ env: o.env, devxHome: o.home, collection: settings.knowledge.collection, embeddings: settings.knowledge.embeddings, cwd: root });
+  return settings.trusted ? store : projectView(store, path.basename(root));
 }
