@@ -11,6 +11,7 @@ import { runToolCall, type ToolCallDeps } from '../../src/tools/runToolCall.js';
 import { makePolicy } from '../helpers/policy.js';
 import { toolDeps } from '../helpers/toolDeps.js';
 import { tempDir } from '../helpers/env.js';
+import { BlobStore, capture } from '../../src/session/undoState.js';
 import { undoSlash } from '../../src/cli/commands/undo.js';
 import type { Started } from '../../src/runtime/startSession.js';
 
@@ -274,6 +275,18 @@ describe('undo store', () => {
     prune(root, 100, OWNER, 0);
     expect(loadTurns(root, OWNER)).toHaveLength(100);
     expect(loadTurns(root, OWNER)[0].input).toBe('turn 115');
+  });
+});
+
+describe('comparing what is there now', () => {
+  it('hashes a file a chunk at a time, as the kept copy was hashed whole (a file of several GB never held at once)', () => {
+    const big = Buffer.alloc(3 * 1024 * 1024 + 17, 7);
+    write('big.bin', '');
+    fs.writeFileSync(p('big.bin'), big);
+    const compared = capture(p('big.bin'), null, { files: Infinity, bytes: Infinity });
+    const kept = capture(p('big.bin'), new BlobStore(path.join(undoDir(root), 'blobs')), { files: 1, bytes: 100 * 1024 * 1024 });
+    expect(compared).toEqual(kept);
+    expect(compared).toMatchObject({ t: 'file', size: big.length });
   });
 });
 
