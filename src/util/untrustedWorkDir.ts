@@ -8,7 +8,7 @@ import { mkdirOwnedSync } from './ownedFile.js';
 /** The folder the user's hooks and MCP servers start in: the project once trusted, else an empty one of devx's. */
 export function programsWorkDir(root: string, trusted: boolean, devxHome: string): string {
   if (trusted) return root;
-  const dir = path.join(devxHome, 'run', 'outside-untrusted-project');
+  const dir = path.join(devxHome, 'outside-project');
   mkdirOwnedSync(dir, 0o700);
   return dir;
 }
