@@ -92,8 +92,8 @@ function snapshot(dir: string): Record<string, string> {
   return out;
 }
 
-/** What devx's runs keep in HOME on their own (gemini's sealed home, the owner id, launch plans): no extension's. */
-const RUN_STATE = /^\.devx\/(gemini-home|owner-id|run|cache\/gemini)(\/|$)/;
+/** What devx's runs keep in HOME on their own (gemini's sealed home, the owner id, launch plans, the empty folder the user's servers start in outside an untrusted project): no extension's. */
+const RUN_STATE = /^\.devx\/(gemini-home|owner-id|run|outside-project|cache\/gemini)(\/|$)/;
 const withoutRunState = (s: Record<string, string>) => Object.fromEntries(Object.entries(s).filter(([k]) => !RUN_STATE.test(k)));
 
 /** Makes `dir` a git repository holding its files; returns its file:// URL. */
