@@ -138,7 +138,8 @@ export async function createAgent(opts: AgentOptions): Promise<Agent> {
   // Their start, stop and exit go where the run's events go (the audit log), as hooks' do.
   const background = new BackgroundCommands((e) => hookEvents.emit(e));
   // The user's own hooks and MCP servers start outside a project that is not trusted: its files are no program's to pick up.
-  const programsDir = programsWorkDir(root, settings.trusted, home);
+  const programs = settings.hooks.length + settings.mcpServers.length + (opts.extraMcpServers?.length ?? 0) > 0;
+  const programsDir = programsWorkDir(root, settings.trusted, home, programs);
   const hooks = makeHooks({ settings, root, workDir: programsDir, runner, env: opts.env, policy, session: opts.session, emit: (e) => hookEvents.emit(e) });
   const mcp = await launchMcp(settings, { root, workDir: programsDir, home, env: opts.env, extra: opts.extraMcpServers });
   const toolset = makeToolset({ root, home, userHome, settings, mode });

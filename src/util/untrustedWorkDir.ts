@@ -5,9 +5,12 @@
 import path from 'node:path';
 import { mkdirOwnedSync } from './ownedFile.js';
 
-/** The folder the user's hooks and MCP servers start in: the project once trusted, else an empty one of devx's. */
-export function programsWorkDir(root: string, trusted: boolean, devxHome: string): string {
-  if (trusted) return root;
+/**
+ * The folder the user's hooks and MCP servers start in: the project once trusted, else an empty one of devx's
+ * (made only when there is a program to start: `programs` false leaves the home as it is).
+ */
+export function programsWorkDir(root: string, trusted: boolean, devxHome: string, programs = true): string {
+  if (trusted || !programs) return root;
   const dir = path.join(devxHome, 'outside-project');
   mkdirOwnedSync(dir, 0o700);
   return dir;

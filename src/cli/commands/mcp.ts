@@ -46,7 +46,7 @@ export const mcpCommand = defineCommand({
       throw new UsageError('usage: devx mcp list [--json] | devx mcp login <server> | devx mcp logout <server>');
     const { root, settings } = loadEffectiveSettings({ cwd: process.cwd(), env: process.env });
     const home = devxHome(process.env);
-    const workDir = programsWorkDir(root, settings.trusted, home);
+    const workDir = programsWorkDir(root, settings.trusted, home, settings.mcpServers.length > 0);
     const mgr = await McpManager.start(settings.mcpServers, { root, workDir, env: process.env, version: packageVersion(), devxHome: home });
     try {
       const statuses = mgr.statuses();
