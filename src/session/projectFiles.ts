@@ -3,7 +3,7 @@ import path from 'node:path';
 import { READ_LIMITS, readRegularFileSync } from '../util/readRegularFileSync.js';
 import { outsideOrProtected } from '../policy/pathPolicy.js';
 import { assertOwnedPath, OwnedPathError, mkdirOwnedSync } from '../util/ownedFile.js';
-import { isSymlink, linkOnTheWay } from '../util/realPath.js';
+import { linkOnTheWay } from '../util/realPath.js';
 import { writeFileAtomicSync } from '../util/atomicWrite.js';
 
 /**
@@ -58,7 +58,8 @@ export function linkedStateFolders(root: string): { rel: string; target: string 
   const out: { rel: string; target: string }[] = [];
   for (const rel of ['.devx', ...STATE_FOLDERS]) {
     const abs = path.join(root, rel);
-    if (linkOnTheWay(root, rel) !== abs || !isSymlink(abs)) continue;
+    // The first link on the way is this folder itself (a link above it is named as that folder).
+    if (linkOnTheWay(root, rel) !== abs) continue;
     let target = '?';
     try {
       target = fs.readlinkSync(abs);
