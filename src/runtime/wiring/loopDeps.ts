@@ -1,6 +1,5 @@
 // What the loop of one run is given (core/loop.ts's LoopDeps): the backend, the manual, the tools and the
 // context each is handed, the policy's judgement, approvals, hooks, and the prompt builder.
-import path from 'node:path';
 import type { ResolvedSettings } from '../../config/settings.js';
 import { buildPrompt } from '../../core/buildPrompt.js';
 import type { LoopDeps } from '../../core/loop.js';
@@ -122,5 +121,5 @@ function makeToolContext(o: ToolContextParts): LoopDeps['ctx'] {
 /** The knowledge store the tools see: all of it in a trusted project, this project's own notes in any other. */
 function knowledgeFor(settings: ResolvedSettings, root: string, o: { env: NodeJS.ProcessEnv; home: string }): KnowledgeStore {
   const store = openStore({ env: o.env, devxHome: o.home, collection: settings.knowledge.collection, embeddings: settings.knowledge.embeddings, cwd: root });
-  return settings.trusted ? store : projectView(store, path.basename(root));
+  return settings.trusted ? store : projectView(store, root);
 }
