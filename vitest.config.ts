@@ -10,7 +10,7 @@ import { configDefaults, defineConfig } from 'vitest/config';
  */
 const TOOL_DEPENDENT = [
   'test/policy/**/*.test.ts',
-  ...['background', 'childrenDie', 'hostileRepoSuite', 'ownHands', 'replKeys', 'security'].map((f) => `test/e2e/${f}.test.ts`),
+  ...['background', 'childrenDie', 'hostileRepoSuite', 'ownHands', 'relativePath', 'replKeys', 'security'].map((f) => `test/e2e/${f}.test.ts`),
   ...['containment', 'customCommands', 'hooks', 'personas', 'policyEngine', 'tools', 'undoStore', 'worktreeGit'].map((f) => `test/integration/${f}.test.ts`),
   // The task queue on PostgreSQL: the first pass has no server (those cases skip, saying so).
   ...['test/integration/pgQueue.test.ts', 'test/e2e/queuePostgres.test.ts', 'test/e2e/queueIsolation.test.ts'],

@@ -6,6 +6,7 @@ import { useBaselineWasmTier } from '../util/wasmTier.js';
 import { dirname, join } from 'node:path';
 import { devxHome, devxHomeUsable } from '../util/devxHome.js';
 import { debug, oneShotCommand, prestart } from '../util/prestart.js';
+import { dropRelativePath } from '../util/absolutePath.js';
 import { COVERAGE, runWithCodeCache } from '../util/runWithCodeCache.js';
 
 const argv = process.argv.slice(2);
@@ -28,6 +29,9 @@ function version(): string | null {
 const v = argv[0] === '--version' || argv[0] === '-v' ? version() : null;
 if (v) process.stdout.write(`devx ${v}\n`);
 else {
+  // Before anything is started: the head start, and every program after it, inherit this PATH.
+  const notice = dropRelativePath(process.env);
+  if (notice) process.stderr.write(notice);
   // Before the code cache is read: V8 keys its cache on the flags (util/wasmTier.ts says why).
   useBaselineWasmTier();
   const home = devxHome();

@@ -6,6 +6,7 @@ import { packageVersion } from '../util/packageRoot.js';
 import { awaitLingering } from '../util/settleOnAnswer.js';
 import { exitPromptly } from '../util/exitPromptly.js';
 import { escapeControls } from '../util/terminalText.js';
+import { dropRelativePath } from '../util/absolutePath.js';
 
 const argv = process.argv.slice(2);
 
@@ -20,6 +21,9 @@ for (const stream of [process.stdout, process.stderr]) {
 if (argv[0] === '--version' || argv[0] === '-v') {
   process.stdout.write(`devx ${packageVersion()}\n`);
 } else {
+  // Run without the binary (bin.ts drops them first, and then there are none left to drop here).
+  const notice = dropRelativePath(process.env);
+  if (notice) process.stderr.write(notice);
   // A one-shot run starts its model CLI now, while the rest of devx loads (see util/prestart), unless the binary did.
   const home = devxHome();
   if (devxHomeUsable(home)) prestartOnce(argv, process.cwd(), process.env, home);

@@ -4,6 +4,7 @@
 // built here, through AgentRun or runHeadless, so all of them behave the same.
 import fs from 'node:fs';
 import crypto from 'node:crypto';
+import { withAbsolutePath } from '../util/absolutePath.js';
 import type { ResolvedSettings, Settings } from '../config/settings.js';
 import { createPolicy } from './createPolicy.js';
 import type { ModelBackend } from '../providers/types.js';
@@ -112,7 +113,9 @@ export interface Agent {
 }
 
 /** The composition root of a run: each part comes from its factory (runtime/wiring/), wired here. */
-export async function createAgent(opts: AgentOptions): Promise<Agent> {
+export async function createAgent(given: AgentOptions): Promise<Agent> {
+  // Every program the run starts, and every one it looks up, sees PATH's absolute entries only.
+  const opts = { ...given, env: withAbsolutePath(given.env) };
   const { root, home, userHome, settings, mode, sandbox, policy } = await createPolicy({
     cwd: opts.cwd,
     env: opts.env,

@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
+import { splitPath } from './absolutePath.js';
 
 function isExecutableFile(p: string): boolean {
   try {
@@ -10,11 +11,14 @@ function isExecutableFile(p: string): boolean {
   }
 }
 
-/** Resolves a program like the shell would: a path as given, a bare name through PATH. */
+/**
+ * Resolves a program like the shell would: a path as given, a bare name through PATH's absolute entries (a
+ * relative one would name a program of the folder devx runs in, a repository's: util/absolutePath.ts).
+ */
 export function findExecutable(name: string, env: NodeJS.ProcessEnv): string | null {
   if (name.includes('/')) return isExecutableFile(path.resolve(name)) ? path.resolve(name) : null;
-  for (const dir of (env.PATH ?? '').split(path.delimiter)) {
-    if (dir && isExecutableFile(path.join(dir, name))) return path.join(dir, name);
+  for (const dir of splitPath(env.PATH).kept) {
+    if (isExecutableFile(path.join(dir, name))) return path.join(dir, name);
   }
   return null;
 }
