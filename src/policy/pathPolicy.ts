@@ -5,6 +5,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { isInside, PathError, realpathDeepest } from '../sandbox/resolvePath.js';
 import { hooksPathOf } from '../sandbox/sandboxPaths.js';
+import { otherToolRunning } from '../sandbox/otherToolsConfig.js';
 import { ALLOW, ASK, DENY, type PolicyDecision } from './types.js';
 
 import type { PathIntent } from './types.js';
@@ -25,19 +26,12 @@ export interface PathPolicyContext {
 }
 
 /**
- * Files other programs run commands from, inside the project: editor tasks and settings, other agents'
- * settings, hooks and commands, git hooks kept in the tree (husky, core.hooksPath), direnv, MCP server
- * lists. A write there runs later, outside devx: a person approves it, no approval mode.
+ * Files other programs run commands from, inside the project (sandbox/otherToolsConfig.ts), and the git hooks
+ * folder core.hooksPath names. A write there runs later, outside devx: a person approves it, no approval mode.
  */
 export function execConfig(root: string, real: string): string | null {
-  const rel = path.relative(root, real).split(path.sep);
-  const [top, second] = rel;
-  if (top === '.vscode' && /^(tasks|settings|launch)\.json$/i.test(second ?? '')) return `VS Code runs ${second} tasks and settings`;
-  if (top === '.claude' || top === '.gemini') return `${top === '.claude' ? 'Claude Code' : 'Gemini CLI'} runs the hooks, commands and settings in ${top}/`;
-  if (top === '.idea') return 'JetBrains IDEs run the configurations in .idea/';
-  if (top === '.husky') return 'git runs the hooks in .husky/ (husky)';
-  if (rel.length === 1 && (top === '.mcp.json' || top === '.envrc'))
-    return top === '.envrc' ? 'direnv runs .envrc when you enter the folder' : '.mcp.json starts MCP servers in Claude Code';
+  const runs = otherToolRunning(path.relative(root, real).split(path.sep));
+  if (runs) return runs;
   const hooks = hooksPathCached(root);
   if (hooks && isInside(hooks, real)) return `git runs the hooks in ${path.relative(root, hooks)} (core.hooksPath)`;
   return null;

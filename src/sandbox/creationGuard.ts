@@ -9,10 +9,11 @@ import { entryKey, gitEntriesUnder, identity, type FoundEntry } from './projectS
 import { shownBytes } from '../util/fileNames.js';
 import { anchorDir, withAnchored } from '../util/guardedPath.js';
 import { hooksPathOf } from './sandboxPaths.js';
+import { OTHER_TOOLS_CONFIG } from './otherToolsConfig.js';
 import { assertOwnedPath, mkdirOwnedSync } from '../util/ownedFile.js';
 
 /** Names at the top that other tools load and run from once they exist. */
-const WATCHED_TOP = ['.git', '.mcp.json', '.envrc', '.vscode', '.idea', '.gemini', '.claude', '.husky'];
+const WATCHED_TOP = ['.git', ...OTHER_TOOLS_CONFIG.map((e) => e.name)];
 
 export interface CreationWatch {
   /** After the command: moves what it created or replaced into quarantine; one line per entry moved. */

@@ -3,13 +3,14 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { isInside } from './resolvePath.js';
+import { OTHER_TOOLS_CONFIG } from './otherToolsConfig.js';
 import { READ_LIMITS, readTextOrNull } from '../util/readRegularFileSync.js';
 
 /**
  * Names at the project's top that decide what runs later: git's folder (hooks, config, commondir, an
- * fsmonitor), devx's state, editors' tasks and settings, other agents' settings and hooks, direnv.
+ * fsmonitor), devx's state, and other programs' configuration (otherToolsConfig.ts).
  */
-export const PROTECTED_NAMES = ['.git', '.devx', '.vscode', '.idea', '.gemini', '.claude', '.husky', '.mcp.json', '.envrc'];
+export const PROTECTED_NAMES = ['.git', '.devx', ...OTHER_TOOLS_CONFIG.map((e) => e.name)];
 /** With claim.git (git add, commit...) .git is writable except these, which choose what git runs. */
 const GIT_EXEC_PARTS = ['config', 'config.worktree', 'commondir', 'hooks', 'info', 'modules', 'worktrees'];
 

@@ -109,6 +109,8 @@ describe.skipIf(!BWRAP)('the sandbox holds a command to the claim (bubblewrap)',
   it("a build claim (a test runner) cannot touch .git, a hooks folder, other tools' configuration, the home or the network", async () => {
     fs.mkdirSync(path.join(root, '.husky'));
     execFileSync('git', ['config', 'core.hooksPath', '.husky'], { cwd: root });
+    fs.mkdirSync(path.join(root, '.zed'));
+    fs.writeFileSync(path.join(root, '.zed', 'tasks.json'), '[]\n');
     const gitConfig = fs.readFileSync(path.join(root, '.git', 'config'), 'utf8');
     const evil = [
       'echo "gitdir" > .git/commondir',
@@ -117,6 +119,9 @@ describe.skipIf(!BWRAP)('the sandbox holds a command to the claim (bubblewrap)',
       'echo x > .husky/pre-commit',
       'mkdir -p .vscode && echo "{}" > .vscode/tasks.json',
       'echo "{}" > .mcp.json',
+      'echo "[{\\"command\\": \\"id\\"}]" > .zed/tasks.json',
+      'echo "repos: []" > .pre-commit-config.yaml',
+      'echo "yarnPath: x.cjs" > .yarnrc.yml',
       'echo x >> ~/.bashrc',
       'cat ~/.ssh/id_rsa',
       'cat .env',
@@ -132,7 +137,9 @@ describe.skipIf(!BWRAP)('the sandbox holds a command to the claim (bubblewrap)',
     expect(r.meta?.sandbox).toBe('bwrap:build');
     expect(fs.readFileSync(path.join(root, 'dist.txt'), 'utf8')).toBe('built\n'); // the project itself is writable
     expect(fs.readFileSync(path.join(root, '.git', 'config'), 'utf8')).toBe(gitConfig);
-    for (const p of ['.git/commondir', '.git/hooks/pre-commit', '.husky/pre-commit', '.vscode']) expect(fs.existsSync(path.join(root, p)), p).toBe(false);
+    for (const p of ['.git/commondir', '.git/hooks/pre-commit', '.husky/pre-commit', '.vscode', '.mcp.json', '.pre-commit-config.yaml', '.yarnrc.yml'])
+      expect(fs.existsSync(path.join(root, p)), p).toBe(false);
+    expect(fs.readFileSync(path.join(root, '.zed', 'tasks.json'), 'utf8')).toBe('[]\n');
     expect(fs.readFileSync(path.join(home, '.bashrc'), 'utf8')).toBe('# bashrc\n');
     // (npm echoes the script, which names CANARY_API: only the values count.)
     expect(r.content).not.toMatch(/CANARY-(ENV|SSH|OUT|PROC)/);
@@ -368,6 +375,20 @@ describe('unknown means no in yolo, with or without the sandbox', () => {
       '.husky/pre-commit',
       'tools/hooks/pre-push',
       '.mcp.json',
+      '.vscode/mcp.json',
+      '.zed/tasks.json',
+      '.zed/settings.json',
+      '.codex/config.toml',
+      '.cursor/mcp.json',
+      'opencode.json',
+      '.aider.conf.yml',
+      '.pre-commit-config.yaml',
+      'lefthook.yml',
+      '.devcontainer/devcontainer.json',
+      '.devcontainer.json',
+      'mise.toml',
+      '.yarnrc.yml',
+      '.pnpmfile.cjs',
     ]) {
       const d = policy.decideToolCall(tools.get('write_file')!, { path: p, content: 'x' });
       expect(d.decision, p).toBe('ask');
