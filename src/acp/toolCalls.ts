@@ -7,7 +7,7 @@ import type * as acp from '@agentclientprotocol/sdk';
 import { describeCall, type PlannedChange, type Tool } from '../tools/types.js';
 import type { ApprovalRequest, ToolCallOutcome } from '../tools/runToolCall.js';
 import { readTextOrNull } from '../util/readRegularFileSync.js';
-import { foldBlanks } from '../util/terminalText.js';
+import { shownForApproval } from '../util/terminalText.js';
 
 /** Diffs of files larger than this are not sent (the edit is still reported). */
 const MAX_DIFF_BYTES = 1_000_000;
@@ -98,8 +98,9 @@ export class ToolCallTracker {
       announce,
       toolCall: {
         toolCallId: call.id,
-        // The editor shows it as the question: a long run of blanks cannot push the command's start out of view.
-        title: foldBlanks(req.summary),
+        // The editor shows it as the question, as the terminal does: hidden characters shown, newlines and padding
+        // (blanks, fillers like U+3164) unable to push a command's end out of view.
+        title: shownForApproval(req.summary),
         kind: acpKind(tool),
         status: 'pending',
         locations,

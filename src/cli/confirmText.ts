@@ -5,8 +5,8 @@
 // continuation row marked, and a request longer than a few rows repeats its start next to the question.
 import stringWidth from 'string-width';
 import type { ApprovalRequest } from '../tools/runToolCall.js';
-import { escapeControls, foldBlanks } from '../util/terminalText.js';
-import { colorDiff, makeVisible } from './visible.js';
+import { escapeControls, foldBlanks, shownForApproval } from '../util/terminalText.js';
+import { colorDiff } from './visible.js';
 
 /** The mark of a preview row that continues the line above it (a preview line never starts with it: see wrap). */
 const CONTINUES = '↪ ';
@@ -49,8 +49,7 @@ export function shownPreview(preview: string, o: { width: number; color: boolean
 /** The whole question: what the call is, what it would do, why devx asks, and the answers. */
 export function confirmationText(req: Pick<ApprovalRequest, 'summary' | 'preview' | 'decision'>, o: { columns?: number; color: boolean }): string {
   const width = Math.max(40, (o.columns ?? 80) - 4);
-  // makeVisible writes every non-ASCII character as \u{..}: the fold's ⟪ ⟫ cannot come from the request itself.
-  const summary = foldBlanks(makeVisible(req.summary));
+  const summary = shownForApproval(req.summary);
   const preview = req.preview ? `${shownPreview(req.preview, { width, color: o.color })}\n` : '';
   const long = stringWidth(summary) > width * LONG_ROWS ? `  (${summary.length} characters; it starts: ${summary.slice(0, width - 30)}…)\n` : '';
   return `\n? devx wants to ${summary}\n${preview}${long}  (asks because ${escapeControls(req.decision.reason)})\n  Allow? [y]es / [n]o / [a]lways this session: `;

@@ -1,23 +1,6 @@
 import stringWidth from 'string-width';
-import { codePointEscape, escapeControls } from '../util/terminalText.js';
-
-/**
- * Shows hidden characters (control, NUL, CR, non-ASCII such as NBSP or lookalikes) as escapes: for what a
- * person approves (a command, a call's summary), stricter than escapeControls, which all printed text of a
- * repository or a model goes through and which leaves newlines, tabs and other scripts as they are.
- */
-export function makeVisible(s: string): string {
-  let out = '';
-  for (const ch of s) {
-    const code = ch.codePointAt(0)!;
-    if (ch === '\n') out += '\\n';
-    else if (ch === '\t') out += '\\t';
-    else if (code < 0x20 || code === 0x7f) out += `\\x${code.toString(16).padStart(2, '0')}`;
-    else if (code > 0x7e) out += codePointEscape(code);
-    else out += ch;
-  }
-  return out;
-}
+import { escapeControls } from '../util/terminalText.js';
+export { makeVisible } from '../util/terminalText.js';
 
 /** A writer of text only (what slash commands print): each string written has its controls shown, not obeyed. */
 export function textOnly(out: NodeJS.WritableStream): NodeJS.WritableStream {

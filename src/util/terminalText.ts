@@ -60,3 +60,33 @@ const BLANKS = /[ \t]{16,}/g;
 export function foldBlanks(text: string): string {
   return text.replace(BLANKS, (run) => `⟪${run.length} blanks⟫`);
 }
+
+/**
+ * Shows hidden characters (control, NUL, CR, non-ASCII such as NBSP or lookalikes) as escapes: for what a
+ * person approves (a command, a call's summary), stricter than escapeControls, which all printed text of a
+ * repository or a model goes through and which leaves newlines, tabs and other scripts as they are.
+ */
+export function makeVisible(s: string): string {
+  let out = '';
+  for (const ch of s) {
+    const code = ch.codePointAt(0)!;
+    if (ch === '\n') out += '\\n';
+    else if (ch === '\t') out += '\\t';
+    else if (code < 0x20 || code === 0x7f) out += `\\x${code.toString(16).padStart(2, '0')}`;
+    else if (code > 0x7e) out += codePointEscape(code);
+    else out += ch;
+  }
+  return out;
+}
+
+/** Eight or more of one escaped character in a row (`\u{3164}` padding): folded like blanks. */
+const REPEATED_ESCAPES = /(\\u\{[0-9a-f]+\}|\\n|\\t)\1{7,}/g;
+
+/**
+ * A request a person approves, on one line: every hidden or non-ASCII character shown (makeVisible), long runs of
+ * blanks and of one escaped character folded into their count, so padding cannot push the end of a command out of
+ * view. The folds' ⟪ ⟫ cannot come from the request itself: makeVisible wrote its non-ASCII as escapes.
+ */
+export function shownForApproval(summary: string): string {
+  return foldBlanks(makeVisible(summary)).replace(REPEATED_ESCAPES, (run, one: string) => `⟪${run.length / one.length} × ${one}⟫`);
+}

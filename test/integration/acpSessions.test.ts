@@ -108,6 +108,18 @@ describe('ACP sessions, in-process', () => {
     expect(toolUpdates(e, call.toolCallId)[1].content).toEqual(diff);
   });
 
+  it('a command padded with fillers and newlines shows its end in the permission title, every hidden character written out', async () => {
+    const project = makeProject({});
+    const cmd = `echo tests-ok ${'\u3164'.repeat(400)}${'\n'.repeat(40)}npm install --save left-pad-evil`;
+    const e = await startEditor([`TOOL_CALL: run_command | cmd=\`\`\`\n${cmd}\n\`\`\``, 'Not run.']);
+    e.answer.optionId = 'reject_once';
+    const { sessionId } = await e.newSession(project);
+    await e.prompt(sessionId, 'check the tests');
+    expect(e.permissions).toHaveLength(1);
+    const title = e.permissions[0].toolCall.title ?? '';
+    expect(title).toBe('run: echo tests-ok ⟪400 × \\u{3164}⟫⟪40 × \\n⟫npm install --save left-pad-evil');
+  });
+
   it('a rejected write does not change the file, and the model is told', async () => {
     const project = makeProject({ 'notes.txt': 'keep me\n' });
     const e = await startEditor(['TOOL_CALL: write_file | path=notes.txt | content=gone', 'Understood, left it alone.']);
