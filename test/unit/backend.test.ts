@@ -66,7 +66,7 @@ describe('GeminiCliBackend', () => {
     expect(r).toMatchObject({ text: 'hi', model: 'm', attempts: 1, usage: { input: 10, output: 2, total: 12 } });
     const c = calls[0];
     expect(c.input).toBe('PROMPT');
-    expect(c.args.slice(0, 4)).toEqual(['-m', 'm', '-o', 'json']);
+    expect(c.args.slice(0, 3)).toEqual(['--model=m', '-o', 'json']);
     expect(c.args).not.toContain('PROMPT');
     const policy = fs.readFileSync(c.args[c.args.indexOf('--policy') + 1], 'utf8');
     expect(policy).toMatch(/toolName = "\*"\s+decision = "deny"/);
@@ -137,7 +137,7 @@ describe('GeminiCliBackend', () => {
     expect(calls[0].env.GEMINI_CLI_HOME).not.toBe('/homes/a');
     expect(calls[0].env.GEMINI_CLI_HOME).toBe(calls[2].env.GEMINI_CLI_HOME);
     expect(calls[1].env.GEMINI_CLI_HOME).toBeUndefined();
-    expect(calls[1].args.slice(0, 3)).toEqual(['2', '-m', 'm']);
+    expect(calls[1].args.slice(0, 2)).toEqual(['2', '--model=m']);
   });
 
   it('moves to the next account on quota before backing off', async () => {
@@ -197,7 +197,7 @@ describe('GeminiCliBackend', () => {
     const { b, calls } = backend([apiError(429), ok('fb')], { fallbackModel: 'flash', maxRetries: 0 });
     const r = await b.complete(req);
     expect(r.model).toBe('flash');
-    expect(calls[1].args[1]).toBe('flash');
+    expect(calls[1].args[0]).toBe('--model=flash');
   });
 });
 
@@ -233,5 +233,14 @@ describe('classifyGeminiResult', () => {
     expect(geminiInternalRetry('Attempt 1 failed with status 503. Retrying with backoff... x')?.kind).toBe('server');
     expect(geminiInternalRetry('Attempt 2 failed. Retrying with backoff... Error: exception TypeError: fetch failed sending request')?.kind).toBe('network');
     expect(geminiInternalRetry('[STARTUP] Phase cli_startup')).toBeNull();
+  });
+});
+
+describe('a model name that looks like an option', () => {
+  it('reaches each model CLI as the value of --model, never as an option of its own', async () => {
+    const { b, calls } = backend([ok('x')], { model: '--version' });
+    await b.complete(req);
+    expect(calls[0].args[0]).toBe('--model=--version');
+    expect(calls[0].args).not.toContain('--version');
   });
 });

@@ -65,10 +65,11 @@ export function geminiSpec(workDir: string): CliSpec & { acpArgs(model: string):
     name: 'gemini',
     api: 'the Gemini API',
     installHint: INSTALL_HINT,
-    args: (model) => ['-m', model, '-o', 'json', '--policy', policyFile, '-e', 'none'],
-    acpArgs: (model) => ['-m', model, '--policy', policyFile, '-e', 'none', '--acp'],
+    // `--model=<name>`: a name that starts with '-' (a project's setting, an agent file's) stays a name, not an option.
+    args: (model) => [`--model=${model}`, '-o', 'json', '--policy', policyFile, '-e', 'none'],
+    acpArgs: (model) => [`--model=${model}`, '--policy', policyFile, '-e', 'none', '--acp'],
     streaming: {
-      args: (model) => ['-m', model, '-o', 'stream-json', '--policy', policyFile, '-e', 'none'],
+      args: (model) => [`--model=${model}`, '-o', 'stream-json', '--policy', policyFile, '-e', 'none'],
       delta: (line) => streamLine(line)?.delta ?? null,
       classify: classifyGeminiStream,
       answerMarker: /"type":\s*"result"/,
