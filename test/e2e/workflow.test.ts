@@ -96,7 +96,7 @@ describe('devx workflow: the dev pipeline', () => {
     const models = [...new Set(fake.modelCalls.map((c) => c.model))].sort();
     const started = fs.readFileSync(starts, 'utf8').trim().split('\n');
     expect(started.every((l) => l.includes('--acp'))).toBe(true);
-    expect(started.map((l) => /-m (\S+)/.exec(l)?.[1]).sort()).toEqual(models);
+    expect(started.map((l) => /--model=(\S+)/.exec(l)?.[1]).sort()).toEqual(models);
     const id = idOf(r.stderr);
     const s = state(project, id);
     expect(s.status).toBe('done');
