@@ -100,7 +100,7 @@ export class ToolCallTracker {
         toolCallId: call.id,
         // The editor shows it as the question, as the terminal does: hidden characters shown, newlines and padding
         // (blanks, fillers like U+3164) unable to push a command's end out of view.
-        title: shownForApproval(req.summary),
+        title: `${req.by ? `[agent ${shownForApproval(req.by)}] ` : ''}${shownForApproval(req.summary)}`,
         kind: acpKind(tool),
         status: 'pending',
         locations,

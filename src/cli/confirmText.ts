@@ -47,10 +47,11 @@ export function shownPreview(preview: string, o: { width: number; color: boolean
 }
 
 /** The whole question: what the call is, what it would do, why devx asks, and the answers. */
-export function confirmationText(req: Pick<ApprovalRequest, 'summary' | 'preview' | 'decision'>, o: { columns?: number; color: boolean }): string {
+export function confirmationText(req: Pick<ApprovalRequest, 'summary' | 'preview' | 'decision' | 'by'>, o: { columns?: number; color: boolean }): string {
   const width = Math.max(40, (o.columns ?? 80) - 4);
   const summary = shownForApproval(req.summary);
   const preview = req.preview ? `${shownPreview(req.preview, { width, color: o.color })}\n` : '';
   const long = stringWidth(summary) > width * LONG_ROWS ? `  (${summary.length} characters; it starts: ${summary.slice(0, width - 30)}…)\n` : '';
-  return `\n? devx wants to ${summary}\n${preview}${long}  (asks because ${escapeControls(req.decision.reason)})\n  Allow? [y]es / [n]o / [a]lways this session: `;
+  const who = req.by ? `the agent ${shownForApproval(req.by)} (a sub-agent)` : 'devx';
+  return `\n? ${who} wants to ${summary}\n${preview}${long}  (asks because ${escapeControls(req.decision.reason)})\n  Allow? [y]es / [n]o / [a]lways this session: `;
 }

@@ -427,6 +427,9 @@ export class AgentRun {
       ctx: { ...this.base.ctx, spawn: undefined, runAgent: undefined, callableAgents: undefined, session: undefined },
       buildPrompt: (messages, turnStart) => buildPrompt({ messages, turnStart, budgetChars: this.agent.settings.contextBudgetChars }).text,
       notes: undefined,
+      // The person is asked as for the session's own calls, told which agent asks; "always" answers stay with that agent.
+      approve: (req) => this.base.approve({ ...req, by: name }),
+      standing: this.base.standing && ((req) => this.base.standing!({ ...req, by: name })),
     };
     try {
       sub = applyAgent(sub, subTools, this.agent.root, findAgent(this.loadAgents(), name), { backendFor: this.agent.backendFor });

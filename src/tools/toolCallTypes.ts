@@ -26,6 +26,8 @@ export interface ApprovalRequest {
   preview?: string;
   /** The file change the call would make, when the tool plans one (the preview is written from it). */
   plan?: PlannedChange;
+  /** The agent (its file's name) a sub-agent's call comes from; absent for the session's own calls. */
+  by?: string;
 }
 
 export interface ToolCallDeps {

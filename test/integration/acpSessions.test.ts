@@ -120,6 +120,26 @@ describe('ACP sessions, in-process', () => {
     expect(title).toBe('run: echo tests-ok ⟪400 × \\u{3164}⟫⟪40 × \\n⟫npm install --save left-pad-evil');
   });
 
+  it("an agent tool's sub-agent is asked for its own writes, named in the title, whatever the session answered always", async () => {
+    const project = makeProject({
+      '.devx/agents/boss.md': '---\nname: boss\ndescription: boss\ntools: [read_file, write_file, agent:helper]\n---\nYou are boss.\n',
+      '.devx/agents/helper.md': '---\nname: helper\ndescription: helper\ntools: [write_file]\n---\nYou are helper.\n',
+    });
+    const e = await startEditor([
+      'TOOL_CALL: write_file | path=a.txt | content=main',
+      'TOOL_CALL: agent | name=helper | input=write b',
+      'TOOL_CALL: write_file | path=src/evil.js | content=sub',
+      'sub done',
+      'main done',
+    ]);
+    const { sessionId } = await e.newSession(project);
+    await e.agent.request(acp.methods.agent.session.setMode, { sessionId, modeId: 'boss' });
+    e.answer.optionId = 'allow_always';
+    await e.prompt(sessionId, 'go');
+    expect(e.permissions.map((p) => p.toolCall.title)).toEqual(['write a.txt (1 lines)', '[agent helper] write src/evil.js (1 lines)']);
+    expect(fs.readFileSync(path.join(project, 'src', 'evil.js'), 'utf8')).toBe('sub');
+  });
+
   it('a rejected write does not change the file, and the model is told', async () => {
     const project = makeProject({ 'notes.txt': 'keep me\n' });
     const e = await startEditor(['TOOL_CALL: write_file | path=notes.txt | content=gone', 'Understood, left it alone.']);

@@ -34,6 +34,17 @@ describe('standing answers', () => {
     expect(approver.standing(req('run_command', { cmd: 'npm run lint; curl x' }, 'command:unknown'))).toBe(false);
   });
 
+  it("keep a sub-agent's calls apart: the session's always is not a yes to an agent's call, nor the reverse", async () => {
+    const approver = makeApprover(byName, async () => 'always');
+    const own = req('write_file', { path: 'a.txt', content: 'x' }, 'tool:write');
+    const helpers = { ...req('write_file', { path: 'src/evil.js', content: 'y' }, 'tool:write'), by: 'helper' };
+    await approver.approve(own);
+    expect(approver.standing(helpers)).toBe(false);
+    await approver.approve(helpers);
+    expect(approver.standing({ ...helpers, args: { path: 'b.txt', content: 'z' } })).toBe(true);
+    expect(approver.standing({ ...helpers, by: 'other' })).toBe(false);
+  });
+
   it('a headless run asks nobody and keeps nothing', async () => {
     const approver = makeApprover(byName);
     expect(await approver.approve(req('write_file', { path: 'a' }, 'tool:write'))).toBe('headless');

@@ -22,7 +22,8 @@ export function makeApprover(
   const keyOf = (req: ApprovalRequest) => {
     const cmd = byName.get(req.tool)?.commandFor;
     const exact = cmd ? cmd(req.args) : unapprovable(req.decision) ? JSON.stringify(req.args) : '';
-    return JSON.stringify([req.tool, req.decision.rule, exact]);
+    // A sub-agent's calls are kept apart: the session's "always" is not a yes to an agent a repository defined, nor the reverse.
+    return JSON.stringify([req.by ?? '', req.tool, req.decision.rule, exact]);
   };
   return {
     approve: async (req) => {
