@@ -1,8 +1,9 @@
 // devx's children die with devx, even on kill -9 (when no exit hook runs): a small watchdog process,
 // started with devx's first child, reads a pipe only devx holds the other end of. devx tells it each process
 // group it starts and each it is done with; when the pipe closes (devx is gone, however it ended) the
-// watchdog stops the groups still named that carry devx's owner marker: SIGTERM (gemini releases its lock
-// file), then SIGKILL a second later for what is left. At a clean exit the exit hook has killed them already.
+// watchdog stops the groups still named that carry devx's owner marker, and every other process carrying it
+// (what left its group: a background command's `setsid` child): SIGTERM (gemini releases its lock file), then
+// SIGKILL a second later for what is left. At a clean exit the exit hook has killed them already.
 import { OWNER_ENV } from './reapGroups.js';
 
 /**
@@ -61,6 +62,21 @@ function oursSingle() {
   const named = (p) => { for (let i = 0; p > 1 && i < 64; i++, p = parent.get(p)) if (singles.has(p)) return true; return false; };
   return [...parent.keys()].filter(named);
 }
+// Every live process carrying the marker, whatever its group (none is the watchdog: it has no devx environment).
+function marked() {
+  if (!hasProc) return [];
+  const out = [];
+  for (const e of fs.readdirSync('/proc')) {
+    if (!/^[0-9]+$/.test(e) || Number(e) === process.pid) continue;
+    try {
+      const st = fs.readFileSync('/proc/' + e + '/stat', 'utf8');
+      const state = st[st.lastIndexOf(')') + 2];
+      if (state === 'Z' || state === 'X') continue;
+      if (fs.readFileSync('/proc/' + e + '/environ', 'utf8').split('\\0').includes(marker)) out.push(Number(e));
+    } catch {}
+  }
+  return out;
+}
 function signal(gs, sig, each) {
   for (const g of gs) {
     try { process.kill(each ? g : -g, sig); } catch {}
@@ -68,10 +84,10 @@ function signal(gs, sig, each) {
 }
 process.stdin.on('end', () => {
   const gs = ours();
-  const ps = oursSingle();
+  const ps = [...new Set([...oursSingle(), ...marked()])];
   if (!gs.length && !ps.length) return;
   signal(gs, 'SIGTERM');
   signal(ps, 'SIGTERM', true);
-  setTimeout(() => { signal(ours(), 'SIGKILL'); signal(ps, 'SIGKILL', true); }, 1000);
+  setTimeout(() => { signal(ours(), 'SIGKILL'); signal([...new Set([...ps, ...marked()])], 'SIGKILL', true); }, 1000);
 });
 `;

@@ -1,6 +1,6 @@
 // The process groups devx's children lead (util/processRunner starts each child as a group leader): which
 // are running, how one is stopped, and what devx does about them when it exits.
-import { hasProc, liveMembers } from './reapGroups.js';
+import { hasProc, liveMembers, markedProcesses } from './reapGroups.js';
 
 // The groups the watchdog (util/groupWatchdog.ts) has been told about, and how to tell it.
 const told = new Set<number>();
@@ -15,9 +15,13 @@ function sync(pid: number): void {
   tellWatchdog(`${want ? '+' : '-'}${pid}\n`);
 }
 
+// Whether devx started a child at all: only then does its exit look for marked processes left behind.
+let startedAny = false;
+
 /** A set of groups whose changes reach the watchdog. */
 class WatchedGroups extends Set<number> {
   override add(pid: number): this {
+    startedAny = true;
     super.add(pid);
     sync(pid);
     return this;
@@ -50,6 +54,7 @@ const singles = new Set<number>();
 
 /** A child devx must stop that is no group leader (it carries the owner marker in its environment). */
 export function watchProcess(pid: number): void {
+  startedAny = true;
   singles.add(pid);
   tellWatchdog?.(`+p${pid}\n`);
 }
@@ -107,7 +112,8 @@ export function installExitHook(): void {
   exitHookInstalled = true;
   process.on('exit', () => {
     for (const pid of new Set([...liveGroups, ...stoppingGroups])) killGroup(pid);
-    for (const pid of singles) {
+    // With what left its group carrying devx's marker (a background command's `setsid` child): none outlives devx.
+    for (const pid of new Set([...singles, ...(startedAny ? markedProcesses(process.pid) : [])])) {
       try {
         process.kill(pid, 'SIGKILL');
       } catch {

@@ -139,6 +139,7 @@ export const runProcess: ProcessRunner = async (file, args, opts) => {
   const flags: ExitFlags = { timedOut: false, cancelled: false, reaped: false, fileCapped: false };
   const outFd = opts.stdoutFile ? openStdoutFile(opts.stdoutFile) : undefined;
   const child = spawnWithExeca(execa, file, args, opts, cap, outFd);
+  releaseHeldPipes(child);
   let tail: FileTail | undefined;
   if (outFd !== undefined) {
     // The child holds its own copy of the descriptor now.
@@ -223,6 +224,22 @@ function stopOnTimeoutOrAbort(
       opts.signal?.removeEventListener('abort', onAbort);
     },
   };
+}
+
+/**
+ * The child has exited but its output stays open: a process that left its group (`setsid`, a daemon) holds the
+ * pipe, and the call, a background command's stop, and devx's own exit would wait for it. After a moment for
+ * what is still buffered, devx stops reading. (That process is stopped when devx exits: it carries the marker.)
+ */
+function releaseHeldPipes(child: ExecaChild, graceMs = 1000): void {
+  child.once('exit', () => {
+    const timer = setTimeout(() => {
+      child.stdout?.destroy();
+      child.stderr?.destroy();
+    }, graceMs);
+    timer.unref();
+    child.once('close', () => clearTimeout(timer));
+  });
 }
 
 /**

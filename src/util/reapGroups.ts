@@ -33,6 +33,26 @@ export function liveMembers(groups: Set<number>): ProcInfo[] {
   return out;
 }
 
+/**
+ * Live processes (not this one) carrying `owner`'s marker: what devx started and what they started, also those
+ * that left its process group (setsid, a daemon's double fork), which no group kill reaches.
+ */
+export function markedProcesses(owner: number): number[] {
+  if (!hasProc()) return [];
+  const out: number[] = [];
+  for (const e of fs.readdirSync('/proc')) {
+    if (!/^\d+$/.test(e) || Number(e) === process.pid) continue;
+    try {
+      const stat = fs.readFileSync(`/proc/${e}/stat`, 'utf8');
+      const state = stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3);
+      if (state !== 'Z' && state !== 'X' && carriesMarker(Number(e), owner)) out.push(Number(e));
+    } catch {
+      // exited while we looked
+    }
+  }
+  return out;
+}
+
 function carriesMarker(pid: number, owner: number): boolean {
   try {
     return fs.readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0').includes(`${OWNER_ENV}=${owner}`);

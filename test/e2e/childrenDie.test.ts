@@ -109,6 +109,43 @@ describe('kill -9 of devx', () => {
   }, 60_000);
 });
 
+describe("a background command's process that left its group (setsid)", () => {
+  const DEV = "#!/bin/sh\n(setsid sh -c 'sleep 61' &)\nsleep 62\n";
+  /** A REPL in `project` that ran ./dev.sh in the background with a person's yes, once both sleeps run. */
+  async function startedInBackground(): Promise<{ s: PtySession; devx: number }> {
+    fake.push({ text: 'TOOL_CALL: run_command | cmd=./dev.sh | background=true' }, { text: 'Started it.' });
+    const project = makeProject({ 'dev.sh': DEV });
+    fs.chmodSync(`${project}/dev.sh`, 0o755);
+    const s = startInPty([], project, fakeEnv(fake, home));
+    sessions.push(s);
+    await s.waitFor(/Type a task/);
+    s.type('start the dev server\r');
+    await s.waitFor(/Allow\? \[y\]es/);
+    s.type('y\r');
+    await s.waitFor(/Started it\./);
+    const devx = devxIn(project);
+    await until(() => startedBy(devx).filter((p) => cmdlineOf(p).startsWith('sleep')).length === 2);
+    return { s, devx };
+  }
+
+  it('is gone after kill -9 of devx', async () => {
+    const { devx } = await startedInBackground();
+    const ms = await outlivedAfterKill(devx);
+    console.log(`a setsid child of a background command outlived kill -9 of devx by ${ms} ms`);
+    expect(startedBy(devx)).toEqual([]);
+    expect(ms).toBeLessThan(GONE_MS);
+  }, 60_000);
+
+  it('is gone after /exit', async () => {
+    const { s, devx } = await startedInBackground();
+    s.type('/exit\r');
+    await until(() => !fs.existsSync(`/proc/${devx}`) || /\) [ZX] /.test(fs.readFileSync(`/proc/${devx}/stat`, 'utf8')), 20_000).catch((e) => {
+      throw new Error(`${e.message}\n${s.screen()}`);
+    });
+    expect(startedBy(devx)).toEqual([]);
+  }, 60_000);
+});
+
 describe('kill -9 of devx with an MCP server running', () => {
   it('a server that ignores the end of its input, and the child it started, are gone without waiting for the next devx start', async () => {
     const server = path.join(REPO_ROOT, 'test', 'fixtures', 'flakyMcpServer.mjs');

@@ -160,6 +160,16 @@ describe('run_command', () => {
     expect(alive()).toEqual([]);
   });
 
+  it('a command whose daemon left its group (setsid) and holds the output ends when the command does, with its output', async () => {
+    fs.writeFileSync(path.join(root, 'serve.sh'), "#!/bin/sh\n(setsid sh -c 'sleep 31' &)\necho served\n", { mode: 0o755 });
+    const started = Date.now();
+    const r = await call('run_command', { cmd: './serve.sh', timeout: '20' });
+    expect(r.status, r.content).toBe('ok');
+    expect(r.content).toContain('stdout:\nserved\n');
+    // Not its 20 s timeout: the held pipe is let go a moment after the command exits.
+    expect(Date.now() - started).toBeLessThan(15_000);
+  });
+
   it('hides credentials from the command environment', async () => {
     process.env.DEVX_TEST_API_KEY = 'sekrit';
     try {
