@@ -72,7 +72,7 @@ export function authorize(i: AuthorizeInput): Authorization {
 
 /** Tools plan mode lets run: those that only read (and run_command, whose command the policy judged read-only). */
 function readsOnly(tool: AuthorizeInput['tool']): boolean {
-  if (tool.writesState) return false; // MEMORY.md, a note in the shared knowledge store: they outlive the plan
+  if (tool.writesState) return false; // MEMORY.md, a note in the shared knowledge store, stopping a running server
   return tool.kind === 'read' || tool.kind === 'meta' || tool.name === 'run_command';
 }
 

@@ -7,6 +7,8 @@ export const stopCommandTool = defineTool({
   name: 'stop_command',
   needs: ['background'],
   kind: 'meta',
+  // Stopping a server that runs changes what is there: plan mode only looks.
+  writesState: true,
   descriptionFile: 'tools/stop_command.md',
   example: 'TOOL_CALL: stop_command | id=bg1',
   describe: (a) => `stop ${a.id}`,

@@ -142,7 +142,7 @@ export interface Tool<S extends z.ZodType = z.ZodType, N extends Capability = Ca
   commandFor?: (args: Record<string, unknown>) => string;
   /** Ask before running even when the policy allows it. */
   confirm?: boolean;
-  /** A meta tool that writes what outlives the session (MEMORY.md, the knowledge store): plan mode refuses it. */
+  /** A meta tool that changes what is not the conversation's (MEMORY.md, the knowledge store, a running background command): plan mode refuses it. */
   writesState?: boolean;
   /** What the call touches: each path with its intent. The policy judges these, and nothing else, for file tools. */
   locations?: (args: Record<string, unknown>) => Location[];

@@ -6,6 +6,7 @@ import { authorize, type AuthorizeInput, type HookVerdict } from '../../src/poli
 import { ALLOW, ASK, DENY, settingsDecision, type PolicyDecision } from '../../src/policy/types.js';
 import type { ApprovalMode } from '../../src/policy/decide.js';
 import type { SandboxClaim } from '../../src/sandbox/claim.js';
+import { builtinTools } from '../../src/tools/registry.js';
 
 const WRITE: SandboxClaim = { profile: 'write', writes: ['/p/x'] };
 const BUILD: SandboxClaim = { profile: 'build', writes: [] };
@@ -168,4 +169,22 @@ describe('authorize: rows', () => {
     ['a settings ask rule is lifted by yolo', { mode: 'yolo', decision: DECISIONS['ask (settings ask rule)'] }, { kind: 'run', approvedBy: 'mode' }],
   ];
   for (const [name, over, want] of rows) it(name, () => expect(authorize(base(over))).toMatchObject(want as object));
+});
+
+describe('plan mode and the built-in meta tools', () => {
+  it('refuses those that change what is not the conversation’s, and runs those that look or keep the session’s own list', () => {
+    const planned = (name: string) => {
+      const t = builtinTools().find((x) => x.name === name)!;
+      const input: AuthorizeInput = {
+        mode: 'plan',
+        tool: { name, kind: t.kind, writesState: t.writesState },
+        decision: ALLOW('meta', 'tool:meta'),
+        sandbox: true,
+        person: true,
+      };
+      return authorize(input).kind;
+    };
+    expect(['stop_command', 'remember', 'store_qdrant'].map(planned)).toEqual(['refuse', 'refuse', 'refuse']);
+    expect(['command_output', 'todo', 'query_qdrant'].map(planned)).toEqual(['run', 'run', 'run']);
+  });
 });
