@@ -179,6 +179,9 @@ function decideGit(c: SimpleCommand, ctx: RuleContext): PolicyDecision {
     const shown = args.filter((a) => !/^--(no-)?(include|only)-untracked$/.test(a.text));
     return strictest(strictest(d, evaluate(MODELS.diff, { ...c, args: shown }, ctx)), guardObjects('stash-show', args, ctx));
   }
+  // reflog reads like log, but its delete and expire subcommands remove history.
+  if (subName === 'reflog' && /^(delete|expire|drop)$/.test(args[0]?.text ?? ''))
+    return strictest(ASK(`git reflog ${args[0].text} removes entries from the reflog`, 'command:git-change'), scanExec(args, ctx));
   // Creating, renaming or deleting a branch or tag is a change, with a model of its own.
   if ((subName === 'branch' || subName === 'tag') && !listsOnly(subName, args)) return gitChangeRule(subName, args, c, ctx)!;
   if (model) {
