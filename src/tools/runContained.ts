@@ -22,7 +22,7 @@ export async function runContained(
   const sb = ctx.sandbox ? sandboxCommand(ctx.sandbox, ctx.root, argv) : null;
   let moved: string[] = [];
   const r = await ctx
-    .runner(sb?.file ?? argv[0], sb?.args ?? argv.slice(1), { ...opts, cwd: ctx.root, env, extendEnv: false, passFds: sb?.fds })
+    .runner(sb?.file ?? argv[0], sb?.args ?? argv.slice(1), { ...opts, cwd: ctx.root, env, extendEnv: false, passFds: sb?.fds, mayLeaveGroup: !sb })
     .finally(() => {
       if (sb) moved = sb.cleanup();
       // A command outside the sandbox may have made a git directory or a hard link: the next one looks again.

@@ -15,13 +15,18 @@ function sync(pid: number): void {
   tellWatchdog(`${want ? '+' : '-'}${pid}\n`);
 }
 
-// Whether devx started a child at all: only then does its exit look for marked processes left behind.
-let startedAny = false;
+// Whether devx ran a program no sandbox holds: only then does its exit look for marked processes left behind
+// (a look through /proc). A sandboxed command's processes die with its sandbox.
+let strays = false;
+
+/** A program that may leave its group runs: at devx's exit, every process carrying its marker is stopped. */
+export function expectStrays(): void {
+  strays = true;
+}
 
 /** A set of groups whose changes reach the watchdog. */
 class WatchedGroups extends Set<number> {
   override add(pid: number): this {
-    startedAny = true;
     super.add(pid);
     sync(pid);
     return this;
@@ -54,7 +59,6 @@ const singles = new Set<number>();
 
 /** A child devx must stop that is no group leader (it carries the owner marker in its environment). */
 export function watchProcess(pid: number): void {
-  startedAny = true;
   singles.add(pid);
   tellWatchdog?.(`+p${pid}\n`);
 }
@@ -113,7 +117,7 @@ export function installExitHook(): void {
   process.on('exit', () => {
     for (const pid of new Set([...liveGroups, ...stoppingGroups])) killGroup(pid);
     // With what left its group carrying devx's marker (a background command's `setsid` child): none outlives devx.
-    for (const pid of new Set([...singles, ...(startedAny ? markedProcesses(process.pid) : [])])) {
+    for (const pid of new Set([...singles, ...(strays ? markedProcesses(process.pid) : [])])) {
       try {
         process.kill(pid, 'SIGKILL');
       } catch {

@@ -9,7 +9,7 @@ import { settleOnAnswer, type AnswerCheck } from './settleOnAnswer.js';
 import { openOwnedForWriteSync } from './ownedFile.js';
 import { openStdoutFile, tailFile, type FileTail } from './fileOutput.js';
 import type { RunResult } from './runResult.js';
-import { groupAlive, installExitHook, killGroup, liveGroups, reportGroupsTo, stopGroup } from './processGroups.js';
+import { expectStrays, groupAlive, installExitHook, killGroup, liveGroups, reportGroupsTo, stopGroup } from './processGroups.js';
 import { WATCHDOG_SOURCE } from './groupWatchdog.js';
 
 export interface RunOptions {
@@ -45,6 +45,11 @@ export interface RunOptions {
   all?: boolean;
   /** Descriptors the child gets as its fds 3, 4… (bwrap's --bind-fd sources). */
   passFds?: number[];
+  /**
+   * A program no sandbox holds (a command a person approved): what it starts may leave its group (`setsid`, a
+   * daemon), so devx's exit looks for processes carrying its marker (util/processGroups.ts).
+   */
+  mayLeaveGroup?: boolean;
   /**
    * False: the output is only told to onStdout and onStderr, never kept for the result (a command that runs in
    * the background keeps its own bounded tail); maxBuffer then does not apply. Default true.
@@ -138,6 +143,7 @@ export const runProcess: ProcessRunner = async (file, args, opts) => {
   const cap = opts.maxBuffer ?? 64 * 1024 * 1024;
   const flags: ExitFlags = { timedOut: false, cancelled: false, reaped: false, fileCapped: false };
   const outFd = opts.stdoutFile ? openStdoutFile(opts.stdoutFile) : undefined;
+  if (opts.mayLeaveGroup) expectStrays();
   const child = spawnWithExeca(execa, file, args, opts, cap, outFd);
   releaseHeldPipes(child);
   let tail: FileTail | undefined;
