@@ -71,8 +71,13 @@ export async function snapshotPaths(root: string, paths: string[]): Promise<stri
   if (!present.length) return EMPTY_TREE;
   const index = tempIndex();
   const env = { GIT_INDEX_FILE: index };
+  // A scope around devx's own folder (`--write .`) leaves out its state there (the audit log, runs, undo): a task
+  // returns its changes, not devx's records of the run. What the scope names inside .devx (the workspace) goes in.
+  const own = present.filter((p) => p === '.devx' || p.startsWith('.devx/'));
+  const rest = present.filter((p) => !own.includes(p));
   try {
-    if (!(await git(root, ['add', '-A', '-f', '--', ...present], env)).ok) return undefined;
+    if (rest.length && !(await git(root, ['add', '-A', '-f', '--', ...rest, ':(exclude).devx'], env)).ok) return undefined;
+    if (own.length && !(await git(root, ['add', '-A', '-f', '--', ...own], env)).ok) return undefined;
     const tree = await git(root, ['write-tree'], env);
     return tree.ok ? tree.out : undefined;
   } finally {

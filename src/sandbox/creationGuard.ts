@@ -9,11 +9,11 @@ import { entryKey, gitEntriesUnder, identity, type FoundEntry } from './projectS
 import { shownBytes } from '../util/fileNames.js';
 import { anchorDir, withAnchored } from '../util/guardedPath.js';
 import { hooksPathOf } from './sandboxPaths.js';
-import { OTHER_TOOLS_CONFIG } from './otherToolsConfig.js';
+import { FIXED_CONFIG_PATHS, patternConfigAt } from './otherToolsConfig.js';
 import { assertOwnedPath, mkdirOwnedSync } from '../util/ownedFile.js';
 
 /** Names at the top that other tools load and run from once they exist. */
-const WATCHED_TOP = ['.git', ...OTHER_TOOLS_CONFIG.map((e) => e.name)];
+const WATCHED_TOP = ['.git', ...FIXED_CONFIG_PATHS];
 
 export interface CreationWatch {
   /** After the command: moves what it created or replaced into quarantine; one line per entry moved. */
@@ -25,7 +25,8 @@ export function watchCreations(root: string, dirs: string[]): CreationWatch {
   const watched = (): Map<string, FoundEntry> => {
     const m = gitEntriesUnder(dirs);
     const hooks = hooksPathOf(root);
-    for (const p of [...WATCHED_TOP.map((n) => path.join(root, n)), ...(hooks ? [hooks] : [])]) m.set(entryKey(p), { path: p, id: identity(p) });
+    for (const p of [...WATCHED_TOP.map((n) => path.join(root, n)), ...patternConfigAt(root), ...(hooks ? [hooks] : [])])
+      m.set(entryKey(p), { path: p, id: identity(p) });
     return m;
   };
   const before = watched();

@@ -3,14 +3,14 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { isInside } from './resolvePath.js';
-import { OTHER_TOOLS_CONFIG } from './otherToolsConfig.js';
+import { FIXED_CONFIG_PATHS, patternConfigAt } from './otherToolsConfig.js';
 import { READ_LIMITS, readTextOrNull } from '../util/readRegularFileSync.js';
 
 /**
  * Names at the project's top that decide what runs later: git's folder (hooks, config, commondir, an
  * fsmonitor), devx's state, and other programs' configuration (otherToolsConfig.ts).
  */
-export const PROTECTED_NAMES = ['.git', '.devx', ...OTHER_TOOLS_CONFIG.map((e) => e.name)];
+export const PROTECTED_NAMES = ['.git', '.devx', ...FIXED_CONFIG_PATHS.filter((p) => !p.includes('/'))];
 /** With claim.git (git add, commit...) .git is writable except these, which choose what git runs. */
 const GIT_EXEC_PARTS = ['config', 'config.worktree', 'commondir', 'hooks', 'info', 'modules', 'worktrees'];
 
@@ -42,6 +42,9 @@ export function protectedPaths(root: string, opts: { gitWritable: boolean }): st
     if (name === '.git' && opts.gitWritable && isDir(p)) for (const part of GIT_EXEC_PARTS) add(path.join(p, part));
     else add(p);
   }
+  // Other programs' configuration deeper than the top (`.config/mise.toml`) or named by a pattern (`mise.dev.toml`).
+  for (const rel of FIXED_CONFIG_PATHS) if (rel.includes('/')) add(path.join(root, rel));
+  for (const p of patternConfigAt(root)) add(p);
   const hooks = hooksPathOf(root);
   if (hooks) add(hooks);
   return [...out];

@@ -122,6 +122,8 @@ describe.skipIf(!BWRAP)('the sandbox holds a command to the claim (bubblewrap)',
       'echo "[{\\"command\\": \\"id\\"}]" > .zed/tasks.json',
       'echo "repos: []" > .pre-commit-config.yaml',
       'echo "yarnPath: x.cjs" > .yarnrc.yml',
+      'mkdir -p .config && echo "[hooks]" > .config/mise.toml',
+      'echo "{}" > .lintstagedrc.json',
       'echo x >> ~/.bashrc',
       'cat ~/.ssh/id_rsa',
       'cat .env',
@@ -137,7 +139,17 @@ describe.skipIf(!BWRAP)('the sandbox holds a command to the claim (bubblewrap)',
     expect(r.meta?.sandbox).toBe('bwrap:build');
     expect(fs.readFileSync(path.join(root, 'dist.txt'), 'utf8')).toBe('built\n'); // the project itself is writable
     expect(fs.readFileSync(path.join(root, '.git', 'config'), 'utf8')).toBe(gitConfig);
-    for (const p of ['.git/commondir', '.git/hooks/pre-commit', '.husky/pre-commit', '.vscode', '.mcp.json', '.pre-commit-config.yaml', '.yarnrc.yml'])
+    for (const p of [
+      '.git/commondir',
+      '.git/hooks/pre-commit',
+      '.husky/pre-commit',
+      '.vscode',
+      '.mcp.json',
+      '.pre-commit-config.yaml',
+      '.yarnrc.yml',
+      '.config/mise.toml',
+      '.lintstagedrc.json',
+    ])
       expect(fs.existsSync(path.join(root, p)), p).toBe(false);
     expect(fs.readFileSync(path.join(root, '.zed', 'tasks.json'), 'utf8')).toBe('[]\n');
     expect(fs.readFileSync(path.join(home, '.bashrc'), 'utf8')).toBe('# bashrc\n');
@@ -389,6 +401,18 @@ describe('unknown means no in yolo, with or without the sandbox', () => {
       'mise.toml',
       '.yarnrc.yml',
       '.pnpmfile.cjs',
+      '.config/mise/config.toml',
+      '.config/mise.toml',
+      'mise.dev.toml',
+      'lefthook.toml',
+      '.config/lefthook.yml',
+      '.lintstagedrc.json',
+      '.cargo/config.toml',
+      'app.code-workspace',
+      '.ZED/tasks.json',
+      'packages/web/.claude/settings.json',
+      'packages/web/.vscode/tasks.json',
+      'packages/web/.mcp.json',
     ]) {
       const d = policy.decideToolCall(tools.get('write_file')!, { path: p, content: 'x' });
       expect(d.decision, p).toBe('ask');
