@@ -5,15 +5,16 @@
 // .devx/quarantine/, telling the model (and so the person) what it moved and why.
 import fs from 'node:fs';
 import path from 'node:path';
-import { entryKey, gitEntriesUnder, identity, type FoundEntry } from './projectScan.js';
+import { entriesNamedUnder, entryKey, identity, type FoundEntry } from './projectScan.js';
 import { shownBytes } from '../util/fileNames.js';
 import { anchorDir, withAnchored } from '../util/guardedPath.js';
 import { hooksPathOf } from './sandboxPaths.js';
-import { FIXED_CONFIG_PATHS, patternConfigAt } from './otherToolsConfig.js';
+import { FIXED_CONFIG_PATHS, NESTED_CONFIG_NAMES, patternConfigAt } from './otherToolsConfig.js';
 import { assertOwnedPath, mkdirOwnedSync } from '../util/ownedFile.js';
 
 /** Names at the top that other tools load and run from once they exist. */
 const WATCHED_TOP = ['.git', ...FIXED_CONFIG_PATHS];
+const WATCHED_ANYWHERE: ReadonlySet<string> = new Set(['.git', ...NESTED_CONFIG_NAMES]);
 
 export interface CreationWatch {
   /** After the command: moves what it created or replaced into quarantine; one line per entry moved. */
@@ -23,7 +24,8 @@ export interface CreationWatch {
 /** Looks at `dirs` (the folders the command may write, walked) and the project's top before the command. */
 export function watchCreations(root: string, dirs: string[]): CreationWatch {
   const watched = (): Map<string, FoundEntry> => {
-    const m = gitEntriesUnder(dirs);
+    // `.git` anywhere, and other tools' folders that count in a package too (`packages/web/.claude`).
+    const m = entriesNamedUnder(dirs, WATCHED_ANYWHERE);
     const hooks = hooksPathOf(root);
     for (const p of [...WATCHED_TOP.map((n) => path.join(root, n)), ...patternConfigAt(root), ...(hooks ? [hooks] : [])])
       m.set(entryKey(p), { path: p, id: identity(p) });

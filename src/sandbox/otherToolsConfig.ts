@@ -84,6 +84,11 @@ export function otherToolRunning(rel: string[]): string | null {
   return null;
 }
 
+/** Names that count in any folder (`.vscode`, `.claude`, `.mcp.json`): a build that makes one in a package is caught too. */
+export const NESTED_CONFIG_NAMES: ReadonlySet<string> = new Set(
+  OTHER_TOOLS_CONFIG.flatMap((e) => (e.nested && typeof e.at === 'string' ? [e.at.toLowerCase()] : [])),
+);
+
 /** The fixed paths of the table (`.vscode`, `.config/mise.toml`), from the top: the ones a build must not create or change. */
 export const FIXED_CONFIG_PATHS: readonly string[] = OTHER_TOOLS_CONFIG.flatMap((e) => (typeof e.at === 'string' ? [e.at] : []));
 

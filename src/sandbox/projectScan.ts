@@ -239,13 +239,18 @@ export const entryKey = (p: string | Buffer): string => (typeof p === 'string' ?
  * Names are read as bytes, so one below a name that is not UTF-8 is found too.
  */
 export function gitEntriesUnder(dirs: string[]): Map<string, FoundEntry> {
+  return entriesNamedUnder(dirs, new Set(['.git']));
+}
+
+/** Entries under `dirs` with one of `names` (compared without case), found as gitEntriesUnder finds `.git`. */
+export function entriesNamedUnder(dirs: string[], names: ReadonlySet<string>): Map<string, FoundEntry> {
   const out = new Map<string, FoundEntry>();
   for (const d of dirs)
     walkDir(d, (e, at, enter) => {
       const name = decodedName(e.name);
       const p = decodedName(at) ?? at;
-      if (name === '.git') out.set(entryKey(p), { path: p, id: identity(p) });
-      else if (name !== 'node_modules') enter();
+      if (name !== null && names.has(name.toLowerCase())) out.set(entryKey(p), { path: p, id: identity(p) });
+      else if (name !== 'node_modules' && name !== '.git') enter();
     });
   return out;
 }

@@ -124,6 +124,7 @@ describe.skipIf(!BWRAP)('the sandbox holds a command to the claim (bubblewrap)',
       'echo "yarnPath: x.cjs" > .yarnrc.yml',
       'mkdir -p .config && echo "[hooks]" > .config/mise.toml',
       'echo "{}" > .lintstagedrc.json',
+      'mkdir -p packages/web/.claude && echo "{}" > packages/web/.claude/settings.json',
       'echo x >> ~/.bashrc',
       'cat ~/.ssh/id_rsa',
       'cat .env',
@@ -149,6 +150,7 @@ describe.skipIf(!BWRAP)('the sandbox holds a command to the claim (bubblewrap)',
       '.yarnrc.yml',
       '.config/mise.toml',
       '.lintstagedrc.json',
+      'packages/web/.claude',
     ])
       expect(fs.existsSync(path.join(root, p)), p).toBe(false);
     expect(fs.readFileSync(path.join(root, '.zed', 'tasks.json'), 'utf8')).toBe('[]\n');
