@@ -53,7 +53,8 @@ const GENERIC = /:(all-allowed|paths)$/;
  * LD_PRELOAD change what a program does beyond its model); any other command ask but a modelled write is a person's.
  */
 const LIFTS: [RegExp, Lift][] = [
-  [/^(path:(outside-root-read|exec-config|hardlink)|mcp:outside-project|sandbox:|web:|hook:)/, 'person'],
+  // An MCP server the user did not mark trusted runs outside the sandbox with effects devx cannot know: a person's yes.
+  [/^(path:(outside-root-read|exec-config|hardlink)|mcp:(outside-project|untrusted)|sandbox:|web:|hook:)/, 'person'],
   [/^command:(test-runner|package-manager|package-install|git-change|env-prefix)/, 'mode-in-sandbox'],
   [/^command:(write:|redirect-write)/, 'mode'],
   [/^command:/, 'person'],

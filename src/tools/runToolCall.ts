@@ -9,7 +9,7 @@ import type { Location, PlannedChange, Tool } from './types.js';
 import { ToolError, argsPreview, describeCall, narrowContext } from './types.js';
 import { PathError } from '../sandbox/resolvePath.js';
 import { SandboxStartError } from '../sandbox/bwrap.js';
-import { ASK, type PolicyDecision } from '../policy/types.js';
+import { ASK, unapprovable, type PolicyDecision } from '../policy/types.js';
 import { authorize, type Authorization, type HookVerdict } from '../policy/authorize.js';
 import { limitOutput, spillOutput } from './limitOutput.js';
 import { maskCommandOutput } from './maskUrlCredentials.js';
@@ -290,7 +290,7 @@ function refused(st: CallState): ToolCallOutcome {
       : a.by === 'person'
         ? `the user declined this ${name} call (${d.reason}). Do not retry it; ask the user what to do instead.`
         : a.by === 'nobody'
-          ? `not run: ${name} needs approval (${d.reason}) and this run has nobody to ask (the user can rerun with --yes). Do not retry it; finish without it or explain what should be run.`
+          ? `not run: ${name} needs approval (${d.reason}) and this run has nobody to ask (${unapprovable(d) ? 'only a person can approve it: the user would run it in an interactive session' : 'the user can rerun with --yes'}). Do not retry it; finish without it or explain what should be run.`
           : `denied by policy (${d.rule}): ${d.reason}. Do not retry this call; choose another approach or ask the user.`;
   // A hook's block is no policy decision: the outcome keeps none, as before the stages.
   return st.done({ status: 'error', ...(a.by === 'hook' ? {} : { decision: d }), ...(st.answer ? { answer: st.answer } : {}), content });

@@ -32,7 +32,7 @@ async function runCalls(cwd: string, env: NodeJS.ProcessEnv, calls: string, opts
 }
 
 describe('MCP tools under the policy', () => {
-  it('untrusted: asks, so a headless run refuses; a deny rule holds in every approval mode and hides the tool', async () => {
+  it('untrusted: asks, so a headless run and yolo refuse; a deny rule holds in every approval mode and hides the tool', async () => {
     const env = homeWith({ mcpServers: { everything: everything({ trust: true }), plain: everything() }, permissions: { deny: ['mcp__everything__echo'] } });
     const project = makeProject({});
     for (const approval of ['default', 'yolo', 'auto-edit'] as const) {
@@ -43,7 +43,10 @@ describe('MCP tools under the policy', () => {
       expect(offered).not.toContain('### mcp__everything__echo');
       expect(offered).toContain('### mcp__everything__get_sum');
       expect(results).toContain('denied by policy (settings:user:deny:mcp__everything__echo)');
-      if (approval === 'yolo') expect(results).toContain('Echo: y');
+      // A server the user did not mark trusted has effects devx cannot know: yolo refuses its tools, as unknown programs.
+      expect(results).not.toContain('Echo: y');
+      if (approval === 'yolo')
+        expect(results).toMatch(/denied by policy \(mcp:untrusted:plain\): mcp__plain__echo is a tool of the MCP server plain, which is not trusted/);
       else expect(results).toMatch(/not run: mcp__plain__echo needs approval \(mcp__plain__echo is a tool of the MCP server plain, which is not trusted\)/);
     }
   }, 60_000);
