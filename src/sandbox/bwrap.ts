@@ -342,6 +342,9 @@ export function sandboxArgs(spec: SandboxRun, cwd: string, placeholders: string[
   // What decides what runs later stays read-only in every profile; with claim.git, .git's own parts that do.
   // Nested repositories and submodules: their git directories (and a `.git` file's target) read-only.
   for (const p of readOnly) bindInProject(args, fds, '--ro-bind', r, p);
+  // Editors' and agents' folders in packages too (a new one is moved to quarantine by the creation guard). Not
+  // pinned: a build that moves a package aside and makes the folder anew has made it, which the guard sees.
+  for (const p of scan.nestedConfig.slice(0, MAX_NESTED_HELD)) bindInProject(args, fds, '--ro-bind', r, p);
   // A configuration that names a program no neutral value switches off is replaced by a copy without it.
   for (const [file, copy] of sanitizedConfigs(r, scan.gitEntries, temps)) args.push('--ro-bind', copy, file);
   for (const p of claim.scopeBinds ?? []) bindInProject(args, fds, '--bind', r, p);
@@ -379,6 +382,9 @@ function bindInProject(args: string[], fds: number[], flag: '--bind' | '--ro-bin
   args.push(flag === '--bind' ? '--bind-fd' : '--ro-bind-fd', String(3 + fds.length), real);
   fds.push(fd);
 }
+
+/** The most editors' and agents' folders below the top a sandbox holds read-only (each is a descriptor too). */
+const MAX_NESTED_HELD = 200;
 
 /** The most folders a build's sandbox makes mount points of (each is a descriptor handed to bwrap). */
 const MAX_PINNED = 400;

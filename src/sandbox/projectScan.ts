@@ -12,6 +12,7 @@ import path from 'node:path';
 import crypto from 'node:crypto';
 import { decodedName, shownBytes } from '../util/fileNames.js';
 import { walkDir } from '../util/guardedPath.js';
+import { NESTED_CONFIG_NAMES } from './otherToolsConfig.js';
 
 export interface ProjectScan {
   /** Every entry named `.git` (folder or file), absolute; git's own folders are not walked into. */
@@ -26,6 +27,11 @@ export interface ProjectScan {
    * name that is not UTF-8, or a `.git` file whose `gitdir:` is not UTF-8 (shown with \xNN for such bytes).
    */
   unmaskable: string[];
+  /**
+   * Editors' and agents' configuration below the top (`packages/web/.vscode`, `apps/api/.claude`), outside
+   * node_modules, absolute: a build holds them read-only, as it holds the top's.
+   */
+  nestedConfig: string[];
   /** The walk stopped at its limit: what it did not reach is not known. */
   partial: boolean;
 }
@@ -77,7 +83,7 @@ export function forgetScan(root: string): void {
 }
 
 function walkProject(root: string, links: boolean, stores: string[]): ProjectScan {
-  const out: ProjectScan = { gitEntries: [], multiLinked: [], unmaskable: [], partial: false };
+  const out: ProjectScan = { gitEntries: [], multiLinked: [], unmaskable: [], nestedConfig: [], partial: false };
   const linked: LinkedFile[] = [];
   let seen = 0;
   // Folders are entered from their parent's descriptor, never through a link (a build may swap one meanwhile).
@@ -98,7 +104,10 @@ function walkProject(root: string, links: boolean, stores: string[]): ProjectSca
     if (name === '.git') {
       out.gitEntries.push(p);
       if (e.isFile() && !gitdirDecodes(p)) out.unmaskable.push(p);
-    } else if (e.isDirectory()) enter();
+      return;
+    }
+    if (links && isNestedConfig(root, p, name)) out.nestedConfig.push(p);
+    if (e.isDirectory()) enter();
     else if (links && e.isFile()) {
       const f = multiLinked(p, stores);
       if (f) linked.push(f);
@@ -106,6 +115,12 @@ function walkProject(root: string, links: boolean, stores: string[]): ProjectSca
   });
   out.multiLinked = outsideLinks(linked, out.partial);
   return out;
+}
+
+/** An editor's or agent's configuration in a folder below the top, not in an installed package. */
+function isNestedConfig(root: string, p: string, name: string | null): boolean {
+  if (name === null || !NESTED_CONFIG_NAMES.has(name.toLowerCase())) return false;
+  return path.dirname(p) !== root && !p.slice(root.length).split(path.sep).includes('node_modules');
 }
 
 interface LinkedFile {

@@ -111,6 +111,12 @@ describe.skipIf(!BWRAP)('the sandbox holds a command to the claim (bubblewrap)',
     execFileSync('git', ['config', 'core.hooksPath', '.husky'], { cwd: root });
     fs.mkdirSync(path.join(root, '.zed'));
     fs.writeFileSync(path.join(root, '.zed', 'tasks.json'), '[]\n');
+    // Existing ones in a package, and one in an installed package (not held: npm replaces those folders).
+    fs.mkdirSync(path.join(root, 'apps', 'api', '.vscode'), { recursive: true });
+    fs.writeFileSync(path.join(root, 'apps', 'api', '.vscode', 'tasks.json'), '{}\n');
+    fs.writeFileSync(path.join(root, 'apps', 'api', '.mcp.json'), '{}\n');
+    fs.mkdirSync(path.join(root, 'node_modules', 'dep', '.vscode'), { recursive: true });
+    fs.writeFileSync(path.join(root, 'node_modules', 'dep', '.vscode', 'settings.json'), '{}\n');
     const gitConfig = fs.readFileSync(path.join(root, '.git', 'config'), 'utf8');
     const evil = [
       'echo "gitdir" > .git/commondir',
@@ -125,6 +131,9 @@ describe.skipIf(!BWRAP)('the sandbox holds a command to the claim (bubblewrap)',
       'mkdir -p .config && echo "[hooks]" > .config/mise.toml',
       'echo "{}" > .lintstagedrc.json',
       'mkdir -p packages/web/.claude && echo "{}" > packages/web/.claude/settings.json',
+      'echo "{\\"tasks\\": 1}" > apps/api/.vscode/tasks.json',
+      'echo "{\\"mcpServers\\": 1}" > apps/api/.mcp.json',
+      'rm -rf node_modules/dep',
       'echo x >> ~/.bashrc',
       'cat ~/.ssh/id_rsa',
       'cat .env',
@@ -154,6 +163,9 @@ describe.skipIf(!BWRAP)('the sandbox holds a command to the claim (bubblewrap)',
     ])
       expect(fs.existsSync(path.join(root, p)), p).toBe(false);
     expect(fs.readFileSync(path.join(root, '.zed', 'tasks.json'), 'utf8')).toBe('[]\n');
+    expect(fs.readFileSync(path.join(root, 'apps', 'api', '.vscode', 'tasks.json'), 'utf8')).toBe('{}\n');
+    expect(fs.readFileSync(path.join(root, 'apps', 'api', '.mcp.json'), 'utf8')).toBe('{}\n');
+    expect(fs.existsSync(path.join(root, 'node_modules', 'dep'))).toBe(false);
     expect(fs.readFileSync(path.join(home, '.bashrc'), 'utf8')).toBe('# bashrc\n');
     // (npm echoes the script, which names CANARY_API: only the values count.)
     expect(r.content).not.toMatch(/CANARY-(ENV|SSH|OUT|PROC)/);
