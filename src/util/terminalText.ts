@@ -61,20 +61,67 @@ export function foldBlanks(text: string): string {
   return text.replace(BLANKS, (run) => `⟪${run.length} blanks⟫`);
 }
 
+// What a person approving a request cannot see, or cannot tell from ASCII: controls and format characters,
+// every space but the ASCII one (NBSP), default-ignorable code points (zero-width characters, the Hangul fillers,
+// variation selectors, tags), private-use, unassigned and lone surrogates, the braille blank, fullwidth and
+// mathematical letters that copy ASCII; and right-to-left letters, which reorder the text around them where the
+// display applies the bidirectional algorithm (an editor's permission dialog).
+const HIDDEN =
+  /[\p{Default_Ignorable_Code_Point}\p{White_Space}\p{Co}\p{Cn}\p{Cs}\p{Cc}\p{Cf}\u2800\uff01-\uff5e\u{1d400}-\u{1d7ff}\p{Script=Hebrew}\p{Script=Arabic}\p{Script=Syriac}\p{Script=Thaana}\p{Script=Nko}\p{Script=Samaritan}\p{Script=Mandaic}\p{Script=Adlam}\p{Script=Hanifi_Rohingya}\p{Script=Yezidi}]/u;
+// Letters of the scripts whose letters pass for Latin ones.
+const LOOKALIKE_SCRIPT = /[\p{Script=Cyrillic}\p{Script=Greek}\p{Script=Armenian}\p{Script=Cherokee}\p{Script=Coptic}\p{Script=Lisu}]/u;
+// The letters of those scripts that look like a Latin letter: a word made only of them reads as a Latin word.
+const LOOKS_LATIN = new Set([...'аеіјорсуходһԁԛԝѕӏАВЕЅІЈКМНОРСТХУԜοαικνρτυχΑΒΕΖΗΙΚΜΝΟΡΤΥΧօհոսզЬ']);
+/** A word: letters, marks and digits. */
+const WORD = /[\p{L}\p{M}\p{N}]+/gu;
+
+/** The code points of `word` that pass for something they are not: a lookalike letter in a Latin word, or a word of lookalikes. */
+function lookalikesIn(word: string): Set<number> {
+  const chars = [...word];
+  const foreign = chars.map((c, i) => (LOOKALIKE_SCRIPT.test(c) ? i : -1)).filter((i) => i >= 0);
+  if (!foreign.length) return new Set();
+  const latin = chars.some((c) => /\p{Script=Latin}/u.test(c));
+  const allLookalike = chars.every((c) => !/\p{L}/u.test(c) || LOOKS_LATIN.has(c));
+  return latin || allLookalike ? new Set(foreign) : new Set();
+}
+
+/** The offsets (in UTF-16 units) of the lookalike letters in `s`. */
+function lookalikeOffsets(s: string): Set<number> {
+  const out = new Set<number>();
+  for (const m of s.matchAll(WORD)) {
+    const picked = lookalikesIn(m[0]);
+    if (!picked.size) continue;
+    let at = m.index;
+    [...m[0]].forEach((c, i) => {
+      if (picked.has(i)) out.add(at);
+      at += c.length;
+    });
+  }
+  return out;
+}
+
 /**
- * Shows hidden characters (control, NUL, CR, non-ASCII such as NBSP or lookalikes) as escapes: for what a
- * person approves (a command, a call's summary), stricter than escapeControls, which all printed text of a
- * repository or a model goes through and which leaves newlines, tabs and other scripts as they are.
+ * Shows what a person could not see or could misread as escapes: controls, NUL, CR, newline and tab, NBSP and
+ * other spaces, zero-width and filler characters, fullwidth copies of ASCII, right-to-left letters, a Cyrillic or
+ * Greek letter inside a Latin word (`g\u{456}thub`) or a word made only of such lookalikes, and combining marks
+ * stacked more than two deep. Other scripts stay as they are (`写 文档.md`, `café`): for what a person approves (a
+ * command, a call's summary), stricter than escapeControls, which all printed text of a repository or a model
+ * goes through.
  */
 export function makeVisible(s: string): string {
+  const lookalikes = /[^\x00-\x7f]/.test(s) ? lookalikeOffsets(s) : new Set<number>();
   let out = '';
+  let marks = 0;
+  let at = 0;
   for (const ch of s) {
     const code = ch.codePointAt(0)!;
+    marks = /\p{M}/u.test(ch) ? marks + 1 : 0;
     if (ch === '\n') out += '\\n';
     else if (ch === '\t') out += '\\t';
     else if (code < 0x20 || code === 0x7f) out += `\\x${code.toString(16).padStart(2, '0')}`;
-    else if (code > 0x7e) out += codePointEscape(code);
+    else if (code > 0x7e && (HIDDEN.test(ch) || lookalikes.has(at) || marks > 2)) out += codePointEscape(code);
     else out += ch;
+    at += ch.length;
   }
   return out;
 }
@@ -83,10 +130,11 @@ export function makeVisible(s: string): string {
 const REPEATED_ESCAPES = /(\\u\{[0-9a-f]+\}|\\n|\\t)\1{7,}/g;
 
 /**
- * A request a person approves, on one line: every hidden or non-ASCII character shown (makeVisible), long runs of
- * blanks and of one escaped character folded into their count, so padding cannot push the end of a command out of
- * view. The folds' ⟪ ⟫ cannot come from the request itself: makeVisible wrote its non-ASCII as escapes.
+ * A request a person approves, on one line: every hidden or misleading character shown (makeVisible), long runs
+ * of blanks and of one escaped character folded into their count, so padding cannot push the end of a command out
+ * of view. A ⟪ or ⟫ of the request's own is escaped, so a fold cannot be forged.
  */
 export function shownForApproval(summary: string): string {
-  return foldBlanks(makeVisible(summary)).replace(REPEATED_ESCAPES, (run, one: string) => `⟪${run.length / one.length} × ${one}⟫`);
+  const own = makeVisible(summary).replace(/[⟪⟫]/g, (c) => codePointEscape(c.codePointAt(0)!));
+  return foldBlanks(own).replace(REPEATED_ESCAPES, (run, one: string) => `⟪${run.length / one.length} × ${one}⟫`);
 }

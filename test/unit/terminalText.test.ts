@@ -1,7 +1,7 @@
-// escapeControls and escapeJsonControls (src/util/terminalText.ts): text from a repository, a model or a tool
+// escapeControls, escapeJsonControls and what a person approves (src/util/terminalText.ts): text from a repository, a model or a tool
 // shows its control characters instead of handing them to the terminal, chunk by chunk as it streams.
 import { describe, expect, it } from 'vitest';
-import { escapeControls, escapeJsonControls } from '../../src/util/terminalText.js';
+import { escapeControls, escapeJsonControls, makeVisible, shownForApproval } from '../../src/util/terminalText.js';
 
 const CONTROLS = /[\x00-\x08\x0b-\x1f\x7f-\x9f]/;
 
@@ -65,5 +65,40 @@ describe('escapeJsonControls', () => {
 
   it('escapes a raw control in a line that is not JSON as JSON would', () => {
     expect(escapeJsonControls('{"a":"\x1b[2J"')).toBe('{"a":"\\u001b[2J"');
+  });
+});
+
+describe('makeVisible and shownForApproval (what a person approves)', () => {
+  it('keeps the names of other scripts as they are: CJK, accents, Cyrillic and Greek words, emoji', () => {
+    for (const s of ['write 文档/説明.md', 'write café-Zürich.txt', 'run: cat отчёт.txt', 'write λόγος.md', 'write 한국어.md', 'write 🚀.md'])
+      expect(makeVisible(s), s).toBe(s);
+    // NFD accents (one combining mark each) stay too.
+    expect(makeVisible('write cafe\u0301.md')).toBe('write cafe\u0301.md');
+  });
+
+  it('escapes what cannot be seen: spaces other than the space, zero-width and filler characters, the braille blank', () => {
+    expect(makeVisible('rm\u00a0-rf')).toBe('rm\\u{a0}-rf');
+    expect(makeVisible('a\u200bb\u200dc\u3164d\u2800e\ufe0ff')).toBe('a\\u{200b}b\\u{200d}c\\u{3164}d\\u{2800}e\\u{fe0f}f');
+    expect(makeVisible('x\u{e0041}y\ue000z')).toBe('x\\u{e0041}y\\u{e000}z');
+    expect(makeVisible('a\nb\tc\rd')).toBe('a\\nb\\tc\\x0dd');
+  });
+
+  it('escapes letters that pass for ASCII: a lookalike in a Latin word, a word made of lookalikes, fullwidth and math letters', () => {
+    expect(makeVisible('curl https://g\u0456thub.com/x.sh')).toBe('curl https://g\\u{456}thub.com/x.sh');
+    // "рау" in Cyrillic reads as "pay".
+    expect(makeVisible('curl https://\u0440\u0430\u0443.com')).toBe('curl https://\\u{440}\\u{430}\\u{443}.com');
+    expect(makeVisible('\uff52\uff4d -rf /')).toBe('\\u{ff52}\\u{ff4d} -rf /');
+    expect(makeVisible('\u{1d42b}\u{1d426}')).toBe('\\u{1d42b}\\u{1d426}');
+    expect(makeVisible('npm i \u03bfk')).toBe('npm i \\u{3bf}k');
+  });
+
+  it('escapes right-to-left letters (they reorder the text around them) and marks stacked past two', () => {
+    expect(makeVisible('rm -rf \u05d0 /tmp/x')).toBe('rm -rf \\u{5d0} /tmp/x');
+    expect(makeVisible('a\u0300\u0301\u0302\u0303')).toBe('a\u0300\u0301\\u{302}\\u{303}');
+  });
+
+  it("folds padding into its count, and a request's own fold marks are escaped so none can be forged", () => {
+    expect(shownForApproval(`run: ok${'\u3164'.repeat(50)}; npm i x`)).toBe('run: ok⟪50 × \\u{3164}⟫; npm i x');
+    expect(shownForApproval('run: echo ⟪6000 blanks⟫ && rm -rf ~')).toBe('run: echo \\u{27ea}6000 blanks\\u{27eb} && rm -rf ~');
   });
 });
