@@ -4,7 +4,7 @@
 import { findProvider } from '../providers/registry.js';
 import * as acp from '@agentclientprotocol/sdk';
 import type { AgentEvent } from '../core/loop.js';
-import { PersonaError } from '../runtime/agentRun.js';
+import { PersonaError, type SubAgentSource } from '../runtime/agentRun.js';
 import { endSession, handoffFor, type Started } from '../runtime/startSession.js';
 import type { ApprovalRequest, PersonAnswer } from '../tools/runToolCall.js';
 import { createProseStream, type ProseStream } from './proseStream.js';
@@ -162,6 +162,12 @@ export class AcpSession {
     }
   };
 
+  /** A sub-agent's calls (the agent tool's, spawn_gemini's) are shown as tool calls too, titled with the agent. */
+  private readonly onSubEvent = (e: AgentEvent, from: SubAgentSource): void => {
+    if (e.type === 'tool_start') this.send(this.tracker.start(e.tool, e.args, 'pending', from));
+    else if (e.type === 'tool_end') this.send(this.tracker.end(e.outcome, from));
+  };
+
   /** `session/prompt`: runs one turn; a `session/cancel` (or the request's own cancel) stops it. */
   async prompt(blocks: acp.ContentBlock[], signal: AbortSignal): Promise<acp.PromptResponse> {
     if (this.running) throw acp.RequestError.invalidRequest({ sessionId: this.id }, 'a turn is already running in this session; cancel it first');
@@ -170,6 +176,7 @@ export class AcpSession {
     const onAbort = () => controller.abort();
     signal.addEventListener('abort', onAbort);
     const unsubscribe = this.run.subscribe(this.onEvent);
+    const unsubscribeSub = this.run.subscribeSubAgents(this.onSubEvent);
     this.prose.newTurn();
     let status;
     let error: { kind: string; message: string } | undefined;
@@ -197,6 +204,7 @@ export class AcpSession {
       }
     } finally {
       unsubscribe();
+      unsubscribeSub();
       signal.removeEventListener('abort', onAbort);
       this.running = null;
     }

@@ -8,6 +8,7 @@ import { describeCall, type PlannedChange, type Tool } from '../tools/types.js';
 import type { ApprovalRequest, ToolCallOutcome } from '../tools/runToolCall.js';
 import { readTextOrNull } from '../util/readRegularFileSync.js';
 import { shownForApproval } from '../util/terminalText.js';
+import type { SubAgentSource } from '../runtime/agentRun.js';
 
 /** Diffs of files larger than this are not sent (the edit is still reported). */
 const MAX_DIFF_BYTES = 1_000_000;
@@ -28,6 +29,10 @@ export function acpKind(tool: Pick<Tool, 'name' | 'kind'> | undefined): acp.Tool
 interface OpenCall {
   id: string;
   tool: string;
+  /** The sub-agent whose call it is (the agent tool's agent name, or a spawn_gemini key); absent for the session's. */
+  by?: string;
+  /** The title's `[agent helper] ` for a sub-agent's call. */
+  label: string;
   /** Files a write tool without a plan writes, with their text before it ran (null: absent or too large). */
   before: Map<string, string | null>;
 }
@@ -63,18 +68,22 @@ export class ToolCallTracker {
     }
   }
 
-  /** The `tool_call` update announcing a call the loop is about to run. */
-  start(name: string, args: Record<string, unknown>, status: acp.ToolCallStatus = 'pending'): acp.SessionUpdate {
+  /**
+   * The `tool_call` update announcing a call the loop is about to run; a sub-agent's (`from`) is titled with the
+   * agent it comes from, `[agent helper] read a.txt`.
+   */
+  start(name: string, args: Record<string, unknown>, status: acp.ToolCallStatus = 'pending', from?: SubAgentSource): acp.SessionUpdate {
     const tool = this.tools().get(name);
     const id = `${this.prefix}_${++this.n}`;
     const locations = this.locationsOf(tool, args);
     const before = new Map<string, string | null>();
     if (tool?.kind === 'write' && !tool.plan) for (const l of locations) if (l.intent === 'write') before.set(l.path, readText(l.path));
-    this.open.push({ id, tool: name, before });
+    const label = from ? `[${from.tool === 'agent' ? 'agent' : 'spawn_gemini'}${from.name ? ` ${shownForApproval(from.name)}` : ''}] ` : '';
+    this.open.push({ id, tool: name, before, by: from && keyOf(from), label });
     return {
       sessionUpdate: 'tool_call',
       toolCallId: id,
-      title: describeCall(tool, name, args),
+      title: label + describeCall(tool, name, args),
       kind: acpKind(tool),
       status,
       locations: locations.map((l) => ({ path: l.path })),
@@ -84,10 +93,10 @@ export class ToolCallTracker {
 
   /** The call a permission request is about (the oldest open call of that tool), announcing it if the loop did not. */
   forPermission(req: ApprovalRequest): { id: string; announce?: acp.SessionUpdate; toolCall: acp.ToolCallUpdate } {
-    let call = this.open.find((c) => c.tool === req.tool);
+    let call = this.open.find((c) => c.tool === req.tool && c.by === req.by);
     let announce: acp.SessionUpdate | undefined;
     if (!call) {
-      announce = this.start(req.tool, req.args);
+      announce = this.start(req.tool, req.args, 'pending', req.by === undefined ? undefined : { tool: 'agent', name: req.by });
       call = this.open.pop()!;
       this.detached.push(call.id);
     }
@@ -117,9 +126,15 @@ export class ToolCallTracker {
     return req.preview ? [{ type: 'content', content: { type: 'text', text: req.preview } }] : [];
   }
 
-  /** At the end of a turn: the sub-agents' approved calls are done (their results went to the sub-agent). */
+  /**
+   * At the end of a turn: the sub-agents' calls announced for a permission request only are done (their results
+   * went to the sub-agent); one a sub-agent started and never ended (it was stopped) did not finish.
+   */
   closeDetached(): acp.SessionUpdate[] {
-    return this.detached.splice(0).map((id) => ({ sessionUpdate: 'tool_call_update', toolCallId: id, status: 'completed' }));
+    const done = this.detached.splice(0).map((id): acp.SessionUpdate => ({ sessionUpdate: 'tool_call_update', toolCallId: id, status: 'completed' }));
+    const cut = this.open.filter((c) => c.by !== undefined);
+    this.open.splice(0, this.open.length, ...this.open.filter((c) => c.by === undefined));
+    return [...done, ...cut.map((c): acp.SessionUpdate => ({ sessionUpdate: 'tool_call_update', toolCallId: c.id, status: 'failed' }))];
   }
 
   /** A rejected call of a sub-agent: it will not run. */
@@ -139,9 +154,10 @@ export class ToolCallTracker {
     return { sessionUpdate: 'tool_call_update', toolCallId: id, status: 'in_progress' };
   }
 
-  /** The update for a finished call: completed or failed, with the diffs it made or its result. */
-  end(outcome: ToolCallOutcome): acp.SessionUpdate {
-    const i = this.open.findIndex((c) => c.tool === outcome.tool);
+  /** The update for a finished call (a sub-agent's: `from`): completed or failed, with the diffs it made or its result. */
+  end(outcome: ToolCallOutcome, from?: SubAgentSource): acp.SessionUpdate {
+    const by = from && keyOf(from);
+    const i = this.open.findIndex((c) => c.tool === outcome.tool && c.by === by);
     const call = i === -1 ? undefined : this.open.splice(i, 1)[0];
     const id = call?.id ?? `${this.prefix}_${++this.n}`;
     const content: acp.ToolCallContent[] = [];
@@ -158,6 +174,12 @@ export class ToolCallTracker {
       const text = outcome.content.length > MAX_RESULT_CHARS ? `${outcome.content.slice(0, MAX_RESULT_CHARS)}\n…` : outcome.content;
       content.push({ type: 'content', content: { type: 'text', text } });
     }
-    return { sessionUpdate: 'tool_call_update', toolCallId: id, status: outcome.status === 'ok' ? 'completed' : 'failed', title: outcome.summary, content };
+    const title = (call?.label ?? '') + outcome.summary;
+    return { sessionUpdate: 'tool_call_update', toolCallId: id, status: outcome.status === 'ok' ? 'completed' : 'failed', title, content };
   }
+}
+
+/** The key a sub-agent's calls are matched by: the agent tool's agent name (what its permission requests carry as `by`). */
+function keyOf(from: SubAgentSource): string {
+  return from.tool === 'agent' ? (from.name ?? '') : `\0spawn_gemini:${from.name ?? ''}`;
 }

@@ -24,6 +24,12 @@ import { compactHistory, compactionDue, oversizedInput, type CompactResult } fro
 import { UsageMeter } from '../core/usageMeter.js';
 
 export type Listener = (e: AgentEvent) => void;
+/** Which sub-agent an event is from: the agent tool's named agent, or a spawn_gemini sub-session (its agent, if any). */
+export interface SubAgentSource {
+  tool: 'agent' | 'spawn_gemini';
+  name?: string;
+}
+export type SubListener = (e: AgentEvent, from: SubAgentSource) => void;
 
 export interface AgentRunOptions extends Omit<AgentOptions, 'spawn' | 'runAgent' | 'projectHistory'> {
   /**
@@ -48,7 +54,7 @@ export { PersonaError };
 export class AgentRun {
   readonly agent: Agent;
   private readonly listeners = new Set<Listener>();
-  private readonly subListeners = new Set<Listener>();
+  private readonly subListeners = new Set<SubListener>();
   private base: LoopDeps;
   private deps: LoopDeps;
   private personaName?: string;
@@ -178,8 +184,8 @@ export class AgentRun {
     return () => this.listeners.delete(listener);
   }
 
-  /** Events of spawn_gemini sub-agents (the REPL shows their progress through `subtask` events instead). */
-  subscribeSubAgents(listener: Listener): () => void {
+  /** Events of sub-agents, spawn_gemini's and the agent tool's (the REPL shows their progress through `subtask` events instead). */
+  subscribeSubAgents(listener: SubListener): () => void {
     this.subListeners.add(listener);
     return () => this.subListeners.delete(listener);
   }
@@ -403,7 +409,8 @@ export class AgentRun {
       const backend = sub.backend;
       sub = { ...sub, backend: { complete: (req, onEvent) => backend.complete({ ...req, account }, onEvent) } };
     }
-    const r = await runTurn(sub, [], query, { signal, emit: (e) => this.subListeners.forEach((l) => l(e)) });
+    const from: SubAgentSource = { tool: 'spawn_gemini', name: agentName };
+    const r = await runTurn(sub, [], query, { signal, emit: (e) => this.subListeners.forEach((l) => l(e, from)) });
     const hooks = this.agent.hooks;
     if (hooks?.has('SubagentStop'))
       await hooks.run(
@@ -437,7 +444,8 @@ export class AgentRun {
       if (err instanceof PersonaError || err instanceof AgentConfigError) return { answer: err.message, status: 'error' };
       throw err;
     }
-    const r = await runTurn(sub, [], input, { signal, emit: (e) => this.subListeners.forEach((l) => l(e)) });
+    const from: SubAgentSource = { tool: 'agent', name };
+    const r = await runTurn(sub, [], input, { signal, emit: (e) => this.subListeners.forEach((l) => l(e, from)) });
     return { answer: r.answer ?? r.error?.message ?? '(no answer)', status: r.status };
   }
 }

@@ -140,6 +140,32 @@ describe('ACP sessions, in-process', () => {
     expect(fs.readFileSync(path.join(project, 'src', 'evil.js'), 'utf8')).toBe('sub');
   });
 
+  it("a sub-agent's calls are the editor's tool calls too, titled with the agent, each ended with its outcome", async () => {
+    const project = makeProject({
+      'README.md': 'hello\n',
+      '.devx/agents/boss.md': '---\nname: boss\ndescription: boss\ntools: [read_file, agent:helper]\n---\nYou are boss.\n',
+      '.devx/agents/helper.md': '---\nname: helper\ndescription: helper\ntools: [read_file, write_file]\n---\nYou are helper.\n',
+    });
+    const e = await startEditor([
+      'TOOL_CALL: agent | name=helper | input=look',
+      'TOOL_CALL: read_file | path=README.md',
+      'TOOL_CALL: write_file | path=notes.txt | content=n',
+      'sub done',
+      'main done',
+    ]);
+    const { sessionId } = await e.newSession(project);
+    await e.agent.request(acp.methods.agent.session.setMode, { sessionId, modeId: 'boss' });
+    e.answer.optionId = 'allow_once';
+    await e.prompt(sessionId, 'go');
+    const calls = toolCalls(e);
+    expect(calls.map((c) => c.title)).toEqual([expect.stringMatching(/^agent/), '[agent helper] read README.md', '[agent helper] write notes.txt (1 lines)']);
+    // The write's permission request is about the call the editor was shown, not a second one.
+    expect(e.permissions.map((p) => p.toolCall.toolCallId)).toEqual([calls[2].toolCallId]);
+    for (const c of calls) expect(toolUpdates(e, c.toolCallId).at(-1)?.status, c.title).toBe('completed');
+    expect(toolUpdates(e, calls[1].toolCallId).at(-1)?.title).toMatch(/^\[agent helper\] /);
+    expect(fs.readFileSync(path.join(project, 'notes.txt'), 'utf8')).toBe('n');
+  });
+
   it('a rejected write does not change the file, and the model is told', async () => {
     const project = makeProject({ 'notes.txt': 'keep me\n' });
     const e = await startEditor(['TOOL_CALL: write_file | path=notes.txt | content=gone', 'Understood, left it alone.']);
