@@ -62,7 +62,9 @@ export async function hasCommit(root: string, rev: string): Promise<boolean> {
 }
 
 /** A tree holding only the paths (as they are on disk now, ignored files too); undefined outside git. */
-export async function snapshotPaths(root: string, paths: string[]): Promise<string | undefined> {
+export async function snapshotPaths(root: string, scope: string[]): Promise<string | undefined> {
+  // `docs/` as `docs`: a pathspec with a slash at its end matched nothing with a fresh index (the task's changes were lost).
+  const paths = scope.map((p) => path.posix.normalize(p).replace(/\/+$/, '') || '.');
   // An empty folder holds nothing git would record: no git process for a scope with no files (most tasks' before).
   const present = paths.filter((p) => {
     const st = fs.statSync(path.join(root, p), { throwIfNoEntry: false });
@@ -85,17 +87,24 @@ export async function snapshotPaths(root: string, paths: string[]): Promise<stri
   }
 }
 
-/** The change between two snapshots as a binary-safe patch ('' for none, or one too large to store). */
+/**
+ * The change between two snapshots as a binary-safe patch ('' for none, or one too large to store). Plumbing with
+ * its prefixes given: the porcelain's settings (diff.noprefix, diff.mnemonicPrefix, diff.relative, colour) would
+ * change the paths `git apply` takes from it, and a patch without its a/ b/ would land one folder up.
+ */
 export async function diffTrees(root: string, before: string, after: string): Promise<string> {
   if (before === after) return '';
-  const r = await git(root, ['diff', '--binary', '--no-color', '--no-ext-diff', '--no-renames', before, after], {}, undefined, MAX_PATCH + 1);
+  const args = ['diff-tree', '-r', '-p', '--binary', '--no-color', '--no-ext-diff', '--no-textconv', '--no-renames', ...PREFIXES, before, after];
+  const r = await git(root, args, {}, undefined, MAX_PATCH + 1);
   return r.ok && r.out.length <= MAX_PATCH ? `${r.out}\n` : '';
 }
+
+const PREFIXES = ['--src-prefix=a/', '--dst-prefix=b/'];
 
 /** The paths that differ between two snapshots. */
 export async function changedPaths(root: string, before: string, after: string): Promise<string[]> {
   if (before === after) return [];
-  return (await git(root, ['diff', '--name-only', '-z', '--no-renames', before, after])).out.split('\0').filter(Boolean);
+  return (await git(root, ['diff-tree', '-r', '--name-only', '-z', '--no-renames', before, after])).out.split('\0').filter(Boolean);
 }
 
 /** Identity for devx's own commits when the user has none configured. */
@@ -178,15 +187,34 @@ export async function pushBranch(root: string, taskId: string, commit: string): 
 /** Applies a patch (or, with `only`, its part for that path) to the checkout's files; null when it applied, else why not. */
 async function applyOne(root: string, patch: string, only?: string): Promise<string | null> {
   const include = only ? [`--include=${only.replace(/[[\]*?\\]/g, '\\$&')}`] : [];
-  const r = await git(root, ['apply', '--binary', '--whitespace=nowarn', ...include, '-'], {}, patch);
+  const r = await git(root, ['apply', '-p1', '--binary', '--whitespace=nowarn', ...include, '-'], {}, patch);
   return r.ok ? null : r.err.split('\n')[0] || 'git apply failed';
+}
+
+/** The paths `git apply` would write for a patch (as applyOne applies it); null when it cannot read the patch. */
+async function patchTargets(root: string, patch: string): Promise<string[] | null> {
+  const r = await git(root, ['apply', '-p1', '--numstat', '-z', '-'], {}, patch);
+  if (!r.ok) return null;
+  // Each record: added, deleted and the path, tab-separated, ended by NUL (a rename's two paths never come: --no-renames).
+  return r.out
+    .split('\0')
+    .filter(Boolean)
+    .map((rec) => rec.split('\t').slice(2).join('\t'));
 }
 
 /**
  * Applies a patch to the checkout's files: all of it when it applies, else path by path; the paths that did
- * not apply (each as it differs in the checkout), [] when all did.
+ * not apply (each as it differs in the checkout), [] when all did. A patch that would write a path other than
+ * the task's changed ones is not applied at all: only its branch and stored patch keep it.
  */
 export async function applyPatch(root: string, patch: string, paths: string[]): Promise<{ path: string; why: string }[]> {
+  const targets = await patchTargets(root, patch);
+  const allowed = new Set(paths);
+  const stray = targets?.find((t) => !allowed.has(t));
+  if (!targets || stray !== undefined) {
+    const why = targets ? `the patch writes ${JSON.stringify(stray)}, which is not among the task's changes` : 'git cannot read the patch';
+    return paths.map((p) => ({ path: p, why }));
+  }
   if (!(await applyOne(root, patch))) return [];
   const failed: { path: string; why: string }[] = [];
   for (const p of paths) {
