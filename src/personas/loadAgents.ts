@@ -94,7 +94,11 @@ export function splitFrontMatter(text: string): { data: Record<string, unknown>;
 /** The line of a front-matter key (1-based), for an error about its value. */
 function keyLine(text: string, key: string): number | undefined {
   const lines = text.split('\n');
-  for (let i = 1; i < lines.length && !/^---\s*$/.test(lines[i]); i++) if (new RegExp(`^${key}\\s*:`).test(lines[i])) return i + 1;
+  // Compared as text: a key is the file's (a repository's), never a pattern.
+  for (let i = 1; i < lines.length && !/^---\s*$/.test(lines[i]); i++) {
+    const line = lines[i];
+    if (line.startsWith(key) && /^\s*:/.test(line.slice(key.length))) return i + 1;
+  }
   return undefined;
 }
 

@@ -80,6 +80,17 @@ describe('loading agent definitions', () => {
     expect(l.warnings).toEqual([{ file: path.join(root, '.devx', 'agents', 'good.md'), line: 4, message: 'unknown key "flavour" is ignored' }]);
   });
 
+  it("names an unknown key's line by its text: a key that reads as a pattern is neither a pattern nor a hang", () => {
+    // As a regular expression, this key backtracks for ages on the line of x's below it (a repository's file, before trust).
+    const evil = '(x+x+)+y';
+    put(path.join(root, '.devx', 'agents', 'evil.md'), `---\nname: evil\ndescription: d\n"${evil}": 1\n${'x'.repeat(40)}: 2\na.b: 3\n---\nok`);
+    const l = loadAgents(root, home, devx);
+    expect(l.agents.has('evil')).toBe(true);
+    const lines = Object.fromEntries(l.warnings.map((w) => [w.message, w.line]));
+    expect(lines[`unknown key "${'x'.repeat(40)}" is ignored`]).toBe(5);
+    expect(lines['unknown key "a.b" is ignored']).toBe(6);
+  });
+
   it('resolves @imports relative to the file and ~, appends the memory file, and names an import cycle', () => {
     put(path.join(root, '.devx', 'agents', 'shared', 'style.md'), 'Use British spelling.\n@../more/deep.md');
     put(path.join(root, '.devx', 'agents', 'more', 'deep.md'), 'Deep rule.');
