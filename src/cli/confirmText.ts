@@ -7,6 +7,7 @@ import stringWidth from 'string-width';
 import type { ApprovalRequest } from '../tools/runToolCall.js';
 import { escapeControls, foldBlanks, shownForApproval } from '../util/terminalText.js';
 import { colorDiff } from './visible.js';
+import { DIFF_CUT_MARK, wholeUnifiedDiff } from '../tools/diffPreview.js';
 
 /** The mark of a preview row that continues the line above it (a preview line never starts with it: see wrap). */
 const CONTINUES = '↪ ';
@@ -46,12 +47,26 @@ export function shownPreview(preview: string, o: { width: number; color: boolean
   return (o.color ? colorDiff(text) : text).replace(/^/gm, '  ');
 }
 
+type Asked = Pick<ApprovalRequest, 'summary' | 'preview' | 'decision' | 'by' | 'plan'>;
+
 /** The whole question: what the call is, what it would do, why devx asks, and the answers. */
-export function confirmationText(req: Pick<ApprovalRequest, 'summary' | 'preview' | 'decision' | 'by'>, o: { columns?: number; color: boolean }): string {
+export function confirmationText(req: Asked, o: { columns?: number; color: boolean }): string {
   const width = Math.max(40, (o.columns ?? 80) - 4);
   const summary = shownForApproval(req.summary);
   const preview = req.preview ? `${shownPreview(req.preview, { width, color: o.color })}\n` : '';
   const long = stringWidth(summary) > width * LONG_ROWS ? `  (${summary.length} characters; it starts: ${summary.slice(0, width - 30)}…)\n` : '';
   const who = req.by ? `the agent ${shownForApproval(req.by)} (a sub-agent)` : 'devx';
-  return `\n? ${who} wants to ${summary}\n${preview}${long}  (asks because ${escapeControls(req.decision.reason)})\n  Allow? [y]es / [n]o / [a]lways this session: `;
+  return `\n? ${who} wants to ${summary}\n${preview}${long}  (asks because ${escapeControls(req.decision.reason)})\n${answersLine(req)}`;
+}
+
+/** The answers a question takes: with a cut diff, one that shows all of it first. */
+export function answersLine(req: Pick<Asked, 'preview' | 'plan'>): string {
+  return `  Allow? [y]es / [n]o / [a]lways this session${wholeDiffOf(req) === null ? '' : ' / [v]iew the whole diff'}: `;
+}
+
+/** The whole diff of a change whose preview was cut, as a confirmation shows a preview; null when nothing was cut. */
+export function wholeDiffOf(req: Pick<Asked, 'preview' | 'plan'>, o: { columns?: number; color: boolean } = { color: false }): string | null {
+  if (!req.plan || !req.preview?.includes(DIFF_CUT_MARK)) return null;
+  const diff = wholeUnifiedDiff(req.plan.shown, req.plan.oldText ?? '', req.plan.newText);
+  return `${shownPreview(diff, { width: Math.max(40, (o.columns ?? 80) - 4), color: o.color })}\n`;
 }

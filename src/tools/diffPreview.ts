@@ -6,6 +6,8 @@ import { readTextIfRegular } from '../sandbox/openNoFollow.js';
 const diffLib = () => createRequire(import.meta.url)('diff') as typeof import('diff');
 
 const MAX_PREVIEW_LINES = 400;
+/** The line that ends a cut diff; a confirmation offers the whole diff when its preview has it. */
+export const DIFF_CUT_MARK = `… (diff cut at ${MAX_PREVIEW_LINES} lines;`;
 
 /** The file's current text for a preview; null for a new file (or a FIFO or device, which the tool then refuses). */
 export async function readIfExists(abs: string): Promise<string | null> {
@@ -24,9 +26,8 @@ export function wholeUnifiedDiff(shown: string, before: string, after: string): 
 
 /** A unified diff of a file's change, cut to a readable length. */
 export function unifiedDiff(shown: string, before: string, after: string): string {
-  const lines = wholeUnifiedDiff(shown, before, after)
-    .split('\n')
-    .slice(0, MAX_PREVIEW_LINES + 1);
-  if (lines.length > MAX_PREVIEW_LINES) lines[MAX_PREVIEW_LINES] = `… (diff cut at ${MAX_PREVIEW_LINES} lines)`;
+  const all = wholeUnifiedDiff(shown, before, after).split('\n');
+  const lines = all.slice(0, MAX_PREVIEW_LINES + 1);
+  if (lines.length > MAX_PREVIEW_LINES) lines[MAX_PREVIEW_LINES] = `${DIFF_CUT_MARK} ${all.length - MAX_PREVIEW_LINES} more)`;
   return lines.join('\n').trimEnd();
 }

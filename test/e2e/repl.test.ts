@@ -29,6 +29,9 @@ function repl(project: string, extra: Record<string, string> = {}, color = false
   return s;
 }
 
+/** A file whose diff is longer than a confirmation shows. */
+const BIG = Array.from({ length: 600 }, (_, i) => `line ${i + 1}\n`).join('');
+
 describe('the REPL in a terminal', () => {
   it('a multi-line paste is one message and one model call', async () => {
     const project = makeProject({});
@@ -117,12 +120,13 @@ describe('the REPL in a terminal', () => {
     expect(fake.modelCalls.length).toBeLessThanOrEqual(2);
   });
 
-  it('confirmations show a diff for an overwrite, "create" for a new file, and the directory of a command', async () => {
+  it('confirmations show a diff for an overwrite, "create" for a new file, the directory of a command, and a cut diff whole on v', async () => {
     const project = makeProject({ 'notes.txt': 'old line\nkept line\n' });
     fake.push(
       { text: 'TOOL_CALL: write_file | path=notes.txt | content=```\nnew line\nkept line\n```' },
       { text: 'TOOL_CALL: write_file | path=fresh.txt | content=```\nhello\n```' },
       { text: 'TOOL_CALL: run_command | cmd=touch made-by-command' },
+      { text: `TOOL_CALL: write_file | path=big.txt | content=\`\`\`\n${BIG}\`\`\`` },
       { text: 'All done.' },
     );
     const s = repl(project, {}, true);
@@ -140,7 +144,14 @@ describe('the REPL in a terminal', () => {
     await s.waitFor(/in \/.*\n.*asks because/);
     expect(s.screen()).toContain(`in ${fs.realpathSync(project)}`);
     s.type('n\r');
+    // A diff too long to show whole is cut, and v shows all of it before the same question.
+    await s.waitFor(/diff cut at 400 lines; \d+ more\)[\s\S]*\[v\]iew the whole diff: $/);
+    expect(s.screen()).not.toContain('+line 550');
+    s.type('v\r');
+    await s.waitFor(/\+line 550[\s\S]*\[v\]iew the whole diff: $/);
+    s.type('y\r');
     await s.waitFor(/All done\./);
+    expect(fs.readFileSync(path.join(project, 'big.txt'), 'utf8')).toBe(BIG);
     expect(fs.readFileSync(path.join(project, 'notes.txt'), 'utf8')).toBe('new line\nkept line\n');
     expect(fs.existsSync(path.join(project, 'fresh.txt'))).toBe(false);
     expect(fs.existsSync(path.join(project, 'made-by-command'))).toBe(false);

@@ -2,7 +2,8 @@
 // spaces keeps its start on screen, a diff line cannot wrap into a fake header, arguments are never hidden.
 import { describe, expect, it } from 'vitest';
 import stringWidth from 'string-width';
-import { confirmationText } from '../../src/cli/confirmText.js';
+import { confirmationText, wholeDiffOf } from '../../src/cli/confirmText.js';
+import { unifiedDiff } from '../../src/tools/diffPreview.js';
 import { foldBlanks } from '../../src/util/terminalText.js';
 import { ASK } from '../../src/policy/types.js';
 import { argsPreview, summarizeArgs } from '../../src/tools/types.js';
@@ -55,6 +56,22 @@ describe('confirmationText', () => {
     const text = confirmationText({ summary, decision }, { columns: 80, color: false });
     const tail = rows(text).slice(-3).join('\n');
     expect(tail).toMatch(/\(\d+ characters; it starts: run: node -e "a+…\)/);
+  });
+});
+
+describe('a cut diff', () => {
+  it('says how much was cut, offers [v]iew, and shows the whole diff on it; a whole diff offers nothing', () => {
+    const newText = Array.from({ length: 900 }, (_, i) => `row ${i}\n`).join('');
+    const plan = { kind: 'create' as const, path: '/p/big.txt', shown: 'big.txt', oldText: null, newText };
+    const preview = unifiedDiff('big.txt', '', newText);
+    expect(preview).toMatch(/… \(diff cut at 400 lines; \d+ more\)$/);
+    expect(preview).not.toContain('+row 899');
+    const req = { summary: 'write big.txt (900 lines)', preview, decision, plan };
+    expect(confirmationText(req, { color: false })).toMatch(/\[a\]lways this session \/ \[v\]iew the whole diff: $/);
+    expect(wholeDiffOf(req)).toContain('+row 899');
+    const small = { ...req, preview: unifiedDiff('big.txt', '', 'one\n'), plan: { ...plan, newText: 'one\n' } };
+    expect(wholeDiffOf(small)).toBeNull();
+    expect(confirmationText(small, { color: false })).toMatch(/\[a\]lways this session: $/);
   });
 });
 

@@ -2,7 +2,7 @@
 // stdin it runs the lines as a script (nobody to ask, so actions that need approval are refused
 // unless --yes was given).
 import readline from 'node:readline';
-import { confirmationText } from '../confirmText.js';
+import { answersLine, confirmationText, wholeDiffOf } from '../confirmText.js';
 import { applyResume, endSession, handoffFor, type Started } from '../../runtime/startSession.js';
 import { DiskError } from '../../util/ownedFile.js';
 import { cycleModesOnShiftTab, planTask, type PlanIo } from '../planFlow.js';
@@ -201,25 +201,36 @@ function openTerminal(): ReplTerminal {
 
 async function askApproval(term: ReplTerminal, req: ApprovalRequest): Promise<PersonAnswer> {
   const { out, color } = term;
+  const columns = (out as NodeJS.WriteStream).columns;
   // What will happen (a diff of the repository's text, the directory a command runs in), then why the policy asks.
-  out.write(confirmationText(req, { columns: (out as NodeJS.WriteStream).columns, color }));
-  term.answering = true;
-  const got = await term.input.nextAnswer().finally(() => (term.answering = false));
+  out.write(confirmationText(req, { columns, color }));
+  let got = await nextAnswer(term);
+  // v: the whole of a diff the question cut, then the same question.
+  const whole = wholeDiffOf(req, { columns, color });
+  while (whole !== null && got !== null && ['v', 'view'].includes(got.trim().toLowerCase())) {
+    out.write(`${whole}${answersLine(req)}`);
+    got = await nextAnswer(term);
+  }
   if (got === null) {
     // Ctrl-C (or the end of input) at a confirmation: no, and the turn stops.
     out.write('no (the turn is cancelled)\n');
     return 'no';
   }
-  const answer = got.trim().toLowerCase();
-  if (answer === 'a' || answer === 'always') return 'always';
-  return answer === 'y' || answer === 'yes' ? 'yes' : 'no';
+  const said = got.trim().toLowerCase();
+  if (said === 'a' || said === 'always') return 'always';
+  return said === 'y' || said === 'yes' ? 'yes' : 'no';
+}
+
+/** The person's next line at a question (null: Ctrl-C or the end of input). */
+function nextAnswer(term: ReplTerminal): Promise<string | null> {
+  term.answering = true;
+  return term.input.nextAnswer().finally(() => (term.answering = false));
 }
 
 /** A wizard's question (create, init), asked through the REPL's input: a second reader of stdin would fight it. */
 function askQuestion(term: ReplTerminal, q: string): Promise<string | null> {
   term.out.write(q);
-  term.answering = true;
-  return term.input.nextAnswer().finally(() => (term.answering = false));
+  return nextAnswer(term);
 }
 
 /** The session from its first line to its handoff. */
