@@ -24,7 +24,7 @@ import { compactHistory, compactionDue, oversizedInput, type CompactResult } fro
 import { UsageMeter } from '../core/usageMeter.js';
 
 export type Listener = (e: AgentEvent) => void;
-/** Which sub-agent an event is from: the agent tool's named agent, or a spawn_gemini sub-session (its agent, if any). */
+/** Which sub-agent an event is from: the agent tool's named agent, or a spawn_gemini sub-agent (its agent, if any). */
 export interface SubAgentSource {
   tool: 'agent' | 'spawn_gemini';
   name?: string;
