@@ -48,15 +48,16 @@ const GENERIC = /:(all-allowed|paths)$/;
 
 /**
  * The one table from a rule's kind (its id's family) to who may lift its ask, typed when the decision is made.
- * A mode may lift what runs project code or changes the work tree beyond the paths it names (git checkout can
- * plant a link a later read follows) only inside the sandbox, and so an environment prefix (TAR_OPTIONS or
- * LD_PRELOAD change what a program does beyond its model); any other command ask but a modelled write is a person's.
+ * A mode may lift a command's ask only inside the sandbox, which holds it to its claim: what runs project code,
+ * changes the work tree beyond the paths it names (git checkout can plant a link a later read follows), carries an
+ * environment prefix (TAR_OPTIONS or LD_PRELOAD change what a program does beyond its model), and a modelled write
+ * too: without the sandbox its argument model would be all that holds it, and a model is defence in depth, never
+ * the containment (a one-word `--output=` it missed wrote ~/.bashrc). Any other command ask is a person's.
  */
 const LIFTS: [RegExp, Lift][] = [
   // An MCP server the user did not mark trusted runs outside the sandbox with effects devx cannot know: a person's yes.
   [/^(path:(outside-root-read|exec-config|hardlink)|mcp:(outside-project|untrusted)|sandbox:|web:|hook:)/, 'person'],
-  [/^command:(test-runner|package-manager|package-install|git-change|env-prefix)/, 'mode-in-sandbox'],
-  [/^command:(write:|redirect-write)/, 'mode'],
+  [/^command:(test-runner|package-manager|package-install|git-change|env-prefix|write:|redirect-write)/, 'mode-in-sandbox'],
   [/^command:/, 'person'],
 ];
 

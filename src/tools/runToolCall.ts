@@ -9,7 +9,7 @@ import type { Location, PlannedChange, Tool } from './types.js';
 import { ToolError, argsPreview, describeCall, narrowContext } from './types.js';
 import { PathError } from '../sandbox/resolvePath.js';
 import { SandboxStartError } from '../sandbox/bwrap.js';
-import { ASK, unapprovable, type PolicyDecision } from '../policy/types.js';
+import { ASK, approvableByMode, unapprovable, type PolicyDecision } from '../policy/types.js';
 import { authorize, type Authorization, type HookVerdict } from '../policy/authorize.js';
 import { limitOutput, spillOutput } from './limitOutput.js';
 import { maskCommandOutput } from './maskUrlCredentials.js';
@@ -147,7 +147,7 @@ async function authorizeCall(st: CallState, deps: ToolCallDeps): Promise<ToolCal
     standing: deps.standing?.(req),
     person: true, // whether anybody answers is the approver's to say (confirm)
   });
-  return st.auth.kind === 'refuse' ? refused(st) : undefined;
+  return st.auth.kind === 'refuse' ? refused(st, Boolean(deps.sandbox)) : undefined;
 }
 
 /** confirm: an ask goes to the person (with the planned change and its preview); the answer is authorized again. */
@@ -173,7 +173,7 @@ async function confirmCall(st: CallState, deps: ToolCallDeps): Promise<ToolCallO
       person: st.answer !== 'headless',
       ...(st.answer === 'yes' || st.answer === 'always' ? { answer: 'yes' as const } : st.answer === 'no' ? { answer: 'no' as const } : {}),
     });
-    if (st.auth.kind !== 'run') return refused(st);
+    if (st.auth.kind !== 'run') return refused(st, Boolean(deps.sandbox));
   } else if (st.auth?.kind === 'run') {
     st.answer = st.auth.approvedBy === 'mode' || st.auth.approvedBy === 'hook' ? 'auto' : st.auth.approvedBy === 'standing' ? 'yes' : undefined;
   }
@@ -279,8 +279,15 @@ function request(st: CallState): ApprovalRequest {
   return { tool: st.tool!.name, args: st.args, decision: st.decision!, summary: describeCall(st.tool, st.tool!.name, st.args), locations: st.locations };
 }
 
+/** Who could let a call nobody was there to approve run: only a person, or --yes (which needs the sandbox for a command). */
+function whoCanApprove(d: PolicyDecision, sandbox: boolean): string {
+  if (approvableByMode(d, sandbox)) return 'the user can rerun with --yes';
+  if (unapprovable(d)) return 'only a person can approve it: the user would run it in an interactive session';
+  return 'a person can approve it in an interactive session; --yes runs it only in the sandbox, which this machine lacks (bubblewrap)';
+}
+
 /** The refusal as the model reads it: who refused and what to do instead. */
-function refused(st: CallState): ToolCallOutcome {
+function refused(st: CallState, sandbox: boolean): ToolCallOutcome {
   const a = st.auth as Extract<Authorization, { kind: 'refuse' }>;
   const d = a.decision;
   const name = st.tool!.name;
@@ -290,7 +297,7 @@ function refused(st: CallState): ToolCallOutcome {
       : a.by === 'person'
         ? `the user declined this ${name} call (${d.reason}). Do not retry it; ask the user what to do instead.`
         : a.by === 'nobody'
-          ? `not run: ${name} needs approval (${d.reason}) and this run has nobody to ask (${unapprovable(d) ? 'only a person can approve it: the user would run it in an interactive session' : 'the user can rerun with --yes'}). Do not retry it; finish without it or explain what should be run.`
+          ? `not run: ${name} needs approval (${d.reason}) and this run has nobody to ask (${whoCanApprove(d, sandbox)}). Do not retry it; finish without it or explain what should be run.`
           : `denied by policy (${d.rule}): ${d.reason}. Do not retry this call; choose another approach or ask the user.`;
   // A hook's block is no policy decision: the outcome keeps none, as before the stages.
   return st.done({ status: 'error', ...(a.by === 'hook' ? {} : { decision: d }), ...(st.answer ? { answer: st.answer } : {}), content });

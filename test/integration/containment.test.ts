@@ -300,15 +300,22 @@ describe('without a sandbox, only the small list runs unasked', () => {
     }
   });
 
-  it('yolo refuses what would run project code or an unmodelled command, and says how to get it run', async () => {
+  it('yolo refuses what would run project code, an unmodelled command or a modelled write, and says how to get it run', async () => {
     for (const cmd of ['npm test', 'sed -n 1p README.md', 'mytool --x']) {
       const r = await runCmd(cmd, { sandbox: false, mode: 'yolo' });
       expect(r.decision?.decision, cmd).toBe('deny');
       expect(r.content, cmd).toMatch(/yolo approves only what devx knows the whole effect of/);
     }
-    const mk = await runCmd('mkdir out', { sandbox: false, mode: 'yolo' });
-    expect(mk.answer).toBe('auto');
-    expect(fs.existsSync(path.join(root, 'out'))).toBe(true);
+    // A write its argument model names would be held by nothing but that model: the sandbox holds it, or a person says yes.
+    for (const cmd of ['mkdir out', 'touch out.txt', 'echo x > out.md', 'patch --dry-run --output=out.txt README.md']) {
+      const r = await runCmd(cmd, { sandbox: false, mode: 'yolo' });
+      expect(r.decision?.decision, cmd).toBe('deny');
+      expect(r.content, cmd).toMatch(/install bubblewrap so devx can sandbox it/);
+    }
+    for (const f of ['out', 'out.txt', 'out.md']) expect(fs.existsSync(path.join(root, f)), f).toBe(false);
+    // Headless in the default mode, the model is not told that --yes would run it.
+    const headless = await runCmd('mkdir out', { sandbox: false });
+    expect(headless.content).toMatch(/--yes runs it only in the sandbox, which this machine lacks/);
   });
 });
 

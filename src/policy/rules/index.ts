@@ -179,8 +179,8 @@ function wrapperOptions(cmd: SimpleCommand, ctx: RuleContext): PolicyDecision | 
 
 function nestedAfterOptions(cmd: SimpleCommand, ctx: RuleContext, valueOpts: string[], extraAsk?: string): PolicyDecision {
   const opts = cmd.name === 'env' || cmd.name === 'time' ? wrapperOptions(cmd, ctx) : null;
-  // An ask a mode may lift (time -o's write) still needs what runs judged; anything stricter decides alone.
-  if (opts && (opts.decision !== 'ask' || opts.lift !== 'mode')) return opts;
+  // An ask of the options (time -o's write) still needs what runs judged: the stricter of the two decides.
+  if (opts?.decision === 'deny') return opts;
   const inner = nestedAfterOptionsOnly(cmd, ctx, valueOpts, extraAsk);
   return opts ? strictest(inner, opts) : inner;
 }
