@@ -23,6 +23,17 @@ export interface ReplInput {
   nextAnswer(): Promise<string | null>;
   /** Ends a pending nextAnswer() with null (Ctrl-C at a confirmation means no). */
   cancelAnswer(): void;
+  /**
+   * Ctrl-C at the prompt: throws away what is being written (the line, the lines a backslash continued, a paste
+   * not yet sent); true when there was something, false at an empty prompt.
+   */
+  discardTyped(): boolean;
+  /** The messages typed while devx worked, taken back (a cancelled turn does not send them). */
+  takeBackQueued(): string[];
+  /** Puts text into the prompt's line, to edit and send with Enter. */
+  refill(text: string): void;
+  /** The input ended (Ctrl-D, the end of a piped script) and every line it gave was taken. */
+  readonly ended: boolean;
   /** Opens the editor on `initial`; returns what was saved (trimmed of a final newline), or null. */
   edit(initial?: string): string | null;
   /** Sets what Ctrl-O does (the renderer's watch toggle while a command runs). */
@@ -82,6 +93,8 @@ interface InputState {
   /** Inside a bracketed paste, and the lines it held so far. */
   pasting: boolean;
   pasted: string[];
+  /** The lines of a message a trailing backslash continued so far. */
+  continued: string[];
   /** What was typed when Ctrl-X Ctrl-E asked for the editor. */
   pendingEdit: string | null;
   ctrlX: boolean;
@@ -104,6 +117,7 @@ export function createReplInput(rl: readline.Interface, opts: InputOptions): Rep
     closed: false,
     pasting: false,
     pasted: [],
+    continued: [],
     pendingEdit: null,
     ctrlX: false,
     queuedWhileBusy: 0,
@@ -124,6 +138,18 @@ export function createReplInput(rl: readline.Interface, opts: InputOptions): Rep
     nextLine: () => nextLine(st),
     nextAnswer: () => nextAnswer(st),
     cancelAnswer: () => cancelAnswer(st),
+    discardTyped: () => discardTyped(st),
+    takeBackQueued: () => {
+      st.queuedWhileBusy = 0;
+      return st.lines.splice(0);
+    },
+    refill(text: string) {
+      // One line to edit: the line breaks of a message typed in several lines become spaces.
+      if (opts.interactive && text) rl.write(text.replace(/\n/g, ' '));
+    },
+    get ended() {
+      return st.closed && !st.lines.length && !st.pasted.length;
+    },
     nextMessage: () => nextMessage(st),
     edit: (initial) => editInEditor(st, initial),
     onCtrlO(fn: (() => void) | null) {
@@ -272,9 +298,10 @@ function editInEditor(st: InputState, initial = st.pendingEdit ?? ''): string | 
 async function nextMessage(st: InputState): Promise<string | null> {
   const { opts, rl } = st;
   sayTypedWhileBusy(st);
-  const parts: string[] = [];
+  st.continued = [];
   for (;;) {
     const l = await nextLine(st);
+    const parts = st.continued;
     if (l === null) return parts.length ? parts.join('\n') : null;
     // A trailing backslash continues the message on the next line.
     if (/(^|[^\\])\\$/.test(l) && !l.includes('\n')) {
@@ -284,9 +311,24 @@ async function nextMessage(st: InputState): Promise<string | null> {
       continue;
     }
     if (opts.interactive) rl.setPrompt(st.promptText);
-    parts.push(l);
-    return parts.join('\n');
+    st.continued = [];
+    return [...parts, l].join('\n');
   }
+}
+
+function discardTyped(st: InputState): boolean {
+  const line = (st.rl as unknown as { line: string }).line;
+  const had = Boolean(line) || st.continued.length > 0 || st.pasted.length > 0;
+  st.continued = [];
+  st.pasted = [];
+  st.pasting = false;
+  if (line) {
+    // To the line's end, then to its start: the whole line, wherever the cursor was.
+    st.rl.write(null, { ctrl: true, name: 'e' });
+    st.rl.write(null, { ctrl: true, name: 'u' });
+  }
+  st.rl.setPrompt(st.promptText);
+  return had;
 }
 
 /** Says what happens to what was typed during the turn: sent now, or dropped with /drop. */

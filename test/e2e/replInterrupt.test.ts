@@ -75,6 +75,40 @@ describe('Ctrl-C cancels a turn at once', () => {
   }, 90_000);
 });
 
+describe('Ctrl-C on what is being written', () => {
+  it('throws it away; a cancelled turn gives back what was typed during it, unsent; an unknown /command is named', async () => {
+    const home = makeHome();
+    const project = makeProject({});
+    fake.push({ hang: true }, { text: 'Answer one.' }, { text: 'Answer two.' });
+    const s = repl(project, home);
+    await s.waitFor(/Type a task/);
+    // A message half written (a continued line and the start of the next): Ctrl-C throws all of it away, exit not armed.
+    s.type('rm -rf the build folder \\\r');
+    await s.waitFor(/\.\.\. $/);
+    s.type('and the tests');
+    s.type('\x03');
+    await s.waitFor(/\^C\n[\s\S]*devx> $/);
+    expect(s.screen()).not.toMatch(/press Ctrl-C again/);
+    s.type('/stat\r');
+    await s.waitFor(/unknown command \/stat \(did you mean [^)]*\/stats/);
+    // A turn that hangs, a message typed meanwhile, Ctrl-C: the turn stops and the message is back in the line.
+    s.type('first\r');
+    await until(() => fake.modelCalls.length === 1, 30_000);
+    s.type('delete the old migrations\r');
+    s.type('\x03');
+    await s.waitFor(/back in the line[\s\S]*devx> delete the old migrations$/);
+    expect(fake.modelCalls).toHaveLength(1);
+    s.type(' now\r');
+    await s.waitFor(/Answer one\./);
+    expect(fake.modelCalls[1].promptText).toMatch(/delete the old migrations now/);
+    expect(fake.modelCalls[1].promptText).not.toMatch(/rm -rf the build folder|and the tests/);
+    // A first word that is a path makes a message, not a command.
+    s.type('/tmp/app.log shows a crash\r');
+    await s.waitFor(/Answer two\./);
+    expect(fake.modelCalls[2].promptText).toMatch(/\/tmp\/app\.log shows a crash/);
+  }, 90_000);
+});
+
 describe('leaving', () => {
   it('Ctrl-C twice after a session that did work exits at once, with HANDOFF.md written from the session record', async () => {
     const home = makeHome();

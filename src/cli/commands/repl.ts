@@ -159,6 +159,8 @@ interface ReplSession {
   viewOpen: boolean;
   /** A Ctrl-C at the prompt was pressed: the next one leaves. */
   armedExit: boolean;
+  /** Messages typed during a turn that Ctrl-C cancelled: put back into the prompt's line, not sent. */
+  takenBack: string[];
   lastFailed: boolean;
   /** Left with Ctrl-C twice: the handoff does not wait on the model. */
   leaving: boolean;
@@ -291,6 +293,7 @@ function openReplSession(term: ReplTerminal, started: Started): ReplSession {
     atPrompt: false,
     viewOpen: false,
     armedExit: false,
+    takenBack: [],
     lastFailed: false,
     leaving: false,
   };
@@ -359,7 +362,11 @@ async function viewBackground(s: ReplSession): Promise<void> {
 /** Ctrl-C: cancels a question or the turn; at the prompt, the second one leaves. */
 function interrupt(s: ReplSession): void {
   const { term, started } = s;
-  if (term.answering) term.input.cancelAnswer();
+  if (term.answering) {
+    term.input.cancelAnswer();
+    // A question outside a turn (the plan's "Carry it out?", a wizard's): its no, and nothing more.
+    if (!s.running) return;
+  }
   // A second Ctrl-C while a cancelled turn is still stopping: exit now, whatever is pending.
   if (s.running?.signal.aborted) {
     const due = handoffFor(started, { interactive: true }) !== 'none';
@@ -368,6 +375,15 @@ function interrupt(s: ReplSession): void {
   }
   if (s.running) {
     s.running.abort();
+    // What was typed while it worked is not sent: it comes back to the prompt, to edit or send.
+    s.takenBack.push(...term.input.takeBackQueued());
+    return;
+  }
+  // Ctrl-C on something being written throws it away, as in a shell; on an empty prompt it arms the exit.
+  if (term.input.discardTyped()) {
+    s.armedExit = false;
+    term.out.write('^C\n');
+    if (term.interactive) term.rl.prompt();
     return;
   }
   if (s.armedExit) {
@@ -421,7 +437,15 @@ function planIo(s: ReplSession, turn: AbortController): PlanIo {
 async function readMessages(s: ReplSession, slash: SlashContext): Promise<void> {
   const { term } = s;
   for (;;) {
-    if (term.interactive) term.rl.prompt();
+    // Ctrl-D during the turn closed the input: nothing more can be typed, so the session ends.
+    if (term.input.ended) {
+      if (term.interactive) term.out.write('\n');
+      return;
+    }
+    const back = s.takenBack.splice(0).join(' ');
+    if (back) term.info.write(`(what you typed during the cancelled turn is back in the line: Enter sends it, Ctrl-C clears it)\n`);
+    if (term.interactive) term.rl.prompt(true);
+    if (back) term.input.refill(back);
     s.atPrompt = true;
     const message = await term.input.nextMessage().finally(() => (s.atPrompt = false));
     if (message === null) {
@@ -456,17 +480,36 @@ async function handleMessage(s: ReplSession, slash: SlashContext, typed: string)
     // A command that hands on a message (/plan <task>): it is handled as if typed.
     text = done.message;
   }
-  if (text.startsWith('/') && !text.includes('\n')) await runCustomCommand(s, slash, text);
+  // A first word with a second slash is a path (`/tmp/app.log shows a crash`): a message, not a command.
+  if (text.startsWith('/') && !text.includes('\n') && !/^\/\S*\//.test(text)) await runCustomCommand(s, slash, text);
   else await runTask(s, slash, text);
 }
 
 /** A custom command (.gemini/commands, .claude/commands, .devx/commands) is a turn of its own. */
 async function runCustomCommand(s: ReplSession, slash: SlashContext, text: string): Promise<void> {
   await s.sayToolWarnings();
-  const r = await keepPromptOnDiskError(s.term.out, () => slash.cancellable((signal) => s.run.promptCommand(text, { signal })));
-  if (r === null) s.lastFailed = true;
-  else if (r) s.lastFailed = r.status === 'error';
-  else s.term.out.write(`unknown command ${escapeControls(text.split(/\s+/)[0])}; /help lists them\n`);
+  const r = await keepPromptOnDiskError(s.term.out, () =>
+    slash.cancellable(async (signal) => (await s.run.promptCommand(text, { signal })) ?? ('unknown' as const)),
+  );
+  if (r === 'unknown') s.term.out.write(`${unknownCommand(text.split(/\s+/)[0], s.term.slashNames)}\n`);
+  else s.lastFailed = r === null || r === undefined || r.status === 'error';
+}
+
+/** What an unknown `/name` gets: the closest command's name when one is near, and where the list is. */
+function unknownCommand(name: string, known: string[]): string {
+  const near = known.filter((k) => k.startsWith(name) || name.startsWith(k) || editDistance(k, name) <= 2).slice(0, 3);
+  return `unknown command ${escapeControls(name)}${near.length ? ` (did you mean ${near.join(', ')}?)` : ''}; /help lists them`;
+}
+
+/** Levenshtein distance, for "did you mean". */
+function editDistance(a: string, b: string): number {
+  let prev = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const cur = [i];
+    for (let j = 1; j <= b.length; j++) cur[j] = Math.min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1));
+    prev = cur;
+  }
+  return prev[b.length];
 }
 
 async function runTask(s: ReplSession, slash: SlashContext, text: string): Promise<void> {
