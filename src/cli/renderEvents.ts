@@ -215,12 +215,23 @@ function showEvent(r: RenderState, e: AgentEvent): void {
 }
 
 function showBackendEvent(r: RenderState, ev: BackendEvent): void {
+  if (ev.type === 'retry' || ev.type === 'account_switch' || ev.type === 'model_fallback') endCutReply(r);
   if (ev.type === 'retry')
     r.write(`  ↻ ${RETRY_LABEL[ev.kind] ?? `${ev.kind} error`}, retrying in ${Math.round(ev.delayMs / 100) / 10}s: ${oneLine(ev.message)}\n`);
   else if (ev.type === 'account_switch') r.write(`  ↻ account ${ev.from} hit its quota; trying ${ev.to}\n`);
   else if (ev.type === 'model_fallback') r.write(`  ↻ every account is out of quota on ${ev.from}; falling back to ${ev.to}\n`);
   else if (ev.type === 'text_delta') r.stream.add(ev.text);
   else if (ev.type === 'notice') r.write(`  ! ${ev.message}\n`);
+}
+
+/** A reply cut by a retry: its shown part ends on a line of its own, and the retried reply is shown whole, once. */
+function endCutReply(r: RenderState): void {
+  const shown = r.stream.shown;
+  if (shown && !shown.endsWith('\n')) {
+    r.spinner.stop();
+    (r.opts.answerOut ?? r.opts.out).write('\n');
+  }
+  r.stream.reset();
 }
 
 function showProse(r: RenderState, prose: string, final: boolean): void {

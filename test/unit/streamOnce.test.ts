@@ -61,3 +61,22 @@ describe('a streamed reply is shown once', () => {
         expect(norm(sent(reply, n))).toBe(norm(want));
       });
 });
+
+describe('a reply cut by a retry', () => {
+  it('ends its shown part on a line of its own, and shows the retried reply once', () => {
+    const out = new PassThrough();
+    let text = '';
+    out.on('data', (d) => (text += d));
+    const r = createRenderer({ out: out as never, answerOut: out as never, env: { NO_COLOR: '1' } });
+    r.onEvent({ type: 'model_request', round: 1 } as never);
+    r.onEvent({ type: 'backend', event: { type: 'text_delta', text: 'This is the first part of a long' } } as never);
+    r.onEvent({ type: 'backend', event: { type: 'retry', kind: 'network', delayMs: 500, message: 'connection cut mid-reply' } } as never);
+    for (const c of ['Second ', 'attempt answer.']) r.onEvent({ type: 'backend', event: { type: 'text_delta', text: c } } as never);
+    r.onEvent({ type: 'model_response' } as never);
+    r.onEvent({ type: 'assistant_text', text: 'Second attempt answer.', final: true });
+    r.stop();
+    expect(text).toMatch(/first part of a long\n\s*↻ /);
+    expect(text.split('Second attempt answer.')).toHaveLength(2);
+    expect(text).toMatch(/Second attempt answer\.\n$/);
+  });
+});
