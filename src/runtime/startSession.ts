@@ -49,22 +49,24 @@ function useDefaultAgent(run: AgentRun, given: AgentRunOptions['persona']): void
 
 /** Applies a resume: restores the checkpoint and the conversation, and tells the model. */
 export function applyResume(s: Started, id: string | undefined): string | null {
-  const from = pickResume(s.run.agent.root, id === 'latest' ? undefined : id, s.session.record.id);
+  // Without an id: the session this start found crashed (the one its greeting offers), else where work last stopped.
+  const crashed = id === undefined || id === 'latest' ? s.session.crashed : null;
+  const from = crashed ?? pickResume(s.run.agent.root, id === 'latest' ? undefined : id, s.session.record.id);
   if (!from) return null;
   const { transcript, note } = s.session.resume(from);
   const history = s.run.history;
-  // The crashed session is usually the one history.json already ends with; otherwise load its transcript.
-  // A compacted history ends with the session's last message but holds fewer of its messages: it continues too.
-  const last = transcript.at(-1);
-  const continues =
-    transcript.length > 0 &&
-    ((history.length >= transcript.length && history[history.length - transcript.length]?.at === transcript[0].at) ||
-      (history.at(-1)?.at === last?.at && history.at(-1)?.content === last?.content));
+  // The session is usually the one history.json already holds (with this session's turns after it, or compacted
+  // to fewer of its messages): the conversation goes on. Otherwise its transcript replaces it; the one replaced is
+  // kept in its own session's transcript.
+  const holds = (m: Message | undefined) => m !== undefined && history.some((h) => h.at === m.at && h.content === m.content);
+  const continues = transcript.length > 0 && (holds(transcript[0]) || holds(transcript.at(-1)));
+  const replaced = !continues && transcript.length > 0 && history.length > 0;
   if (!continues && transcript.length) history.splice(0, history.length, ...dropOrphanedToolResults(transcript));
   const msg: Message = { role: 'devx', content: note, at: new Date().toISOString() };
   history.push(msg);
   saveHistory(s.run.agent.historyPath, history);
-  return `Resumed session ${from.id} (${from.status}); checkpoint and conversation restored.`;
+  const before = replaced ? ` The conversation it replaces is kept in its sessions' transcripts (devx sessions lists them; /resume <id> brings one back).` : '';
+  return `Resumed session ${from.id} (${from.status}); checkpoint and conversation restored.${before}`;
 }
 
 /**

@@ -306,12 +306,11 @@ export function orientation(root: string, current: Session): string {
   return lines.join('\n');
 }
 
-/** The session to resume: the given id, else the newest crashed one, else the newest that ran a turn (the one the start line names), else the newest. */
+/**
+ * The session to resume: the given id, else where work last stopped (the newest that ran a turn, as the start line
+ * names it, whether it ended or crashed), else the newest. An older crashed session is not preferred to newer work.
+ */
 export function pickResume(root: string, id: string | undefined, exclude: string): SessionRecord | null {
   if (id) return listRecords(root).find((r) => r.id !== exclude && (r.id === id || r.id.endsWith(id))) ?? null;
-  return (
-    newestRecord(root, (r) => r.id !== exclude && r.status === 'crashed') ??
-    newestRecord(root, (r) => r.id !== exclude && r.turns > 0) ??
-    newestRecord(root, (r) => r.id !== exclude)
-  );
+  return newestRecord(root, (r) => r.id !== exclude && r.turns > 0) ?? newestRecord(root, (r) => r.id !== exclude);
 }
