@@ -16,11 +16,12 @@ export interface ReplInput {
   /** The next raw line, or null at end of input. */
   nextLine(): Promise<string | null>;
   /**
-   * A fresh answer to a confirmation: what was typed before it was shown (complete lines, or a line half
-   * typed) never answers it, and is kept as queued messages for after the turn. Null at end of input or
-   * when cancelAnswer() was called (Ctrl-C).
+   * Asks `question` and returns a fresh answer: what was typed before it was shown (complete lines, or a line half
+   * typed) never answers it, and is kept as queued messages for after the turn. Its last line is the line's prompt,
+   * so the answer is redrawn as it is edited (Backspace, Ctrl-U). Null at end of input or when cancelAnswer() was
+   * called (Ctrl-C).
    */
-  nextAnswer(): Promise<string | null>;
+  nextAnswer(question: string): Promise<string | null>;
   /** Ends a pending nextAnswer() with null (Ctrl-C at a confirmation means no). */
   cancelAnswer(): void;
   /**
@@ -136,7 +137,7 @@ export function createReplInput(rl: readline.Interface, opts: InputOptions): Rep
   }
   return {
     nextLine: () => nextLine(st),
-    nextAnswer: () => nextAnswer(st),
+    nextAnswer: (question) => nextAnswer(st, question),
     cancelAnswer: () => cancelAnswer(st),
     discardTyped: () => discardTyped(st),
     takeBackQueued: () => {
@@ -243,9 +244,17 @@ function nextLine(st: InputState): Promise<string | null> {
   return new Promise((resolve) => st.waiters.push(resolve));
 }
 
-async function nextAnswer(st: InputState): Promise<string | null> {
-  if (!st.opts.interactive) return nextLine(st); // piped input is a script: its lines answer in order
+async function nextAnswer(st: InputState, question: string): Promise<string | null> {
+  if (!st.opts.interactive) {
+    st.opts.out.write(question);
+    return nextLine(st); // piped input is a script: its lines answer in order
+  }
   const held = holdTypeAhead(st);
+  // All but its last line as text; the last is readline's prompt while the person answers, so an edit redraws it.
+  const cut = question.lastIndexOf('\n') + 1;
+  st.opts.out.write(question.slice(0, cut));
+  st.rl.setPrompt(question.slice(cut));
+  st.rl.prompt();
   const answer = await new Promise<string | null>((resolve) => {
     st.answering = resolve;
     st.waiters.push((l) => {
@@ -255,6 +264,7 @@ async function nextAnswer(st: InputState): Promise<string | null> {
       } else if (l !== null) deliver(st, l); // cancelled meanwhile: the line is a message
     });
   });
+  st.rl.setPrompt(st.promptText);
   st.lines.unshift(...held);
   return answer;
 }

@@ -138,8 +138,11 @@ describe('the REPL in a terminal', () => {
     expect(first).toMatch(/-old line\n\s*\+new line/);
     expect(first).toMatch(/wants to write notes\.txt \(2 lines\)/);
     expect(s.raw()).toMatch(/\x1b\[31m-old line/); // red in a terminal
-    s.type('y\r');
+    // An answer edited before Enter is shown as it will be taken: "no", two Backspaces, "y" reads "y", not "noy".
+    s.type('no\x7f\x7fy\r');
     await s.waitFor(/create fresh\.txt \(1 lines, 6 bytes\)/);
+    expect(s.screen()).toMatch(/this session: y *\n/);
+    expect(s.screen()).not.toMatch(/session: noy/);
     s.type('n\r');
     await s.waitFor(/in \/.*\n.*asks because/);
     expect(s.screen()).toContain(`in ${fs.realpathSync(project)}`);

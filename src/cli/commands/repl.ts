@@ -205,13 +205,11 @@ async function askApproval(term: ReplTerminal, req: ApprovalRequest): Promise<Pe
   const { out, color } = term;
   const columns = (out as NodeJS.WriteStream).columns;
   // What will happen (a diff of the repository's text, the directory a command runs in), then why the policy asks.
-  out.write(confirmationText(req, { columns, color }));
-  let got = await nextAnswer(term);
+  let got = await nextAnswer(term, confirmationText(req, { columns, color }));
   // v: the whole of a diff the question cut, then the same question.
   const whole = wholeDiffOf(req, { columns, color });
   while (whole !== null && got !== null && ['v', 'view'].includes(got.trim().toLowerCase())) {
-    out.write(`${whole}${answersLine(req)}`);
-    got = await nextAnswer(term);
+    got = await nextAnswer(term, `${whole}${answersLine(req)}`);
   }
   if (got === null) {
     // Ctrl-C (or the end of input) at a confirmation: no, and the turn stops.
@@ -223,16 +221,15 @@ async function askApproval(term: ReplTerminal, req: ApprovalRequest): Promise<Pe
   return said === 'y' || said === 'yes' ? 'yes' : 'no';
 }
 
-/** The person's next line at a question (null: Ctrl-C or the end of input). */
-function nextAnswer(term: ReplTerminal): Promise<string | null> {
+/** Asks `question` and waits for the person's line (null: Ctrl-C or the end of input). */
+function nextAnswer(term: ReplTerminal, question: string): Promise<string | null> {
   term.answering = true;
-  return term.input.nextAnswer().finally(() => (term.answering = false));
+  return term.input.nextAnswer(question).finally(() => (term.answering = false));
 }
 
 /** A wizard's question (create, init), asked through the REPL's input: a second reader of stdin would fight it. */
 function askQuestion(term: ReplTerminal, q: string): Promise<string | null> {
-  term.out.write(q);
-  return nextAnswer(term);
+  return nextAnswer(term, q);
 }
 
 /** The session from its first line to its handoff. */
@@ -420,11 +417,7 @@ function planIo(s: ReplSession, turn: AbortController): PlanIo {
   const { term } = s;
   return {
     out: term.out,
-    ask: async (q) => {
-      term.out.write(q);
-      term.answering = true;
-      return (term.interactive ? term.input.nextAnswer() : term.input.nextLine()).finally(() => (term.answering = false));
-    },
+    ask: (q) => nextAnswer(term, q),
     turn: async (message) => {
       const running = (s.running = turn.signal.aborted ? new AbortController() : turn);
       return s.run.prompt(message, { signal: running.signal }).finally(() => (s.running = null));
