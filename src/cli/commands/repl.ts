@@ -85,7 +85,8 @@ export const replCommand = defineCommand({
   flags: {
     ...AGENT_FLAGS,
     ...flagTable(`
-      --resume <id>   continue a session (default: the one that crashed, else the last)
+      --resume <id>   continue a session (default: where work last stopped)
+  -c, --continue      carry on the project's conversation (what the REPL does anyway; accepted as claude takes it)
       --agent <name>  start with this agent as the persona
       --acp           serve the Agent Client Protocol on stdio (for Zed and other ACP editors)
 `),

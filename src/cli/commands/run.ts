@@ -62,7 +62,7 @@ export const runCommand = defineCommand({
       --json                  print a machine-readable transcript on stdout (= --output-format json)
       --output-format <fmt>   text (the answer), json (one transcript at the end) or stream-json (devx's events as JSON lines)
   -c, --continue              carry on the project's conversation (one-shot runs otherwise start empty, as gemini -p and claude -p do)
-      --resume <id>           continue an earlier session (default: the one that crashed, else the last)
+      --resume <id>           continue an earlier session (default: where work last stopped)
       --handoff               write HANDOFF.md at the end (one-shot runs write none unless asked)
       --agent <name>          run as this agent (its prompt, tools and model)
 `),
