@@ -348,6 +348,17 @@ describe('unknown means no in yolo, with or without the sandbox', () => {
     });
   }
 
+  it("a symbolic link's relative target is judged from the link's folder: one leading out is a person's to make", async () => {
+    fs.mkdirSync(path.join(root, 'docs', 'a'), { recursive: true });
+    const policy = await makePolicy(root, { home });
+    // From docs/a, ../docs is the project's docs; from the link's folder (the top) it is a folder beside the project.
+    const out = policy.decideCommand('cd docs/a && ln -s ../docs ../../q');
+    expect(out.decision).not.toBe('allow');
+    expect(approvableByMode(out, true)).toBe(false);
+    const inside = policy.decideCommand('cd docs/a && ln -s docs ../../q');
+    expect([inside.decision, approvableByMode(inside, true)]).toEqual(['ask', true]);
+  });
+
   it("a link out of the project is read only with a person's yes; additionalDirectories lets it be read", async () => {
     fs.symlinkSync(path.join(outside, 'secret.txt'), path.join(root, 'link-out'));
     const yolo = await runCmd('cat link-out', { mode: 'yolo' });

@@ -455,6 +455,19 @@ export const DENIED_OR_ASKED: Case[] = [
   w('/tmp/x', 'deny'),
   w('secrets/new.pem', 'deny'),
   w('dangling', 'deny', 'writing through a dangling link out'),
+  // Writers' options in one word, and the ones that name files devx does not see.
+  c('patch --dry-run --output=../x.txt README.md', 'deny', 'a dry run still writes --output'),
+  c('patch --dry-run -o../x.txt README.md', 'deny'),
+  c('zip --logfile-path=../zip-log out.zip README.md', 'deny'),
+  c('zip --output-file=../c.zip out.zip README.md', 'deny'),
+  c('zstd --output-dir-flat=/tmp README.md', 'ask', 'an option devx does not model: a person'),
+  c('zstd -c --filelist=README.md', 'ask'),
+  c('xz -c --files=README.md', 'ask'),
+  c('gunzip -N src/x.gz', 'ask', 'restores a name the archive carries'),
+  c('chmod -x+rwx,a+rwx ../escape.txt', 'deny', "a mode that starts with '-' is the mode, not an option"),
+  c('tar -c -M -L 10 -f out.tar README.md', 'ask', "a volume's prompt runs a shell on !"),
+  c("cd src && sed -i'../../*' -e s/x/y/ main.ts", 'deny', 'a backup suffix with a slash'),
+  c('cd src && ln -s .. ../q', 'deny', "a link's relative target is read from the link's folder: above the project"),
 ];
 
 /** Cases that depend on the cwd: a root that is itself a symlink, and a sub-directory. */

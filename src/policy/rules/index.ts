@@ -357,7 +357,9 @@ function decideKnownOrAsk(c: SimpleCommand, ctx: RuleContext): PolicyDecision {
   if (Object.hasOwn(WRITER_RULES, name)) return WRITER_RULES[name](c, ctx);
   if (WRITERS.includes(name)) {
     const modes = name === 'chmod' || name === 'chown' || name === 'chgrp';
-    let d = strictest(ASK(`${name} changes files`, `command:write:${name}`), checkPathArgs(c.args, 'write', ctx, modes && !hasOpt(c.args, ['--reference'])));
+    // chmod takes a mode that starts with '-' (`-x+rwx,a+rwx`) as the mode, not an option: it is the first operand.
+    const args = name === 'chmod' ? c.args.map((a) => (/^-[rwxXst]/.test(a.text) ? { ...a, text: 'mode' } : a)) : c.args;
+    let d = strictest(ASK(`${name} changes files`, `command:write:${name}`), checkPathArgs(args, 'write', ctx, modes && !hasOpt(c.args, ['--reference'])));
     // chmod -R . reaches the project's .devx and .git as well.
     if (modes && hasOpt(c.args, ['-R', '--recursive']))
       for (const a of c.args.slice(1)) if (!a.text.startsWith('-')) d = strictest(d, ctx.checkTree(a, `${name} -R on`));

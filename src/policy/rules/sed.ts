@@ -187,6 +187,9 @@ export const sed: Model = fromSpec(
       const ds: PolicyDecision[] = [];
       if (p.opts.has('-f')) ds.push(ASK('sed -f runs a script file devx cannot see in advance', 'command:sed-script-file'));
       if (p.opts.has('-i') && !files(p).length) ds.push(ASK('sed -i without files', 'command:sed-in-place'));
+      // A backup suffix with a slash (-i'../*') names the backup in another folder, from each file's own.
+      const suffix = p.values.get('-i')?.find((w) => w.text.includes('/'));
+      if (suffix) ds.push(DENY(`sed -i${suffix.text} writes its backups in another folder`, 'command:sed-backup-elsewhere'));
       for (const w of scripts) ds.push(...judgeScript(w, ctx));
       return ds.length ? ds.reduce(strictest) : null;
     },

@@ -3,6 +3,7 @@
 // name (`mv g .git`), a copied tree keeps its file names under the new one (`cp -r stuff/. .`), a removed
 // or renamed folder takes what it protects with it (`rm -r .`, `mv .git g`), and archives and diffs
 // name their own targets, which nobody sees in advance (tar -x, unzip, patch, cpio).
+import path from 'node:path';
 import type { Word } from '../shellWords.js';
 import { allOf, evaluate, options, unverifiable, word, EXEC, NOTHING_MORE, type Model, type Parsed, type RuleContext, type SimpleCommand } from './kit.js';
 import { tarRule } from './tar.js';
@@ -81,9 +82,26 @@ const ln: Model = {
     ...options('-d|-F|--directory -L|--logical -n|--no-dereference -P|--physical -r|--relative -s|--symbolic'),
   },
   operands: 'write',
-  check: (p, _c, ctx) => allOf([placement(p, ctx), suffixCheck(p, 'ln')]),
+  check: (p, _c, ctx) => allOf([placement(p, ctx), suffixCheck(p, 'ln'), symbolicTargets(p, ctx)]),
   base: () => ASK('ln makes links', 'command:write:ln'),
 };
+
+/**
+ * A symbolic link's relative target is resolved from the link's folder, not the shell's: `cd a/b && ln -s ..
+ * ../../q` makes q lead above the project. Each target is judged as a read from there (from both the destination's
+ * folder and the destination itself, which may be a folder the link goes into).
+ */
+function symbolicTargets(p: Parsed, ctx: RuleContext): PolicyDecision {
+  if (!p.opts.has('-s')) return NOTHING_MORE;
+  const into = p.values.get('-t')?.at(-1);
+  const targets = into || p.operands.length === 1 ? p.operands : p.operands.slice(0, -1);
+  const dest = into ?? (p.operands.length > 1 ? p.operands[p.operands.length - 1] : undefined);
+  const folders = dest ? [dest.text, path.posix.dirname(dest.text)] : ['.'];
+  const ds = targets.flatMap((t) =>
+    t.text.startsWith('/') ? [ctx.checkPath(t, 'read')] : folders.map((f) => ctx.checkPath(word(t, path.posix.join(f, t.text)), 'read')),
+  );
+  return ds.length ? allOf(ds) : NOTHING_MORE;
+}
 
 const install: Model = {
   id: 'install',
@@ -136,7 +154,11 @@ function operandsOf(args: Word[], o: { valued: RegExp; patterns?: RegExp; value?
   const operands: Word[] = [];
   for (let i = 0; i < args.length; i++) {
     const t = args[i].text;
-    if (o.patterns?.test(t)) {
+    const eq = /^--[^=]+=/.exec(t);
+    if (eq && o.valued.test(eq[0].slice(0, -1))) {
+      // `--output-file=x`: the option and its value in one word.
+      o.value?.(eq[0].slice(0, -1), { ...args[i], text: t.slice(eq[0].length) });
+    } else if (o.patterns?.test(t)) {
       while (i + 1 < args.length && !args[i + 1].text.startsWith('-')) i++;
     } else if (o.valued.test(t) && args[i + 1]) {
       const value = args[++i];
@@ -145,6 +167,8 @@ function operandsOf(args: Word[], o: { valued: RegExp; patterns?: RegExp; value?
   }
   return operands;
 }
+
+const MODELLED_ZIP_VALUES = /^--(temp-path|output-file|logfile-path|suffixes|from-date|before-date|password|split-size|compression-method|dot-size)$/;
 
 function zipRule(c: SimpleCommand, ctx: RuleContext): PolicyDecision {
   const ds: PolicyDecision[] = [ASK('zip writes an archive', 'command:write:zip')];
@@ -159,9 +183,12 @@ function zipRule(c: SimpleCommand, ctx: RuleContext): PolicyDecision {
   const [archive, ...sources] = operandsOf(args, {
     patterns: /^(-x|-i|--exclude|--include)$/,
     valued:
-      /^(-b|--temp-path|-O|--output-file|-n|--suffixes|-t|-tt|--from-date|--before-date|-P|--password|-s|--split-size|-Z|--compression-method|-sp?|-ds|--dot-size)$/,
-    value: (t, w) => /^(-b|--temp-path|-O|--output-file)$/.test(t) && ds.push(ctx.checkPath(w, 'write')),
+      /^(-b|--temp-path|-O|--output-file|-lf|--logfile-path|-n|--suffixes|-t|-tt|--from-date|--before-date|-P|--password|-s|--split-size|-Z|--compression-method|-sp?|-ds|--dot-size)$/,
+    value: (t, w) => /^(-b|--temp-path|-O|--output-file|-lf|--logfile-path)$/.test(t) && ds.push(ctx.checkPath(w, 'write')),
   });
+  // A long option with a value in one word that the model does not name may name a file: unknown, a person's.
+  const unknown = args.find((a) => /^--[^=]+=/.test(a.text) && !MODELLED_ZIP_VALUES.test(a.text.slice(0, a.text.indexOf('='))));
+  if (unknown) ds.push(unverifiable('zip', `zip ${unknown.text} is an option devx does not model`));
   if (archive && archive.text !== '-') ds.push(ctx.checkPath(archive, 'write'));
   for (const s of sources) {
     ds.push(ctx.checkPath(s, 'read'));
@@ -184,6 +211,10 @@ function unzipRule(c: SimpleCommand, ctx: RuleContext): PolicyDecision {
   return allOf(ds);
 }
 
+/** The options of gzip and kin devx models: what they do to the files named, never which files. */
+const COMPRESS_OPTION =
+  /^(-[cdkfqvtlnrz1-9]+|-T\d*|--(stdout|to-stdout|decompress|uncompress|compress|keep|force|quiet|verbose|test|list|recursive|fast|best|no-name|rm|sparse|no-sparse|rsyncable|long(=\d+)?|ultra|threads=\d+|no-progress|single-thread|[0-9]))$/;
+
 /** gzip and kin replace each file with its compressed form (or print it with -c); -r does so for a whole tree. */
 function compressRule(c: SimpleCommand, ctx: RuleContext): PolicyDecision {
   const args = c.args;
@@ -198,7 +229,17 @@ function compressRule(c: SimpleCommand, ctx: RuleContext): PolicyDecision {
       if (s?.text.includes('/')) ds.push(unverifiable(c.name, `${c.name} --suffix ${s.text} names files in another folder`));
       continue;
     }
-    if (t.startsWith('-') && t !== '-') continue;
+    if (t === '-o') {
+      // zstd, lz4 and brotli: the output file.
+      if (args[i + 1]) ds.push(ctx.checkPath(args[++i], 'write'));
+      continue;
+    }
+    if (t.startsWith('-') && t !== '-') {
+      // Only the options that change how, not what: a file list (--filelist, --files), an output folder, a name the
+      // archive carries (-N restores one devx never sees) are the model's blind spots, so a person's.
+      if (!COMPRESS_OPTION.test(t)) ds.push(unverifiable(c.name, `${c.name} ${t} is an option devx does not model`));
+      continue;
+    }
     ds.push(ctx.checkPath(args[i], toStdout ? 'read' : 'write'));
     if (recursive) ds.push(ctx.checkRecursive(args[i]));
     if (recursive && !toStdout) ds.push(ctx.checkTree(args[i], `${c.name} -r rewrites every file in`));
@@ -208,9 +249,22 @@ function compressRule(c: SimpleCommand, ctx: RuleContext): PolicyDecision {
 
 function patchRule(c: SimpleCommand, ctx: RuleContext): PolicyDecision {
   const dry = c.args.some((a) => a.text === '--dry-run' || a.text === '-C' || a.text === '--check');
-  const valued = /^(-p|-F|--fuzz|-V|--version-control|-z|--suffix|-B|--prefix|-Y|--basename-prefix|-g|--get|--quoting-style|-D|--ifdef)$/;
-  const files = operandsOf(c.args, { valued }).filter((w) => w.text !== '-');
-  const paths = allOf(files.map((w) => ctx.checkPath(w, 'write')));
+  const valued =
+    /^(-p|-F|--fuzz|-V|--version-control|-z|--suffix|-B|--prefix|-Y|--basename-prefix|-g|--get|--quoting-style|-D|--ifdef|-o|--output|-r|--reject-file|-i|--input|-d|--directory)$/;
+  const named: PolicyDecision[] = [];
+  // -o/--output and -r/--reject-file are written (a dry run writes -o too), -i/--input read, -d moves where it works.
+  const value = (t: string, w: Word) => {
+    if (/^(-o|--output|-r|--reject-file)$/.test(t)) named.push(ctx.checkPath(w, 'write'));
+    else if (/^(-i|--input)$/.test(t)) named.push(ctx.checkPath(w, 'read'));
+    else if (/^(-d|--directory)$/.test(t)) named.push(unverifiable('patch', `patch ${t} ${w.text} works in another folder`));
+  };
+  // -oFILE, -rFILE, -iFILE in one word.
+  for (const a of c.args) {
+    const m = /^-([ori])(.+)$/.exec(a.text);
+    if (m) value(`-${m[1]}`, { ...a, text: m[2] });
+  }
+  const files = operandsOf(c.args, { valued, value }).filter((w) => w.text !== '-');
+  const paths = allOf([...named, ...files.map((w) => ctx.checkPath(w, 'write'))]);
   const why = dry
     ? ASK('patch checks a diff', 'command:write:patch')
     : unverifiable('patch', 'patch changes the files its diff names, which devx cannot see in advance');
