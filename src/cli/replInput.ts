@@ -265,6 +265,9 @@ async function nextAnswer(st: InputState, question: string): Promise<string | nu
     });
   });
   st.rl.setPrompt(st.promptText);
+  // An answer (y, n, a) is no message to recall with the Up key.
+  const history = (st.rl as unknown as { history?: string[] }).history;
+  if (answer !== null && history?.[0] === answer) history.shift();
   st.lines.unshift(...held);
   return answer;
 }

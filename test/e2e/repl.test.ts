@@ -161,6 +161,31 @@ describe('the REPL in a terminal', () => {
   });
 });
 
+describe('input history', () => {
+  it("the Up key reaches the last session's messages, not the answers given to its questions", async () => {
+    const project = makeProject({});
+    fake.push({ text: 'TOOL_CALL: write_file | path=a.txt | content=one' }, { text: 'First done.' }, { text: 'Second done.' });
+    const first = repl(project);
+    await first.waitFor(/Type a task/);
+    first.type('remember the pineapple\r');
+    await first.waitFor(/Allow\? \[y\]es/);
+    first.type('y\r');
+    await first.waitFor(/First done\./);
+    first.type('/exit\r');
+    await until(() => first.child.exitCode !== null, 30_000);
+    const second = repl(project);
+    await second.waitFor(/Type a task/);
+    // Up twice (past /exit), then Enter: the message recalled is sent as it was (the "y" answer is not in the history).
+    second.type('\x1b[A');
+    await second.waitFor(/devx> \/exit$/);
+    second.type('\x1b[A');
+    await second.waitFor(/devx> remember the pineapple$/);
+    second.type('\r');
+    await second.waitFor(/Second done\./);
+    expect(fake.modelCalls.at(-1)!.promptText).toMatch(/remember the pineapple[\s\S]*remember the pineapple/);
+  });
+});
+
 describe('pipes', () => {
   it('output into a closed pipe ends quietly (devx audit tail | head -1)', () => {
     const project = makeProject({});

@@ -3,6 +3,7 @@
 // unless --yes was given).
 import readline from 'node:readline';
 import { answersLine, confirmationText, wholeDiffOf } from '../confirmText.js';
+import { HISTORY_SIZE, inputHistoryFile, loadInputHistory, saveInputHistory } from '../inputHistory.js';
 import { applyResume, endSession, handoffFor, type Started } from '../../runtime/startSession.js';
 import { DiskError } from '../../util/ownedFile.js';
 import { cycleModesOnShiftTab, planTask, type PlanIo } from '../planFlow.js';
@@ -188,7 +189,16 @@ function openTerminal(): ReplTerminal {
     line.startsWith('/') && !/\s/.test(line) ? [term.slashNames.filter((n) => n.startsWith(line)), line] : [[], line];
   // A lone Esc (closing the background view) is known 100 ms after it arrives rather than Node's 500: an
   // escape sequence (an arrow key) comes in one read from a terminal.
-  const rl = readline.createInterface({ input: process.stdin, output: out, terminal: interactive, prompt: 'devx> ', completer, escapeCodeTimeout: 100 });
+  const rl = readline.createInterface({
+    input: process.stdin,
+    output: out,
+    terminal: interactive,
+    prompt: 'devx> ',
+    completer,
+    escapeCodeTimeout: 100,
+    historySize: HISTORY_SIZE,
+    removeHistoryDuplicates: true,
+  });
   const term: ReplTerminal = {
     interactive,
     out,
@@ -235,6 +245,7 @@ function askQuestion(term: ReplTerminal, q: string): Promise<string | null> {
 
 /** The session from its first line to its handoff. */
 async function runSession(term: ReplTerminal, started: Started, flags: ReplFlags, shellCommands: string[]): Promise<number> {
+  keepInputHistory(term, started.run.agent.root);
   greet(term, started, flags);
   const s = openReplSession(term, started);
   const onInterrupt = () => interrupt(s);
@@ -252,6 +263,14 @@ async function runSession(term: ReplTerminal, started: Started, flags: ReplFlags
     s.render.stop();
   }
   return await finishSession(started, { info: term.info, rl: term.rl, failed: s.lastFailed, leaving: s.leaving });
+}
+
+/** The Up key reaches what was typed in this project's earlier sessions; what is typed now is kept for the next. */
+function keepInputHistory(term: ReplTerminal, root: string): void {
+  if (!term.interactive) return;
+  const file = inputHistoryFile(process.env, root);
+  (term.rl as unknown as { history: string[] }).history = loadInputHistory(file);
+  term.rl.on('history', (entries: string[]) => saveInputHistory(file, entries));
 }
 
 function greet(term: ReplTerminal, started: Started, flags: ReplFlags): void {
