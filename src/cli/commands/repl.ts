@@ -508,21 +508,10 @@ async function runCustomCommand(s: ReplSession, slash: SlashContext, text: strin
   else s.lastFailed = r === null || r === undefined || r.status === 'error';
 }
 
-/** What an unknown `/name` gets: the closest command's name when one is near, and where the list is. */
+/** What an unknown `/name` gets: the commands it starts (`/stat` → /stats) or that start it, and where the list is. */
 function unknownCommand(name: string, known: string[]): string {
-  const near = known.filter((k) => k.startsWith(name) || name.startsWith(k) || editDistance(k, name) <= 2).slice(0, 3);
+  const near = known.filter((k) => k.startsWith(name) || name.startsWith(k)).slice(0, 3);
   return `unknown command ${escapeControls(name)}${near.length ? ` (did you mean ${near.join(', ')}?)` : ''}; /help lists them`;
-}
-
-/** Levenshtein distance, for "did you mean". */
-function editDistance(a: string, b: string): number {
-  let prev = Array.from({ length: b.length + 1 }, (_, j) => j);
-  for (let i = 1; i <= a.length; i++) {
-    const cur = [i];
-    for (let j = 1; j <= b.length; j++) cur[j] = Math.min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1));
-    prev = cur;
-  }
-  return prev[b.length];
 }
 
 async function runTask(s: ReplSession, slash: SlashContext, text: string): Promise<void> {

@@ -168,7 +168,9 @@ function operandsOf(args: Word[], o: { valued: RegExp; patterns?: RegExp; value?
   return operands;
 }
 
-const MODELLED_ZIP_VALUES = /^--(temp-path|output-file|logfile-path|suffixes|from-date|before-date|password|split-size|compression-method|dot-size)$/;
+/** zip's options that take a value (the next word, or after `=` for a long one). */
+const ZIP_VALUED =
+  /^(-b|--temp-path|-O|--output-file|-lf|--logfile-path|-n|--suffixes|-t|-tt|--from-date|--before-date|-P|--password|-s|--split-size|-Z|--compression-method|-sp?|-ds|--dot-size)$/;
 
 function zipRule(c: SimpleCommand, ctx: RuleContext): PolicyDecision {
   const ds: PolicyDecision[] = [ASK('zip writes an archive', 'command:write:zip')];
@@ -182,12 +184,11 @@ function zipRule(c: SimpleCommand, ctx: RuleContext): PolicyDecision {
   const moves = cs.some((x) => x.includes('m')) || args.some((a) => a.text === '--move');
   const [archive, ...sources] = operandsOf(args, {
     patterns: /^(-x|-i|--exclude|--include)$/,
-    valued:
-      /^(-b|--temp-path|-O|--output-file|-lf|--logfile-path|-n|--suffixes|-t|-tt|--from-date|--before-date|-P|--password|-s|--split-size|-Z|--compression-method|-sp?|-ds|--dot-size)$/,
+    valued: ZIP_VALUED,
     value: (t, w) => /^(-b|--temp-path|-O|--output-file|-lf|--logfile-path)$/.test(t) && ds.push(ctx.checkPath(w, 'write')),
   });
   // A long option with a value in one word that the model does not name may name a file: unknown, a person's.
-  const unknown = args.find((a) => /^--[^=]+=/.test(a.text) && !MODELLED_ZIP_VALUES.test(a.text.slice(0, a.text.indexOf('='))));
+  const unknown = args.find((a) => /^--[^=]+=/.test(a.text) && !ZIP_VALUED.test(a.text.slice(0, a.text.indexOf('='))));
   if (unknown) ds.push(unverifiable('zip', `zip ${unknown.text} is an option devx does not model`));
   if (archive && archive.text !== '-') ds.push(ctx.checkPath(archive, 'write'));
   for (const s of sources) {
